@@ -1,0 +1,9 @@
+// tsx must run in child processes: ava 7's worker threads do not inherit `--import` hooks on Node 20.
+export default {
+  files: ['spec/**/*.test.ts'],
+  extensions: { ts: 'module' },
+  nodeArguments: ['--import=tsx'],
+  workerThreads: false,
+  concurrency: 2,
+  timeout: '60s',
+};
