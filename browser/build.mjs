@@ -1,0 +1,36 @@
+// Builds the browser plugin into dist/browser/:
+//   jquery.rest.js      script-tag bundle, attaches $.RestClient to the page's jQuery
+//   jquery.rest.min.js  the same, minified
+//   index.js (+ .d.ts)  ES module for `authkoa/browser`: export default restClient($)
+// Run with `node browser/build.mjs`; tests import buildBrowser() when dist/browser is missing.
+import { build } from 'esbuild';
+import { execFile } from 'node:child_process';
+import { mkdir } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = join(here, '..');
+export const outDir = join(root, 'dist', 'browser');
+
+const banner = '/*! jquery.rest for authkoa | MIT */';
+const common = { bundle: true, target: 'es2019', platform: 'browser', logLevel: 'warning', banner: { js: banner } };
+
+/** Builds the three bundles and the type declarations. */
+export async function buildBrowser() {
+  await mkdir(outDir, { recursive: true });
+  const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+  await Promise.all([
+    build({ ...common, entryPoints: [join(here, 'global.ts')], format: 'iife', outfile: join(outDir, 'jquery.rest.js') }),
+    build({ ...common, entryPoints: [join(here, 'global.ts')], format: 'iife', minify: true, outfile: join(outDir, 'jquery.rest.min.js') }),
+    build({ ...common, entryPoints: [join(here, 'index.ts')], format: 'esm', outfile: join(outDir, 'index.js') }),
+    promisify(execFile)(process.execPath, [tsc, '-p', join(here, 'tsconfig.json')], { cwd: root }),
+  ]);
+  return outDir;
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  await buildBrowser();
+}
