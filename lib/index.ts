@@ -1,0 +1,39 @@
+/** authkoa's public API. Nothing is implemented here; this file only chooses what is exported. */
+export { authKoa, type AuthKoa } from './service.js';
+export type {
+  AuthKoaOptions,
+  BasicAuthChecker,
+  BasicAuthResult,
+  ClaimsUpdater,
+  Duration,
+  ErrorHandler,
+  PostAuthHook,
+  PreAuthHook,
+  RefreshCache,
+  SecretReader,
+  UserUpdater,
+  Validator,
+} from './options.js';
+export { getUserInfo, mustGetUserInfo, type AuthMiddleware } from './middleware.js';
+export { TokenService, randomId, type Claims, type Handshake, type RequestToken, type TokenSource } from './token.js';
+export {
+  boolAttr,
+  hashId,
+  isAdmin,
+  isPaidSub,
+  providerUserId,
+  setAdmin,
+  setBoolAttr,
+  setSliceAttr,
+  setStrAttr,
+  sha1,
+  sliceAttr,
+  strAttr,
+  type User,
+} from './user.js';
+export { AuthError, type ErrorBody } from './errors.js';
+export { registerProvider, type Provider, type ProviderDeps, type ProviderModule, type ProviderOptions, type ProviderEntry } from './registry.js';
+export type { CompletedLogin } from './login.js';
+export type { AvatarProxy } from './avatar.js';
+export { funcLogger, noopLogger, stdLogger, type Logger, type LogFunc } from './logger.js';
+export type { DirectProviderOptions } from './providers/index.js';

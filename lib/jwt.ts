@@ -1,0 +1,92 @@
+import { createHmac, createSecretKey, timingSafeEqual, type KeyObject } from 'node:crypto';
+import { AuthError } from './errors.js';
+
+/**
+ * HS256 compact JWS, on node:crypto alone. The algorithm is pinned: a token whose header says
+ * anything but HS256 (none, RS256, HS512 …) is refused before any key is touched, and header
+ * fields such as kid, jku or x5u are never consulted, so they cannot steer verification.
+ */
+
+const HEADER_JSON = '{"alg":"HS256","typ":"JWT"}';
+const HEADER_B64 = Buffer.from(HEADER_JSON).toString('base64url');
+const B64URL = /^[A-Za-z0-9_-]*$/;
+
+/** Secrets turned into KeyObjects once; parsing a secret per call is what makes jsonwebtoken slow. */
+export class KeyRing {
+  private readonly keys = new Map<string, KeyObject>();
+
+  key(secret: string): KeyObject {
+    let k = this.keys.get(secret);
+    if (!k) {
+      if (this.keys.size >= 64) this.keys.delete(this.keys.keys().next().value!);
+      k = createSecretKey(Buffer.from(secret, 'utf8'));
+      this.keys.set(secret, k);
+    }
+    return k;
+  }
+}
+
+/** Signs `payload` (already in wire order) with HS256. */
+export function sign(payload: object, key: KeyObject): string {
+  const body = `${HEADER_B64}.${Buffer.from(JSON.stringify(payload)).toString('base64url')}`;
+  return `${body}.${createHmac('sha256', key).update(body).digest('base64url')}`;
+}
+
+/** The three parts of a compact token, checked for shape only. */
+export interface SplitToken {
+  signingInput: string;
+  payloadB64: string;
+  signature: string;
+}
+
+/** Splits a compact JWS and checks the header pins HS256; throws AuthError 401 `token_invalid` otherwise. */
+export function split(token: string): SplitToken {
+  const dot1 = token.indexOf('.');
+  const dot2 = token.indexOf('.', dot1 + 1);
+  if (dot1 <= 0 || dot2 < 0 || token.indexOf('.', dot2 + 1) !== -1 || token.length > 16_384) throw invalid('malformed token');
+  const headerB64 = token.slice(0, dot1);
+  const payloadB64 = token.slice(dot1 + 1, dot2);
+  const signature = token.slice(dot2 + 1);
+  if (!B64URL.test(payloadB64) || !B64URL.test(signature) || signature.length === 0) throw invalid('malformed token');
+  if (headerB64 !== HEADER_B64) checkHeader(headerB64);
+  return { signingInput: token.slice(0, dot2), payloadB64, signature };
+}
+
+function checkHeader(headerB64: string): void {
+  if (!B64URL.test(headerB64)) throw invalid('malformed token');
+  let header: unknown;
+  try {
+    header = JSON.parse(Buffer.from(headerB64, 'base64url').toString('utf8'));
+  } catch {
+    throw invalid('malformed token header');
+  }
+  if (!header || typeof header !== 'object' || Array.isArray(header)) throw invalid('malformed token header');
+  const h = header as Record<string, unknown>;
+  if (h.alg !== 'HS256') throw invalid(`unexpected signing method: ${String(h.alg)}`);
+  if (h.typ !== undefined && h.typ !== 'JWT') throw invalid('unexpected token type');
+  // RFC 7515 §4.1.11: an extension we do not understand must be refused.
+  if (h.crit !== undefined) throw invalid('unsupported critical header');
+}
+
+/** Checks the HMAC in constant time. */
+export function verifySignature(parts: SplitToken, key: KeyObject): boolean {
+  const expected = createHmac('sha256', key).update(parts.signingInput).digest();
+  const given = Buffer.from(parts.signature, 'base64url');
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+/** Decodes the payload without verifying it (only to pick an audience's secret). */
+export function decodePayload(payloadB64: string): Record<string, unknown> {
+  let payload: unknown;
+  try {
+    payload = JSON.parse(Buffer.from(payloadB64, 'base64url').toString('utf8'));
+  } catch {
+    throw invalid('malformed token payload');
+  }
+  if (!payload || typeof payload !== 'object' || Array.isArray(payload)) throw invalid('malformed token payload');
+  return payload as Record<string, unknown>;
+}
+
+function invalid(message: string): AuthError {
+  return new AuthError(401, 'token_invalid', message);
+}

@@ -1,0 +1,68 @@
+import type { Context } from 'koa';
+import type { AvatarProxy, AvatarPutOptions } from './avatar.js';
+import type { ResolvedOptions } from './options.js';
+import { safeRedirect } from './redirect.js';
+import { randomId, type Claims, type TokenService } from './token.js';
+import type { User } from './user.js';
+
+/** What a provider knows once it has identified a user. */
+export interface CompletedLogin {
+  /** Provider name, written to the token's auth_provider. */
+  provider: string;
+  user: User;
+  /** Audience (site id) the token is for; "" when none was asked. */
+  aud?: string;
+  /** Session-only cookies (no Max-Age). */
+  sessionOnly?: boolean;
+  /** Where to send the browser afterwards; only honoured when the redirect policy allows it. */
+  from?: string;
+  /** Use an identicon instead of the provider's picture. */
+  noAva?: boolean;
+  /** Extra headers for fetching the picture (a bearer token for Microsoft). */
+  avatar?: AvatarPutOptions;
+  /** Claims to mint the token with (Telegram uses its login token as jti). */
+  claims?: Partial<Claims>;
+}
+
+/**
+ * The common end of every login: store the avatar, run the post-auth hook, mint the token and set the
+ * cookies, then 303 to a permitted `from` or answer the User JSON.
+ */
+export async function completeLogin(
+  ctx: Context,
+  login: CompletedLogin,
+  o: ResolvedOptions,
+  tokens: TokenService,
+  avatars: AvatarProxy,
+): Promise<void> {
+  const user: User = { ...login.user };
+  if (login.noAva) user.picture = '';
+  user.picture = await avatars.put(user, login.avatar);
+  if (o.postAuthHook) await o.postAuthHook(ctx, user, login.provider);
+  const now = tokens.now();
+  const claims = await tokens.set(ctx, {
+    aud: login.aud ?? '',
+    jti: randomId(),
+    user,
+    sess_only: login.sessionOnly || undefined,
+    'no-ava': login.noAva || undefined,
+    auth_provider: { name: login.provider },
+    auth_time: now,
+    ...login.claims,
+  });
+  const location = safeRedirect(login.from, o.url, o.allowedRedirects);
+  if (location) {
+    ctx.status = 303;
+    ctx.redirect(location);
+    return;
+  }
+  if (login.from) o.logger.warn(`login by ${login.provider}: redirect target refused, answering the user instead`);
+  writeJSON(ctx, 200, claims.user);
+}
+
+/** JSON with a trailing newline and HTML-sensitive characters escaped, as the original writes it. */
+export function writeJSON(ctx: Context, status: number, body: unknown): void {
+  ctx.status = status;
+  ctx.type = 'application/json; charset=utf-8';
+  ctx.body = JSON.stringify(body).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`) + '\n';
+}

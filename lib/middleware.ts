@@ -1,0 +1,177 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { Context, Middleware, Next } from 'koa';
+import { AuthError, toAuthError, writeError } from './errors.js';
+import type { ResolvedOptions } from './options.js';
+import type { ProviderRegistry } from './registry.js';
+import type { Claims, RequestToken, TokenService } from './token.js';
+import { isAdmin, type User } from './user.js';
+
+/** The route middleware hanging off `authKoa()` as `auth.middleware`. */
+export interface AuthMiddleware {
+  /** Requires a user (JWT or basic auth); runs the Validator; refreshes expired cookie tokens. */
+  auth: Middleware;
+  /** Requires a user whose `attrs.admin` is true: 401 without a user, 403 otherwise. */
+  admin: Middleware;
+  /** Never fails: puts the user on the request when there is one. */
+  trace: Middleware;
+  /** Requires a user whose role is one of `roles` (case-insensitive): 401 without a user, 403 otherwise. */
+  rbac(...roles: string[]): Middleware;
+  /** Replaces the request's user with `userUpdater(user)`; place after auth/trace. */
+  updateUser: Middleware;
+}
+
+/** The user authkoa put on this request, or undefined. */
+export function getUserInfo(ctx: Context): User | undefined {
+  const u = (ctx.state as { user?: unknown } | undefined)?.user;
+  return u && typeof u === 'object' && typeof (u as User).id === 'string' ? (u as User) : undefined;
+}
+
+/** The user of this request; throws AuthError 401 when there is none. */
+export function mustGetUserInfo(ctx: Context): User {
+  const u = getUserInfo(ctx);
+  if (!u) throw new AuthError(401, 'no_user', "user can't be parsed");
+  return u;
+}
+
+/** Builds the route middleware of one service. */
+export function createMiddleware(o: ResolvedOptions, tokens: TokenService, providers: ProviderRegistry): AuthMiddleware {
+  const adminDigest = o.adminPasswd !== undefined ? digest(o.adminPasswd) : undefined;
+
+  async function basicAuth(ctx: Context): Promise<User | undefined> {
+    if (!o.basicAuthChecker && !adminDigest) return undefined;
+    const header = ctx.get('authorization');
+    if (!/^basic /i.test(header)) return undefined;
+    const decoded = Buffer.from(header.slice(6).trim(), 'base64').toString('utf8');
+    const colon = decoded.indexOf(':');
+    const name = colon < 0 ? decoded : decoded.slice(0, colon);
+    const passwd = colon < 0 ? '' : decoded.slice(colon + 1);
+    if (o.basicAuthChecker) {
+      let result;
+      try {
+        result = await o.basicAuthChecker(name, passwd);
+      } catch (err) {
+        throw new AuthError(401, 'basic_auth_failed', 'basic auth check failed', { cause: err });
+      }
+      if (!result?.ok) throw new AuthError(401, 'basic_auth_failed', 'credentials are wrong for basic auth');
+      return result.user ?? { id: name, name, picture: '' };
+    }
+    // Both digests have the same length, so the compare takes the same time for any password.
+    const ok = timingSafeEqual(digest(passwd), adminDigest!) && name === 'admin';
+    if (ok) return { id: 'admin', name: 'admin', picture: '', attrs: { admin: true } };
+    o.logger.warn(`basic auth: wrong credentials for user ${JSON.stringify(name.slice(0, 64))}`);
+    return undefined;
+  }
+
+  function fromCookie(ctx: Context): boolean {
+    return !ctx.query[o.jwtQueryName] && !ctx.get(o.jwtHeaderName);
+  }
+
+  async function refresh(ctx: Context, rt: RequestToken): Promise<Claims> {
+    const cached = o.refreshCache?.get(rt.token);
+    if (cached) return cached;
+    const claims = rt.claims;
+    if (o.maxSessionAgeMs !== undefined) {
+      const start = claims.auth_time ?? claims.iat ?? 0;
+      if ((tokens.now() - start) * 1000 > o.maxSessionAgeMs) throw new AuthError(401, 'session_expired', 'session is older than maxSessionAge');
+    }
+    // Same claims, same jti (so the XSRF value scripts hold stays valid), fresh exp and cookies.
+    const refreshed = await tokens.set(ctx, { ...claims, exp: undefined, user: claims.user });
+    o.refreshCache?.set(rt.token, refreshed);
+    return refreshed;
+  }
+
+  /** The shared core of every middleware: returns the user or throws AuthError 401. */
+  async function authenticate(ctx: Context): Promise<User> {
+    const basic = await basicAuth(ctx);
+    if (basic) return basic;
+    let rt: RequestToken | undefined;
+    try {
+      rt = await tokens.get(ctx);
+    } catch (err) {
+      const e = toAuthError(err);
+      // A cookie that can never verify is dropped; a missing XSRF header is not a reason to log anyone out.
+      if (e.code !== 'xsrf_mismatch' && e.status === 401 && fromCookie(ctx)) tokens.reset(ctx);
+      throw e;
+    }
+    if (!rt) throw new AuthError(401, 'no_token', 'token is not presented');
+    const { claims } = rt;
+    if (claims.handshake) throw new AuthError(401, 'token_invalid', 'invalid kind of token');
+    if (!claims.user) throw new AuthError(401, 'no_user', 'no user info presented in the claim');
+    const rejectAndClear = (code: string, message: string) => {
+      if (rt!.source === 'cookie') tokens.reset(ctx);
+      return new AuthError(401, code, message);
+    };
+    if (o.validator && !(await o.validator(rt.token, claims))) throw rejectAndClear('user_blocked', `user ${claims.user.id} blocked`);
+    if (!providerAllowed(claims)) throw rejectAndClear('provider_not_allowed', 'provider is not allowed');
+    if (rt.source === 'cookie' && tokens.isExpired(claims)) {
+      let refreshed: Claims;
+      try {
+        refreshed = await refresh(ctx, rt);
+      } catch (err) {
+        const e = toAuthError(err);
+        throw rejectAndClear(e.code === 'session_expired' ? e.code : 'refresh_failed', `can't refresh token: ${e.message}`);
+      }
+      return { ...refreshed.user!, aud: refreshed.aud ?? '' };
+    }
+    return claims.user;
+  }
+
+  function providerAllowed(claims: Claims): boolean {
+    const name = claims.auth_provider?.name;
+    if (name && providers.has(name)) return true;
+    const id = claims.user?.id ?? '';
+    const us = id.indexOf('_');
+    return us > 0 && providers.has(id.slice(0, us));
+  }
+
+  async function fail(ctx: Context, err: unknown): Promise<void> {
+    const e = toAuthError(err);
+    if (e.status >= 500) o.logger.error(`auth middleware: ${e.message}${e.cause ? `: ${(e.cause as Error).message}` : ''}`);
+    if (o.errorHandler) return o.errorHandler(ctx, e.status, e);
+    writeError(ctx, e);
+  }
+
+  function guard(check?: (user: User) => AuthError | undefined): Middleware {
+    return async (ctx: Context, next: Next) => {
+      let user: User;
+      try {
+        user = await authenticate(ctx);
+        const denied = check?.(user);
+        if (denied) throw denied;
+      } catch (err) {
+        return fail(ctx, err);
+      }
+      ctx.state.user = user;
+      return next();
+    };
+  }
+
+  return {
+    auth: guard(),
+    admin: guard((u) => (isAdmin(u) ? undefined : new AuthError(403, 'not_admin', `user ${u.name} is not admin`))),
+    rbac(...roles: string[]) {
+      if (roles.some((r) => typeof r !== 'string')) throw new TypeError('rbac() requires role names as strings');
+      const allowed = new Set(roles.map((r) => r.toLowerCase()));
+      return guard((u) =>
+        u.role && allowed.has(u.role.toLowerCase()) ? undefined : new AuthError(403, 'role_denied', `user ${u.name} role ${u.role ?? ''} not in allowed roles`),
+      );
+    },
+    async trace(ctx: Context, next: Next) {
+      try {
+        ctx.state.user = await authenticate(ctx);
+      } catch {
+        // Trace never refuses: the request goes on anonymously.
+      }
+      return next();
+    },
+    async updateUser(ctx: Context, next: Next) {
+      const user = getUserInfo(ctx);
+      if (user && o.userUpdater) ctx.state.user = await o.userUpdater(user);
+      return next();
+    },
+  };
+}
+
+function digest(s: string): Buffer {
+  return createHash('sha256').update(s).digest();
+}

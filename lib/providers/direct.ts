@@ -1,0 +1,64 @@
+import type { Context } from 'koa';
+import { AuthError } from '../errors.js';
+import type { Provider, ProviderDeps, ProviderModule } from '../registry.js';
+import { providerUserId } from '../user.js';
+
+/** Options of a `kind: 'direct'` provider: the application checks user name and password itself. */
+export interface DirectProviderOptions {
+  kind: 'direct';
+  /** Provider name; also the prefix of user ids (`<name>_<sha1>`). */
+  name: string;
+  /** Decides the credentials. The password may be any hash the caller prepared. */
+  checker: (user: string, passwd: string) => boolean | Promise<boolean>;
+  /** Makes the raw user id (hashed afterwards); default the user name. */
+  userIdFunc?: (user: string, ctx: Context) => string;
+}
+
+const MAX_FIELD = 1024;
+
+/** Logs users in with credentials from a JSON or form POST, or from the query of a GET. */
+export const directProvider: ProviderModule<DirectProviderOptions & { [k: string]: unknown }> = {
+  kind: 'direct',
+  create(opts, deps: ProviderDeps): Provider {
+    if (typeof opts.name !== 'string') throw new TypeError('name is required');
+    if (typeof opts.checker !== 'function') throw new TypeError(`checker must be a function (user, passwd) => boolean`);
+    if (opts.userIdFunc !== undefined && typeof opts.userIdFunc !== 'function') throw new TypeError('userIdFunc must be a function');
+    const { name, checker, userIdFunc } = opts;
+    return {
+      name,
+      kind: 'direct',
+      async login(ctx) {
+        const params = await deps.readParams(ctx);
+        const user = params.user ?? '';
+        const passwd = params.passwd ?? '';
+        if (!user || user.length > MAX_FIELD || passwd.length > MAX_FIELD || /[\r\n\0]/.test(user)) {
+          throw new AuthError(400, 'bad_request', 'failed to parse credentials');
+        }
+        let ok: boolean;
+        try {
+          ok = await checker(user, passwd);
+        } catch (err) {
+          throw new AuthError(500, 'checker_failed', 'failed to check user credentials', { cause: err });
+        }
+        if (ok !== true) throw new AuthError(403, 'bad_credentials', 'incorrect user or password');
+        const rawId = userIdFunc ? userIdFunc(user, ctx) : user;
+        await deps.completeLogin(ctx, {
+          provider: name,
+          user: { name: user, id: providerUserId(name, rawId), picture: '' },
+          aud: params.aud ?? '',
+          sessionOnly: deps.sessionOnly(ctx),
+        });
+      },
+      async callback(ctx) {
+        ctx.status = 200;
+        ctx.body = '';
+      },
+      async logout(ctx) {
+        deps.tokenService.reset(ctx);
+        ctx.status = 200;
+        ctx.type = 'text/plain; charset=utf-8';
+        ctx.body = '';
+      },
+    };
+  },
+};

@@ -1,0 +1,175 @@
+import Router from '@koa/router';
+import type { Context, Middleware, Next } from 'koa';
+import { createAvatarProxy, type AvatarProxy } from './avatar.js';
+import { readParams } from './body.js';
+import { AuthError, setDefenceHeaders, toAuthError, writeError } from './errors.js';
+import { completeLogin, writeJSON } from './login.js';
+import { createMiddleware, type AuthMiddleware } from './middleware.js';
+import { resolveOptions, type AuthKoaOptions, type ResolvedOptions } from './options.js';
+import './providers/index.js';
+import { safeRedirect } from './redirect.js';
+import { ProviderRegistry, type ProviderDeps } from './registry.js';
+import { TokenService } from './token.js';
+
+/** What `authKoa()` returns: a Koa middleware serving the auth and avatar routes, plus the tools around it. */
+export interface AuthKoa extends Middleware {
+  /** auth, admin, trace, rbac(...roles), updateUser. */
+  readonly middleware: AuthMiddleware;
+  readonly tokenService: TokenService;
+  readonly avatarProxy: AvatarProxy;
+  readonly providers: ProviderRegistry;
+  /** The validated options with defaults filled in. */
+  readonly options: ResolvedOptions;
+  /** Stops provider servers and pollers and closes the avatar store. */
+  close(): Promise<void>;
+}
+
+/**
+ * Builds the authentication service. Options are validated here, once: a bad option throws a
+ * TypeError naming it. The returned middleware answers `<authRoutePath>/*` and `<avatarRoutePath>/*`
+ * and passes every other request on untouched, without token work.
+ */
+export function authKoa(opts: AuthKoaOptions): AuthKoa {
+  const o = resolveOptions(opts);
+  const tokenService = new TokenService(o);
+  const avatarProxy = createAvatarProxy({
+    store: o.avatarStore,
+    url: o.url,
+    routePath: o.avatarRoutePath,
+    resizeLimit: o.avatarResizeLimit,
+    allowPrivate: o.avatarAllowPrivate,
+    logger: o.logger,
+  });
+  const deps: ProviderDeps = {
+    options: o,
+    tokenService,
+    avatarProxy,
+    logger: o.logger,
+    url: o.url,
+    completeLogin: (ctx, login) => completeLogin(ctx, login, o, tokenService, avatarProxy),
+    callbackURL: (ctx) => o.url + requestPath(ctx).replace(/\/[^/]*$/, '/callback'),
+    safeRedirect: (from) => safeRedirect(from, o.url, o.allowedRedirects),
+    sessionOnly,
+    readParams,
+  };
+  const providers = new ProviderRegistry(o.providers, deps);
+  const middleware = createMiddleware(o, tokenService, providers);
+  const authRoutes = buildAuthRouter(o, tokenService, providers).routes();
+  const authPrefix = o.authRoutePath;
+  const avatarPrefix = o.avatarRoutePath;
+
+  const service = async function authKoaMiddleware(ctx: Context, next: Next) {
+    const path = ctx.path;
+    if (under(path, authPrefix)) return guarded(ctx, () => authRoutes(ctx as never, () => unknownRoute(ctx, authPrefix)));
+    if (under(path, avatarPrefix)) return guarded(ctx, () => avatarProxy.handle(ctx));
+    return next();
+  } as AuthKoa;
+
+  async function guarded(ctx: Context, handle: () => Promise<unknown>): Promise<void> {
+    setDefenceHeaders(ctx);
+    try {
+      await handle();
+    } catch (err) {
+      const e = toAuthError(err);
+      if (e.status >= 500) o.logger.error(`${ctx.method} ${ctx.path}: ${e.message}${e.cause ? `: ${(e.cause as Error).message ?? e.cause}` : ''}`);
+      writeError(ctx, e);
+    }
+  }
+
+  let closed: Promise<void> | undefined;
+  Object.assign(service, {
+    middleware,
+    tokenService,
+    avatarProxy,
+    providers,
+    options: o,
+    close() {
+      closed ??= (async () => {
+        await Promise.allSettled(providers.list().map((p) => p.close?.()));
+        await avatarProxy.close();
+      })();
+      return closed;
+    },
+  });
+  return service;
+}
+
+function under(path: string, prefix: string): boolean {
+  return path.startsWith(prefix) && (path.length === prefix.length || path.charCodeAt(prefix.length) === 47 /* / */);
+}
+
+/** The full request path, before any mount helper stripped its prefix. */
+function requestPath(ctx: Context): string {
+  const original = ctx.originalUrl || ctx.url;
+  const q = original.indexOf('?');
+  return q < 0 ? original : original.slice(0, q);
+}
+
+/** `session` (or the legacy `sess`): the first non-empty of the two decides; anything but "0" is session-only. */
+function sessionOnly(ctx: Context): boolean {
+  for (const key of ['session', 'sess']) {
+    const v = ctx.query[key];
+    const s = Array.isArray(v) ? v[0] : v;
+    if (s) return s !== '0';
+  }
+  return false;
+}
+
+function unknownRoute(ctx: Context, prefix: string): never {
+  const segments = ctx.path.slice(prefix.length).split('/').filter(Boolean);
+  if (segments.length === 2) throw new AuthError(400, 'unknown_provider', `provider ${segments[0]} not supported`);
+  throw new AuthError(404, 'not_found', 'no such auth route');
+}
+
+function buildAuthRouter(o: ResolvedOptions, tokens: TokenService, providers: ProviderRegistry): Router {
+  const router = new Router({ prefix: o.authRoutePath });
+
+  router.get('/list', (ctx) => {
+    const details = ctx.query.details === '1' || ctx.query.details === 'true';
+    writeJSON(ctx, 200, providers.list().map((p) => (details ? { name: p.name, kind: p.kind ?? 'custom' } : p.name)));
+  });
+
+  router.get('/user', async (ctx) => {
+    const rt = await tokens.get(ctx).catch((err) => {
+      throw new AuthError(401, toAuthError(err).code, toAuthError(err).message);
+    });
+    if (!rt) throw new AuthError(401, 'no_token', 'token is not presented');
+    if (!rt.claims.user || rt.claims.handshake) throw new AuthError(401, 'no_user', 'user is nil');
+    writeJSON(ctx, 200, rt.claims.user);
+  });
+
+  router.get('/status', async (ctx) => {
+    const rt = await tokens.get(ctx).catch(() => undefined);
+    const user = rt?.claims.handshake ? undefined : rt?.claims.user;
+    writeJSON(ctx, 200, user ? { status: 'logged in', user: user.name } : { status: 'not logged in' });
+  });
+
+  router.all('/logout', (ctx) => {
+    if (ctx.method !== 'GET' && ctx.method !== 'POST') throw new AuthError(405, 'method_not_allowed', 'method not allowed');
+    tokens.reset(ctx);
+    ctx.status = 200;
+    ctx.type = 'text/plain; charset=utf-8';
+    ctx.body = '';
+  });
+
+  router.all('/:provider/:action', async (ctx) => {
+    const provider = providers.get(ctx.params.provider!);
+    if (!provider) throw new AuthError(400, 'unknown_provider', `provider ${ctx.params.provider} not supported`);
+    if (ctx.method !== 'GET' && ctx.method !== 'POST') throw new AuthError(405, 'method_not_allowed', 'method not allowed');
+    switch (ctx.params.action) {
+      case 'login':
+        if (o.preAuthHook) await o.preAuthHook(ctx, provider.name);
+        return provider.login(ctx);
+      case 'callback':
+        if (!provider.callback) throw new AuthError(404, 'not_found', 'provider has no callback');
+        if (o.preAuthHook) await o.preAuthHook(ctx, provider.name);
+        return provider.callback(ctx);
+      case 'logout':
+        return provider.logout(ctx);
+      default:
+        throw new AuthError(404, 'not_found', 'no such provider route');
+    }
+  });
+
+  return router;
+}

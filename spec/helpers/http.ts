@@ -1,0 +1,151 @@
+import { once } from 'node:events';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import Koa from 'koa';
+import Router from '@koa/router';
+import { authKoa, getUserInfo, type AuthKoa, type AuthKoaOptions } from '../../lib/index.js';
+
+/** A real HTTP server on 127.0.0.1 with a random port; close() stops it. */
+export interface Served {
+  url: string;
+  port: number;
+  server: http.Server;
+  close(): Promise<void>;
+}
+
+/** Listens with any request handler on 127.0.0.1:0. */
+export async function serve(handler: http.RequestListener): Promise<Served> {
+  const server = http.createServer(handler);
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    server,
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/** An app the way a user wires it: authkoa mounted, then protected routes on a router. */
+export interface TestApp extends Served {
+  auth: AuthKoa;
+  app: Koa;
+}
+
+/**
+ * Starts a Koa app with authKoa(opts) and the routes the core tests use:
+ * /private (auth), /admin (admin), /open (trace), /editors (rbac editor, admin), /updated (trace + updateUser).
+ * `url` in opts is filled with the server's own address when omitted.
+ */
+export async function startApp(opts: Omit<AuthKoaOptions, 'url'> & { url?: string }, extra?: (router: Router, auth: AuthKoa) => void): Promise<TestApp> {
+  const app = new Koa();
+  const router = new Router();
+  let auth!: AuthKoa;
+  const served = await serve((req, res) => app.callback()(req, res));
+  auth = authKoa({ ...opts, url: opts.url ?? served.url } as AuthKoaOptions);
+  const echo = (ctx: Koa.Context) => {
+    ctx.status = 201;
+    ctx.body = { user: getUserInfo(ctx) ?? null };
+  };
+  router.get('/private', auth.middleware.auth, echo);
+  router.post('/private', auth.middleware.auth, echo);
+  router.get('/admin', auth.middleware.admin, echo);
+  router.get('/open', auth.middleware.trace, echo);
+  router.get('/editors', auth.middleware.rbac('editor', 'admin'), echo);
+  router.get('/updated', auth.middleware.trace, auth.middleware.updateUser, echo);
+  extra?.(router, auth);
+  app.use(auth);
+  app.use(router.routes());
+  return {
+    ...served,
+    auth,
+    app,
+    async close() {
+      await auth.close();
+      await served.close();
+    },
+  };
+}
+
+/** One parsed Set-Cookie line. */
+export interface SetCookie {
+  name: string;
+  value: string;
+  attrs: Record<string, string | true | undefined>;
+  raw: string;
+}
+
+export function parseSetCookie(raw: string): SetCookie {
+  const [pair, ...rest] = raw.split(';');
+  const eq = pair!.indexOf('=');
+  const attrs: Record<string, string | true> = {};
+  for (const a of rest) {
+    const i = a.indexOf('=');
+    const k = (i < 0 ? a : a.slice(0, i)).trim().toLowerCase();
+    attrs[k] = i < 0 ? true : a.slice(i + 1).trim();
+  }
+  return { name: pair!.slice(0, eq).trim(), value: pair!.slice(eq + 1).trim(), attrs, raw };
+}
+
+/**
+ * A fetch client with a cookie jar, as a browser would keep it (Max-Age=0 deletes), that never follows
+ * redirects so tests can look at them.
+ */
+export class Client {
+  readonly jar = new Map<string, string>();
+  lastCookies: SetCookie[] = [];
+
+  constructor(readonly base: string) {}
+
+  /** The XSRF header a page script would copy from the XSRF-TOKEN cookie. */
+  xsrf(cookie = 'XSRF-TOKEN', header = 'X-XSRF-TOKEN'): Record<string, string> {
+    const v = this.jar.get(cookie);
+    return v ? { [header]: v } : {};
+  }
+
+  async fetch(path: string, init: RequestInit & { json?: unknown; form?: Record<string, string> } = {}): Promise<Response> {
+    const headers = new Headers(init.headers);
+    if (this.jar.size > 0 && !headers.has('cookie')) {
+      headers.set('cookie', [...this.jar].map(([k, v]) => `${k}=${v}`).join('; '));
+    }
+    let body = init.body;
+    if (init.json !== undefined) {
+      headers.set('content-type', 'application/json');
+      body = JSON.stringify(init.json);
+    } else if (init.form) {
+      headers.set('content-type', 'application/x-www-form-urlencoded');
+      body = new URLSearchParams(init.form).toString();
+    }
+    const url = /^https?:/.test(path) ? path : this.base + path;
+    const res = await fetch(url, { ...init, headers, body, redirect: 'manual' });
+    this.lastCookies = res.headers.getSetCookie().map(parseSetCookie);
+    for (const c of this.lastCookies) {
+      if (c.attrs['max-age'] === '0' || c.value === '') this.jar.delete(c.name);
+      else this.jar.set(c.name, c.value);
+    }
+    return res;
+  }
+
+  cookie(name: string): SetCookie | undefined {
+    return this.lastCookies.find((c) => c.name === name);
+  }
+}
+
+/** Decodes a JWT payload without verifying it (to look at claims in tests). */
+export function decodeJwt(token: string): Record<string, any> {
+  return JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString('utf8'));
+}
+
+/** A clock tests move by hand: no sleeps. */
+export function manualClock(start = Date.UTC(2026, 10, 21, 12, 0, 0)) {
+  let now = start;
+  const clock = () => now;
+  clock.advance = (ms: number) => {
+    now += ms;
+  };
+  return clock;
+}
