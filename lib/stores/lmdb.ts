@@ -1,0 +1,76 @@
+import { open, type Database, type RootDatabase } from 'lmdb';
+import { sha1 } from '../user.js';
+import { avatarId, isAvatarId, toBuffer, type AvatarEntry, type AvatarStore, type StoredAvatar } from './types.js';
+
+/** What the `metas` database keeps per avatar: listing and ETags without reading the bytes. */
+interface Meta {
+  hash: string;
+  size: number;
+  modified: number;
+}
+
+/**
+ * Avatars in an LMDB environment (the embedded default; `bolt://` URIs land here too). Two named
+ * databases as the original's Bolt store: `avatars` (id → bytes) and `metas` (id → sha1 of the bytes,
+ * plus size and time for listing). LMDB's own locking lets several processes share one environment.
+ */
+export class LmdbStore implements AvatarStore {
+  readonly path: string;
+  readonly #root: RootDatabase;
+  readonly #avatars: Database<Buffer, string>;
+  readonly #metas: Database<Meta, string>;
+  #closed = false;
+
+  constructor(path: string) {
+    this.path = path;
+    this.#root = open({ path, maxDbs: 4 });
+    this.#avatars = this.#root.openDB<Buffer, string>({ name: 'avatars', encoding: 'binary' });
+    this.#metas = this.#root.openDB<Meta, string>({ name: 'metas' });
+  }
+
+  async put(userId: string, image: Buffer): Promise<string> {
+    const data = toBuffer(image, 'LmdbStore.put');
+    const id = avatarId(userId).toLowerCase();
+    const meta: Meta = { hash: sha1(data), size: data.length, modified: Date.now() };
+    // One write transaction: bytes and meta are never seen apart.
+    await this.#root.transaction(() => {
+      this.#avatars.put(id, data);
+      this.#metas.put(id, meta);
+    });
+    return id;
+  }
+
+  async get(id: string): Promise<StoredAvatar | undefined> {
+    if (!isAvatarId(id)) return undefined;
+    const key = id.toLowerCase();
+    const data = this.#avatars.getBinary(key);
+    if (data === undefined) return undefined;
+    const meta = this.#metas.get(key);
+    return { data: Buffer.from(data), etag: meta?.hash ?? sha1(key) };
+  }
+
+  async remove(id: string): Promise<void> {
+    if (!isAvatarId(id)) return;
+    const key = id.toLowerCase();
+    await this.#root.transaction(() => {
+      this.#avatars.remove(key);
+      this.#metas.remove(key);
+    });
+  }
+
+  async *list(): AsyncIterable<AvatarEntry> {
+    for (const { key, value } of this.#metas.getRange()) {
+      yield { id: key, size: value.size, modified: new Date(value.modified) };
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.#root.close();
+  }
+
+  toString(): string {
+    return `lmdb store at ${this.path}`;
+  }
+}

@@ -1,0 +1,70 @@
+import { hashId } from '../user.js';
+
+/** One stored avatar as `list()` reports it. */
+export interface AvatarEntry {
+  /** Avatar id, `<40 hex>.image`. */
+  id: string;
+  /** Size in bytes. */
+  size: number;
+  /** When it was last written. */
+  modified: Date;
+}
+
+/** A stored avatar read back: the bytes and a fingerprint used (quoted) as the HTTP ETag. */
+export interface StoredAvatar {
+  data: Buffer;
+  etag: string;
+}
+
+/**
+ * Where avatars live (DESIGN.md). Any object with these methods can be passed as `avatarStore`;
+ * `openStore(uri)` builds the built-in ones.
+ */
+export interface AvatarStore {
+  /** Stores `image` for the user, replacing any earlier one; returns the avatar id `<hash>.image`. */
+  put(userId: string, image: Buffer): Promise<string>;
+  /** Reads an avatar by id; undefined when it is not stored. */
+  get(avatarId: string): Promise<StoredAvatar | undefined>;
+  /** Deletes an avatar; deleting a missing one is not an error. */
+  remove(avatarId: string): Promise<void>;
+  /** Every stored avatar, in no particular order. */
+  list(): AsyncIterable<AvatarEntry>;
+  /** Releases files, handles and connections; safe to call twice. */
+  close(): Promise<void>;
+}
+
+const AVATAR_ID = /^[0-9a-fA-F]{40}\.image$/;
+const SUFFIX = '.image';
+
+/** True for a well-formed avatar id (`<40 hex>.image`), the only thing the route lets reach a store. */
+export function isAvatarId(value: string): boolean {
+  return AVATAR_ID.test(value);
+}
+
+/**
+ * The original's avatar id for a user id: hex sha1(id) + ".image"; a 40-hex id passes through and an
+ * id already of the form `<40 hex>.image` keeps its hash (reference §6), so migrations keep ids.
+ */
+export function avatarId(userId: string): string {
+  if (AVATAR_ID.test(userId)) return userId;
+  return hashId(userId) + SUFFIX;
+}
+
+/** The 40-hex part of a valid avatar id. */
+export function avatarHash(id: string): string {
+  return id.slice(0, id.length - SUFFIX.length);
+}
+
+/** Duck-type check used for the `avatarStore` option: an object with the five store methods. */
+export function isAvatarStore(value: unknown): value is AvatarStore {
+  if (value == null || typeof value !== 'object') return false;
+  const v = value as Record<string, unknown>;
+  return ['put', 'get', 'remove', 'list', 'close'].every((m) => typeof v[m] === 'function');
+}
+
+/** Rejects anything that is not a Buffer/Uint8Array before it reaches a store. */
+export function toBuffer(image: Buffer | Uint8Array, where: string): Buffer {
+  if (Buffer.isBuffer(image)) return image;
+  if (image instanceof Uint8Array) return Buffer.from(image.buffer, image.byteOffset, image.byteLength);
+  throw new TypeError(`${where}: image must be a Buffer`);
+}

@@ -1,0 +1,77 @@
+import test from 'ava';
+import { fork } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { LmdbStore, avatarId, openStore } from '../../lib/stores/index.js';
+import { sha1 } from '../../lib/user.js';
+import { storeContract } from './contract.js';
+
+const tempDir = () => mkdtempSync(join(tmpdir(), 'authkoa-lmdb-'));
+
+storeContract(test, 'lmdb store', async () => {
+  const dir = tempDir();
+  return { store: new LmdbStore(join(dir, 'ava')), cleanup: async () => rmSync(dir, { recursive: true, force: true }) };
+});
+
+test('bolt:// opens the same LMDB store as lmdb:// (alias for users of the original)', async (t) => {
+  const dir = tempDir();
+  const a = await openStore(`lmdb://${dir}/ava`);
+  const id = await a.put('user1', Buffer.from('one'));
+  await a.close();
+  const b = await openStore(`bolt://${dir}/ava`);
+  t.is((await b.get(id))?.data.toString(), 'one');
+  t.is(String(b), `lmdb store at ${dir}/ava`);
+  await b.close();
+  rmSync(dir, { recursive: true });
+});
+
+test('lmdb store etag is the sha1 of the bytes, as the original Bolt store', async (t) => {
+  const dir = tempDir();
+  const store = new LmdbStore(join(dir, 'ava'));
+  const id = await store.put('u', Buffer.from('bytes'));
+  t.is((await store.get(id))?.etag, sha1(Buffer.from('bytes')));
+  await store.close();
+  rmSync(dir, { recursive: true });
+});
+
+test('lmdb store holds 10 000 avatars and lists them all', async (t) => {
+  const dir = tempDir();
+  const store = new LmdbStore(join(dir, 'ava'));
+  const n = 10_000;
+  for (let i = 0; i < n; i += 500) {
+    await Promise.all(Array.from({ length: 500 }, (_, k) => store.put(`user${i + k}`, Buffer.from(`avatar ${i + k}`))));
+  }
+  let count = 0;
+  for await (const e of store.list()) {
+    count++;
+    if (e.size <= 0) t.fail(e.id);
+  }
+  t.is(count, n);
+  t.is((await store.get(avatarId('user4242')))?.data.toString(), 'avatar 4242');
+  await store.close();
+  rmSync(dir, { recursive: true });
+});
+
+test('two processes write and read one LMDB store at the same time', async (t) => {
+  const dir = tempDir();
+  const path = join(dir, 'ava');
+  const store = new LmdbStore(path);
+  const n = 300;
+  // The child writes child0..N while this process writes parent0..N; each then reads the other's.
+  const child = fork(join(import.meta.dirname, 'fixtures', 'lmdb-writer.ts'), [path, String(n)], { execArgv: ['--import=tsx'] });
+  const childDone = new Promise<number>((resolve, reject) => {
+    child.on('message', (m) => resolve((m as { sawParent: number }).sawParent));
+    child.on('error', reject);
+    child.on('exit', (code) => code !== 0 && reject(new Error(`child exited ${code}`)));
+  });
+  for (let i = 0; i < n; i++) await store.put(`parent${i}`, Buffer.from(`p${i}`));
+  const sawParent = await childDone;
+  t.true(sawParent >= 0);
+  for (let i = 0; i < n; i++) t.is((await store.get(avatarId(`child${i}`)))?.data.toString(), `c${i}`) || t.fail(`child${i}`);
+  let count = 0;
+  for await (const _ of store.list()) count++;
+  t.is(count, 2 * n);
+  await store.close();
+  rmSync(dir, { recursive: true });
+});
