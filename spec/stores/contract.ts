@@ -2,7 +2,7 @@
  * The behaviour every AvatarStore shares, registered once per store kind so the file, LMDB and
  * GridFS stores are held to the same rows.
  */
-import type { TestFn } from 'ava';
+import type { ExecutionContext, TestFn } from 'ava';
 import { avatarId, type AvatarStore } from '../../lib/stores/index.js';
 import { sha1 } from '../../lib/user.js';
 
@@ -17,7 +17,7 @@ async function collect(store: AvatarStore) {
 }
 
 export function storeContract(test: TestFn, kind: string, open: OpenStore): void {
-  const withStore = (name: string, body: (store: AvatarStore, t: Parameters<Parameters<TestFn>[1]>[0]) => Promise<void>) =>
+  const withStore = (name: string, body: (store: AvatarStore, t: ExecutionContext) => Promise<void>) =>
     test(`${kind}: ${name}`, async (t) => {
       const { store, cleanup } = await open();
       try {
