@@ -1,0 +1,39 @@
+#!/usr/bin/env node
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Command, CommanderError } from 'commander';
+import { demoCommand } from './commands/demo.js';
+import { secretCommand } from './commands/secret.js';
+
+/** The package's version, found by walking up from this file (bin/ under tsx, dist/bin/ when built). */
+function packageVersion(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (let i = 0; i < 4; i++) {
+    const file = join(dir, 'package.json');
+    if (existsSync(file)) {
+      const pkg = JSON.parse(readFileSync(file, 'utf8')) as { name?: string; version?: string };
+      if (pkg.name === 'authkoa') return pkg.version ?? '0.0.0';
+    }
+    dir = dirname(dir);
+  }
+  return '0.0.0';
+}
+
+const program = new Command('authctl')
+  .description('chores around authkoa: secrets, avatar stores, the dev OAuth2 server, the Telegram poller, the demo app')
+  .version(packageVersion(), '-V, --version')
+  .showHelpAfterError('(run authctl --help for usage)')
+  .exitOverride();
+
+program.addCommand(secretCommand());
+program.addCommand(demoCommand());
+
+try {
+  await program.parseAsync(process.argv);
+} catch (err) {
+  if (err instanceof CommanderError) process.exit(err.exitCode);
+  // One line, no stack: CLI users need the reason, not our internals.
+  process.stderr.write(`authctl: ${(err as Error).message ?? String(err)}\n`);
+  process.exit(1);
+}

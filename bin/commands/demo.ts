@@ -1,0 +1,25 @@
+import { Command, InvalidArgumentError } from 'commander';
+import { startExample } from '../../example/app.js';
+
+function port(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError('must be a port number');
+  return n;
+}
+
+/** `authctl demo`: runs the reference application (the one `npm start` runs) until Ctrl-C. */
+export function demoCommand(): Command {
+  return new Command('demo')
+    .description('run the reference application with embedded defaults')
+    .option('-p, --port <n>', 'port of the application', port, Number(process.env.PORT ?? 8080))
+    .option('--host <host>', 'address to listen on', process.env.HOST ?? '127.0.0.1')
+    .option('--var <dir>', 'folder for the secret and the avatar store', process.env.AUTHKOA_VAR ?? './var')
+    .action(async (opts: { port: number; host: string; var: string }) => {
+      const running = await startExample({ port: opts.port, host: opts.host, varDir: opts.var, log: (m) => process.stdout.write(m + '\n') });
+      const stop = () => {
+        running.close().then(() => process.exit(0), () => process.exit(1));
+      };
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+    });
+}
