@@ -149,7 +149,7 @@ export interface ResourceBase {
 export type DefaultVerbs = { create: 'POST'; read: 'GET'; update: 'PUT'; destroy: 'DELETE' };
 
 type Simplify<T> = { [K in keyof T]: T[K] } & {};
-type MergeVerbs<P, O> = O extends VerbMap ? Simplify<Omit<P, keyof O> & O> : P;
+type MergeVerbs<P, O extends VerbMap> = Simplify<Omit<P, keyof O> & O>;
 type LiveVerbs<V> = { [K in keyof V as V[K] extends null | '' ? never : K extends 'delete' ? 'destroy' : K]: Verb };
 type Aliases<V> = 'destroy' extends keyof LiveVerbs<V> ? { del: Verb } : {};
 
@@ -159,7 +159,7 @@ export type Resource<V = DefaultVerbs> = ResourceBase & LiveVerbs<V> & Aliases<V
 /** `add` carries the verb map down the tree, so children get typed verbs. */
 export interface ResourceAdder<V> {
   /** Adds a child resource under `name` (also stored as property `name`) and returns it. */
-  add<O extends RestOptions = {}>(name: string, options?: O): Resource<MergeVerbs<V, O['verbs']>>;
+  add<O extends VerbMap = {}>(name: string, options?: RestOptions & { verbs?: O }): Resource<MergeVerbs<V, O>>;
 }
 
 /** The root client: no verbs of its own, but `add` and `addVerb`. */
@@ -167,7 +167,7 @@ export type RestClient<V = DefaultVerbs> = ResourceBase & ResourceAdder<V>;
 
 /** `$.RestClient`. */
 export interface RestClientConstructor {
-  new <O extends RestOptions = {}>(base?: string, options?: O): RestClient<MergeVerbs<DefaultVerbs, O['verbs']>>;
+  new <O extends VerbMap = {}>(base?: string, options?: RestOptions & { verbs?: O }): RestClient<MergeVerbs<DefaultVerbs, O>>;
   /** The defaults every new client starts from. Changing them affects clients created afterwards. */
   defaults: RestOptions;
   /** The plugin version. */
