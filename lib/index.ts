@@ -37,3 +37,14 @@ export type { CompletedLogin } from './login.js';
 export type { AvatarProxy } from './avatar.js';
 export { funcLogger, noopLogger, stdLogger, type Logger, type LogFunc } from './logger.js';
 export type { DirectProviderOptions } from './providers/index.js';
+export {
+  emailSender,
+  isEmailAddress,
+  type EmailSender,
+  type EmailSenderOptions,
+  type Sender,
+  type SenderFunc,
+  type VerifiedProviderOptions,
+  type VerifiedRateLimit,
+} from './providers/index.js';
+export { memoryUsedTokenStore, type MemoryUsedTokenStoreOptions, type UsedTokenStore } from './state.js';
