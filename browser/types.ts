@@ -100,7 +100,7 @@ export interface ResolvedOptions {
 
 /** One verb function: `verb([id1], ..., [idN], [data], [params])`. */
 export interface Verb<T = any> {
-  (...args: VerbArg[]): RestPromise<T>;
+  <R = T>(...args: VerbArg[]): RestPromise<R>;
   /** The verb's name on its resource. */
   readonly verbName: string;
   /** The HTTP method it sends (before method override). */

@@ -150,19 +150,33 @@ for (const jq of JQUERIES) {
     t.regex(requests[0]!.headers['accept']!, /^application\/json/, 'default ajax option dataType json');
   });
 
-  test(`${jq}: the XSRF-TOKEN cookie can be sent as X-XSRF-TOKEN through a beforeSend ajax option`, async (t) => {
-    const { requests: [r] } = await h.run(jq, async ({ $, base, settle }) => {
+  test(`${jq}: worked example - authkoa's /auth/user, /auth/list and /auth/logout with X-XSRF-TOKEN from the cookie`, async (t) => {
+    const { value, requests, base } = await h.run(jq, async ({ $, base, settle }) => {
       document.cookie = 'XSRF-TOKEN=tok%2Fen; path=/';
-      const readCookie = (name: string) => {
+      const cookie = (name: string) => {
         const hit = document.cookie.split('; ').find((c) => c.startsWith(name + '='));
         return hit ? decodeURIComponent(hit.slice(name.length + 1)) : '';
       };
-      const auth = new $.RestClient(base, {
-        ajax: { beforeSend: (xhr: XMLHttpRequest) => xhr.setRequestHeader('X-XSRF-TOKEN', readCookie('XSRF-TOKEN')) },
+      const auth = new $.RestClient(base + '/auth', {
+        stripTrailingSlash: true,
+        verbs: { create: null, update: null, destroy: null },
+        ajax: { beforeSend: (xhr: XMLHttpRequest) => xhr.setRequestHeader('X-XSRF-TOKEN', cookie('XSRF-TOKEN')) },
       });
-      await settle(auth.add('user', { isSingle: true }).read());
+      const user = auth.add('user', { isSingle: true });
+      const list = auth.add('list', { isSingle: true });
+      const logout = auth.add('logout', { isSingle: true });
+      const me = await settle(user.read());
+      await settle(list.read());
+      document.cookie = 'XSRF-TOKEN=second; path=/';
+      await settle(logout.read());
+      return { me: me.ok, verbs: Object.keys(user) };
     });
-    t.is(r!.headers['x-xsrf-token'], 'tok/en');
+    t.deepEqual(requests.map((r) => `${r.method} ${r.url.slice(base.length)} ${r.headers['x-xsrf-token']}`), [
+      'GET /auth/user tok/en',
+      'GET /auth/list tok/en',
+      'GET /auth/logout second',
+    ]);
+    t.deepEqual(value, { me: true, verbs: ['read'] });
   });
 
   test(`${jq}: rule 7 - done receives (data, textStatus, xhr); fail receives the failed xhr`, async (t) => {

@@ -114,6 +114,11 @@ export function typeChecks(RestClient: RestClientConstructor): void {
   const users = api.add('users');
   users.read(1).done((data, textStatus, xhr) => [data, textStatus.length, xhr.status]);
   users.del(1);
+  users.read<{ name: string }>(1).done((user) => user.name.toUpperCase());
+  // @ts-expect-error the typed data has no such field
+  users.read<{ name: string }>(1).done((user) => user.age);
+  const ban = users.addVerb<{ banned: boolean }>('ban', 'PATCH');
+  ban(1).done((r) => r.banned);
   users.destroy(1);
   const posts = users.add('posts', { verbs: { patch: 'PATCH', destroy: null } });
   posts.patch(1, 2, { a: 1 });
