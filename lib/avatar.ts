@@ -1,10 +1,20 @@
 import type { Context } from 'koa';
+import { serveAvatar } from './avatar/route.js';
+import { ResizePool } from './avatar/pool.js';
+import { FetchError, safeFetch, type FetchLimits } from './avatar/fetch.js';
+import { readHeader } from './avatar/image.js';
+import { addressPolicy } from './avatar/ip.js';
+import { AuthError } from './errors.js';
+import { identicon } from './identicon.js';
 import type { Logger } from './logger.js';
+import { openStore, parseStoreUri } from './stores/index.js';
+import { avatarId, isAvatarStore, type AvatarStore } from './stores/types.js';
 import type { User } from './user.js';
 
 /**
- * What providers and the service need from the avatar proxy. The full proxy (fetch, resize, stores,
- * identicons) lands with the avatar issue; until then this pass-through keeps the provider's picture.
+ * What providers and the service need from the avatar proxy: at login the picture is fetched under
+ * SSRF rules, checked, resized once off the main thread, stored, and the user's picture becomes
+ * `<url><routePath>/<sha1>.image`; any failure yields a deterministic identicon instead.
  */
 export interface AvatarProxy {
   /** Route prefix the proxy serves, e.g. `/avatar`. */
@@ -25,28 +35,167 @@ export interface AvatarPutOptions {
 }
 
 export interface AvatarProxyOptions {
+  /** Public base URL of the application; proxied pictures start with it. */
   url: string;
+  /** Route prefix of the avatar route, e.g. `/avatar`. */
   routePath: string;
+  /** Longer side of stored avatars in px; 0 keeps the fetched bytes as they are. */
   resizeLimit: number;
+  /** Let avatar fetches reach loopback, private and link-local addresses (tests, intranets). */
   allowPrivate: boolean;
   logger: Logger;
+  /** Private addresses avatar fetches may reach anyway: exact IPs or CIDRs (an intranet picture host). */
+  allowAddresses?: readonly string[];
+  /** Store URI (path, file://, lmdb://, bolt://, mongodb://) or an AvatarStore; none = pass-through. */
+  store?: string | AvatarStore;
+  /** Whole picture fetch, redirects included, in ms (default 10 000). */
+  fetchTimeout?: number;
+  /** Largest picture body accepted, in bytes (default 10 MiB). */
+  maxBytes?: number;
+  /** Largest picture accepted, in pixels, read from the header before decoding (default 16 777 216). */
+  maxPixels?: number;
+  /** Redirects followed per fetch (default 5). */
+  maxRedirects?: number;
+  /** Extra attempts after a transport error (default 2), `retryDelay` ms apart (default 1000). */
+  fetchRetries?: number;
+  retryDelay?: number;
+  /** Worker threads for decoding and resizing (default: cores − 1, at least 1, at most 2). */
+  workers?: number;
+  /** Identicon side in px (default 300, as the original). */
+  identiconSize?: number;
 }
 
-/** The proxy used while no store exists: pictures stay the provider's URLs, the route answers 404. */
-export function createAvatarProxy(opts: AvatarProxyOptions): AvatarProxy {
+/** The proxy, plus a count of resizes in flight (for monitoring and tests). */
+export interface AvatarProxyImpl extends AvatarProxy {
+  readonly pendingResizes: number;
+}
+
+/** Thrown inside the proxy when bytes are not an acceptable image; never escapes put(). */
+class InvalidImage extends Error {}
+
+/**
+ * Builds the avatar proxy. Without `store` it is the original's pass-through: pictures stay the
+ * provider's URLs and the route answers 404 JSON. A bad store URI throws a TypeError here (start-up);
+ * the store itself is opened on first use, and reopened later if that failed.
+ */
+export function createAvatarProxy(opts: AvatarProxyOptions): AvatarProxyImpl {
+  const routePath = opts.routePath;
+  if (opts.store === undefined) return passThrough(routePath);
+  if (typeof opts.store === 'string') parseStoreUri(opts.store, 'avatarStore');
+  else if (!isAvatarStore(opts.store)) throw new TypeError('authKoa: avatarStore must be a store URI or an object with put, get, remove, list and close');
+
+  const base = opts.url.replace(/\/+$/, '') + routePath.replace(/\/+$/, '') + '/';
+  const log = opts.logger;
+  const maxPixels = opts.maxPixels ?? 16_777_216;
+  const identiconSize = opts.identiconSize ?? 300;
+  const limits: FetchLimits = {
+    timeoutMs: opts.fetchTimeout ?? 10_000,
+    maxBytes: opts.maxBytes ?? 10 * 1024 * 1024,
+    maxRedirects: opts.maxRedirects ?? 5,
+    allowed: addressPolicy(opts.allowPrivate, opts.allowAddresses),
+    retries: opts.fetchRetries ?? 2,
+    retryDelayMs: opts.retryDelay ?? 1000,
+  };
+  const pool = new ResizePool(opts.workers);
+  const source = opts.store;
+  let opening: Promise<AvatarStore> | undefined;
+  const store = (): Promise<AvatarStore> => {
+    opening ??= openStore(source).catch((err: unknown) => {
+      opening = undefined; // try again at the next use
+      log.error(`avatar store unavailable: ${(err as Error).message}`);
+      throw new AuthError(500, 'avatar_store_failed', "can't save avatar", { cause: err });
+    });
+    return opening;
+  };
+
+  /** Header check, pixel cap, then a resize in the pool when larger than the limit. */
+  async function prepare(bytes: Buffer): Promise<Buffer> {
+    const header = readHeader(bytes);
+    if (!header) throw new InvalidImage('not an image');
+    if (header.width * header.height > maxPixels) throw new InvalidImage(`too many pixels (${header.width}x${header.height})`);
+    const limit = opts.resizeLimit;
+    if (limit <= 0 || (header.width <= limit && header.height <= limit)) return bytes; // kept verbatim
+    if (header.type === 'image/webp') return bytes; // jimp has no WebP decoder: served as it came
+    try {
+      return await pool.resize(bytes, limit);
+    } catch (err) {
+      throw new InvalidImage(`cannot decode: ${(err as Error).message}`);
+    }
+  }
+
+  async function save(userId: string, bytes: Buffer): Promise<string> {
+    const s = await store();
+    try {
+      return base + (await s.put(userId, bytes));
+    } catch (err) {
+      log.error(`avatar store failed for ${avatarId(userId)}: ${(err as Error).message}`);
+      throw new AuthError(500, 'avatar_store_failed', "can't save avatar", { cause: err });
+    }
+  }
+
+  /** Fetch + prepare; undefined (logged) on any failure, so the caller falls back to an identicon. */
+  async function fetchPicture(user: User, headers: Record<string, string>): Promise<Buffer | undefined> {
+    try {
+      return await prepare(await safeFetch(user.picture, headers, limits));
+    } catch (err) {
+      const why = err instanceof FetchError || err instanceof InvalidImage ? err.message : 'unexpected error';
+      log.warn(`avatar for ${user.id} from ${redact(user.picture)} not used (${why}); identicon instead`);
+      return undefined;
+    }
+  }
+
   return {
-    routePath: opts.routePath,
+    routePath,
+    get pendingResizes() {
+      return pool.pending;
+    },
+    async put(user, options = {}) {
+      const ownUrl = base + avatarId(user.id);
+      // Our own proxied URL (a relogin, a refreshed user): fetching it would loop back to us.
+      if (user.picture === ownUrl && (await (await store()).get(avatarId(user.id)).catch(() => undefined))) return ownUrl;
+      const fetched = user.picture && !user.picture.startsWith(base) ? await fetchPicture(user, options.headers ?? {}) : undefined;
+      return save(user.id, fetched ?? identicon(user.id, identiconSize));
+    },
+    async putContent(userId, image) {
+      let bytes: Buffer;
+      try {
+        bytes = await prepare(image);
+      } catch (err) {
+        throw new AuthError(400, 'invalid_avatar', 'invalid avatar image', { cause: err });
+      }
+      return save(userId, bytes);
+    },
+    handle: (ctx) => serveAvatar(ctx, store),
+    async close() {
+      await pool.close();
+      const s = opening;
+      opening = undefined;
+      await (await s?.catch(() => undefined))?.close();
+    },
+  };
+}
+
+function passThrough(routePath: string): AvatarProxyImpl {
+  return {
+    routePath,
+    pendingResizes: 0,
     async put(user) {
       return user.picture;
     },
     async putContent() {
       return '';
     },
-    async handle(ctx) {
-      ctx.status = 404;
-      ctx.type = 'application/json; charset=utf-8';
-      ctx.body = JSON.stringify({ error: 'avatar proxy is disabled', code: 'avatar_disabled' }) + '\n';
-    },
+    handle: (ctx) => serveAvatar(ctx, undefined),
     async close() {},
   };
+}
+
+/** Origin and path only: query strings of picture URLs can carry tokens. */
+function redact(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.origin}${u.pathname}`;
+  } catch {
+    return '<malformed url>';
+  }
 }
