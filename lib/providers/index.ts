@@ -1,6 +1,9 @@
 import { builtinNames, registerProvider } from '../registry.js';
 import { directProvider } from './direct.js';
 import { verifiedProvider } from './verified.js';
+import { catalogNames, socialProvider } from './catalog.js';
+import { oauth2Provider } from './custom.js';
+import { devProvider } from './dev.js';
 
 /**
  * The provider kinds that ship with authkoa, registered once at import. Built-in names map to the
@@ -8,9 +11,17 @@ import { verifiedProvider } from './verified.js';
  */
 registerProvider(directProvider);
 registerProvider(verifiedProvider);
+registerProvider(socialProvider);
+registerProvider(oauth2Provider);
+registerProvider(devProvider);
+for (const [name, preset] of Object.entries(catalogNames)) builtinNames.set(name, { kind: 'social', preset });
+builtinNames.set('dev', { kind: 'dev' });
 
 export { directProvider, type DirectProviderOptions } from './direct.js';
 export { verifiedProvider, type VerifiedProviderOptions, type VerifiedRateLimit } from './verified.js';
 export { emailSender, isEmailAddress, type EmailSender, type EmailSenderOptions } from './email.js';
 export type { Sender, SenderFunc } from './sender.js';
+export { socialProvider, catalog, type SocialProviderOptions } from './catalog.js';
+export { oauth2Provider, type OAuth2ProviderOptions, type MappedUser } from './custom.js';
+export { devProvider, runDevOAuthServer, startDevOAuthServer, type DevProviderOptions, type DevOAuthServer, type DevOAuthServerOptions } from './dev.js';
 export { builtinNames };

@@ -1,0 +1,392 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { Context } from 'koa';
+import { AuthorizationCode } from 'simple-oauth2';
+import { AuthError } from '../errors.js';
+import { DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT_MS, HttpError, jsonObject, request } from '../http-client.js';
+import type { Provider, ProviderDeps } from '../registry.js';
+import { randomId, readCookie, type Claims } from '../token.js';
+import type { User } from '../user.js';
+
+/**
+ * The one authorization-code flow behind every OAuth2 provider (catalog rows, custom `kind: 'oauth2'`,
+ * OIDC, dev). Login keeps its state in a short-lived signed handshake cookie, never in server memory,
+ * so any instance behind a load balancer can finish a login another one started.
+ */
+
+/** Where a provider lives; resolved per login because OIDC discovers it and the dev server picks a port. */
+export interface Endpoints {
+  authURL: string;
+  tokenURL: string;
+  /** User-info URL read with the access token; OIDC may go without one. */
+  infoURL?: string;
+}
+
+/** The token endpoint's answer (access_token, id_token, expires_in, …). */
+export type OAuthToken = Record<string, unknown> & { access_token: string };
+
+/** What the handshake remembers for the callback besides state and PKCE. */
+export interface HandshakeData {
+  nonce?: string;
+}
+
+/** The user a provider identified, plus headers the avatar fetch needs (Microsoft's photo wants the bearer). */
+export interface Identified {
+  user: User;
+  avatarHeaders?: Record<string, string>;
+}
+
+/** Everything that makes one OAuth2 provider different from another. */
+export interface FlowSpec {
+  name: string;
+  kind: string;
+  cid: string;
+  csecret: string;
+  scopes: readonly string[];
+  /** How the client authenticates at the token endpoint: HTTP Basic ('header') or form fields ('body'). */
+  authMethod: 'header' | 'body';
+  /** Send an S256 PKCE challenge (on by default; a few servers reject unknown parameters). */
+  pkce: boolean;
+  /** Ask for and check an OIDC nonce. */
+  nonce?: boolean;
+  /** Extra authorize-URL parameters (Google's `prompt`, …). */
+  authParams?: Record<string, string>;
+  timeoutMs: number;
+  maxBytes: number;
+  endpoints(): Promise<Endpoints>;
+  /** Turns the token (and usually the user-info JSON) into the user; see identifyByInfo. */
+  identify(token: OAuthToken, hs: HandshakeData, io: FlowIO): Promise<Identified>;
+  /** Called with the final user and the provider token (custom providers keep it to call APIs later). */
+  bearerTokenHook?: (provider: string, user: User, token: OAuthToken) => void | Promise<void>;
+  /** Checks the RFC 9207 `iss` callback parameter when the provider sends one. */
+  issuer?(): string | undefined;
+  close?(): Promise<void>;
+}
+
+/** Outbound helpers handed to identify(), carrying the provider's limits and naming it in errors. */
+export interface FlowIO {
+  /** GETs a URL with the bearer token and returns its JSON object; provider errors become AuthErrors. */
+  userInfo(url: string, token: OAuthToken): Promise<Record<string, unknown>>;
+  /** GETs a public JSON document (discovery, JWKS). */
+  getJSON(url: string, what: string): Promise<Record<string, unknown>>;
+}
+
+/** How long a login may take between the redirect to the provider and the callback. */
+export const HANDSHAKE_TTL_S = 600;
+const MAX_FROM = 2048;
+
+/** An AuthError whose message names the provider, so an operator reading it knows which one failed. */
+export function providerError(provider: string, status: number, code: string, message: string, cause?: unknown): AuthError {
+  return new AuthError(status, code, `${provider}: ${message}`, cause === undefined ? undefined : { cause });
+}
+
+/** Builds the provider object the router calls. */
+export function createFlowProvider(spec: FlowSpec, deps: ProviderDeps): Provider {
+  const { name } = spec;
+  const o = deps.options;
+  const cookieName = `${o.jwtCookieName}-handshake`;
+  const io = flowIO(spec);
+  let client: { key: string; code: AuthorizationCode } | undefined;
+
+  function oauthClient(ep: Endpoints): AuthorizationCode {
+    const key = `${ep.authURL} ${ep.tokenURL}`;
+    if (client?.key !== key) client = { key, code: buildClient(spec, ep) };
+    return client.code;
+  }
+
+  /** Path of the callback URL without its last segment: the handshake cookie goes only where it is read. */
+  function cookiePath(ctx: Context): string {
+    return new URL(deps.callbackURL(ctx)).pathname.replace(/\/[^/]*$/, '') || '/';
+  }
+
+  function cookieAttrs(ctx: Context): string {
+    return `; Path=${cookiePath(ctx)}; HttpOnly${o.secureCookies ? '; Secure' : ''}; SameSite=Lax`;
+  }
+
+  function clearHandshake(ctx: Context): void {
+    ctx.append('Set-Cookie', `${cookieName}=${cookieAttrs(ctx)}; Expires=Thu, 01 Jan 1970 00:00:00 GMT; Max-Age=0`);
+  }
+
+  async function endpoints(): Promise<Endpoints> {
+    try {
+      return await spec.endpoints();
+    } catch (err) {
+      if (err instanceof AuthError) throw err;
+      throw providerError(name, 503, 'provider_unavailable', `provider is not ready: ${(err as Error).message}`, err);
+    }
+  }
+
+  return {
+    name,
+    kind: spec.kind,
+
+    async login(ctx) {
+      const ep = await endpoints();
+      const q = ctx.query;
+      const one = (k: string) => (Array.isArray(q[k]) ? (q[k] as string[])[0] : (q[k] as string | undefined)) ?? '';
+      const from = one('from').slice(0, MAX_FROM);
+      const state = randomId();
+      const verifier = spec.pkce ? randomBytes(32).toString('base64url') : undefined;
+      const nonce = spec.nonce ? randomId() : undefined;
+      const now = deps.tokenService.now();
+      const { token } = await deps.tokenService.mint({
+        aud: one('site') || one('aud'),
+        jti: randomId(),
+        exp: now + HANDSHAKE_TTL_S,
+        nbf: now - 60,
+        sess_only: deps.sessionOnly(ctx) || undefined,
+        'no-ava': one('noava') === '1' || undefined,
+        auth_provider: { name },
+        handshake: { state, from: from || undefined, verifier, nonce },
+      });
+      ctx.append('Set-Cookie', `${cookieName}=${token}${cookieAttrs(ctx)}; Max-Age=${HANDSHAKE_TTL_S}`);
+      const params: Record<string, string> = { ...spec.authParams, redirect_uri: deps.callbackURL(ctx), state };
+      if (spec.scopes.length) params.scope = spec.scopes.join(' ');
+      if (verifier) {
+        params.code_challenge = createHash('sha256').update(verifier).digest('base64url');
+        params.code_challenge_method = 'S256';
+      }
+      if (nonce) params.nonce = nonce;
+      ctx.status = 302;
+      ctx.redirect(oauthClient(ep).authorizeURL(params));
+    },
+
+    async callback(ctx) {
+      const params = await deps.readParams(ctx, 64 * 1024);
+      const raw = readCookie(ctx.get('cookie'), cookieName);
+      if (!raw) throw providerError(name, 403, 'invalid_handshake', 'no login in progress (handshake cookie missing)');
+      let claims: Claims;
+      try {
+        claims = await deps.tokenService.parse(raw);
+      } catch (err) {
+        throw providerError(name, 403, 'invalid_handshake', 'invalid handshake token', err);
+      }
+      const hs = claims.handshake;
+      if (!hs || claims.user || claims.auth_provider?.name !== name || deps.tokenService.isExpired(claims)) {
+        throw providerError(name, 403, 'invalid_handshake', 'invalid handshake token');
+      }
+      // A forged callback with the wrong state leaves the victim's handshake alone ("nothing set").
+      if (typeof hs.state !== 'string' || !hs.state || !sameString(hs.state, params.state ?? '')) {
+        throw providerError(name, 403, 'state_mismatch', 'unexpected state');
+      }
+      // From here the handshake is used up: the cookie goes whatever happens next, so a callback URL
+      // replayed in this browser finds no handshake.
+      clearHandshake(ctx);
+      const iss = spec.issuer?.();
+      if (params.iss && iss && params.iss !== iss) throw providerError(name, 403, 'issuer_mismatch', 'callback came from another issuer');
+      if (params.error) {
+        const detail = params.error.replace(/[^\w.-]/g, '').slice(0, 64);
+        if (detail === 'access_denied') throw providerError(name, 403, 'access_denied', 'login was cancelled or denied');
+        throw providerError(name, 502, 'provider_error', `provider refused the login (${detail})`);
+      }
+      if (!params.code) throw providerError(name, 400, 'missing_code', 'callback carries no code');
+      const ep = await endpoints();
+      const token = await exchange(spec, oauthClient(ep), {
+        code: params.code,
+        redirect_uri: deps.callbackURL(ctx),
+        ...(typeof hs.verifier === 'string' ? { code_verifier: hs.verifier } : {}),
+      });
+      const { user, avatarHeaders } = await spec.identify(token, { nonce: typeof hs.nonce === 'string' ? hs.nonce : undefined }, io);
+      if (spec.bearerTokenHook) await spec.bearerTokenHook(name, user, token);
+      await deps.completeLogin(ctx, {
+        provider: name,
+        user,
+        aud: claims.aud ?? '',
+        sessionOnly: claims.sess_only === true,
+        from: typeof hs.from === 'string' ? hs.from : undefined,
+        noAva: claims['no-ava'] === true,
+        avatar: avatarHeaders ? { headers: avatarHeaders } : undefined,
+      });
+    },
+
+    async logout(ctx) {
+      // As the original: an OAuth logout needs a readable session (with the XSRF header for cookies).
+      const rt = await deps.tokenService.get(ctx).catch(() => undefined);
+      if (!rt || !rt.claims.user) throw new AuthError(403, 'logout_not_allowed', 'logout not allowed');
+      deps.tokenService.reset(ctx);
+      ctx.status = 200;
+      ctx.type = 'text/plain; charset=utf-8';
+      ctx.body = '';
+    },
+
+    close: spec.close,
+  };
+}
+
+function buildClient(spec: FlowSpec, ep: Endpoints): AuthorizationCode {
+  const token = new URL(ep.tokenURL);
+  const auth = new URL(ep.authURL);
+  return new AuthorizationCode({
+    client: { id: spec.cid, secret: spec.csecret },
+    // Full URLs as paths: simple-oauth2 resolves them against the host, keeping any query they carry.
+    auth: { tokenHost: token.origin, tokenPath: token.href, authorizeHost: auth.origin, authorizePath: auth.href },
+    options: { authorizationMethod: spec.authMethod },
+    http: {
+      timeout: spec.timeoutMs,
+      maxBytes: spec.maxBytes,
+      // 'force': a JSON body sent as text/plain still parses; garbage fails as a bad answer, not a crash.
+      json: 'force',
+      redirects: 0,
+      headers: { Accept: 'application/json', 'User-Agent': 'authkoa' },
+    } as never,
+  });
+}
+
+/** Boom-shaped errors from simple-oauth2's transport. */
+interface BoomLike {
+  isBoom?: boolean;
+  output?: { statusCode?: number };
+  data?: { isResponseError?: boolean; payload?: unknown } | null;
+}
+
+/** The code-for-token exchange under one deadline, with every failure mapped to a provider error. */
+async function exchange(spec: FlowSpec, client: AuthorizationCode, params: Record<string, string>): Promise<OAuthToken> {
+  const name = spec.name;
+  let timer: NodeJS.Timeout | undefined;
+  // simple-oauth2's transport times the request and the body read separately; one deadline caps both.
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(providerError(name, 503, 'provider_timeout', `token endpoint gave no answer within ${spec.timeoutMs} ms`)), spec.timeoutMs);
+  });
+  let payload: Record<string, unknown>;
+  try {
+    const at = await Promise.race([client.getToken(params as never), deadline]);
+    payload = at.token as Record<string, unknown>;
+  } catch (err) {
+    if (err instanceof AuthError) throw err;
+    const b = err as BoomLike;
+    const status = b.output?.statusCode ?? 0;
+    if (b.data?.isResponseError) {
+      const body = b.data.payload && typeof b.data.payload === 'object' && !Buffer.isBuffer(b.data.payload) ? (b.data.payload as Record<string, unknown>) : {};
+      const code = typeof body.error === 'string' ? ` (${body.error.replace(/[^\w.-]/g, '').slice(0, 64)})` : '';
+      if (status >= 500) throw providerError(name, 503, 'provider_unavailable', `token endpoint answered ${status}`, err);
+      throw providerError(name, 502, 'exchange_failed', `code exchange refused with ${status}${code}`, err);
+    }
+    if (status === 504 || status === 408) throw providerError(name, 503, 'provider_timeout', `token endpoint gave no answer within ${spec.timeoutMs} ms`, err);
+    if (status === 413) throw providerError(name, 502, 'response_too_large', `token response exceeds ${spec.maxBytes} bytes`, err);
+    if (status === 502 && b.data && 'payload' in b.data) throw providerError(name, 502, 'bad_provider_response', 'token response is not JSON', err);
+    if (b.isBoom) throw providerError(name, 503, 'provider_unavailable', 'token endpoint is unreachable', err);
+    throw providerError(name, 502, 'bad_provider_response', 'token response is unusable', err);
+  } finally {
+    clearTimeout(timer);
+  }
+  // GitHub (and others) answer 200 with {"error": …} for a bad code.
+  if (typeof payload.error === 'string') {
+    throw providerError(name, 502, 'exchange_failed', `code exchange refused (${payload.error.replace(/[^\w.-]/g, '').slice(0, 64)})`);
+  }
+  if (typeof payload.access_token !== 'string' || !payload.access_token) {
+    throw providerError(name, 502, 'bad_provider_response', 'token response carries no access_token');
+  }
+  return payload as OAuthToken;
+}
+
+function flowIO(spec: FlowSpec): FlowIO {
+  const name = spec.name;
+  async function get(url: string, what: string, headers: Record<string, string>, failStatus: number, failCode: string) {
+    let res;
+    try {
+      res = await request(url, { headers: { Accept: 'application/json', 'User-Agent': 'authkoa', ...headers }, timeoutMs: spec.timeoutMs, maxBytes: spec.maxBytes });
+    } catch (err) {
+      throw transportError(name, what, err);
+    }
+    if (res.status < 200 || res.status > 299) throw providerError(name, failStatus, failCode, `${what} answered ${res.status}`);
+    const data = jsonObject(res.body);
+    if (!data) throw providerError(name, 502, 'bad_provider_response', `${what} is not a JSON object`);
+    return data;
+  }
+  return {
+    userInfo: (url, token) => get(url, 'user info', { Authorization: `Bearer ${token.access_token}` }, 503, 'userinfo_failed'),
+    getJSON: (url, what) => get(url, what, {}, 503, 'provider_unavailable'),
+  };
+}
+
+/** Maps an http-client failure to the provider error a client sees. */
+export function transportError(name: string, what: string, err: unknown): AuthError {
+  if (err instanceof HttpError) {
+    if (err.reason === 'timeout') return providerError(name, 503, 'provider_timeout', `${what}: ${err.message}`, err);
+    if (err.reason === 'too_large') return providerError(name, 502, 'response_too_large', `${what}: ${err.message}`, err);
+  }
+  return providerError(name, 503, 'provider_unavailable', `${what} is unreachable`, err);
+}
+
+function sameString(a: string, b: string): boolean {
+  const ab = Buffer.from(a);
+  const bb = Buffer.from(b);
+  return ab.length === bb.length && timingSafeEqual(ab, bb);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Options shared by every OAuth2 kind
+
+/** Options every OAuth2-based provider accepts. */
+export interface CommonOAuth2Options {
+  /** Client id at the provider. */
+  cid?: string;
+  /** Client secret at the provider. */
+  csecret?: string;
+  /** Custom providers may give both as `client: { cid, csecret }`. */
+  client?: { cid?: string; csecret?: string };
+  /** Replaces the provider's scopes. */
+  scopes?: string[];
+  /** Deadline for each outbound call in ms (default 10 000). */
+  timeout?: number;
+  /** Largest token/user-info/discovery/JWKS body accepted in bytes (default 1 MiB). */
+  maxResponseBytes?: number;
+  /** Send PKCE (default true). */
+  pkce?: boolean;
+  /** Client authentication at the token endpoint. */
+  authMethod?: 'header' | 'body';
+  /** Copies user-info fields into `attrs` as strings: `{ providerJsonKey: attrName }`. */
+  userAttributes?: Record<string, string>;
+  /** Called after the user is identified, with the provider's token. */
+  bearerTokenHook?: (provider: string, user: User, token: OAuthToken) => void | Promise<void>;
+}
+
+/** Validates the options every OAuth2 kind shares; TypeErrors name the option (the registry adds the entry). */
+export function commonOptions(opts: Record<string, unknown>, defaults: { scopes: readonly string[]; authMethod?: 'header' | 'body'; pkce?: boolean }) {
+  const client = (opts.client ?? {}) as Record<string, unknown>;
+  if (typeof client !== 'object' || client === null) throw new TypeError('client must be { cid, csecret }');
+  const cid = opts.cid ?? client.cid;
+  const csecret = opts.csecret ?? client.csecret ?? '';
+  if (typeof cid !== 'string' || !cid) throw new TypeError('cid (the client id) is required');
+  if (typeof csecret !== 'string') throw new TypeError('csecret must be a string');
+  if (/[^\x20-\x7e]/.test(cid) || /[^\x20-\x7e]/.test(csecret)) throw new TypeError('cid and csecret must be printable ASCII');
+  const scopes = opts.scopes ?? defaults.scopes;
+  if (!Array.isArray(scopes) || !scopes.every((s) => typeof s === 'string' && /^[\x21-\x7e]+$/.test(s))) throw new TypeError('scopes must be an array of scope strings');
+  const timeoutMs = opts.timeout ?? DEFAULT_TIMEOUT_MS;
+  if (typeof timeoutMs !== 'number' || !Number.isFinite(timeoutMs) || timeoutMs <= 0) throw new TypeError('timeout must be a positive number of ms');
+  const maxBytes = opts.maxResponseBytes ?? DEFAULT_MAX_BYTES;
+  if (typeof maxBytes !== 'number' || !Number.isInteger(maxBytes) || maxBytes <= 0) throw new TypeError('maxResponseBytes must be a positive integer');
+  const pkce = opts.pkce ?? defaults.pkce ?? true;
+  if (typeof pkce !== 'boolean') throw new TypeError('pkce must be a boolean');
+  const authMethod = opts.authMethod ?? defaults.authMethod ?? 'header';
+  if (authMethod !== 'header' && authMethod !== 'body') throw new TypeError("authMethod must be 'header' or 'body'");
+  const attrs = opts.userAttributes ?? {};
+  if (typeof attrs !== 'object' || attrs === null || !Object.values(attrs).every((v) => typeof v === 'string' && v)) {
+    throw new TypeError('userAttributes must map provider fields to attribute names');
+  }
+  const hook = opts.bearerTokenHook;
+  if (hook !== undefined && typeof hook !== 'function') throw new TypeError('bearerTokenHook must be a function');
+  return {
+    cid,
+    csecret,
+    scopes: [...scopes] as string[],
+    timeoutMs,
+    maxBytes,
+    pkce,
+    authMethod: authMethod as 'header' | 'body',
+    userAttributes: attrs as Record<string, string>,
+    bearerTokenHook: hook as FlowSpec['bearerTokenHook'],
+  };
+}
+
+/** Checks an endpoint URL option: absolute http(s). */
+export function endpointURL(value: unknown, option: string): string {
+  if (typeof value !== 'string' || !value) throw new TypeError(`${option} is required`);
+  let u: URL;
+  try {
+    u = new URL(value);
+  } catch {
+    throw new TypeError(`${option} must be an absolute http(s) URL (got ${JSON.stringify(value)})`);
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new TypeError(`${option} must be an absolute http(s) URL (got ${JSON.stringify(value)})`);
+  return u.href;
+}
