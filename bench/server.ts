@@ -1,0 +1,126 @@
+/**
+ * One benchmark server per process: `node --import=tsx bench/server.ts <case>` listens on
+ * 127.0.0.1:0 and prints `ready <port>` once it can take load. Every case answers the same small
+ * JSON on its measured route, so the differences are the authentication work alone.
+ */
+import { once } from 'node:events';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import Router from '@koa/router';
+import Koa from 'koa';
+import koaJwt from 'koa-jwt';
+import passport from 'koa-passport';
+import { ExtractJwt, Strategy as JwtStrategy } from 'passport-jwt';
+import serveStatic from 'koa-static';
+import { authKoa, type AuthKoaOptions } from '../lib/index.js';
+import { avatarId, openStore } from '../lib/stores/index.js';
+
+export const BENCH_SECRET = 'bench-secret-0123456789abcdef0123456789';
+const PAYLOAD = { ok: true, message: 'hello' };
+
+const directProvider = { kind: 'direct', name: 'bench', checker: (user: string, passwd: string) => passwd === 'pw' && user.length > 0 };
+
+function baseAuth(url: string, extra: Partial<AuthKoaOptions> = {}) {
+  return authKoa({ secret: BENCH_SECRET, url, providers: [directProvider], ...extra });
+}
+
+type CaseBuilder = (app: Koa, router: Router, url: string, dir: string) => Promise<void> | void;
+
+const cases: Record<string, CaseBuilder> = {
+  baseline(app, router) {
+    router.get('/private', (ctx) => void (ctx.body = PAYLOAD));
+    app.use(router.routes());
+  },
+  authkoa(app, router, url) {
+    const auth = baseAuth(url);
+    router.get('/private', auth.middleware.auth, (ctx) => void (ctx.body = PAYLOAD));
+    app.use(auth);
+    app.use(router.routes());
+  },
+  'authkoa-basic'(app, router, url) {
+    const auth = baseAuth(url, { basicAuthChecker: (user, passwd) => ({ ok: passwd === 'pw', user: { id: `basic_${user}`, name: user, picture: '' } }) });
+    router.get('/private', auth.middleware.auth, (ctx) => void (ctx.body = PAYLOAD));
+    app.use(auth);
+    app.use(router.routes());
+  },
+  'koa-jwt'(app, router) {
+    router.get('/private', koaJwt({ secret: BENCH_SECRET, algorithms: ['HS256'] }), (ctx) => void (ctx.body = PAYLOAD));
+    app.use(router.routes());
+  },
+  'passport-jwt'(app, router) {
+    passport.use(
+      new JwtStrategy({ jwtFromRequest: ExtractJwt.fromAuthHeaderAsBearerToken(), secretOrKey: BENCH_SECRET, algorithms: ['HS256'] }, (payload, done) =>
+        done(null, payload.user),
+      ),
+    );
+    app.use(passport.initialize());
+    router.get('/private', passport.authenticate('jwt', { session: false }), (ctx) => void (ctx.body = PAYLOAD));
+    app.use(router.routes());
+  },
+  'passthrough-without'(app, router) {
+    router.get('/public', (ctx) => void (ctx.body = PAYLOAD));
+    app.use(router.routes());
+  },
+  'passthrough-with'(app, router, url) {
+    app.use(baseAuth(url));
+    router.get('/public', (ctx) => void (ctx.body = PAYLOAD));
+    app.use(router.routes());
+  },
+  async 'avatar-file'(app, _router, url, dir) {
+    await avatarCase(app, url, join(dir, 'files'), (p) => p);
+  },
+  async 'avatar-lmdb'(app, _router, url, dir) {
+    await avatarCase(app, url, join(dir, 'lmdb'), (p) => `lmdb://${p}`);
+  },
+  'koa-static'(app, _router, _url, dir) {
+    // The same bytes the avatar cases serve, as a plain static file under the same kind of path.
+    mkdirSync(join(dir, 'static', 'avatar'), { recursive: true });
+    writeFileSync(join(dir, 'static', 'avatar', `${AVATAR_ID}`), avatarBytes());
+    app.use(serveStatic(join(dir, 'static'), { maxage: 604800000 }));
+  },
+};
+
+/** A fixed 64×64 PNG-sized payload: avatars are small images, a few KB. */
+export function avatarBytes(): Buffer {
+  const png = Buffer.alloc(4096, 7);
+  Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]).copy(png);
+  return png;
+}
+export const AVATAR_USER = 'bench_user';
+export const AVATAR_ID = avatarId(AVATAR_USER);
+
+async function avatarCase(app: Koa, url: string, path: string, uri: (p: string) => string) {
+  mkdirSync(path, { recursive: true });
+  const store = await openStore(uri(path));
+  await store.put(AVATAR_USER, avatarBytes());
+  await store.close();
+  app.use(baseAuth(url, { avatarStore: uri(path) }));
+}
+
+export const CASES = Object.keys(cases);
+
+async function main() {
+  const name = process.argv[2] ?? '';
+  const dir = process.argv[3] ?? '';
+  const build = cases[name];
+  if (!build) throw new Error(`unknown case ${name}; known: ${CASES.join(', ')}`);
+  const app = new Koa();
+  let handle: http.RequestListener = (_q, s) => void s.writeHead(503).end();
+  const server = http.createServer((q, s) => handle(q, s));
+  server.keepAliveTimeout = 30_000;
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  await build(app, new Router(), `http://127.0.0.1:${port}`, dir);
+  handle = app.callback();
+  process.stdout.write(`ready ${port}\n`);
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  main().catch((err) => {
+    process.stderr.write(`bench server: ${(err as Error).stack}\n`);
+    process.exit(1);
+  });
+}
