@@ -18,17 +18,23 @@ export const outDir = join(root, 'dist', 'browser');
 const banner = '/*! jquery.rest for authkoa | MIT */';
 const common = { bundle: true, target: 'es2019', platform: 'browser', logLevel: 'warning', banner: { js: banner } };
 
-/** Builds the three bundles and the type declarations. */
-export async function buildBrowser() {
-  await mkdir(outDir, { recursive: true });
+/** The bundle files the build writes (besides the .d.ts declarations). */
+export const bundles = ['jquery.rest.js', 'jquery.rest.min.js', 'index.js'];
+
+/**
+ * Builds the three bundles into `dir` (default dist/browser), and the type declarations into
+ * dist/browser unless `declarations` is false. Returns `dir`.
+ */
+export async function buildBrowser({ dir = outDir, declarations = true } = {}) {
+  await mkdir(dir, { recursive: true });
   const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
   await Promise.all([
-    build({ ...common, entryPoints: [join(here, 'global.ts')], format: 'iife', outfile: join(outDir, 'jquery.rest.js') }),
-    build({ ...common, entryPoints: [join(here, 'global.ts')], format: 'iife', minify: true, outfile: join(outDir, 'jquery.rest.min.js') }),
-    build({ ...common, entryPoints: [join(here, 'index.ts')], format: 'esm', outfile: join(outDir, 'index.js') }),
-    promisify(execFile)(process.execPath, [tsc, '-p', join(here, 'tsconfig.json')], { cwd: root }),
+    build({ ...common, entryPoints: [join(here, 'global.ts')], format: 'iife', outfile: join(dir, bundles[0]) }),
+    build({ ...common, entryPoints: [join(here, 'global.ts')], format: 'iife', minify: true, outfile: join(dir, bundles[1]) }),
+    build({ ...common, entryPoints: [join(here, 'index.ts')], format: 'esm', outfile: join(dir, bundles[2]) }),
+    declarations && promisify(execFile)(process.execPath, [tsc, '-p', join(here, 'tsconfig.json')], { cwd: root }),
   ]);
-  return outDir;
+  return dir;
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {

@@ -179,6 +179,29 @@ for (const jq of JQUERIES) {
     t.deepEqual(value, { me: true, verbs: ['read'] });
   });
 
+  test(`${jq}: cross-domain requests go to an absolute base on another origin, with credentials through ajax`, async (t) => {
+    const { value, requests, base } = await h.run(
+      jq,
+      async ({ $, base, arg, settle }) => {
+        const remote = new $.RestClient(arg + base, {
+          stringifyData: true,
+          ajax: { xhrFields: { withCredentials: true }, headers: { 'X-Api-Key': 'k' } },
+        });
+        const foo = remote.add('foo');
+        return [await settle(foo.read(1)), await settle(foo.update(1, { a: 1 }))].map((r) => [r.ok, r.data && r.data.method]);
+      },
+      h.server.otherOrigin,
+    );
+    t.deepEqual(value, [
+      [true, 'GET'],
+      [true, 'PUT'],
+    ]);
+    const real = requests.filter((r) => r.method !== 'OPTIONS');
+    t.deepEqual(real.map((r) => `${r.method} ${r.url.slice(base.length)}`), ['GET /foo/1/', 'PUT /foo/1/']);
+    t.true(real.every((r) => r.headers['origin'] === h.server.origin && r.headers['x-api-key'] === 'k'));
+    t.true(requests.some((r) => r.method === 'OPTIONS'), 'the browser preflighted the custom header');
+  });
+
   test(`${jq}: rule 7 - done receives (data, textStatus, xhr); fail receives the failed xhr`, async (t) => {
     const { value, requests } = await h.run(jq, async ({ $, base, settle }) => {
       const foo = new $.RestClient(base).add('foo');

@@ -4,10 +4,10 @@
  * playwright-core. One Chromium per test file; one reused page per jQuery version.
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
-import { access, readFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, readdir, rename, rm, stat } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import type { TestFn } from 'ava';
 import type { JQueryLike, RestClientConstructor } from '../../browser/index.js';
@@ -32,6 +32,8 @@ export interface RecordedRequest {
 /** The recording server. */
 export interface RestServer {
   readonly origin: string;
+  /** The same server under another host name (localhost), i.e. a different origin for CORS tests. */
+  readonly otherOrigin: string;
   readonly requests: RecordedRequest[];
   /** A fresh base path (`/t<k>/api`) so concurrent tests never see each other's requests. */
   newBase(): string;
@@ -79,7 +81,7 @@ function readBody(req: IncomingMessage): Promise<string> {
 
 /**
  * Starts the server on 127.0.0.1 (random port). Any path outside /vendor, /dist and /page is
- * recorded and answered with JSON `{n, method, url}` (n counts recorded requests, so a cached
+ * recorded and answered with JSON `{n, method, url}` (with CORS headers for the request's Origin; OPTIONS preflights are recorded and answered 204) (n counts recorded requests, so a cached
  * answer shows an old n). A `status=<code>` query parameter sets the response status.
  */
 export async function startRestServer(): Promise<RestServer> {
@@ -102,19 +104,33 @@ export async function startRestServer(): Promise<RestServer> {
       }
       return;
     }
+    const origin = req.headers.origin;
+    const cors: Record<string, string> = origin
+      ? { 'access-control-allow-origin': origin, 'access-control-allow-credentials': 'true', vary: 'Origin' }
+      : {};
     const body = await readBody(req);
     const headers: Record<string, string> = {};
     for (const [k, v] of Object.entries(req.headers)) headers[k] = Array.isArray(v) ? v.join(', ') : (v ?? '');
     requests.push({ method: req.method ?? '', url, path, query, headers, body });
+    if (req.method === 'OPTIONS') {
+      res.writeHead(204, {
+        ...cors,
+        'access-control-allow-methods': req.headers['access-control-request-method'] ?? 'GET',
+        'access-control-allow-headers': req.headers['access-control-request-headers'] ?? '',
+      });
+      res.end();
+      return;
+    }
     const status = Number(new URLSearchParams(query).get('status') ?? 200) || 200;
     const json = JSON.stringify({ n: requests.length, method: req.method, url });
-    res.writeHead(status, { 'content-type': 'application/json' });
+    res.writeHead(status, { ...cors, 'content-type': 'application/json' });
     res.end(req.method === 'HEAD' ? undefined : json);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
     origin: `http://127.0.0.1:${port}`,
+    otherOrigin: `http://localhost:${port}`,
     requests,
     newBase: () => `/t${++bases}/api`,
     under: (prefix) => requests.filter((r) => r.path.startsWith(prefix + '/') || r.path === prefix),
@@ -122,14 +138,36 @@ export async function startRestServer(): Promise<RestServer> {
   };
 }
 
-/** Builds dist/browser with browser/build.mjs unless the bundles are already there. */
-export async function ensureBrowserBundle(): Promise<void> {
+async function mtime(path: string): Promise<number> {
   try {
-    await Promise.all(['jquery.rest.js', 'jquery.rest.min.js', 'index.js'].map((f) => access(join(distDir, f))));
+    return (await stat(path)).mtimeMs;
   } catch {
-    const buildScript = join(root, 'browser', 'build.mjs');
-    const mod = (await import(buildScript)) as { buildBrowser: () => Promise<string> };
-    await mod.buildBrowser();
+    return -1;
+  }
+}
+
+/**
+ * Builds the bundles with browser/build.mjs when one is missing or older than a browser/*.ts
+ * source. It builds into a private folder and renames each file into dist/browser, so test
+ * files starting at once never serve a half-written bundle.
+ */
+export async function ensureBrowserBundle(): Promise<void> {
+  const srcDir = join(root, 'browser');
+  const sources = (await readdir(srcDir)).filter((f) => f.endsWith('.ts') || f.endsWith('.mjs'));
+  const newestSource = Math.max(...(await Promise.all(sources.map((f) => mtime(join(srcDir, f))))));
+  const mod = (await import(pathToFileURL(join(srcDir, 'build.mjs')).href)) as {
+    bundles: string[];
+    buildBrowser(o: { dir: string; declarations: boolean }): Promise<string>;
+  };
+  const built = await Promise.all(mod.bundles.map((f) => mtime(join(distDir, f))));
+  if (built.every((t) => t >= newestSource)) return;
+  const tmp = await mkdtemp(join(root, 'dist', '.browser-build-'));
+  try {
+    await mod.buildBrowser({ dir: tmp, declarations: false });
+    await mkdir(distDir, { recursive: true });
+    for (const f of mod.bundles) await rename(join(tmp, f), join(distDir, f));
+  } finally {
+    await rm(tmp, { recursive: true, force: true });
   }
 }
 
