@@ -24,8 +24,9 @@ export function writeConfirmPage(ctx: Context, page: ConfirmPage): void {
   const nonce = randomBytes(16).toString('base64');
   const formAction = ["'self'", page.redirectOrigin].filter(Boolean).join(' ');
   ctx.set('Content-Security-Policy', `default-src 'none'; style-src 'nonce-${nonce}'; form-action ${formAction}; frame-ancestors 'none'; base-uri 'none'`);
-  // The token is in this page's URL: keep it out of Referer headers and caches.
-  ctx.set('Referrer-Policy', 'no-referrer');
+  // The token is in this page's URL: keep it out of caches and of Referer headers to other sites.
+  // Not 'no-referrer': that would make the browser send `Origin: null` with the form POST.
+  ctx.set('Referrer-Policy', 'same-origin');
   ctx.set('Cache-Control', 'no-store');
   ctx.status = 200;
   ctx.type = 'text/html; charset=utf-8';
