@@ -1,0 +1,118 @@
+/**
+ * Property-based fuzzing (fast-check) of the parsers an attacker reaches: the token parser, the
+ * redirect check, the avatar id check and the store URI parser. Thousands of inputs each: nothing may
+ * throw anything but the documented error, and no forgery may be accepted.
+ */
+import test from 'ava';
+import fc from 'fast-check';
+import { AuthError } from '../../lib/errors.js';
+import { resolveOptions } from '../../lib/options.js';
+import { safeRedirect } from '../../lib/redirect.js';
+import { parseStoreUri } from '../../lib/stores/index.js';
+import { isAvatarId } from '../../lib/stores/index.js';
+import { TokenService } from '../../lib/token.js';
+import { forgeToken } from '../helpers/attack.js';
+
+const SECRET = 'fuzz-secret-0123456789abcdef';
+const tokens = new TokenService(resolveOptions({ secret: SECRET, url: 'http://127.0.0.1:8080', providers: [{ kind: 'direct', name: 'd', checker: () => true }] }));
+const RUNS = 2000;
+
+async function genuine(): Promise<string> {
+  return tokens.create({ aud: 'a', jti: 'j'.repeat(40), user: { name: 'n', id: 'd_1', picture: '' }, auth_provider: { name: 'd' } });
+}
+
+test('token parser: random strings are refused with AuthError 401, never another error', async (t) => {
+  await fc.assert(
+    fc.asyncProperty(fc.oneof(fc.string(), fc.string({ unit: 'binary' }), fc.stringMatching(/^[A-Za-z0-9_.-]{0,300}$/)), async (s) => {
+      try {
+        await tokens.parse(s);
+        return false;
+      } catch (err) {
+        return err instanceof AuthError && err.status === 401;
+      }
+    }),
+    { numRuns: RUNS },
+  );
+  t.pass();
+});
+
+test('token parser: any single-character change to a genuine token is never accepted as different claims', async (t) => {
+  const token = await genuine();
+  const accepted = (await tokens.parse(token)) as Record<string, unknown>;
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.=';
+  await fc.assert(
+    fc.asyncProperty(fc.nat({ max: token.length - 1 }), fc.constantFrom(...alphabet), async (i, ch) => {
+      const mutated = token.slice(0, i) + ch + token.slice(i + 1);
+      if (mutated === token) return true;
+      try {
+        const claims = await tokens.parse(mutated);
+        // base64url has spare low bits in its last character: a different string may decode to the same
+        // bytes. That is not a forgery as long as the claims are exactly the genuine ones.
+        return JSON.stringify(claims) === JSON.stringify(accepted);
+      } catch (err) {
+        return err instanceof AuthError;
+      }
+    }),
+    { numRuns: RUNS },
+  );
+  t.pass();
+});
+
+test('token parser: arbitrary JSON payloads signed with another key are refused; with our key never crash', async (t) => {
+  await fc.assert(
+    fc.asyncProperty(fc.jsonValue(), fc.boolean(), async (payload, ours) => {
+      const token = forgeToken(payload as object, ours ? SECRET : 'attacker', { alg: 'HS256', typ: 'JWT' });
+      try {
+        await tokens.parse(token);
+        return ours; // only our own key can produce an accepted token
+      } catch (err) {
+        return err instanceof AuthError;
+      }
+    }),
+    { numRuns: RUNS },
+  );
+  t.pass();
+});
+
+test('redirect check: whatever `from` is, the result is undefined or an http(s) URL on an allowed origin', (t) => {
+  const base = 'https://app.example:8443';
+  const allowed = ['partner.example'];
+  const pieces = fc.constantFrom('/', '\\', '//', 'https:', 'http:', 'javascript:', '@', 'evil.example', 'app.example', 'partner.example', ':8443', '%2f', '%5c', '%00', '\t', '\n', ' ', '?', '#', '.', '..', 'a');
+  fc.assert(
+    fc.property(fc.oneof(fc.string(), fc.webUrl(), fc.array(pieces, { maxLength: 8 }).map((xs) => xs.join(''))), (from) => {
+      const out = safeRedirect(from, base, allowed);
+      if (out === undefined) return true;
+      const u = new URL(out);
+      const sameOrigin = u.origin === 'https://app.example:8443';
+      return (u.protocol === 'https:' || u.protocol === 'http:') && !u.username && !u.password && (sameOrigin || u.hostname === 'partner.example') && !/[\r\n]/.test(out);
+    }),
+    { numRuns: RUNS * 3 },
+  );
+  t.pass();
+});
+
+test('avatar id check: only <40 hex>.image passes, so no path separator or NUL ever reaches a store', (t) => {
+  fc.assert(
+    fc.property(fc.oneof(fc.string(), fc.string({ unit: 'binary' }), fc.stringMatching(/^[0-9a-f./\\%]{38,50}(\.image)?$/)), (s) => {
+      const ok = isAvatarId(s);
+      return ok === /^[0-9a-fA-F]{40}\.image$/.test(s) && (!ok || !/[/\\\0.]{2}|[/\\\0]/.test(s));
+    }),
+    { numRuns: RUNS },
+  );
+  t.pass();
+});
+
+test('store URI parser: any string either parses or throws a TypeError naming the option', (t) => {
+  fc.assert(
+    fc.property(fc.oneof(fc.string(), fc.webUrl(), fc.constantFrom('lmdb://', 'bolt://', 'mongodb://', 'file://', 'redis://', 's3://').chain((s) => fc.string().map((r) => s + r))), (uri) => {
+      try {
+        const target = parseStoreUri(uri);
+        return ['file', 'lmdb', 'mongodb'].includes(target.kind);
+      } catch (err) {
+        return err instanceof TypeError && err.message.startsWith('authKoa: avatarStore');
+      }
+    }),
+    { numRuns: RUNS },
+  );
+  t.pass();
+});
