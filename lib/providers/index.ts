@@ -4,6 +4,7 @@ import { verifiedProvider } from './verified.js';
 import { catalogNames, socialProvider } from './catalog.js';
 import { oauth2Provider } from './custom.js';
 import { devProvider } from './dev.js';
+import { oidcProvider } from './oidc.js';
 
 /**
  * The provider kinds that ship with authkoa, registered once at import. Built-in names map to the
@@ -14,6 +15,7 @@ registerProvider(verifiedProvider);
 registerProvider(socialProvider);
 registerProvider(oauth2Provider);
 registerProvider(devProvider);
+registerProvider(oidcProvider);
 for (const [name, preset] of Object.entries(catalogNames)) builtinNames.set(name, { kind: 'social', preset });
 builtinNames.set('dev', { kind: 'dev' });
 
@@ -24,4 +26,5 @@ export type { Sender, SenderFunc } from './sender.js';
 export { socialProvider, catalog, type SocialProviderOptions } from './catalog.js';
 export { oauth2Provider, type OAuth2ProviderOptions, type MappedUser } from './custom.js';
 export { devProvider, runDevOAuthServer, startDevOAuthServer, type DevProviderOptions, type DevOAuthServer, type DevOAuthServerOptions } from './dev.js';
+export { oidcProvider, type OIDCProviderOptions } from './oidc.js';
 export { builtinNames };

@@ -278,7 +278,8 @@ async function exchange(spec: FlowSpec, client: AuthorizationCode, params: Recor
   return payload as OAuthToken;
 }
 
-function flowIO(spec: FlowSpec): FlowIO {
+/** The outbound helpers of one provider: its deadline and size cap, errors naming it. */
+export function flowIO(spec: FlowSpec): FlowIO {
   const name = spec.name;
   async function get(url: string, what: string, headers: Record<string, string>, failStatus: number, failCode: string) {
     let res;
