@@ -4,6 +4,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError } from 'commander';
 import { demoCommand } from './commands/demo.js';
+import { devOauthCommand } from './commands/dev-oauth.js';
 import { secretCommand } from './commands/secret.js';
 
 /** The package's version, found by walking up from this file (bin/ under tsx, dist/bin/ when built). */
@@ -28,6 +29,7 @@ const program = new Command('authctl')
 
 program.addCommand(secretCommand());
 program.addCommand(demoCommand());
+program.addCommand(devOauthCommand());
 
 try {
   await program.parseAsync(process.argv);
