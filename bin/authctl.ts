@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError } from 'commander';
+import { avatarsCommand } from './commands/avatars.js';
 import { demoCommand } from './commands/demo.js';
 import { devOauthCommand } from './commands/dev-oauth.js';
 import { secretCommand } from './commands/secret.js';
@@ -30,6 +31,7 @@ const program = new Command('authctl')
 program.addCommand(secretCommand());
 program.addCommand(demoCommand());
 program.addCommand(devOauthCommand());
+program.addCommand(avatarsCommand());
 
 try {
   await program.parseAsync(process.argv);

@@ -123,7 +123,7 @@ function request(url: URL, headers: Record<string, string>, allowed: (address: s
       if (req.destroyed) return res.destroy();
       resolve(res);
     });
-    req.once('error', reject);
+    req.on('error', reject); // 'on': a late second error must not go unhandled
     req.end();
   });
 }

@@ -97,7 +97,7 @@ export class FileStore implements AvatarStore {
     try {
       dirs = await readdir(this.root);
     } catch (err) {
-      if (isNotFound(err)) return;
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return; // nothing stored yet
       throw err;
     }
     for (const d of dirs.filter((n) => PARTITION_DIR.test(n)).sort()) {
