@@ -1,6 +1,6 @@
 /** `authctl avatars …` run as a child process, against real stores in temp dirs. */
 import test from 'ava';
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -117,4 +117,27 @@ test('a bad URI, a missing store and an unreachable server are one-line errors w
     t.is(r.stderr.trim().split('\n').length, 1, 'one line, no stack trace');
     t.notRegex(r.stderr, /hunter2/);
   }
+});
+
+// `script` gives the child a pseudo-terminal, as a person at a shell has.
+const hasScript = (() => {
+  try {
+    execFileSync('script', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+(hasScript ? test : test.skip)('on a terminal, migrate draws a progress bar instead of lines', async (t) => {
+  const { dir, path } = await fileStoreWith(['t1', 't2', 't3', 't4']);
+  const cmd = [process.execPath, '--import=tsx', join(root, 'bin', 'authctl.ts'), 'avatars', 'migrate', path, join(dir, 'copy')]
+    .map((a) => `'${a}'`)
+    .join(' ');
+  const screen = await new Promise<string>((resolve, reject) =>
+    execFile('script', ['-qec', cmd, '/dev/null'], { cwd: root, timeout: 60_000 }, (err, stdout) => (err ? reject(err) : resolve(stdout))),
+  );
+  t.regex(screen, /\rmigrating \[#{30}\] 4\/4/);
+  t.notRegex(screen, /copied /);
+  t.regex(screen, /migrated 4 of 4 avatars/);
+  rmSync(dir, { recursive: true });
 });
