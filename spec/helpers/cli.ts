@@ -18,7 +18,7 @@ export function runCli(args: string[], opts: { env?: NodeJS.ProcessEnv; input?: 
     let stderr = '';
     child.stdout!.on('data', (d) => (stdout += d));
     child.stderr!.on('data', (d) => (stderr += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 30_000);
+    const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 90_000);
     child.on('error', reject);
     child.on('close', (code) => {
       clearTimeout(timer);
@@ -38,7 +38,7 @@ export function spawnCli(args: string[], env?: NodeJS.ProcessEnv): ChildProcess 
 }
 
 /** Resolves with the first stdout line matching `re` (e.g. a "listening on" line); rejects if the process exits first. */
-export function waitForLine(child: ChildProcess, re: RegExp, timeoutMs = 20_000): Promise<RegExpMatchArray> {
+export function waitForLine(child: ChildProcess, re: RegExp, timeoutMs = 90_000): Promise<RegExpMatchArray> {
   return new Promise((resolve, reject) => {
     let buf = '';
     let err = '';
