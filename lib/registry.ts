@@ -13,6 +13,8 @@ export interface Provider {
   login(ctx: Context): Promise<void>;
   callback?(ctx: Context): Promise<void>;
   logout(ctx: Context): Promise<void>;
+  /** Extra routes `/auth/<name>/<action>` (GET and POST), e.g. Telegram's `webhook`; login, callback and logout stay reserved. */
+  readonly actions?: Readonly<Record<string, (ctx: Context) => Promise<void>>>;
   /** Stops background work (servers, pollers) when the service closes. */
   close?(): Promise<void>;
 }

@@ -166,8 +166,11 @@ function buildAuthRouter(o: ResolvedOptions, tokens: TokenService, providers: Pr
         return provider.callback(ctx);
       case 'logout':
         return provider.logout(ctx);
-      default:
+      default: {
+        const action = provider.actions && Object.hasOwn(provider.actions, ctx.params.action!) ? provider.actions[ctx.params.action!] : undefined;
+        if (action) return action(ctx);
         throw new AuthError(404, 'not_found', 'no such provider route');
+      }
     }
   });
 

@@ -5,6 +5,7 @@ import { catalogNames, socialProvider } from './catalog.js';
 import { oauth2Provider } from './custom.js';
 import { devProvider } from './dev.js';
 import { oidcProvider } from './oidc.js';
+import { telegramProvider } from './telegram.js';
 
 /**
  * The provider kinds that ship with authkoa, registered once at import. Built-in names map to the
@@ -16,6 +17,7 @@ registerProvider(socialProvider);
 registerProvider(oauth2Provider);
 registerProvider(devProvider);
 registerProvider(oidcProvider);
+registerProvider(telegramProvider);
 for (const [name, preset] of Object.entries(catalogNames)) builtinNames.set(name, { kind: 'social', preset });
 builtinNames.set('dev', { kind: 'dev' });
 
@@ -27,4 +29,5 @@ export { socialProvider, catalog, type SocialProviderOptions } from './catalog.j
 export { oauth2Provider, type OAuth2ProviderOptions, type MappedUser } from './custom.js';
 export { devProvider, runDevOAuthServer, startDevOAuthServer, type DevProviderOptions, type DevOAuthServer, type DevOAuthServerOptions } from './dev.js';
 export { oidcProvider, type OIDCProviderOptions } from './oidc.js';
+export { telegramProvider, type TelegramProviderOptions, type TelegramWebhookOptions } from './telegram.js';
 export { builtinNames };

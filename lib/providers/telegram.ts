@@ -1,0 +1,274 @@
+import { timingSafeEqual } from 'node:crypto';
+import type { Context } from 'koa';
+import { parseDuration, type Duration } from '../duration.js';
+import { AuthError } from '../errors.js';
+import { writeJSON } from '../login.js';
+import type { Provider, ProviderDeps, ProviderModule } from '../registry.js';
+import { isStateStore, memoryStateStore, openStateStore, parseStateUri, type StateStore } from '../state/index.js';
+import { BotUnavailableError, LoginBot } from '../telegram/bot.js';
+import { startPolling, type Poller } from '../telegram/poller.js';
+import { LoginRequests, type TelegramIdentity } from '../telegram/requests.js';
+import { providerUserId, type User } from '../user.js';
+
+/** Options of a `kind: 'telegram'` provider: login by pressing Start in a Telegram bot. */
+export interface TelegramProviderOptions {
+  kind: 'telegram';
+  /** Provider name: route `/auth/<name>/login`, user ids `<name>_<sha1(telegram id)>`. Default `telegram`. */
+  name?: string;
+  /** Bot token from BotFather. */
+  token: string;
+  /** Bot username; when given, the app never calls getMe. */
+  bot?: string;
+  /** Reply after a successful Start. */
+  successMsg?: string;
+  /** Reply to an unknown, expired or malformed Start. */
+  errorMsg?: string;
+  /** Bot API root (self-hosted Bot API server, tests). Default https://api.telegram.org. */
+  apiRoot?: string;
+  /** How long a login request waits for Start. Default 10 minutes, as the original. */
+  lifetime?: Duration;
+  /** Poll getUpdates inside this process. Default true, false with `webhook`; false when `authctl bot` polls. */
+  poll?: boolean;
+  /** Long-poll wait per getUpdates call, in seconds. Default 25. */
+  pollTimeout?: number;
+  /** Waits after Bot API failures: `{ min, max }` in ms, doubling in between. Default 500 ms to 30 s. */
+  backoff?: { min?: number; max?: number };
+  /** Take updates pushed by Telegram to `POST /auth/<name>/webhook` instead of polling. */
+  webhook?: TelegramWebhookOptions;
+  /** Where login requests live: `memory://` (default), `lmdb://<path>`, `mongodb://…`, or a StateStore. */
+  stateStore?: string | StateStore;
+  /** Largest profile photo downloaded, in bytes. Default 10 MiB. */
+  maxPhotoBytes?: number;
+  /** Deadline of one Bot API call and of the photo download, in ms. Default 10 000. */
+  timeout?: number;
+}
+
+export interface TelegramWebhookOptions {
+  /** Compared with the `X-Telegram-Bot-Api-Secret-Token` header: 1–256 of A–Z, a–z, 0–9, `_`, `-`. */
+  secret: string;
+  /** Call setWebhook at start-up with `<url>/auth/<name>/webhook` and the secret. Default false. */
+  register?: boolean;
+}
+
+const SECRET = /^[A-Za-z0-9_-]{1,256}$/;
+const WEBHOOK_BODY_LIMIT = 1024 * 1024;
+const SECRET_HEADER = 'x-telegram-bot-api-secret-token';
+
+/** The Telegram provider: the bot deep-link login of reference §5.6, with a shareable state store. */
+export const telegramProvider: ProviderModule<TelegramProviderOptions & { [k: string]: unknown }> = {
+  kind: 'telegram',
+  create(opts, deps: ProviderDeps): Provider {
+    const name = opts.name ?? 'telegram';
+    if (typeof name !== 'string' || !name) throw new TypeError('name must be a non-empty string');
+    if (typeof opts.token !== 'string' || !opts.token) throw new TypeError('token (the bot token from BotFather) is required');
+    for (const key of ['bot', 'successMsg', 'errorMsg', 'apiRoot'] as const) {
+      if (opts[key] !== undefined && (typeof opts[key] !== 'string' || !opts[key])) throw new TypeError(`${key} must be a non-empty string`);
+    }
+    if (opts.apiRoot !== undefined && !/^https?:\/\//.test(opts.apiRoot)) throw new TypeError('apiRoot must be an http(s) URL');
+    const lifetimeMs = duration(opts.lifetime ?? '10m', 'lifetime');
+    const webhook = checkWebhook(opts.webhook);
+    if (opts.poll !== undefined && typeof opts.poll !== 'boolean') throw new TypeError('poll must be a boolean');
+    if (opts.poll && webhook) throw new TypeError('poll and webhook exclude each other: Telegram delivers updates one way at a time');
+    const poll = opts.poll ?? !webhook;
+    const pollTimeout = positive(opts.pollTimeout, 'pollTimeout') ?? 25;
+    const backoff = opts.backoff ?? {};
+    const clock = deps.options.clock;
+    const log = deps.logger;
+
+    const store = stateStoreOpener(opts.stateStore, clock, log);
+    const requests = new LoginRequests(store.get, clock);
+    const bot = new LoginBot({
+      token: opts.token,
+      apiRoot: opts.apiRoot,
+      successMsg: opts.successMsg,
+      errorMsg: opts.errorMsg,
+      username: opts.bot,
+      requests,
+      logger: log,
+      maxPhotoBytes: positive(opts.maxPhotoBytes, 'maxPhotoBytes'),
+      timeoutMs: positive(opts.timeout, 'timeout'),
+    });
+    const poller: Poller | undefined = poll
+      ? startPolling(bot, { logger: log, pollTimeout, backoffMin: positive(backoff.min, 'backoff.min'), backoffMax: positive(backoff.max, 'backoff.max') })
+      : undefined;
+    if (webhook?.register) {
+      const url = `${deps.url}${deps.options.authRoutePath}/${encodeURIComponent(name)}/webhook`;
+      bot.api
+        .setWebhook({ url, secret_token: webhook.secret, allowed_updates: ['message'] })
+        .then(() => log.info(`telegram: webhook registered for ${name}`))
+        .catch((err: unknown) => log.error(`telegram: setWebhook failed: ${bot.describe(err)}`));
+    }
+
+    /** GET /login without a token: a new pending request and the bot to send it to. */
+    async function open(ctx: Context): Promise<void> {
+      let username: string;
+      try {
+        username = await bot.username();
+      } catch (err) {
+        if (err instanceof BotUnavailableError) log.error(`telegram: ${err.message}`);
+        throw new AuthError(503, 'provider_unavailable', 'telegram bot is unavailable', { cause: err });
+      }
+      const token = await requests.open(username, lifetimeMs);
+      ctx.set('Cache-Control', 'no-store');
+      writeJSON(ctx, 200, { bot: username, token });
+    }
+
+    /** GET /login?token=: 404 until the request is confirmed, then the session, once. */
+    async function claim(ctx: Context, token: string): Promise<void> {
+      ctx.set('Cache-Control', 'no-store');
+      const username = await bot.username().catch((err: unknown) => {
+        throw new AuthError(503, 'provider_unavailable', 'telegram bot is unavailable', { cause: err });
+      });
+      const found = await requests.claim(username, token);
+      switch (found.status) {
+        case 'unknown':
+          throw new AuthError(404, 'request_not_found', 'request is not found');
+        case 'expired':
+          throw new AuthError(404, 'request_expired', 'request expired');
+        case 'pending':
+          throw new AuthError(404, 'request_not_verified', 'request is not verified yet');
+      }
+      const user = toUser(name, found.tg);
+      if (found.photo) {
+        try {
+          user.picture = await deps.avatarProxy.putContent(user.id, found.photo);
+        } catch (err) {
+          log.warn(`telegram: profile photo of ${user.id} not stored (identicon instead): ${(err as Error).message}`);
+        }
+      }
+      const site = ctx.query.site;
+      await deps.completeLogin(ctx, {
+        provider: name,
+        user,
+        aud: typeof site === 'string' ? site : '',
+        // As the original: the login token becomes the session's jti (and so its XSRF value).
+        claims: { jti: token },
+      });
+    }
+
+    /** POST /webhook: one update pushed by Telegram, authenticated by the secret header. */
+    async function receive(ctx: Context): Promise<void> {
+      if (!webhook) throw new AuthError(404, 'not_found', 'webhook is not enabled');
+      if (ctx.method !== 'POST') throw new AuthError(405, 'method_not_allowed', 'method not allowed');
+      if (!sameSecret(ctx.get(SECRET_HEADER), webhook.secret)) throw new AuthError(401, 'webhook_unauthorized', 'bad webhook secret');
+      const update = await readJSON(ctx);
+      await bot.handleUpdate(update);
+      writeJSON(ctx, 200, { ok: true });
+    }
+
+    let closing: Promise<void> | undefined;
+    return {
+      name,
+      kind: 'telegram',
+      async login(ctx) {
+        const token = ctx.query.token;
+        if (typeof token === 'string' && token !== '') return claim(ctx, token);
+        if (token !== undefined) throw new AuthError(400, 'bad_request', 'token must be given once');
+        return open(ctx);
+      },
+      async logout(ctx) {
+        deps.tokenService.reset(ctx);
+        ctx.status = 200;
+        ctx.type = 'text/plain; charset=utf-8';
+        ctx.body = '';
+      },
+      actions: { webhook: receive },
+      close() {
+        closing ??= (async () => {
+          await poller?.stop();
+          await store.close();
+        })();
+        return closing;
+      },
+    };
+  },
+};
+
+/** `<name>_<sha1(decimal id)>` and the full name, as the original builds them. */
+function toUser(provider: string, tg: TelegramIdentity): User {
+  const full = tg.last_name ? `${tg.first_name} ${tg.last_name}` : tg.first_name;
+  return { name: full, id: providerUserId(provider, String(tg.id)), picture: '' };
+}
+
+/**
+ * Opens the state store on first use and again after a failure (a MongoDB that was down at start-up
+ * is picked up later). Stores made here from a URI are closed with the provider; an object passed in
+ * belongs to the caller.
+ */
+function stateStoreOpener(source: string | StateStore | undefined, clock: () => number, log: ProviderDeps['logger']) {
+  if (typeof source === 'string') {
+    try {
+      parseStateUri(source, 'stateStore');
+    } catch (err) {
+      throw new TypeError((err as Error).message.replace(/^authKoa: /, ''));
+    }
+  } else if (source !== undefined && !isStateStore(source)) {
+    throw new TypeError('stateStore must be memory://, lmdb://<path>, mongodb://… or a StateStore object');
+  }
+  const owned = typeof source !== 'object';
+  let opening: Promise<StateStore> | undefined = source === undefined ? Promise.resolve(memoryStateStore({ clock })) : undefined;
+  return {
+    get(): Promise<StateStore> {
+      opening ??= openStateStore(source!, { clock }).catch((err: unknown) => {
+        opening = undefined;
+        log.error(`telegram: state store unavailable: ${(err as Error).message}`);
+        throw new AuthError(503, 'state_store_unavailable', 'login state is unavailable', { cause: err });
+      });
+      return opening;
+    },
+    async close(): Promise<void> {
+      const s = opening;
+      opening = undefined;
+      if (owned) await (await s?.catch(() => undefined))?.close();
+    },
+  };
+}
+
+function checkWebhook(input: unknown): TelegramWebhookOptions | undefined {
+  if (input === undefined || input === false) return undefined;
+  const w = input as TelegramWebhookOptions;
+  if (typeof w !== 'object' || w === null || typeof w.secret !== 'string' || !SECRET.test(w.secret)) {
+    throw new TypeError('webhook must be { secret } with a secret of 1-256 characters A-Z, a-z, 0-9, _ or -');
+  }
+  if (w.register !== undefined && typeof w.register !== 'boolean') throw new TypeError('webhook.register must be a boolean');
+  return w;
+}
+
+function sameSecret(given: string, expected: string): boolean {
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/** The webhook body as JSON, capped; an application's body parser is honoured. */
+async function readJSON(ctx: Context): Promise<unknown> {
+  const parsed = (ctx.request as unknown as { body?: unknown }).body;
+  if (parsed !== undefined && typeof parsed === 'object') return parsed;
+  if (Number(ctx.get('content-length') || 0) > WEBHOOK_BODY_LIMIT) throw new AuthError(413, 'body_too_large', 'request body is too large');
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > WEBHOOK_BODY_LIMIT) throw new AuthError(413, 'body_too_large', 'request body is too large');
+    chunks.push(chunk);
+  }
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  } catch {
+    throw new AuthError(400, 'bad_request', 'failed to parse request body');
+  }
+}
+
+function duration(value: Duration, option: string): number {
+  try {
+    return parseDuration(value, option);
+  } catch (err) {
+    throw new TypeError((err as Error).message.replace(/^authKoa: /, ''));
+  }
+}
+
+function positive(value: unknown, option: string): number | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) throw new TypeError(`${option} must be a non-negative number`);
+  return value;
+}

@@ -1,0 +1,122 @@
+import { open, type Database, type RootDatabase } from 'lmdb';
+import { rev } from './memory.js';
+import { USED_NS, checkExpiry, checkKey, usedUntil, type StateEntry, type StateStore, type StateStoreOptions } from './types.js';
+
+/** What one key holds on disk (msgpack). */
+interface Stored {
+  v: unknown;
+  exp: number;
+  rev: string;
+}
+
+/**
+ * State in an LMDB environment, for several processes on one host (the app workers and an
+ * `authctl bot` poller). Every write runs in an LMDB write transaction, and LMDB lets one writer in at
+ * a time across all processes that opened the environment, so each read-check-write below is atomic
+ * host-wide. Give it its own path: sharing the avatar store's environment would tie their lifetimes.
+ */
+export class LmdbStateStore implements StateStore {
+  readonly path: string;
+  readonly #root: RootDatabase;
+  readonly #db: Database<Stored, string>;
+  readonly #clock: () => number;
+  readonly #sweepEvery: number;
+  #creates = 0;
+  #closed = false;
+
+  constructor(path: string, opts: StateStoreOptions = {}) {
+    if (typeof path !== 'string' || path === '') throw new TypeError('LmdbStateStore requires a path');
+    this.path = path;
+    this.#clock = opts.clock ?? Date.now;
+    this.#sweepEvery = opts.sweepEvery ?? 256;
+    this.#root = open({ path, maxDbs: 2 });
+    this.#db = this.#root.openDB<Stored, string>({ name: 'state' });
+  }
+
+  async create(ns: string, key: string, value: unknown, expiresAtMs: number): Promise<boolean> {
+    this.#open('create');
+    checkKey('create', ns, key);
+    checkExpiry('create', expiresAtMs);
+    const k = dbKey(ns, key);
+    const stored: Stored = { v: value, exp: expiresAtMs, rev: rev() };
+    if (++this.#creates % this.#sweepEvery === 0) void this.sweep().catch(() => {});
+    return this.#root.transaction(() => {
+      const cur = this.#db.get(k);
+      if (cur && cur.exp > this.#clock()) return false;
+      this.#db.put(k, stored);
+      return true;
+    });
+  }
+
+  async get<V = unknown>(ns: string, key: string): Promise<StateEntry<V> | undefined> {
+    this.#open('get');
+    checkKey('get', ns, key);
+    const cur = this.#db.get(dbKey(ns, key));
+    return cur && { value: cur.v as V, expiresAt: cur.exp, rev: cur.rev };
+  }
+
+  async replace(ns: string, key: string, expected: string, value: unknown, expiresAtMs: number): Promise<boolean> {
+    this.#open('replace');
+    checkKey('replace', ns, key);
+    checkExpiry('replace', expiresAtMs);
+    const k = dbKey(ns, key);
+    const stored: Stored = { v: value, exp: expiresAtMs, rev: rev() };
+    return this.#root.transaction(() => {
+      const cur = this.#db.get(k);
+      if (!cur || cur.rev !== expected || cur.exp <= this.#clock()) return false;
+      this.#db.put(k, stored);
+      return true;
+    });
+  }
+
+  async take(ns: string, key: string, expected: string): Promise<boolean> {
+    this.#open('take');
+    checkKey('take', ns, key);
+    const k = dbKey(ns, key);
+    return this.#root.transaction(() => {
+      const cur = this.#db.get(k);
+      if (!cur || cur.rev !== expected) return false;
+      this.#db.remove(k);
+      return true;
+    });
+  }
+
+  async remove(ns: string, key: string): Promise<void> {
+    this.#open('remove');
+    checkKey('remove', ns, key);
+    await this.#db.remove(dbKey(ns, key));
+  }
+
+  async sweep(): Promise<number> {
+    this.#open('sweep');
+    return this.#root.transaction(() => {
+      const now = this.#clock();
+      // Collected first, removed after: the cursor is not walked while the tree changes under it.
+      // Inside the write transaction, so a key another process just rewrote is judged by its new value.
+      const expired: string[] = [];
+      for (const { key, value } of this.#db.getRange()) if (value.exp <= now) expired.push(key);
+      for (const key of expired) this.#db.remove(key);
+      return expired.length;
+    });
+  }
+
+  async markUsed(id: string, expiresAtMs: number): Promise<boolean> {
+    if (typeof id !== 'string' || id === '') throw new TypeError('markUsed() requires a non-empty id');
+    return this.create(USED_NS, id, 1, usedUntil(expiresAtMs, this.#clock()));
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.#root.close();
+  }
+
+  #open(call: string): void {
+    if (this.#closed) throw new Error(`state store is closed (${call})`);
+  }
+}
+
+/** One flat key space; NUL cannot occur in a namespace, so `ns` + key never collide. */
+function dbKey(ns: string, key: string): string {
+  return `${ns}\u0000${key}`;
+}

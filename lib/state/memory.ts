@@ -1,0 +1,87 @@
+import { randomBytes } from 'node:crypto';
+import { USED_NS, checkExpiry, checkKey, usedUntil, type StateEntry, type StateStore, type StateStoreOptions } from './types.js';
+
+/**
+ * The in-process state store, the default: right when the Telegram poller runs inside the one app
+ * process. Values are copied in and out (structuredClone) so a caller never mutates stored state.
+ * Expired entries go every `sweepEvery` creates instead of on a timer, so an idle store keeps
+ * nothing alive and needs no teardown.
+ */
+export function memoryStateStore(opts: StateStoreOptions = {}): StateStore & { readonly size: number } {
+  const clock = opts.clock ?? Date.now;
+  const sweepEvery = opts.sweepEvery ?? 256;
+  const entries = new Map<string, StateEntry>();
+  let creates = 0;
+  let closed = false;
+  const id = (ns: string, key: string) => `${ns}\u0000${key}`;
+  const live = (e: StateEntry | undefined, now: number): e is StateEntry => e !== undefined && e.expiresAt > now;
+  const open = (call: string) => {
+    if (closed) throw new Error(`state store is closed (${call})`);
+  };
+  const sweepNow = (now: number) => {
+    let n = 0;
+    for (const [k, e] of entries) if (e.expiresAt <= now && entries.delete(k)) n++;
+    return n;
+  };
+
+  const store = {
+    get size() {
+      return entries.size;
+    },
+    async create(ns: string, key: string, value: unknown, expiresAtMs: number) {
+      open('create');
+      checkKey('create', ns, key);
+      checkExpiry('create', expiresAtMs);
+      const now = clock();
+      if (++creates % sweepEvery === 0) sweepNow(now);
+      if (live(entries.get(id(ns, key)), now)) return false;
+      entries.set(id(ns, key), { value: structuredClone(value), expiresAt: expiresAtMs, rev: rev() });
+      return true;
+    },
+    async get<V>(ns: string, key: string) {
+      open('get');
+      checkKey('get', ns, key);
+      const e = entries.get(id(ns, key));
+      return e && ({ ...e, value: structuredClone(e.value) } as StateEntry<V>);
+    },
+    async replace(ns: string, key: string, expected: string, value: unknown, expiresAtMs: number) {
+      open('replace');
+      checkKey('replace', ns, key);
+      checkExpiry('replace', expiresAtMs);
+      const e = entries.get(id(ns, key));
+      if (!live(e, clock()) || e.rev !== expected) return false;
+      entries.set(id(ns, key), { value: structuredClone(value), expiresAt: expiresAtMs, rev: rev() });
+      return true;
+    },
+    async take(ns: string, key: string, expected: string) {
+      open('take');
+      checkKey('take', ns, key);
+      const e = entries.get(id(ns, key));
+      if (!e || e.rev !== expected) return false;
+      return entries.delete(id(ns, key));
+    },
+    async remove(ns: string, key: string) {
+      open('remove');
+      checkKey('remove', ns, key);
+      entries.delete(id(ns, key));
+    },
+    async sweep() {
+      open('sweep');
+      return sweepNow(clock());
+    },
+    async markUsed(tokenId: string, expiresAtMs: number) {
+      if (typeof tokenId !== 'string' || tokenId === '') throw new TypeError('markUsed() requires a non-empty id');
+      return store.create(USED_NS, tokenId, 1, usedUntil(expiresAtMs, clock()));
+    },
+    async close() {
+      closed = true;
+      entries.clear();
+    },
+  };
+  return store;
+}
+
+/** A fresh revision tag: 64 random bits, enough that two writes never share one. */
+export function rev(): string {
+  return randomBytes(8).toString('hex');
+}

@@ -1,0 +1,79 @@
+import type { UsedTokenStore } from '../state.js';
+
+/** One entry of a state store, as read back. */
+export interface StateEntry<V = unknown> {
+  /** What was stored: plain JSON data (objects, arrays, strings, numbers, booleans, null). */
+  value: V;
+  /** When the entry stops being live, in ms since the epoch. */
+  expiresAt: number;
+  /** Changes on every write; replace() and take() succeed only against the revision they read. */
+  rev: string;
+}
+
+/**
+ * Short-lived login state shared by every process that serves one application: Telegram's pending
+ * login requests and the verified provider's spent token ids. Keys live in namespaces so one store
+ * serves several providers. Expiry is enforced here, in code, against the store's clock (no database
+ * TTL index), so an entry past its time is never treated as live even before it is swept.
+ *
+ * Every write is a compare-and-set that is atomic across the processes sharing the store (LMDB write
+ * transactions, single-document MongoDB operations), so of two racing callers exactly one wins.
+ */
+export interface StateStore extends UsedTokenStore {
+  /** Creates `key` unless a live entry holds it (an expired one is overwritten). True when created. */
+  create(ns: string, key: string, value: unknown, expiresAtMs: number): Promise<boolean>;
+  /** The entry under `key`, live or expired but not yet swept; undefined when there is none. */
+  get<V = unknown>(ns: string, key: string): Promise<StateEntry<V> | undefined>;
+  /** Overwrites a live entry that still has revision `rev`. True when written. */
+  replace(ns: string, key: string, rev: string, value: unknown, expiresAtMs: number): Promise<boolean>;
+  /** Deletes the entry if it still has revision `rev` (a one-time consume). True when this call deleted it. */
+  take(ns: string, key: string, rev: string): Promise<boolean>;
+  /** Deletes the entry whatever its revision. */
+  remove(ns: string, key: string): Promise<void>;
+  /** Deletes expired entries now; resolves to how many went. Stores also sweep on their own every so often. */
+  sweep(): Promise<number>;
+  /** Spent one-shot token ids (the verified provider), kept in namespace `used` until they expire. */
+  markUsed(id: string, expiresAtMs: number): Promise<boolean>;
+  /** Releases the connection or environment. Further calls reject. */
+  close(): Promise<void>;
+}
+
+/** Options every state store takes. */
+export interface StateStoreOptions {
+  /** Clock in ms since the epoch; tests inject one. Default Date.now. */
+  clock?: () => number;
+  /** Sweep expired entries every this many create() calls. Default 256. */
+  sweepEvery?: number;
+}
+
+/** The namespace markUsed() writes to. */
+export const USED_NS = 'used';
+
+/**
+ * How long a spent id is remembered: until its token expires, and at least a minute, so an id whose
+ * token is already expired is still refused the same way (the same rule as memoryUsedTokenStore).
+ */
+export function usedUntil(expiresAtMs: number, now: number): number {
+  return Math.max(expiresAtMs, now + 60_000);
+}
+
+/** True when `value` has the methods a StateStore needs. */
+export function isStateStore(value: unknown): value is StateStore {
+  const s = value as Partial<StateStore> | null;
+  return (
+    typeof s === 'object' &&
+    s !== null &&
+    ['create', 'get', 'replace', 'take', 'remove', 'sweep', 'markUsed', 'close'].every((m) => typeof (s as Record<string, unknown>)[m] === 'function')
+  );
+}
+
+/** Argument checks shared by the stores: empty or non-string keys are programming errors. */
+export function checkKey(call: string, ns: string, key: string): void {
+  if (typeof ns !== 'string' || ns === '' || ns.includes('\u0000')) throw new TypeError(`${call}() requires a non-empty namespace without NUL`);
+  if (typeof key !== 'string' || key === '') throw new TypeError(`${call}() requires a non-empty key`);
+  if (key.length > 512) throw new TypeError(`${call}() key is longer than 512 characters`);
+}
+
+export function checkExpiry(call: string, expiresAtMs: number): void {
+  if (typeof expiresAtMs !== 'number' || !Number.isFinite(expiresAtMs)) throw new TypeError(`${call}() requires expiresAtMs as a finite number`);
+}

@@ -1,0 +1,135 @@
+import { TelegramApiError } from 'node-telegram-bot-api';
+import type { Logger } from '../logger.js';
+import type { LoginBot } from './bot.js';
+
+/** Options of startPolling(). */
+export interface PollerOptions {
+  /** Long-poll wait per getUpdates call, in seconds. Default 25. */
+  pollTimeout?: number;
+  /** First wait after a failed getUpdates, in ms; doubles per failure in a row. Default 500. */
+  backoffMin?: number;
+  /** Longest wait between failed calls, in ms. Default 30 000. */
+  backoffMax?: number;
+  logger: Logger;
+  /** Called once the bot's username is known and polling has begun. */
+  onReady?: (username: string) => void;
+}
+
+/** A running poll loop. */
+export interface Poller {
+  /** Resolves with the bot username once polling began (never rejects; failures are retried). */
+  readonly ready: Promise<string>;
+  /** Stops the loop: the pending long poll is aborted, the update in hand is finished or cut. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Long-polls getUpdates and hands each update to the bot. The offset rule: an update is acknowledged
+ * by the next call's `offset = last update_id + 1`, so one that was fetched but not yet handled when
+ * the process died is delivered again. Failures of any kind (5xx, 401, 409, dropped connections,
+ * timeouts) are logged once per streak and retried with doubling, jittered waits; the loop never
+ * throws, so a Bot API outage can never take the application down.
+ */
+export function startPolling(bot: LoginBot, opts: PollerOptions): Poller {
+  const controller = new AbortController();
+  const signal = controller.signal;
+  const log = opts.logger;
+  const pollTimeout = opts.pollTimeout ?? 25;
+  const min = opts.backoffMin ?? 500;
+  const max = Math.max(min, opts.backoffMax ?? 30_000);
+  let failures = 0;
+  let resolveReady!: (name: string) => void;
+  const ready = new Promise<string>((resolve) => (resolveReady = resolve));
+
+  /** Logs the first failure of a streak and then every tenth, so an outage does not flood the log. */
+  const failed = (what: string, err: unknown) => {
+    failures++;
+    if (failures === 1 || failures % 10 === 0) {
+      const hint = err instanceof TelegramApiError && err.errorCode === 401 ? ' (is the bot token right?)' : '';
+      log.warn(`telegram: ${what} failed (${failures} in a row)${hint}: ${bot.describe(err)}`);
+    }
+    const wait = Math.min(max, min * 2 ** Math.min(failures - 1, 20));
+    return sleep(wait * (0.5 + Math.random() * 0.5), signal);
+  };
+
+  // offset: the next update wanted; acked: the offset Telegram last saw from us.
+  let offset: number | undefined;
+  let acked: number | undefined;
+
+  const loop = async () => {
+    let username: string | undefined;
+    while (!signal.aborted && username === undefined) {
+      try {
+        username = await bot.username();
+      } catch (err) {
+        await failed('getMe', err);
+      }
+    }
+    if (username === undefined) return;
+    if (failures > 0) log.info(`telegram: Bot API reachable again`);
+    failures = 0;
+    resolveReady(username);
+    opts.onReady?.(username);
+    while (!signal.aborted) {
+      let updates: Array<{ update_id: number }>;
+      try {
+        const asked = offset;
+        updates = await bot.api.getUpdates({ offset: asked, timeout: pollTimeout, allowed_updates: ['message'] }, signal);
+        acked = asked;
+      } catch (err) {
+        if (signal.aborted) break;
+        await failed('getUpdates', err);
+        continue;
+      }
+      if (failures > 0) log.info(`telegram: getUpdates works again after ${failures} failure(s)`);
+      failures = 0;
+      for (const update of updates) {
+        if (signal.aborted) break;
+        await bot.handleUpdate(update, signal); // never throws
+        // Acknowledged even if handling failed: a poisoned update must not come back forever.
+        offset = update.update_id + 1;
+      }
+    }
+  };
+
+  const done = loop().catch((err: unknown) => {
+    // Unreachable by design; kept so a bug here is a log line, not an unhandled rejection.
+    log.error(`telegram: poller stopped: ${bot.describe(err)}`);
+  });
+
+  /**
+   * Tells Telegram which updates were handled before we go: without it the next poller (a restart,
+   * another `authctl bot`) would get the last batch again and answer those users twice.
+   */
+  const acknowledge = async () => {
+    if (offset === undefined || offset === acked) return;
+    try {
+      await bot.api.getUpdates({ offset, timeout: 0, limit: 1, allowed_updates: ['message'] }, AbortSignal.timeout(2_000));
+    } catch {
+      // Best effort: the worst case is a repeated reply.
+    }
+  };
+
+  return {
+    ready,
+    async stop() {
+      controller.abort();
+      await done;
+      await acknowledge();
+    },
+  };
+}
+
+/** Resolves after `ms`, or at once when the signal aborts. */
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
+}
