@@ -47,4 +47,16 @@ export {
   type VerifiedProviderOptions,
   type VerifiedRateLimit,
 } from './providers/index.js';
+export {
+  runDevOAuthServer,
+  startDevOAuthServer,
+  type DevOAuthServer,
+  type DevOAuthServerOptions,
+  type DevProviderOptions,
+  type MappedUser,
+  type OAuth2ProviderOptions,
+  type OIDCProviderOptions,
+  type SocialProviderOptions,
+} from './providers/index.js';
+export type { OAuthToken } from './providers/oauth2.js';
 export { memoryUsedTokenStore, type MemoryUsedTokenStoreOptions, type UsedTokenStore } from './state.js';
