@@ -1,4 +1,4 @@
-import type { Logger } from '../logger.js';
+import { noopLogger, stdLogger, type Logger } from '../logger.js';
 import type { Provider, ProviderDeps, ProviderModule } from '../registry.js';
 import { startDevOAuthServer, refuseInProduction, type DevOAuthServer, type DevOAuthServerOptions } from './dev-server.js';
 import { finishUser, text } from './mapping.js';
@@ -50,7 +50,8 @@ export const devProvider: ProviderModule = {
       emailFunc: opts.emailFunc as DevOAuthServerOptions['emailFunc'],
       // The server answers only this application's callbacks, wherever it is mounted.
       redirectOrigins: [new URL(deps.url).origin],
-      logger: deps.logger,
+      // Loud even when the application configured no logger: anyone can log in through this server.
+      logger: deps.logger === noopLogger ? { ...noopLogger, warn: stdLogger.warn, error: stdLogger.error } : deps.logger,
     });
     // Reported at once and again on each login (as a 503) instead of an unhandled rejection.
     ready.catch((err: Error) => deps.logger.error(`${name}: dev OAuth2 server did not start: ${err.message}`));

@@ -171,6 +171,8 @@ export function createFlowProvider(spec: FlowSpec, deps: ProviderDeps): Provider
       // From here the handshake is used up: the cookie goes whatever happens next, so a callback URL
       // replayed in this browser finds no handshake.
       clearHandshake(ctx);
+      // Resolved before the iss check: on an instance that has not served a login yet, this runs discovery.
+      const ep = await endpoints();
       const iss = spec.issuer?.();
       if (params.iss && iss && params.iss !== iss) throw providerError(name, 403, 'issuer_mismatch', 'callback came from another issuer');
       if (params.error) {
@@ -179,7 +181,6 @@ export function createFlowProvider(spec: FlowSpec, deps: ProviderDeps): Provider
         throw providerError(name, 502, 'provider_error', `provider refused the login (${detail})`);
       }
       if (!params.code) throw providerError(name, 400, 'missing_code', 'callback carries no code');
-      const ep = await endpoints();
       const token = await exchange(spec, oauthClient(ep), {
         code: params.code,
         redirect_uri: deps.callbackURL(ctx),
