@@ -1,25 +1,33 @@
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import Router from '@koa/router';
 import Koa from 'koa';
 import { authKoa, getUserInfo, type AuthKoa } from '../lib/index.js';
+import { Outbox } from './outbox.js';
+import { DEMO_USER, demoProviders } from './providers.js';
+import { mountStatic } from './static.js';
 
 /** How to run the reference application. */
 export interface ExampleOptions {
+  /** Port of the app (default 8080; 0 picks a free one). */
   port: number;
   host: string;
-  /** Folder for the generated secret (and the avatar store). */
+  /** Port of the dev OAuth2 server (default 8084; 0 picks a free one). */
+  devPort?: number;
+  /** Folder for the generated secret and the LMDB avatar store. */
   varDir: string;
   log?: (line: string) => void;
+  env?: NodeJS.ProcessEnv;
 }
 
 export interface RunningExample {
   url: string;
   auth: AuthKoa;
+  outbox: Outbox;
   close(): Promise<void>;
 }
 
@@ -33,13 +41,12 @@ function loadSecret(varDir: string): string {
   return secret;
 }
 
-const DEMO_USER = { name: 'demo', passwd: 'demo' };
-
 /**
- * The reference wiring: authkoa mounted at /auth, a protected API under /api, and a page at /.
- * Listens first, so the public URL (and a port of 0) is known before authkoa is built.
+ * The reference wiring: authkoa at /auth, avatars at /avatar in an LMDB store, a protected API under
+ * /api, the page at /. Listens first, so the public URL (and a port of 0) is known before authkoa is built.
  */
 export async function startExample(o: ExampleOptions): Promise<RunningExample> {
+  const log = o.log ?? (() => {});
   const app = new Koa();
   // Koa composes its middleware when callback() is called, so the handler is bound once the routes exist.
   let handle: http.RequestListener = (_req, res) => res.writeHead(503).end();
@@ -48,56 +55,60 @@ export async function startExample(o: ExampleOptions): Promise<RunningExample> {
   await once(server, 'listening');
   const { port } = server.address() as AddressInfo;
   const url = `http://${o.host.includes(':') ? `[${o.host}]` : o.host}:${port}`;
+  const varDir = resolve(o.varDir);
+  const outbox = new Outbox(log);
 
   const auth = authKoa({
-    secret: loadSecret(o.varDir),
+    secret: loadSecret(varDir),
     url,
     issuer: 'authkoa-example',
     tokenDuration: '5m',
     cookieDuration: '24h',
-    providers: [
-      { kind: 'direct', name: 'local', checker: (user: string, passwd: string) => user === DEMO_USER.name && passwd === DEMO_USER.passwd },
-    ],
+    avatarStore: `lmdb://${join(varDir, 'avatars')}`,
+    avatarResizeLimit: 200,
+    // The dev OAuth2 server serves its pictures from 127.0.0.1; a real deployment leaves this off.
+    avatarAllowPrivate: true,
+    providers: demoProviders({ devPort: o.devPort ?? 8084, outbox, env: o.env ?? process.env }),
     claimsUpdater: (claims) => {
       // The demo user is an admin and an editor, so every protected route of the page can be tried.
       if (claims.user?.name === DEMO_USER.name) claims.user = { ...claims.user, role: 'editor', attrs: { ...claims.user.attrs, admin: true } };
       return claims;
     },
+    logger: { info: () => {}, warn: (m: string) => log(`warn: ${m}`), error: (m: string) => log(`error: ${m}`) },
   });
 
   const router = new Router();
-  router.get('/', (ctx) => {
+  await mountStatic(router);
+  router.get('/outbox', (ctx) => {
     ctx.type = 'html';
-    ctx.body = `<!doctype html><meta charset="utf-8"><title>authkoa example</title>
-<h1>authkoa example</h1>
-<p>Log in: <code>curl -c jar -X POST ${url}/auth/local/login -H 'content-type: application/json' -d '{"user":"demo","passwd":"demo"}'</code></p>
-<p>Providers: <a href="/auth/list">/auth/list</a>; protected: <code>/api/private</code> (send the XSRF-TOKEN cookie as X-XSRF-TOKEN).</p>`;
+    ctx.body = outbox.html(url);
   });
   router.get('/api/private', auth.middleware.auth, (ctx) => {
-    ctx.body = { message: 'private', user: getUserInfo(ctx) };
+    ctx.body = { message: 'private: any logged-in user', user: getUserInfo(ctx) };
   });
   router.get('/api/admin', auth.middleware.admin, (ctx) => {
     ctx.body = { message: 'admin only', user: getUserInfo(ctx) };
   });
   router.get('/api/editors', auth.middleware.rbac('editor'), (ctx) => {
-    ctx.body = { message: 'editors only', user: getUserInfo(ctx) };
+    ctx.body = { message: 'editors only (rbac)', user: getUserInfo(ctx) };
   });
   app.use(auth);
   app.use(router.routes());
   app.use(router.allowedMethods());
   handle = app.callback();
 
-  o.log?.(`authkoa example listening on ${url}`);
-  o.log?.(`  page:      ${url}/`);
-  o.log?.(`  providers: ${url}/auth/list`);
-  o.log?.(`  demo user: ${DEMO_USER.name} / ${DEMO_USER.passwd} (provider "local")`);
+  log(`authkoa example listening on ${url}`);
+  log(`  open:      ${url}/`);
+  log(`  providers: ${auth.providers.list().map((p) => p.name).join(', ')}`);
+  log(`  demo user: ${DEMO_USER.name} / ${DEMO_USER.passwd} (provider "local"); email login messages: ${url}/outbox`);
   return {
     url,
     auth,
+    outbox,
     async close() {
       await auth.close();
       server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await new Promise<void>((done) => server.close(() => done()));
     },
   };
 }

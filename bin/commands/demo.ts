@@ -13,9 +13,10 @@ export function demoCommand(): Command {
     .description('run the reference application with embedded defaults')
     .option('-p, --port <n>', 'port of the application', port, Number(process.env.PORT ?? 8080))
     .option('--host <host>', 'address to listen on', process.env.HOST ?? '127.0.0.1')
+    .option('--dev-port <n>', 'port of the dev OAuth2 server', port, Number(process.env.DEV_PORT ?? 8084))
     .option('--var <dir>', 'folder for the secret and the avatar store', process.env.AUTHKOA_VAR ?? './var')
-    .action(async (opts: { port: number; host: string; var: string }) => {
-      const running = await startExample({ port: opts.port, host: opts.host, varDir: opts.var, log: (m) => process.stdout.write(m + '\n') });
+    .action(async (opts: { port: number; devPort: number; host: string; var: string }) => {
+      const running = await startExample({ port: opts.port, devPort: opts.devPort, host: opts.host, varDir: opts.var, log: (m) => process.stdout.write(m + '\n') });
       const stop = () => {
         running.close().then(() => process.exit(0), () => process.exit(1));
       };

@@ -1,0 +1,39 @@
+/**
+ * The demo's stand-in for a mail server: the verified provider's messages go to the console and to
+ * an in-memory outbox the page links to, so email login works with no SMTP server and no network.
+ */
+export interface OutboxMessage {
+  to: string;
+  text: string;
+  at: Date;
+}
+
+export class Outbox {
+  private readonly messages: OutboxMessage[] = [];
+
+  constructor(private readonly log: (line: string) => void = () => {}) {}
+
+  /** The verified provider's sender interface. */
+  readonly sender = {
+    send: async (address: string, text: string) => {
+      this.messages.unshift({ to: address, text, at: new Date() });
+      this.messages.length = Math.min(this.messages.length, 50);
+      this.log(`outbox: message to ${address}:\n${text}`);
+    },
+  };
+
+  list(): readonly OutboxMessage[] {
+    return this.messages;
+  }
+
+  /** The outbox as a page; message text is escaped and only links to this app become clickable. */
+  html(appUrl: string): string {
+    const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+    const linkify = (s: string) =>
+      esc(s).replace(/https?:\/\/[^\s<]+/g, (u) => (u.startsWith(esc(appUrl) + '/') ? `<a href="${u}">${u}</a>` : u));
+    const items = this.messages.map((m) => `<li><p><b>To:</b> ${esc(m.to)} <small>${m.at.toISOString()}</small></p><pre>${linkify(m.text)}</pre></li>`);
+    return `<!doctype html><html lang="en"><meta charset="utf-8"><title>Outbox</title><link rel="stylesheet" href="/style.css">
+<main><h1>Outbox</h1><p>Messages the "email" provider would have sent. <a href="/">Back</a></p>
+<ol class="outbox">${items.join('') || '<li>No messages yet.</li>'}</ol></main></html>`;
+  }
+}

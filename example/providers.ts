@@ -1,0 +1,40 @@
+import type { ProviderEntry } from '../lib/index.js';
+import { catalog } from '../lib/providers/index.js';
+import type { Outbox } from './outbox.js';
+
+export const DEMO_USER = { name: 'demo', passwd: 'demo' };
+
+/** What the reference app's providers need from its start-up. */
+export interface ProviderSetup {
+  devPort: number;
+  outbox: Outbox;
+  env: NodeJS.ProcessEnv;
+}
+
+/**
+ * The providers the demo offers: the dev OAuth2 server, a direct provider with a demo user, email login
+ * through the outbox, Telegram when TELEGRAM_TOKEN is set, and every built-in social provider whose
+ * <NAME>_CID and <NAME>_CSEC variables are set (e.g. GITHUB_CID, GITHUB_CSEC).
+ */
+export function demoProviders(s: ProviderSetup): ProviderEntry[] {
+  const providers: ProviderEntry[] = [
+    { kind: 'dev', port: s.devPort, emailDomain: 'example.com' },
+    { kind: 'direct', name: 'local', checker: (user: string, passwd: string) => user === DEMO_USER.name && passwd === DEMO_USER.passwd },
+    {
+      kind: 'verified',
+      name: 'email',
+      sender: s.outbox.sender,
+      confirmPage: true,
+      template: 'Hello {{.User}},\n\nfollow this link to log in to the authkoa demo:\n{{.URL}}\n\nIt works once, for 30 minutes.',
+    },
+  ];
+  for (const name of Object.keys(catalog)) {
+    const cid = s.env[`${name.toUpperCase()}_CID`];
+    const csecret = s.env[`${name.toUpperCase()}_CSEC`];
+    if (cid && csecret) providers.push({ name, cid, csecret });
+  }
+  if (s.env.TELEGRAM_TOKEN) {
+    providers.push({ kind: 'telegram', name: 'telegram', token: s.env.TELEGRAM_TOKEN, successMsg: 'You are logged in to the authkoa demo.', errorMsg: 'This login link expired; start again from the page.' });
+  }
+  return providers;
+}

@@ -1,0 +1,110 @@
+/* The demo page: every call goes through $.RestClient, built once from the tree of routes below. */
+(function ($) {
+  'use strict';
+
+  // The JWT cookie is HttpOnly; XSRF-TOKEN is readable on purpose so this script can echo it in a header.
+  function xsrf() {
+    var m = document.cookie.match(/(?:^|; )XSRF-TOKEN=([^;]*)/);
+    return m ? decodeURIComponent(m[1]) : '';
+  }
+
+  var client = new $.RestClient('/', {
+    stripTrailingSlash: true,
+    ajax: { beforeSend: function (xhr) { xhr.setRequestHeader('X-XSRF-TOKEN', xsrf()); } },
+  });
+  var auth = client.add('auth', { isSingle: true });
+  auth.add('list', { isSingle: true });
+  auth.add('user', { isSingle: true });
+  auth.add('logout', { isSingle: true, ajax: { dataType: 'text' } });
+  var api = client.add('api', { isSingle: true });
+  ['private', 'admin', 'editors'].forEach(function (name) { api.add(name, { isSingle: true }); });
+
+  /** A resource for /auth/<provider> with a login verb; the plugin builds /auth/<name>/login. */
+  function providerResource(name, options) {
+    var r = auth[name] || auth.add(name, $.extend({ isSingle: true }, options));
+    if (!r.login) r.addVerb('login', 'GET');
+    if (!r.loginPost) r.addVerb('loginPost', 'POST', { url: 'login', stringifyData: true });
+    return r;
+  }
+
+  function show(el, text) { $(el).text(text); }
+  function errorText(xhr) {
+    var body = xhr.responseJSON;
+    return 'HTTP ' + xhr.status + (body && body.error ? ': ' + body.error + ' (' + body.code + ')' : '');
+  }
+
+  function renderUser(user) {
+    if (!user) {
+      show('#status', 'Not logged in.');
+      $('#user').prop('hidden', true);
+      return;
+    }
+    show('#status', 'Logged in as ' + user.name + '.');
+    show('#user-name', user.name);
+    show('#user-id', user.id);
+    show('#user-role', user.role || '—');
+    $('#avatar').attr('src', user.picture || '');
+    $('#user').prop('hidden', false);
+  }
+
+  function refreshUser() {
+    return auth.user.read().done(renderUser).fail(function () { renderUser(null); });
+  }
+
+  function addProvider(p) {
+    var box = $('#providers');
+    if (p.kind === 'direct') {
+      var form = $($('#direct-form').html());
+      form.find('legend').text(p.name + ' (demo / demo)');
+      form.attr('data-provider', p.name);
+      form.on('submit', function (e) {
+        e.preventDefault();
+        providerResource(p.name).loginPost({ user: form.find('[name=user]').val(), passwd: form.find('[name=passwd]').val() })
+          .done(function () { refreshUser(); show('#result', 'Logged in through ' + p.name + '.'); })
+          .fail(function (xhr) { show('#result', errorText(xhr)); });
+      });
+      box.append(form);
+    } else if (p.kind === 'verified') {
+      var vform = $($('#verified-form').html());
+      vform.find('legend').text(p.name + ' (the message lands in the outbox)');
+      vform.on('submit', function (e) {
+        e.preventDefault();
+        providerResource(p.name).login({ user: vform.find('[name=user]').val(), address: vform.find('[name=address]').val(), from: '/' })
+          .done(function () { show('#result', 'Sent. Open the outbox: /outbox'); $('#result').append(' <a href="/outbox">outbox</a>'); })
+          .fail(function (xhr) { show('#result', errorText(xhr)); });
+      });
+      box.append(vform);
+    } else if (p.kind === 'telegram') {
+      var tg = $('<button type="button">').text('Log in with ' + p.name);
+      tg.on('click', function () {
+        providerResource(p.name).login().done(function (r) {
+          var link = 'https://t.me/' + encodeURIComponent(r.bot) + '?start=' + encodeURIComponent(r.token);
+          $('#result').empty().append('Open ', $('<a target="_blank" rel="noopener">').attr('href', link).text(link), ' and press Start…');
+          var poll = setInterval(function () {
+            providerResource(p.name).login({ token: r.token }).done(function () { clearInterval(poll); refreshUser(); show('#result', 'Logged in through Telegram.'); });
+          }, 2000);
+        });
+      });
+      box.append(tg);
+    } else {
+      // OAuth2 kinds: the browser itself goes to the provider and comes back to `from`.
+      var a = $('<a class="button" role="button">').text('Log in with ' + p.name)
+        .attr('href', '/auth/' + encodeURIComponent(p.name) + '/login?from=' + encodeURIComponent(location.pathname));
+      a.attr('data-provider', p.name);
+      box.append(a);
+    }
+  }
+
+  $('#logout').on('click', function () {
+    auth.logout.read().always(function () { renderUser(null); show('#result', 'Logged out.'); });
+  });
+  $('[data-call]').on('click', function () {
+    var name = $(this).attr('data-call');
+    api[name].read()
+      .done(function (body) { show('#result', JSON.stringify(body, null, 2)); })
+      .fail(function (xhr) { show('#result', errorText(xhr)); });
+  });
+
+  auth.list.read({ details: 1 }).done(function (providers) { providers.forEach(addProvider); });
+  refreshUser();
+})(jQuery);

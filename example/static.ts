@@ -1,0 +1,46 @@
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type Router from '@koa/router';
+
+/** The repository root, found from this file whether it runs as example/*.ts or dist/example/*.js. */
+function repoRoot(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(join(dir, 'example', 'public'))) {
+    const up = dirname(dir);
+    if (up === dir) throw new Error('cannot find example/public above ' + fileURLToPath(import.meta.url));
+    dir = up;
+  }
+  return dir;
+}
+
+const TYPES: Record<string, string> = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8' };
+
+/**
+ * The page and its scripts: a fixed table of files (no request path reaches the file system), read once
+ * and kept in memory. jQuery comes from node_modules, the plugin from the build (`npm run build`).
+ */
+export async function mountStatic(router: Router): Promise<void> {
+  const root = repoRoot();
+  const require = createRequire(join(root, 'package.json'));
+  const files: Record<string, string> = {
+    '/': join(root, 'example/public/index.html'),
+    '/app.js': join(root, 'example/public/app.js'),
+    '/style.css': join(root, 'example/public/style.css'),
+    // require('jquery') resolves to dist/jquery.js (its "default" export); the minified build sits beside it.
+    '/vendor/jquery.js': join(dirname(require.resolve('jquery')), 'jquery.min.js'),
+    '/vendor/jquery.rest.js': join(root, 'dist/browser/jquery.rest.js'),
+  };
+  for (const [path, file] of Object.entries(files)) {
+    if (!existsSync(file)) throw new Error(`${file} is missing: run npm run build first`);
+    const body = await readFile(file);
+    const type = TYPES[file.slice(file.lastIndexOf('.'))] ?? 'application/octet-stream';
+    router.get(path, (ctx) => {
+      ctx.type = type;
+      ctx.set('Cache-Control', 'no-cache');
+      ctx.body = body;
+    });
+  }
+}

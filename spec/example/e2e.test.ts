@@ -1,0 +1,103 @@
+/**
+ * The reference app end to end in real headless Chromium: the page lists providers, logs in through
+ * the dev OAuth2 server's form, shows the user and the proxied avatar, calls protected routes with
+ * the XSRF header, logs out; then logs in through the direct provider's form on the page.
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import test from 'ava';
+import type { Browser, Page } from 'playwright-core';
+import { startExample, type RunningExample } from '../../example/app.js';
+import { ensureBrowserBundle, launchChromium } from '../helpers/browser.js';
+
+let app: RunningExample;
+let browser: Browser;
+const dir = mkdtempSync(join(tmpdir(), 'authkoa-e2e-'));
+
+test.before(async () => {
+  await ensureBrowserBundle();
+  app = await startExample({ port: 0, devPort: 0, host: '127.0.0.1', varDir: join(dir, 'var'), env: {} });
+  browser = await launchChromium();
+});
+test.after.always(async () => {
+  await browser?.close();
+  await app?.close();
+});
+
+async function openPage(): Promise<Page> {
+  const page = await browser.newPage();
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto(`${app.url}/`);
+  await page.waitForSelector('#providers [data-provider="dev"]');
+  (page as Page & { errors?: string[] }).errors = errors;
+  return page;
+}
+
+test.serial('dev login through the page: user and avatar shown, protected route called, logout', async (t) => {
+  const page = await openPage();
+  t.deepEqual(await page.locator('#providers > *').evaluateAll((els) => els.map((e) => e.getAttribute('data-provider') ?? e.className)), ['dev', 'local', 'provider verified']);
+  await page.click('#providers [data-provider="dev"]');
+  await page.waitForSelector('input[name="username"]');
+  t.regex(page.url(), /\/login\/oauth\/authorize\?/);
+  await page.fill('input[name="username"]', 'alice');
+  const avatar = page.waitForResponse((r) => r.url().includes('/avatar/'));
+  await page.click('button[type="submit"]');
+  await page.waitForFunction(() => document.querySelector('#status')?.textContent === 'Logged in as alice.');
+  t.is(page.url(), `${app.url}/`);
+  t.is(await page.textContent('#user-name'), 'alice');
+  const image = await avatar;
+  t.is(image.status(), 200);
+  t.regex(image.headers()['content-type'] ?? '', /^image\//);
+  t.regex((await page.getAttribute('#avatar', 'src'))!, new RegExp(`^${app.url}/avatar/[0-9a-f]{40}\\.image$`));
+  await page.waitForFunction(() => (document.querySelector('#avatar') as HTMLImageElement).naturalWidth > 0);
+
+  await page.click('[data-call="private"]');
+  await page.waitForFunction(() => document.querySelector('#result')?.textContent?.includes('private: any logged-in user'));
+  t.regex((await page.textContent('#result'))!, /"name": "alice"/);
+  await page.click('[data-call="admin"]');
+  await page.waitForFunction(() => document.querySelector('#result')?.textContent?.startsWith('HTTP 403'));
+
+  await page.screenshot({ path: join(dir, 'logged-in.png'), fullPage: true });
+  t.log(`screenshot: ${join(dir, 'logged-in.png')}`);
+
+  await page.click('#logout');
+  await page.waitForFunction(() => document.querySelector('#status')?.textContent === 'Not logged in.');
+  await page.click('[data-call="private"]');
+  await page.waitForFunction(() => document.querySelector('#result')?.textContent?.startsWith('HTTP 401'));
+  t.deepEqual((page as Page & { errors?: string[] }).errors, []);
+  await page.close();
+});
+
+test.serial('direct login through the page form; the demo user passes admin and rbac routes', async (t) => {
+  const page = await openPage();
+  await page.fill('form[data-provider="local"] [name="user"]', 'demo');
+  await page.fill('form[data-provider="local"] [name="passwd"]', 'demo');
+  await page.click('form[data-provider="local"] button');
+  await page.waitForFunction(() => document.querySelector('#status')?.textContent === 'Logged in as demo.');
+  t.is(await page.textContent('#user-role'), 'editor');
+  await page.click('[data-call="admin"]');
+  await page.waitForFunction(() => document.querySelector('#result')?.textContent?.includes('admin only'));
+  await page.click('[data-call="editors"]');
+  await page.waitForFunction(() => document.querySelector('#result')?.textContent?.includes('editors only'));
+  await page.fill('form[data-provider="local"] [name="passwd"]', 'wrong');
+  await page.click('form[data-provider="local"] button');
+  await page.waitForFunction(() => document.querySelector('#result')?.textContent?.startsWith('HTTP 403'));
+  await page.close();
+});
+
+test.serial('email login through the outbox: the link shows a confirm page whose button logs in', async (t) => {
+  const page = await openPage();
+  await page.fill('form.verified [name="user"]', 'bob');
+  await page.fill('form.verified [name="address"]', 'bob@example.com');
+  await page.click('form.verified button');
+  await page.waitForFunction(() => document.querySelector('#result')?.textContent?.startsWith('Sent.'));
+  t.is(app.outbox.list()[0]?.to, 'bob@example.com');
+  await page.goto(`${app.url}/outbox`);
+  await page.click('.outbox a');
+  await page.click('button');
+  await page.waitForFunction(() => document.querySelector('#status')?.textContent === 'Logged in as bob.');
+  t.is(page.url(), `${app.url}/`);
+  await page.close();
+});
