@@ -45,7 +45,7 @@ test('an unknown command exits non-zero with a hint', async (t) => {
 
 test('authctl demo runs the reference app: secret made on first run, login works, Ctrl-C stops it', async (t) => {
   const varDir = mkdtempSync(join(tmpdir(), 'authkoa-demo-'));
-  const child = spawnCli(['demo', '--port', '0', '--var', varDir]);
+  const child = spawnCli(['demo', '--port', '0', '--dev-port', '0', '--var', varDir]);
   t.teardown(() => child.kill('SIGKILL'));
   const [, url] = await waitForLine(child, /listening on (http:\/\/\S+)/);
   const secretFile = join(varDir, 'secret');
