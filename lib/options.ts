@@ -39,6 +39,8 @@ export interface RefreshCache {
 export interface AuthKoaOptions {
   /** Signing secret (HS256). Use a long random string; `authctl secret` makes one. */
   secret?: string;
+  /** Former secrets still accepted when verifying (never for signing), for rotating `secret` without logging anyone out. */
+  previousSecrets?: string[];
   /** Secret per audience; wins over `secret`. */
   secretReader?: SecretReader;
   /** With secretReader: verify with the secret of the token's own `aud` instead of reader('ignore'). */
@@ -116,6 +118,7 @@ export interface AuthKoaOptions {
 export interface ResolvedOptions {
   secretReader: (aud: string) => string | Promise<string>;
   staticSecret: string | undefined;
+  previousSecrets: string[];
   audSecrets: boolean;
   url: string;
   origin: string;
@@ -232,6 +235,9 @@ export function resolveOptions(input: AuthKoaOptions): ResolvedOptions {
   const reader = optionalFunction<(aud: string) => string | Promise<string>>(o, 'secretReader', 'get');
   if (secret === undefined && !reader) fail('secret', 'is required (or give secretReader)');
   const staticSecret = reader ? undefined : (secret as string);
+  const previousSecrets = stringList(o, 'previousSecrets') ?? [];
+  if (previousSecrets.some((s) => s === '')) fail('previousSecrets', 'must not contain empty strings');
+  if (previousSecrets.length > 0 && reader) fail('previousSecrets', 'works with secret, not secretReader (a reader decides per call)');
 
   if (typeof o.url !== 'string' || o.url === '') fail('url', 'is required: the public base URL of the application, e.g. http://127.0.0.1:8080');
   let parsedUrl: URL;
@@ -278,6 +284,7 @@ export function resolveOptions(input: AuthKoaOptions): ResolvedOptions {
   return {
     secretReader: reader ?? (() => staticSecret as string),
     staticSecret,
+    previousSecrets,
     audSecrets: bool(o, 'audSecrets', false),
     url: parsedUrl.href.replace(/\/+$/, ''),
     origin: parsedUrl.origin,

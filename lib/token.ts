@@ -103,7 +103,9 @@ export class TokenService {
     if (hit && hit.secret === secret) {
       claims = hit.claims;
     } else {
-      if (!verifySignature(parts, this.keys.key(secret))) throw new AuthError(401, 'token_invalid', 'signature is invalid');
+      if (!verifySignature(parts, this.keys.key(secret)) && !this.o.previousSecrets.some((old) => verifySignature(parts, this.keys.key(old)))) {
+        throw new AuthError(401, 'token_invalid', 'signature is invalid');
+      }
       claims = this.checkPayload(decodePayload(parts.payloadB64));
       if (this.verified.size >= VERIFIED_CACHE_MAX) this.verified.delete(this.verified.keys().next().value!);
       this.verified.set(token, { claims, secret });

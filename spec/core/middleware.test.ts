@@ -371,3 +371,24 @@ test('errorHandler replaces the failure body and gets the status and code', asyn
     [403, 'not_admin'],
   ]);
 });
+
+test('secret rotation: tokens of a previous secret still verify and are re-signed with the new one at refresh', async (t) => {
+  const clock = manualClock();
+  const before = await startApp(baseOptions({ clock }));
+  const c = await loggedIn(before);
+  await before.close();
+  const after = await startApp({ ...baseOptions({ clock }), secret: 'the new secret after rotation 0123', previousSecrets: [SECRET] });
+  t.teardown(() => after.close());
+  const moved = new Client(after.url);
+  for (const [k, v] of c.jar) moved.jar.set(k, v);
+  t.is((await moved.fetch('/private', { headers: moved.xsrf() })).status, 201, 'the old-secret cookie still works');
+  clock.advance(16 * 60_000);
+  t.is((await moved.fetch('/private', { headers: moved.xsrf() })).status, 201);
+  const reissued = moved.jar.get('JWT')!;
+  const newOnly = await startApp({ ...baseOptions({ clock }), secret: 'the new secret after rotation 0123' });
+  t.teardown(() => newOnly.close());
+  t.is((await new Client(newOnly.url).fetch('/private', { headers: { 'X-JWT': reissued } })).status, 201, 'the refreshed token is signed with the new secret');
+  const refused = await new Client(newOnly.url).fetch('/private', { headers: { 'X-JWT': c.jar.get('JWT')! } });
+  t.is(refused.status, 401, 'without previousSecrets the old token is refused');
+  t.is(((await refused.json()) as { code: string }).code, 'token_invalid');
+});
