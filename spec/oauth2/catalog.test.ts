@@ -170,3 +170,8 @@ test('every row asks only for its minimal scopes and sends an S256 challenge', a
     t.is(authorize.searchParams.get('redirect_uri'), `${app.url}/auth/${name}/callback`);
   }
 });
+
+test('a second client of a built-in row under another name (GitHub Enterprise): kind social with a preset', async (t) => {
+  const { user } = await loginAs(t, 'ghe', { login: 'lll', name: 'Lev' }, { kind: 'social', preset: 'github' });
+  t.is(user.id, `ghe_${sha1('lll')}`);
+});
