@@ -5,7 +5,7 @@ import { AuthError } from '../errors.js';
 import { writeJSON } from '../login.js';
 import type { Provider, ProviderDeps, ProviderModule } from '../registry.js';
 import { isStateStore, memoryStateStore, openStateStore, parseStateUri, type StateStore } from '../state/index.js';
-import { BotUnavailableError, LoginBot } from '../telegram/bot.js';
+import { LoginBot } from '../telegram/bot.js';
 import { startPolling, type Poller } from '../telegram/poller.js';
 import { LoginRequests, type TelegramIdentity } from '../telegram/requests.js';
 import { providerUserId, type User } from '../user.js';
@@ -105,7 +105,7 @@ export const telegramProvider: ProviderModule<TelegramProviderOptions & { [k: st
       try {
         username = await bot.username();
       } catch (err) {
-        if (err instanceof BotUnavailableError) log.error(`telegram: ${err.message}`);
+        // Logged once, by the service's 5xx handler, with the (redacted) cause.
         throw new AuthError(503, 'provider_unavailable', 'telegram bot is unavailable', { cause: err });
       }
       const token = await requests.open(username, lifetimeMs);

@@ -78,7 +78,7 @@ export class LoginBot {
         return me.username;
       },
       (err: unknown) => {
-        throw new BotUnavailableError(`getMe failed: ${this.describe(err)}`);
+        throw new BotUnavailableError(`getMe failed: ${this.describe(err)}`, { cause: err });
       },
     );
     const me = this.#me;
@@ -124,7 +124,8 @@ export class LoginBot {
     let e: unknown = err;
     for (let depth = 0; e !== undefined && e !== null && depth < 4; depth++) {
       parts.push(e instanceof Error ? `${e.name}: ${e.message}` : String(e));
-      e = e instanceof Error ? e.cause : undefined;
+      // BotUnavailableError's message already describes its cause.
+      e = e instanceof Error && !(e instanceof BotUnavailableError) ? e.cause : undefined;
     }
     return this.redact(parts.join(' <- '));
   }

@@ -45,7 +45,8 @@ export function startPolling(bot: LoginBot, opts: PollerOptions): Poller {
   const failed = (what: string, err: unknown) => {
     failures++;
     if (failures === 1 || failures % 10 === 0) {
-      const hint = err instanceof TelegramApiError && err.errorCode === 401 ? ' (is the bot token right?)' : '';
+      const api = err instanceof TelegramApiError ? err : (err as Error | undefined)?.cause;
+      const hint = api instanceof TelegramApiError && api.errorCode === 401 ? ' (is the bot token right?)' : '';
       log.warn(`telegram: ${what} failed (${failures} in a row)${hint}: ${bot.describe(err)}`);
     }
     const wait = Math.min(max, min * 2 ** Math.min(failures - 1, 20));

@@ -55,6 +55,8 @@ export interface FakeBotApi extends Served {
   nextMessage(chatId: number, skip?: number, timeoutMs?: number): Promise<SentMessage>;
   /** Resolves once `method` was called `count` times in total. */
   waitForCalls(method: string, count: number, timeoutMs?: number): Promise<void>;
+  /** Resolves once `check()` holds; checked after every call and recorded message. */
+  until(check: () => boolean, what: string, timeoutMs?: number): Promise<void>;
   /** Updates not yet confirmed by an offset. */
   pendingUpdates(): number;
 }
@@ -162,6 +164,7 @@ export async function startFakeBotApi(opts: { token?: string; username?: string 
       }
       case 'setWebhook':
         webhooks.push(params);
+        notify();
         return ok(res, true);
       default:
         return fail(res, 404, 'Not Found');
@@ -255,6 +258,7 @@ export async function startFakeBotApi(opts: { token?: string; username?: string 
     waitForCalls(method: string, n: number, timeoutMs = 10_000) {
       return waitUntil(() => (calls.get(method) ?? 0) >= n, `${n} ${method} call(s)`, timeoutMs);
     },
+    until: (check: () => boolean, what: string, timeoutMs = 10_000) => waitUntil(check, what, timeoutMs),
     pendingUpdates: () => updates.length,
     async close() {
       for (const w of [...waiters]) w.wake();
