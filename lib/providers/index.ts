@@ -6,6 +6,7 @@ import { oauth2Provider } from './custom.js';
 import { devProvider } from './dev.js';
 import { oidcProvider } from './oidc.js';
 import { telegramProvider } from './telegram.js';
+import { serverProvider } from './server-provider.js';
 
 /**
  * The provider kinds that ship with authkoa, registered once at import. Built-in names map to the
@@ -18,6 +19,7 @@ registerProvider(oauth2Provider);
 registerProvider(devProvider);
 registerProvider(oidcProvider);
 registerProvider(telegramProvider);
+registerProvider(serverProvider);
 for (const [name, preset] of Object.entries(catalogNames)) builtinNames.set(name, { kind: 'social', preset });
 builtinNames.set('dev', { kind: 'dev' });
 
@@ -30,4 +32,6 @@ export { oauth2Provider, type OAuth2ProviderOptions, type MappedUser } from './c
 export { devProvider, runDevOAuthServer, startDevOAuthServer, type DevProviderOptions, type DevOAuthServer, type DevOAuthServerOptions } from './dev.js';
 export { oidcProvider, type OIDCProviderOptions } from './oidc.js';
 export { telegramProvider, type TelegramProviderOptions, type TelegramWebhookOptions } from './telegram.js';
+export { serverProvider, type ServerProviderOptions } from './server-provider.js';
+export { startOAuth2Server, type OAuth2Server, type OAuth2ServerOptions, type OAuth2ServerClient, type ServerUser, type ServerChecker, type LoginPage, type LoginPageHandler } from './server.js';
 export { builtinNames };

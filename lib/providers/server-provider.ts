@@ -1,0 +1,68 @@
+import type { Provider, ProviderDeps, ProviderModule } from '../registry.js';
+import { randomId } from '../token.js';
+import { finishUser, text } from './mapping.js';
+import { commonOptions, createFlowProvider, endpointURL, providerError, type Endpoints } from './oauth2.js';
+import { resolveServerOptions, startOAuth2Server, type OAuth2Server, type OAuth2ServerOptions } from './server.js';
+
+/** Options of a `kind: 'server'` entry: the local OAuth2 server plus the provider that consumes it. */
+export interface ServerProviderOptions extends Omit<OAuth2ServerOptions, 'logger'> {
+  kind: 'server';
+  /** Provider name (default `server`). User ids are the checker's ids, unhashed, as in the original. */
+  name?: string;
+  /** Redirect URIs registered for authkoa (default `<url><authRoutePath>/<name>/callback`); give them when the app is mounted under a prefix. */
+  redirectURIs?: string[];
+  /** Deadline for authkoa's calls to the server in ms (default 10 000). */
+  timeout?: number;
+}
+
+/**
+ * Ids shaped like another provider's (`github_<sha1>`): a local user named so could take over that
+ * account, because the local server's ids are kept raw.
+ */
+const FOREIGN_ID = /^[A-Za-z0-9.~-]+_[0-9a-f]{40}$/;
+
+/**
+ * `kind: 'server'` wires both ends at once: it starts the local OAuth2 server with authkoa registered
+ * as a client (a random secret per start, the callback as the only redirect URI) and returns the
+ * OAuth2 provider that signs users in through it. The server stops with `auth.close()`.
+ */
+export const serverProvider: ProviderModule = {
+  kind: 'server',
+  create(opts, deps: ProviderDeps): Provider {
+    const name = opts.name ?? 'server';
+    if (typeof name !== 'string' || !name) throw new TypeError('name must be a non-empty string');
+    const serverOpts = opts as unknown as ServerProviderOptions;
+    const redirectURIs = serverOpts.redirectURIs ?? [`${deps.url}${deps.options.authRoutePath}/${name}/callback`];
+    if (!Array.isArray(redirectURIs) || !redirectURIs.length) throw new TypeError('redirectURIs must list at least one URI');
+    redirectURIs.forEach((u, i) => endpointURL(u, `redirectURIs[${i}]`));
+    const client = { id: `authkoa-${name}`, secret: randomId(), redirectURIs };
+    const full: OAuth2ServerOptions = { ...serverOpts, clients: [...(serverOpts.clients ?? []), client], logger: deps.logger };
+    // Checked here, synchronously, so a bad entry fails authKoa() rather than the first login.
+    resolveServerOptions(full);
+    const common = commonOptions({ cid: client.id, csecret: client.secret, timeout: opts.timeout }, { scopes: [] });
+    const ready: Promise<OAuth2Server> = startOAuth2Server(full);
+    // Reported now and as a 503 at each login, never as an unhandled rejection.
+    ready.catch((err: Error) => deps.logger.error(`${name}: local OAuth2 server did not start: ${err.message}`));
+    const endpoints = async (): Promise<Required<Endpoints>> => (await ready).endpoints();
+    return createFlowProvider(
+      {
+        ...common,
+        name,
+        kind: 'server',
+        endpoints,
+        async identify(token, _hs, io) {
+          const data = await io.userInfo((await endpoints()).infoURL, token);
+          const id = text(data, 'id');
+          if (FOREIGN_ID.test(id) && !id.startsWith(`${name}_`)) throw providerError(name, 403, 'bad_user_info', 'user id looks like another provider\'s id');
+          const user = finishUser(name, { id, name: text(data, 'name'), picture: text(data, 'picture'), email: text(data, 'email') }, data, {}, { rawId: true });
+          return { user };
+        },
+        async close() {
+          const server = await ready.catch(() => undefined);
+          await server?.close();
+        },
+      },
+      deps,
+    );
+  },
+};

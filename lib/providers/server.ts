@@ -1,0 +1,454 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { once } from 'node:events';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import Koa, { type Context } from 'koa';
+import session from 'koa-session';
+import { parseDuration, type Duration } from '../duration.js';
+import { noopLogger, toLogger, type Logger, type LoggerInput } from '../logger.js';
+import { windowLimiter } from '../ratelimit.js';
+import { randomId } from '../token.js';
+import { identiconPNG } from './dev-server.js';
+import { FIELDS, defaultLoginPage, pageCSP, type LoginPageHandler } from './server-page.js';
+import { Expiring, memorySessionStore } from './server-store.js';
+
+export type { LoginPage, LoginPageHandler } from './server-page.js';
+
+/**
+ * A local OAuth2 authorization server an application runs beside itself (reference §5.4): users sign
+ * in on its login page with a password the application checks, and registered clients — authkoa's
+ * own `kind: 'server'` provider, or any other OAuth2 client — get them through the authorization-code
+ * grant with S256 PKCE. It keeps codes, tokens and sign-in sessions in memory: one process, one
+ * server, state lost on restart (a signed-in user simply signs in again).
+ */
+
+/** A user the checker signed in; `true` from the checker means `{ id: <user name> }`. */
+export interface ServerUser {
+  id: string;
+  /** Display name (default: the id). */
+  name?: string;
+  email?: string;
+  /** Picture URL (default: the server's identicon for the id). */
+  picture?: string;
+}
+
+/** Checks a user name and password: false refuses, true or a profile signs the user in. */
+export type ServerChecker = (user: string, passwd: string) => boolean | ServerUser | Promise<boolean | ServerUser>;
+
+/** A client allowed to ask for users. */
+export interface OAuth2ServerClient {
+  id: string;
+  /** Required at the token endpoint when set (HTTP Basic or form fields); public clients have none. */
+  secret?: string;
+  /** Exact redirect URIs; anything else is answered 400 and never redirected to. */
+  redirectURIs: string[];
+}
+
+/** Options of startOAuth2Server() (and of a `kind: 'server'` provider entry). */
+export interface OAuth2ServerOptions {
+  /** Public base URL with port, e.g. `http://127.0.0.1:9096`; port 0 picks a free one. */
+  url: string;
+  /** Interface to listen on (default: the url's host; localhost or empty → 127.0.0.1). */
+  host?: string;
+  /** Checks passwords. */
+  checker: ServerChecker;
+  clients?: OAuth2ServerClient[];
+  /** Serve the built-in login page (default true); false needs a loginPageHandler. */
+  withLoginPage?: boolean;
+  /** Renders the login page instead of the built-in one. */
+  loginPageHandler?: LoginPageHandler;
+  /** Require PKCE (S256) from every client (default true). */
+  requirePKCE?: boolean;
+  /** Lifetime of authorization codes (default 60 s). */
+  codeTTL?: Duration;
+  /** Lifetime of access tokens (default 1 h). */
+  tokenTTL?: Duration;
+  /** How long a sign-in is remembered by the server (default 1 h). */
+  sessionTTL?: Duration;
+  /** Keys signing the session cookie (default: random per start). */
+  sessionKeys?: string[];
+  logger?: LoggerInput;
+  /** Time source in ms (tests). */
+  clock?: () => number;
+}
+
+export interface OAuth2Server {
+  /** Base URL with the real port, no trailing slash. */
+  readonly url: string;
+  readonly port: number;
+  /** The endpoints a client is configured with. */
+  endpoints(): { authURL: string; tokenURL: string; infoURL: string };
+  close(): Promise<void>;
+}
+
+interface Resolved {
+  url: URL;
+  host: string;
+  port: number;
+  checker: ServerChecker;
+  clients: Map<string, OAuth2ServerClient>;
+  page: LoginPageHandler;
+  requirePKCE: boolean;
+  codeTTL: number;
+  tokenTTL: number;
+  sessionTTL: number;
+  sessionKeys: string[];
+  logger: Logger;
+  clock: () => number;
+}
+
+interface Grant {
+  clientId: string;
+  redirectURI: string;
+  challenge?: string;
+  scope?: string;
+  user: ServerUser;
+}
+
+const MAX_FORM = 16 * 1024;
+const CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
+const VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
+
+function duration(value: unknown, option: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  try {
+    return parseDuration(value as Duration, option);
+  } catch {
+    throw new TypeError(`${option} must be a positive number of ms or a string like '30s', '5m', '1h'`);
+  }
+}
+
+/** Validates options synchronously, so a provider entry fails at authKoa() with the option's name. */
+export function resolveServerOptions(o: OAuth2ServerOptions): Resolved {
+  if (!o || typeof o !== 'object') throw new TypeError('options must be an object');
+  let url: URL;
+  try {
+    url = new URL(o.url);
+  } catch {
+    throw new TypeError(`url must be an absolute http(s) URL with a port (got ${JSON.stringify(o.url)})`);
+  }
+  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.search || url.hash || url.username) {
+    throw new TypeError(`url must be an absolute http(s) URL without query, fragment or credentials (got ${JSON.stringify(o.url)})`);
+  }
+  // An explicit port keeps the server off 80/443 by accident; URL drops a default port, so check the text.
+  if (!/^https?:\/\/(\[[^\]]*\]|[^/:]*):\d+(\/|$)/i.test(o.url)) throw new TypeError(`url must include a port (got ${JSON.stringify(o.url)})`);
+  const hostname = url.hostname.replace(/^\[|\]$/g, '');
+  const host = o.host ?? (hostname === '' || hostname === 'localhost' ? '127.0.0.1' : hostname);
+  if (typeof host !== 'string' || !host) throw new TypeError('host must be a non-empty string');
+  if (typeof o.checker !== 'function') throw new TypeError('checker(user, passwd) is required');
+  const clients = new Map<string, OAuth2ServerClient>();
+  for (const [i, c] of (o.clients ?? []).entries()) {
+    if (!c || typeof c.id !== 'string' || !c.id) throw new TypeError(`clients[${i}].id is required`);
+    if (c.secret !== undefined && (typeof c.secret !== 'string' || !c.secret)) throw new TypeError(`clients[${i}].secret must be a non-empty string`);
+    if (!Array.isArray(c.redirectURIs) || !c.redirectURIs.length) throw new TypeError(`clients[${i}].redirectURIs must list at least one URI`);
+    for (const uri of c.redirectURIs) {
+      let u: URL | undefined;
+      try {
+        u = new URL(uri);
+      } catch {}
+      if (!u || (u.protocol !== 'http:' && u.protocol !== 'https:') || u.hash) throw new TypeError(`clients[${i}].redirectURIs: ${JSON.stringify(uri)} is not an absolute http(s) URL without fragment`);
+    }
+    if (clients.has(c.id)) throw new TypeError(`clients[${i}].id "${c.id}" is registered twice`);
+    clients.set(c.id, { id: c.id, secret: c.secret, redirectURIs: [...c.redirectURIs] });
+  }
+  if (o.withLoginPage !== undefined && typeof o.withLoginPage !== 'boolean') throw new TypeError('withLoginPage must be a boolean');
+  if (o.loginPageHandler !== undefined && typeof o.loginPageHandler !== 'function') throw new TypeError('loginPageHandler must be a function (ctx, page)');
+  const page = o.loginPageHandler ?? (o.withLoginPage === false ? undefined : defaultLoginPage);
+  if (!page) throw new TypeError('withLoginPage is false and no loginPageHandler is given: users would have no way to sign in');
+  if (o.requirePKCE !== undefined && typeof o.requirePKCE !== 'boolean') throw new TypeError('requirePKCE must be a boolean');
+  const keys = o.sessionKeys ?? [randomBytes(32).toString('base64url')];
+  if (!Array.isArray(keys) || !keys.length || !keys.every((k) => typeof k === 'string' && k.length >= 16)) throw new TypeError('sessionKeys must be strings of 16 characters or more');
+  if (o.clock !== undefined && typeof o.clock !== 'function') throw new TypeError('clock must be a function returning ms');
+  return {
+    url,
+    host,
+    port: url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80,
+    checker: o.checker,
+    clients,
+    page,
+    requirePKCE: o.requirePKCE ?? true,
+    codeTTL: duration(o.codeTTL, 'codeTTL', 60_000),
+    tokenTTL: duration(o.tokenTTL, 'tokenTTL', 3_600_000),
+    sessionTTL: duration(o.sessionTTL, 'sessionTTL', 3_600_000),
+    sessionKeys: keys,
+    logger: toLogger(o.logger ?? noopLogger),
+    clock: o.clock ?? Date.now,
+  };
+}
+
+/** Starts the server; resolves once it listens. Bad options throw a TypeError naming the option. */
+export async function startOAuth2Server(options: OAuth2ServerOptions): Promise<OAuth2Server> {
+  const o = resolveServerOptions(options);
+  const log = o.logger;
+  const codes = new Expiring<Grant>(o.codeTTL, o.clock);
+  // A code presented twice means it leaked: the token issued for it is revoked (RFC 6749 §4.1.2).
+  const spent = new Expiring<string>(o.codeTTL * 10, o.clock);
+  const tokens = new Expiring<{ user: ServerUser; clientId: string; scope?: string }>(o.tokenTTL, o.clock);
+  const attempts = windowLimiter(5 * 60_000, o.clock);
+  let base = '';
+  let basePath = '';
+
+  const app = new Koa();
+  app.keys = o.sessionKeys;
+  // Behind a TLS-terminating proxy (an https url), X-Forwarded-Proto tells koa-session the cookie may be Secure.
+  app.proxy = o.url.protocol === 'https:';
+  app.silent = true;
+  app.use(async (ctx, next) => {
+    ctx.set('X-Content-Type-Options', 'nosniff');
+    ctx.set('Cache-Control', 'no-store');
+    ctx.set('Referrer-Policy', 'no-referrer');
+    try {
+      await next();
+    } catch (err) {
+      log.error(`oauth2 server: ${ctx.method} ${ctx.path}: ${(err as Error).message}`);
+      text(ctx, (err as { status?: number }).status === 413 ? 413 : 500, 'internal error');
+    }
+  });
+  app.use(
+    session(
+      { key: 'authkoa-oauth2.sid', maxAge: o.sessionTTL, httpOnly: true, sameSite: 'lax', signed: true, store: memorySessionStore(o.clock) },
+      app,
+    ),
+  );
+  app.use(async (ctx) => {
+    const route = ctx.path.startsWith(basePath) ? ctx.path.slice(basePath.length) : '';
+    switch (route) {
+      case '/authorize':
+        return authorize(ctx);
+      case '/access_token':
+        return ctx.method === 'POST' ? accessToken(ctx) : text(ctx, 405, 'POST only');
+      case '/user':
+        return userInfo(ctx);
+      case '/avatar':
+        ctx.type = 'image/png';
+        ctx.set('Cache-Control', 'max-age=3600');
+        ctx.body = identiconPNG(String(ctx.query.user ?? ''));
+        return;
+      case '/logout':
+        (ctx as SessionContext).session = null;
+        return text(ctx, 200, 'signed out');
+      default:
+        return text(ctx, 404, 'unknown route');
+    }
+  });
+
+  async function authorize(ctx: Context): Promise<void> {
+    if (ctx.method !== 'GET' && ctx.method !== 'POST') return text(ctx, 405, 'GET or POST only');
+    const q = singleParams(new URLSearchParams(ctx.querystring));
+    if (!q) return text(ctx, 400, 'a parameter is repeated');
+    // Until client and redirect URI are known good, errors are shown here, never redirected (RFC 6749 §4.1.2.1).
+    const client = o.clients.get(q.client_id ?? '');
+    if (!client) return text(ctx, 400, 'unknown client_id');
+    const redirectURI = q.redirect_uri ?? '';
+    if (!client.redirectURIs.includes(redirectURI)) return text(ctx, 400, 'redirect_uri is not registered for this client');
+    const back = (error: string, description: string) => redirect(ctx, redirectURI, { error, error_description: description, state: q.state });
+    if (q.response_type !== 'code') return back('unsupported_response_type', 'only response_type=code is supported');
+    const challenge = q.code_challenge;
+    if (challenge !== undefined || o.requirePKCE) {
+      if (!challenge || (q.code_challenge_method ?? 'plain') !== 'S256' || !CHALLENGE.test(challenge)) {
+        return back('invalid_request', 'an S256 code_challenge is required');
+      }
+    }
+    const sess = (ctx as SessionContext).session!;
+    const render = async (status: number, error?: string, username?: string) => {
+      sess.csrf ??= randomId();
+      ctx.status = status;
+      ctx.set('Content-Security-Policy', pageCSP(new URL(redirectURI).origin));
+      ctx.set('X-Frame-Options', 'DENY');
+      await o.page(ctx, { action: `${base}/authorize?${ctx.querystring}`, csrfToken: sess.csrf, clientId: client.id, error, username });
+    };
+
+    if (ctx.method === 'POST') {
+      const form = await readForm(ctx);
+      const origin = ctx.get('origin');
+      // A cross-site post carries no session cookie (SameSite=Lax) and no token; the Origin check is a second lock.
+      if (!sess.csrf || !same(form[FIELDS.csrf] ?? '', sess.csrf) || (origin && origin !== 'null' && origin !== new URL(base).origin)) {
+        sess.csrf = randomId();
+        return render(403, 'The sign-in form expired or did not come from this page. Please try again.');
+      }
+      const username = (form[FIELDS.username] ?? '').trim();
+      const password = form[FIELDS.password] ?? '';
+      if (!username || !password || username.length > 256 || password.length > 1024) return render(200, 'Enter your user name and password.', username.slice(0, 256));
+      const wait = attempts.hit([{ key: `u:${username.toLowerCase()}`, limit: 10 }, { key: `ip:${ctx.ip}`, limit: 50 }]);
+      if (wait !== undefined) {
+        ctx.set('Retry-After', String(Math.ceil(wait / 1000)));
+        return render(429, 'Too many attempts. Wait a few minutes and try again.', username);
+      }
+      const user = toUser(username, await o.checker(username, password));
+      if (!user) {
+        log.info(`oauth2 server: sign-in refused for ${JSON.stringify(username)}`);
+        return render(200, 'Wrong user name or password.', username);
+      }
+      // A new session id at sign-in: an id planted before it (session fixation) is worth nothing.
+      sess.user = user;
+      sess.csrf = randomId();
+      await sess.regenerate();
+      log.info(`oauth2 server: ${JSON.stringify(user.id)} signed in`);
+      // Post/redirect/get: the code is issued by a GET, so reloading never re-posts the password.
+      ctx.status = 303;
+      ctx.redirect(`${base}/authorize?${ctx.querystring}`);
+      return;
+    }
+
+    if (!sess.user) return render(200);
+    const code = randomId();
+    codes.set(code, { clientId: client.id, redirectURI, challenge, scope: q.scope, user: sess.user });
+    redirect(ctx, redirectURI, { code, state: q.state });
+  }
+
+  async function accessToken(ctx: Context): Promise<void> {
+    const form = await readForm(ctx);
+    const fail = (status: number, error: string, description?: string) => {
+      if (status === 401) ctx.set('WWW-Authenticate', 'Basic realm="oauth2"');
+      json(ctx, status, { error, ...(description ? { error_description: description } : {}) });
+    };
+    const basic = basicCredentials(ctx.get('authorization'));
+    const clientId = basic?.id ?? form.client_id ?? '';
+    const client = o.clients.get(clientId);
+    if (!client) return fail(401, 'invalid_client');
+    if (client.secret !== undefined && !same(basic?.secret ?? form.client_secret ?? '', client.secret)) return fail(401, 'invalid_client');
+    if (form.grant_type !== 'authorization_code') return fail(400, 'unsupported_grant_type');
+    const code = form.code ?? '';
+    const grant = codes.take(code);
+    if (!grant) {
+      const issued = spent.take(code);
+      if (issued) {
+        tokens.delete(issued);
+        log.warn('oauth2 server: an authorization code was used twice; the token issued for it is revoked');
+      }
+      return fail(400, 'invalid_grant', 'code is unknown, expired or already used');
+    }
+    if (grant.clientId !== client.id || form.redirect_uri !== grant.redirectURI) return fail(400, 'invalid_grant', 'code was issued to another client or redirect_uri');
+    const verifier = form.code_verifier;
+    if (grant.challenge !== undefined || verifier !== undefined) {
+      const expected = grant.challenge ?? '';
+      const got = verifier && VERIFIER.test(verifier) ? createHash('sha256').update(verifier).digest('base64url') : '';
+      if (!got || !same(got, expected)) return fail(400, 'invalid_grant', 'code_verifier does not match');
+    }
+    const token = randomId() + randomId();
+    tokens.set(token, { user: grant.user, clientId: client.id, scope: grant.scope });
+    spent.set(code, token);
+    ctx.set('Pragma', 'no-cache');
+    json(ctx, 200, { access_token: token, token_type: 'Bearer', expires_in: Math.floor(o.tokenTTL / 1000), ...(grant.scope ? { scope: grant.scope } : {}) });
+  }
+
+  function userInfo(ctx: Context): void {
+    const m = /^Bearer\s+(\S+)$/i.exec(ctx.get('authorization'));
+    const entry = m ? tokens.get(m[1]!) : undefined;
+    if (!entry) {
+      ctx.set('WWW-Authenticate', 'Bearer error="invalid_token"');
+      return json(ctx, 401, { error: 'invalid_token' });
+    }
+    const u = entry.user;
+    json(ctx, 200, {
+      id: u.id,
+      name: u.name || u.id,
+      picture: u.picture || `${base}/avatar?user=${encodeURIComponent(u.id)}`,
+      ...(u.email ? { email: u.email } : {}),
+    });
+  }
+
+  const server = http.createServer(app.callback());
+  server.listen(o.port, o.host);
+  await Promise.race([once(server, 'listening'), once(server, 'error').then(([err]) => Promise.reject(err))]);
+  const port = (server.address() as AddressInfo).port;
+  const url = new URL(o.url.href);
+  if (url.port === '0') url.port = String(port);
+  base = url.href.replace(/\/+$/, '');
+  basePath = url.pathname.replace(/\/+$/, '');
+  log.info(`oauth2 server listening on ${o.host}:${port}, public URL ${base}`);
+  let closing: Promise<void> | undefined;
+  return {
+    url: base,
+    port,
+    endpoints: () => ({ authURL: `${base}/authorize`, tokenURL: `${base}/access_token`, infoURL: `${base}/user` }),
+    close() {
+      closing ??= new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      return closing;
+    },
+  };
+}
+
+interface Sess {
+  user?: ServerUser;
+  csrf?: string;
+  regenerate(): Promise<void>;
+}
+type SessionContext = Context & { session: Sess | null };
+
+function toUser(name: string, result: boolean | ServerUser): ServerUser | undefined {
+  if (result === true) return { id: name, name };
+  if (!result || typeof result !== 'object' || typeof result.id !== 'string' || !result.id) return undefined;
+  const pick = (v: unknown) => (typeof v === 'string' && v ? v : undefined);
+  return { id: result.id, name: pick(result.name), email: pick(result.email), picture: pick(result.picture) };
+}
+
+/** Query parameters as single values; undefined when one is repeated (RFC 6749 §3.1). */
+function singleParams(p: URLSearchParams): Record<string, string> | undefined {
+  const out: Record<string, string> = Object.create(null);
+  for (const [k, v] of p) {
+    if (k in out) return undefined;
+    out[k] = v;
+  }
+  return out;
+}
+
+async function readForm(ctx: Context): Promise<Record<string, string>> {
+  const type = (ctx.get('content-type').split(';')[0] ?? '').trim().toLowerCase();
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_FORM) throw Object.assign(new Error('form too large'), { status: 413 });
+    chunks.push(chunk);
+  }
+  const out: Record<string, string> = Object.create(null);
+  if (type !== 'application/x-www-form-urlencoded') return out;
+  for (const [k, v] of new URLSearchParams(Buffer.concat(chunks).toString('utf8'))) out[k] ??= v;
+  return out;
+}
+
+/** Client credentials from HTTP Basic; both parts are form-urlencoded (RFC 6749 §2.3.1). */
+function basicCredentials(header: string): { id: string; secret: string } | undefined {
+  const m = /^Basic\s+(\S+)$/i.exec(header);
+  if (!m) return undefined;
+  const decoded = Buffer.from(m[1]!, 'base64').toString('utf8');
+  const i = decoded.indexOf(':');
+  if (i < 0) return undefined;
+  const dec = (s: string) => {
+    try {
+      return decodeURIComponent(s.replace(/\+/g, ' '));
+    } catch {
+      return s;
+    }
+  };
+  return { id: dec(decoded.slice(0, i)), secret: dec(decoded.slice(i + 1)) };
+}
+
+function redirect(ctx: Context, to: string, params: Record<string, string | undefined>): void {
+  const target = new URL(to);
+  for (const [k, v] of Object.entries(params)) if (v !== undefined) target.searchParams.set(k, v);
+  ctx.status = 302;
+  ctx.redirect(target.href);
+}
+
+function same(a: string, b: string): boolean {
+  const ab = Buffer.from(a);
+  const bb = Buffer.from(b);
+  return ab.length === bb.length && timingSafeEqual(ab, bb);
+}
+
+function text(ctx: Context, status: number, body: string): void {
+  ctx.status = status;
+  ctx.type = 'text/plain; charset=utf-8';
+  ctx.body = body + '\n';
+}
+
+function json(ctx: Context, status: number, body: unknown): void {
+  ctx.status = status;
+  ctx.type = 'application/json';
+  ctx.body = JSON.stringify(body) + '\n';
+}
