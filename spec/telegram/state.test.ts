@@ -1,0 +1,70 @@
+import test from 'ava';
+import { fork } from 'node:child_process';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { LmdbStateStore, memoryStateStore, openStateStore, parseStateUri, MongoStateStore } from '../../lib/state/index.js';
+import { tempDir } from './fixtures.js';
+import { stateStoreContract } from './state-contract.js';
+
+stateStoreContract(test, 'memory', async (clock) => memoryStateStore({ clock }));
+
+stateStoreContract(test, 'lmdb', async (clock, t) => new LmdbStateStore(join(tempDir(t), 'state'), { clock }));
+
+test('memory: values are copied in and out', async (t) => {
+  const store = memoryStateStore();
+  const value = { list: [1] };
+  await store.create('ns', 'k', value, Date.now() + 1000);
+  value.list.push(2);
+  const got = (await store.get<{ list: number[] }>('ns', 'k'))!;
+  got.value.list.push(3);
+  t.deepEqual((await store.get('ns', 'k'))?.value, { list: [1] });
+});
+
+test('memory: expired entries are swept every sweepEvery creates', async (t) => {
+  let now = 1_000_000;
+  const store = memoryStateStore({ clock: () => now, sweepEvery: 4 });
+  for (let i = 0; i < 3; i++) await store.create('ns', `k${i}`, i, now + 10);
+  now += 10;
+  t.is(store.size, 3);
+  await store.create('ns', 'k3', 3, now + 10);
+  t.is(store.size, 1);
+});
+
+test('LMDB: two processes racing markUsed and create on one environment: exactly one wins each', async (t) => {
+  const path = join(tempDir(t), 'state');
+  const racer = fileURLToPath(new URL('./fixtures/state-racer.ts', import.meta.url));
+  // All children start writing at one moment, after tsx has loaded in each.
+  const env = { ...process.env, RACE_AT: String(Date.now() + 2_500) };
+  const children = Array.from({ length: 4 }, () => fork(racer, [path], { env, execArgv: ['--import=tsx'], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] }));
+  const results = await Promise.all(
+    children.map(
+      (child) =>
+        new Promise<{ used: boolean[]; created: boolean[] }>((resolve, reject) => {
+          child.once('message', (m) => resolve(m as { used: boolean[]; created: boolean[] }));
+          child.once('exit', (code) => code !== 0 && reject(new Error(`racer exited with ${code}`)));
+        }),
+    ),
+  );
+  t.is(results.flatMap((r) => r.used).filter(Boolean).length, 1, 'markUsed');
+  t.is(results.flatMap((r) => r.created).filter(Boolean).length, 1, 'create');
+});
+
+test('openStateStore: memory://, lmdb://path, a store object; bad URIs are TypeErrors without the URI', async (t) => {
+  const dir = tempDir(t);
+  const mem = await openStateStore('memory://');
+  t.true(await mem.create('ns', 'k', 1, Date.now() + 1000));
+  await mem.close();
+  const lmdb = await openStateStore(`lmdb://${join(dir, 'x')}`);
+  t.true(lmdb instanceof LmdbStateStore);
+  await lmdb.close();
+  const obj = memoryStateStore();
+  t.is(await openStateStore(obj), obj);
+  t.deepEqual(parseStateUri('lmdb://var/state'), { kind: 'lmdb', path: 'var/state' });
+  t.deepEqual(parseStateUri('lmdb:///var/state'), { kind: 'lmdb', path: '/var/state' });
+  t.deepEqual(parseStateUri('mongodb://u:p@h/db'), { kind: 'mongodb', uri: 'mongodb://u:p@h/db' });
+  const err = t.throws(() => parseStateUri('redis://user:hunter2@h'), { instanceOf: TypeError });
+  t.false(err!.message.includes('hunter2'));
+  t.throws(() => parseStateUri('/just/a/path'), { instanceOf: TypeError });
+  await t.throwsAsync(() => openStateStore({} as never), { instanceOf: TypeError });
+  t.is(typeof MongoStateStore.open, 'function');
+});
