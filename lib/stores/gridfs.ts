@@ -70,8 +70,11 @@ export class GridFsStore implements AvatarStore {
       upload.once('finish', () => resolve());
       upload.end(data);
     });
-    const older = await this.#revisions(id);
-    for (const f of older) if (!f._id.equals(upload.id as ObjectId)) await this.#delete(f._id);
+    // Delete only revisions older than ours: a concurrent put's newer revision must survive, or two
+    // puts racing could each delete the other's and leave nothing.
+    const revisions = await this.#revisions(id);
+    const mine = revisions.findIndex((f) => f._id.equals(upload.id as ObjectId));
+    if (mine >= 0) for (const f of revisions.slice(mine + 1)) await this.#delete(f._id);
     return id;
   }
 

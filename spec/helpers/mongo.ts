@@ -20,8 +20,15 @@ const ENTRY = join(UNPACKED, 'package', 'dist_ts', 'congodb', 'index.js');
 
 /** A running CongoDB on 127.0.0.1. */
 export interface MongoPeer {
-  /** Connection URI, e.g. `mongodb://127.0.0.1:41234`. */
+  /**
+   * Connection URI with the options CongoDB needs, e.g.
+   * `mongodb://127.0.0.1:41234/?directConnection=true&serverMonitoringMode=poll`. Polling monitoring:
+   * CongoDB does not keep up the driver's streaming heartbeat (exhaust/moreToCome) under load, and a
+   * failed heartbeat clears the pool mid-operation.
+   */
   uri: string;
+  /** `uri` plus extra query parameters, e.g. `{ ava_db: 'x', ava_coll: 'y' }` for an avatar store. */
+  uriWith(params: Record<string, string>): string;
   port: number;
   stop(): Promise<void>;
 }
@@ -68,7 +75,9 @@ export async function startMongo(): Promise<MongoPeer> {
   const port = await freePort();
   const server = new mod.CongoServer({ port, host: '127.0.0.1', storage: 'memory' });
   await server.start();
-  return { uri: `mongodb://127.0.0.1:${port}`, port, stop: () => server.stop() };
+  const uri = `mongodb://127.0.0.1:${port}/?directConnection=true&serverMonitoringMode=poll`;
+  const uriWith = (params: Record<string, string>) => `${uri}&${new URLSearchParams(params)}`;
+  return { uri, uriWith, port, stop: () => server.stop() };
 }
 
 async function freePort(): Promise<number> {

@@ -91,11 +91,11 @@ test('migrate file → lmdb → GridFS (CongoDB stand-in for mongod) keeps ids a
   t.is(a.stderr.trim().split('\n').length, 3, 'one plain progress line per avatar');
   const mongo = await startMongo();
   try {
-    const b = await authctl('migrate', lmdb, `${mongo.uri}/?ava_db=cli&ava_coll=av`);
+    const b = await authctl('migrate', lmdb, mongo.uriWith({ ava_db: `cli`, ava_coll: 'av' }));
     t.is(b.code, 0, b.stderr);
-    const listed = JSON.parse((await authctl('list', `${mongo.uri}/?ava_db=cli&ava_coll=av`, '--json')).stdout);
+    const listed = JSON.parse((await authctl('list', mongo.uriWith({ ava_db: `cli`, ava_coll: 'av' }), '--json')).stdout);
     t.is(listed.total.count, 3);
-    const back = await authctl('migrate', `${mongo.uri}/?ava_db=cli&ava_coll=av`, join(dir, 'back'));
+    const back = await authctl('migrate', mongo.uriWith({ ava_db: `cli`, ava_coll: 'av' }), join(dir, 'back'));
     t.is(back.code, 0, back.stderr);
     t.is((await new FileStore(join(dir, 'back')).get(avatarId('m2')))?.data.toString(), (await store.get(avatarId('m2')))?.data.toString());
   } finally {

@@ -19,7 +19,7 @@ test.after.always(async () => {
   await mongo?.stop();
 });
 
-storeContract(test, 'gridfs store', async () => ({ store: await openStore(`${mongo.uri}/?ava_db=contract${++dbCount}&ava_coll=avatars`) }));
+storeContract(test, 'gridfs store', async () => ({ store: await openStore(mongo.uriWith({ ava_db: `contract${++dbCount}`, ava_coll: 'avatars' })) }));
 
 test('ava_db and ava_coll are taken off the URI; defaults are test / avatars_fs', (t) => {
   t.deepEqual(parseMongoUri('mongodb://h:1/x?ava_db=d&ava_coll=c&w=1'), { uri: 'mongodb://h:1/x?w=1', db: 'd', bucket: 'c' });
@@ -27,23 +27,28 @@ test('ava_db and ava_coll are taken off the URI; defaults are test / avatars_fs'
 });
 
 test('put keeps a single revision in the bucket, with metadata.hash as the original', async (t) => {
-  const store = await openStore(`${mongo.uri}/?ava_db=revs&ava_coll=av`);
+  const store = await openStore(mongo.uriWith({ ava_db: `revs`, ava_coll: 'av' }));
+  t.teardown(() => store.close());
   for (let i = 0; i < 3; i++) await store.put('user1', Buffer.from(`v${i}`));
   const client = await MongoClient.connect(mongo.uri);
+  t.teardown(() => client.close());
   const files = await client.db('revs').collection('av.files').find({}).toArray();
   t.is(files.length, 1);
   t.is(files[0]!.filename, avatarId('user1'));
   t.regex(String(files[0]!.metadata?.hash), /^[0-9a-f]{40}$/);
   t.is((await store.get(avatarId('user1')))?.data.toString(), 'v2');
-  await client.close();
-  await store.close();
 });
 
 test('concurrent puts of one avatar leave a readable avatar', async (t) => {
-  const store = await openStore(`${mongo.uri}/?ava_db=concurrent`);
+  const store = await openStore(mongo.uriWith({ ava_db: `concurrent` }));
+  t.teardown(() => store.close());
   await Promise.all(Array.from({ length: 8 }, (_, i) => store.put('busy', Buffer.from(`v${i}`))));
   t.regex((await store.get(avatarId('busy')))!.data.toString(), /^v\d$/);
-  await store.close();
+  await store.put('busy', Buffer.from('last'));
+  t.is((await store.get(avatarId('busy')))?.data.toString(), 'last');
+  const ids = [];
+  for await (const e of store.list()) ids.push(e.id);
+  t.deepEqual(ids, [avatarId('busy')]);
 });
 
 test('an unreachable server rejects at open', async (t) => {

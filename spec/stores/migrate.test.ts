@@ -71,7 +71,7 @@ test('migrate lmdb → gridfs → file keeps ids and bytes', async (t) => {
   const dir = tempDir();
   const lm = new LmdbStore(join(dir, 'lmdb'));
   for (let i = 0; i < 20; i++) await lm.put(`user${i}`, Buffer.from(`gridfs ${i}`));
-  const uri = `${mongo.uri}/?ava_db=mig&ava_coll=av`;
+  const uri = mongo.uriWith({ ava_db: `mig`, ava_coll: 'av' });
   t.is((await migrate(lm, uri)).copied, 20);
   t.is((await migrate(uri, join(dir, 'fs'))).copied, 20);
   t.deepEqual(await contents(new FileStore(join(dir, 'fs'))), await contents(lm));
