@@ -55,12 +55,21 @@ export interface FlowSpec {
   timeoutMs: number;
   maxBytes: number;
   endpoints(): Promise<Endpoints>;
-  /** Turns the token (and usually the user-info JSON) into the user; see identifyByInfo. */
-  identify(token: OAuthToken, hs: HandshakeData, io: FlowIO): Promise<Identified>;
+  /** Turns the token (and usually the user-info JSON) into the user; `params` are the callback's (Apple's `user` field). */
+  identify(token: OAuthToken, hs: HandshakeData, io: FlowIO, params: Record<string, string>): Promise<Identified>;
   /** Called with the final user and the provider token (custom providers keep it to call APIs later). */
   bearerTokenHook?: (provider: string, user: User, token: OAuthToken) => void | Promise<void>;
   /** Checks the RFC 9207 `iss` callback parameter when the provider sends one. */
   issuer?(): string | undefined;
+  /**
+   * The provider comes back with a cross-site form POST (Apple's form_post). The handshake cookie is
+   * then SameSite=None whenever cookies are Secure, so that POST carries it; browsers refuse
+   * SameSite=None without Secure, so on plain http a POST arriving without it is answered 303 to the
+   * same callback as a GET, which the Lax cookie does travel with.
+   */
+  formPost?: boolean;
+  /** Makes the client secret for each exchange (Apple's signed JWT); `csecret` is used without it. */
+  clientSecret?(): Promise<string>;
   close?(): Promise<void>;
 }
 
@@ -89,9 +98,9 @@ export function createFlowProvider(spec: FlowSpec, deps: ProviderDeps): Provider
   const io = flowIO(spec);
   let client: { key: string; code: AuthorizationCode } | undefined;
 
-  function oauthClient(ep: Endpoints): AuthorizationCode {
-    const key = `${ep.authURL} ${ep.tokenURL}`;
-    if (client?.key !== key) client = { key, code: buildClient(spec, ep) };
+  function oauthClient(ep: Endpoints, secret = spec.csecret): AuthorizationCode {
+    const key = `${ep.authURL} ${ep.tokenURL} ${secret}`;
+    if (client?.key !== key) client = { key, code: buildClient(spec, ep, secret) };
     return client.code;
   }
 
@@ -101,7 +110,7 @@ export function createFlowProvider(spec: FlowSpec, deps: ProviderDeps): Provider
   }
 
   function cookieAttrs(ctx: Context): string {
-    return `; Path=${cookiePath(ctx)}; HttpOnly${o.secureCookies ? '; Secure' : ''}; SameSite=Lax`;
+    return `; Path=${cookiePath(ctx)}; HttpOnly${o.secureCookies ? '; Secure' : ''}; SameSite=${spec.formPost && o.secureCookies ? 'None' : 'Lax'}`;
   }
 
   function clearHandshake(ctx: Context): void {
@@ -155,6 +164,13 @@ export function createFlowProvider(spec: FlowSpec, deps: ProviderDeps): Provider
     async callback(ctx) {
       const params = await deps.readParams(ctx, 64 * 1024);
       const raw = readCookie(ctx.get('cookie'), cookieName);
+      if (!raw && spec.formPost && ctx.method === 'POST' && !o.secureCookies) {
+        const relay = new URL(deps.callbackURL(ctx));
+        for (const [k, v] of Object.entries(params)) relay.searchParams.set(k, v);
+        ctx.status = 303;
+        ctx.redirect(relay.href);
+        return;
+      }
       if (!raw) throw providerError(name, 403, 'invalid_handshake', 'no login in progress (handshake cookie missing)');
       let claims: Claims;
       try {
@@ -183,12 +199,12 @@ export function createFlowProvider(spec: FlowSpec, deps: ProviderDeps): Provider
         throw providerError(name, 502, 'provider_error', `provider refused the login (${detail})`);
       }
       if (!params.code) throw providerError(name, 400, 'missing_code', 'callback carries no code');
-      const token = await exchange(spec, oauthClient(ep), {
+      const token = await exchange(spec, oauthClient(ep, spec.clientSecret ? await spec.clientSecret() : undefined), {
         code: params.code,
         redirect_uri: deps.callbackURL(ctx),
         ...(typeof hs.verifier === 'string' ? { code_verifier: hs.verifier } : {}),
       });
-      const { user, avatarHeaders } = await spec.identify(token, { nonce: typeof hs.nonce === 'string' ? hs.nonce : undefined }, io);
+      const { user, avatarHeaders } = await spec.identify(token, { nonce: typeof hs.nonce === 'string' ? hs.nonce : undefined }, io, params);
       if (spec.bearerTokenHook) await spec.bearerTokenHook(name, user, token);
       await deps.completeLogin(ctx, {
         provider: name,
@@ -215,11 +231,11 @@ export function createFlowProvider(spec: FlowSpec, deps: ProviderDeps): Provider
   };
 }
 
-function buildClient(spec: FlowSpec, ep: Endpoints): AuthorizationCode {
+function buildClient(spec: FlowSpec, ep: Endpoints, secret: string): AuthorizationCode {
   const token = new URL(ep.tokenURL);
   const auth = new URL(ep.authURL);
   return new AuthorizationCode({
-    client: { id: spec.cid, secret: spec.csecret },
+    client: { id: spec.cid, secret },
     // Full URLs as paths: simple-oauth2 resolves them against the host, keeping any query they carry.
     auth: { tokenHost: token.origin, tokenPath: token.href, authorizeHost: auth.origin, authorizePath: auth.href },
     options: { authorizationMethod: spec.authMethod },

@@ -171,7 +171,7 @@ function toRaw(m: MappedUser): RawUser {
 }
 
 /** The issuer's key set, cached for JWKS_TTL_MS; refetched early for an unknown kid at most every JWKS_REFETCH_MS. */
-function keyCache(fetchSet: () => Promise<JSONWebKeySet>, clock: () => number) {
+export function keyCache(fetchSet: () => Promise<JSONWebKeySet>, clock: () => number) {
   let cached: { fn: JWTVerifyGetKey; at: number } | undefined;
   return {
     mayRefetch: () => !cached || clock() - cached.at >= JWKS_REFETCH_MS,
