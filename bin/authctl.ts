@@ -4,6 +4,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError } from 'commander';
 import { avatarsCommand } from './commands/avatars.js';
+import { botCommand } from './commands/bot.js';
 import { demoCommand } from './commands/demo.js';
 import { devOauthCommand } from './commands/dev-oauth.js';
 import { secretCommand } from './commands/secret.js';
@@ -32,6 +33,7 @@ program.addCommand(secretCommand());
 program.addCommand(demoCommand());
 program.addCommand(devOauthCommand());
 program.addCommand(avatarsCommand());
+program.addCommand(botCommand());
 
 try {
   await program.parseAsync(process.argv);

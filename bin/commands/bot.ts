@@ -1,0 +1,91 @@
+import { Command, InvalidArgumentError } from 'commander';
+import { funcLogger } from '../../lib/logger.js';
+import { openStateStore, parseStateUri, type StateStore } from '../../lib/state/index.js';
+import { DEFAULT_API_ROOT, LoginBot } from '../../lib/telegram/bot.js';
+import { startPolling } from '../../lib/telegram/poller.js';
+import { LoginRequests } from '../../lib/telegram/requests.js';
+
+interface BotOptions {
+  token?: string;
+  store: string;
+  apiRoot: string;
+  successMsg?: string;
+  errorMsg?: string;
+  pollTimeout: number;
+}
+
+function seconds(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 50) throw new InvalidArgumentError('must be a whole number of seconds from 0 to 50');
+  return n;
+}
+
+/**
+ * Checks `--store` in the action, not as a commander argument parser: commander would echo the
+ * rejected value, and a MongoDB URI may carry a password.
+ */
+function sharedStore(value: string): void {
+  let kind: string;
+  try {
+    kind = parseStateUri(value, '--store').kind;
+  } catch {
+    throw new Error('--store must be lmdb://<path> or mongodb://…');
+  }
+  if (kind === 'memory') throw new Error('--store must be shared with the app: lmdb://<path> or mongodb://…');
+}
+
+/** Where the requests live, for the ready line: never a MongoDB URI, which may carry a password. */
+function describeStore(uri: string): string {
+  const target = parseStateUri(uri, '--store');
+  return target.kind === 'lmdb' ? `lmdb://${target.path}` : 'mongodb';
+}
+
+/**
+ * `authctl bot`: the Telegram poller as its own process, for apps whose providers run with
+ * `poll: false` and the same `stateStore`. Runs until SIGINT or SIGTERM, then stops polling,
+ * acknowledges the updates it handled and closes the store.
+ */
+export function botCommand(): Command {
+  return new Command('bot')
+    .description('poll Telegram for bot logins and confirm them in a shared state store (apps run the provider with poll: false)')
+    .option('--token <token>', 'bot token from BotFather (default: $TELEGRAM_BOT_TOKEN, which keeps it out of the process list)')
+    .requiredOption('--store <uri>', 'state store shared with the app: lmdb://<path> or mongodb://…')
+    .option('--api-root <url>', 'Bot API root (self-hosted Bot API server)', DEFAULT_API_ROOT)
+    .option('--success-msg <text>', 'reply after a successful Start')
+    .option('--error-msg <text>', 'reply to an unknown or expired Start')
+    .option('--poll-timeout <s>', 'long-poll wait per getUpdates call', seconds, 25)
+    .action(async (opts: BotOptions) => {
+      const token = opts.token ?? process.env.TELEGRAM_BOT_TOKEN;
+      if (!token) throw new Error('a bot token is needed: --token or $TELEGRAM_BOT_TOKEN');
+      sharedStore(opts.store);
+      if (!/^https?:\/\//.test(opts.apiRoot)) throw new Error('--api-root must be an http(s) URL');
+      const logger = funcLogger((msg) => process.stderr.write(`${new Date().toISOString()} ${msg}\n`));
+      let store: StateStore;
+      try {
+        store = await openStateStore(opts.store, {}, '--store');
+      } catch (err) {
+        throw new Error(`cannot open the state store: ${(err as Error).message.replace(/^authKoa: /, '')}`);
+      }
+      const bot = new LoginBot({
+        token,
+        apiRoot: opts.apiRoot,
+        successMsg: opts.successMsg,
+        errorMsg: opts.errorMsg,
+        requests: new LoginRequests(async () => store, Date.now),
+        logger,
+      });
+      const stop = new Promise<string>((resolve) => {
+        process.once('SIGINT', () => resolve('SIGINT'));
+        process.once('SIGTERM', () => resolve('SIGTERM'));
+      });
+      const poller = startPolling(bot, {
+        logger,
+        pollTimeout: opts.pollTimeout,
+        onReady: (username) => process.stdout.write(`authctl bot: @${username} polling for logins (state in ${describeStore(opts.store)})\n`),
+      });
+      const signal = await stop;
+      await poller.stop();
+      await store.close();
+      process.stdout.write(`authctl bot: stopped (${signal})\n`);
+    });
+}

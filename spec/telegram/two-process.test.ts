@@ -1,0 +1,80 @@
+import test from 'ava';
+import { once } from 'node:events';
+import { join } from 'node:path';
+import { sha1 } from '../../lib/user.js';
+import { runCli, spawnCli, waitForLine } from '../helpers/cli.js';
+import { Client } from '../helpers/http.js';
+import { BOT_TOKEN, startFakeBotApi } from '../helpers/telegram.js';
+import { ALICE, BOB, ERROR, SUCCESS, pngPhoto, startTelegram, tempDir } from './fixtures.js';
+
+test('two processes: `authctl bot` polls into an LMDB store while the app (poll: false) logs the user in through it', async (t) => {
+  const api = await startFakeBotApi();
+  t.teardown(() => api.close());
+  const store = `lmdb://${join(tempDir(t), 'state')}`;
+  const child = spawnCli(['bot', '--token', BOT_TOKEN, '--store', store, '--api-root', api.apiRoot, '--poll-timeout', '1', '--success-msg', SUCCESS, '--error-msg', ERROR]);
+  let output = '';
+  child.stdout!.on('data', (d) => (output += d));
+  child.stderr!.on('data', (d) => (output += d));
+  t.teardown(() => {
+    if (child.exitCode === null) child.kill('SIGKILL');
+  });
+  await waitForLine(child, /@authkoa_test_bot polling for logins \(state in lmdb:\/\//);
+
+  const { app } = await startTelegram(t, { poll: false, stateStore: store }, { api });
+  const photo = await pngPhoto(0xcc3366ff);
+  api.setPhoto(ALICE.id, photo);
+  const c = new Client(app.url);
+  const { token } = (await (await c.fetch('/auth/telegram/login')).json()) as { token: string };
+  t.is((await c.fetch(`/auth/telegram/login?token=${token}`)).status, 404, 'pending');
+
+  api.pressStart(ALICE, token);
+  t.is((await api.nextMessage(ALICE.id)).text, SUCCESS, 'the child process confirmed it');
+  const res = await c.fetch(`/auth/telegram/login?token=${token}`);
+  t.is(res.status, 200);
+  const user = (await res.json()) as { id: string; name: string; picture: string };
+  t.is(user.id, `telegram_${sha1(String(ALICE.id))}`);
+  const avatar = await c.fetch(new URL(user.picture).pathname);
+  t.deepEqual(Buffer.from(await avatar.arrayBuffer()), photo, 'the photo crossed processes through the store');
+  t.is((await c.fetch(`/auth/telegram/login?token=${token}`)).status, 404, 'consumed');
+
+  api.pressStart(BOB, 'e'.repeat(40));
+  t.is((await api.nextMessage(BOB.id)).text, ERROR);
+
+  child.kill('SIGTERM');
+  const [code] = await once(child, 'exit');
+  t.is(code, 0);
+  t.regex(output, /stopped \(SIGTERM\)/);
+  t.false(output.includes(BOT_TOKEN.split(':')[1]!), 'the token is not printed');
+  t.is(api.pendingUpdates(), 0, 'handled updates were acknowledged on the way out');
+});
+
+test('two app processes on one LMDB store: a request opened by one is claimed through the other', async (t) => {
+  const api = await startFakeBotApi();
+  t.teardown(() => api.close());
+  const store = `lmdb://${join(tempDir(t), 'state')}`;
+  // The first app polls; the second only serves logins (as a second worker would).
+  const a = await startTelegram(t, { stateStore: store }, { api });
+  const b = await startTelegram(t, { poll: false, stateStore: store }, { api });
+  const { token } = (await (await new Client(a.app.url).fetch('/auth/telegram/login')).json()) as { token: string };
+  api.pressStart(BOB, token);
+  t.is((await api.nextMessage(BOB.id)).text, SUCCESS);
+  const res = await new Client(b.app.url).fetch(`/auth/telegram/login?token=${token}`);
+  t.is(res.status, 200);
+  t.is((await new Client(a.app.url).fetch(`/auth/telegram/login?token=${token}`)).status, 404);
+});
+
+test('authctl bot refuses a missing token, a memory store and a bad URI', async (t) => {
+  const env = { TELEGRAM_BOT_TOKEN: '' };
+  const [noToken, memory, bad] = await Promise.all([
+    runCli(['bot', '--store', 'lmdb://x'], { env }),
+    runCli(['bot', '--token', 'x:y', '--store', 'memory://'], { env }),
+    runCli(['bot', '--token', 'x:y', '--store', 'redis://u:hunter2@h'], { env }),
+  ]);
+  t.is(noToken.code, 1);
+  t.regex(noToken.stderr, /bot token is needed/);
+  t.not(memory.code, 0);
+  t.regex(memory.stderr, /shared with the app/);
+  t.not(bad.code, 0);
+  t.regex(bad.stderr, /--store must be lmdb:\/\/<path> or mongodb:\/\//);
+  t.false(bad.stderr.includes('hunter2'));
+});
