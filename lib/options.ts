@@ -1,4 +1,5 @@
 import type { Context } from 'koa';
+import type { AvatarProxyOptions } from './avatar.js';
 import type { AvatarStore } from './stores/index.js';
 import type { Claims } from './token.js';
 import type { User } from './user.js';
@@ -63,6 +64,8 @@ export interface AuthKoaOptions {
   avatarResizeLimit?: number;
   /** Allow avatar fetches from private and loopback addresses (tests, intranets). Default false. */
   avatarAllowPrivate?: boolean;
+  /** Fine-tuning of the avatar fetch: allowAddresses, fetchTimeout, maxBytes, maxPixels, maxRedirects, fetchRetries, workers, identiconSize. */
+  avatarProxyOptions?: AvatarTuning;
   /** Route prefix of the auth routes. Default `/auth`. */
   authRoutePath?: string;
   /** Allowed `aud` values; a non-empty list turns checks on at creation and on every read. */
@@ -114,6 +117,9 @@ export interface AuthKoaOptions {
   clock?: () => number;
 }
 
+/** The avatar proxy's limits an application may change; see docs/avatars.md. */
+export type AvatarTuning = Partial<Omit<AvatarProxyOptions, 'url' | 'routePath' | 'resizeLimit' | 'allowPrivate' | 'logger' | 'store'>>;
+
 /** Options after validation, with every default filled in. */
 export interface ResolvedOptions {
   secretReader: (aud: string) => string | Promise<string>;
@@ -130,6 +136,7 @@ export interface ResolvedOptions {
   avatarRoutePath: string;
   avatarResizeLimit: number;
   avatarAllowPrivate: boolean;
+  avatarProxyOptions: AvatarTuning;
   authRoutePath: string;
   audiences: string[] | undefined;
   claimsUpdater: ((claims: Claims) => Claims | Promise<Claims>) | undefined;
@@ -188,6 +195,13 @@ function routePath(o: Record<string, unknown>, key: string, dflt: string): strin
   }
   const p = (v as string).replace(/\/+$/, '');
   return p === '' ? fail(key, 'must not be the root path') : p;
+}
+
+function plainObject(o: Record<string, unknown>, key: string): Record<string, unknown> {
+  const v = o[key];
+  if (v === undefined) return {};
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) fail(key, 'must be an object');
+  return v as Record<string, unknown>;
 }
 
 function bool(o: Record<string, unknown>, key: string, dflt: boolean): boolean {
@@ -296,6 +310,7 @@ export function resolveOptions(input: AuthKoaOptions): ResolvedOptions {
     avatarRoutePath,
     avatarResizeLimit: resizeLimit as number,
     avatarAllowPrivate: bool(o, 'avatarAllowPrivate', false),
+    avatarProxyOptions: plainObject(o, 'avatarProxyOptions') as AvatarTuning,
     authRoutePath,
     audiences: audiences && audiences.length > 0 ? audiences.map((a) => a.toLowerCase()) : undefined,
     claimsUpdater: optionalFunction(o, 'claimsUpdater', 'update'),

@@ -33,6 +33,7 @@ export function authKoa(opts: AuthKoaOptions): AuthKoa {
   const o = resolveOptions(opts);
   const tokenService = new TokenService(o);
   const avatarProxy = createAvatarProxy({
+    ...o.avatarProxyOptions,
     store: o.avatarStore,
     url: o.url,
     routePath: o.avatarRoutePath,

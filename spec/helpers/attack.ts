@@ -16,8 +16,8 @@ export function payloadOf(token: string): Record<string, any> {
 let registered = false;
 
 /**
- * A provider kind for the redirect tests: `GET /auth/<name>/login?user=&from=` logs `user` in at once
- * and hands `from` to the shared completeLogin, exactly the path every real provider's `from` takes.
+ * A provider kind for the attack tests: `GET /auth/<name>/login?user=&from=&picture=` logs `user` in at
+ * once and hands `from` and `picture` to the shared completeLogin, the path every real provider takes.
  */
 export function registerFromEchoKind(): void {
   if (registered) return;
@@ -31,7 +31,8 @@ export function registerFromEchoKind(): void {
         kind: 'from-echo',
         async login(ctx) {
           const user = String(ctx.query.user ?? 'visitor');
-          await deps.completeLogin(ctx, { provider: name, user: { name: user, id: `${name}_${user}`, picture: '' }, from: ctx.query.from as string | undefined });
+          const picture = typeof ctx.query.picture === 'string' ? ctx.query.picture : '';
+          await deps.completeLogin(ctx, { provider: name, user: { name: user, id: `${name}_${user}`, picture }, from: ctx.query.from as string | undefined });
         },
         async logout(ctx) {
           deps.tokenService.reset(ctx);
