@@ -34,7 +34,20 @@ export {
 export { AuthError, type ErrorBody } from './errors.js';
 export { registerProvider, type Provider, type ProviderDeps, type ProviderModule, type ProviderOptions, type ProviderEntry } from './registry.js';
 export type { CompletedLogin } from './login.js';
-export type { AvatarProxy } from './avatar.js';
+export type { AvatarProxy, AvatarProxyOptions } from './avatar.js';
+export type { AvatarTuning } from './options.js';
+export {
+  openStore,
+  parseStoreUri,
+  migrate,
+  avatarId,
+  isAvatarId,
+  type AvatarStore,
+  type AvatarEntry,
+  type StoredAvatar,
+  type MigrateResult,
+  type MigrateOptions,
+} from './stores/index.js';
 export { funcLogger, noopLogger, stdLogger, type Logger, type LogFunc } from './logger.js';
 export type { DirectProviderOptions } from './providers/index.js';
 export {
