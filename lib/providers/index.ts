@@ -7,6 +7,7 @@ import { devProvider } from './dev.js';
 import { oidcProvider } from './oidc.js';
 import { telegramProvider } from './telegram.js';
 import { serverProvider } from './server-provider.js';
+import { appleProvider } from './apple.js';
 
 /**
  * The provider kinds that ship with authkoa, registered once at import. Built-in names map to the
@@ -20,8 +21,10 @@ registerProvider(devProvider);
 registerProvider(oidcProvider);
 registerProvider(telegramProvider);
 registerProvider(serverProvider);
+registerProvider(appleProvider);
 for (const [name, preset] of Object.entries(catalogNames)) builtinNames.set(name, { kind: 'social', preset });
 builtinNames.set('dev', { kind: 'dev' });
+builtinNames.set('apple', { kind: 'apple' });
 
 export { directProvider, type DirectProviderOptions } from './direct.js';
 export { verifiedProvider, type VerifiedProviderOptions, type VerifiedRateLimit } from './verified.js';
@@ -34,4 +37,5 @@ export { oidcProvider, type OIDCProviderOptions } from './oidc.js';
 export { telegramProvider, type TelegramProviderOptions, type TelegramWebhookOptions } from './telegram.js';
 export { serverProvider, type ServerProviderOptions } from './server-provider.js';
 export { startOAuth2Server, type OAuth2Server, type OAuth2ServerOptions, type OAuth2ServerClient, type ServerUser, type ServerChecker, type LoginPage, type LoginPageHandler } from './server.js';
+export { appleProvider, APPLE_ISSUER, type AppleProviderOptions } from './apple.js';
 export { builtinNames };
