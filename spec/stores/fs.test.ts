@@ -81,3 +81,13 @@ test('file store holds 10 000 avatars and lists them all', async (t) => {
   t.is(readdirSync(dir).length, 100, 'spread over the 100 partitions');
   rmSync(dir, { recursive: true });
 });
+
+test('a partition folder removed between writes is made again', async (t) => {
+  const dir = tempDir();
+  const store = new FileStore(dir);
+  await store.put('user1', Buffer.from('a'));
+  rmSync(join(dir, '30'), { recursive: true });
+  await store.put('user1', Buffer.from('b'));
+  t.is((await store.get(avatarId('user1')))?.data.toString(), 'b');
+  rmSync(dir, { recursive: true });
+});
