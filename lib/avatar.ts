@@ -61,7 +61,7 @@ export interface AvatarProxyOptions {
   retryDelay?: number;
   /** Worker threads for decoding and resizing (default: cores − 1, at least 1, at most 2). */
   workers?: number;
-  /** Identicon side in px (default 300, as the original). */
+  /** Identicon side in px (default: the resize limit, capped at 300; 300 when the limit is 0). */
   identiconSize?: number;
 }
 
@@ -87,7 +87,8 @@ export function createAvatarProxy(opts: AvatarProxyOptions): AvatarProxyImpl {
   const base = opts.url.replace(/\/+$/, '') + routePath.replace(/\/+$/, '') + '/';
   const log = opts.logger;
   const maxPixels = opts.maxPixels ?? 16_777_216;
-  const identiconSize = opts.identiconSize ?? 300;
+  // Identicons match the stored avatars' size when a resize limit is set (never above 300, the original's).
+  const identiconSize = opts.identiconSize ?? (opts.resizeLimit > 0 ? Math.max(10, Math.min(300, opts.resizeLimit)) : 300);
   const limits: FetchLimits = {
     timeoutMs: opts.fetchTimeout ?? 10_000,
     maxBytes: opts.maxBytes ?? 10 * 1024 * 1024,

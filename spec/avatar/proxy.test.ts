@@ -67,7 +67,7 @@ test('a picture within the limit, or with limit 0, is stored byte for byte', asy
 test('no picture gives a deterministic identicon', async (t) => {
   const { proxy, stored, done } = setup();
   t.is(await proxy.put(user('nobody', '')), `${APP}/avatar/${avatarId('nobody')}`);
-  t.deepEqual(await stored('nobody'), identicon('nobody'));
+  t.deepEqual(await stored('nobody'), identicon('nobody', 200));
   await done();
 });
 
@@ -75,7 +75,7 @@ test('an upstream 404 gives the identicon and the login goes on', async (t) => {
   const srv = await pictureServer({});
   const { proxy, stored, warnings, done } = setup();
   t.is(await proxy.put(user('u404', `${srv.url}/missing.png?token=SECRET`)), `${APP}/avatar/${avatarId('u404')}`);
-  t.deepEqual(await stored('u404'), identicon('u404'));
+  t.deepEqual(await stored('u404'), identicon('u404', 200));
   t.regex(warnings.join(), /upstream status 404/);
   t.notRegex(warnings.join(), /SECRET/, 'query strings are not logged');
   await done();
@@ -102,7 +102,7 @@ test('non-image content (HTML, SVG, text) gives the identicon', async (t) => {
   const { proxy, stored, done } = setup();
   for (const p of ['html', 'svg']) {
     await proxy.put(user(`nonimage_${p}`, `${srv.url}/${p}`));
-    t.deepEqual(await stored(`nonimage_${p}`), identicon(`nonimage_${p}`), p);
+    t.deepEqual(await stored(`nonimage_${p}`), identicon(`nonimage_${p}`, 200), p);
   }
   await done();
   await srv.close();
@@ -120,7 +120,7 @@ test('a body over the 10 MB cap is refused (declared or streamed) and gives the 
   const { proxy, stored, warnings, done } = setup();
   for (const p of ['declared', 'chunked']) {
     await proxy.put(user(`big_${p}`, `${srv.url}/${p}`));
-    t.deepEqual(await stored(`big_${p}`), identicon(`big_${p}`), p);
+    t.deepEqual(await stored(`big_${p}`), identicon(`big_${p}`, 200), p);
   }
   t.is(warnings.filter((w) => w.includes('byte cap')).length, 2);
   await done();
@@ -133,7 +133,7 @@ test('a decompression bomb (36 Mpx in a few KB) is refused from its header befor
   const srv = await pictureServer({ '/bomb.png': serve(bomb) });
   const { proxy, stored, warnings, done } = setup();
   await proxy.put(user('bomb', `${srv.url}/bomb.png`));
-  t.deepEqual(await stored('bomb'), identicon('bomb'));
+  t.deepEqual(await stored('bomb'), identicon('bomb', 200));
   t.regex(warnings.join(), /too many pixels \(6000x6000\)/);
   t.is(proxy.pendingResizes, 0, 'never sent to the decoder');
   await done();
@@ -144,7 +144,7 @@ test('a fetch that does not answer in time gives the identicon', async (t) => {
   const srv = await pictureServer({ '/slow': () => {} });
   const { proxy, stored, warnings, done } = setup({ fetchTimeout: 300 });
   await proxy.put(user('slow', `${srv.url}/slow`));
-  t.deepEqual(await stored('slow'), identicon('slow'));
+  t.deepEqual(await stored('slow'), identicon('slow', 200));
   t.regex(warnings.join(), /timeout/);
   await done();
   await srv.close();
@@ -156,7 +156,7 @@ test('an unreachable picture host gives the identicon after the retries', async 
   await srv.close();
   const { proxy, stored, done } = setup({ fetchRetries: 1, retryDelay: 10 });
   await proxy.put(user('gone', url));
-  t.deepEqual(await stored('gone'), identicon('gone'));
+  t.deepEqual(await stored('gone'), identicon('gone', 200));
   await done();
 });
 
