@@ -73,3 +73,14 @@ export {
 } from './providers/index.js';
 export type { OAuthToken } from './providers/oauth2.js';
 export { memoryUsedTokenStore, type MemoryUsedTokenStoreOptions, type UsedTokenStore } from './state.js';
+export {
+  createStateStore,
+  LmdbStateStore,
+  memoryStateStore,
+  MongoStateStore,
+  openStateStore,
+  type StateEntry,
+  type StateStore,
+  type StateStoreOptions,
+} from './state/index.js';
+export type { TelegramProviderOptions, TelegramWebhookOptions } from './providers/telegram.js';

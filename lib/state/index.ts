@@ -59,3 +59,37 @@ export async function openStateStore(uri: string | StateStore, opts: StateStoreO
       return MongoStateStore.open(target.uri, opts);
   }
 }
+
+/**
+ * A StateStore for `uri` returned at once, opened on first use (and again after a failed open), so
+ * one object can be handed to several providers' synchronous options: `stateStore` of Telegram and
+ * `usedTokens` of the verified provider. The caller closes it after the service.
+ */
+export function createStateStore(uri: string, opts: StateStoreOptions = {}, option = 'stateStore'): StateStore {
+  parseStateUri(uri, option);
+  let opening: Promise<StateStore> | undefined;
+  let closed = false;
+  const store = (): Promise<StateStore> => {
+    if (closed) return Promise.reject(new Error('state store is closed'));
+    opening ??= openStateStore(uri, opts, option).catch((err: unknown) => {
+      opening = undefined;
+      throw err;
+    });
+    return opening;
+  };
+  return {
+    create: async (ns, key, value, exp) => (await store()).create(ns, key, value, exp),
+    get: async (ns, key) => (await store()).get(ns, key),
+    replace: async (ns, key, rev, value, exp) => (await store()).replace(ns, key, rev, value, exp),
+    take: async (ns, key, rev) => (await store()).take(ns, key, rev),
+    remove: async (ns, key) => (await store()).remove(ns, key),
+    sweep: async () => (await store()).sweep(),
+    markUsed: async (id, exp) => (await store()).markUsed(id, exp),
+    async close() {
+      closed = true;
+      const s = opening;
+      opening = undefined;
+      await (await s?.catch(() => undefined))?.close();
+    },
+  };
+}

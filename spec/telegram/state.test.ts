@@ -2,13 +2,15 @@ import test from 'ava';
 import { fork } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { LmdbStateStore, memoryStateStore, openStateStore, parseStateUri, MongoStateStore } from '../../lib/state/index.js';
+import { LmdbStateStore, createStateStore, memoryStateStore, openStateStore, parseStateUri, MongoStateStore } from '../../lib/state/index.js';
 import { tempDir } from './fixtures.js';
 import { stateStoreContract } from './state-contract.js';
 
 stateStoreContract(test, 'memory', async (clock) => memoryStateStore({ clock }));
 
 stateStoreContract(test, 'lmdb', async (clock, t) => new LmdbStateStore(join(tempDir(t), 'state'), { clock }));
+
+stateStoreContract(test, 'createStateStore (lazy lmdb)', async (clock, t) => createStateStore(`lmdb://${join(tempDir(t), 'state')}`, { clock }));
 
 test('memory: values are copied in and out', async (t) => {
   const store = memoryStateStore();
