@@ -21,14 +21,18 @@ export interface MongoStateTarget {
 }
 
 /**
- * Splits `state_db` (default `authkoa`) and `state_coll` (default `state`) off a MongoDB URI, as the
- * avatar store does with `ava_db` / `ava_coll`; the rest goes to the driver unchanged.
+ * Splits `state_db` and `state_coll` (default `state`) off a MongoDB URI, as the avatar store does
+ * with `ava_db` / `ava_coll`; the rest goes to the driver unchanged. The database is `state_db`, else
+ * the URI's own (`mongodb://host/app` → `app`), else `authkoa`.
  */
 export function parseMongoStateUri(uri: string): MongoStateTarget {
   const q = uri.indexOf('?');
   const base = q < 0 ? uri : uri.slice(0, q);
   const params = new URLSearchParams(q < 0 ? '' : uri.slice(q + 1));
-  const db = params.get('state_db') || 'authkoa';
+  const authority = base.slice(base.indexOf('://') + 3); // user:pw@host1,host2 never holds a '/'
+  const slash = authority.indexOf('/');
+  const uriDb = slash < 0 ? '' : decodeURIComponent(authority.slice(slash + 1));
+  const db = params.get('state_db') || uriDb || 'authkoa';
   const collection = params.get('state_coll') || 'state';
   params.delete('state_db');
   params.delete('state_coll');

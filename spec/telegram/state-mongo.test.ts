@@ -28,13 +28,15 @@ const uri = () => `${mongo.uri}${mongo.uri.includes('?') ? '&' : '/?'}state_coll
 
 stateStoreContract(test, 'mongodb (CongoDB stand-in)', async (clock) => MongoStateStore.open(uri(), { clock }));
 
-test('parseMongoStateUri takes state_db and state_coll off the URI and keeps the rest', (t) => {
+test('parseMongoStateUri: state_db, else the URI database, else authkoa; state_coll is taken off the URI', (t) => {
   t.deepEqual(parseMongoStateUri('mongodb://h:27017/admin?state_db=auth&replicaSet=rs&state_coll=pending'), {
     uri: 'mongodb://h:27017/admin?replicaSet=rs',
     db: 'auth',
     collection: 'pending',
   });
   t.deepEqual(parseMongoStateUri('mongodb://h'), { uri: 'mongodb://h', db: 'authkoa', collection: 'state' });
+  t.deepEqual(parseMongoStateUri('mongodb://u:p@h1,h2/app?replicaSet=rs'), { uri: 'mongodb://u:p@h1,h2/app?replicaSet=rs', db: 'app', collection: 'state' });
+  t.is(parseMongoStateUri('mongodb://h/?directConnection=true').db, 'authkoa');
 });
 
 test('a store opened by openStateStore from a mongodb:// URI', async (t) => {
