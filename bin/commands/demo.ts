@@ -1,11 +1,5 @@
-import { Command, InvalidArgumentError } from 'commander';
-import { startExample } from '../../example/app.js';
-
-function port(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError('must be a port number');
-  return n;
-}
+import { Command } from 'commander';
+import { port } from './args.js';
 
 /** `authctl demo`: runs the reference application (the one `npm start` runs) until Ctrl-C. */
 export function demoCommand(): Command {
@@ -16,6 +10,8 @@ export function demoCommand(): Command {
     .option('--dev-port <n>', 'port of the dev OAuth2 server', port, Number(process.env.DEV_PORT ?? 8084))
     .option('--var <dir>', 'folder for the secret and the avatar store', process.env.AUTHKOA_VAR ?? './var')
     .action(async (opts: { port: number; devPort: number; host: string; var: string }) => {
+      // Loaded here, not at the top: every other authctl command would otherwise pay for the whole app.
+      const { startExample } = await import('../../example/app.js');
       const running = await startExample({ port: opts.port, devPort: opts.devPort, host: opts.host, varDir: opts.var, log: (m) => process.stdout.write(m + '\n') });
       const stop = () => {
         running.close().then(() => process.exit(0), () => process.exit(1));

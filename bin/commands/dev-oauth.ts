@@ -1,12 +1,8 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { stdLogger } from '../../lib/logger.js';
 import { runDevOAuthServer } from '../../lib/providers/dev.js';
+import { port } from './args.js';
 
-function port(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError('must be a port number from 0 to 65535');
-  return n;
-}
 
 function domain(value: string): string {
   if (!/^[A-Za-z0-9.-]+$/.test(value)) throw new InvalidArgumentError('must be a domain name');

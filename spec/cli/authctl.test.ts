@@ -47,7 +47,7 @@ test('authctl demo runs the reference app: secret made on first run, login works
   const varDir = mkdtempSync(join(tmpdir(), 'authkoa-demo-'));
   const child = spawnCli(['demo', '--port', '0', '--dev-port', '0', '--var', varDir]);
   t.teardown(() => child.kill('SIGKILL'));
-  const [, url] = await waitForLine(child, /listening on (http:\/\/\S+)/);
+  const [, url] = await waitForLine(child, /authkoa example listening on (http:\/\/\S+)/);
   const secretFile = join(varDir, 'secret');
   t.is(statSync(secretFile).mode & 0o777, 0o600);
   const c = new Client(url!);
