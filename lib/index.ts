@@ -72,6 +72,18 @@ export {
   type SocialProviderOptions,
 } from './providers/index.js';
 export type { OAuthToken } from './providers/oauth2.js';
+export {
+  startOAuth2Server,
+  type AppleProviderOptions,
+  type LoginPage,
+  type LoginPageHandler,
+  type OAuth2Server,
+  type OAuth2ServerClient,
+  type OAuth2ServerOptions,
+  type ServerChecker,
+  type ServerProviderOptions,
+  type ServerUser,
+} from './providers/index.js';
 export { memoryUsedTokenStore, type MemoryUsedTokenStoreOptions, type UsedTokenStore } from './state.js';
 export {
   createStateStore,
