@@ -132,7 +132,8 @@ function buildAuthRouter(o: ResolvedOptions, tokens: TokenService, providers: Pr
 
   router.get('/user', async (ctx) => {
     const rt = await tokens.get(ctx).catch((err) => {
-      throw new AuthError(401, toAuthError(err).code, toAuthError(err).message);
+      const e = toAuthError(err);
+      throw new AuthError(401, e.code, e.message); // whatever went wrong reading it, there is no user: 401
     });
     if (!rt) throw new AuthError(401, 'no_token', 'token is not presented');
     if (!rt.claims.user || rt.claims.handshake) throw new AuthError(401, 'no_user', 'user is nil');
