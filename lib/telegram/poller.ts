@@ -2,6 +2,9 @@ import { TelegramApiError } from 'node-telegram-bot-api';
 import type { Logger } from '../logger.js';
 import type { LoginBot } from './bot.js';
 
+/** Updates handled at once. */
+const CONCURRENCY = 8;
+
 /** Options of startPolling(). */
 export interface PollerOptions {
   /** Long-poll wait per getUpdates call, in seconds. Default 25. */
@@ -84,11 +87,13 @@ export function startPolling(bot: LoginBot, opts: PollerOptions): Poller {
       }
       if (failures > 0) log.info(`telegram: getUpdates works again after ${failures} failure(s)`);
       failures = 0;
-      for (const update of updates) {
-        if (signal.aborted) break;
-        await bot.handleUpdate(update, signal); // never throws
+      // A few at a time: one slow photo download must not hold up every other login, and a
+      // burst of updates must not start a hundred 10 MiB downloads at once.
+      for (let i = 0; i < updates.length && !signal.aborted; i += CONCURRENCY) {
+        const batch = updates.slice(i, i + CONCURRENCY);
+        await Promise.all(batch.map((u) => bot.handleUpdate(u, signal))); // never throws
         // Acknowledged even if handling failed: a poisoned update must not come back forever.
-        offset = update.update_id + 1;
+        offset = batch[batch.length - 1]!.update_id + 1;
       }
     }
   };
@@ -111,12 +116,16 @@ export function startPolling(bot: LoginBot, opts: PollerOptions): Poller {
     }
   };
 
+  let stopping: Promise<void> | undefined;
   return {
     ready,
-    async stop() {
-      controller.abort();
-      await done;
-      await acknowledge();
+    stop() {
+      stopping ??= (async () => {
+        controller.abort();
+        await done;
+        await acknowledge();
+      })();
+      return stopping;
     },
   };
 }

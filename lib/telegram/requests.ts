@@ -1,5 +1,5 @@
 import { randomId } from '../token.js';
-import type { StateStore } from '../state/types.js';
+import type { StateEntry, StateStore } from '../state/types.js';
 
 /** The Telegram user a bot saw pressing Start: the fields login needs, nothing more. */
 export interface TelegramIdentity {
@@ -44,11 +44,13 @@ export class LoginRequests {
   /** Records a pending request for `bot` that lives `lifetimeMs`; resolves to its token. */
   async open(bot: string, lifetimeMs: number): Promise<string> {
     const store = await this.#store();
-    // A clash of two 160-bit random tokens does not happen; the loop only keeps create()'s contract honest.
-    for (;;) {
+    // Two 160-bit random tokens do not clash; the retries only keep create()'s contract honest, and
+    // the bound keeps a broken store from spinning here.
+    for (let attempt = 0; attempt < 3; attempt++) {
       const token = randomId();
       if (await store.create(ns(bot), token, { state: 'pending' } satisfies LoginRequest, this.#clock() + lifetimeMs)) return token;
     }
+    throw new Error('state store refused three fresh login tokens');
   }
 
   /**
@@ -60,14 +62,22 @@ export class LoginRequests {
     if (!LOGIN_TOKEN.test(token)) return 'unknown';
     const store = await this.#store();
     const entry = await store.get<LoginRequest>(ns(bot), token);
+    const status = this.#status(entry, tg);
+    if (status !== 'pending') return status;
+    const bytes = await photo();
+    const confirmed: LoginRequest = { state: 'confirmed', tg, ...(bytes ? { photo: bytes.toString('base64') } : {}) };
+    if (await store.replace(ns(bot), token, entry!.rev, confirmed, entry!.expiresAt)) return 'confirmed';
+    // Changed while the photo downloaded: confirmed (perhaps by this user's second Start), consumed
+    // or expired. Judge it again as it is now.
+    const now = this.#status(await store.get<LoginRequest>(ns(bot), token), tg);
+    return now === 'pending' ? 'taken' : now;
+  }
+
+  #status(entry: StateEntry<LoginRequest> | undefined, tg: TelegramIdentity): ConfirmResult | 'pending' {
     if (!entry) return 'unknown';
     if (entry.expiresAt <= this.#clock()) return 'expired';
     if (entry.value.state === 'confirmed') return entry.value.tg.id === tg.id ? 'repeated' : 'taken';
-    const bytes = await photo();
-    const confirmed: LoginRequest = { state: 'confirmed', tg, ...(bytes ? { photo: bytes.toString('base64') } : {}) };
-    // The request may have been confirmed, consumed or expired while the photo downloaded.
-    if (await store.replace(ns(bot), token, entry.rev, confirmed, entry.expiresAt)) return 'confirmed';
-    return (await store.get(ns(bot), token)) ? 'taken' : 'unknown';
+    return 'pending';
   }
 
   /** Looks a token up for a poll; a confirmed request is consumed here, exactly once. */
