@@ -1,18 +1,18 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { once } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Koa, { type Context } from 'koa';
 import session from 'koa-session';
-import { parseDuration, type Duration } from '../duration.js';
-import { noopLogger, toLogger, type Logger, type LoggerInput } from '../logger.js';
 import { windowLimiter } from '../ratelimit.js';
 import { randomId } from '../token.js';
 import { identiconPNG } from './dev-server.js';
-import { FIELDS, defaultLoginPage, pageCSP, type LoginPageHandler } from './server-page.js';
+import { resolveServerOptions, type OAuth2Server, type OAuth2ServerOptions, type ServerUser } from './server-options.js';
+import { FIELDS, pageCSP } from './server-page.js';
 import { Expiring, memorySessionStore } from './server-store.js';
 
 export type { LoginPage, LoginPageHandler } from './server-page.js';
+export { resolveServerOptions, type OAuth2Server, type OAuth2ServerClient, type OAuth2ServerOptions, type ServerChecker, type ServerUser } from './server-options.js';
 
 /**
  * A local OAuth2 authorization server an application runs beside itself (reference §5.4): users sign
@@ -21,81 +21,6 @@ export type { LoginPage, LoginPageHandler } from './server-page.js';
  * grant with S256 PKCE. It keeps codes, tokens and sign-in sessions in memory: one process, one
  * server, state lost on restart (a signed-in user simply signs in again).
  */
-
-/** A user the checker signed in; `true` from the checker means `{ id: <user name> }`. */
-export interface ServerUser {
-  id: string;
-  /** Display name (default: the id). */
-  name?: string;
-  email?: string;
-  /** Picture URL (default: the server's identicon for the id). */
-  picture?: string;
-}
-
-/** Checks a user name and password: false refuses, true or a profile signs the user in. */
-export type ServerChecker = (user: string, passwd: string) => boolean | ServerUser | Promise<boolean | ServerUser>;
-
-/** A client allowed to ask for users. */
-export interface OAuth2ServerClient {
-  id: string;
-  /** Required at the token endpoint when set (HTTP Basic or form fields); public clients have none. */
-  secret?: string;
-  /** Exact redirect URIs; anything else is answered 400 and never redirected to. */
-  redirectURIs: string[];
-}
-
-/** Options of startOAuth2Server() (and of a `kind: 'server'` provider entry). */
-export interface OAuth2ServerOptions {
-  /** Public base URL with port, e.g. `http://127.0.0.1:9096`; port 0 picks a free one. */
-  url: string;
-  /** Interface to listen on (default: the url's host; localhost or empty → 127.0.0.1). */
-  host?: string;
-  /** Checks passwords. */
-  checker: ServerChecker;
-  clients?: OAuth2ServerClient[];
-  /** Serve the built-in login page (default true); false needs a loginPageHandler. */
-  withLoginPage?: boolean;
-  /** Renders the login page instead of the built-in one. */
-  loginPageHandler?: LoginPageHandler;
-  /** Require PKCE (S256) from every client (default true). */
-  requirePKCE?: boolean;
-  /** Lifetime of authorization codes (default 60 s). */
-  codeTTL?: Duration;
-  /** Lifetime of access tokens (default 1 h). */
-  tokenTTL?: Duration;
-  /** How long a sign-in is remembered by the server (default 1 h). */
-  sessionTTL?: Duration;
-  /** Keys signing the session cookie (default: random per start). */
-  sessionKeys?: string[];
-  logger?: LoggerInput;
-  /** Time source in ms (tests). */
-  clock?: () => number;
-}
-
-export interface OAuth2Server {
-  /** Base URL with the real port, no trailing slash. */
-  readonly url: string;
-  readonly port: number;
-  /** The endpoints a client is configured with. */
-  endpoints(): { authURL: string; tokenURL: string; infoURL: string };
-  close(): Promise<void>;
-}
-
-interface Resolved {
-  url: URL;
-  host: string;
-  port: number;
-  checker: ServerChecker;
-  clients: Map<string, OAuth2ServerClient>;
-  page: LoginPageHandler;
-  requirePKCE: boolean;
-  codeTTL: number;
-  tokenTTL: number;
-  sessionTTL: number;
-  sessionKeys: string[];
-  logger: Logger;
-  clock: () => number;
-}
 
 interface Grant {
   clientId: string;
@@ -108,73 +33,6 @@ interface Grant {
 const MAX_FORM = 16 * 1024;
 const CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
 const VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
-
-function duration(value: unknown, option: string, fallback: number): number {
-  if (value === undefined) return fallback;
-  try {
-    return parseDuration(value as Duration, option);
-  } catch {
-    throw new TypeError(`${option} must be a positive number of ms or a string like '30s', '5m', '1h'`);
-  }
-}
-
-/** Validates options synchronously, so a provider entry fails at authKoa() with the option's name. */
-export function resolveServerOptions(o: OAuth2ServerOptions): Resolved {
-  if (!o || typeof o !== 'object') throw new TypeError('options must be an object');
-  let url: URL;
-  try {
-    url = new URL(o.url);
-  } catch {
-    throw new TypeError(`url must be an absolute http(s) URL with a port (got ${JSON.stringify(o.url)})`);
-  }
-  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.search || url.hash || url.username) {
-    throw new TypeError(`url must be an absolute http(s) URL without query, fragment or credentials (got ${JSON.stringify(o.url)})`);
-  }
-  // An explicit port keeps the server off 80/443 by accident; URL drops a default port, so check the text.
-  if (!/^https?:\/\/(\[[^\]]*\]|[^/:]*):\d+(\/|$)/i.test(o.url)) throw new TypeError(`url must include a port (got ${JSON.stringify(o.url)})`);
-  const hostname = url.hostname.replace(/^\[|\]$/g, '');
-  const host = o.host ?? (hostname === '' || hostname === 'localhost' ? '127.0.0.1' : hostname);
-  if (typeof host !== 'string' || !host) throw new TypeError('host must be a non-empty string');
-  if (typeof o.checker !== 'function') throw new TypeError('checker(user, passwd) is required');
-  const clients = new Map<string, OAuth2ServerClient>();
-  for (const [i, c] of (o.clients ?? []).entries()) {
-    if (!c || typeof c.id !== 'string' || !c.id) throw new TypeError(`clients[${i}].id is required`);
-    if (c.secret !== undefined && (typeof c.secret !== 'string' || !c.secret)) throw new TypeError(`clients[${i}].secret must be a non-empty string`);
-    if (!Array.isArray(c.redirectURIs) || !c.redirectURIs.length) throw new TypeError(`clients[${i}].redirectURIs must list at least one URI`);
-    for (const uri of c.redirectURIs) {
-      let u: URL | undefined;
-      try {
-        u = new URL(uri);
-      } catch {}
-      if (!u || (u.protocol !== 'http:' && u.protocol !== 'https:') || u.hash) throw new TypeError(`clients[${i}].redirectURIs: ${JSON.stringify(uri)} is not an absolute http(s) URL without fragment`);
-    }
-    if (clients.has(c.id)) throw new TypeError(`clients[${i}].id "${c.id}" is registered twice`);
-    clients.set(c.id, { id: c.id, secret: c.secret, redirectURIs: [...c.redirectURIs] });
-  }
-  if (o.withLoginPage !== undefined && typeof o.withLoginPage !== 'boolean') throw new TypeError('withLoginPage must be a boolean');
-  if (o.loginPageHandler !== undefined && typeof o.loginPageHandler !== 'function') throw new TypeError('loginPageHandler must be a function (ctx, page)');
-  const page = o.loginPageHandler ?? (o.withLoginPage === false ? undefined : defaultLoginPage);
-  if (!page) throw new TypeError('withLoginPage is false and no loginPageHandler is given: users would have no way to sign in');
-  if (o.requirePKCE !== undefined && typeof o.requirePKCE !== 'boolean') throw new TypeError('requirePKCE must be a boolean');
-  const keys = o.sessionKeys ?? [randomBytes(32).toString('base64url')];
-  if (!Array.isArray(keys) || !keys.length || !keys.every((k) => typeof k === 'string' && k.length >= 16)) throw new TypeError('sessionKeys must be strings of 16 characters or more');
-  if (o.clock !== undefined && typeof o.clock !== 'function') throw new TypeError('clock must be a function returning ms');
-  return {
-    url,
-    host,
-    port: url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80,
-    checker: o.checker,
-    clients,
-    page,
-    requirePKCE: o.requirePKCE ?? true,
-    codeTTL: duration(o.codeTTL, 'codeTTL', 60_000),
-    tokenTTL: duration(o.tokenTTL, 'tokenTTL', 3_600_000),
-    sessionTTL: duration(o.sessionTTL, 'sessionTTL', 3_600_000),
-    sessionKeys: keys,
-    logger: toLogger(o.logger ?? noopLogger),
-    clock: o.clock ?? Date.now,
-  };
-}
 
 /** Starts the server; resolves once it listens. Bad options throw a TypeError naming the option. */
 export async function startOAuth2Server(options: OAuth2ServerOptions): Promise<OAuth2Server> {
@@ -196,7 +54,8 @@ export async function startOAuth2Server(options: OAuth2ServerOptions): Promise<O
   app.use(async (ctx, next) => {
     ctx.set('X-Content-Type-Options', 'nosniff');
     ctx.set('Cache-Control', 'no-store');
-    ctx.set('Referrer-Policy', 'no-referrer');
+    // same-origin, not no-referrer: with no-referrer browsers send `Origin: null` on the login form's post.
+    ctx.set('Referrer-Policy', 'same-origin');
     try {
       await next();
     } catch (err) {
@@ -255,14 +114,16 @@ export async function startOAuth2Server(options: OAuth2ServerOptions): Promise<O
       ctx.status = status;
       ctx.set('Content-Security-Policy', pageCSP(new URL(redirectURI).origin));
       ctx.set('X-Frame-Options', 'DENY');
-      await o.page(ctx, { action: `${base}/authorize?${ctx.querystring}`, csrfToken: sess.csrf, clientId: client.id, error, username });
+      await o.page(ctx, { action: `${basePath}/authorize?${ctx.querystring}`, csrfToken: sess.csrf, clientId: client.id, error, username });
     };
 
     if (ctx.method === 'POST') {
       const form = await readForm(ctx);
       const origin = ctx.get('origin');
       // A cross-site post carries no session cookie (SameSite=Lax) and no token; the Origin check is a second lock.
-      if (!sess.csrf || !same(form[FIELDS.csrf] ?? '', sess.csrf) || (origin && origin !== 'null' && origin !== new URL(base).origin)) {
+      // (Koa 3's ctx.origin echoes the Origin header, so the request's own origin is built from protocol and host.)
+      const foreign = origin !== '' && origin !== 'null' && origin !== new URL(base).origin && origin !== `${ctx.protocol}://${ctx.host}`;
+      if (!sess.csrf || !same(form[FIELDS.csrf] ?? '', sess.csrf) || foreign) {
         sess.csrf = randomId();
         return render(403, 'The sign-in form expired or did not come from this page. Please try again.');
       }
@@ -286,7 +147,7 @@ export async function startOAuth2Server(options: OAuth2ServerOptions): Promise<O
       log.info(`oauth2 server: ${JSON.stringify(user.id)} signed in`);
       // Post/redirect/get: the code is issued by a GET, so reloading never re-posts the password.
       ctx.status = 303;
-      ctx.redirect(`${base}/authorize?${ctx.querystring}`);
+      ctx.redirect(`${basePath}/authorize?${ctx.querystring}`);
       return;
     }
 

@@ -1,0 +1,151 @@
+import { randomBytes } from 'node:crypto';
+import { parseDuration, type Duration } from '../duration.js';
+import { noopLogger, toLogger, type Logger, type LoggerInput } from '../logger.js';
+import { defaultLoginPage, type LoginPageHandler } from './server-page.js';
+
+// Options of the local OAuth2 server and their validation, done synchronously so a provider entry
+// fails authKoa() at start-up rather than the first login.
+
+/** A user the checker signed in; `true` from the checker means `{ id: <user name> }`. */
+export interface ServerUser {
+  id: string;
+  /** Display name (default: the id). */
+  name?: string;
+  email?: string;
+  /** Picture URL (default: the server's identicon for the id). */
+  picture?: string;
+}
+
+/** Checks a user name and password: false refuses, true or a profile signs the user in. */
+export type ServerChecker = (user: string, passwd: string) => boolean | ServerUser | Promise<boolean | ServerUser>;
+
+/** A client allowed to ask for users. */
+export interface OAuth2ServerClient {
+  id: string;
+  /** Required at the token endpoint when set (HTTP Basic or form fields); public clients have none. */
+  secret?: string;
+  /** Exact redirect URIs; anything else is answered 400 and never redirected to. */
+  redirectURIs: string[];
+}
+
+/** Options of startOAuth2Server() (and of a `kind: 'server'` provider entry). */
+export interface OAuth2ServerOptions {
+  /** Public base URL with port, e.g. `http://127.0.0.1:9096`; port 0 picks a free one. */
+  url: string;
+  /** Interface to listen on (default: the url's host; localhost or empty → 127.0.0.1). */
+  host?: string;
+  /** Checks passwords. */
+  checker: ServerChecker;
+  clients?: OAuth2ServerClient[];
+  /** Serve the built-in login page (default true); false needs a loginPageHandler. */
+  withLoginPage?: boolean;
+  /** Renders the login page instead of the built-in one. */
+  loginPageHandler?: LoginPageHandler;
+  /** Require PKCE (S256) from every client (default true). */
+  requirePKCE?: boolean;
+  /** Lifetime of authorization codes (default 60 s). */
+  codeTTL?: Duration;
+  /** Lifetime of access tokens (default 1 h). */
+  tokenTTL?: Duration;
+  /** How long a sign-in is remembered by the server (default 1 h). */
+  sessionTTL?: Duration;
+  /** Keys signing the session cookie (default: random per start). */
+  sessionKeys?: string[];
+  logger?: LoggerInput;
+  /** Time source in ms (tests). */
+  clock?: () => number;
+}
+
+export interface OAuth2Server {
+  /** Base URL with the real port, no trailing slash. */
+  readonly url: string;
+  readonly port: number;
+  /** The endpoints a client is configured with. */
+  endpoints(): { authURL: string; tokenURL: string; infoURL: string };
+  close(): Promise<void>;
+}
+
+export interface ResolvedServerOptions {
+  url: URL;
+  host: string;
+  port: number;
+  checker: ServerChecker;
+  clients: Map<string, OAuth2ServerClient>;
+  page: LoginPageHandler;
+  requirePKCE: boolean;
+  codeTTL: number;
+  tokenTTL: number;
+  sessionTTL: number;
+  sessionKeys: string[];
+  logger: Logger;
+  clock: () => number;
+}
+
+
+function duration(value: unknown, option: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  try {
+    return parseDuration(value as Duration, option);
+  } catch {
+    throw new TypeError(`${option} must be a positive number of ms or a string like '30s', '5m', '1h'`);
+  }
+}
+
+/** Validates options synchronously, so a provider entry fails at authKoa() with the option's name. */
+export function resolveServerOptions(o: OAuth2ServerOptions): ResolvedServerOptions {
+  if (!o || typeof o !== 'object') throw new TypeError('options must be an object');
+  let url: URL;
+  try {
+    url = new URL(o.url);
+  } catch {
+    throw new TypeError(`url must be an absolute http(s) URL with a port (got ${JSON.stringify(o.url)})`);
+  }
+  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.search || url.hash || url.username) {
+    throw new TypeError(`url must be an absolute http(s) URL without query, fragment or credentials (got ${JSON.stringify(o.url)})`);
+  }
+  // An explicit port keeps the server off 80/443 by accident; URL drops a default port, so check the text.
+  if (!/^https?:\/\/(\[[^\]]*\]|[^/:]*):\d+(\/|$)/i.test(o.url)) throw new TypeError(`url must include a port (got ${JSON.stringify(o.url)})`);
+  const hostname = url.hostname.replace(/^\[|\]$/g, '');
+  const host = o.host ?? (hostname === '' || hostname === 'localhost' ? '127.0.0.1' : hostname);
+  if (typeof host !== 'string' || !host) throw new TypeError('host must be a non-empty string');
+  if (typeof o.checker !== 'function') throw new TypeError('checker(user, passwd) is required');
+  const clients = new Map<string, OAuth2ServerClient>();
+  for (const [i, c] of (o.clients ?? []).entries()) {
+    if (!c || typeof c.id !== 'string' || !c.id) throw new TypeError(`clients[${i}].id is required`);
+    if (c.secret !== undefined && (typeof c.secret !== 'string' || !c.secret)) throw new TypeError(`clients[${i}].secret must be a non-empty string`);
+    if (!Array.isArray(c.redirectURIs) || !c.redirectURIs.length) throw new TypeError(`clients[${i}].redirectURIs must list at least one URI`);
+    for (const uri of c.redirectURIs) {
+      let u: URL | undefined;
+      try {
+        u = new URL(uri);
+      } catch {}
+      if (!u || (u.protocol !== 'http:' && u.protocol !== 'https:') || u.hash) throw new TypeError(`clients[${i}].redirectURIs: ${JSON.stringify(uri)} is not an absolute http(s) URL without fragment`);
+    }
+    if (clients.has(c.id)) throw new TypeError(`clients[${i}].id "${c.id}" is registered twice`);
+    clients.set(c.id, { id: c.id, secret: c.secret, redirectURIs: [...c.redirectURIs] });
+  }
+  if (o.withLoginPage !== undefined && typeof o.withLoginPage !== 'boolean') throw new TypeError('withLoginPage must be a boolean');
+  if (o.loginPageHandler !== undefined && typeof o.loginPageHandler !== 'function') throw new TypeError('loginPageHandler must be a function (ctx, page)');
+  const page = o.loginPageHandler ?? (o.withLoginPage === false ? undefined : defaultLoginPage);
+  if (!page) throw new TypeError('withLoginPage is false and no loginPageHandler is given: users would have no way to sign in');
+  if (o.requirePKCE !== undefined && typeof o.requirePKCE !== 'boolean') throw new TypeError('requirePKCE must be a boolean');
+  const keys = o.sessionKeys ?? [randomBytes(32).toString('base64url')];
+  if (!Array.isArray(keys) || !keys.length || !keys.every((k) => typeof k === 'string' && k.length >= 16)) throw new TypeError('sessionKeys must be strings of 16 characters or more');
+  if (o.clock !== undefined && typeof o.clock !== 'function') throw new TypeError('clock must be a function returning ms');
+  return {
+    url,
+    host,
+    port: url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80,
+    checker: o.checker,
+    clients,
+    page,
+    requirePKCE: o.requirePKCE ?? true,
+    codeTTL: duration(o.codeTTL, 'codeTTL', 60_000),
+    tokenTTL: duration(o.tokenTTL, 'tokenTTL', 3_600_000),
+    sessionTTL: duration(o.sessionTTL, 'sessionTTL', 3_600_000),
+    sessionKeys: keys,
+    logger: toLogger(o.logger ?? noopLogger),
+    clock: o.clock ?? Date.now,
+  };
+}
+
