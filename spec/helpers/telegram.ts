@@ -45,6 +45,8 @@ export interface FakeBotApi extends Served {
   readonly offsets: Array<number | undefined>;
   /** 'ok', or make every Bot API call answer 500 / drop the connection. */
   mode: FailMode;
+  /** Holds file downloads this long before answering (a slow or hanging file server). */
+  fileDelayMs: number;
   /** Queues an update (update_id is assigned) and wakes a waiting getUpdates. */
   push(update: Record<string, unknown>): number;
   /** Queues `/start <payload>` from `user` in a private chat (or another chat type). */
@@ -181,6 +183,8 @@ export async function startFakeBotApi(opts: { token?: string; username?: string 
         if (decodeURIComponent(file[1]!) !== token) return fail(res, 401, 'Unauthorized');
         const bytes = files.get(decodeURIComponent(file[2]!));
         if (!bytes) return fail(res, 404, 'Not Found');
+        if (fake.fileDelayMs > 0) await new Promise((r) => setTimeout(r, fake.fileDelayMs));
+        if (res.destroyed) return;
         res.writeHead(200, { 'content-type': 'image/png', 'content-length': bytes.length });
         return res.end(bytes);
       }
@@ -229,6 +233,7 @@ export async function startFakeBotApi(opts: { token?: string; username?: string 
     calls,
     offsets,
     mode: 'ok' as FailMode,
+    fileDelayMs: 0,
     push(update: Record<string, unknown>) {
       const update_id = nextId++;
       updates.push({ ...update, update_id });
