@@ -15,6 +15,8 @@ export interface LoadJob {
 
 export interface LoadResult {
   rps: number;
+  /** Requests completed during the run. */
+  total: number;
   p50: number;
   p99: number;
   non2xx: number;
@@ -30,5 +32,5 @@ const r = await autocannon({
   connections: job.connections,
   duration: job.durationSec,
 });
-const out: LoadResult = { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors + r.timeouts };
+const out: LoadResult = { rps: r.requests.average, total: r.requests.total, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors + r.timeouts };
 process.stdout.write(JSON.stringify(out) + '\n');

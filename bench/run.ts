@@ -1,6 +1,7 @@
 /**
  * `npm run bench`: starts every server case in its own process, loads each from another process with
- * autocannon, interleaving the cases over several rounds, and prints requests/s (median of rounds),
+ * autocannon, each case back to back with the same request sent to a reference server (alternating
+ * order, several rounds), and prints requests/s, server CPU per request and p50/p99 (medians of rounds),
  * p50/p99 latency and the ratio to the baselines measured in the same run. Then the token-verification
  * micro benchmark and the avatar-store scale runs. `--write` also writes docs/performance.md.
  * Flags: --quick (1 short round, for a smoke run), --rounds N, --duration S, --skip-scale.
@@ -11,6 +12,7 @@ import os from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { LoadJob, LoadResult } from './load.js';
+import { middlewareBench, type MiddlewareCost } from './middleware.js';
 import { scaleBench, type ScaleResult } from './scale.js';
 import { verifyBench, type MicroResult } from './verify.js';
 
@@ -22,8 +24,8 @@ const value = (name: string, dflt: number) => {
   return i >= 0 ? Number(args[i + 1]) : dflt;
 };
 const quick = flag('--quick');
-const ROUNDS = value('--rounds', quick ? 1 : 3);
-const DURATION = value('--duration', quick ? 2 : 5);
+const ROUNDS = value('--rounds', quick ? 1 : 7);
+const DURATION = value('--duration', quick ? 1 : 2);
 const CONNECTIONS = 50;
 const hasTaskset = existsSync('/usr/bin/taskset') && os.cpus().length >= 2;
 
@@ -50,15 +52,16 @@ function firstLine(child: ChildProcess): Promise<string> {
 interface Server {
   name: string;
   url: string;
+  statsUrl: string;
   child: ChildProcess;
 }
 
 async function startServer(name: string, dir: string): Promise<Server> {
   const child = node('bench/server.ts', [name, dir], 0);
   const line = await firstLine(child);
-  const port = /^ready (\d+)/.exec(line)?.[1];
+  const [, port, statsPort] = /^ready (\d+) (\d+)/.exec(line) ?? [];
   if (!port) throw new Error(`server ${name} said ${line}`);
-  return { name, url: `http://127.0.0.1:${port}`, child };
+  return { name, url: `http://127.0.0.1:${port}`, statsUrl: `http://127.0.0.1:${statsPort}`, child };
 }
 
 async function load(job: LoadJob): Promise<LoadResult> {
@@ -66,11 +69,26 @@ async function load(job: LoadJob): Promise<LoadResult> {
   return JSON.parse(await firstLine(child)) as LoadResult;
 }
 
+/** CPU microseconds (user + system) the server process has used so far. */
+async function cpuOf(server: Server): Promise<number> {
+  const u = (await (await fetch(server.statsUrl)).json()) as { user: number; system: number };
+  return u.user + u.system;
+}
+
+/** One load run, with the server's CPU time per completed request. */
+async function measure(server: Server, job: LoadJob): Promise<LoadResult & { cpuUs: number }> {
+  const before = await cpuOf(server);
+  const result = await load(job);
+  const used = (await cpuOf(server)) - before;
+  return { ...result, cpuUs: result.total > 0 ? used / result.total : Number.NaN };
+}
+
 interface Case {
   label: string;
   server: string;
-  baseline: 'baseline' | 'passthrough-without' | 'koa-static' | null;
-  job: (url: string) => Omit<LoadJob, 'connections' | 'durationSec'>;
+  /** The server that answers the very same request without the work being measured; null for reference rows. */
+  against: 'baseline' | 'passthrough-without' | 'koa-static' | null;
+  job: Omit<LoadJob, 'connections' | 'durationSec'>;
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
@@ -86,7 +104,15 @@ export interface HttpRow {
   rps: number;
   p50: number;
   p99: number;
+  /** Server CPU microseconds per request. */
+  cpuUs: number;
+  /** req/s of the same request sent to the reference server. */
+  refRps: number | null;
+  refCpuUs: number | null;
+  /** req/s ÷ the reference's req/s. */
   ratio: number | null;
+  /** The reference's CPU per request ÷ ours: the throughput ratio when the server is CPU-bound, free of outside noise. */
+  cpuRatio: number | null;
   baseline: string | null;
   failures: number;
 }
@@ -99,50 +125,58 @@ async function httpBench(): Promise<HttpRow[]> {
     for (const n of names) servers.set(n, await startServer(n, join(dir, n)));
     const { jwt, xsrf } = await login(servers.get('authkoa')!.url);
     const { AVATAR_ID } = await import('./server.js');
+    const cookie = { cookie: `JWT=${jwt}`, 'x-xsrf-token': xsrf };
     const cases: Case[] = [
-      { label: 'bare Koa + @koa/router (baseline)', server: 'baseline', baseline: null, job: () => ({ url: '/private' }) },
-      { label: 'authkoa auth: JWT cookie + XSRF header', server: 'authkoa', baseline: 'baseline', job: () => ({ url: '/private', headers: { cookie: `JWT=${jwt}`, 'x-xsrf-token': xsrf } }) },
-      { label: 'authkoa auth: X-JWT header', server: 'authkoa', baseline: 'baseline', job: () => ({ url: '/private', headers: { 'x-jwt': jwt } }) },
-      { label: 'authkoa auth: basic auth via checker', server: 'authkoa-basic', baseline: 'baseline', job: () => ({ url: '/private', headers: { authorization: `Basic ${Buffer.from('u:pw').toString('base64')}` } }) },
-      { label: 'koa-jwt (Bearer)', server: 'koa-jwt', baseline: 'baseline', job: () => ({ url: '/private', headers: { authorization: `Bearer ${jwt}` } }) },
-      { label: 'koa-passport + passport-jwt (Bearer)', server: 'passport-jwt', baseline: 'baseline', job: () => ({ url: '/private', headers: { authorization: `Bearer ${jwt}` } }) },
-      { label: 'authkoa direct login (token + cookies)', server: 'authkoa', baseline: 'baseline', job: () => ({ url: '/auth/bench/login', method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"user":"u","passwd":"pw"}' }) },
-      { label: 'route outside /auth, app without authkoa', server: 'passthrough-without', baseline: null, job: () => ({ url: '/public' }) },
-      { label: 'route outside /auth, app.use(auth)', server: 'passthrough-with', baseline: 'passthrough-without', job: () => ({ url: '/public' }) },
-      { label: 'koa-static, same avatar bytes', server: 'koa-static', baseline: null, job: () => ({ url: `/avatar/${AVATAR_ID}` }) },
-      { label: 'avatar GET, file store', server: 'avatar-file', baseline: 'koa-static', job: () => ({ url: `/avatar/${AVATAR_ID}` }) },
-      { label: 'avatar GET, LMDB store', server: 'avatar-lmdb', baseline: 'koa-static', job: () => ({ url: `/avatar/${AVATAR_ID}` }) },
+      { label: 'bare Koa + @koa/router', server: 'baseline', against: null, job: { url: '/private' } },
+      { label: 'authkoa auth: JWT cookie + XSRF header', server: 'authkoa', against: 'baseline', job: { url: '/private', headers: cookie } },
+      { label: 'authkoa auth: X-JWT header', server: 'authkoa', against: 'baseline', job: { url: '/private', headers: { 'x-jwt': jwt } } },
+      { label: 'authkoa auth: basic auth via checker', server: 'authkoa-basic', against: 'baseline', job: { url: '/private', headers: { authorization: `Basic ${Buffer.from('u:pw').toString('base64')}` } } },
+      { label: 'koa-jwt (Bearer)', server: 'koa-jwt', against: 'baseline', job: { url: '/private', headers: { authorization: `Bearer ${jwt}` } } },
+      { label: 'koa-passport + passport-jwt (Bearer)', server: 'passport-jwt', against: 'baseline', job: { url: '/private', headers: { authorization: `Bearer ${jwt}` } } },
+      { label: 'authkoa direct login (token + cookies)', server: 'authkoa', against: 'baseline', job: { url: '/auth/bench/login', method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"user":"u","passwd":"pw"}' } },
+      { label: 'route outside /auth, app.use(auth)', server: 'passthrough-with', against: 'passthrough-without', job: { url: '/public', headers: cookie } },
+      { label: 'avatar GET, file store', server: 'avatar-file', against: 'koa-static', job: { url: `/avatar/${AVATAR_ID}` } },
+      { label: 'avatar GET, LMDB store', server: 'avatar-lmdb', against: 'koa-static', job: { url: `/avatar/${AVATAR_ID}` } },
     ];
-    const runs = new Map<string, LoadResult[]>();
+    // Every case is paired with the same request (same headers, same body) sent to its reference server,
+    // so the ratio is the cost of the measured work alone, not of parsing bigger requests. The two run
+    // back to back, alternating which goes first, and each round yields one ratio: this machine's speed
+    // drifts by ±20 % from minute to minute, but rarely within two adjacent short runs.
+    type Measured = LoadResult & { cpuUs: number };
+    const fire = (server: string, job: Case['job'], durationSec: number): Promise<Measured> => {
+      const s = servers.get(server)!;
+      return measure(s, { ...job, url: s.url + job.url, connections: CONNECTIONS, durationSec });
+    };
+    const rows: HttpRow[] = [];
     for (const c of cases) {
-      const s = servers.get(c.server)!;
-      const j = c.job(s.url);
-      await load({ ...j, url: s.url + j.url, connections: CONNECTIONS, durationSec: 1 }); // warm-up: JIT, keep-alive sockets
-    }
-    // Rounds interleave the cases so a burst of outside load hits them all alike.
-    for (let round = 0; round < ROUNDS; round++) {
-      for (const c of cases) {
-        const s = servers.get(c.server)!;
-        const j = c.job(s.url);
-        const r = await load({ ...j, url: s.url + j.url, connections: CONNECTIONS, durationSec: DURATION });
-        runs.set(c.label, [...(runs.get(c.label) ?? []), r]);
-        process.stderr.write(`round ${round + 1}/${ROUNDS} ${c.label}: ${Math.round(r.rps)} req/s\n`);
+      await fire(c.server, c.job, 1); // warm-up: JIT, keep-alive sockets
+      if (c.against) await fire(c.against, c.job, 1);
+      const mine: Measured[] = [];
+      const ref: Measured[] = [];
+      for (let round = 0; round < ROUNDS; round++) {
+        if (c.against && round % 2 === 1) ref.push(await fire(c.against, c.job, DURATION));
+        mine.push(await fire(c.server, c.job, DURATION));
+        if (c.against && round % 2 === 0) ref.push(await fire(c.against, c.job, DURATION));
       }
+      const ratios = ref.map((r, i) => mine[i]!.rps / r.rps);
+      const cpuRatios = ref.map((r, i) => r.cpuUs / mine[i]!.cpuUs);
+      const row: HttpRow = {
+        label: c.label,
+        rps: median(mine.map((r) => r.rps)),
+        p50: median(mine.map((r) => r.p50)),
+        p99: median(mine.map((r) => r.p99)),
+        cpuUs: median(mine.map((r) => r.cpuUs)),
+        refRps: c.against ? median(ref.map((r) => r.rps)) : null,
+        refCpuUs: c.against ? median(ref.map((r) => r.cpuUs)) : null,
+        ratio: c.against ? median(ratios) : null,
+        cpuRatio: c.against ? median(cpuRatios) : null,
+        baseline: c.against,
+        failures: [...mine, ...ref].reduce((n, r) => n + r.non2xx + r.errors, 0),
+      };
+      rows.push(row);
+      process.stderr.write(`${c.label}: ${Math.round(row.rps)} req/s${row.ratio === null ? '' : `, ratio ${row.ratio.toFixed(2)} (rounds ${ratios.map((x) => x.toFixed(2)).join(' ')})`}\n`);
     }
-    const rows = cases.map((c) => {
-      const rs = runs.get(c.label)!;
-      return { c, rps: median(rs.map((r) => r.rps)), p50: median(rs.map((r) => r.p50)), p99: median(rs.map((r) => r.p99)), failures: rs.reduce((n, r) => n + r.non2xx + r.errors, 0) };
-    });
-    const byServer = (name: string) => rows.find((r) => r.c.server === name && r.c.baseline === null)!.rps;
-    return rows.map((r) => ({
-      label: r.c.label,
-      rps: r.rps,
-      p50: r.p50,
-      p99: r.p99,
-      ratio: r.c.baseline ? r.rps / byServer(r.c.baseline) : null,
-      baseline: r.c.baseline,
-      failures: r.failures,
-    }));
+    return rows;
   } finally {
     for (const s of servers.values()) s.child.kill();
     rmSync(dir, { recursive: true, force: true });
@@ -158,15 +192,27 @@ function machine(): string {
   return `${os.cpus().length} × ${cpu}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, ${kernel}, Node ${process.version}, load average at start ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`;
 }
 
-function report(httpRows: HttpRow[], micro: MicroResult[], scale: ScaleResult[], about: string): string {
+function report(httpRows: HttpRow[], costs: MiddlewareCost[], micro: MicroResult[], scale: ScaleResult[], about: string): string {
   const f = (n: number) => Math.round(n).toLocaleString('en-US');
+  // Bare Koa's CPU per request: the median over every bare-Koa run of this report (its own row and each
+  // case's reference), steadier than any single run.
+  const koaCpu = median([httpRows.find((r) => r.baseline === null)!.cpuUs, ...httpRows.filter((r) => r.baseline === 'baseline').map((r) => r.refCpuUs!)]);
   const lines = [
     `Machine: ${about}`,
-    `Settings: ${ROUNDS} round(s) × ${DURATION} s per case, ${CONNECTIONS} connections, server and load generator ${hasTaskset ? 'pinned to separate cores (taskset)' : 'not pinned'}; medians of rounds.`,
+    `Settings: ${ROUNDS} round(s) × ${DURATION} s per case and per reference, run back to back in alternating order; ${CONNECTIONS} connections; server and load generator ${hasTaskset ? 'pinned to separate cores (taskset)' : 'not pinned'}; medians of rounds, ratios as the median of the per-round ratios.`,
     '',
-    '| case | req/s | p50 ms | p99 ms | ratio | against | failed |',
-    '|---|---:|---:|---:|---:|---|---:|',
-    ...httpRows.map((r) => `| ${r.label} | ${f(r.rps)} | ${r.p50} | ${r.p99} | ${r.ratio === null ? '—' : r.ratio.toFixed(2)} | ${r.baseline ?? ''} | ${r.failures} |`),
+    '| case | req/s | p50 ms | p99 ms | CPU µs/req | reference (same request) | its req/s | its CPU µs/req | req/s ratio | CPU ratio | failed |',
+    '|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|',
+    ...httpRows.map((r) => {
+      const x = (n: number | null, d = 2) => (n === null ? '—' : n.toFixed(d));
+      return `| ${r.label} | ${f(r.rps)} | ${r.p50} | ${r.p99} | ${x(r.cpuUs, 1)} | ${r.baseline ?? '—'} | ${r.refRps === null ? '—' : f(r.refRps)} | ${x(r.refCpuUs, 1)} | ${x(r.ratio)} | ${x(r.cpuRatio)} | ${r.failures} |`;
+    }),
+    '',
+    `authkoa's own cost per request, in-process (real Koa context, no network; a no-op middleware's time subtracted), against bare Koa's server CPU per request measured above (median of its runs, ${koaCpu.toFixed(1)} µs):`,
+    '',
+    '| path | µs per request | share of a bare Koa request | expected throughput ratio |',
+    '|---|---:|---:|---:|',
+    ...costs.map((c) => `| ${c.name} | ${c.us.toFixed(2)} | ${((c.us / koaCpu) * 100).toFixed(1)} % | ${(koaCpu / (koaCpu + c.us)).toFixed(3)} |`),
     '',
     'Token verification, one repeated HS256 token (ops/s, same process, awaited one at a time):',
     '',
@@ -185,8 +231,10 @@ const about = machine();
 const httpRows = await httpBench();
 process.stderr.write('token verification micro benchmark…\n');
 const micro = await verifyBench(quick ? 500 : 2000);
+process.stderr.write('middleware cost, in-process…\n');
+const costs = await middlewareBench(quick ? 300 : 1500, quick ? 1 : 3);
 const scale = flag('--skip-scale') ? [] : await scaleBench(quick ? [1000] : [10_000, 100_000]);
-const text = report(httpRows, micro, scale, about);
+const text = report(httpRows, costs, micro, scale, about);
 process.stdout.write(text + '\n');
 if (flag('--write')) {
   const doc = `# Performance
@@ -199,13 +247,22 @@ ${text}
 
 ## Reading the table
 
-- **ratio** is requests/s of the case divided by requests/s of the case named under *against*, both measured in
-  this run: \`baseline\` is a bare Koa + @koa/router route answering the same JSON, \`passthrough-without\` the
-  same app without authkoa, \`koa-static\` the same avatar bytes served as a static file.
-- The authkoa rows pay for the token read, HMAC-SHA256 verification (skipped for a token already verified under
-  the same secret), the XSRF compare and the provider check; the koa-jwt and passport rows verify with their own
-  libraries on every request.
+- Every case is paired with **the same request** (same headers, same body) sent to a reference server that
+  does none of the measured work, in the same run: \`baseline\` is a bare Koa + @koa/router app answering the
+  same small JSON, \`passthrough-without\` the same app without authkoa, \`koa-static\` the same avatar bytes
+  served as a static file. **req/s ratio** = req/s of the case ÷ req/s of its reference; **CPU ratio** = the
+  reference's server CPU time per request ÷ the case's. Both are 1.00 when the measured work is free. The CPU
+  ratio counts only the server process's own CPU, read before and after each run, so it stays put when
+  other work on the machine makes req/s jump; it is the throughput ratio a CPU-bound server would see.
+- The authkoa rows pay for reading the token, HMAC-SHA256 verification (skipped for a token already verified
+  under the same secret, never past its \`exp\`), the XSRF compare and the provider check; koa-jwt and
+  koa-passport verify with jsonwebtoken on every request, passing the secret as a string.
 - A request outside \`/auth\` and the avatar path costs two string prefix checks in authkoa's middleware.
+- HTTP ratios on a shared 2-core machine carry the machine's noise; the in-process table isolates what authkoa
+  itself adds to a request, and the *expected throughput ratio* is the bare request's CPU divided by the bare
+  request's CPU plus that cost.
+- On this 2-core machine the load generator shares the box with the server (pinned to the other core); rows
+  move by ±10 % between runs, so read ratios near 1.00 as "no measurable cost".
 `;
   writeFileSync(join(ROOT, 'docs', 'performance.md'), doc);
   process.stderr.write('wrote docs/performance.md\n');

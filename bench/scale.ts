@@ -1,14 +1,14 @@
 /**
  * How avatar-store chores grow: list and prune over N avatars in the file and LMDB stores. Each
  * (store, N) runs in a fresh process so its peak RSS is its own. Prune removes every other avatar,
- * the way `authctl avatars prune --keep-file` walks the list and removes what is not kept.
+ * through the same prune() that `authctl avatars prune` runs.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { openStore } from '../lib/stores/index.js';
+import { openStore, prune } from '../lib/stores/index.js';
 
 export interface ScaleResult {
   store: string;
@@ -47,9 +47,10 @@ async function one(kind: string, count: number): Promise<ScaleResult> {
     const listMs = performance.now() - t;
     if (ids.length !== count) throw new Error(`listed ${ids.length} of ${count}`);
     t = performance.now();
-    let i = 0;
-    for await (const entry of store.list()) if (i++ % 2 === 0) await store.remove(entry.id);
+    const doomed = new Set(ids.filter((_, i) => i % 2 === 0));
+    const pruned = await prune(store, (e) => doomed.has(e.id));
     const pruneMs = performance.now() - t;
+    if (pruned.removed.length !== doomed.size) throw new Error(`pruned ${pruned.removed.length} of ${doomed.size}`);
     await store.close();
     return { store: kind, count, listMs: Math.round(listMs), pruneMs: Math.round(pruneMs), peakRssMiB: process.resourceUsage().maxRSS / 1024 };
   } finally {

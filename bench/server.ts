@@ -31,6 +31,8 @@ type CaseBuilder = (app: Koa, router: Router, url: string, dir: string) => Promi
 const cases: Record<string, CaseBuilder> = {
   baseline(app, router) {
     router.get('/private', (ctx) => void (ctx.body = PAYLOAD));
+    // The login request, answered without authkoa: the reference for the direct-login case.
+    router.post('/auth/bench/login', (ctx) => void (ctx.body = PAYLOAD));
     app.use(router.routes());
   },
   authkoa(app, router, url) {
@@ -115,7 +117,14 @@ async function main() {
   const { port } = server.address() as AddressInfo;
   await build(app, new Router(), `http://127.0.0.1:${port}`, dir);
   handle = app.callback();
-  process.stdout.write(`ready ${port}\n`);
+  // A clean exit on SIGTERM lets `node --cpu-prof bench/server.ts <case>` write its profile.
+  process.once('SIGTERM', () => process.exit(0));
+  // The process's own CPU time, on a side port: the runner reads it before and after each load run, so
+  // CPU per request is measured even when other work on the machine makes req/s jump around.
+  const stats = http.createServer((_q, s) => void s.end(JSON.stringify(process.cpuUsage())));
+  stats.listen(0, '127.0.0.1');
+  await once(stats, 'listening');
+  process.stdout.write(`ready ${port} ${(stats.address() as AddressInfo).port}\n`);
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

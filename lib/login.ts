@@ -66,3 +66,11 @@ export function writeJSON(ctx: Context, status: number, body: unknown): void {
   ctx.type = 'application/json; charset=utf-8';
   ctx.body = JSON.stringify(body).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`) + '\n';
 }
+
+/** The end of every logout: both session cookies cleared, 200 with an empty text/plain body. */
+export function endSession(ctx: Context, tokens: TokenService): void {
+  tokens.reset(ctx);
+  ctx.status = 200;
+  ctx.type = 'text/plain; charset=utf-8';
+  ctx.body = '';
+}

@@ -97,23 +97,25 @@ export function createMiddleware(o: ResolvedOptions, tokens: TokenService, provi
     const { claims } = rt;
     if (claims.handshake) throw new AuthError(401, 'token_invalid', 'invalid kind of token');
     if (!claims.user) throw new AuthError(401, 'no_user', 'no user info presented in the claim');
-    const rejectAndClear = (code: string, message: string) => {
-      if (rt!.source === 'cookie') tokens.reset(ctx);
-      return new AuthError(401, code, message);
-    };
-    if (o.validator && !(await o.validator(rt.token, claims))) throw rejectAndClear('user_blocked', `user ${claims.user.id} blocked`);
-    if (!providerAllowed(claims)) throw rejectAndClear('provider_not_allowed', 'provider is not allowed');
+    if (o.validator && !(await o.validator(rt.token, claims))) throw rejectAndClear(ctx, rt, 'user_blocked', `user ${claims.user.id} blocked`);
+    if (!providerAllowed(claims)) throw rejectAndClear(ctx, rt, 'provider_not_allowed', 'provider is not allowed');
     if (rt.source === 'cookie' && tokens.isExpired(claims)) {
       let refreshed: Claims;
       try {
         refreshed = await refresh(ctx, rt);
       } catch (err) {
         const e = toAuthError(err);
-        throw rejectAndClear(e.code === 'session_expired' ? e.code : 'refresh_failed', `can't refresh token: ${e.message}`);
+        throw rejectAndClear(ctx, rt, e.code === 'session_expired' ? e.code : 'refresh_failed', `can't refresh token: ${e.message}`);
       }
       return { ...refreshed.user!, aud: refreshed.aud ?? '' };
     }
     return claims.user;
+  }
+
+  /** A 401 for a token that verified but may not be used; its cookies go, so the browser stops sending it. */
+  function rejectAndClear(ctx: Context, rt: RequestToken, code: string, message: string): AuthError {
+    if (rt.source === 'cookie') tokens.reset(ctx);
+    return new AuthError(401, code, message);
   }
 
   function providerAllowed(claims: Claims): boolean {

@@ -3,7 +3,7 @@ import type { Context, Middleware, Next } from 'koa';
 import { createAvatarProxy, type AvatarProxy } from './avatar.js';
 import { readParams } from './body.js';
 import { AuthError, setDefenceHeaders, toAuthError, writeError } from './errors.js';
-import { completeLogin, writeJSON } from './login.js';
+import { completeLogin, endSession, writeJSON } from './login.js';
 import { createMiddleware, type AuthMiddleware } from './middleware.js';
 import { resolveOptions, type AuthKoaOptions, type ResolvedOptions } from './options.js';
 import './providers/index.js';
@@ -148,10 +148,7 @@ function buildAuthRouter(o: ResolvedOptions, tokens: TokenService, providers: Pr
 
   router.all('/logout', (ctx) => {
     if (ctx.method !== 'GET' && ctx.method !== 'POST') throw new AuthError(405, 'method_not_allowed', 'method not allowed');
-    tokens.reset(ctx);
-    ctx.status = 200;
-    ctx.type = 'text/plain; charset=utf-8';
-    ctx.body = '';
+    endSession(ctx, tokens);
   });
 
   router.all('/:provider/:action', async (ctx) => {

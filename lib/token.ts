@@ -1,9 +1,10 @@
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { Context } from 'koa';
 import { AuthError } from './errors.js';
 import { KeyRing, decodePayload, sign, split, verifySignature } from './jwt.js';
 import type { ResolvedOptions } from './options.js';
 import type { User } from './user.js';
+import { safeEqual } from './safe-equal.js';
 
 /** In-flight login data kept in a signed token instead of server memory. */
 export interface Handshake {
@@ -96,6 +97,11 @@ export class TokenService {
    * or an audience outside the list throw AuthError 401.
    */
   async parse(token: string): Promise<Claims> {
+    if (this.o.staticSecret !== undefined) {
+      // The hot path: a token this service already verified under its one secret needs no re-check.
+      const hit = this.verified.get(token);
+      if (hit) return this.usableCopy(hit.claims);
+    }
     const parts = split(token);
     const secret = await this.verifySecret(parts.payloadB64);
     const hit = this.verified.get(token);
@@ -110,6 +116,11 @@ export class TokenService {
       if (this.verified.size >= VERIFIED_CACHE_MAX) this.verified.delete(this.verified.keys().next().value!);
       this.verified.set(token, { claims, secret });
     }
+    return this.usableCopy(claims);
+  }
+
+  /** Verified claims as a private copy, once their `nbf` has come. */
+  private usableCopy(claims: Claims): Claims {
     if (claims.nbf !== undefined && claims.nbf > this.now()) throw new AuthError(401, 'token_not_valid_yet', 'token is not valid yet');
     return copyClaims(claims);
   }
@@ -164,7 +175,7 @@ export class TokenService {
     if (source !== 'cookie' && this.isExpired(claims)) throw new AuthError(401, 'token_expired', 'token expired');
     if (source === 'cookie' && claims.user && !o.disableXSRF && !o.xsrfIgnoreMethods.has(ctx.method)) {
       const header = ctx.get(o.xsrfHeaderName);
-      if (!header || !equalStrings(header, claims.jti ?? '')) throw new AuthError(401, 'xsrf_mismatch', 'xsrf mismatch');
+      if (!header || !safeEqual(header, claims.jti ?? '')) throw new AuthError(401, 'xsrf_mismatch', 'xsrf mismatch');
     }
     return { token, claims, source };
   }
@@ -268,17 +279,14 @@ function withoutAud(user: User): User {
 /** A copy deep enough that handlers editing the user never touch the verified-token cache. */
 function copyClaims(c: Claims): Claims {
   const copy: Claims = { ...c };
-  if (c.user) copy.user = { ...c.user, attrs: c.user.attrs && structuredClone(c.user.attrs) };
-  if (c.user && !c.user.attrs) delete copy.user!.attrs;
+  if (c.user) {
+    // Only add `attrs` when present: a `delete` afterwards would turn the object into a slow dictionary.
+    copy.user = c.user.attrs ? { ...c.user, attrs: structuredClone(c.user.attrs) } : { ...c.user };
+  }
   if (c.handshake) copy.handshake = { ...c.handshake };
   return copy;
 }
 
-function equalStrings(a: string, b: string): boolean {
-  const ab = Buffer.from(a);
-  const bb = Buffer.from(b);
-  return ab.length === bb.length && timingSafeEqual(ab, bb);
-}
 
 function queryParam(ctx: Context, name: string): string {
   if (!ctx.querystring) return '';

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { Command, InvalidArgumentError } from 'commander';
 import { parseDuration } from '../../lib/duration.js';
-import { avatarId, migrate, openStore, parseStoreUri, type AvatarEntry, type AvatarStore } from '../../lib/stores/index.js';
+import { avatarId, migrate, openStore, parseStoreUri, prune, type AvatarEntry, type AvatarStore } from '../../lib/stores/index.js';
 
 /**
  * `authctl avatars list|prune|migrate`: chores on avatar stores given by URI (a path, file://,
@@ -39,15 +39,13 @@ export function avatarsCommand(): Command {
       const keep = opts.keepFile === undefined ? undefined : readKeepFile(opts.keepFile);
       const cutoff = opts.olderThan === undefined ? 0 : Date.now() - opts.olderThan;
       await withStore(uri, true, async (store) => {
-        const entries = await collect(store);
-        const doomed = entries.filter((e) => (keep ? !keep.has(e.id.toLowerCase()) : e.modified.getTime() < cutoff));
-        const progress = new Progress(opts.dryRun ? 'checking' : 'pruning', doomed.length);
-        for (const e of doomed) {
-          if (!opts.dryRun) await store.remove(e.id);
-          progress.tick(`${opts.dryRun ? 'would remove' : 'removed'} ${e.id}`);
-        }
-        progress.done();
-        out(`${opts.dryRun ? 'would remove' : 'removed'} ${doomed.length} of ${entries.length} avatars`);
+        let progress: Progress | undefined;
+        const result = await prune(store, (e) => (keep ? !keep.has(e.id.toLowerCase()) : e.modified.getTime() < cutoff), {
+          dryRun: opts.dryRun,
+          onProgress: (done, total, id) => (progress ??= new Progress(opts.dryRun ? 'checking' : 'pruning', total)).tick(`${opts.dryRun ? 'would remove' : 'removed'} ${id}`, done),
+        });
+        progress?.done();
+        out(`${opts.dryRun ? 'would remove' : 'removed'} ${result.removed.length} of ${result.listed} avatars`);
       });
     });
 

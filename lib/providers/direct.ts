@@ -1,5 +1,6 @@
 import type { Context } from 'koa';
 import { AuthError } from '../errors.js';
+import { endSession } from '../login.js';
 import type { Provider, ProviderDeps, ProviderModule } from '../registry.js';
 import { providerUserId } from '../user.js';
 
@@ -54,10 +55,7 @@ export const directProvider: ProviderModule<DirectProviderOptions & { [k: string
         ctx.body = '';
       },
       async logout(ctx) {
-        deps.tokenService.reset(ctx);
-        ctx.status = 200;
-        ctx.type = 'text/plain; charset=utf-8';
-        ctx.body = '';
+        endSession(ctx, deps.tokenService);
       },
     };
   },

@@ -1,11 +1,13 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { Context } from 'koa';
 import { AuthorizationCode } from 'simple-oauth2';
 import { AuthError } from '../errors.js';
 import { HttpError, jsonObject, request } from '../http-client.js';
+import { endSession } from '../login.js';
 import type { Provider, ProviderDeps } from '../registry.js';
 import { randomId, readCookie, type Claims } from '../token.js';
 import type { User } from '../user.js';
+import { safeEqual } from '../safe-equal.js';
 
 export { commonOptions, endpointURL, type CommonOAuth2Options } from './oauth2-options.js';
 
@@ -183,7 +185,7 @@ export function createFlowProvider(spec: FlowSpec, deps: ProviderDeps): Provider
         throw providerError(name, 403, 'invalid_handshake', 'invalid handshake token');
       }
       // A forged callback with the wrong state leaves the victim's handshake alone ("nothing set").
-      if (typeof hs.state !== 'string' || !hs.state || !sameString(hs.state, params.state ?? '')) {
+      if (typeof hs.state !== 'string' || !hs.state || !safeEqual(hs.state, params.state ?? '')) {
         throw providerError(name, 403, 'state_mismatch', 'unexpected state');
       }
       // From here the handshake is used up: the cookie goes whatever happens next, so a callback URL
@@ -221,10 +223,7 @@ export function createFlowProvider(spec: FlowSpec, deps: ProviderDeps): Provider
       // As the original: an OAuth logout needs a readable session (with the XSRF header for cookies).
       const rt = await deps.tokenService.get(ctx).catch(() => undefined);
       if (!rt || !rt.claims.user) throw new AuthError(403, 'logout_not_allowed', 'logout not allowed');
-      deps.tokenService.reset(ctx);
-      ctx.status = 200;
-      ctx.type = 'text/plain; charset=utf-8';
-      ctx.body = '';
+      endSession(ctx, deps.tokenService);
     },
 
     close: spec.close,
@@ -327,8 +326,3 @@ export function transportError(name: string, what: string, err: unknown): AuthEr
   return providerError(name, 503, 'provider_unavailable', `${what} is unreachable`, err);
 }
 
-function sameString(a: string, b: string): boolean {
-  const ab = Buffer.from(a);
-  const bb = Buffer.from(b);
-  return ab.length === bb.length && timingSafeEqual(ab, bb);
-}

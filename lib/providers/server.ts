@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -10,6 +10,7 @@ import { identiconPNG } from './dev-server.js';
 import { resolveServerOptions, type OAuth2Server, type OAuth2ServerOptions, type ServerUser } from './server-options.js';
 import { FIELDS, pageCSP } from './server-page.js';
 import { Expiring, memorySessionStore } from './server-store.js';
+import { safeEqual } from '../safe-equal.js';
 
 export type { LoginPage, LoginPageHandler } from './server-page.js';
 export { resolveServerOptions, type OAuth2Server, type OAuth2ServerClient, type OAuth2ServerOptions, type ServerChecker, type ServerUser } from './server-options.js';
@@ -123,7 +124,7 @@ export async function startOAuth2Server(options: OAuth2ServerOptions): Promise<O
       // A cross-site post carries no session cookie (SameSite=Lax) and no token; the Origin check is a second lock.
       // (Koa 3's ctx.origin echoes the Origin header, so the request's own origin is built from protocol and host.)
       const foreign = origin !== '' && origin !== 'null' && origin !== new URL(base).origin && origin !== `${ctx.protocol}://${ctx.host}`;
-      if (!sess.csrf || !same(form[FIELDS.csrf] ?? '', sess.csrf) || foreign) {
+      if (!sess.csrf || !safeEqual(form[FIELDS.csrf] ?? '', sess.csrf) || foreign) {
         sess.csrf = randomId();
         return render(403, 'The sign-in form expired or did not come from this page. Please try again.');
       }
@@ -167,7 +168,7 @@ export async function startOAuth2Server(options: OAuth2ServerOptions): Promise<O
     const clientId = basic?.id ?? form.client_id ?? '';
     const client = o.clients.get(clientId);
     if (!client) return fail(401, 'invalid_client');
-    if (client.secret !== undefined && !same(basic?.secret ?? form.client_secret ?? '', client.secret)) return fail(401, 'invalid_client');
+    if (client.secret !== undefined && !safeEqual(basic?.secret ?? form.client_secret ?? '', client.secret)) return fail(401, 'invalid_client');
     if (form.grant_type !== 'authorization_code') return fail(400, 'unsupported_grant_type');
     const code = form.code ?? '';
     const grant = codes.take(code);
@@ -184,7 +185,7 @@ export async function startOAuth2Server(options: OAuth2ServerOptions): Promise<O
     if (grant.challenge !== undefined || verifier !== undefined) {
       const expected = grant.challenge ?? '';
       const got = verifier && VERIFIER.test(verifier) ? createHash('sha256').update(verifier).digest('base64url') : '';
-      if (!got || !same(got, expected)) return fail(400, 'invalid_grant', 'code_verifier does not match');
+      if (!got || !safeEqual(got, expected)) return fail(400, 'invalid_grant', 'code_verifier does not match');
     }
     const token = randomId() + randomId();
     tokens.set(token, { user: grant.user, clientId: client.id, scope: grant.scope });
@@ -296,11 +297,6 @@ function redirect(ctx: Context, to: string, params: Record<string, string | unde
   ctx.redirect(target.href);
 }
 
-function same(a: string, b: string): boolean {
-  const ab = Buffer.from(a);
-  const bb = Buffer.from(b);
-  return ab.length === bb.length && timingSafeEqual(ab, bb);
-}
 
 function text(ctx: Context, status: number, body: string): void {
   ctx.status = status;

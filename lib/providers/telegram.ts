@@ -1,14 +1,14 @@
-import { timingSafeEqual } from 'node:crypto';
 import type { Context } from 'koa';
 import { parseDuration, type Duration } from '../duration.js';
 import { AuthError } from '../errors.js';
-import { writeJSON } from '../login.js';
+import { endSession, writeJSON } from '../login.js';
 import type { Provider, ProviderDeps, ProviderModule } from '../registry.js';
 import { isStateStore, memoryStateStore, openStateStore, parseStateUri, type StateStore } from '../state/index.js';
 import { LoginBot } from '../telegram/bot.js';
 import { startPolling, type Poller } from '../telegram/poller.js';
 import { LoginRequests, type TelegramIdentity } from '../telegram/requests.js';
 import { providerUserId, type User } from '../user.js';
+import { safeEqual } from '../safe-equal.js';
 
 /** Options of a `kind: 'telegram'` provider: login by pressing Start in a Telegram bot. */
 export interface TelegramProviderOptions {
@@ -150,7 +150,7 @@ export const telegramProvider: ProviderModule<TelegramProviderOptions & { [k: st
     async function receive(ctx: Context): Promise<void> {
       if (!webhook) throw new AuthError(404, 'not_found', 'webhook is not enabled');
       if (ctx.method !== 'POST') throw new AuthError(405, 'method_not_allowed', 'method not allowed');
-      if (!sameSecret(ctx.get(SECRET_HEADER), webhook.secret)) throw new AuthError(401, 'webhook_unauthorized', 'bad webhook secret');
+      if (!safeEqual(ctx.get(SECRET_HEADER), webhook.secret)) throw new AuthError(401, 'webhook_unauthorized', 'bad webhook secret');
       const update = await readJSON(ctx);
       await bot.handleUpdate(update);
       writeJSON(ctx, 200, { ok: true });
@@ -167,10 +167,7 @@ export const telegramProvider: ProviderModule<TelegramProviderOptions & { [k: st
         return open(ctx);
       },
       async logout(ctx) {
-        deps.tokenService.reset(ctx);
-        ctx.status = 200;
-        ctx.type = 'text/plain; charset=utf-8';
-        ctx.body = '';
+        endSession(ctx, deps.tokenService);
       },
       actions: { webhook: receive },
       close() {
@@ -234,11 +231,6 @@ function checkWebhook(input: unknown): TelegramWebhookOptions | undefined {
   return w;
 }
 
-function sameSecret(given: string, expected: string): boolean {
-  const a = Buffer.from(given);
-  const b = Buffer.from(expected);
-  return a.length === b.length && timingSafeEqual(a, b);
-}
 
 /** The webhook body as JSON, capped; an application's body parser is honoured. */
 async function readJSON(ctx: Context): Promise<unknown> {

@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
 import { parseDuration, type Duration } from '../duration.js';
 import { AuthError } from '../errors.js';
-import { writeJSON } from '../login.js';
+import { endSession, writeJSON } from '../login.js';
 import { windowLimiter, type WindowLimiter } from '../ratelimit.js';
 import type { Provider, ProviderDeps, ProviderModule } from '../registry.js';
 import { memoryUsedTokenStore, type UsedTokenStore } from '../state.js';
@@ -191,10 +191,7 @@ export const verifiedProvider: ProviderModule<VerifiedProviderOptions & { [k: st
         ctx.body = '';
       },
       async logout(ctx) {
-        tokens.reset(ctx);
-        ctx.status = 200;
-        ctx.type = 'text/plain; charset=utf-8';
-        ctx.body = '';
+        endSession(ctx, tokens);
       },
       async close() {
         await Promise.allSettled([sender.close?.(), ownStore ? usedTokens.close?.() : undefined]);

@@ -8,6 +8,7 @@ export { avatarId, isAvatarId, isAvatarStore } from './types.js';
 export { FileStore, type FileStoreOptions } from './fs.js';
 export { LmdbStore } from './lmdb.js';
 export { GridFsStore, parseMongoUri } from './gridfs.js';
+export { prune, type PruneOptions, type PruneResult } from './prune.js';
 
 /** A parsed store URI: which store, and where. */
 export type StoreTarget =

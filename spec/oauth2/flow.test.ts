@@ -2,7 +2,7 @@ import test from 'ava';
 import { authKoa } from '../../lib/index.js';
 import { Client, decodeJwt, startApp } from '../helpers/http.js';
 import { options, standinLogin, startLogin } from './fixtures.js';
-import { startStandin, type Standin } from './standin.js';
+import { startStandin } from './standin.js';
 
 const ghUser = { login: 'lll', id: 1345027, name: 'Lev', avatar_url: 'https://avatars.example/lll.png' };
 
