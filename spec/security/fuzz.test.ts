@@ -116,3 +116,30 @@ test('store URI parser: any string either parses or throws a TypeError naming th
   );
   t.pass();
 });
+
+test('REST client argument handling: any argument list is sorted into ids, data and params or refused with a jquery.rest error', async (t) => {
+  const { sortArgs } = await import('../../browser/request.js');
+  const { buildPath } = await import('../../browser/url.js');
+  const { RestClientError } = await import('../../browser/errors.js');
+  // Empty-string ids are accepted as in the original (they make a `//`), so ids here are non-empty.
+  const arg = fc.oneof(fc.string({ minLength: 1 }), fc.integer(), fc.double(), fc.object(), fc.array(fc.anything(), { maxLength: 3 }), fc.constantFrom(null, undefined, true, false, NaN, Infinity), fc.date());
+  fc.assert(
+    fc.property(fc.array(arg, { maxLength: 6 }), (args) => {
+      let sorted;
+      try {
+        sorted = sortArgs(args);
+      } catch (err) {
+        return err instanceof RestClientError && err.message.startsWith('jquery.rest: ') && err.code === 'invalid_argument';
+      }
+      // Accepted: ids are exactly the strings and finite numbers, in order, and each stays one path segment.
+      const ids = args.filter((a) => typeof a === 'string' || (typeof a === 'number' && Number.isFinite(a)));
+      if (JSON.stringify(sorted.ids) !== JSON.stringify(ids)) return false;
+      const levels = ids.map((_, i) => ({ segment: `r${i}`, single: false }));
+      const path = buildPath('/api/', levels, sorted.ids);
+      const segments = path.split('/').filter(Boolean);
+      return segments.length === 1 + 2 * ids.length && ids.every((id, i) => decodeURIComponent(segments[2 + 2 * i]!) === String(id));
+    }),
+    { numRuns: RUNS },
+  );
+  t.pass();
+});
