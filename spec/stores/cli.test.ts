@@ -1,6 +1,6 @@
 /** `authctl avatars …` run as a child process, against real stores in temp dirs. */
 import test from 'ava';
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -119,16 +119,9 @@ test('a bad URI, a missing store and an unreachable server are one-line errors w
   }
 });
 
-// `script` gives the child a pseudo-terminal, as a person at a shell has.
-const hasScript = (() => {
-  try {
-    execFileSync('script', ['--version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
-(hasScript ? test : test.skip)('on a terminal, migrate draws a progress bar instead of lines', async (t) => {
+// `script` (util-linux, part of every Debian base system) gives the child a pseudo-terminal, as a person
+// at a shell has.
+test('on a terminal, migrate draws a progress bar instead of lines', async (t) => {
   const { dir, path } = await fileStoreWith(['t1', 't2', 't3', 't4']);
   const cmd = [process.execPath, '--import=tsx', join(root, 'bin', 'authctl.ts'), 'avatars', 'migrate', path, join(dir, 'copy')]
     .map((a) => `'${a}'`)
