@@ -1,10 +1,10 @@
 import { createPrivateKey, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { errors as joseErrors, jwtVerify, SignJWT, type JSONWebKeySet, type JWTPayload } from 'jose';
+import { SignJWT, type JSONWebKeySet, type JWTPayload } from 'jose';
 import type { Provider, ProviderDeps, ProviderModule } from '../registry.js';
 import { finishUser } from './mapping.js';
 import { commonOptions, createFlowProvider, endpointURL, flowIO, providerError, type FlowSpec } from './oauth2.js';
-import { keyCache } from './oidc.js';
+import { keyCache, verifyIdToken } from './id-token.js';
 
 /**
  * Sign in with Apple (reference §4.2). Apple differs from other OAuth2 providers in three ways this
@@ -104,7 +104,7 @@ export const appleProvider: ProviderModule = {
       endpoints: async () => endpoints,
       async identify(token, hs, _io, params) {
         if (typeof token.id_token !== 'string' || !token.id_token) throw providerError(name, 502, 'bad_provider_response', 'token response carries no id_token');
-        const claims = await verifyIdToken(token.id_token, hs.nonce);
+        const claims = await checkIdToken(token.id_token, hs.nonce);
         const email = scopes.includes('email') && claims.email_verified !== false && claims.email_verified !== 'false' && typeof claims.email === 'string' ? claims.email : undefined;
         return { user: finishUser(name, { id: claims.sub!, name: nameOf(params.user), picture: '', email }, claims, {}) };
       },
@@ -116,25 +116,8 @@ export const appleProvider: ProviderModule = {
       return set as unknown as JSONWebKeySet;
     }, clock);
 
-    async function verifyIdToken(idToken: string, nonce: string | undefined): Promise<JWTPayload> {
-      const options = { issuer: APPLE_ISSUER, audience: clientId, algorithms: ['RS256', 'ES256'], currentDate: new Date(clock()), clockTolerance: CLOCK_TOLERANCE_S };
-      let payload: JWTPayload;
-      try {
-        try {
-          payload = (await jwtVerify(idToken, await keys.get(false), options)).payload;
-        } catch (err) {
-          // Apple rotates its keys: an unknown kid refetches the set (rate-limited by the cache).
-          if (!(err instanceof joseErrors.JWKSNoMatchingKey) || !keys.mayRefetch()) throw err;
-          payload = (await jwtVerify(idToken, await keys.get(true), options)).payload;
-        }
-      } catch (err) {
-        if (err instanceof joseErrors.JOSEError) throw providerError(name, 403, 'invalid_id_token', `invalid id_token (${err.code})`, err);
-        throw err;
-      }
-      if (nonce !== undefined && payload.nonce !== nonce) throw providerError(name, 403, 'invalid_id_token', 'invalid id_token (nonce mismatch)');
-      if (typeof payload.sub !== 'string' || !payload.sub) throw providerError(name, 403, 'invalid_id_token', 'invalid id_token (no sub)');
-      return payload;
-    }
+    const checkIdToken = (idToken: string, nonce: string | undefined): Promise<JWTPayload> =>
+      verifyIdToken(name, idToken, keys, { issuer: APPLE_ISSUER, audience: clientId, algorithms: ['RS256', 'ES256'], nonce, clock, clockToleranceS: CLOCK_TOLERANCE_S });
 
     // The callback is a POST: it must end in a 303 to a GET, never in a page a reload would post again.
     const flowDeps: ProviderDeps = {

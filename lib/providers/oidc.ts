@@ -1,4 +1,5 @@
-import { createLocalJWKSet, errors as joseErrors, jwtVerify, type JSONWebKeySet, type JWTPayload, type JWTVerifyGetKey } from 'jose';
+import type { JSONWebKeySet, JWTPayload } from 'jose';
+import { keyCache, verifyIdToken } from './id-token.js';
 import type { Provider, ProviderDeps, ProviderModule } from '../registry.js';
 import type { MappedUser } from './custom.js';
 import { finishUser, text, type RawUser } from './mapping.js';
@@ -24,9 +25,7 @@ export interface OIDCProviderOptions extends CommonOAuth2Options {
 }
 
 const DISCOVERY = '/.well-known/openid-configuration';
-const JWKS_TTL_MS = 10 * 60_000;
 /** An unknown kid refetches the key set (key rotation), but not more often than this. */
-const JWKS_REFETCH_MS = 30_000;
 const CLOCK_TOLERANCE_S = 60;
 
 interface Discovered {
@@ -92,26 +91,9 @@ export const oidcProvider: ProviderModule = {
     }, clock);
     let issuerSeen: string | undefined;
 
-    async function verifyIdToken(idToken: string, nonce: string | undefined): Promise<JWTPayload> {
+    async function checkIdToken(idToken: string, nonce: string | undefined): Promise<JWTPayload> {
       const d = await discover();
-      const options = { issuer: d.issuer, audience: common.cid, algorithms: d.algorithms, currentDate: new Date(clock()), clockTolerance: CLOCK_TOLERANCE_S };
-      let payload: JWTPayload;
-      try {
-        try {
-          payload = (await jwtVerify(idToken, await keys.get(false), options)).payload;
-        } catch (err) {
-          // The issuer may have rotated its keys since we cached them.
-          if (!(err instanceof joseErrors.JWKSNoMatchingKey) || !keys.mayRefetch()) throw err;
-          payload = (await jwtVerify(idToken, await keys.get(true), options)).payload;
-        }
-      } catch (err) {
-        if (err instanceof joseErrors.JOSEError) throw providerError(name, 403, 'invalid_id_token', `invalid id_token (${err.code})`, err);
-        throw err;
-      }
-      if (Array.isArray(payload.aud) && payload.aud.length > 1 && payload.azp !== common.cid) throw providerError(name, 403, 'invalid_id_token', 'invalid id_token (azp)');
-      if (nonce !== undefined && payload.nonce !== nonce) throw providerError(name, 403, 'invalid_id_token', 'invalid id_token (nonce mismatch)');
-      if (typeof payload.sub !== 'string' || !payload.sub) throw providerError(name, 403, 'invalid_id_token', 'invalid id_token (no sub)');
-      return payload;
+      return verifyIdToken(name, idToken, keys, { issuer: d.issuer, audience: common.cid, algorithms: d.algorithms, nonce, clock, clockToleranceS: CLOCK_TOLERANCE_S });
     }
 
     const spec: FlowSpec = {
@@ -128,7 +110,7 @@ export const oidcProvider: ProviderModule = {
       issuer: () => issuerSeen,
       async identify(token, hs, flowIO) {
         if (typeof token.id_token !== 'string' || !token.id_token) throw providerError(name, 502, 'bad_provider_response', 'token response carries no id_token');
-        const idClaims = await verifyIdToken(token.id_token, hs.nonce);
+        const idClaims = await checkIdToken(token.id_token, hs.nonce);
         let claims: Record<string, unknown> = { ...idClaims };
         const infoURL = (await discover()).endpoints.infoURL;
         if (infoURL && opts.userInfo !== false) {
@@ -170,15 +152,3 @@ function toRaw(m: MappedUser): RawUser {
   };
 }
 
-/** The issuer's key set, cached for JWKS_TTL_MS; refetched early for an unknown kid at most every JWKS_REFETCH_MS. */
-export function keyCache(fetchSet: () => Promise<JSONWebKeySet>, clock: () => number) {
-  let cached: { fn: JWTVerifyGetKey; at: number } | undefined;
-  return {
-    mayRefetch: () => !cached || clock() - cached.at >= JWKS_REFETCH_MS,
-    async get(force: boolean): Promise<JWTVerifyGetKey> {
-      if (cached && !force && clock() - cached.at < JWKS_TTL_MS) return cached.fn;
-      cached = { fn: createLocalJWKSet(await fetchSet()), at: clock() };
-      return cached.fn;
-    },
-  };
-}
