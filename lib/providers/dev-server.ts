@@ -2,9 +2,10 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { once } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { crc32, deflateSync } from 'node:zlib';
 import { noopLogger, type Logger } from '../logger.js';
 import { randomId } from '../token.js';
+import { Expiring } from './server-store.js';
+import { identicon } from '../identicon.js';
 
 /**
  * The development-only OAuth2 server (reference §5.5): any user name logs in through a form. It exists
@@ -37,7 +38,6 @@ export interface DevOAuthServer {
 
 const CODE_TTL_MS = 10 * 60_000;
 const TOKEN_TTL_MS = 60 * 60_000;
-const MAX_ENTRIES = 10_000;
 const MAX_BODY = 16 * 1024;
 
 /** Throws when NODE_ENV is production: a server where any name logs in must never run there. */
@@ -52,8 +52,8 @@ export async function startDevOAuthServer(opts: DevOAuthServerOptions = {}): Pro
   refuseInProduction();
   const log = opts.logger ?? noopLogger;
   const host = opts.host ?? '127.0.0.1';
-  const codes = new Expiring<{ user: string; redirectURI: string; clientId: string; challenge?: string }>(CODE_TTL_MS);
-  const tokens = new Expiring<{ user: string }>(TOKEN_TTL_MS);
+  const codes = new Expiring<{ user: string; redirectURI: string; clientId: string; challenge?: string }>(CODE_TTL_MS, Date.now);
+  const tokens = new Expiring<{ user: string }>(TOKEN_TTL_MS, Date.now);
   let base = '';
 
   const server = http.createServer((req, res) => {
@@ -75,7 +75,7 @@ export async function startDevOAuthServer(opts: DevOAuthServerOptions = {}): Pro
       case '/user':
         return userInfo(req, res);
       case '/avatar':
-        return send(res, 200, 'image/png', identiconPNG(url.searchParams.get('user') ?? ''), { 'Cache-Control': 'max-age=3600' });
+        return send(res, 200, 'image/png', identicon(url.searchParams.get('user') ?? '', 120), { 'Cache-Control': 'max-age=3600' });
       default:
         return send(res, 400, 'text/plain', 'unknown route\n');
     }
@@ -201,68 +201,4 @@ function loginPage(search: string): string {
 <button type="submit">Log in</button>
 </form></body></html>
 `;
-}
-
-/** A map whose entries expire; bounded so a flood of logins cannot grow it without limit. */
-class Expiring<V> {
-  private readonly entries = new Map<string, { value: V; until: number }>();
-  constructor(private readonly ttlMs: number) {}
-
-  set(key: string, value: V): void {
-    const now = Date.now();
-    if (this.entries.size >= MAX_ENTRIES) {
-      for (const [k, e] of this.entries) if (e.until <= now) this.entries.delete(k);
-      if (this.entries.size >= MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value!);
-    }
-    this.entries.set(key, { value, until: now + this.ttlMs });
-  }
-
-  get(key: string): V | undefined {
-    const e = this.entries.get(key);
-    if (!e) return undefined;
-    if (e.until <= Date.now()) {
-      this.entries.delete(key);
-      return undefined;
-    }
-    return e.value;
-  }
-
-  /** Gets and removes: authorization codes are single-use. */
-  take(key: string): V | undefined {
-    const v = this.get(key);
-    this.entries.delete(key);
-    return v;
-  }
-}
-
-/** A symmetric 5×5 identicon for a name, as a 120 px PNG: enough to tell dev users apart. */
-export function identiconPNG(name: string): Buffer {
-  const hash = createHash('sha1').update(name).digest();
-  const [r, g, b] = [hash[0]! & 0x7f | 0x40, hash[1]! & 0x7f | 0x40, hash[2]! & 0x7f | 0x40];
-  const cell = 24;
-  const size = cell * 5;
-  const on = (x: number, y: number) => (hash[3 + y * 3 + Math.min(x, 4 - x)]! & 1) === 1;
-  const raw = Buffer.alloc((size * 3 + 1) * size, 0xf0);
-  for (let y = 0; y < size; y++) {
-    const row = y * (size * 3 + 1);
-    raw[row] = 0; // filter: none
-    for (let x = 0; x < size; x++) {
-      if (!on(Math.floor(x / cell), Math.floor(y / cell))) continue;
-      raw.set([r, g, b], row + 1 + x * 3);
-    }
-  }
-  const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(size, 0);
-  ihdr.writeUInt32BE(size, 4);
-  ihdr.set([8, 2, 0, 0, 0], 8); // 8-bit RGB, no interlace
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', deflateSync(raw)), chunk('IEND', Buffer.alloc(0))]);
-}
-
-function chunk(type: string, data: Buffer): Buffer {
-  const head = Buffer.alloc(8);
-  head.writeUInt32BE(data.length, 0);
-  head.write(type, 4, 'ascii');
-  const crc = Buffer.alloc(4);
-  crc.writeUInt32BE(crc32(Buffer.concat([head.subarray(4), data])) >>> 0, 0);
-  return Buffer.concat([head, data, crc]);
 }

@@ -6,7 +6,7 @@ import Koa, { type Context } from 'koa';
 import session from 'koa-session';
 import { windowLimiter } from '../ratelimit.js';
 import { randomId } from '../token.js';
-import { identiconPNG } from './dev-server.js';
+import { identicon } from '../identicon.js';
 import { resolveServerOptions, type OAuth2Server, type OAuth2ServerOptions, type ServerUser } from './server-options.js';
 import { FIELDS, pageCSP } from './server-page.js';
 import { Expiring, memorySessionStore } from './server-store.js';
@@ -82,7 +82,7 @@ export async function startOAuth2Server(options: OAuth2ServerOptions): Promise<O
       case '/avatar':
         ctx.type = 'image/png';
         ctx.set('Cache-Control', 'max-age=3600');
-        ctx.body = identiconPNG(String(ctx.query.user ?? ''));
+        ctx.body = identicon(String(ctx.query.user ?? ''), 120);
         return;
       case '/logout':
         (ctx as SessionContext).session = null;
