@@ -297,10 +297,17 @@ function queryParam(ctx: Context, name: string): string {
 /** Finds one cookie in a Cookie header without decoding the rest. */
 export function readCookie(header: string, name: string): string {
   if (!header) return '';
-  for (const part of header.split(';')) {
-    const eq = part.indexOf('=');
-    if (eq < 0) continue;
-    if (part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
+  // Scans for `name=` at the start of a pair instead of splitting every cookie of the header: this runs
+  // on every cookie-authenticated request.
+  let at = 0;
+  while (at < header.length) {
+    while (header.charCodeAt(at) === 32 /* space */) at++;
+    const end = header.indexOf(';', at);
+    const stop = end < 0 ? header.length : end;
+    if (header.startsWith(name, at) && header.charCodeAt(at + name.length) === 61 /* = */) {
+      return header.slice(at + name.length + 1, stop).trim();
+    }
+    at = stop + 1;
   }
   return '';
 }
