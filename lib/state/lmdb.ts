@@ -1,6 +1,6 @@
 import { open, type Database, type RootDatabase } from 'lmdb';
 import { rev } from './memory.js';
-import { USED_NS, checkExpiry, checkKey, usedUntil, type StateEntry, type StateStore, type StateStoreOptions } from './types.js';
+import { checkExpiry, checkKey, markUsedWith, type StateEntry, type StateStore, type StateStoreOptions } from './types.js';
 
 /** What one key holds on disk (msgpack). */
 interface Stored {
@@ -101,8 +101,7 @@ export class LmdbStateStore implements StateStore {
   }
 
   async markUsed(id: string, expiresAtMs: number): Promise<boolean> {
-    if (typeof id !== 'string' || id === '') throw new TypeError('markUsed() requires a non-empty id');
-    return this.create(USED_NS, id, 1, usedUntil(expiresAtMs, this.#clock()));
+    return markUsedWith(this, id, expiresAtMs, this.#clock());
   }
 
   async close(): Promise<void> {

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { USED_NS, checkExpiry, checkKey, usedUntil, type StateEntry, type StateStore, type StateStoreOptions } from './types.js';
+import { checkExpiry, checkKey, markUsedWith, type StateEntry, type StateStore, type StateStoreOptions } from './types.js';
 
 /**
  * The in-process state store, the default: right when the Telegram poller runs inside the one app
@@ -70,8 +70,7 @@ export function memoryStateStore(opts: StateStoreOptions = {}): StateStore & { r
       return sweepNow(clock());
     },
     async markUsed(tokenId: string, expiresAtMs: number) {
-      if (typeof tokenId !== 'string' || tokenId === '') throw new TypeError('markUsed() requires a non-empty id');
-      return store.create(USED_NS, tokenId, 1, usedUntil(expiresAtMs, clock()));
+      return markUsedWith(store, tokenId, expiresAtMs, clock());
     },
     async close() {
       closed = true;

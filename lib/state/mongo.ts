@@ -1,7 +1,7 @@
 import { MongoClient, MongoServerError, ObjectId, type Collection } from 'mongodb';
 import { sha1 } from '../user.js';
 import { rev } from './memory.js';
-import { USED_NS, checkExpiry, checkKey, usedUntil, type StateEntry, type StateStore, type StateStoreOptions } from './types.js';
+import { checkExpiry, checkKey, markUsedWith, type StateEntry, type StateStore, type StateStoreOptions } from './types.js';
 
 /** One entry as a document. `ns` and `k` are kept beside the hashed `_id` and checked by every filter. */
 interface StateDoc {
@@ -140,8 +140,7 @@ export class MongoStateStore implements StateStore {
   }
 
   async markUsed(id: string, expiresAtMs: number): Promise<boolean> {
-    if (typeof id !== 'string' || id === '') throw new TypeError('markUsed() requires a non-empty id');
-    return this.create(USED_NS, id, 1, usedUntil(expiresAtMs, this.#clock()));
+    return markUsedWith(this, id, expiresAtMs, this.#clock());
   }
 
   async close(): Promise<void> {

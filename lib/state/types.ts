@@ -57,6 +57,15 @@ export function usedUntil(expiresAtMs: number, now: number): number {
   return Math.max(expiresAtMs, now + 60_000);
 }
 
+/**
+ * markUsed() for every store: a spent id is one create() in the USED_NS namespace, so "first caller wins"
+ * is exactly create()'s atomicity, whatever the backend.
+ */
+export function markUsedWith(store: Pick<StateStore, 'create'>, id: string, expiresAtMs: number, now: number): Promise<boolean> {
+  if (typeof id !== 'string' || id === '') throw new TypeError('markUsed() requires a non-empty id');
+  return store.create(USED_NS, id, 1, usedUntil(expiresAtMs, now));
+}
+
 /** True when `value` has the methods a StateStore needs. */
 export function isStateStore(value: unknown): value is StateStore {
   const s = value as Partial<StateStore> | null;
