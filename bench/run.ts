@@ -4,7 +4,8 @@
  * order, several rounds), and prints requests/s, server CPU per request and p50/p99 (medians of rounds),
  * p50/p99 latency and the ratio to the baselines measured in the same run. Then the token-verification
  * micro benchmark and the avatar-store scale runs. `--write` also writes docs/performance.md.
- * Flags: --quick (1 short round, for a smoke run), --rounds N, --duration S, --skip-scale.
+ * Flags: --quick (1 short round, for a smoke run), --rounds N, --duration S, --skip-scale,
+ * --only TEXT (only the HTTP cases whose label contains TEXT, plus the bare-Koa row; no --write then).
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -13,6 +14,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { LoadJob, LoadResult } from './load.js';
 import { middlewareBench, type MiddlewareCost } from './middleware.js';
+import { authkoaShare, type CpuProfile } from './profile.js';
 import { scaleBench, type ScaleResult } from './scale.js';
 import { verifyBench, type MicroResult } from './verify.js';
 
@@ -27,6 +29,9 @@ const quick = flag('--quick');
 const ROUNDS = value('--rounds', quick ? 1 : 7);
 const DURATION = value('--duration', quick ? 1 : 2);
 const CONNECTIONS = 50;
+const onlyAt = args.indexOf('--only');
+const only = onlyAt >= 0 ? (args[onlyAt + 1] ?? '') : undefined;
+if (only !== undefined && (only === '' || only.startsWith('--'))) throw new Error('--only needs the text of a case label, e.g. --only cookie');
 const hasTaskset = existsSync('/usr/bin/taskset') && os.cpus().length >= 2;
 
 /** Runs a node script, pinned to `cpu` where taskset exists. */
@@ -83,12 +88,23 @@ async function measure(server: Server, job: LoadJob): Promise<LoadResult & { cpu
   return { ...result, cpuUs: result.total > 0 ? used / result.total : Number.NaN };
 }
 
+/** authkoa's share of one server's CPU while `run` loads it, from the server's own sampling profiler. */
+async function profiledShare(server: Server, run: (durationSec: number) => Promise<unknown>): Promise<number> {
+  await fetch(`${server.statsUrl}/profile/start`);
+  await run(PROFILE_SECONDS);
+  const profile = (await (await fetch(`${server.statsUrl}/profile/stop`)).json()) as CpuProfile;
+  return authkoaShare(profile, `file://${ROOT}lib/`).share;
+}
+const PROFILE_SECONDS = quick ? 1 : 4;
+
 interface Case {
   label: string;
   server: string;
   /** The server that answers the very same request without the work being measured; null for reference rows. */
   against: 'baseline' | 'passthrough-without' | 'koa-static' | null;
   job: Omit<LoadJob, 'connections' | 'durationSec'>;
+  /** Also profile the server under this load and report authkoa's share of its CPU. */
+  profile?: boolean;
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
@@ -115,6 +131,8 @@ export interface HttpRow {
   cpuRatio: number | null;
   baseline: string | null;
   failures: number;
+  /** authkoa's share of the server's busy time, from a sampling profile taken under the same load. */
+  share: number | null;
 }
 
 async function httpBench(): Promise<HttpRow[]> {
@@ -128,13 +146,13 @@ async function httpBench(): Promise<HttpRow[]> {
     const cookie = { cookie: `JWT=${jwt}`, 'x-xsrf-token': xsrf };
     const cases: Case[] = [
       { label: 'bare Koa + @koa/router', server: 'baseline', against: null, job: { url: '/private' } },
-      { label: 'authkoa auth: JWT cookie + XSRF header', server: 'authkoa', against: 'baseline', job: { url: '/private', headers: cookie } },
-      { label: 'authkoa auth: X-JWT header', server: 'authkoa', against: 'baseline', job: { url: '/private', headers: { 'x-jwt': jwt } } },
-      { label: 'authkoa auth: basic auth via checker', server: 'authkoa-basic', against: 'baseline', job: { url: '/private', headers: { authorization: `Basic ${Buffer.from('u:pw').toString('base64')}` } } },
+      { label: 'authkoa auth: JWT cookie + XSRF header', server: 'authkoa', against: 'baseline', job: { url: '/private', headers: cookie }, profile: true },
+      { label: 'authkoa auth: X-JWT header', server: 'authkoa', against: 'baseline', job: { url: '/private', headers: { 'x-jwt': jwt } }, profile: true },
+      { label: 'authkoa auth: basic auth via checker', server: 'authkoa-basic', against: 'baseline', job: { url: '/private', headers: { authorization: `Basic ${Buffer.from('u:pw').toString('base64')}` } }, profile: true },
       { label: 'koa-jwt (Bearer)', server: 'koa-jwt', against: 'baseline', job: { url: '/private', headers: { authorization: `Bearer ${jwt}` } } },
       { label: 'koa-passport + passport-jwt (Bearer)', server: 'passport-jwt', against: 'baseline', job: { url: '/private', headers: { authorization: `Bearer ${jwt}` } } },
       { label: 'authkoa direct login (token + cookies)', server: 'authkoa', against: 'baseline', job: { url: '/auth/bench/login', method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"user":"u","passwd":"pw"}' } },
-      { label: 'route outside /auth, app.use(auth)', server: 'passthrough-with', against: 'passthrough-without', job: { url: '/public', headers: cookie } },
+      { label: 'route outside /auth, app.use(auth)', server: 'passthrough-with', against: 'passthrough-without', job: { url: '/public', headers: cookie }, profile: true },
       { label: 'avatar GET, file store', server: 'avatar-file', against: 'koa-static', job: { url: `/avatar/${AVATAR_ID}` } },
       { label: 'avatar GET, LMDB store', server: 'avatar-lmdb', against: 'koa-static', job: { url: `/avatar/${AVATAR_ID}` } },
     ];
@@ -149,6 +167,7 @@ async function httpBench(): Promise<HttpRow[]> {
     };
     const rows: HttpRow[] = [];
     for (const c of cases) {
+      if (only !== undefined && c.against && !c.label.includes(only)) continue;
       await fire(c.server, c.job, 1); // warm-up: JIT, keep-alive sockets
       if (c.against) await fire(c.against, c.job, 1);
       const mine: Measured[] = [];
@@ -172,9 +191,12 @@ async function httpBench(): Promise<HttpRow[]> {
         cpuRatio: c.against ? median(cpuRatios) : null,
         baseline: c.against,
         failures: [...mine, ...ref].reduce((n, r) => n + r.non2xx + r.errors, 0),
+        share: c.profile ? await profiledShare(servers.get(c.server)!, (d) => fire(c.server, c.job, d)) : null,
       };
       rows.push(row);
-      process.stderr.write(`${c.label}: ${Math.round(row.rps)} req/s${row.ratio === null ? '' : `, ratio ${row.ratio.toFixed(2)} (rounds ${ratios.map((x) => x.toFixed(2)).join(' ')})`}\n`);
+      process.stderr.write(
+        `${c.label}: ${Math.round(row.rps)} req/s${row.ratio === null ? '' : `, ratio ${row.ratio.toFixed(2)} (rounds ${ratios.map((x) => x.toFixed(2)).join(' ')})`}${row.share === null ? '' : `, authkoa ${(row.share * 100).toFixed(1)} % of server CPU`}\n`,
+      );
     }
     return rows;
   } finally {
@@ -208,6 +230,12 @@ function report(httpRows: HttpRow[], costs: MiddlewareCost[], micro: MicroResult
       return `| ${r.label} | ${f(r.rps)} | ${r.p50} | ${r.p99} | ${x(r.cpuUs, 1)} | ${r.baseline ?? '—'} | ${r.refRps === null ? '—' : f(r.refRps)} | ${x(r.refCpuUs, 1)} | ${x(r.ratio)} | ${x(r.cpuRatio)} | ${r.failures} |`;
     }),
     '',
+    `authkoa's share of the server's CPU under the same HTTP load, from a ${PROFILE_SECONDS} s sampling profile the server took of itself (samples in authkoa's code and in what it called, before it hands the request on with \`next()\`, over all non-idle samples); unlike the ratios above it does not move when the machine speeds up or slows down:`,
+    '',
+    '| case | authkoa share of server CPU | expected throughput ratio (1 − share) |',
+    '|---|---:|---:|',
+    ...httpRows.filter((r) => r.share !== null).map((r) => `| ${r.label} | ${(r.share! * 100).toFixed(1)} % | ${(1 - r.share!).toFixed(3)} |`),
+    '',
     `authkoa's own cost per request, in-process (real Koa context, no network; a no-op middleware's time subtracted), against bare Koa's server CPU per request measured above (median of its runs, ${koaCpu.toFixed(1)} µs):`,
     '',
     '| path | µs per request | share of a bare Koa request | expected throughput ratio |',
@@ -236,7 +264,8 @@ const costs = await middlewareBench(quick ? 300 : 1500, quick ? 1 : 3);
 const scale = flag('--skip-scale') ? [] : await scaleBench(quick ? [1000] : [10_000, 100_000]);
 const text = report(httpRows, costs, micro, scale, about);
 process.stdout.write(text + '\n');
-if (flag('--write')) {
+if (flag('--write') && only !== undefined) process.stderr.write('--only: a partial run, docs/performance.md left as it was\n');
+else if (flag('--write')) {
   const doc = `# Performance
 
 Written by \`npm run bench -- --write\` on ${new Date().toISOString().slice(0, 10)}. Numbers are from one run on the

@@ -6,6 +6,7 @@
 import { once } from 'node:events';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
+import { Session } from 'node:inspector/promises';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import Router from '@koa/router';
@@ -38,6 +39,24 @@ const cases: Record<string, CaseBuilder> = {
   authkoa(app, router, url) {
     const auth = baseAuth(url);
     router.get('/private', auth.middleware.auth, (ctx) => void (ctx.body = PAYLOAD));
+    app.use(auth);
+    app.use(router.routes());
+  },
+  'x-noauth'(app, router, url) {
+    const auth = baseAuth(url);
+    router.get('/private', (ctx) => void (ctx.body = PAYLOAD));
+    app.use(auth);
+    app.use(router.routes());
+  },
+  'x-get'(app, router, url) {
+    const auth = baseAuth(url);
+    router.get('/private', async (ctx, next) => { const t = await auth.tokenService.get(ctx); ctx.state.user = t!.claims.user; return next(); }, (ctx) => void (ctx.body = PAYLOAD));
+    app.use(auth);
+    app.use(router.routes());
+  },
+  'x-parse'(app, router, url) {
+    const auth = baseAuth(url);
+    router.get('/private', async (ctx, next) => { const t = await auth.tokenService.parse(ctx.get('x-jwt')); ctx.state.user = t.user; return next(); }, (ctx) => void (ctx.body = PAYLOAD));
     app.use(auth);
     app.use(router.routes());
   },
@@ -120,8 +139,24 @@ async function main() {
   // A clean exit on SIGTERM lets `node --cpu-prof bench/server.ts <case>` write its profile.
   process.once('SIGTERM', () => process.exit(0));
   // The process's own CPU time, on a side port: the runner reads it before and after each load run, so
-  // CPU per request is measured even when other work on the machine makes req/s jump around.
-  const stats = http.createServer((_q, s) => void s.end(JSON.stringify(process.cpuUsage())));
+  // CPU per request is measured even when other work on the machine makes req/s jump around. The same
+  // port starts and stops a sampling profile (bench/profile.ts reads authkoa's share out of it).
+  const profiler = new Session();
+  profiler.connect();
+  const stats = http.createServer((q, s) => {
+    // The CPU profiler is driven from here so that a profile covers the measured load and nothing else.
+    if (q.url === '/profile/start') {
+      void profiler
+        .post('Profiler.enable')
+        .then(() => profiler.post('Profiler.setSamplingInterval', { interval: 100 }))
+        .then(() => profiler.post('Profiler.start'))
+        .then(() => s.end('started'));
+    } else if (q.url === '/profile/stop') {
+      void profiler.post('Profiler.stop').then(({ profile }) => s.end(JSON.stringify(profile)));
+    } else {
+      s.end(JSON.stringify(process.cpuUsage()));
+    }
+  });
   stats.listen(0, '127.0.0.1');
   await once(stats, 'listening');
   process.stdout.write(`ready ${port} ${(stats.address() as AddressInfo).port}\n`);

@@ -37,10 +37,8 @@ export function mustGetUserInfo(ctx: Context): User {
 export function createMiddleware(o: ResolvedOptions, tokens: TokenService, providers: ProviderRegistry): AuthMiddleware {
   const adminDigest = o.adminPasswd !== undefined ? digest(o.adminPasswd) : undefined;
 
-  async function basicAuth(ctx: Context): Promise<User | undefined> {
-    if (!o.basicAuthChecker && !adminDigest) return undefined;
-    const header = ctx.get('authorization');
-    if (!/^basic /i.test(header)) return undefined;
+  /** The user of a `Basic` Authorization header; undefined when only the admin password is set and it is wrong. */
+  async function basicAuth(header: string): Promise<User | undefined> {
     const decoded = Buffer.from(header.slice(6).trim(), 'base64').toString('utf8');
     const colon = decoded.indexOf(':');
     const name = colon < 0 ? decoded : decoded.slice(0, colon);
@@ -80,36 +78,72 @@ export function createMiddleware(o: ResolvedOptions, tokens: TokenService, provi
     return refreshed;
   }
 
-  /** The shared core of every middleware: returns the user or throws AuthError 401. */
-  async function authenticate(ctx: Context): Promise<User> {
-    const basic = await basicAuth(ctx);
-    if (basic) return basic;
-    let rt: RequestToken | undefined;
-    try {
-      rt = await tokens.get(ctx);
-    } catch (err) {
-      const e = toAuthError(err);
-      // A cookie that can never verify is dropped; a missing XSRF header is not a reason to log anyone out.
-      if (e.code !== 'xsrf_mismatch' && e.status === 401 && fromCookie(ctx)) tokens.reset(ctx);
-      throw e;
+  /**
+   * The shared core of every middleware: returns the user or throws AuthError 401. Synchronous when it can
+   * be (no basic auth header, a token already verified, no validator, no refresh): this runs on every
+   * protected request, and an await on a value that is already there still costs a microtask turn.
+   */
+  function authenticate(ctx: Context): User | Promise<User> {
+    if (o.basicAuthChecker || adminDigest) {
+      const header = ctx.get('authorization');
+      if (/^basic /i.test(header)) return basicAuth(header).then((user) => user ?? tokenUser(ctx));
     }
+    return tokenUser(ctx);
+  }
+
+  function tokenUser(ctx: Context): User | Promise<User> {
+    let rt: ReturnType<TokenService['read']>;
+    try {
+      rt = tokens.read(ctx);
+    } catch (err) {
+      throw dropUnusableCookie(ctx, err);
+    }
+    if (!isPromise(rt)) return userOf(ctx, rt);
+    return rt.then(
+      (found) => userOf(ctx, found),
+      (err) => {
+        throw dropUnusableCookie(ctx, err);
+      },
+    );
+  }
+
+  /** A cookie that can never verify is dropped; a missing XSRF header is not a reason to log anyone out. */
+  function dropUnusableCookie(ctx: Context, err: unknown): AuthError {
+    const e = toAuthError(err);
+    if (e.code !== 'xsrf_mismatch' && e.status === 401 && fromCookie(ctx)) tokens.reset(ctx);
+    return e;
+  }
+
+  function userOf(ctx: Context, rt: RequestToken | undefined): User | Promise<User> {
     if (!rt) throw new AuthError(401, 'no_token', 'token is not presented');
     const { claims } = rt;
     if (claims.handshake) throw new AuthError(401, 'token_invalid', 'invalid kind of token');
     if (!claims.user) throw new AuthError(401, 'no_user', 'no user info presented in the claim');
-    if (o.validator && !(await o.validator(rt.token, claims))) throw rejectAndClear(ctx, rt, 'user_blocked', `user ${claims.user.id} blocked`);
+    if (o.validator) return validated(ctx, rt, claims.user);
+    return allowedUser(ctx, rt);
+  }
+
+  async function validated(ctx: Context, rt: RequestToken, user: User): Promise<User> {
+    if (!(await o.validator!(rt.token, rt.claims))) throw rejectAndClear(ctx, rt, 'user_blocked', `user ${user.id} blocked`);
+    return allowedUser(ctx, rt);
+  }
+
+  function allowedUser(ctx: Context, rt: RequestToken): User | Promise<User> {
+    const { claims } = rt;
     if (!providerAllowed(claims)) throw rejectAndClear(ctx, rt, 'provider_not_allowed', 'provider is not allowed');
-    if (rt.source === 'cookie' && tokens.isExpired(claims)) {
-      let refreshed: Claims;
-      try {
-        refreshed = await refresh(ctx, rt);
-      } catch (err) {
-        const e = toAuthError(err);
-        throw rejectAndClear(ctx, rt, e.code === 'session_expired' ? e.code : 'refresh_failed', `can't refresh token: ${e.message}`);
-      }
-      return { ...refreshed.user!, aud: refreshed.aud ?? '' };
+    if (rt.source === 'cookie' && tokens.isExpired(claims)) return refreshedUser(ctx, rt);
+    return claims.user!;
+  }
+
+  async function refreshedUser(ctx: Context, rt: RequestToken): Promise<User> {
+    let refreshed: Claims;
+    try {
+      refreshed = await refresh(ctx, rt);
+    } catch (err) {
+      const e = toAuthError(err);
+      throw rejectAndClear(ctx, rt, e.code === 'session_expired' ? e.code : 'refresh_failed', `can't refresh token: ${e.message}`);
     }
-    return claims.user;
+    return { ...refreshed.user!, aud: refreshed.aud ?? '' };
   }
 
   /** A 401 for a token that verified but may not be used; its cookies go, so the browser stops sending it. */
@@ -134,17 +168,21 @@ export function createMiddleware(o: ResolvedOptions, tokens: TokenService, provi
   }
 
   function guard(check?: (user: User) => AuthError | undefined): Middleware {
-    return async (ctx: Context, next: Next) => {
-      let user: User;
+    function admit(ctx: Context, next: Next, user: User): Promise<void> {
+      const denied = check?.(user);
+      if (denied) return fail(ctx, denied);
+      ctx.state.user = user;
+      return next();
+    }
+    return (ctx: Context, next: Next) => {
+      let found: User | Promise<User>;
       try {
-        user = await authenticate(ctx);
-        const denied = check?.(user);
-        if (denied) throw denied;
+        found = authenticate(ctx);
       } catch (err) {
         return fail(ctx, err);
       }
-      ctx.state.user = user;
-      return next();
+      // Errors of `next` are the app's: they pass through, only authentication failures become 401/403.
+      return isPromise(found) ? found.then((user) => admit(ctx, next, user), (err) => fail(ctx, err)) : admit(ctx, next, found);
     };
   }
 
@@ -160,7 +198,8 @@ export function createMiddleware(o: ResolvedOptions, tokens: TokenService, provi
     },
     async trace(ctx: Context, next: Next) {
       try {
-        ctx.state.user = await authenticate(ctx);
+        const found = authenticate(ctx);
+        ctx.state.user = isPromise(found) ? await found : found;
       } catch {
         // Trace never refuses: the request goes on anonymously.
       }
@@ -172,6 +211,10 @@ export function createMiddleware(o: ResolvedOptions, tokens: TokenService, provi
       return next();
     },
   };
+}
+
+function isPromise<T>(v: T | Promise<T>): v is Promise<T> {
+  return v instanceof Promise;
 }
 
 function digest(s: string): Buffer {

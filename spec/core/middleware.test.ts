@@ -392,3 +392,53 @@ test('secret rotation: tokens of a previous secret still verify and are re-signe
   t.is(refused.status, 401, 'without previousSecrets the old token is refused');
   t.is(((await refused.json()) as { code: string }).code, 'token_invalid');
 });
+
+test('an error thrown behind auth is the application’s: it passes through, not turned into a 401', async (t) => {
+  const app = await startApp(baseOptions(), (router, auth) => {
+    router.get('/broken', auth.middleware.auth, () => {
+      throw Object.assign(new Error('handler failed'), { status: 418, expose: true });
+    });
+  });
+  t.teardown(() => app.close());
+  const c = await loggedIn(app);
+  // Twice: the first read verifies the token, the second takes the already-verified (synchronous) path.
+  for (let i = 0; i < 2; i++) {
+    const res = await c.fetch('/broken', { headers: c.xsrf() });
+    t.is(res.status, 418);
+    t.is(await res.text(), 'handler failed');
+  }
+});
+
+test('a read user keeps fields authkoa does not know, gets aud, and edits never reach the next request', async (t) => {
+  const now = Math.floor(Date.now() / 1000);
+  const token = forge({
+    iss: 'authkoa',
+    aud: 'site',
+    exp: now + 600,
+    iat: now,
+    jti: 'j1',
+    user: { name: 'ext', id: 'direct_ext', picture: '', attrs: { admin: false, tags: ['a'] }, department: 'ops' },
+  });
+  const app = await startApp(baseOptions(), (router, auth) => {
+    router.get('/mutate', auth.middleware.auth, (ctx) => {
+      const user = ctx.state.user;
+      ctx.body = { user: structuredClone(user) };
+      user.name = 'edited';
+      user.attrs.tags.push('edited');
+      user.department = 'edited';
+    });
+  });
+  t.teardown(() => app.close());
+  for (let i = 0; i < 3; i++) {
+    const res = await new Client(app.url).fetch('/mutate', { headers: { 'X-JWT': token } });
+    t.is(res.status, 200);
+    t.deepEqual(((await res.json()) as { user: unknown }).user, {
+      name: 'ext',
+      id: 'direct_ext',
+      picture: '',
+      aud: 'site',
+      attrs: { admin: false, tags: ['a'] },
+      department: 'ops',
+    });
+  }
+});

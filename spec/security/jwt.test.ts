@@ -60,10 +60,15 @@ test('signature stripped or truncated is refused', async (t) => {
   t.deepEqual(await statusWith(`${h}.${p}.${s!.slice(0, -4)}`), [401, 'token_invalid']);
 });
 
-test('an edited payload under the original signature is refused', async (t) => {
+test('an edited payload or header under the original signature is refused, also once the genuine token is cached', async (t) => {
+  // Verified tokens are cached by a key taken from their signature: the edited token lands on the genuine
+  // token's entry, and only the comparison of the whole text keeps it out.
+  t.deepEqual(await statusWith(genuine), [201, '']);
   const [h, , s] = genuine.split('.');
   const edited = b64({ ...claims, user: { ...claims.user, attrs: { admin: true } } });
   t.deepEqual(await statusWith(`${h}.${edited}.${s}`), [401, 'token_invalid']);
+  t.deepEqual(await statusWith(`${b64({ alg: 'HS256', typ: 'JWT', kid: 'x' })}.${genuine.split('.')[1]}.${s}`), [401, 'token_invalid']);
+  t.deepEqual(await statusWith(genuine), [201, '']);
 });
 
 test('an expired token (by header) is refused', async (t) => {
