@@ -1,7 +1,10 @@
 /**
  * The load generator, in its own process (pinned to its own core when taskset exists) so it does not
- * share the event loop with the server it measures. Reads one JSON job from argv, prints one JSON result.
+ * share the event loop with the server it measures. It lives for the whole benchmark and takes one JSON
+ * job per line on stdin, answering one JSON result per line: a process started per run would measure
+ * the first second of autocannon with cold JIT every time.
  */
+import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
 
 export interface LoadJob {
@@ -23,14 +26,20 @@ export interface LoadResult {
   errors: number;
 }
 
-const job = JSON.parse(process.argv[2]!) as LoadJob;
-const r = await autocannon({
-  url: job.url,
-  method: job.method ?? 'GET',
-  headers: job.headers,
-  body: job.body,
-  connections: job.connections,
-  duration: job.durationSec,
-});
-const out: LoadResult = { rps: r.requests.average, total: r.requests.total, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors + r.timeouts };
-process.stdout.write(JSON.stringify(out) + '\n');
+async function run(job: LoadJob): Promise<LoadResult> {
+  const r = await autocannon({
+    url: job.url,
+    method: job.method ?? 'GET',
+    headers: job.headers,
+    body: job.body,
+    connections: job.connections,
+    duration: job.durationSec,
+  });
+  return { rps: r.requests.average, total: r.requests.total, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors + r.timeouts };
+}
+
+process.stdout.write('ready\n');
+for await (const line of createInterface({ input: process.stdin })) {
+  if (!line.trim()) continue;
+  process.stdout.write(JSON.stringify(await run(JSON.parse(line) as LoadJob)) + '\n');
+}

@@ -27,11 +27,19 @@ export interface Share {
 
 const IDLE = new Set(['(idle)']);
 
+/** Code authkoa itself calls while handling a request: native and node internals, Koa's accessors. */
+function calledByAuthkoa(url: string): boolean {
+  return url === '' || url.startsWith('node:') || url.includes('/node_modules/koa/') || url.includes('/node_modules/delegates/');
+}
+
 /**
- * A sample is authkoa's when the nearest authkoa frame on its stack is not followed, leafward, by Koa's
- * `dispatch`: that is where `next()` hands the request to the application's own middleware and handlers.
- * So the route handler behind `auth` counts as the application's, and Koa's `ctx.get` called by authkoa
- * counts as authkoa's. GC and `(program)` samples have no stack and count only in the denominator.
+ * A sample is authkoa's when, walking its stack from the leaf towards the root, an authkoa frame comes
+ * before any frame of someone else's JavaScript: what authkoa calls on a request is Koa's request and
+ * response accessors, `delegates` and node itself, so frames of those may sit between; a frame of the
+ * router, of koa-compose or of the application means authkoa called `next()` and the sample belongs to
+ * whoever it handed the request to. (A list of what `next()` runs would not do: the optimiser inlines
+ * koa-compose's `dispatch` and drops it from the stack.) GC and `(program)` samples have no stack and
+ * count only in the denominator.
  */
 export function authkoaShare(profile: CpuProfile, libUrlPrefix: string): Share {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
@@ -48,7 +56,7 @@ export function authkoaShare(profile: CpuProfile, libUrlPrefix: string): Share {
         result = true;
         break;
       }
-      if (frame.functionName === 'dispatch' && frame.url.includes('koa-compose')) break;
+      if (!calledByAuthkoa(frame.url)) break;
     }
     verdict.set(id, result);
     return result;

@@ -10,6 +10,7 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
+import { createInterface } from 'node:readline';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { LoadJob, LoadResult } from './load.js';
@@ -34,24 +35,28 @@ const only = onlyAt >= 0 ? (args[onlyAt + 1] ?? '') : undefined;
 if (only !== undefined && (only === '' || only.startsWith('--'))) throw new Error('--only needs the text of a case label, e.g. --only cookie');
 const hasTaskset = existsSync('/usr/bin/taskset') && os.cpus().length >= 2;
 
-/** Runs a node script, pinned to `cpu` where taskset exists. */
-function node(script: string, scriptArgs: string[], cpu: number): ChildProcess {
+/** Runs a node script, pinned to `cpu` where taskset exists; stdin is a pipe when `input` is set. */
+function node(script: string, scriptArgs: string[], cpu: number, input = false): ChildProcess {
   const argv = ['--import=tsx', join(ROOT, script), ...scriptArgs];
-  return hasTaskset
-    ? spawn('taskset', ['-c', String(cpu), process.execPath, ...argv], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] })
-    : spawn(process.execPath, argv, { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+  const options = { cwd: ROOT, stdio: [input ? 'pipe' : 'ignore', 'pipe', 'inherit'] as ('pipe' | 'ignore' | 'inherit')[] };
+  return hasTaskset ? spawn('taskset', ['-c', String(cpu), process.execPath, ...argv], options) : spawn(process.execPath, argv, options);
 }
 
-function firstLine(child: ChildProcess): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let buf = '';
-    child.stdout!.on('data', (d) => {
-      buf += d;
-      const nl = buf.indexOf('\n');
-      if (nl >= 0) resolve(buf.slice(0, nl));
-    });
-    child.once('exit', (code) => reject(new Error(`process exited with ${code} before answering`)));
+/** The lines a child writes, one at a time; rejects if it exits first. */
+function lines(child: ChildProcess): () => Promise<string> {
+  const queue: string[] = [];
+  let waiting: { resolve: (l: string) => void; reject: (e: Error) => void } | undefined;
+  let ended: Error | undefined;
+  createInterface({ input: child.stdout! }).on('line', (l) => (waiting ? (waiting.resolve(l), (waiting = undefined)) : queue.push(l)));
+  child.once('exit', (code) => {
+    ended = new Error(`process exited with ${code} before answering`);
+    waiting?.reject(ended);
   });
+  return () => {
+    if (queue.length > 0) return Promise.resolve(queue.shift()!);
+    if (ended) return Promise.reject(ended);
+    return new Promise((resolve, reject) => (waiting = { resolve, reject }));
+  };
 }
 
 interface Server {
@@ -63,15 +68,23 @@ interface Server {
 
 async function startServer(name: string, dir: string): Promise<Server> {
   const child = node('bench/server.ts', [name, dir], 0);
-  const line = await firstLine(child);
+  const line = await lines(child)();
   const [, port, statsPort] = /^ready (\d+) (\d+)/.exec(line) ?? [];
   if (!port) throw new Error(`server ${name} said ${line}`);
   return { name, url: `http://127.0.0.1:${port}`, statsUrl: `http://127.0.0.1:${statsPort}`, child };
 }
 
+/** The one load-generator process of the run, on the other core; jobs run one at a time. */
+let loader: { child: ChildProcess; next: () => Promise<string> } | undefined;
 async function load(job: LoadJob): Promise<LoadResult> {
-  const child = node('bench/load.ts', [JSON.stringify(job)], 1);
-  return JSON.parse(await firstLine(child)) as LoadResult;
+  if (!loader) {
+    const child = node('bench/load.ts', [], 1, true);
+    loader = { child, next: lines(child) };
+    const hello = await loader.next();
+    if (hello !== 'ready') throw new Error(`load generator said ${hello}`);
+  }
+  loader.child.stdin!.write(JSON.stringify(job) + '\n');
+  return JSON.parse(await loader.next()) as LoadResult;
 }
 
 /** CPU microseconds (user + system) the server process has used so far. */
@@ -89,11 +102,15 @@ async function measure(server: Server, job: LoadJob): Promise<LoadResult & { cpu
 }
 
 /** authkoa's share of one server's CPU while `run` loads it, from the server's own sampling profiler. */
-async function profiledShare(server: Server, run: (durationSec: number) => Promise<unknown>): Promise<number> {
+async function profiledShare(label: string, server: Server, run: (durationSec: number) => Promise<unknown>): Promise<number> {
   await fetch(`${server.statsUrl}/profile/start`);
   await run(PROFILE_SECONDS);
-  const profile = (await (await fetch(`${server.statsUrl}/profile/stop`)).json()) as CpuProfile;
-  return authkoaShare(profile, `file://${ROOT}lib/`).share;
+  const text = await (await fetch(`${server.statsUrl}/profile/stop`)).text();
+  // Kept for a closer look: Chrome DevTools and VS Code open .cpuprofile files.
+  const saved = join(os.tmpdir(), `authkoa-bench-${label.replace(/[^a-z0-9]+/gi, '-').toLowerCase()}.cpuprofile`);
+  writeFileSync(saved, text);
+  process.stderr.write(`  profile: ${saved}\n`);
+  return authkoaShare(JSON.parse(text) as CpuProfile, `file://${ROOT}lib/`).share;
 }
 const PROFILE_SECONDS = quick ? 1 : 4;
 
@@ -191,7 +208,7 @@ async function httpBench(): Promise<HttpRow[]> {
         cpuRatio: c.against ? median(cpuRatios) : null,
         baseline: c.against,
         failures: [...mine, ...ref].reduce((n, r) => n + r.non2xx + r.errors, 0),
-        share: c.profile ? await profiledShare(servers.get(c.server)!, (d) => fire(c.server, c.job, d)) : null,
+        share: c.profile ? await profiledShare(c.label, servers.get(c.server)!, (d) => fire(c.server, c.job, d)) : null,
       };
       rows.push(row);
       process.stderr.write(
@@ -201,6 +218,8 @@ async function httpBench(): Promise<HttpRow[]> {
     return rows;
   } finally {
     for (const s of servers.values()) s.child.kill();
+    loader?.child.kill();
+    loader = undefined;
     rmSync(dir, { recursive: true, force: true });
   }
 }

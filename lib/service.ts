@@ -59,7 +59,9 @@ export function authKoa(opts: AuthKoaOptions): AuthKoa {
   const authPrefix = o.authRoutePath;
   const avatarPrefix = o.avatarRoutePath;
 
-  const service = async function authKoaMiddleware(ctx: Context, next: Next) {
+  // Not `async`: for every request outside its routes it returns next()'s own promise, where an async
+  // function would wrap it in one more promise and resolve that with it (two more microtask turns).
+  const service = function authKoaMiddleware(ctx: Context, next: Next) {
     const path = ctx.path;
     if (under(path, authPrefix)) return guarded(ctx, () => authRoutes(ctx as never, () => unknownRoute(ctx, authPrefix)));
     if (under(path, avatarPrefix)) return guarded(ctx, () => avatarProxy.handle(ctx));
