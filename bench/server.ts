@@ -66,6 +66,13 @@ const cases: Record<string, CaseBuilder> = {
     app.use(auth);
     app.use(router.routes());
   },
+  // What any middleware in authkoa's two places costs: app.use() in front of the router, and one more
+  // middleware on the route. The same plain-function shape authkoa's own middleware has.
+  'noop-middleware'(app, router) {
+    app.use((_ctx, next) => next());
+    router.get('/private', (_ctx, next) => next(), (ctx) => void (ctx.body = PAYLOAD));
+    app.use(router.routes());
+  },
   'koa-jwt'(app, router) {
     router.get('/private', koaJwt({ secret: BENCH_SECRET, algorithms: ['HS256'] }), (ctx) => void (ctx.body = PAYLOAD));
     app.use(router.routes());
@@ -128,6 +135,9 @@ async function main() {
   const build = cases[name];
   if (!build) throw new Error(`unknown case ${name}; known: ${CASES.join(', ')}`);
   const app = new Koa();
+  // autocannon ends each run by closing its sockets, mid-response for the avatar and static cases; Koa
+  // would print every such "premature close".
+  app.silent = true;
   let handle: http.RequestListener = (_q, s) => void s.writeHead(503).end();
   const server = http.createServer((q, s) => handle(q, s));
   server.keepAliveTimeout = 30_000;
