@@ -3,7 +3,7 @@ import type { Context, Middleware, Next } from 'koa';
 import { AuthError, toAuthError, writeError } from './errors.js';
 import type { ResolvedOptions } from './options.js';
 import type { ProviderRegistry } from './registry.js';
-import type { Claims, RequestToken, TokenService } from './token.js';
+import { copyClaims, userOf as userOfClaims, type Claims, type RequestToken, type TokenService } from './token.js';
 import { isAdmin, type User } from './user.js';
 
 /** The route middleware hanging off `authKoa()` as `auth.middleware`. */
@@ -67,7 +67,7 @@ export function createMiddleware(o: ResolvedOptions, tokens: TokenService, provi
   async function refresh(ctx: Context, rt: RequestToken): Promise<Claims> {
     const cached = o.refreshCache?.get(rt.token);
     if (cached) return cached;
-    const claims = rt.claims;
+    const claims = copyClaims(rt.claims);
     if (o.maxSessionAgeMs !== undefined) {
       const start = claims.auth_time ?? claims.iat ?? 0;
       if ((tokens.now() - start) * 1000 > o.maxSessionAgeMs) throw new AuthError(401, 'session_expired', 'session is older than maxSessionAge');
@@ -94,7 +94,7 @@ export function createMiddleware(o: ResolvedOptions, tokens: TokenService, provi
   function tokenUser(ctx: Context): User | Promise<User> {
     let rt: ReturnType<TokenService['read']>;
     try {
-      rt = tokens.read(ctx);
+      rt = tokens.peek(ctx);
     } catch (err) {
       throw dropUnusableCookie(ctx, err);
     }
@@ -114,25 +114,29 @@ export function createMiddleware(o: ResolvedOptions, tokens: TokenService, provi
     return e;
   }
 
+  /** `rt.claims` may be the token service's shared copy (`peek`): only read here, what goes on is copied. */
   function userOf(ctx: Context, rt: RequestToken | undefined): User | Promise<User> {
     if (!rt) throw new AuthError(401, 'no_token', 'token is not presented');
     const { claims } = rt;
     if (claims.handshake) throw new AuthError(401, 'token_invalid', 'invalid kind of token');
     if (!claims.user) throw new AuthError(401, 'no_user', 'no user info presented in the claim');
-    if (o.validator) return validated(ctx, rt, claims.user);
+    if (o.validator) return validated(ctx, { ...rt, claims: copyClaims(claims) });
     return allowedUser(ctx, rt);
   }
 
-  async function validated(ctx: Context, rt: RequestToken, user: User): Promise<User> {
+  // The validator gets its own copy of the claims; the user it may have edited there is the one that goes on.
+  async function validated(ctx: Context, rt: RequestToken): Promise<User> {
+    const user = rt.claims.user!;
     if (!(await o.validator!(rt.token, rt.claims))) throw rejectAndClear(ctx, rt, 'user_blocked', `user ${user.id} blocked`);
-    return allowedUser(ctx, rt);
+    return allowedUser(ctx, rt, user);
   }
 
-  function allowedUser(ctx: Context, rt: RequestToken): User | Promise<User> {
+  /** The request's user, refreshed when its cookie expired; `own` is a user already copied for this request. */
+  function allowedUser(ctx: Context, rt: RequestToken, own?: User): User | Promise<User> {
     const { claims } = rt;
     if (!providerAllowed(claims)) throw rejectAndClear(ctx, rt, 'provider_not_allowed', 'provider is not allowed');
     if (rt.source === 'cookie' && tokens.isExpired(claims)) return refreshedUser(ctx, rt);
-    return claims.user!;
+    return own ?? userOfClaims(claims)!;
   }
 
   async function refreshedUser(ctx: Context, rt: RequestToken): Promise<User> {

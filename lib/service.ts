@@ -62,6 +62,10 @@ export function authKoa(opts: AuthKoaOptions): AuthKoa {
   // Not `async`: for every request outside its routes it returns next()'s own promise, where an async
   // function would wrap it in one more promise and resolve that with it (two more microtask turns).
   const service = function authKoaMiddleware(ctx: Context, next: Next) {
+    // Most requests are for neither route: when the raw URL (origin form) starts with neither prefix, its
+    // path cannot either, and Koa's URL parsing is spared.
+    const url = ctx.req.url ?? '';
+    if (url.charCodeAt(0) === 47 /* / */ && !url.startsWith(authPrefix) && !url.startsWith(avatarPrefix)) return next();
     const path = ctx.path;
     if (under(path, authPrefix)) return guarded(ctx, () => authRoutes(ctx as never, () => unknownRoute(ctx, authPrefix)));
     if (under(path, avatarPrefix)) return guarded(ctx, () => avatarProxy.handle(ctx));

@@ -5,6 +5,7 @@ import { KeyRing, decodePayload, sign, split, verifySignature } from './jwt.js';
 import type { ResolvedOptions } from './options.js';
 import type { User } from './user.js';
 import { safeEqual } from './safe-equal.js';
+import { secondsNow } from './clock.js';
 
 /** In-flight login data kept in a signed token instead of server memory. */
 export interface Handshake {
@@ -67,11 +68,18 @@ export class TokenService {
   // the lookup. Two tokens on one key only evict each other; the full text is compared on every hit.
   private readonly verified = new Map<number, { token: string; claims: Claims; secret: string }>();
 
-  constructor(private readonly o: ResolvedOptions) {}
+  // Header names as node stores them in `req.headers`: read there directly, not through Koa's `ctx.get`.
+  private readonly jwtHeader: string;
+  private readonly xsrfHeader: string;
 
-  /** Current time in whole seconds, from the injected clock. */
+  constructor(private readonly o: ResolvedOptions) {
+    this.jwtHeader = o.jwtHeaderName.toLowerCase();
+    this.xsrfHeader = o.xsrfHeaderName.toLowerCase();
+  }
+
+  /** Current time in whole seconds, from the injected clock (the system one is read once a second). */
   now(): number {
-    return Math.floor(this.o.clock() / 1000);
+    return this.o.clock === Date.now ? secondsNow() : Math.floor(this.o.clock() / 1000);
   }
 
   /** Signs claims (filling exp, iss, iat, running the ClaimsUpdater, checking the audience). */
@@ -101,7 +109,7 @@ export class TokenService {
    */
   async parse(token: string): Promise<Claims> {
     const known = this.alreadyVerified(token);
-    if (known) return known;
+    if (known) return copyClaims(known);
     const parts = split(token);
     const secret = await this.verifySecret(parts.payloadB64);
     const hit = this.verified.get(signatureKey(token));
@@ -116,23 +124,24 @@ export class TokenService {
       if (this.verified.size >= VERIFIED_CACHE_MAX) this.verified.delete(this.verified.keys().next().value!);
       this.verified.set(signatureKey(token), { token, claims, secret });
     }
-    return this.usableCopy(claims);
+    return copyClaims(this.usable(claims));
   }
 
   /**
-   * The hot path, synchronous: the claims of a token this service already verified under its one static
-   * secret, or undefined when it has to be verified (or the secret comes from a SecretReader).
+   * The hot path, synchronous: the shared (not to be changed) claims of a token this service already
+   * verified under its one static secret, or undefined when it has to be verified (or the secret comes from
+   * a SecretReader).
    */
   private alreadyVerified(token: string): Claims | undefined {
     if (this.o.staticSecret === undefined) return undefined;
     const hit = this.verified.get(signatureKey(token));
-    return hit && hit.token === token ? this.usableCopy(hit.claims) : undefined;
+    return hit && hit.token === token ? this.usable(hit.claims) : undefined;
   }
 
-  /** Verified claims as a private copy, once their `nbf` has come. */
-  private usableCopy(claims: Claims): Claims {
+  /** Verified claims, once their `nbf` has come. */
+  private usable(claims: Claims): Claims {
     if (claims.nbf !== undefined && claims.nbf > this.now()) throw new AuthError(401, 'token_not_valid_yet', 'token is not valid yet');
-    return copyClaims(claims);
+    return claims;
   }
 
   /** True when the claims carry an exp that has passed. */
@@ -177,20 +186,35 @@ export class TokenService {
    * middleware runs on every request, and each await there costs a trip through the microtask queue.
    */
   read(ctx: Context): RequestToken | undefined | Promise<RequestToken | undefined> {
+    return this.readFrom(ctx, true);
+  }
+
+  /**
+   * `read` for authkoa's own middleware: the claims of an already-verified token are the service's shared
+   * copy, which the caller must not change (it copies what it hands on, `userOf`). Copying every claim
+   * on every request only to read three of them showed in the profile.
+   * @internal
+   */
+  peek(ctx: Context): RequestToken | undefined | Promise<RequestToken | undefined> {
+    return this.readFrom(ctx, false);
+  }
+
+  private readFrom(ctx: Context, copy: boolean): RequestToken | undefined | Promise<RequestToken | undefined> {
     const o = this.o;
+    const headers = ctx.req.headers;
     let source: TokenSource = 'query';
     let token = queryParam(ctx, o.jwtQueryName);
     if (!token) {
       source = 'header';
-      token = ctx.get(o.jwtHeaderName);
+      token = headerValue(headers[this.jwtHeader]);
     }
     if (!token) {
       source = 'cookie';
-      token = readCookie(ctx.get('cookie'), o.jwtCookieName);
+      token = readCookie(headerValue(headers.cookie), o.jwtCookieName);
     }
     if (!token) return undefined;
     const known = this.alreadyVerified(token);
-    if (known) return this.accept(ctx, token, known, source);
+    if (known) return this.accept(ctx, token, copy ? copyClaims(known) : known, source);
     return this.parse(token).then((claims) => this.accept(ctx, token, claims, source));
   }
 
@@ -199,7 +223,7 @@ export class TokenService {
     const o = this.o;
     if (source !== 'cookie' && this.isExpired(claims)) throw new AuthError(401, 'token_expired', 'token expired');
     if (source === 'cookie' && claims.user && !o.disableXSRF && !o.xsrfIgnoreMethods.has(ctx.method)) {
-      const header = ctx.get(o.xsrfHeaderName);
+      const header = headerValue(ctx.req.headers[this.xsrfHeader]);
       if (!header || !safeEqual(header, claims.jti ?? '')) throw new AuthError(401, 'xsrf_mismatch', 'xsrf mismatch');
     }
     return { token, claims, source };
@@ -333,7 +357,8 @@ function withoutAud(user: User): User {
  * A copy deep enough that handlers editing the user never touch the verified-token cache, with the
  * claim's `aud` on the user.
  */
-function copyClaims(c: Claims): Claims {
+/** A private copy of verified claims; `user` gets `aud` (see copyUser). */
+export function copyClaims(c: Claims): Claims {
   const copy: Claims = { ...c };
   if (c.user) copy.user = copyUser(c.user, c.aud ?? '');
   if (c.handshake) copy.handshake = { ...c.handshake };
@@ -341,8 +366,19 @@ function copyClaims(c: Claims): Claims {
 }
 
 
+/** The user of verified claims, as a private copy with `aud` filled in. */
+export function userOf(claims: Claims): User | undefined {
+  return claims.user && copyUser(claims.user, claims.aud ?? '');
+}
+
+/** One request header as a string: node joins repeated headers, only Set-Cookie comes as a list. */
+function headerValue(v: string | string[] | undefined): string {
+  return typeof v === 'string' ? v : '';
+}
+
 function queryParam(ctx: Context, name: string): string {
-  if (!ctx.querystring) return '';
+  // Most requests carry no query at all: a look at the raw URL spares parsing it.
+  if (ctx.req.url === undefined || !ctx.req.url.includes('?') || !ctx.querystring) return '';
   const v = ctx.query[name];
   return typeof v === 'string' ? v : Array.isArray(v) ? (v[0] ?? '') : '';
 }

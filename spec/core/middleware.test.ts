@@ -442,3 +442,21 @@ test('a read user keeps fields authkoa does not know, gets aud, and edits never 
     });
   }
 });
+
+test('auth: on the system clock (read once a second), a header token is refused as soon as its exp has passed', async (t) => {
+  const app = await startApp(baseOptions());
+  t.teardown(() => app.close());
+  const claims = decodeJwt((await loggedIn(app)).jar.get('JWT')!);
+  const exp = Math.floor(Date.now() / 1000) + 1;
+  const jwt = forge({ ...claims, exp });
+  const anon = new Client(app.url);
+  t.is((await anon.fetch('/private', { headers: { 'X-JWT': jwt } })).status, 201, 'valid before exp (and now cached as verified)');
+  // Requests keep coming while the second turns: the cached second must move on with the wall clock.
+  while (Date.now() < exp * 1000) {
+    await anon.fetch('/private', { headers: { 'X-JWT': jwt } });
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  const res = await anon.fetch('/private', { headers: { 'X-JWT': jwt } });
+  t.is(res.status, 401);
+  t.is(((await res.json()) as { code: string }).code, 'token_expired');
+});
