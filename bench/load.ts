@@ -41,5 +41,8 @@ async function run(job: LoadJob): Promise<LoadResult> {
 process.stdout.write('ready\n');
 for await (const line of createInterface({ input: process.stdin })) {
   if (!line.trim()) continue;
-  process.stdout.write(JSON.stringify(await run(JSON.parse(line) as LoadJob)) + '\n');
+  // A list of jobs runs them at the same time (paired runs); the answer is then a list of results.
+  const job = JSON.parse(line) as LoadJob | LoadJob[];
+  const result = Array.isArray(job) ? await Promise.all(job.map(run)) : await run(job);
+  process.stdout.write(JSON.stringify(result) + '\n');
 }

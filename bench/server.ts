@@ -17,6 +17,7 @@ import { ExtractJwt, Strategy as JwtStrategy } from 'passport-jwt';
 import serveStatic from 'koa-static';
 import { authKoa, type AuthKoaOptions } from '../lib/index.js';
 import { avatarId, openStore } from '../lib/stores/index.js';
+import { readCookie } from '../lib/token.js';
 
 export const BENCH_SECRET = 'bench-secret-0123456789abcdef0123456789';
 const PAYLOAD = { ok: true, message: 'hello' };
@@ -42,22 +43,47 @@ const cases: Record<string, CaseBuilder> = {
     app.use(auth);
     app.use(router.routes());
   },
+  // The x- cases take authkoa's cookie path apart, one step each, for `npm run bench -- --variants ...`:
+  // app.use(auth) alone; reading the cookie and XSRF headers; app.use(auth) plus reading the token
+  // (TokenService.peek); the route middleware without app.use(auth); and bare Koa against itself (1.00).
   'x-noauth'(app, router, url) {
     const auth = baseAuth(url);
     router.get('/private', (ctx) => void (ctx.body = PAYLOAD));
     app.use(auth);
     app.use(router.routes());
   },
-  'x-get'(app, router, url) {
+  'x-headers'(app, router) {
+    router.get(
+      '/private',
+      (ctx, next) => {
+        const h = ctx.req.headers;
+        if (!readCookie(h.cookie ?? '', 'JWT') || !h['x-xsrf-token']) throw new Error('the cookie case sends both');
+        return next();
+      },
+      (ctx) => void (ctx.body = PAYLOAD),
+    );
+    app.use(router.routes());
+  },
+  'x-peek'(app, router, url) {
     const auth = baseAuth(url);
-    router.get('/private', async (ctx, next) => { const t = await auth.tokenService.get(ctx); ctx.state.user = t!.claims.user; return next(); }, (ctx) => void (ctx.body = PAYLOAD));
+    router.get(
+      '/private',
+      (ctx, next) => {
+        const read = auth.tokenService.peek(ctx);
+        return read instanceof Promise ? read.then(() => next()) : next();
+      },
+      (ctx) => void (ctx.body = PAYLOAD),
+    );
     app.use(auth);
     app.use(router.routes());
   },
-  'x-parse'(app, router, url) {
+  'x-route-only'(app, router, url) {
     const auth = baseAuth(url);
-    router.get('/private', async (ctx, next) => { const t = await auth.tokenService.parse(ctx.get('x-jwt')); ctx.state.user = t.user; return next(); }, (ctx) => void (ctx.body = PAYLOAD));
-    app.use(auth);
+    router.get('/private', auth.middleware.auth, (ctx) => void (ctx.body = PAYLOAD));
+    app.use(router.routes());
+  },
+  'x-baseline'(app, router) {
+    router.get('/private', (ctx) => void (ctx.body = PAYLOAD));
     app.use(router.routes());
   },
   'authkoa-basic'(app, router, url) {

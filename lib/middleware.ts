@@ -128,7 +128,7 @@ export function createMiddleware(o: ResolvedOptions, tokens: TokenService, provi
   async function validated(ctx: Context, rt: RequestToken): Promise<User> {
     const user = rt.claims.user!;
     if (!(await o.validator!(rt.token, rt.claims))) throw rejectAndClear(ctx, rt, 'user_blocked', `user ${user.id} blocked`);
-    return allowedUser(ctx, rt, user);
+    return allowedUser(ctx, rt, rt.claims.user ?? user);
   }
 
   /** The request's user, refreshed when its cookie expired; `own` is a user already copied for this request. */

@@ -337,13 +337,30 @@ function copyUser(user: User, aud: string): User {
   const copy: User = { name: user.name, id: user.id, picture: user.picture, aud };
   if (user.ip !== undefined) copy.ip = user.ip;
   if (user.email !== undefined) copy.email = user.email;
-  if (user.attrs !== undefined) copy.attrs = structuredClone(user.attrs);
+  if (user.attrs !== undefined) copy.attrs = copyJson(user.attrs);
   if (user.role !== undefined) copy.role = user.role;
   // Fields other systems put in the user survive the copy.
   const from = user as unknown as Record<string, unknown>;
   const to = copy as unknown as Record<string, unknown>;
   for (const k in from) if (!(k in to)) to[k] = from[k];
   return copy;
+}
+
+/**
+ * A deep copy of a value parsed from JSON (a token's `attrs`). structuredClone took over 2 µs for a
+ * one-key object, more than the rest of an authenticated request; this takes a few dozen nanoseconds.
+ */
+function copyJson<T>(v: T): T {
+  if (v === null || typeof v !== 'object') return v;
+  if (Array.isArray(v)) return v.map(copyJson) as T;
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(v)) {
+    const value = copyJson((v as Record<string, unknown>)[k]);
+    // JSON.parse makes "__proto__" an own key; assigning it would set the copy's prototype instead.
+    if (k === '__proto__') Object.defineProperty(out, k, { value, enumerable: true, writable: true, configurable: true });
+    else out[k] = value;
+  }
+  return out as T;
 }
 
 // `user.aud` is filled from the claim whenever a token is read; it is not part of the stored user.

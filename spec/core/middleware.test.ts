@@ -245,6 +245,29 @@ test('validator false → 401 and the cookies are cleared', async (t) => {
   t.is(c.cookie('XSRF-TOKEN')!.attrs['max-age'], '0');
 });
 
+test('validator: its edits to the claims it is given reach this request only', async (t) => {
+  let calls = 0;
+  const app = await startApp(
+    baseOptions({
+      validator: (_token, claims) => {
+        calls++;
+        if (calls === 1) claims.user = { ...claims.user!, name: 'renamed' };
+        else if (calls === 2) claims.user!.attrs = { seen: true };
+        return true;
+      },
+    }),
+  );
+  t.teardown(() => app.close());
+  const c = await loggedIn(app, 'val');
+  const user = async () => ((await (await c.fetch('/private', { headers: c.xsrf() })).json()) as { user: { name: string; aud: string; attrs?: object } }).user;
+  t.is((await user()).name, 'renamed', 'a replaced user goes on');
+  t.deepEqual((await user()).attrs, { seen: true }, 'an edited user goes on');
+  const third = await user();
+  t.is(third.name, 'val', 'no edit outlives its request');
+  t.is(third.attrs, undefined);
+  t.is(third.aud, '');
+});
+
 test('a token from a provider no longer configured is refused', async (t) => {
   const app = await startApp(baseOptions());
   t.teardown(() => app.close());
@@ -440,6 +463,26 @@ test('a read user keeps fields authkoa does not know, gets aud, and edits never 
       attrs: { admin: false, tags: ['a'] },
       department: 'ops',
     });
+  }
+});
+
+test('a "__proto__" key in a token\'s attrs stays a plain key of the copy, never its prototype', async (t) => {
+  const now = Math.floor(Date.now() / 1000);
+  // Written by hand: JSON.stringify of an object literal would drop the key.
+  const payload = `{"iss":"authkoa","aud":"","exp":${now + 600},"jti":"j2","user":{"name":"p","id":"direct_p","picture":"","attrs":{"__proto__":{"admin":true}}}}`;
+  const h = Buffer.from('{"alg":"HS256","typ":"JWT"}').toString('base64url');
+  const p = Buffer.from(payload).toString('base64url');
+  const token = `${h}.${p}.${createHmac('sha256', SECRET).update(`${h}.${p}`).digest('base64url')}`;
+  const app = await startApp(baseOptions(), (router, auth) => {
+    router.get('/attrs', auth.middleware.auth, (ctx) => {
+      const attrs = ctx.state.user.attrs;
+      ctx.body = { own: Object.keys(attrs), protoIsObject: Object.getPrototypeOf(attrs) === Object.prototype, admin: attrs.admin ?? null };
+    });
+  });
+  t.teardown(() => app.close());
+  for (let i = 0; i < 2; i++) {
+    const res = await new Client(app.url).fetch('/attrs', { headers: { 'X-JWT': token } });
+    t.deepEqual(await res.json(), { own: ['__proto__'], protoIsObject: true, admin: null });
   }
 });
 
