@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Context, Middleware, Next } from 'koa';
 import { AuthError, toAuthError, writeError } from './errors.js';
-import type { ResolvedOptions } from './options.js';
+import type { BasicAuthResult, ResolvedOptions } from './options.js';
 import type { ProviderRegistry } from './registry.js';
 import { copyClaims, userOf as userOfClaims, type Claims, type RequestToken, type TokenService } from './token.js';
 import { isAdmin, type User } from './user.js';
@@ -37,27 +37,45 @@ export function mustGetUserInfo(ctx: Context): User {
 export function createMiddleware(o: ResolvedOptions, tokens: TokenService, providers: ProviderRegistry): AuthMiddleware {
   const adminDigest = o.adminPasswd !== undefined ? digest(o.adminPasswd) : undefined;
 
-  /** The user of a `Basic` Authorization header; undefined when only the admin password is set and it is wrong. */
-  async function basicAuth(header: string): Promise<User | undefined> {
-    const decoded = Buffer.from(header.slice(6).trim(), 'base64').toString('utf8');
+  /**
+   * The user of a `Basic` Authorization header; undefined when only the admin password is set and it is
+   * wrong. Synchronous when the checker is: an async function and an await per request showed in the bench.
+   */
+  function basicAuth(header: string): User | undefined | Promise<User | undefined> {
+    const decoded = decodeBasic(header.slice(6).trim());
     const colon = decoded.indexOf(':');
     const name = colon < 0 ? decoded : decoded.slice(0, colon);
     const passwd = colon < 0 ? '' : decoded.slice(colon + 1);
     if (o.basicAuthChecker) {
-      let result;
+      let result: ReturnType<NonNullable<typeof o.basicAuthChecker>>;
       try {
-        result = await o.basicAuthChecker(name, passwd);
+        result = o.basicAuthChecker(name, passwd);
       } catch (err) {
-        throw new AuthError(401, 'basic_auth_failed', 'basic auth check failed', { cause: err });
+        throw checkerFailed(err);
       }
-      if (!result?.ok) throw new AuthError(401, 'basic_auth_failed', 'credentials are wrong for basic auth');
-      return result.user ?? { id: name, name, picture: '' };
+      return isPromise(result)
+        ? result.then(
+            (r) => checkedUser(r, name),
+            (err) => {
+              throw checkerFailed(err);
+            },
+          )
+        : checkedUser(result, name);
     }
     // Both digests have the same length, so the compare takes the same time for any password.
     const ok = timingSafeEqual(digest(passwd), adminDigest!) && name === 'admin';
     if (ok) return { id: 'admin', name: 'admin', picture: '', attrs: { admin: true } };
     o.logger.warn(`basic auth: wrong credentials for user ${JSON.stringify(name.slice(0, 64))}`);
     return undefined;
+  }
+
+  function checkedUser(result: BasicAuthResult | undefined, name: string): User {
+    if (!result?.ok) throw new AuthError(401, 'basic_auth_failed', 'credentials are wrong for basic auth');
+    return result.user ?? { id: name, name, picture: '' };
+  }
+
+  function checkerFailed(err: unknown): AuthError {
+    return new AuthError(401, 'basic_auth_failed', 'basic auth check failed', { cause: err });
   }
 
   function fromCookie(ctx: Context): boolean {
@@ -85,8 +103,11 @@ export function createMiddleware(o: ResolvedOptions, tokens: TokenService, provi
    */
   function authenticate(ctx: Context): User | Promise<User> {
     if (o.basicAuthChecker || adminDigest) {
-      const header = ctx.get('authorization');
-      if (/^basic /i.test(header)) return basicAuth(header).then((user) => user ?? tokenUser(ctx));
+      const header = ctx.req.headers.authorization;
+      if (header && /^basic /i.test(header)) {
+        const user = basicAuth(header);
+        return isPromise(user) ? user.then((u) => u ?? tokenUser(ctx)) : (user ?? tokenUser(ctx));
+      }
     }
     return tokenUser(ctx);
   }
@@ -215,6 +236,20 @@ export function createMiddleware(o: ResolvedOptions, tokens: TokenService, provi
       return next();
     },
   };
+}
+
+/**
+ * The `user:password` of a Basic header. `atob` takes a third of the time of a Buffer round trip; it yields
+ * bytes as Latin-1, so a credential with non-ASCII bytes (UTF-8) or base64 atob refuses goes the Buffer way.
+ */
+function decodeBasic(b64: string): string {
+  let text: string;
+  try {
+    text = atob(b64);
+  } catch {
+    return Buffer.from(b64, 'base64').toString('utf8');
+  }
+  return /[^\x00-\x7f]/.test(text) ? Buffer.from(b64, 'base64').toString('utf8') : text;
 }
 
 function isPromise<T>(v: T | Promise<T>): v is Promise<T> {

@@ -332,6 +332,39 @@ test('basic auth by checker: its user goes on the request and adminPasswd is ign
   t.is((await anon.fetch('/private', { headers: basic('admin', 'admin-secret') })).status, 401);
 });
 
+test('basic auth by checker: a synchronous checker, one that throws and one that rejects are all answered in JSON', async (t) => {
+  const checkers = {
+    sync: (user: string, passwd: string) => ({ ok: passwd === 'pw' }),
+    throws: (): never => {
+      throw new Error('directory down');
+    },
+    rejects: async (): Promise<never> => {
+      throw new Error('directory down');
+    },
+  };
+  const basic = (u: string, p: string) => ({ authorization: `Basic ${Buffer.from(`${u}:${p}`).toString('base64')}` });
+  for (const [kind, basicAuthChecker] of Object.entries(checkers)) {
+    const app = await startApp(baseOptions({ basicAuthChecker }));
+    t.teardown(() => app.close());
+    const anon = new Client(app.url);
+    if (kind === 'sync') {
+      const ok = await anon.fetch('/private', { headers: basic('robot', 'pw') });
+      t.is(ok.status, 201);
+      t.deepEqual(((await ok.json()) as { user: unknown }).user, { id: 'robot', name: 'robot', picture: '' }, 'no user from the checker: one named after the login');
+      const utf8 = await anon.fetch('/private', { headers: basic('José 日本', 'pw') });
+      t.is(((await utf8.json()) as { user: { name: string } }).user.name, 'José 日本', 'UTF-8 credentials decode as UTF-8');
+      t.is((await anon.fetch('/private', { headers: { authorization: 'Basic !!not base64' } })).status, 401, 'garbage is a plain 401');
+      const wrong = await anon.fetch('/private', { headers: basic('robot', 'nope') });
+      t.is(wrong.status, 401);
+      t.is(((await wrong.json()) as { code: string }).code, 'basic_auth_failed');
+    } else {
+      const res = await anon.fetch('/private', { headers: basic('robot', 'pw') });
+      t.is(res.status, 401, kind);
+      t.deepEqual(await res.json(), { error: 'basic auth check failed', code: 'basic_auth_failed' }, kind);
+    }
+  }
+});
+
 test('rbac: a role in the list passes (any case); another role or none → 403', async (t) => {
   const roles: Record<string, string> = { ed: 'Editor', rd: 'reader' };
   const app = await startApp(baseOptions({ claimsUpdater: (c) => (c.user && roles[c.user.name] ? { ...c, user: { ...c.user, role: roles[c.user.name] } } : c) }));
