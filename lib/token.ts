@@ -72,14 +72,14 @@ export class TokenService {
   private readonly jwtHeader: string;
   private readonly xsrfHeader: string;
 
+  /** Current time in whole seconds, from the injected clock (the system one is read once a second). */
+  readonly now: () => number;
+
   constructor(private readonly o: ResolvedOptions) {
     this.jwtHeader = o.jwtHeaderName.toLowerCase();
     this.xsrfHeader = o.xsrfHeaderName.toLowerCase();
-  }
-
-  /** Current time in whole seconds, from the injected clock (the system one is read once a second). */
-  now(): number {
-    return this.o.clock === Date.now ? secondsNow() : Math.floor(this.o.clock() / 1000);
+    const clock = o.clock;
+    this.now = clock === Date.now ? secondsNow : () => Math.floor(clock() / 1000);
   }
 
   /** Signs claims (filling exp, iss, iat, running the ClaimsUpdater, checking the audience). */
