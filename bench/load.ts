@@ -1,8 +1,8 @@
 /**
  * The load generator, in its own process (pinned to its own core when taskset exists) so it does not
  * share the event loop with the server it measures. It lives for the whole benchmark and takes one JSON
- * job per line on stdin, answering one JSON result per line: a process started per run would measure
- * the first second of autocannon with cold JIT every time.
+ * list of jobs per line on stdin, answering one JSON list of results per line: a process started per run
+ * would measure the first second of autocannon with cold JIT every time.
  */
 import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
@@ -41,8 +41,7 @@ async function run(job: LoadJob): Promise<LoadResult> {
 process.stdout.write('ready\n');
 for await (const line of createInterface({ input: process.stdin })) {
   if (!line.trim()) continue;
-  // A list of jobs runs them at the same time (paired runs); the answer is then a list of results.
-  const job = JSON.parse(line) as LoadJob | LoadJob[];
-  const result = Array.isArray(job) ? await Promise.all(job.map(run)) : await run(job);
-  process.stdout.write(JSON.stringify(result) + '\n');
+  // Each line is a list of jobs, run at the same time (a case and its reference side by side).
+  const jobs = JSON.parse(line) as LoadJob[];
+  process.stdout.write(JSON.stringify(await Promise.all(jobs.map(run))) + '\n');
 }

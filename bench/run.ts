@@ -90,7 +90,7 @@ async function startServer(name: string, dir: string): Promise<Server> {
   return { name, url: `http://127.0.0.1:${port}`, statsUrl: `http://127.0.0.1:${statsPort}`, child };
 }
 
-/** The one load-generator process of the run, on the other core; jobs run one at a time. */
+/** The one load-generator process of the run, on the other core; each call's jobs run at the same time. */
 let loader: { child: ChildProcess; next: () => Promise<string> } | undefined;
 async function startLoader(): Promise<{ child: ChildProcess; next: () => Promise<string> }> {
   const child = node('bench/load.ts', [], 1, true);
@@ -99,10 +99,10 @@ async function startLoader(): Promise<{ child: ChildProcess; next: () => Promise
   if (hello !== 'ready') throw new Error(`load generator said ${hello}`);
   return { child, next };
 }
-async function load(job: LoadJob): Promise<LoadResult> {
+async function load(jobs: LoadJob[]): Promise<LoadResult[]> {
   loader ??= await startLoader();
-  loader.child.stdin!.write(JSON.stringify(job) + '\n');
-  return JSON.parse(await loader.next()) as LoadResult;
+  loader.child.stdin!.write(JSON.stringify(jobs) + '\n');
+  return JSON.parse(await loader.next()) as LoadResult[];
 }
 
 /** CPU microseconds (user + system) the server process has used so far. */
@@ -113,25 +113,10 @@ async function cpuOf(server: Server): Promise<number> {
 
 type Measured = LoadResult & { cpuUs: number };
 
-/** One load run, with the server's CPU time per completed request. */
-async function measure(server: Server, job: LoadJob): Promise<Measured> {
-  const before = await cpuOf(server);
-  const result = await load(job);
-  const used = (await cpuOf(server)) - before;
-  return { ...result, cpuUs: result.total > 0 ? used / result.total : Number.NaN };
-}
-
-/** Jobs run at the same time by the load generator. */
-async function loadPair(jobs: LoadJob[]): Promise<LoadResult[]> {
-  loader ??= await startLoader();
-  loader.child.stdin!.write(JSON.stringify(jobs) + '\n');
-  return JSON.parse(await loader.next()) as LoadResult[];
-}
-
-/** `measure` for servers loaded at the same time, one job each. */
-async function measurePair(servers: Server[], jobs: LoadJob[]): Promise<Measured[]> {
+/** Servers loaded at the same time, one job each, with each server's CPU time per completed request. */
+async function measure(servers: Server[], jobs: LoadJob[]): Promise<Measured[]> {
   const before = await Promise.all(servers.map(cpuOf));
-  const results = await loadPair(jobs);
+  const results = await load(jobs);
   const after = await Promise.all(servers.map(cpuOf));
   return results.map((r, i) => ({ ...r, cpuUs: r.total > 0 ? (after[i]! - before[i]!) / r.total : Number.NaN }));
 }
@@ -232,9 +217,9 @@ async function httpBench(): Promise<HttpRow[]> {
     // Bare Koa alone on its core: the absolute figures every ratio below is relative to.
     const bare = await fresh('baseline');
     const bareJob = { url: bare.url + '/private', connections: CONNECTIONS };
-    await load({ ...bareJob, durationSec: WARMUP });
+    await load([{ ...bareJob, durationSec: WARMUP }]);
     const alone: Measured[] = [];
-    for (let round = 0; round < ROUNDS; round++) alone.push(await measure(bare, { ...bareJob, durationSec: DURATION }));
+    for (let round = 0; round < ROUNDS; round++) alone.push(...(await measure([bare], [{ ...bareJob, durationSec: DURATION }])));
     await stop(bare);
     rows.push({
       label: 'bare Koa + @koa/router, alone on the server core',
@@ -268,11 +253,11 @@ async function httpBench(): Promise<HttpRow[]> {
             { ...c.job, url: a.url + c.job.url, connections: CONNECTIONS, durationSec },
             { ...c.job, url: b.url + c.job.url, connections: CONNECTIONS, durationSec },
           ];
-          await loadPair(pair(WARMUP));
-          const [ma, mb] = await measurePair([a, b], pair(DURATION));
+          await load(pair(WARMUP));
+          const [ma, mb] = await measure([a, b], pair(DURATION));
           mine.push(ma!);
           ref.push(mb!);
-          if (c.profile && round === ROUNDS - 1) share = await profiledShare(c.label, a, (d) => loadPair(pair(d)));
+          if (c.profile && round === ROUNDS - 1) share = await profiledShare(c.label, a, (d) => load(pair(d)));
         } finally {
           await stop(a, b);
         }
