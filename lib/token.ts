@@ -71,6 +71,9 @@ export class TokenService {
   // Header names as node stores them in `req.headers`: read there directly, not through Koa's `ctx.get`.
   private readonly jwtHeader: string;
   private readonly xsrfHeader: string;
+  // The methods whose cookie requests skip the XSRF check; undefined when there are none (the default), so
+  // that the usual request does not look its method up at all.
+  private readonly xsrfExempt: ReadonlySet<string> | undefined;
 
   /** Current time in whole seconds, from the injected clock (the system one is read once a second). */
   readonly now: () => number;
@@ -78,6 +81,7 @@ export class TokenService {
   constructor(private readonly o: ResolvedOptions) {
     this.jwtHeader = o.jwtHeaderName.toLowerCase();
     this.xsrfHeader = o.xsrfHeaderName.toLowerCase();
+    this.xsrfExempt = o.xsrfIgnoreMethods.size > 0 ? o.xsrfIgnoreMethods : undefined;
     const clock = o.clock;
     this.now = clock === Date.now ? secondsNow : () => Math.floor(clock() / 1000);
   }
@@ -222,7 +226,7 @@ export class TokenService {
   private accept(ctx: Context, token: string, claims: Claims, source: TokenSource): RequestToken {
     const o = this.o;
     if (source !== 'cookie' && this.isExpired(claims)) throw new AuthError(401, 'token_expired', 'token expired');
-    if (source === 'cookie' && claims.user && !o.disableXSRF && !o.xsrfIgnoreMethods.has(ctx.method)) {
+    if (source === 'cookie' && claims.user && !o.disableXSRF && !this.xsrfExempt?.has(ctx.req.method ?? '')) {
       const header = headerValue(ctx.req.headers[this.xsrfHeader]);
       if (!header || !safeEqual(header, claims.jti ?? '')) throw new AuthError(401, 'xsrf_mismatch', 'xsrf mismatch');
     }
