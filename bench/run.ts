@@ -7,7 +7,8 @@
  * docs/performance.md.
  * Flags: --quick (1 short round, for a smoke run), --rounds N, --duration S, --warmup S, --skip-scale,
  * --only TEXT (only the HTTP cases whose label contains TEXT; no --write then), --variants a,b (also the
- * x- cases of bench/server.ts that take the cookie path apart, against bare Koa).
+ * x- cases of bench/server.ts that take the cookie path apart, against bare Koa; `name@xjwt` sends that
+ * case the X-JWT request instead of the cookie one).
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -30,7 +31,7 @@ const value = (name: string, dflt: number) => {
   return i >= 0 ? Number(args[i + 1]) : dflt;
 };
 const quick = flag('--quick');
-const ROUNDS = value('--rounds', quick ? 1 : 5);
+const ROUNDS = value('--rounds', quick ? 1 : 7);
 const DURATION = value('--duration', quick ? 1 : 2);
 // A server in production has long been warm; a fresh process needs a few seconds of load before the
 // optimiser has compiled the request path (1.5 s measured authkoa 3 points lower than 6 s).
@@ -43,11 +44,14 @@ const variantsAt = args.indexOf('--variants');
 // Extra server cases (bench/server.ts, the x- ones) measured like the others with the cookie request.
 const variants = variantsAt >= 0 ? (args[variantsAt + 1] ?? '').split(',').filter(Boolean) : [];
 const VARIANTS: Record<string, string> = {
-  'x-baseline': 'x-baseline: bare Koa against itself (control)',
   'x-noauth': 'x-noauth: app.use(auth), route without auth',
   'x-headers': 'x-headers: read the JWT cookie and the XSRF header, nothing else',
   'x-peek': 'x-peek: app.use(auth) + read and look up the token (TokenService.peek)',
   'x-route-only': 'x-route-only: auth on the route, no app.use(auth)',
+  'x-peek-noxsrf': 'x-peek-noxsrf: x-peek with disableXSRF',
+  'x-noxsrf': 'x-noxsrf: the authkoa case with disableXSRF',
+  'x-spin': 'x-spin: a fixed 0.4 µs computation on the route (a cost of known size)',
+  'x-spin10': 'x-spin10: a fixed 4 µs computation on the route',
 };
 const hasTaskset = existsSync('/usr/bin/taskset') && os.cpus().length >= 2;
 
@@ -200,6 +204,9 @@ async function httpBench(): Promise<HttpRow[]> {
     const { AVATAR_ID } = await import('./server.js');
     const cookie = { cookie: `JWT=${jwt}`, 'x-xsrf-token': xsrf };
     const cases: Case[] = [
+      // The method's zero, run first in every run (also with --only): two identical servers must come out at
+      // 1.00, and the first pair of a run no longer falls on a case being measured.
+      { label: 'control: bare Koa against bare Koa', server: 'baseline', against: 'baseline', job: { url: '/private', headers: cookie } },
       { label: 'authkoa auth: JWT cookie + XSRF header', server: 'authkoa', against: 'baseline', job: { url: '/private', headers: cookie }, profile: true },
       { label: 'authkoa auth: X-JWT header', server: 'authkoa', against: 'baseline', job: { url: '/private', headers: { 'x-jwt': jwt } }, profile: true },
       { label: 'authkoa auth: basic auth via checker', server: 'authkoa-basic', against: 'baseline', job: { url: '/private', headers: { authorization: `Basic ${Buffer.from('u:pw').toString('base64')}` } }, profile: true },
@@ -211,7 +218,12 @@ async function httpBench(): Promise<HttpRow[]> {
       { label: 'avatar GET, file store', server: 'avatar-file', against: 'koa-static', job: { url: `/avatar/${AVATAR_ID}` } },
       { label: 'avatar GET, LMDB store', server: 'avatar-lmdb', against: 'koa-static', job: { url: `/avatar/${AVATAR_ID}` } },
     ];
-    for (const v of variants) cases.push({ label: `variant ${VARIANTS[v] ?? v}`, server: v, against: 'baseline', job: { url: '/private', headers: cookie } });
+    for (const v of variants) {
+      // `name@xjwt` sends the X-JWT request to variant `name` instead of the cookie one.
+      const [server, request] = v.split('@') as [string, string | undefined];
+      const headers = request === 'xjwt' ? { 'x-jwt': jwt } : cookie;
+      cases.push({ label: `variant ${VARIANTS[server] ?? server}${request ? ` (${request} request)` : ''}`, server, against: 'baseline', job: { url: '/private', headers } });
+    }
     const rows: HttpRow[] = [];
 
     // Bare Koa alone on its core: the absolute figures every ratio below is relative to.
@@ -242,19 +254,24 @@ async function httpBench(): Promise<HttpRow[]> {
     // two processes of the very same code differ by a few per cent for the life of the process (heap and
     // code layout), which rounds within one process would never average out.
     for (const c of cases) {
-      if (only !== undefined && !c.label.includes(only)) continue;
+      if (only !== undefined && !c.label.includes(only) && c !== cases[0]) continue;
       const mine: Measured[] = [];
       const ref: Measured[] = [];
       let share: number | null = null;
       for (let round = 0; round < ROUNDS; round++) {
-        const [a, b] = await Promise.all([fresh(c.server), fresh(c.against)]);
+        // Which of the two is started, and loaded, first alternates between rounds, so neither side always
+        // has the head start.
+        const flip = round % 2 === 1;
+        const started = await Promise.all(flip ? [fresh(c.against), fresh(c.server)] : [fresh(c.server), fresh(c.against)]);
+        const [a, b] = (flip ? [started[1], started[0]] : started) as [Server, Server];
         try {
-          const pair = (durationSec: number) => [
-            { ...c.job, url: a.url + c.job.url, connections: CONNECTIONS, durationSec },
-            { ...c.job, url: b.url + c.job.url, connections: CONNECTIONS, durationSec },
-          ];
+          const pair = (durationSec: number) => {
+            const jobs = [a, b].map((s) => ({ ...c.job, url: s.url + c.job.url, connections: CONNECTIONS, durationSec }));
+            return flip ? jobs.reverse() : jobs;
+          };
           await load(pair(WARMUP));
-          const [ma, mb] = await measure([a, b], pair(DURATION));
+          const measured = await measure(flip ? [b, a] : [a, b], pair(DURATION));
+          const [ma, mb] = flip ? [measured[1], measured[0]] : measured;
           mine.push(ma!);
           ref.push(mb!);
           if (c.profile && round === ROUNDS - 1) share = await profiledShare(c.label, a, (d) => load(pair(d)));
