@@ -152,10 +152,19 @@ interface Case {
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
-async function login(url: string): Promise<{ jwt: string; xsrf: string }> {
+async function login(url: string): Promise<Tokens> {
   const res = await fetch(`${url}/auth/bench/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"user":"u","passwd":"pw"}' });
   const cookies = Object.fromEntries(res.headers.getSetCookie().map((c) => c.split(';')[0]!.split('=') as [string, string]));
   return { jwt: cookies.JWT!, xsrf: cookies['XSRF-TOKEN']! };
+}
+
+type Tokens = { jwt: string; xsrf: string };
+
+/** The job with the tokens of `from` in its headers replaced by those of `to`. */
+function withTokens<J extends { headers?: Record<string, string> }>(job: J, from: Tokens, to: Tokens): J {
+  if (!job.headers) return job;
+  const swap = (v: string) => v.split(from.jwt).join(to.jwt).split(from.xsrf).join(to.xsrf);
+  return { ...job, headers: Object.fromEntries(Object.entries(job.headers).map(([k, v]) => [k, swap(v)])) };
 }
 
 export interface HttpRow {
@@ -198,9 +207,12 @@ async function httpBench(): Promise<HttpRow[]> {
   };
   try {
     // Any authkoa server with the bench secret signs a token every authkoa server accepts.
+    // It stays up, idle, for the whole run: a token lives 15 minutes and a run takes longer, so every case
+    // gets tokens minted just before it (see fresh tokens below). A case measured with an expired token
+    // would measure the refresh of an expired cookie, or the 401 of an expired header token.
     const signer = await fresh('authkoa');
-    const { jwt, xsrf } = await login(signer.url);
-    await stop(signer);
+    const first = await login(signer.url);
+    const { jwt, xsrf } = first;
     const { AVATAR_ID } = await import('./server.js');
     const cookie = { cookie: `JWT=${jwt}`, 'x-xsrf-token': xsrf };
     const cases: Case[] = [
@@ -258,6 +270,7 @@ async function httpBench(): Promise<HttpRow[]> {
       const mine: Measured[] = [];
       const ref: Measured[] = [];
       let share: number | null = null;
+      const job = withTokens(c.job, first, await login(signer.url));
       for (let round = 0; round < ROUNDS; round++) {
         // Which of the two is started, and loaded, first alternates between rounds, so neither side always
         // has the head start.
@@ -266,7 +279,7 @@ async function httpBench(): Promise<HttpRow[]> {
         const [a, b] = (flip ? [started[1], started[0]] : started) as [Server, Server];
         try {
           const pair = (durationSec: number) => {
-            const jobs = [a, b].map((s) => ({ ...c.job, url: s.url + c.job.url, connections: CONNECTIONS, durationSec }));
+            const jobs = [a, b].map((s) => ({ ...job, url: s.url + job.url, connections: CONNECTIONS, durationSec }));
             return flip ? jobs.reverse() : jobs;
           };
           await load(pair(WARMUP));
@@ -299,6 +312,8 @@ async function httpBench(): Promise<HttpRow[]> {
       process.stderr.write(
         `${c.label}: ${Math.round(row.rps)} req/s, ratio ${row.ratio!.toFixed(2)} (rounds ${ratios.map((x) => x.toFixed(2)).join(' ')})${share === null ? '' : `, authkoa ${(share * 100).toFixed(1)} % of server CPU`}\n`,
       );
+      // A failed request took another path than the one measured (an error answer is cheap): say so loudly.
+      if (row.failures > 0) process.stderr.write(`  WARNING: ${row.failures} requests failed; this row does not measure the intended path\n`);
     }
     return rows;
   } finally {
@@ -388,10 +403,12 @@ ${text}
 - **Case and reference run at the same time, on the same core.** The scheduler gives each half the core, so
   the ratio of their req/s is the ratio of their costs, and whatever else the machine does during the run
   it does to both. Run one after the other, the same two servers on this shared VM came out anywhere from
-  0.5 to 2.1 from one round to the next; side by side, rounds agree within ±0.03 (the bare-Koa-against-itself
-  variant, when run, shows the spread). Each round starts both servers afresh: two processes of the very
-  same code differ by a few per cent for their whole life (heap and code layout), which rounds within one
-  process would never average out.
+  0.5 to 2.1 from one round to the next; side by side, most rounds agree within ±0.03, and the control row
+  (bare Koa against bare Koa, first in every run) shows the spread of the run. Each round starts both
+  servers afresh: two processes of the very same code differ by a few per cent for their whole life (heap
+  and code layout), which rounds within one process would never average out. Which of the two is started
+  and loaded first alternates between rounds, and the control takes the first pair of the run, which has
+  read low (0.91 in one round).
 - The authkoa rows pay for reading the token, HMAC-SHA256 verification (skipped for a token already verified
   under the same secret, never past its \`exp\`), the XSRF compare and the provider check; koa-jwt and
   koa-passport verify with jsonwebtoken on every request, passing the secret as a string.
