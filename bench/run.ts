@@ -273,20 +273,16 @@ async function httpBench(): Promise<HttpRow[]> {
       const job = withTokens(c.job, first, await login(signer.url));
       for (let round = 0; round < ROUNDS; round++) {
         // Which of the two is started, and loaded, first alternates between rounds, so neither side always
-        // has the head start.
-        const flip = round % 2 === 1;
-        const started = await Promise.all(flip ? [fresh(c.against), fresh(c.server)] : [fresh(c.server), fresh(c.against)]);
-        const [a, b] = (flip ? [started[1], started[0]] : started) as [Server, Server];
+        // has the head start: `at` is the case's place in the pair.
+        const at = round % 2;
+        const started = await Promise.all((at === 0 ? [c.server, c.against] : [c.against, c.server]).map(fresh));
+        const [a, b] = [started[at]!, started[1 - at]!];
         try {
-          const pair = (durationSec: number) => {
-            const jobs = [a, b].map((s) => ({ ...job, url: s.url + job.url, connections: CONNECTIONS, durationSec }));
-            return flip ? jobs.reverse() : jobs;
-          };
+          const pair = (durationSec: number) => started.map((s) => ({ ...job, url: s.url + job.url, connections: CONNECTIONS, durationSec }));
           await load(pair(WARMUP));
-          const measured = await measure(flip ? [b, a] : [a, b], pair(DURATION));
-          const [ma, mb] = flip ? [measured[1], measured[0]] : measured;
-          mine.push(ma!);
-          ref.push(mb!);
+          const measured = await measure(started, pair(DURATION));
+          mine.push(measured[at]!);
+          ref.push(measured[1 - at]!);
           if (c.profile && round === ROUNDS - 1) share = await profiledShare(c.label, a, (d) => load(pair(d)));
         } finally {
           await stop(a, b);
