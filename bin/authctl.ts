@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Command, CommanderError } from 'commander';
 import { avatarsCommand } from './commands/avatars.js';
 import { botCommand } from './commands/bot.js';
@@ -27,7 +28,27 @@ const program = new Command('authctl')
   .description('chores around authkoa: secrets, avatar stores, the dev OAuth2 server, the Telegram poller, the demo app')
   .version(packageVersion(), '-V, --version')
   .showHelpAfterError('(run authctl --help for usage)')
+  .option('-r, --require <module...>', 'import these modules first, e.g. one that calls registerStore() for its own store scheme')
+  .hook('preAction', async () => {
+    for (const spec of (program.opts() as { require?: string[] }).require ?? []) await importPlugin(spec);
+  })
   .exitOverride();
+
+/** Imports a plug-in module: a path is taken from the working directory, a package name resolved from it. */
+async function importPlugin(spec: string): Promise<void> {
+  const cwd = process.cwd();
+  let file: string;
+  try {
+    file = spec.startsWith('.') || isAbsolute(spec) ? resolve(cwd, spec) : createRequire(join(cwd, 'package.json')).resolve(spec);
+  } catch {
+    throw new Error(`--require: cannot find module ${spec}`);
+  }
+  try {
+    await import(pathToFileURL(file).href);
+  } catch (err) {
+    throw new Error(`--require ${spec}: ${(err as Error).message ?? String(err)}`);
+  }
+}
 
 program.addCommand(secretCommand());
 program.addCommand(demoCommand());

@@ -1,7 +1,13 @@
-/** authkoa's public API. Nothing is implemented here; this file only chooses what is exported. */
+/**
+ * authkoa's public API: what an application writes against and the interfaces a plug-in implements.
+ * Nothing is implemented here, and importing it loads Koa-level code only: provider kinds and store
+ * backends load when a configuration names them. Concrete stores, state stores and the development
+ * servers live behind subpath exports (`authkoa/stores`, `authkoa/state`, `authkoa/dev`, `authkoa/server`).
+ */
 export { authKoa, type AuthKoa } from './service.js';
 export type {
   AuthKoaOptions,
+  AvatarTuning,
   BasicAuthChecker,
   BasicAuthResult,
   ClaimsUpdater,
@@ -15,10 +21,9 @@ export type {
   Validator,
 } from './options.js';
 export { getUserInfo, mustGetUserInfo, type AuthMiddleware } from './middleware.js';
-export { TokenService, randomId, type Claims, type Handshake, type RequestToken, type TokenSource } from './token.js';
+export type { Claims, Handshake, RequestToken, TokenService, TokenSource } from './token.js';
 export {
   boolAttr,
-  hashId,
   isAdmin,
   isPaidSub,
   providerUserId,
@@ -26,76 +31,40 @@ export {
   setBoolAttr,
   setSliceAttr,
   setStrAttr,
-  sha1,
   sliceAttr,
   strAttr,
   type User,
 } from './user.js';
 export { AuthError, type ErrorBody } from './errors.js';
-export { registerProvider, type Provider, type ProviderDeps, type ProviderModule, type ProviderOptions, type ProviderEntry } from './registry.js';
+export {
+  registerProvider,
+  registerStateStore,
+  registerStore,
+  type Provider,
+  type ProviderDeps,
+  type ProviderEntry,
+  type ProviderModule,
+  type ProviderOptions,
+  type StateStoreOpener,
+  type StoreOpener,
+} from './registry.js';
 export type { CompletedLogin } from './login.js';
-export type { AvatarProxy, AvatarProxyOptions } from './avatar.js';
-export type { AvatarTuning } from './options.js';
-export {
-  openStore,
-  parseStoreUri,
-  migrate,
-  prune,
-  type PruneOptions,
-  type PruneResult,
-  avatarId,
-  isAvatarId,
-  type AvatarStore,
-  type AvatarEntry,
-  type StoredAvatar,
-  type MigrateResult,
-  type MigrateOptions,
-} from './stores/index.js';
-export { funcLogger, noopLogger, stdLogger, type Logger, type LogFunc } from './logger.js';
-export type { DirectProviderOptions } from './providers/index.js';
-export {
-  emailSender,
-  isEmailAddress,
-  type EmailSender,
-  type EmailSenderOptions,
-  type Sender,
-  type SenderFunc,
-  type VerifiedProviderOptions,
-  type VerifiedRateLimit,
-} from './providers/index.js';
-export {
-  runDevOAuthServer,
-  startDevOAuthServer,
-  type DevOAuthServer,
-  type DevOAuthServerOptions,
-  type DevProviderOptions,
-  type MappedUser,
-  type OAuth2ProviderOptions,
-  type OIDCProviderOptions,
-  type SocialProviderOptions,
-} from './providers/index.js';
+export type { AvatarProxy, AvatarPutOptions } from './avatar.js';
+export { openStore, type AvatarEntry, type AvatarStore, type StoredAvatar } from './stores/index.js';
+export type { StateEntry, StateStore, StateStoreOptions } from './state/types.js';
+export type { UsedTokenStore } from './state.js';
+export type { Logger, LogFunc } from './logger.js';
+export { emailSender, isEmailAddress, type EmailSender, type EmailSenderOptions } from './providers/email.js';
+export type { Sender, SenderFunc } from './providers/sender.js';
+// Option types of the built-in kinds: types only, so no provider module loads with them.
+export type { DirectProviderOptions } from './providers/direct.js';
+export type { VerifiedProviderOptions, VerifiedRateLimit } from './providers/verified.js';
+export type { SocialProviderOptions } from './providers/catalog.js';
+export type { MappedUser, OAuth2ProviderOptions } from './providers/custom.js';
 export type { OAuthToken } from './providers/oauth2.js';
-export {
-  startOAuth2Server,
-  type AppleProviderOptions,
-  type LoginPage,
-  type LoginPageHandler,
-  type OAuth2Server,
-  type OAuth2ServerClient,
-  type OAuth2ServerOptions,
-  type ServerChecker,
-  type ServerProviderOptions,
-  type ServerUser,
-} from './providers/index.js';
-export { memoryUsedTokenStore, type MemoryUsedTokenStoreOptions, type UsedTokenStore } from './state.js';
-export {
-  createStateStore,
-  LmdbStateStore,
-  memoryStateStore,
-  MongoStateStore,
-  openStateStore,
-  type StateEntry,
-  type StateStore,
-  type StateStoreOptions,
-} from './state/index.js';
+export type { OIDCProviderOptions } from './providers/oidc.js';
+export type { DevProviderOptions } from './providers/dev.js';
+export type { ServerProviderOptions } from './providers/server-provider.js';
+export type { LoginPage, LoginPageHandler, ServerChecker, ServerUser } from './providers/server.js';
+export type { AppleProviderOptions } from './providers/apple.js';
 export type { TelegramProviderOptions, TelegramWebhookOptions } from './providers/telegram.js';

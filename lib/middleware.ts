@@ -2,7 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Context, Middleware, Next } from 'koa';
 import { AuthError, toAuthError, writeError } from './errors.js';
 import type { BasicAuthResult, ResolvedOptions } from './options.js';
-import type { ProviderRegistry } from './registry.js';
+import type { ProviderRegistry } from './providers/resolve.js';
 import { copyClaims, userOf as userOfClaims, type Claims, type RequestToken, type TokenService } from './token.js';
 import { isAdmin, type User } from './user.js';
 
@@ -33,8 +33,16 @@ export function mustGetUserInfo(ctx: Context): User {
   return u;
 }
 
-/** Builds the route middleware of one service. */
-export function createMiddleware(o: ResolvedOptions, tokens: TokenService, providers: ProviderRegistry): AuthMiddleware {
+/**
+ * Builds the route middleware of one service. `starting()` is undefined once the service has started;
+ * before, it is a promise of the start-up error (or undefined), which requests wait for.
+ */
+export function createMiddleware(
+  o: ResolvedOptions,
+  tokens: TokenService,
+  providers: ProviderRegistry,
+  starting: () => Promise<Error | undefined> | undefined = () => undefined,
+): AuthMiddleware {
   const adminDigest = o.adminPasswd !== undefined ? digest(o.adminPasswd) : undefined;
 
   /**
@@ -101,7 +109,17 @@ export function createMiddleware(o: ResolvedOptions, tokens: TokenService, provi
    * be (no basic auth header, a token already verified, no validator, no refresh): this runs on every
    * protected request, and an await on a value that is already there still costs a microtask turn.
    */
+  /** The request's user once the providers are known (a token names its provider); 503 when start-up failed. */
   function authenticate(ctx: Context): User | Promise<User> {
+    const waiting = starting();
+    if (!waiting) return authenticateNow(ctx);
+    return waiting.then((failed) => {
+      if (failed) throw new AuthError(503, 'not_started', 'authentication is not available: the service failed to start');
+      return authenticateNow(ctx);
+    });
+  }
+
+  function authenticateNow(ctx: Context): User | Promise<User> {
     if (o.basicAuthChecker || adminDigest) {
       const header = ctx.req.headers.authorization;
       if (header && /^basic /i.test(header)) {

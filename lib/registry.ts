@@ -1,9 +1,18 @@
 import type { Context } from 'koa';
 import type { AvatarProxy } from './avatar.js';
 import type { Logger } from './logger.js';
-import type { ResolvedOptions } from './options.js';
-import type { TokenService } from './token.js';
 import type { CompletedLogin } from './login.js';
+import { loadWithPackage } from './optional.js';
+import type { StateStore, StateStoreOptions } from './state/types.js';
+import type { AvatarStore } from './stores/types.js';
+import type { TokenService } from './token.js';
+
+/**
+ * The package's three plug-in points, each a table of name → lazy loader: provider kinds, avatar-store
+ * schemes and state-store schemes. The built-in rows are dynamic imports, so a kind or a backend is
+ * loaded the first time a configuration names it and never otherwise; `registerProvider()`,
+ * `registerStore()` and `registerStateStore()` add rows for third-party code. Nothing here runs at import.
+ */
 
 /** What the router calls. Providers never parse the path: the router resolves them by name. */
 export interface Provider {
@@ -19,14 +28,23 @@ export interface Provider {
   close?(): Promise<void>;
 }
 
-/** Everything a provider may use; providers reach tokens and avatars only through this. */
+/**
+ * Everything a provider may use: the token service, the avatar saver, the logger, the URL, the clock
+ * and the body reader; never the secrets or the other options. Providers reach tokens and avatars only
+ * through this.
+ */
 export interface ProviderDeps {
-  readonly options: ResolvedOptions;
   readonly tokenService: TokenService;
   readonly avatarProxy: AvatarProxy;
   readonly logger: Logger;
   /** Public base URL, no trailing slash. */
   readonly url: string;
+  /** The service's clock, ms since the epoch (the `clock` option; Date.now by default). */
+  readonly clock: () => number;
+  /** The session cookie's name (a provider's own cookies derive theirs from it) and whether cookies are Secure. */
+  readonly cookies: { readonly name: string; readonly secure: boolean };
+  /** The absolute URL of `<authRoutePath>/<provider>/<action>`, e.g. for a webhook or a redirect URI. */
+  routeURL(provider: string, action: string): string;
   /** Issues the session for an identified user: avatar, hooks, cookies, then a redirect or the User JSON. */
   completeLogin(ctx: Context, login: CompletedLogin): Promise<void>;
   /** `<url>` + the request's full path with its last segment replaced by `callback` (any mount prefix works). */
@@ -42,7 +60,8 @@ export interface ProviderDeps {
 /** How a kind of provider is made. Register third-party kinds with registerProvider(). */
 export interface ProviderModule<O extends ProviderOptions = ProviderOptions> {
   readonly kind: string;
-  create(opts: O, deps: ProviderDeps): Provider;
+  /** Validates `opts` (throw a TypeError naming the option) and builds the provider; may be async (start a server, load a package). */
+  create(opts: O, deps: ProviderDeps): Provider | Promise<Provider>;
 }
 
 /** An entry of `opts.providers` that is not a ready Provider: a kind with its options, or a built-in name. */
@@ -54,91 +73,128 @@ export interface ProviderOptions {
 
 export type ProviderEntry = Provider | ProviderOptions;
 
-const modules = new Map<string, ProviderModule<any>>();
+/** Opens the avatar store a URI names (the whole URI, scheme included). */
+export type StoreOpener = (uri: string) => AvatarStore | Promise<AvatarStore>;
+/** Opens the state store a URI names (the whole URI, scheme included). */
+export type StateStoreOpener = (uri: string, opts: StateStoreOptions) => StateStore | Promise<StateStore>;
 
-/** Adds a provider kind. Kinds are code, shared by every authKoa() instance; providers are not. */
+type Loader<T> = () => Promise<T>;
+
+/** One table of names: fixed built-in loaders plus what register*() added. */
+export class Registry<T> {
+  private readonly added = new Map<string, T>();
+
+  constructor(
+    private readonly what: string,
+    private readonly call: string,
+    private readonly builtins: Readonly<Record<string, Loader<T>>>,
+  ) {}
+
+  /** Adds a row; adding the same value again is a no-op (a module imported twice), a different one is an error. */
+  add(name: string, value: T): void {
+    if (Object.hasOwn(this.builtins, name)) throw new TypeError(`${this.call}: ${this.what} "${name}" is built in and cannot be replaced`);
+    const had = this.added.get(name);
+    if (had !== undefined && had !== value) throw new TypeError(`${this.call}: ${this.what} "${name}" is already registered with another implementation`);
+    this.added.set(name, value);
+  }
+
+  has(name: string): boolean {
+    return Object.hasOwn(this.builtins, name) || this.added.has(name);
+  }
+
+  /** The implementation for `name`, loading a built-in on first use (the module cache keeps it). */
+  async load(name: string): Promise<T> {
+    const added = this.added.get(name);
+    if (added !== undefined) return added;
+    const builtin = Object.hasOwn(this.builtins, name) ? this.builtins[name] : undefined;
+    if (!builtin) throw new TypeError(`${this.what} "${name}" is not registered`);
+    return builtin();
+  }
+
+  names(): string[] {
+    return [...Object.keys(this.builtins), ...this.added.keys()];
+  }
+}
+
+/** The built-in provider kinds; each module is imported when a configuration first uses the kind. */
+export const providerKinds = new Registry<ProviderModule<any>>('provider kind', 'registerProvider()', {
+  direct: () => import('./providers/direct.js').then((m) => m.directProvider),
+  verified: () => import('./providers/verified.js').then((m) => m.verifiedProvider),
+  social: () => import('./providers/catalog.js').then((m) => m.socialProvider),
+  oauth2: () => import('./providers/custom.js').then((m) => m.oauth2Provider),
+  oidc: () => import('./providers/oidc.js').then((m) => m.oidcProvider),
+  dev: () => import('./providers/dev.js').then((m) => m.devProvider),
+  server: () => import('./providers/server-provider.js').then((m) => m.serverProvider),
+  apple: () => import('./providers/apple.js').then((m) => m.appleProvider),
+  telegram: () => loadWithPackage('node-telegram-bot-api', 'the telegram provider', () => import('./providers/telegram.js')).then((m) => m.telegramProvider),
+});
+
+/** Catalog rows of the `social` kind (providers/catalog.ts; a test keeps the two lists equal), `x` an alias. */
+const SOCIAL_NAMES = ['google', 'github', 'facebook', 'yandex', 'battlenet', 'microsoft', 'patreon', 'discord', 'twitter'];
+
+/** Built-in names and the kind each resolves to, so `{ name: 'github', cid, csecret }` needs no kind. */
+export const builtinNames: ReadonlyMap<string, { kind: string; preset?: string }> = new Map([
+  ...SOCIAL_NAMES.map((n) => [n, { kind: 'social', preset: n }] as const),
+  ['x', { kind: 'social', preset: 'twitter' }],
+  ['dev', { kind: 'dev' }],
+  ['apple', { kind: 'apple' }],
+]);
+
+const gridfs = () => loadWithPackage('mongodb', 'avatarStore mongodb://', () => import('./stores/gridfs.js')).then((m) => m.openGridFsStore);
+
+/** Avatar-store schemes; a URI without a scheme is a `file` path. */
+export const storeSchemes = new Registry<StoreOpener>('avatar store scheme', 'registerStore()', {
+  file: () => import('./stores/fs.js').then((m) => m.openFileStore),
+  lmdb: () => import('./stores/lmdb.js').then((m) => m.openLmdbStore),
+  bolt: () => import('./stores/lmdb.js').then((m) => m.openLmdbStore),
+  mongodb: gridfs,
+  'mongodb+srv': gridfs,
+});
+
+const mongoState = () => loadWithPackage('mongodb', 'stateStore mongodb://', () => import('./state/mongo.js')).then((m) => m.openMongoStateStore);
+
+/** State-store schemes. */
+export const stateSchemes = new Registry<StateStoreOpener>('state store scheme', 'registerStateStore()', {
+  memory: () => import('./state/memory.js').then((m) => m.openMemoryStateStore),
+  lmdb: () => import('./state/lmdb.js').then((m) => m.openLmdbStateStore),
+  mongodb: mongoState,
+  'mongodb+srv': mongoState,
+});
+
+/** A URI scheme as the registries key it: letters, digits, `+`, `.` and `-`, starting with a letter, lower case. */
+const SCHEME_NAME = /^[a-z][a-z0-9+.-]*$/;
+
+function schemeName(call: string, scheme: unknown): string {
+  if (typeof scheme !== 'string' || !SCHEME_NAME.test(scheme.toLowerCase())) {
+    throw new TypeError(`${call} requires a URI scheme such as "s3" (letters, digits, '+', '.', '-'), without "://"`);
+  }
+  return scheme.toLowerCase();
+}
+
+/**
+ * Adds a provider kind: `{ kind, create(opts, deps) }`. Kinds are code, shared by every authKoa()
+ * instance in the process; providers are not. Registering the same module again is harmless.
+ */
 export function registerProvider<O extends ProviderOptions>(module: ProviderModule<O>): void {
   if (!module || typeof module.kind !== 'string' || !module.kind || typeof module.create !== 'function') {
     throw new TypeError('registerProvider() requires { kind: string, create(opts, deps) }');
   }
-  if (modules.has(module.kind)) throw new TypeError(`registerProvider(): kind "${module.kind}" is already registered`);
-  modules.set(module.kind, module);
+  providerKinds.add(module.kind, module);
 }
 
-/** Names a provider may take: safe in a URL path segment and not one of the service's own routes. */
-const NAME = /^[A-Za-z0-9._~-]{1,64}$/;
-const RESERVED = new Set(['list', 'user', 'status', 'logout']);
-
-/** Built-in names and the kind each resolves to; filled by providers/index.ts. */
-export const builtinNames = new Map<string, { kind: string; preset?: string }>();
-
-function isProvider(entry: ProviderEntry): entry is Provider {
-  return typeof (entry as Provider).login === 'function';
+/**
+ * Adds an avatar-store scheme: `registerStore('s3', (uri) => new S3Store(uri))` makes
+ * `avatarStore: 's3://bucket/prefix'` (and `authctl avatars … --require`) open one.
+ */
+export function registerStore(scheme: string, open: StoreOpener): void {
+  const name = schemeName('registerStore()', scheme);
+  if (typeof open !== 'function') throw new TypeError('registerStore() requires an open(uri) function');
+  storeSchemes.add(name, open);
 }
 
-/** The providers of one service, in registration order, resolved by name. */
-export class ProviderRegistry {
-  private readonly byName = new Map<string, Provider>();
-
-  constructor(entries: readonly ProviderEntry[], deps: ProviderDeps) {
-    entries.forEach((entry, i) => {
-      const at = `providers[${i}]`;
-      if (!entry || typeof entry !== 'object') throw new TypeError(`authKoa: ${at} must be an object`);
-      const provider = isProvider(entry) ? checkReady(entry, at) : this.build(entry, at, deps);
-      const name = provider.name;
-      if (!NAME.test(name) || RESERVED.has(name)) {
-        throw new TypeError(`authKoa: ${at}.name "${name}" is not allowed: use letters, digits, '.', '_', '~' or '-', and none of list, user, status, logout`);
-      }
-      if (this.byName.has(name)) throw new TypeError(`authKoa: ${at}.name "${name}" is used by another provider`);
-      this.byName.set(name, provider);
-    });
-  }
-
-  private build(entry: ProviderOptions, at: string, deps: ProviderDeps): Provider {
-    const builtin = typeof entry.name === 'string' ? builtinNames.get(entry.name.toLowerCase()) : undefined;
-    let kind = entry.kind;
-    let opts: ProviderOptions = entry;
-    if (kind === undefined) {
-      if (typeof entry.name !== 'string') throw new TypeError(`authKoa: ${at} needs a kind, or the name of a built-in provider`);
-      if (!builtin) {
-        throw new TypeError(`authKoa: ${at}.name "${entry.name}" is not a built-in provider (known: ${[...builtinNames.keys()].join(', ')}); give a kind for custom ones`);
-      }
-      kind = builtin.kind;
-      opts = { ...entry, name: entry.name.toLowerCase(), ...(builtin.preset ? { preset: builtin.preset } : {}) };
-    } else if (builtin && builtin.kind !== kind) {
-      throw new TypeError(`authKoa: ${at}.name "${entry.name}" is the name of a built-in provider; a ${kind} provider needs another name`);
-    }
-    if (typeof kind !== 'string') throw new TypeError(`authKoa: ${at}.kind must be a string`);
-    const module = modules.get(kind);
-    if (!module) throw new TypeError(`authKoa: ${at}.kind "${kind}" is not a known provider kind (known: ${[...modules.keys()].join(', ')})`);
-    try {
-      return checkReady(module.create({ ...opts, kind }, deps), at);
-    } catch (err) {
-      if (err instanceof TypeError && err.message.startsWith('authKoa:')) throw err;
-      throw new TypeError(`authKoa: ${at} (${kind}): ${(err as Error).message}`, { cause: err });
-    }
-  }
-
-  /** The provider registered under `name`, if any. */
-  get(name: string): Provider | undefined {
-    return this.byName.get(name);
-  }
-
-  /** True when a provider of this name is configured (tokens of removed providers are refused). */
-  has(name: string): boolean {
-    return this.byName.has(name);
-  }
-
-  /** All providers in registration order. */
-  list(): Provider[] {
-    return [...this.byName.values()];
-  }
-}
-
-function checkReady(p: Provider, at: string): Provider {
-  if (typeof p.name !== 'string') throw new TypeError(`authKoa: ${at}.name must be a string`);
-  if (typeof p.login !== 'function' || typeof p.logout !== 'function') {
-    throw new TypeError(`authKoa: ${at} must implement login(ctx) and logout(ctx)`);
-  }
-  return p;
+/** Adds a state-store scheme: `registerStateStore('etcd', (uri, { clock }) => …)` makes `stateStore: 'etcd://…'` open one. */
+export function registerStateStore(scheme: string, open: StateStoreOpener): void {
+  const name = schemeName('registerStateStore()', scheme);
+  if (typeof open !== 'function') throw new TypeError('registerStateStore() requires an open(uri, options) function');
+  stateSchemes.add(name, open);
 }

@@ -6,10 +6,12 @@ import { AuthError, setDefenceHeaders, toAuthError, writeError } from './errors.
 import { completeLogin, endSession, writeJSON } from './login.js';
 import { createMiddleware, type AuthMiddleware } from './middleware.js';
 import { resolveOptions, type AuthKoaOptions, type ResolvedOptions } from './options.js';
-import './providers/index.js';
 import { safeRedirect } from './redirect.js';
-import { ProviderRegistry, type ProviderDeps } from './registry.js';
+import type { ProviderDeps } from './registry.js';
+import { planProviders, ProviderRegistry } from './providers/resolve.js';
+import { loadStoreBackend } from './stores/index.js';
 import { TokenService } from './token.js';
+import { loadWithPackage } from './optional.js';
 
 /** What `authKoa()` returns: a Koa middleware serving the auth and avatar routes, plus the tools around it. */
 export interface AuthKoa extends Middleware {
@@ -20,7 +22,13 @@ export interface AuthKoa extends Middleware {
   readonly providers: ProviderRegistry;
   /** The validated options with defaults filled in. */
   readonly options: ResolvedOptions;
-  /** Stops provider servers and pollers and closes the avatar store. */
+  /**
+   * Settles once every configured provider kind and backend is loaded and every provider created.
+   * Rejects with the start-up error (a bad provider option, a missing optional package), naming the
+   * option; the instance has then closed what it had started. Await it before listening.
+   */
+  readonly ready: Promise<void>;
+  /** Stops everything the instance started: provider servers and pollers, the avatar store and its workers. */
   close(): Promise<void>;
 }
 
@@ -31,6 +39,8 @@ export interface AuthKoa extends Middleware {
  */
 export function authKoa(opts: AuthKoaOptions): AuthKoa {
   const o = resolveOptions(opts);
+  // Everything that can be checked without loading code is checked here, before anything starts.
+  const plans = planProviders(o.providers);
   const tokenService = new TokenService(o);
   const avatarProxy = createAvatarProxy({
     ...o.avatarProxyOptions,
@@ -42,19 +52,43 @@ export function authKoa(opts: AuthKoaOptions): AuthKoa {
     logger: o.logger,
   });
   const deps: ProviderDeps = {
-    options: o,
     tokenService,
     avatarProxy,
     logger: o.logger,
     url: o.url,
+    clock: o.clock,
+    cookies: { name: o.jwtCookieName, secure: o.secureCookies },
+    routeURL: (provider, action) => `${o.url}${o.authRoutePath}/${encodeURIComponent(provider)}/${action}`,
     completeLogin: (ctx, login) => completeLogin(ctx, login, o, tokenService, avatarProxy),
     callbackURL: (ctx) => o.url + requestPath(ctx).replace(/\/[^/]*$/, '/callback'),
     safeRedirect: (from) => safeRedirect(from, o.url, o.allowedRedirects),
     sessionOnly,
     readParams,
   };
-  const providers = new ProviderRegistry(o.providers, deps);
-  const middleware = createMiddleware(o, tokenService, providers);
+  const providers = new ProviderRegistry();
+  const starting = start(o, plans, providers, deps).catch(async (err: Error) => {
+    o.logger.error(`authkoa did not start: ${err.message}`);
+    await avatarProxy.close().catch(() => undefined);
+    throw err;
+  });
+  // The service's own view of start-up: `started` is true once it succeeded, and requests that come
+  // earlier wait for it. A failure is kept for those requests; `ready` below is the caller's handle.
+  let started = false;
+  let failure: Error | undefined;
+  const settled = starting.then(
+    () => {
+      started = true;
+    },
+    (err: Error) => {
+      failure = err;
+    },
+  );
+  const whenStarted = (ctx: Context, then: () => Promise<unknown>): Promise<unknown> =>
+    settled.then(() => {
+      if (failure) throw new AuthError(503, 'not_started', 'authentication is not available: the service failed to start');
+      return then();
+    });
+  const middleware = createMiddleware(o, tokenService, providers, () => (started ? undefined : settled.then(() => failure)));
   const authRoutes = buildAuthRouter(o, tokenService, providers).routes();
   const authPrefix = o.authRoutePath;
   const avatarPrefix = o.avatarRoutePath;
@@ -67,7 +101,10 @@ export function authKoa(opts: AuthKoaOptions): AuthKoa {
     const url = ctx.req.url ?? '';
     if (url.charCodeAt(0) === 47 /* / */ && !url.startsWith(authPrefix) && !url.startsWith(avatarPrefix)) return next();
     const path = ctx.path;
-    if (under(path, authPrefix)) return guarded(ctx, () => authRoutes(ctx as never, () => unknownRoute(ctx, authPrefix)));
+    if (under(path, authPrefix)) {
+      const route = () => authRoutes(ctx as never, () => unknownRoute(ctx, authPrefix));
+      return guarded(ctx, started ? route : () => whenStarted(ctx, route));
+    }
     if (under(path, avatarPrefix)) return guarded(ctx, () => avatarProxy.handle(ctx));
     return next();
   } as AuthKoa;
@@ -90,8 +127,11 @@ export function authKoa(opts: AuthKoaOptions): AuthKoa {
     avatarProxy,
     providers,
     options: o,
+    // The caller's own promise: left unhandled, a start-up failure stops the process with its message.
+    ready: starting.then(() => undefined),
     close() {
       closed ??= (async () => {
+        await settled; // a failed start has already closed what it had started
         await Promise.allSettled(providers.list().map((p) => p.close?.()));
         await avatarProxy.close();
       })();
@@ -99,6 +139,21 @@ export function authKoa(opts: AuthKoaOptions): AuthKoa {
     },
   });
   return service;
+}
+
+/**
+ * The asynchronous half of start-up: the optional packages and backend modules the options need are
+ * loaded (a missing one rejects naming it), then the providers are created in order.
+ */
+async function start(o: ResolvedOptions, plans: ReturnType<typeof planProviders>, providers: ProviderRegistry, deps: ProviderDeps): Promise<void> {
+  const checks: Promise<unknown>[] = [];
+  if (typeof o.avatarStore === 'string') {
+    checks.push(loadStoreBackend(o.avatarStore));
+    // Only resizing decodes images (in a worker, which imports jimp); identicons are encoded without it.
+    if (o.avatarResizeLimit > 0) checks.push(loadWithPackage('jimp', 'avatarResizeLimit', async () => import.meta.resolve('jimp')));
+  }
+  await Promise.all(checks);
+  await providers.build(plans, deps);
 }
 
 function under(path: string, prefix: string): boolean {

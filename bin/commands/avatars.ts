@@ -79,7 +79,7 @@ async function withStore(uri: string, mustExist: boolean, body: (store: AvatarSt
     throw new Error(oneLine(err).replace(/^authKoa: /, ''));
   }
   // Listing a typo'd path would otherwise report an empty store (or create an empty LMDB).
-  if (mustExist && target.kind !== 'mongodb' && !existsSync(target.path)) throw new Error(`no store at ${target.path}`);
+  if (mustExist && target.path !== undefined && !existsSync(target.path)) throw new Error(`no store at ${target.path}`);
   let store: AvatarStore;
   try {
     store = await openStore(uri, 'store');

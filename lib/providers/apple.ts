@@ -74,7 +74,7 @@ export const appleProvider: ProviderModule = {
       { cid: clientId, csecret: '', timeout: opts.timeout, maxResponseBytes: opts.maxResponseBytes, pkce: opts.pkce ?? false, scopes, authMethod: 'body' },
       { scopes: ['name'] },
     );
-    const clock = deps.options.clock;
+    const clock = deps.clock;
 
     let secret: { jwt: string; exp: number } | undefined;
     async function clientSecret(): Promise<string> {

@@ -1,6 +1,7 @@
 import type { ConnectionOptions } from 'node:tls';
 import type { Transporter } from 'nodemailer';
 import { parseDuration, type Duration } from '../duration.js';
+import { loadWithPackage } from '../optional.js';
 import type { Sender } from './sender.js';
 
 /** Options of emailSender(): an SMTP submission account. */
@@ -35,6 +36,8 @@ export interface EmailSenderOptions {
 export interface EmailSender extends Sender {
   readonly contentType: 'text/plain' | 'text/html';
   validateAddress(address: string): boolean;
+  /** Loads nodemailer (no connection is made); rejects naming the package when it is not installed. */
+  ready(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -97,7 +100,7 @@ export function emailSender(opts: EmailSenderOptions): EmailSender {
   let transport: Promise<Transporter> | undefined;
   // nodemailer is loaded on the first message, so applications without e-mail never load it.
   const getTransport = () =>
-    (transport ??= import('nodemailer').then((m) =>
+    (transport ??= loadWithPackage('nodemailer', 'emailSender', () => import('nodemailer')).then((m) =>
       m.default.createTransport({
         host: opts.host,
         port,
@@ -117,6 +120,12 @@ export function emailSender(opts: EmailSenderOptions): EmailSender {
   return {
     contentType,
     validateAddress: isEmailAddress,
+    async ready() {
+      await getTransport().catch((err: unknown) => {
+        transport = undefined; // installed later, the next call finds it
+        throw err;
+      });
+    },
     async send(address, text) {
       if (!isEmailAddress(address)) throw new TypeError('emailSender: not an e-mail address');
       const t = await getTransport();

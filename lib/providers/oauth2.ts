@@ -95,8 +95,8 @@ export function providerError(provider: string, status: number, code: string, me
 /** Builds the provider object the router calls. */
 export function createFlowProvider(spec: FlowSpec, deps: ProviderDeps): Provider {
   const { name } = spec;
-  const o = deps.options;
-  const cookieName = `${o.jwtCookieName}-handshake`;
+  const o = deps.cookies;
+  const cookieName = `${o.name}-handshake`;
   const io = flowIO(spec);
   let client: { key: string; code: AuthorizationCode } | undefined;
 
@@ -112,7 +112,7 @@ export function createFlowProvider(spec: FlowSpec, deps: ProviderDeps): Provider
   }
 
   function cookieAttrs(ctx: Context): string {
-    return `; Path=${cookiePath(ctx)}; HttpOnly${o.secureCookies ? '; Secure' : ''}; SameSite=${spec.formPost && o.secureCookies ? 'None' : 'Lax'}`;
+    return `; Path=${cookiePath(ctx)}; HttpOnly${o.secure ? '; Secure' : ''}; SameSite=${spec.formPost && o.secure ? 'None' : 'Lax'}`;
   }
 
   function clearHandshake(ctx: Context): void {
@@ -166,7 +166,7 @@ export function createFlowProvider(spec: FlowSpec, deps: ProviderDeps): Provider
     async callback(ctx) {
       const params = await deps.readParams(ctx, 64 * 1024);
       const raw = readCookie(ctx.get('cookie'), cookieName);
-      if (!raw && spec.formPost && ctx.method === 'POST' && !o.secureCookies) {
+      if (!raw && spec.formPost && ctx.method === 'POST' && !o.secure) {
         const relay = new URL(deps.callbackURL(ctx));
         for (const [k, v] of Object.entries(params)) relay.searchParams.set(k, v);
         ctx.status = 303;

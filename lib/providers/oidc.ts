@@ -49,7 +49,7 @@ export const oidcProvider: ProviderModule = {
     const explicitAuthMethod = opts.authMethod !== undefined;
     let discovered: Promise<Discovered> | undefined;
     let io!: FlowIO;
-    const clock = deps.options.clock;
+    const clock = deps.clock;
 
     // Discovery happens at the first login, not at start-up, so an issuer that is briefly down does
     // not stop the application; a failed discovery is retried by the next login.

@@ -32,7 +32,7 @@ export const serverProvider: ProviderModule = {
     const name = opts.name ?? 'server';
     if (typeof name !== 'string' || !name) throw new TypeError('name must be a non-empty string');
     const serverOpts = opts as unknown as ServerProviderOptions;
-    const redirectURIs = serverOpts.redirectURIs ?? [`${deps.url}${deps.options.authRoutePath}/${name}/callback`];
+    const redirectURIs = serverOpts.redirectURIs ?? [deps.routeURL(name, 'callback')];
     if (!Array.isArray(redirectURIs) || !redirectURIs.length) throw new TypeError('redirectURIs must list at least one URI');
     redirectURIs.forEach((u, i) => endpointURL(u, `redirectURIs[${i}]`));
     const client = { id: `authkoa-${name}`, secret: randomId(), redirectURIs };

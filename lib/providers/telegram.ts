@@ -72,7 +72,7 @@ export const telegramProvider: ProviderModule<TelegramProviderOptions & { [k: st
     const poll = opts.poll ?? !webhook;
     const pollTimeout = positive(opts.pollTimeout, 'pollTimeout') ?? 25;
     const backoff = opts.backoff ?? {};
-    const clock = deps.options.clock;
+    const clock = deps.clock;
     const log = deps.logger;
 
     const store = stateStoreOpener(opts.stateStore, clock, log);
@@ -92,7 +92,7 @@ export const telegramProvider: ProviderModule<TelegramProviderOptions & { [k: st
       ? startPolling(bot, { logger: log, pollTimeout, backoffMin: positive(backoff.min, 'backoff.min'), backoffMax: positive(backoff.max, 'backoff.max') })
       : undefined;
     if (webhook?.register) {
-      const url = `${deps.url}${deps.options.authRoutePath}/${encodeURIComponent(name)}/webhook`;
+      const url = deps.routeURL(name, 'webhook');
       bot.api
         .setWebhook({ url, secret_token: webhook.secret, allowed_updates: ['message'] })
         .then(() => log.info(`telegram: webhook registered for ${name}`))

@@ -56,20 +56,21 @@ const invalid = () => new AuthError(403, 'confirmation_invalid', 'failed to veri
 /** The verified ("email") provider: step 1 sends a signed confirmation token, step 2 trades it for a session. */
 export const verifiedProvider: ProviderModule<VerifiedProviderOptions & { [k: string]: unknown }> = {
   kind: 'verified',
-  create(opts, deps: ProviderDeps): Provider {
+  async create(opts, deps: ProviderDeps): Promise<Provider> {
     if (typeof opts.name !== 'string' || !opts.name) throw new TypeError('name is required');
     const name = opts.name;
     const sender = toSender(opts.sender);
+    await sender.ready?.();
     const template = compileTemplate(opts.template ?? DEFAULT_TEMPLATE);
     const html = isHTML(sender.contentType);
     if (opts.confirmPage !== undefined && typeof opts.confirmPage !== 'boolean') throw new TypeError('confirmPage must be a boolean');
     const lifetimeS = Math.ceil(duration(opts.tokenDuration ?? '30m', 'tokenDuration') / 1000);
-    const limits = rateLimits(opts.rateLimit, deps.options.clock);
+    const limits = rateLimits(opts.rateLimit, deps.clock);
     if (opts.usedTokens !== undefined && typeof opts.usedTokens?.markUsed !== 'function') {
       throw new TypeError('usedTokens must implement markUsed(id, expiresAtMs)');
     }
     const ownStore = opts.usedTokens === undefined;
-    const usedTokens = opts.usedTokens ?? memoryUsedTokenStore({ clock: deps.options.clock });
+    const usedTokens = opts.usedTokens ?? memoryUsedTokenStore({ clock: deps.clock });
     const tokens = deps.tokenService;
     const origin = new URL(deps.url).origin;
 

@@ -1,63 +1,53 @@
-import { LmdbStateStore } from './lmdb.js';
-import { memoryStateStore } from './memory.js';
-import { MongoStateStore } from './mongo.js';
+import { stateSchemes } from '../registry.js';
 import { isStateStore, type StateStore, type StateStoreOptions } from './types.js';
 
-export { LmdbStateStore } from './lmdb.js';
 export { memoryStateStore } from './memory.js';
-export { MongoStateStore, parseMongoStateUri, type MongoStateTarget } from './mongo.js';
 export { isStateStore, USED_NS, type StateEntry, type StateStore, type StateStoreOptions } from './types.js';
 
-/** A parsed state store URI. */
-export type StateTarget = { kind: 'memory' } | { kind: 'lmdb'; path: string } | { kind: 'mongodb'; uri: string };
+/** A parsed state store URI: the scheme that opens it, the path for LMDB, and the URI as given. */
+export interface StateTarget {
+  kind: string;
+  path?: string;
+  uri: string;
+}
 
 const SCHEME = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//;
 
 /**
- * Parses a state store URI: `memory://` (this process only), `lmdb://<path>` (processes on one host;
- * the path is the text after the scheme, so `lmdb://var/state` is relative and `lmdb:///var/state`
- * absolute, as for avatar stores), `mongodb://…` / `mongodb+srv://…` (several hosts). Throws a
- * TypeError naming `option`; the URI is not echoed, since it may carry a password.
+ * Parses a state store URI without loading any backend: `memory://` (this process only),
+ * `lmdb://<path>` (processes on one host; the path is the text after the scheme, so `lmdb://var/state`
+ * is relative and `lmdb:///var/state` absolute, as for avatar stores), `mongodb://…` /
+ * `mongodb+srv://…` (several hosts), or a scheme added with registerStateStore(). Throws a TypeError
+ * naming `option`; the URI is not echoed, since it may carry a password.
  */
 export function parseStateUri(uri: string, option = 'stateStore'): StateTarget {
-  const usage = `authKoa: ${option} must be memory://, lmdb://<path>, mongodb://… or a StateStore object`;
-  if (typeof uri !== 'string' || uri.trim() === '') throw new TypeError(usage);
+  const known = () => stateSchemes.names().map((s) => (s === 'lmdb' ? 'lmdb://<path>' : `${s}://`)).join(', ');
+  if (typeof uri !== 'string' || uri.trim() === '') throw new TypeError(`authKoa: ${option} must be ${known()} or a StateStore object`);
   const m = SCHEME.exec(uri);
-  if (!m) throw new TypeError(usage);
+  if (!m) throw new TypeError(`authKoa: ${option} must be ${known()} or a StateStore object`);
   const scheme = m[1]!.toLowerCase();
   const rest = uri.slice(m[0].length);
-  switch (scheme) {
-    case 'memory':
-      return { kind: 'memory' };
-    case 'lmdb':
-      if (rest === '') throw new TypeError(`authKoa: ${option} with scheme "lmdb://" needs a path after the scheme`);
-      return { kind: 'lmdb', path: rest };
-    case 'mongodb':
-    case 'mongodb+srv':
-      return { kind: 'mongodb', uri };
-    default:
-      throw new TypeError(`authKoa: ${option} has unsupported scheme "${scheme}://" (${usage.slice(usage.indexOf('must be') + 8)})`);
-  }
+  if (!stateSchemes.has(scheme)) throw new TypeError(`authKoa: ${option} has unsupported scheme "${scheme}://" (${known()}, or registerStateStore() one)`);
+  if (scheme !== 'lmdb') return { kind: scheme === 'mongodb+srv' ? 'mongodb' : scheme, uri };
+  if (rest === '') throw new TypeError(`authKoa: ${option} with scheme "lmdb://" needs a path after the scheme`);
+  return { kind: 'lmdb', path: rest, uri };
 }
 
 /**
- * Opens the state store a URI names; a StateStore object is returned as it is. MongoDB connects and
- * pings first, so an unreachable server rejects here.
+ * Opens the state store a URI names, loading its backend on first use; a StateStore object is returned
+ * as it is. MongoDB connects and pings first, so an unreachable server rejects here.
  */
 export async function openStateStore(uri: string | StateStore, opts: StateStoreOptions = {}, option = 'stateStore'): Promise<StateStore> {
   if (typeof uri !== 'string') {
     if (isStateStore(uri)) return uri;
     throw new TypeError(`authKoa: ${option} must be a state store URI or an object with create, get, replace, take, remove, sweep, markUsed and close`);
   }
-  const target = parseStateUri(uri, option);
-  switch (target.kind) {
-    case 'memory':
-      return memoryStateStore(opts);
-    case 'lmdb':
-      return new LmdbStateStore(target.path, opts);
-    case 'mongodb':
-      return MongoStateStore.open(target.uri, opts);
-  }
+  parseStateUri(uri, option);
+  const scheme = SCHEME.exec(uri)![1]!.toLowerCase();
+  const open = await stateSchemes.load(scheme);
+  const store = await open(uri, opts);
+  if (!isStateStore(store)) throw new TypeError(`authKoa: ${option}: the "${scheme}://" opener did not return a StateStore`);
+  return store;
 }
 
 /**
@@ -93,3 +83,5 @@ export function createStateStore(uri: string, opts: StateStoreOptions = {}, opti
     },
   };
 }
+
+export { memoryUsedTokenStore, type MemoryUsedTokenStoreOptions, type UsedTokenStore } from '../state.js';

@@ -119,3 +119,8 @@ export class LmdbStateStore implements StateStore {
 function dbKey(ns: string, key: string): string {
   return `${ns}\u0000${key}`;
 }
+
+/** The `lmdb` scheme's opener: the path is the text after `://`. */
+export function openLmdbStateStore(uri: string, opts: StateStoreOptions): LmdbStateStore {
+  return new LmdbStateStore(uri.replace(/^[a-z]+:\/\//i, ''), opts);
+}

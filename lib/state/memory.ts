@@ -84,3 +84,8 @@ export function memoryStateStore(opts: StateStoreOptions = {}): StateStore & { r
 export function rev(): string {
   return randomBytes(8).toString('hex');
 }
+
+/** The `memory` scheme's opener: state of this process only. */
+export function openMemoryStateStore(_uri: string, opts: StateStoreOptions): StateStore {
+  return memoryStateStore(opts);
+}

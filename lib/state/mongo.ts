@@ -157,3 +157,8 @@ export class MongoStateStore implements StateStore {
 function docId(ns: string, key: string): ObjectId {
   return new ObjectId(sha1(`${ns}\u0000${key}`).slice(0, 24));
 }
+
+/** The `mongodb` scheme's opener: connects and pings, so an unreachable server rejects here. */
+export function openMongoStateStore(uri: string, opts: StateStoreOptions): Promise<MongoStateStore> {
+  return MongoStateStore.open(uri, opts);
+}

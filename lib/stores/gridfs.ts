@@ -137,3 +137,8 @@ export class GridFsStore implements AvatarStore {
 function isFileNotFound(err: unknown): boolean {
   return /FileNotFound|file not found/i.test(String((err as Error | null)?.message ?? err));
 }
+
+/** The `mongodb` scheme's opener: connects and pings, so an unreachable server rejects here. */
+export function openGridFsStore(uri: string): Promise<GridFsStore> {
+  return GridFsStore.open(uri);
+}

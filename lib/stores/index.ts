@@ -1,73 +1,73 @@
-import { FileStore } from './fs.js';
-import { GridFsStore } from './gridfs.js';
-import { LmdbStore } from './lmdb.js';
+import { storeSchemes } from '../registry.js';
 import { avatarHash, isAvatarStore, type AvatarStore } from './types.js';
 
 export type { AvatarEntry, AvatarStore, StoredAvatar } from './types.js';
 export { avatarId, isAvatarId, isAvatarStore } from './types.js';
-export { FileStore, type FileStoreOptions } from './fs.js';
-export { LmdbStore } from './lmdb.js';
-export { GridFsStore, parseMongoUri } from './gridfs.js';
 export { prune, type PruneOptions, type PruneResult } from './prune.js';
 
-/** A parsed store URI: which store, and where. */
-export type StoreTarget =
-  | { kind: 'file'; path: string }
-  | { kind: 'lmdb'; path: string }
-  | { kind: 'mongodb'; uri: string };
+/**
+ * A parsed store URI: the scheme that opens it (`file` for a plain path, `lmdb` for `bolt://`), the
+ * path for the file and LMDB stores, and the URI as given.
+ */
+export interface StoreTarget {
+  kind: string;
+  path?: string;
+  uri: string;
+}
 
 const SCHEME = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//;
+/** Built-in schemes whose URI is a path; the others (MongoDB, registered schemes) take the whole URI. */
+const PATH_SCHEMES: Record<string, string> = { file: 'file', lmdb: 'lmdb', bolt: 'lmdb' };
 
 /**
- * Parses an avatar store URI: `file:///abs`, `file://rel`, a plain path, `lmdb://path`, `bolt://path`
- * (the original's scheme, now LMDB), `mongodb://…` / `mongodb+srv://…`. As in the original, the path
- * is the text after `://`, so `lmdb://var/ava` is relative and `lmdb:///var/ava` absolute. Throws a
- * TypeError naming `option` and the scheme; the URI itself is not echoed (it may hold a password).
+ * Parses an avatar store URI without loading any backend: `file:///abs`, `file://rel`, a plain path,
+ * `lmdb://path`, `bolt://path` (the original's scheme, now LMDB), `mongodb://…` / `mongodb+srv://…`,
+ * or any scheme added with registerStore(). As in the original, the path is the text after `://`, so
+ * `lmdb://var/ava` is relative and `lmdb:///var/ava` absolute. Throws a TypeError naming `option` and
+ * the scheme; the URI itself is not echoed (it may hold a password).
  */
 export function parseStoreUri(uri: string, option = 'avatarStore'): StoreTarget {
   if (typeof uri !== 'string' || uri.trim() === '') {
     throw new TypeError(`authKoa: ${option} must be a store URI (a path, file://, lmdb://, bolt:// or mongodb://) or an AvatarStore object`);
   }
   const m = SCHEME.exec(uri);
-  if (!m) return { kind: 'file', path: uri };
+  if (!m) return { kind: 'file', path: uri, uri };
   const scheme = m[1]!.toLowerCase();
   const rest = uri.slice(m[0].length);
-  const needPath = (kind: 'file' | 'lmdb'): StoreTarget => {
-    if (rest === '') throw new TypeError(`authKoa: ${option} with scheme "${scheme}://" needs a path after the scheme`);
-    return { kind, path: rest };
-  };
-  switch (scheme) {
-    case 'file':
-      return needPath('file');
-    case 'lmdb':
-    case 'bolt':
-      return needPath('lmdb');
-    case 'mongodb':
-    case 'mongodb+srv':
-      return { kind: 'mongodb', uri };
-    default:
-      throw new TypeError(`authKoa: ${option} has unsupported scheme "${scheme}://" (use a path, file://, lmdb://, bolt:// or mongodb://)`);
+  if (!storeSchemes.has(scheme)) {
+    throw new TypeError(`authKoa: ${option} has unsupported scheme "${scheme}://" (use a path, ${storeSchemes.names().map((s) => `${s}://`).join(', ')}, or registerStore() one)`);
   }
+  const pathKind = PATH_SCHEMES[scheme];
+  if (pathKind === undefined) return { kind: scheme === 'mongodb+srv' ? 'mongodb' : scheme, uri };
+  if (rest === '') throw new TypeError(`authKoa: ${option} with scheme "${scheme}://" needs a path after the scheme`);
+  return { kind: pathKind, path: rest, uri };
+}
+
+/** The registry key of a URI already checked by parseStoreUri: its scheme, or `file` for a plain path. */
+function schemeOf(uri: string): string {
+  return SCHEME.exec(uri)?.[1]!.toLowerCase() ?? 'file';
+}
+
+/** Loads the backend module of a store URI without opening anything: start-up finds a missing package this way. */
+export async function loadStoreBackend(uri: string, option = 'avatarStore'): Promise<void> {
+  parseStoreUri(uri, option);
+  await storeSchemes.load(schemeOf(uri));
 }
 
 /**
- * Opens the store a URI names (see parseStoreUri); an AvatarStore object is returned as it is.
- * GridFS connects and pings first, so an unreachable server rejects here.
+ * Opens the store a URI names (see parseStoreUri), loading its backend on first use; an AvatarStore
+ * object is returned as it is. GridFS connects and pings first, so an unreachable server rejects here.
  */
 export async function openStore(uri: string | AvatarStore, option = 'avatarStore'): Promise<AvatarStore> {
   if (typeof uri !== 'string') {
     if (isAvatarStore(uri)) return uri;
     throw new TypeError(`authKoa: ${option} must be a store URI or an object with put, get, remove, list and close`);
   }
-  const target = parseStoreUri(uri, option);
-  switch (target.kind) {
-    case 'file':
-      return new FileStore(target.path);
-    case 'lmdb':
-      return new LmdbStore(target.path);
-    case 'mongodb':
-      return GridFsStore.open(target.uri);
-  }
+  parseStoreUri(uri, option);
+  const open = await storeSchemes.load(schemeOf(uri));
+  const store = await open(uri);
+  if (!isAvatarStore(store)) throw new TypeError(`authKoa: ${option}: the "${schemeOf(uri)}://" opener did not return an object with put, get, remove, list and close`);
+  return store;
 }
 
 /** Outcome of a migration. */

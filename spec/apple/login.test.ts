@@ -3,7 +3,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test from 'ava';
-import { authKoa, sha1, type AuthKoaOptions } from '../../lib/index.js';
+import { authKoa, type AuthKoaOptions } from '../../lib/index.js';
+import { sha1 } from '../../lib/user.js';
 import { Client, decodeJwt, manualClock, startApp, type TestApp } from '../helpers/http.js';
 import { CLIENT_ID, KEY_ID, TEAM_ID, startAppleStandin, teamKey, type AppleStandin } from './standin.js';
 
@@ -188,7 +189,7 @@ test('on plain http a callback POST without the handshake cookie is relayed as a
   t.is(again.status, 403);
 });
 
-test('bad key or missing options at start-up: authKoa() throws naming the option', async (t) => {
+test('bad key or missing options at start-up: auth.ready rejects naming the option', async (t) => {
   const dir = await mkdtemp(join(tmpdir(), 'authkoa-apple-keys-'));
   t.teardown(() => rm(dir, { recursive: true, force: true }));
   const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }) as string;
@@ -198,22 +199,24 @@ test('bad key or missing options at start-up: authKoa() throws naming the option
   await writeFile(join(dir, 'junk.p8'), 'not a key');
   await writeFile(join(dir, 'good.p8'), key.pem);
   const make = (entry: Record<string, unknown>) => () =>
-    authKoa({ secret: SECRET, url: 'http://127.0.0.1:1', providers: [{ kind: 'apple', clientId: CLIENT_ID, teamId: TEAM_ID, keyId: KEY_ID, ...entry }] });
-  t.throws(make({ privateKeyPath: join(dir, 'missing.p8') }), { message: /^authKoa: providers\[0\] \(apple\): privateKeyPath: cannot read .*missing\.p8 \(ENOENT\)/ });
-  t.throws(make({ privateKeyPath: join(dir, 'rsa.p8') }), { message: /privateKeyPath: not an EC key \(got rsa\)/ });
-  t.throws(make({ privateKeyPath: join(dir, 'p384.p8') }), { message: /privateKeyPath: EC key on curve secp384r1, not P-256/ });
-  t.throws(make({ privateKeyPath: join(dir, 'junk.p8') }), { message: /privateKeyPath: not a PEM private key/ });
-  t.throws(make({ privateKey: rsa }), { message: /privateKey: not an EC key/ });
-  t.throws(make({ privateKey: () => Promise.resolve(key.pem) }), { message: /privateKey: the key loader must return the PEM synchronously/ });
-  t.throws(make({ privateKey: () => { throw new Error('vault sealed'); } }), { message: /privateKey: the key loader failed \(vault sealed\)/ });
-  t.throws(make({}), { message: /privateKeyPath \(the \.p8 file\) or privateKey/ });
-  t.throws(make({ privateKeyPath: join(dir, 'good.p8'), privateKey: key.pem }), { message: /not both/ });
-  t.throws(make({ clientId: undefined, teamId: '', privateKey: key.pem }), { message: /clientId, teamId are required/ });
-  t.throws(make({ privateKey: key.pem, scopes: ['openid'] }), { message: /scopes may only hold/ });
+    authKoa({ secret: SECRET, url: 'http://127.0.0.1:1', providers: [{ kind: 'apple', clientId: CLIENT_ID, teamId: TEAM_ID, keyId: KEY_ID, ...entry }] }).ready;
+  await t.throwsAsync(make({ privateKeyPath: join(dir, 'missing.p8') }), { message: /^authKoa: providers\[0\] \(apple\): privateKeyPath: cannot read .*missing\.p8 \(ENOENT\)/ });
+  await t.throwsAsync(make({ privateKeyPath: join(dir, 'rsa.p8') }), { message: /privateKeyPath: not an EC key \(got rsa\)/ });
+  await t.throwsAsync(make({ privateKeyPath: join(dir, 'p384.p8') }), { message: /privateKeyPath: EC key on curve secp384r1, not P-256/ });
+  await t.throwsAsync(make({ privateKeyPath: join(dir, 'junk.p8') }), { message: /privateKeyPath: not a PEM private key/ });
+  await t.throwsAsync(make({ privateKey: rsa }), { message: /privateKey: not an EC key/ });
+  await t.throwsAsync(make({ privateKey: () => Promise.resolve(key.pem) }), { message: /privateKey: the key loader must return the PEM synchronously/ });
+  await t.throwsAsync(make({ privateKey: () => { throw new Error('vault sealed'); } }), { message: /privateKey: the key loader failed \(vault sealed\)/ });
+  await t.throwsAsync(make({}), { message: /privateKeyPath \(the \.p8 file\) or privateKey/ });
+  await t.throwsAsync(make({ privateKeyPath: join(dir, 'good.p8'), privateKey: key.pem }), { message: /not both/ });
+  await t.throwsAsync(make({ clientId: undefined, teamId: '', privateKey: key.pem }), { message: /clientId, teamId are required/ });
+  await t.throwsAsync(make({ privateKey: key.pem, scopes: ['openid'] }), { message: /scopes may only hold/ });
   const ok = authKoa({ secret: SECRET, url: 'http://127.0.0.1:1', providers: [{ name: 'apple', clientId: CLIENT_ID, teamId: TEAM_ID, keyId: KEY_ID, privateKeyPath: join(dir, 'good.p8') }] });
+  await ok.ready;
   t.deepEqual(ok.providers.list().map((p) => [p.name, p.kind]), [['apple', 'apple']], 'by name, from a .p8 file');
   await ok.close();
   const fn = authKoa({ secret: SECRET, url: 'http://127.0.0.1:1', providers: [{ kind: 'apple', name: 'apple-eu', clientId: CLIENT_ID, teamId: TEAM_ID, keyId: KEY_ID, privateKey: () => key.pem }] });
+  await fn.ready;
   t.is(fn.providers.list()[0]!.name, 'apple-eu');
   await fn.close();
 });

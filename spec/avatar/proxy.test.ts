@@ -6,7 +6,8 @@ import { createAvatarProxy, type AvatarProxyOptions } from '../../lib/avatar.js'
 import { AuthError } from '../../lib/errors.js';
 import { identicon } from '../../lib/identicon.js';
 import { noopLogger } from '../../lib/logger.js';
-import { FileStore, avatarId, type AvatarStore } from '../../lib/stores/index.js';
+import { avatarId, type AvatarStore } from '../../lib/stores/index.js';
+import { FileStore } from '../../lib/stores/fs.js';
 import type { User } from '../../lib/user.js';
 import { dimensions, jpeg, palettePng, pictureServer, serve } from './helpers.js';
 

@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { createAvatarProxy, type AvatarProxy } from '../../lib/avatar.js';
 import { etagMatches } from '../../lib/avatar/route.js';
 import { noopLogger } from '../../lib/logger.js';
-import { FileStore, avatarId } from '../../lib/stores/index.js';
+import { avatarId } from '../../lib/stores/index.js';
+import { FileStore } from '../../lib/stores/fs.js';
 import { jpeg } from './helpers.js';
 
 let base: string;

@@ -12,7 +12,8 @@ import { createAvatarProxy } from '../../lib/avatar.js';
 import { addressPolicy, isForbiddenAddress } from '../../lib/avatar/ip.js';
 import { identicon } from '../../lib/identicon.js';
 import { noopLogger } from '../../lib/logger.js';
-import { FileStore, avatarId } from '../../lib/stores/index.js';
+import { avatarId } from '../../lib/stores/index.js';
+import { FileStore } from '../../lib/stores/fs.js';
 import { jpeg, pictureServer, serve, type PictureServer } from './helpers.js';
 
 let loopback: PictureServer; // the target an attacker wants to reach

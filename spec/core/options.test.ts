@@ -1,6 +1,8 @@
 import test from 'ava';
 import { authKoa, type AuthKoaOptions } from '../../lib/index.js';
 import { resolveOptions } from '../../lib/options.js';
+import Koa from 'koa';
+import { serve } from '../helpers/http.js';
 
 const direct = { kind: 'direct', name: 'local', checker: () => true };
 const base: AuthKoaOptions = { secret: 'a secret that is long enough', url: 'http://127.0.0.1:8080', providers: [direct] };
@@ -60,7 +62,6 @@ const bad: Array<[string, Partial<AuthKoaOptions> | Record<string, unknown>, Reg
   ['an unknown built-in name', { providers: [{ name: 'myspace', cid: 'a', csecret: 'b' }] }, /authKoa: providers\[0\]\.name "myspace" is not a built-in provider/],
   ['a provider name with a slash', { providers: [{ ...direct, name: 'a/b' }] }, /authKoa: providers\[0\]\.name "a\/b" is not allowed/],
   ['a provider named like a route', { providers: [{ ...direct, name: 'list' }] }, /authKoa: providers\[0\]\.name "list" is not allowed/],
-  ['a direct provider without checker', { providers: [{ kind: 'direct', name: 'd' }] }, /authKoa: providers\[0\] \(direct\): checker must be a function/],
 ];
 
 for (const [what, change, message] of bad) {
@@ -70,8 +71,34 @@ for (const [what, change, message] of bad) {
   });
 }
 
+// Options only a provider kind's own code can check are checked when the kind is loaded: `ready` rejects.
+const badForKind: [string, Record<string, unknown>, RegExp][] = [
+  ['a direct provider without checker', { providers: [{ kind: 'direct', name: 'd' }] }, /^authKoa: providers\[0\] \(direct\): checker must be a function/],
+  ['a default name used twice', { providers: [{ kind: 'dev', port: 0 }, { kind: 'dev', port: 0 }] }, /^authKoa: providers\[1\]\.name "dev" is used by another provider/],
+];
+
+for (const [what, change, message] of badForKind) {
+  test(`auth.ready rejects naming the option for ${what}, and requests get 503 JSON`, async (t) => {
+    const auth = authKoa({ ...base, ...change } as AuthKoaOptions);
+    const err = await t.throwsAsync(auth.ready, { instanceOf: TypeError });
+    t.regex(err!.message, message);
+    const app = new Koa();
+    app.use(auth);
+    app.use(auth.middleware.auth);
+    const served = await serve(app.callback());
+    t.teardown(() => served.close());
+    for (const path of ['/auth/list', '/private']) {
+      const res = await fetch(served.url + path);
+      t.is(res.status, 503, path);
+      t.like(await res.json(), { code: 'not_started' }, path);
+    }
+    await auth.close();
+  });
+}
+
 test('a ready Provider object is accepted as it is', async (t) => {
   const auth = authKoa({ ...base, providers: [{ name: 'mine', async login() {}, async logout() {} }] });
+  await auth.ready;
   t.deepEqual(auth.providers.list().map((p) => p.name), ['mine']);
   await auth.close();
 });

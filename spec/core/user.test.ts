@@ -1,5 +1,6 @@
 import test from 'ava';
-import { boolAttr, hashId, providerUserId, setBoolAttr, setSliceAttr, setStrAttr, sliceAttr, strAttr, type User } from '../../lib/index.js';
+import { hashId } from '../../lib/user.js';
+import { boolAttr, providerUserId, setBoolAttr, setSliceAttr, setStrAttr, sliceAttr, strAttr, type User } from '../../lib/index.js';
 import { goString, sha1 } from '../../lib/user.js';
 
 // Reference §1.10 vectors: the original's HashID over SHA-1.

@@ -50,6 +50,10 @@ export async function startApp(opts: Omit<AuthKoaOptions, 'url'> & { url?: strin
   let auth!: AuthKoa;
   const served = await serve((req, res) => app.callback()(req, res));
   auth = authKoa({ ...opts, url: opts.url ?? served.url } as AuthKoaOptions);
+  await auth.ready.catch(async (err: unknown) => {
+    await served.close();
+    throw err;
+  });
   const echo = (ctx: Koa.Context) => {
     ctx.status = 201;
     ctx.body = { user: getUserInfo(ctx) ?? null };
@@ -151,4 +155,11 @@ export function manualClock(start = Date.UTC(2026, 10, 21, 12, 0, 0)) {
     now += ms;
   };
   return clock;
+}
+
+/** authKoa(opts) once started: rejects with the start-up error, whether authKoa() threw it or `ready` rejected with it. */
+export async function started(opts: AuthKoaOptions): Promise<AuthKoa> {
+  const auth = authKoa(opts);
+  await auth.ready;
+  return auth;
 }

@@ -1,6 +1,6 @@
 import test from 'ava';
 import { catalog } from '../../lib/providers/catalog.js';
-import { sha1 } from '../../lib/index.js';
+import { sha1 } from '../../lib/user.js';
 import { Client, decodeJwt, startApp } from '../helpers/http.js';
 import { options, standinLogin, startLogin } from './fixtures.js';
 import { startStandin } from './standin.js';

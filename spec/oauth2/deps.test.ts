@@ -23,11 +23,13 @@ async function handBuilt(t: any, entry: Record<string, unknown>) {
   t.teardown(() => served.close());
   const o = resolveOptions({ secret: SECRET, url: served.url, providers: [{ kind: 'direct' }] });
   const deps: ProviderDeps = {
-    options: o,
     tokenService: new TokenService(o),
     avatarProxy: undefined as never,
     logger: noopLogger,
     url: served.url,
+    clock: Date.now,
+    cookies: { name: 'JWT', secure: false },
+    routeURL: (name, action) => `${served.url}/auth/${name}/${action}`,
     async completeLogin(ctx, login) {
       logins.push(login);
       ctx.body = { ok: true };
@@ -37,7 +39,7 @@ async function handBuilt(t: any, entry: Record<string, unknown>) {
     sessionOnly: () => false,
     readParams,
   };
-  const provider = socialProvider.create({ kind: 'social', ...entry }, deps);
+  const provider = await socialProvider.create({ kind: 'social', ...entry }, deps);
   app.use(async (ctx) => {
     try {
       if (ctx.path.endsWith('/login')) await provider.login(ctx);

@@ -96,7 +96,7 @@ test.serial('dev provider refuses to exist under NODE_ENV=production', async (t)
   t.teardown(() => {
     process.env.NODE_ENV = prev;
   });
-  t.throws(() => authKoa({ ...options([{ kind: 'dev', port: 0 }]), url: 'http://127.0.0.1:1' }), { message: /providers\[0\] \(dev\): .*production/ });
+  await t.throwsAsync(authKoa({ ...options([{ kind: 'dev', port: 0 }]), url: 'http://127.0.0.1:1' }).ready, { message: /providers\[0\] \(dev\): .*production/ });
   await t.throwsAsync(() => startDevOAuthServer({ port: 0 }), { message: /production/ });
 });
 

@@ -1,6 +1,5 @@
 import test from 'ava';
-import { authKoa } from '../../lib/index.js';
-import { Client, decodeJwt, startApp } from '../helpers/http.js';
+import { Client, decodeJwt, startApp, started } from '../helpers/http.js';
 import { options, standinLogin, startLogin } from './fixtures.js';
 import { startStandin } from './standin.js';
 
@@ -287,18 +286,18 @@ test('another auth route path reaches the callback URL and the handshake cookie 
   t.is(standin.seen.find((s) => s.path === '/token')!.body.get('redirect_uri'), `${app.url}/api/v1/auth/github/callback`);
 });
 
-test('bad options fail at start-up naming the entry: missing cid, bad URLs, unknown names, shadowing built-ins', (t) => {
-  const make = (entry: unknown) => () => authKoa({ ...options([entry]), url: 'http://127.0.0.1:1' });
-  t.throws(make({ name: 'github' }), { instanceOf: TypeError, message: 'authKoa: providers[0] (social): cid (the client id) is required' });
-  t.throws(make({ name: 'github', cid: 'c', csecret: 's', endpoint: { tokenURL: 'ftp://x' } }), { message: /endpoint.tokenURL must be an absolute http\(s\) URL/ });
-  t.throws(make({ name: 'github', cid: 'c', timeout: -1 }), { message: /timeout must be a positive number/ });
-  t.throws(make({ name: 'gitlab', cid: 'c' }), { message: /"gitlab" is not a built-in provider/ });
+test('bad options fail at start-up naming the entry: missing cid, bad URLs, unknown names, shadowing built-ins', async (t) => {
+  const make = (entry: unknown) => () => started({ ...options([entry]), url: 'http://127.0.0.1:1' });
+  await t.throwsAsync(make({ name: 'github' }), { instanceOf: TypeError, message: 'authKoa: providers[0] (social): cid (the client id) is required' });
+  await t.throwsAsync(make({ name: 'github', cid: 'c', csecret: 's', endpoint: { tokenURL: 'ftp://x' } }), { message: /endpoint.tokenURL must be an absolute http\(s\) URL/ });
+  await t.throwsAsync(make({ name: 'github', cid: 'c', timeout: -1 }), { message: /timeout must be a positive number/ });
+  await t.throwsAsync(make({ name: 'gitlab', cid: 'c' }), { message: /"gitlab" is not a built-in provider/ });
   const custom = { client: { cid: 'c', csecret: 's' }, endpoint: { authURL: 'https://a.test/a', tokenURL: 'https://a.test/t' }, infoURL: 'https://a.test/u', mapUser: () => ({ id: 'x' }) };
-  t.throws(make({ kind: 'oauth2', name: 'github', ...custom }), { message: /"github" is the name of a built-in provider/ });
-  t.throws(make({ kind: 'oauth2', name: 'GitHub', ...custom }), { message: /built-in provider/ });
-  t.throws(make({ kind: 'oidc', name: 'google', issuer: 'https://a.test', cid: 'c' }), { message: /built-in provider/ });
-  t.throws(make({ kind: 'oauth2', name: 'dev', ...custom }), { message: /built-in provider/ });
-  t.throws(make({ kind: 'oauth2', name: 'corp', ...custom, mapUser: undefined }), { message: /mapUser\(data, token\) is required/ });
-  t.throws(make({ kind: 'oidc', name: 'corp', cid: 'c' }), { message: /issuer is required/ });
-  t.notThrows(make({ kind: 'oauth2', name: 'corp', ...custom }));
+  await t.throwsAsync(make({ kind: 'oauth2', name: 'github', ...custom }), { message: /"github" is the name of a built-in provider/ });
+  await t.throwsAsync(make({ kind: 'oauth2', name: 'GitHub', ...custom }), { message: /built-in provider/ });
+  await t.throwsAsync(make({ kind: 'oidc', name: 'google', issuer: 'https://a.test', cid: 'c' }), { message: /built-in provider/ });
+  await t.throwsAsync(make({ kind: 'oauth2', name: 'dev', ...custom }), { message: /built-in provider/ });
+  await t.throwsAsync(make({ kind: 'oauth2', name: 'corp', ...custom, mapUser: undefined }), { message: /mapUser\(data, token\) is required/ });
+  await t.throwsAsync(make({ kind: 'oidc', name: 'corp', cid: 'c' }), { message: /issuer is required/ });
+  await (await make({ kind: 'oauth2', name: 'corp', ...custom })()).close();
 });

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { sha1 } from '../../lib/index.js';
+import { sha1 } from '../../lib/user.js';
 import { Client, decodeJwt, startApp } from '../helpers/http.js';
 import { startOidcServer } from '../helpers/oidc.js';
 import { options, startLogin } from './fixtures.js';

@@ -1,6 +1,6 @@
 import test from 'ava';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
-import { sha1 } from '../../lib/index.js';
+import { sha1 } from '../../lib/user.js';
 import { Client, decodeJwt, manualClock, serve, startApp } from '../helpers/http.js';
 import { options, startLogin } from './fixtures.js';
 

@@ -77,7 +77,7 @@ test('PKCE: every login sends a fresh S256 challenge and the matching verifier; 
 });
 
 test('PKCE downgrade at our own authorization server: plain and a missing or wrong verifier are refused', async (t) => {
-  const { startDevOAuthServer } = await import('../../lib/providers/index.js');
+  const { startDevOAuthServer } = await import('../../lib/providers/dev.js');
   const server = await startDevOAuthServer({ host: '127.0.0.1', port: 0, redirectOrigins: ['http://127.0.0.1:1'] });
   t.teardown(() => server.close());
   const redirect = encodeURIComponent('http://127.0.0.1:1/auth/dev/callback');

@@ -1,7 +1,8 @@
 import type http from 'node:http';
 import test from 'ava';
 import Koa from 'koa';
-import { authKoa, startOAuth2Server } from '../../lib/index.js';
+import { authKoa } from '../../lib/index.js';
+import { startOAuth2Server } from '../../lib/providers/server.js';
 import { Client, decodeJwt, serve, startApp } from '../helpers/http.js';
 import { checker, form, options, signIn, submitLogin } from './fixtures.js';
 
@@ -155,14 +156,14 @@ test('a standalone server consumed as kind oauth2', async (t) => {
   t.is(user.name, 'Alice Liddell');
 });
 
-test('bad kind server options fail authKoa() naming the option', (t) => {
-  const make = (entry: Record<string, unknown>) => () => authKoa({ ...options([{ kind: 'server', url: 'http://127.0.0.1:0', checker, ...entry }]), url: 'http://127.0.0.1:1' });
-  t.throws(make({ checker: undefined }), { message: /providers\[0\] \(server\): checker/ });
-  t.throws(make({ url: 'http://127.0.0.1' }), { message: /providers\[0\] \(server\): url must include a port/ });
-  t.throws(make({ url: 'ftp://127.0.0.1:21' }), { message: /url must be an absolute http\(s\) URL/ });
-  t.throws(make({ withLoginPage: false }), { message: /withLoginPage is false and no loginPageHandler/ });
-  t.throws(make({ codeTTL: 'soon' }), { message: /codeTTL must be/ });
-  t.throws(make({ clients: [{ id: 'x', redirectURIs: ['/relative'] }] }), { message: /clients\[0\]\.redirectURIs/ });
+test('bad kind server options fail start-up (auth.ready) naming the option', async (t) => {
+  const make = (entry: Record<string, unknown>) => () => authKoa({ ...options([{ kind: 'server', url: 'http://127.0.0.1:0', checker, ...entry }]), url: 'http://127.0.0.1:1' }).ready;
+  await t.throwsAsync(make({ checker: undefined }), { message: /providers\[0\] \(server\): checker/ });
+  await t.throwsAsync(make({ url: 'http://127.0.0.1' }), { message: /providers\[0\] \(server\): url must include a port/ });
+  await t.throwsAsync(make({ url: 'ftp://127.0.0.1:21' }), { message: /url must be an absolute http\(s\) URL/ });
+  await t.throwsAsync(make({ withLoginPage: false }), { message: /withLoginPage is false and no loginPageHandler/ });
+  await t.throwsAsync(make({ codeTTL: 'soon' }), { message: /codeTTL must be/ });
+  await t.throwsAsync(make({ clients: [{ id: 'x', redirectURIs: ['/relative'] }] }), { message: /clients\[0\]\.redirectURIs/ });
 });
 
 test('localhost binds 127.0.0.1; close() stops the server', async (t) => {

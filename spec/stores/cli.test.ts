@@ -4,7 +4,9 @@ import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FileStore, LmdbStore, avatarId } from '../../lib/stores/index.js';
+import { avatarId } from '../../lib/stores/index.js';
+import { FileStore } from '../../lib/stores/fs.js';
+import { LmdbStore } from '../../lib/stores/lmdb.js';
 import { startMongo } from '../helpers/mongo.js';
 
 const root = join(import.meta.dirname, '..', '..');

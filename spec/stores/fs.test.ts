@@ -3,7 +3,8 @@ import { fork } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FileStore, avatarId, openStore } from '../../lib/stores/index.js';
+import { avatarId, openStore } from '../../lib/stores/index.js';
+import { FileStore } from '../../lib/stores/fs.js';
 import { storeContract } from './contract.js';
 
 const tempDir = () => mkdtempSync(join(tmpdir(), 'authkoa-fs-'));

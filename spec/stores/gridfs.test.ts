@@ -5,7 +5,8 @@
  */
 import test from 'ava';
 import { MongoClient } from 'mongodb';
-import { GridFsStore, avatarId, openStore, parseMongoUri } from '../../lib/stores/index.js';
+import { avatarId, openStore } from '../../lib/stores/index.js';
+import { GridFsStore, parseMongoUri } from '../../lib/stores/gridfs.js';
 import { startMongo, type MongoPeer } from '../helpers/mongo.js';
 import { storeContract } from './contract.js';
 

@@ -3,7 +3,8 @@ import { fork } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { LmdbStore, avatarId, openStore } from '../../lib/stores/index.js';
+import { avatarId, openStore } from '../../lib/stores/index.js';
+import { LmdbStore } from '../../lib/stores/lmdb.js';
 import { sha1 } from '../../lib/user.js';
 import { storeContract } from './contract.js';
 

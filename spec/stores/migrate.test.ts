@@ -2,7 +2,9 @@ import test from 'ava';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FileStore, LmdbStore, avatarId, migrate, openStore, parseStoreUri, type AvatarStore } from '../../lib/stores/index.js';
+import { FileStore } from '../../lib/stores/fs.js';
+import { LmdbStore } from '../../lib/stores/lmdb.js';
+import { avatarId, migrate, openStore, parseStoreUri, type AvatarStore } from '../../lib/stores/index.js';
 import { startMongo } from '../helpers/mongo.js';
 
 const tempDir = () => mkdtempSync(join(tmpdir(), 'authkoa-migrate-'));
@@ -81,10 +83,10 @@ test('migrate lmdb → gridfs → file keeps ids and bytes', async (t) => {
 });
 
 test('store URIs: paths, file://, lmdb://, bolt:// and mongodb:// are recognised', (t) => {
-  t.deepEqual(parseStoreUri('./var/avatars'), { kind: 'file', path: './var/avatars' });
-  t.deepEqual(parseStoreUri('file:///var/avatars'), { kind: 'file', path: '/var/avatars' });
-  t.deepEqual(parseStoreUri('lmdb://var/ava'), { kind: 'lmdb', path: 'var/ava' });
-  t.deepEqual(parseStoreUri('bolt:///data/ava.db'), { kind: 'lmdb', path: '/data/ava.db' });
+  t.deepEqual(parseStoreUri('./var/avatars'), { kind: 'file', path: './var/avatars', uri: './var/avatars' });
+  t.deepEqual(parseStoreUri('file:///var/avatars'), { kind: 'file', path: '/var/avatars', uri: 'file:///var/avatars' });
+  t.deepEqual(parseStoreUri('lmdb://var/ava'), { kind: 'lmdb', path: 'var/ava', uri: 'lmdb://var/ava' });
+  t.deepEqual(parseStoreUri('bolt:///data/ava.db'), { kind: 'lmdb', path: '/data/ava.db', uri: 'bolt:///data/ava.db' });
   t.deepEqual(parseStoreUri('mongodb+srv://h/db?ava_db=x'), { kind: 'mongodb', uri: 'mongodb+srv://h/db?ava_db=x' });
 });
 

@@ -207,13 +207,13 @@ test('logout clears the cookies', async (t) => {
   t.false(c.jar.has('JWT'));
 });
 
-test('bad options fail at start-up with the option named', (t) => {
-  const make = (p: Record<string, unknown>) => () => authKoa({ secret: SECRET, url: 'http://127.0.0.1', providers: [{ kind: 'telegram', token: BOT_TOKEN, poll: false, ...p }] });
-  t.throws(make({ token: undefined }), { instanceOf: TypeError, message: /providers\[0\] \(telegram\): token/ });
-  t.throws(make({ poll: true, webhook: { secret: 's3cret' } }), { message: /poll and webhook/ });
-  t.throws(make({ webhook: { secret: 'has spaces' } }), { message: /webhook/ });
-  t.throws(make({ stateStore: 'redis://localhost' }), { message: /stateStore has unsupported scheme "redis:\/\/"/ });
-  t.throws(make({ stateStore: 'lmdb://' }), { message: /stateStore/ });
-  t.throws(make({ lifetime: 'soon' }), { message: /lifetime/ });
-  t.throws(make({ apiRoot: 'ftp://x' }), { message: /apiRoot/ });
+test('bad options fail at start-up with the option named', async (t) => {
+  const make = (p: Record<string, unknown>) => () => authKoa({ secret: SECRET, url: 'http://127.0.0.1', providers: [{ kind: 'telegram', token: BOT_TOKEN, poll: false, ...p }] }).ready;
+  await t.throwsAsync(make({ token: undefined }), { instanceOf: TypeError, message: /providers\[0\] \(telegram\): token/ });
+  await t.throwsAsync(make({ poll: true, webhook: { secret: 's3cret' } }), { message: /poll and webhook/ });
+  await t.throwsAsync(make({ webhook: { secret: 'has spaces' } }), { message: /webhook/ });
+  await t.throwsAsync(make({ stateStore: 'redis://localhost' }), { message: /stateStore has unsupported scheme "redis:\/\/"/ });
+  await t.throwsAsync(make({ stateStore: 'lmdb://' }), { message: /stateStore/ });
+  await t.throwsAsync(make({ lifetime: 'soon' }), { message: /lifetime/ });
+  await t.throwsAsync(make({ apiRoot: 'ftp://x' }), { message: /apiRoot/ });
 });

@@ -1,6 +1,6 @@
 import test from 'ava';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { noopLogger } from '../../lib/index.js';
+import { noopLogger } from '../../lib/logger.js';
 import { memoryStateStore } from '../../lib/state/index.js';
 import { LoginBot } from '../../lib/telegram/bot.js';
 import { LoginRequests } from '../../lib/telegram/requests.js';

@@ -8,7 +8,8 @@
  */
 import test from 'ava';
 import { randomBytes } from 'node:crypto';
-import { MongoStateStore, openStateStore, parseMongoStateUri } from '../../lib/state/index.js';
+import { openStateStore } from '../../lib/state/index.js';
+import { MongoStateStore, parseMongoStateUri } from '../../lib/state/mongo.js';
 import { startMongo, type MongoPeer } from '../helpers/mongo.js';
 import { Client } from '../helpers/http.js';
 import { startFakeBotApi } from '../helpers/telegram.js';

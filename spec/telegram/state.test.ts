@@ -2,7 +2,9 @@ import test from 'ava';
 import { fork } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { LmdbStateStore, createStateStore, memoryStateStore, openStateStore, parseStateUri, MongoStateStore } from '../../lib/state/index.js';
+import { createStateStore, memoryStateStore, openStateStore, parseStateUri } from '../../lib/state/index.js';
+import { LmdbStateStore } from '../../lib/state/lmdb.js';
+import { MongoStateStore } from '../../lib/state/mongo.js';
 import { tempDir } from './fixtures.js';
 import { stateStoreContract } from './state-contract.js';
 
@@ -61,8 +63,8 @@ test('openStateStore: memory://, lmdb://path, a store object; bad URIs are TypeE
   await lmdb.close();
   const obj = memoryStateStore();
   t.is(await openStateStore(obj), obj);
-  t.deepEqual(parseStateUri('lmdb://var/state'), { kind: 'lmdb', path: 'var/state' });
-  t.deepEqual(parseStateUri('lmdb:///var/state'), { kind: 'lmdb', path: '/var/state' });
+  t.deepEqual(parseStateUri('lmdb://var/state'), { kind: 'lmdb', path: 'var/state', uri: 'lmdb://var/state' });
+  t.deepEqual(parseStateUri('lmdb:///var/state'), { kind: 'lmdb', path: '/var/state', uri: 'lmdb:///var/state' });
   t.deepEqual(parseStateUri('mongodb://u:p@h/db'), { kind: 'mongodb', uri: 'mongodb://u:p@h/db' });
   const err = t.throws(() => parseStateUri('redis://user:hunter2@h'), { instanceOf: TypeError });
   t.false(err!.message.includes('hunter2'));

@@ -1,8 +1,8 @@
 import test from 'ava';
-import { authKoa, memoryUsedTokenStore } from '../../lib/index.js';
+import { memoryUsedTokenStore } from '../../lib/state.js';
 import { windowLimiter } from '../../lib/ratelimit.js';
 import { compileTemplate } from '../../lib/providers/template.js';
-import { manualClock } from '../helpers/http.js';
+import { manualClock, started } from '../helpers/http.js';
 
 test('memory used-token store: first mark wins, a second is refused until the expiry, expired ids are swept', async (t) => {
   const clock = manualClock();
@@ -44,8 +44,8 @@ test('templates: Go-style fields with optional spaces; unknown actions are refus
   }
 });
 
-test('verified provider options are checked at start-up with the provider entry named', (t) => {
-  const make = (p: Record<string, unknown>) => () => authKoa({ secret: 's'.repeat(32), url: 'http://127.0.0.1:1', providers: [{ kind: 'verified', name: 'email', sender: () => {}, ...p }] });
+test('verified provider options are checked at start-up with the provider entry named', async (t) => {
+  const make = (p: Record<string, unknown>) => () => started({ secret: 's'.repeat(32), url: 'http://127.0.0.1:1', providers: [{ kind: 'verified', name: 'email', sender: () => {}, ...p }] });
   const bad: Array<[Record<string, unknown>, RegExp]> = [
     [{ sender: undefined }, /providers\[0\] \(verified\): sender must be/],
     [{ sender: { send: 'x' } }, /sender must be/],
@@ -56,6 +56,6 @@ test('verified provider options are checked at start-up with the provider entry 
     [{ confirmPage: 'yes' }, /confirmPage must be a boolean/],
     [{ usedTokens: {} }, /usedTokens must implement markUsed/],
   ];
-  for (const [p, msg] of bad) t.throws(make(p), { instanceOf: TypeError, message: msg }, JSON.stringify(p));
-  t.notThrows(make({ rateLimit: false, confirmPage: true, tokenDuration: 60_000 }));
+  for (const [p, msg] of bad) await t.throwsAsync(make(p), { instanceOf: TypeError, message: msg }, JSON.stringify(p));
+  await t.notThrowsAsync(make({ rateLimit: false, confirmPage: true, tokenDuration: 60_000 }));
 });

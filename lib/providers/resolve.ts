@@ -1,0 +1,141 @@
+import { builtinNames, providerKinds, type Provider, type ProviderDeps, type ProviderEntry, type ProviderModule, type ProviderOptions } from '../registry.js';
+
+/**
+ * Turns `opts.providers` into the providers of one service. It happens in two steps so that what
+ * needs no code stays synchronous: `planProviders()` checks every entry's shape and kind at once
+ * (unknown kinds and misused built-in names throw in `authKoa()`), and `ProviderRegistry.build()`
+ * then loads each kind's module and creates the providers, in order, behind `auth.ready`.
+ */
+
+/** Names a provider may take: safe in a URL path segment and not one of the service's own routes. */
+const NAME = /^[A-Za-z0-9._~-]{1,64}$/;
+const RESERVED = new Set(['list', 'user', 'status', 'logout']);
+
+/** One entry, checked: a ready provider, or a kind with the options to create it with. */
+export type ProviderPlan = { at: string; provider: Provider } | { at: string; kind: string; options: ProviderOptions };
+
+function isProvider(entry: ProviderEntry): entry is Provider {
+  return typeof (entry as Provider).login === 'function';
+}
+
+/** Checks every entry without loading any provider code; throws a TypeError naming `providers[i]`. */
+export function planProviders(entries: readonly ProviderEntry[]): ProviderPlan[] {
+  const names = new Set<string>();
+  return entries.map((entry, i) => {
+    const at = `providers[${i}]`;
+    if (!entry || typeof entry !== 'object') throw new TypeError(`authKoa: ${at} must be an object`);
+    // A name given in the entry is checked now; a kind's default name is checked once it is created.
+    if (typeof entry.name === 'string') {
+      const name = entry.kind === undefined && !isProvider(entry) ? entry.name.toLowerCase() : entry.name;
+      checkName(name, at, names);
+      names.add(name);
+    }
+    if (isProvider(entry)) return { at, provider: checkReady(entry, at) };
+    const builtin = typeof entry.name === 'string' ? builtinNames.get(entry.name.toLowerCase()) : undefined;
+    let kind = entry.kind;
+    let options: ProviderOptions = entry;
+    if (kind === undefined) {
+      if (typeof entry.name !== 'string') throw new TypeError(`authKoa: ${at} needs a kind, or the name of a built-in provider`);
+      if (!builtin) {
+        throw new TypeError(`authKoa: ${at}.name "${entry.name}" is not a built-in provider (known: ${[...builtinNames.keys()].join(', ')}); give a kind for custom ones`);
+      }
+      kind = builtin.kind;
+      options = { ...entry, name: entry.name.toLowerCase(), ...(builtin.preset ? { preset: builtin.preset } : {}) };
+    } else if (builtin && builtin.kind !== kind) {
+      throw new TypeError(`authKoa: ${at}.name "${entry.name}" is the name of a built-in provider; a ${kind} provider needs another name`);
+    }
+    if (typeof kind !== 'string') throw new TypeError(`authKoa: ${at}.kind must be a string`);
+    if (!providerKinds.has(kind)) {
+      throw new TypeError(`authKoa: ${at}.kind "${kind}" is not a known provider kind (known: ${providerKinds.names().join(', ')})`);
+    }
+    return { at, kind, options: { ...options, kind } };
+  });
+}
+
+/** The providers of one service, in registration order, resolved by name. */
+export class ProviderRegistry {
+  private readonly byName = new Map<string, Provider>();
+
+  /**
+   * Loads the kinds the plans use (in parallel), then creates the providers in order. When one fails,
+   * the providers already created are closed (their servers and pollers stopped) and the error is
+   * rethrown, its message naming the entry.
+   */
+  async build(plans: readonly ProviderPlan[], deps: ProviderDeps): Promise<void> {
+    const modules = await Promise.all(plans.map((p) => ('kind' in p ? load(p.kind, p.at) : undefined)));
+    const created: Provider[] = [];
+    try {
+      for (const [i, plan] of plans.entries()) {
+        let provider: Provider;
+        if ('provider' in plan) provider = plan.provider;
+        else {
+          provider = await create(modules[i]!, plan, deps);
+          created.push(provider);
+          checkReady(provider, plan.at);
+        }
+        this.add(provider, plan.at);
+      }
+    } catch (err) {
+      this.byName.clear();
+      await Promise.allSettled(created.map(async (p) => p?.close?.()));
+      throw err;
+    }
+  }
+
+  private add(provider: Provider, at: string): void {
+    checkName(provider.name, at, this.byName);
+    this.byName.set(provider.name, provider);
+  }
+
+  /** The provider registered under `name`, if any. */
+  get(name: string): Provider | undefined {
+    return this.byName.get(name);
+  }
+
+  /** True when a provider of this name is configured (tokens of removed providers are refused). */
+  has(name: string): boolean {
+    return this.byName.has(name);
+  }
+
+  /** All providers in registration order. */
+  list(): Provider[] {
+    return [...this.byName.values()];
+  }
+}
+
+/** Errors already naming their option ("authKoa: …") pass as they are; others get the entry's place and kind. */
+function named(err: unknown, at: string, kind: string): Error {
+  if (err instanceof Error && err.message.startsWith('authKoa:')) return err;
+  return new TypeError(`authKoa: ${at} (${kind}): ${(err as Error)?.message ?? String(err)}`, { cause: err });
+}
+
+async function load(kind: string, at: string): Promise<ProviderModule> {
+  try {
+    return await providerKinds.load(kind);
+  } catch (err) {
+    throw named(err, at, kind);
+  }
+}
+
+async function create(module: ProviderModule, plan: { at: string; kind: string; options: ProviderOptions }, deps: ProviderDeps): Promise<Provider> {
+  try {
+    return await module.create(plan.options, deps);
+  } catch (err) {
+    throw named(err, plan.at, plan.kind);
+  }
+}
+
+function checkName(name: string, at: string, taken: { has(name: string): boolean }): void {
+  if (!NAME.test(name) || RESERVED.has(name)) {
+    throw new TypeError(`authKoa: ${at}.name "${name}" is not allowed: use letters, digits, '.', '_', '~' or '-', and none of list, user, status, logout`);
+  }
+  if (taken.has(name)) throw new TypeError(`authKoa: ${at}.name "${name}" is used by another provider`);
+}
+
+function checkReady(p: Provider, at: string): Provider {
+  if (!p || typeof p.name !== 'string') throw new TypeError(`authKoa: ${at}.name must be a string`);
+  if (typeof p.login !== 'function' || typeof p.logout !== 'function') {
+    throw new TypeError(`authKoa: ${at} must implement login(ctx) and logout(ctx)`);
+  }
+  return p;
+}

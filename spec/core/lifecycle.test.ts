@@ -1,0 +1,111 @@
+/**
+ * The instance's life: start-up behind `auth.ready`, requests that arrive before it, and `close()`
+ * (or a failed start) leaving no listening socket, poller or timer behind. Serial: the checks read
+ * the process's active handles.
+ */
+import test from 'ava';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Koa from 'koa';
+import { authKoa, registerProvider, type AuthKoaOptions, type ProviderEntry } from '../../lib/index.js';
+import { BOT_TOKEN, startFakeBotApi } from '../helpers/telegram.js';
+import { Client, serve } from '../helpers/http.js';
+
+const SECRET = 'lifecycle-test-secret-0123456789';
+
+/** Handles that keep a process alive, by type, sorted: what a leaked server, socket or timer shows up as. */
+function handles(): string[] {
+  return process.getActiveResourcesInfo().filter((r) => r !== 'FSReqCallback' && r !== 'CloseReq').sort();
+}
+
+function startingEverything(apiRoot: string): ProviderEntry[] {
+  return [
+    { kind: 'dev', port: 0 },
+    { kind: 'server', name: 'corp', url: 'http://127.0.0.1:0', checker: () => true },
+    { kind: 'telegram', name: 'telegram', token: BOT_TOKEN, apiRoot, poll: true, pollTimeout: 1, backoff: { min: 20, max: 200 } },
+    { kind: 'verified', name: 'email', sender: () => {} },
+  ];
+}
+
+test.serial('close() stops every server, poller, store and worker the instance started: no handle is left', async (t) => {
+  const api = await startFakeBotApi();
+  t.teardown(() => api.close());
+  const before = handles();
+  const auth = authKoa({
+    secret: SECRET,
+    url: 'http://127.0.0.1:1',
+    avatarStore: `lmdb://${join(mkdtempSync(join(tmpdir(), 'authkoa-life-')), 'avatars')}`,
+    avatarResizeLimit: 32,
+    providers: startingEverything(api.apiRoot),
+  });
+  await auth.ready;
+  const running = handles();
+  t.true(running.filter((h) => h === 'TCPServerWrap').length >= before.filter((h) => h === 'TCPServerWrap').length + 2, `dev and local servers listen: ${running}`);
+  await auth.close();
+  t.deepEqual(handles(), before);
+});
+
+test.serial('an authKoa() whose later entry fails to start closes what the earlier entries started', async (t) => {
+  const api = await startFakeBotApi();
+  t.teardown(() => api.close());
+  const before = handles();
+  const logs: string[] = [];
+  const auth = authKoa({
+    secret: SECRET,
+    url: 'http://127.0.0.1:1',
+    logger: (msg: string) => logs.push(msg),
+    providers: [...startingEverything(api.apiRoot), { kind: 'direct', name: 'broken' }],
+  });
+  await t.throwsAsync(auth.ready, { message: /^authKoa: providers\[4\] \(direct\): checker must be a function/ });
+  t.deepEqual(handles(), before);
+  t.true(logs.some((l) => l.includes('did not start') && l.includes('providers[4]')), logs.join('\n'));
+  await auth.close(); // closing a failed instance is harmless
+});
+
+test.serial('requests that arrive before start-up has finished wait for it instead of failing', async (t) => {
+  let open!: () => void;
+  const gate = new Promise<void>((resolve) => (open = resolve));
+  const events: string[] = [];
+  registerProvider({
+    kind: 'lifecycle-slow',
+    async create(opts) {
+      await gate; // a kind that needs a while: a remote key set, a server to bind
+      events.push('created');
+      return {
+        name: String(opts.name),
+        async login(ctx) {
+          events.push('login');
+          ctx.body = { ok: true };
+        },
+        async logout() {},
+      };
+    },
+  });
+  const auth = authKoa({ secret: SECRET, url: 'http://127.0.0.1:1', providers: [{ kind: 'lifecycle-slow', name: 'slow' }] } as AuthKoaOptions);
+  let allIn!: () => void;
+  const arrived = new Promise<void>((resolve) => (allIn = resolve));
+  let count = 0;
+  const app = new Koa();
+  app.use((_ctx, next) => {
+    if (++count === 3) allIn();
+    return next();
+  });
+  app.use(auth);
+  app.use(auth.middleware.auth);
+  const served = await serve(app.callback());
+  t.teardown(() => served.close());
+  const c = new Client(served.url);
+  const login = c.fetch('/auth/slow/login');
+  const list = c.fetch('/auth/list');
+  const guarded = c.fetch('/private');
+  await arrived; // all three reached authkoa while the kind was still loading
+  events.push('gate opened');
+  open();
+  t.is((await login).status, 200);
+  t.deepEqual(await (await list).json(), ['slow']);
+  t.is((await guarded).status, 401, 'the route middleware waited too, then found no token');
+  t.deepEqual(events, ['gate opened', 'created', 'login']);
+  await auth.ready;
+  await auth.close();
+});

@@ -1,0 +1,234 @@
+import test from 'ava';
+import { execFile } from 'node:child_process';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+
+/**
+ * The package as a user gets it: `npm pack`, then the tarball installed with koa and @koa/router into a
+ * throw-away consumer folder (no optional peers), used from ESM and CommonJS JavaScript and type-checked
+ * from TypeScript under four module settings.
+ */
+
+const run = promisify(execFile);
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const tsc = join(root, 'node_modules/typescript/bin/tsc');
+const recorder = fileURLToPath(new URL('./record-loads.mjs', import.meta.url));
+// The outer `npm test` leaks its npm_* settings; the consumer's npm must behave as a user's would.
+const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.toLowerCase().startsWith('npm_')));
+const HEAVY = ['lmdb', 'mongodb', 'node-telegram-bot-api', 'nodemailer', 'jimp', 'simple-oauth2', 'koa-session', 'jose'];
+
+let dir = '';
+let installedBytes = 0;
+
+async function npm(args: string[], cwd: string): Promise<string> {
+  const { stdout } = await run('npm', [...args, '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'], { cwd, env, maxBuffer: 16 << 20 });
+  return stdout;
+}
+
+async function bytesUnder(path: string): Promise<number> {
+  let total = 0;
+  for (const entry of await readdir(path, { withFileTypes: true })) {
+    const p = join(path, entry.name);
+    if (entry.isDirectory()) total += await bytesUnder(p);
+    else if (entry.isFile()) total += (await stat(p)).size;
+  }
+  return total;
+}
+
+async function node(args: string[], cwd = dir, extraEnv: Record<string, string> = {}): Promise<{ stdout: string; stderr: string }> {
+  return run(process.execPath, args, { cwd, env: { ...env, ...extraEnv }, timeout: 60_000 });
+}
+
+test.before(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'authkoa-consumer-'));
+  const packed = JSON.parse(await npm(['pack', '--json', '--pack-destination', dir], root)) as { filename: string }[];
+  await writeFile(join(dir, 'package.json'), JSON.stringify({ name: 'consumer', version: '1.0.0', private: true }));
+  await npm(['install', join(dir, packed[0]!.filename), 'koa', '@koa/router'], dir);
+  installedBytes = await bytesUnder(join(dir, 'node_modules'));
+  // What a TypeScript user adds; installed after the size was taken.
+  await npm(['install', '@types/koa', '@types/node@20'], dir);
+});
+
+test.after.always(async () => {
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+test('social login with the LMDB store installs at most 35 MB of node_modules, optional peers not installed', async (t) => {
+  t.log(`node_modules: ${(installedBytes / 1e6).toFixed(1)} MB`);
+  t.true(installedBytes <= 35e6, `${(installedBytes / 1e6).toFixed(1)} MB`);
+  for (const pkg of ['mongodb', 'node-telegram-bot-api', 'nodemailer', 'jimp']) {
+    await t.throwsAsync(stat(join(dir, 'node_modules', pkg)), undefined, `${pkg} was installed`);
+  }
+});
+
+/** The packages (by node_modules folder) the ESM loader resolved while `code` ran. */
+async function packagesLoaded(code: string): Promise<Set<string>> {
+  const record = join(dir, `loads-${Math.random().toString(36).slice(2)}.txt`);
+  await writeFile(record, '');
+  await node(['--import', recorder, '--input-type=module', '-e', code], dir, { RECORD_LOADS: record });
+  const names = new Set<string>();
+  for (const url of (await readFile(record, 'utf8')).split('\n')) {
+    const m = /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url);
+    if (m) names.add(m[1]!);
+  }
+  return names;
+}
+
+test('a bare import loads Koa-level code only; a configured kind and store load when start-up needs them', async (t) => {
+  const bare = await packagesLoaded(`await import('authkoa');`);
+  t.true(bare.has('authkoa') && bare.has('@koa/router'), `recorded: ${[...bare].join(', ')}`);
+  t.deepEqual(HEAVY.filter((p) => bare.has(p)), [], `loaded by a bare import: ${[...bare].join(', ')}`);
+  const configured = await packagesLoaded(`
+    const { authKoa } = await import('authkoa');
+    const auth = authKoa({ secret: 's', url: 'http://127.0.0.1:1', avatarStore: 'lmdb://${join(dir, 'avatars')}', providers: [{ name: 'github', cid: 'c', csecret: 's' }] });
+    await auth.ready;
+    await auth.close();`);
+  t.true(configured.has('simple-oauth2'), 'the social kind loaded its OAuth2 client');
+  t.true(configured.has('lmdb'), 'the lmdb scheme loaded its backend');
+  t.false(configured.has('mongodb'));
+  t.false(configured.has('node-telegram-bot-api'));
+});
+
+const APP = (load: string) => `${load}
+const Koa = KoaModule.default ?? KoaModule;
+const auth = authKoa({
+  secret: 'consumer-secret', url: 'http://127.0.0.1', disableXSRF: true,
+  providers: [{ kind: 'direct', name: 'local', checker: (user, pass) => user === 'ann' && pass === 'pw' }],
+});
+auth.ready
+  .then(() => {
+    const app = new Koa();
+    app.use(auth);
+    app.use(auth.middleware.auth);
+    app.use((ctx) => { ctx.body = { hello: getUserInfo(ctx).name }; });
+    const server = app.listen(0, '127.0.0.1', async () => {
+      const base = 'http://127.0.0.1:' + server.address().port;
+      const login = await fetch(base + '/auth/local/login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ user: 'ann', passwd: 'pw' }) });
+      const jwt = login.headers.getSetCookie().find((c) => c.startsWith('JWT='));
+      const page = await fetch(base + '/private', { headers: { 'X-JWT': jwt.slice(4, jwt.indexOf(';')) } });
+      console.log(JSON.stringify({ login: login.status, page: page.status, body: await page.json() }));
+      server.close();
+      await auth.close();
+    });
+  });
+`;
+
+test('ESM JavaScript: import, log in and call a protected route', async (t) => {
+  await writeFile(join(dir, 'app.mjs'), APP(`import * as KoaModule from 'koa';\nimport { authKoa, getUserInfo } from 'authkoa';`));
+  const { stdout } = await node(['app.mjs']);
+  t.deepEqual(JSON.parse(stdout), { login: 200, page: 200, body: { hello: 'ann' } });
+});
+
+test('CommonJS JavaScript: require("authkoa") works (require of an ES module, Node ≥ 20.19)', async (t) => {
+  await writeFile(join(dir, 'app.cjs'), APP(`const KoaModule = require('koa');\nconst { authKoa, getUserInfo } = require('authkoa');`));
+  const { stdout } = await node(['app.cjs']);
+  t.deepEqual(JSON.parse(stdout), { login: 200, page: 200, body: { hello: 'ann' } });
+});
+
+const TS_APP = `import Koa from 'koa';
+import { authKoa, getUserInfo, registerStore, type AuthKoaOptions, type AvatarStore, type Provider, type User } from 'authkoa';
+
+const options: AuthKoaOptions = {
+  secret: 'a long random string',
+  url: 'http://127.0.0.1:8080',
+  tokenDuration: '5m',
+  providers: [{ name: 'github', cid: 'id', csecret: 'secret' }, { kind: 'direct', name: 'local', checker: async () => true }],
+};
+registerStore('mem', (): AvatarStore => ({
+  put: async () => '0'.repeat(40) + '.image',
+  get: async () => undefined,
+  remove: async () => {},
+  list: async function* () {},
+  close: async () => {},
+}));
+const auth = authKoa(options);
+const ready: Promise<void> = auth.ready;
+const app = new Koa();
+app.use(auth);
+app.use(auth.middleware.rbac('admin'));
+app.use((ctx) => {
+  const user: User | undefined = getUserInfo(ctx);
+  ctx.body = user?.name ?? '';
+});
+export const provider: Provider | undefined = auth.providers.get('local');
+export { ready };
+`;
+
+const SUBPATHS = `import { migrate, openStore } from 'authkoa/stores';
+import { memoryStateStore } from 'authkoa/state';
+import type { DevOAuthServer } from 'authkoa/dev';
+export const done: Promise<unknown> = Promise.all([migrate, openStore, memoryStateStore]);
+export type Dev = DevOAuthServer;
+`;
+
+for (const [module, resolution, type] of [
+  ['commonjs', 'node10', 'commonjs'],
+  ['node16', 'node16', 'module'],
+  ['nodenext', 'nodenext', 'module'],
+  ['esnext', 'bundler', 'module'],
+] as const) {
+  test(`TypeScript consumer type-checks with module ${module} (moduleResolution ${resolution})`, async (t) => {
+    const project = join(dir, `ts-${module}`);
+    await mkdir(project, { recursive: true });
+    await writeFile(join(project, 'package.json'), JSON.stringify({ type }));
+    await writeFile(join(project, 'app.ts'), TS_APP);
+    // node10 resolution predates `exports`: subpaths are for the three modern settings.
+    const files = ['app.ts'];
+    if (resolution !== 'node10') {
+      await writeFile(join(project, 'subpaths.ts'), SUBPATHS);
+      files.push('subpaths.ts');
+    }
+    const tsconfig = {
+      compilerOptions: {
+        module,
+        moduleResolution: resolution,
+        target: 'es2022',
+        strict: true,
+        esModuleInterop: true,
+        skipLibCheck: false,
+        noEmit: true,
+        types: ['node'],
+        ...(resolution === 'node10' ? { ignoreDeprecations: '5.0' } : {}),
+      },
+      files,
+    };
+    await writeFile(join(project, 'tsconfig.json'), JSON.stringify(tsconfig));
+    const result = await run(process.execPath, [tsc, '-p', project], { cwd: project, env }).then(
+      () => '',
+      (err: { stdout?: string }) => err.stdout ?? String(err),
+    );
+    t.is(result, '', result);
+  });
+}
+
+test('a feature whose optional package is not installed fails at start-up with one line naming the package', async (t) => {
+  const { stdout } = await node([
+    '--input-type=module',
+    '-e',
+    `import { authKoa, emailSender } from 'authkoa';
+    const base = { secret: 's', url: 'http://127.0.0.1:1' };
+    const direct = { kind: 'direct', name: 'local', checker: () => true };
+    const cases = {
+      mongodb: { ...base, avatarStore: 'mongodb://127.0.0.1:1/db', providers: [direct] },
+      'node-telegram-bot-api': { ...base, providers: [{ kind: 'telegram', token: '1:abc' }] },
+      nodemailer: { ...base, providers: [{ kind: 'verified', name: 'email', sender: emailSender({ host: '127.0.0.1', from: 'a@b.example' }) }] },
+      jimp: { ...base, avatarStore: 'lmdb://${join(dir, 'resize')}', avatarResizeLimit: 64, providers: [direct] },
+    };
+    const out = {};
+    for (const [pkg, opts] of Object.entries(cases)) {
+      const auth = authKoa(opts);
+      out[pkg] = await auth.ready.then(() => 'started', (err) => ({ message: err.message, stack: err.stack }));
+      await auth.close();
+    }
+    console.log(JSON.stringify(out));`,
+  ]);
+  const results = JSON.parse(stdout) as Record<string, { message: string; stack: string }>;
+  for (const pkg of ['mongodb', 'node-telegram-bot-api', 'nodemailer', 'jimp']) {
+    const r = results[pkg]!;
+    t.regex(r.message, new RegExp(`^authKoa: .* needs the package "${pkg}", which is not installed: npm install ${pkg}$`), pkg);
+    t.false(r.stack.includes('\n'), `${pkg}: the error prints as one line`);
+  }
+});
