@@ -28,7 +28,7 @@ const program = new Command('authctl')
   .description('chores around authkoa: secrets, avatar stores, the dev OAuth2 server, the Telegram poller, the demo app')
   .version(packageVersion(), '-V, --version')
   .showHelpAfterError('(run authctl --help for usage)')
-  .option('-r, --require <module...>', 'import these modules first, e.g. one that calls registerStore() for its own store scheme')
+  .option('-r, --require <module>', 'import this module first, e.g. one that calls registerStore() for its own scheme (repeatable)', (m: string, all: string[]) => [...all, m], [] as string[])
   .hook('preAction', async () => {
     for (const spec of (program.opts() as { require?: string[] }).require ?? []) await importPlugin(spec);
   })

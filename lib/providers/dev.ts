@@ -30,7 +30,7 @@ export interface DevProviderOptions {
  */
 export const devProvider: ProviderModule = {
   kind: 'dev',
-  create(opts, deps: ProviderDeps): Provider {
+  async create(opts, deps: ProviderDeps): Promise<Provider> {
     refuseInProduction();
     const name = opts.name ?? 'dev';
     if (typeof name !== 'string' || !name) throw new TypeError('name must be a non-empty string');
@@ -59,7 +59,7 @@ export const devProvider: ProviderModule = {
       const { url } = await ready;
       return { authURL: `${url}/login/oauth/authorize`, tokenURL: `${url}/login/oauth/access_token`, infoURL: `${url}/user` };
     };
-    return createFlowProvider(
+    const provider = createFlowProvider(
       {
         ...common,
         name,
@@ -77,6 +77,9 @@ export const devProvider: ProviderModule = {
       },
       deps,
     );
+    // `auth.ready` means the server is listening, or its failure has been logged (logins then answer 503).
+    await ready.catch(() => undefined);
+    return provider;
   },
 };
 

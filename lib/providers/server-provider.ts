@@ -28,7 +28,7 @@ const FOREIGN_ID = /^[A-Za-z0-9.~-]+_[0-9a-f]{40}$/;
  */
 export const serverProvider: ProviderModule = {
   kind: 'server',
-  create(opts, deps: ProviderDeps): Provider {
+  async create(opts, deps: ProviderDeps): Promise<Provider> {
     const name = opts.name ?? 'server';
     if (typeof name !== 'string' || !name) throw new TypeError('name must be a non-empty string');
     const serverOpts = opts as unknown as ServerProviderOptions;
@@ -44,7 +44,7 @@ export const serverProvider: ProviderModule = {
     // Reported now and as a 503 at each login, never as an unhandled rejection.
     ready.catch((err: Error) => deps.logger.error(`${name}: local OAuth2 server did not start: ${err.message}`));
     const endpoints = async (): Promise<Required<Endpoints>> => (await ready).endpoints();
-    return createFlowProvider(
+    const provider = createFlowProvider(
       {
         ...common,
         name,
@@ -64,5 +64,8 @@ export const serverProvider: ProviderModule = {
       },
       deps,
     );
+    // `auth.ready` means the server is listening, or its failure has been logged (logins then answer 503).
+    await ready.catch(() => undefined);
+    return provider;
   },
 };
