@@ -8,7 +8,7 @@
  * Flags: --quick (1 short round, for a smoke run), --rounds N, --duration S, --warmup S, --skip-scale,
  * --only TEXT (only the HTTP cases whose label contains TEXT; no --write then), --variants a,b (also the
  * x- cases of bench/server.ts that take the cookie path apart, against bare Koa; `name@xjwt` sends that
- * case the X-JWT request instead of the cookie one).
+ * case the X-JWT request instead of the cookie one), --import-only (only the import row, no --write then).
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -17,6 +17,7 @@ import os from 'node:os';
 import { createInterface } from 'node:readline';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { HEAVY, importBench, type ImportResult } from './import.js';
 import type { LoadJob, LoadResult } from './load.js';
 import { middlewareBench, type MiddlewareCost } from './middleware.js';
 import { authkoaShare, type CpuProfile } from './profile.js';
@@ -329,13 +330,31 @@ function machine(): string {
   return `${os.cpus().length} × ${cpu}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, ${kernel}, Node ${process.version}, load average at start ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`;
 }
 
-function report(httpRows: HttpRow[], costs: MiddlewareCost[], micro: MicroResult[], scale: ScaleResult[], about: string): string {
+/** The import row: fresh processes importing koa or authkoa, and what a bare import of authkoa loaded. */
+function importReport(imp: ImportResult): string[] {
+  const koa = imp.rows.find((r) => r.module === 'koa')!;
+  const heavy = HEAVY.filter((p) => imp.loaded.includes(p));
+  return [
+    `Cold import in a consumer folder, whole fresh processes (spawn to exit, node's start-up included), koa and authkoa alternating, medians of ${IMPORT_ROUNDS}:`,
+    '',
+    '| import | ms | vs koa | RSS MiB | vs koa |',
+    '|---|---:|---:|---:|---:|',
+    ...imp.rows.map((r) => `| \`import('${r.module}')\` | ${r.ms.toFixed(0)} | ${(r.ms / koa.ms).toFixed(2)}× | ${r.rssMiB.toFixed(1)} | ${r.module === 'koa' ? '—' : `+${(r.rssMiB - koa.rssMiB).toFixed(1)}`} |`),
+    '',
+    `Packages a bare \`import('authkoa')\` loads: ${imp.loaded.join(', ')}. Of ${HEAVY.join(', ')}: ${heavy.length ? heavy.join(', ') : 'none'}.`,
+  ];
+}
+
+function report(httpRows: HttpRow[], costs: MiddlewareCost[], micro: MicroResult[], scale: ScaleResult[], about: string, imp: ImportResult): string {
   const f = (n: number) => Math.round(n).toLocaleString('en-US');
   // Bare Koa's CPU per request: the median over every bare-Koa run of this report (its own row and each
   // case's reference), steadier than any single run.
   const koaCpu = median([httpRows.find((r) => r.baseline === null)!.cpuUs, ...httpRows.filter((r) => r.baseline === 'baseline').map((r) => r.refCpuUs!)]);
   const lines = [
     `Machine: ${about}`,
+    '',
+    ...importReport(imp),
+    '',
     `Settings: ${ROUNDS} round(s) per case; each round starts the case's server and its reference afresh, warms both up for ${WARMUP} s and loads both at the same time for ${DURATION} s, ${CONNECTIONS} connections each; ${hasTaskset ? 'both servers pinned to one core and the load generator to the other (taskset)' : 'not pinned (no taskset here): ratios are less reliable'}; medians of rounds, ratios as the median of the per-round ratios. The case rows' req/s and latencies are therefore those of a server with half a core; the first row is bare Koa alone on the core.`,
     '',
     '| case | req/s | p50 ms | p99 ms | CPU µs/req | reference (same request) | its req/s | its CPU µs/req | req/s ratio | CPU ratio | failed |',
@@ -372,13 +391,20 @@ function report(httpRows: HttpRow[], costs: MiddlewareCost[], micro: MicroResult
 }
 
 const about = machine();
+const IMPORT_ROUNDS = quick ? 3 : 15;
+process.stderr.write('import cost, fresh processes…\n');
+const imp = await importBench(IMPORT_ROUNDS);
+if (flag('--import-only')) {
+  process.stdout.write(importReport(imp).join('\n') + '\n');
+  process.exit(0);
+}
 const httpRows = await httpBench();
 process.stderr.write('token verification micro benchmark…\n');
 const micro = await verifyBench(quick ? 500 : 2000);
 process.stderr.write('middleware cost, in-process…\n');
 const costs = await middlewareBench(quick ? 300 : 1500, quick ? 1 : 3);
 const scale = flag('--skip-scale') ? [] : await scaleBench(quick ? [1000] : [10_000, 100_000]);
-const text = report(httpRows, costs, micro, scale, about);
+const text = report(httpRows, costs, micro, scale, about, imp);
 process.stdout.write(text + '\n');
 if (flag('--write') && only !== undefined) process.stderr.write('--only: a partial run, docs/performance.md left as it was\n');
 else if (flag('--write')) {
