@@ -76,6 +76,8 @@ export async function startExample(o: ExampleOptions): Promise<RunningExample> {
     },
     logger: { info: () => {}, warn: (m: string) => log(`warn: ${m}`), error: (m: string) => log(`error: ${m}`) },
   });
+  // Provider kinds and the LMDB store load here; a bad option or a missing package rejects, naming it.
+  await auth.ready;
 
   const router = new Router();
   await mountStatic(router);
