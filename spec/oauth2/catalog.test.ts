@@ -1,5 +1,6 @@
 import test from 'ava';
-import { catalog } from '../../lib/providers/catalog.js';
+import { builtinNames } from '../../lib/registry.js';
+import { catalog, catalogNames } from '../../lib/providers/catalog.js';
 import { sha1 } from '../../lib/user.js';
 import { Client, decodeJwt, startApp } from '../helpers/http.js';
 import { options, standinLogin, startLogin } from './fixtures.js';
@@ -174,4 +175,9 @@ test('every row asks only for its minimal scopes and sends an S256 challenge', a
 test('a second client of a built-in row under another name (GitHub Enterprise): kind social with a preset', async (t) => {
   const { user } = await loginAs(t, 'ghe', { login: 'lll', name: 'Lev' }, { kind: 'social', preset: 'github' });
   t.is(user.id, `ghe_${sha1('lll')}`);
+});
+
+test('the built-in names known without loading the catalog are exactly its rows (plus x for twitter)', (t) => {
+  const social = [...builtinNames].filter(([, b]) => b.kind === 'social').map(([name, b]) => [name, b.preset]);
+  t.deepEqual(Object.fromEntries(social), catalogNames);
 });
