@@ -1,9 +1,11 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { funcLogger } from '../../lib/logger.js';
+import { loadWithPackage } from '../../lib/optional.js';
 import { openStateStore, parseStateUri, type StateStore } from '../../lib/state/index.js';
-import { DEFAULT_API_ROOT, LoginBot } from '../../lib/telegram/bot.js';
-import { startPolling } from '../../lib/telegram/poller.js';
 import { LoginRequests } from '../../lib/telegram/requests.js';
+
+/** The Bot API the poller talks to unless told otherwise (the same default as the provider's). */
+const DEFAULT_API_ROOT = 'https://api.telegram.org';
 
 interface BotOptions {
   token?: string;
@@ -59,6 +61,10 @@ export function botCommand(): Command {
       if (!token) throw new Error('a bot token is needed: --token or $TELEGRAM_BOT_TOKEN');
       sharedStore(opts.store);
       if (!/^https?:\/\//.test(opts.apiRoot)) throw new Error('--api-root must be an http(s) URL');
+      // Loaded here, not with the CLI: the Telegram client is an optional package the other commands never need.
+      const [{ LoginBot }, { startPolling }] = await loadWithPackage('node-telegram-bot-api', 'authctl bot', () =>
+        Promise.all([import('../../lib/telegram/bot.js'), import('../../lib/telegram/poller.js')]),
+      );
       const logger = funcLogger((msg) => process.stderr.write(`${new Date().toISOString()} ${msg}\n`));
       let store: StateStore;
       try {

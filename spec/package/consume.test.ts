@@ -232,3 +232,15 @@ test('a feature whose optional package is not installed fails at start-up with o
     t.false(r.stack.includes('\n'), `${pkg}: the error prints as one line`);
   }
 });
+
+test('the installed authctl runs without optional packages; `authctl bot` names the one it needs', async (t) => {
+  const authctl = join(dir, 'node_modules', '.bin', 'authctl');
+  const secret = await run(authctl, ['secret'], { cwd: dir, env });
+  t.regex(secret.stdout.trim(), /^[A-Za-z0-9_-]{43}$/);
+  const bot = await run(authctl, ['bot', '--token', '1:abc', '--store', `lmdb://${join(dir, 'state')}`], { cwd: dir, env }).then(
+    () => ({ code: 0, stderr: '' }),
+    (err: { code: number; stderr: string }) => err,
+  );
+  t.is(bot.code, 1);
+  t.is(bot.stderr, 'authctl: authKoa: authctl bot needs the package "node-telegram-bot-api", which is not installed: npm install node-telegram-bot-api\n');
+});
