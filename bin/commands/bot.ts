@@ -62,9 +62,11 @@ export function botCommand(): Command {
       sharedStore(opts.store);
       if (!/^https?:\/\//.test(opts.apiRoot)) throw new Error('--api-root must be an http(s) URL');
       // Loaded here, not with the CLI: the Telegram client is an optional package the other commands never need.
-      const [{ LoginBot }, { startPolling }] = await loadWithPackage('node-telegram-bot-api', 'authctl bot', () =>
+      const [{ LoginBot }, { startPolling }] = await loadWithPackage('node-telegram-bot-api', 'the bot command', () =>
         Promise.all([import('../../lib/telegram/bot.js'), import('../../lib/telegram/poller.js')]),
-      );
+      ).catch((err: Error) => {
+        throw new Error(err.message.replace(/^authKoa: /, ''));
+      });
       const logger = funcLogger((msg) => process.stderr.write(`${new Date().toISOString()} ${msg}\n`));
       let store: StateStore;
       try {

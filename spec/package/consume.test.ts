@@ -242,5 +242,5 @@ test('the installed authctl runs without optional packages; `authctl bot` names 
     (err: { code: number; stderr: string }) => err,
   );
   t.is(bot.code, 1);
-  t.is(bot.stderr, 'authctl: authKoa: authctl bot needs the package "node-telegram-bot-api", which is not installed: npm install node-telegram-bot-api\n');
+  t.is(bot.stderr, 'authctl: the bot command needs the package "node-telegram-bot-api", which is not installed: npm install node-telegram-bot-api\n');
 });
