@@ -60,13 +60,15 @@ export function randomId(): string {
  * Exposed as `auth.tokenService` for providers written outside the package.
  */
 export class TokenService {
-  private readonly keys = new KeyRing();
+  // ES private fields: a provider written outside the package gets this service, never the secrets in it.
+  readonly #o: ResolvedOptions;
+  readonly #keys = new KeyRing();
   // Verified tokens: a repeated token skips the HMAC and the JSON parse. An entry is only reused for the
   // very same token text under the very secret it was verified with, and expiry is checked on every read.
   // Keyed by a number read from the signature's last characters (see signatureKey), not by the token:
   // every request brings a fresh copy of the token, and hashing all of it cost more than the rest of
   // the lookup. Two tokens on one key only evict each other; the full text is compared on every hit.
-  private readonly verified = new Map<number, { token: string; claims: Claims; secret: string }>();
+  readonly #verified = new Map<number, { token: string; claims: Claims; secret: string }>();
 
   // Header names as node stores them in `req.headers`: read there directly, not through Koa's `ctx.get`.
   private readonly jwtHeader: string;
@@ -78,7 +80,8 @@ export class TokenService {
   /** Current time in whole seconds, from the injected clock (the system one is read once a second). */
   readonly now: () => number;
 
-  constructor(private readonly o: ResolvedOptions) {
+  constructor(o: ResolvedOptions) {
+    this.#o = o;
     this.jwtHeader = o.jwtHeaderName.toLowerCase();
     this.xsrfHeader = o.xsrfHeaderName.toLowerCase();
     this.xsrfExempt = o.xsrfIgnoreMethods.size > 0 ? o.xsrfIgnoreMethods : undefined;
@@ -95,15 +98,15 @@ export class TokenService {
   async mint(input: Claims): Promise<{ token: string; claims: Claims }> {
     let claims: Claims = { ...input };
     const now = this.now();
-    if (!claims.exp) claims.exp = now + Math.ceil(this.o.tokenDurationMs / 1000);
-    if (!claims.iss) claims.iss = this.o.issuer;
-    if (!this.o.disableIAT) claims.iat = now;
-    if (this.o.claimsUpdater) claims = { ...(await this.o.claimsUpdater(claims)) };
+    if (!claims.exp) claims.exp = now + Math.ceil(this.#o.tokenDurationMs / 1000);
+    if (!claims.iss) claims.iss = this.#o.issuer;
+    if (!this.#o.disableIAT) claims.iat = now;
+    if (this.#o.claimsUpdater) claims = { ...(await this.#o.claimsUpdater(claims)) };
     claims.aud = claims.aud ?? '';
     if (typeof claims.aud !== 'string') throw new AuthError(403, 'aud_rejected', 'aud must be a single string');
     this.checkAudience(claims.aud);
     const secret = await this.secretFor(claims.aud);
-    return { token: sign(wireOrder(claims), this.keys.key(secret)), claims };
+    return { token: sign(wireOrder(claims), this.#keys.key(secret)), claims };
   }
 
   /**
@@ -116,17 +119,17 @@ export class TokenService {
     if (known) return copyClaims(known);
     const parts = split(token);
     const secret = await this.verifySecret(parts.payloadB64);
-    const hit = this.verified.get(signatureKey(token));
+    const hit = this.#verified.get(signatureKey(token));
     let claims: Claims;
     if (hit && hit.token === token && hit.secret === secret) {
       claims = hit.claims;
     } else {
-      if (!verifySignature(parts, this.keys.key(secret)) && !this.o.previousSecrets.some((old) => verifySignature(parts, this.keys.key(old)))) {
+      if (!verifySignature(parts, this.#keys.key(secret)) && !this.#o.previousSecrets.some((old) => verifySignature(parts, this.#keys.key(old)))) {
         throw new AuthError(401, 'token_invalid', 'signature is invalid');
       }
       claims = this.checkPayload(decodePayload(parts.payloadB64));
-      if (this.verified.size >= VERIFIED_CACHE_MAX) this.verified.delete(this.verified.keys().next().value!);
-      this.verified.set(signatureKey(token), { token, claims, secret });
+      if (this.#verified.size >= VERIFIED_CACHE_MAX) this.#verified.delete(this.#verified.keys().next().value!);
+      this.#verified.set(signatureKey(token), { token, claims, secret });
     }
     return copyClaims(this.usable(claims));
   }
@@ -137,8 +140,8 @@ export class TokenService {
    * a SecretReader).
    */
   private alreadyVerified(token: string): Claims | undefined {
-    if (this.o.staticSecret === undefined) return undefined;
-    const hit = this.verified.get(signatureKey(token));
+    if (this.#o.staticSecret === undefined) return undefined;
+    const hit = this.#verified.get(signatureKey(token));
     return hit && hit.token === token ? this.usable(hit.claims) : undefined;
   }
 
@@ -159,7 +162,7 @@ export class TokenService {
    */
   async set(ctx: Context, claims: Claims): Promise<Claims> {
     const minted = await this.mint(claims);
-    const o = this.o;
+    const o = this.#o;
     const maxAge = minted.claims.sess_only || minted.claims.handshake ? undefined : Math.floor(o.cookieDurationMs / 1000);
     setCookie(ctx, o.jwtCookieName, `${o.jwtCookieName}=${minted.token}${this.attributes(maxAge)}; HttpOnly`);
     setCookie(ctx, o.xsrfCookieName, `${o.xsrfCookieName}=${minted.claims.jti ?? ''}${this.attributes(maxAge)}`);
@@ -169,7 +172,7 @@ export class TokenService {
 
   /** Clears both cookies (logout, rejected tokens). */
   reset(ctx: Context): void {
-    const o = this.o;
+    const o = this.#o;
     const clear = `${this.attributes(undefined)}; Expires=Thu, 01 Jan 1970 00:00:00 GMT; Max-Age=0`;
     setCookie(ctx, o.jwtCookieName, `${o.jwtCookieName}=${clear}`);
     setCookie(ctx, o.xsrfCookieName, `${o.xsrfCookieName}=${clear}`);
@@ -204,7 +207,7 @@ export class TokenService {
   }
 
   private readFrom(ctx: Context, copy: boolean): RequestToken | undefined | Promise<RequestToken | undefined> {
-    const o = this.o;
+    const o = this.#o;
     const headers = ctx.req.headers;
     let source: TokenSource = 'query';
     let token = queryParam(ctx, o.jwtQueryName);
@@ -224,7 +227,7 @@ export class TokenService {
 
   /** The checks that depend on where a verified token came from: expiry for query and header, XSRF for cookies. */
   private accept(ctx: Context, token: string, claims: Claims, source: TokenSource): RequestToken {
-    const o = this.o;
+    const o = this.#o;
     if (source !== 'cookie' && this.isExpired(claims)) throw new AuthError(401, 'token_expired', 'token expired');
     if (source === 'cookie' && claims.user && !o.disableXSRF && !this.xsrfExempt?.has(ctx.req.method ?? '')) {
       const header = headerValue(ctx.req.headers[this.xsrfHeader]);
@@ -234,7 +237,7 @@ export class TokenService {
   }
 
   private attributes(maxAge: number | undefined): string {
-    const o = this.o;
+    const o = this.#o;
     let a = '; Path=/';
     if (o.cookieDomain) a += `; Domain=${o.cookieDomain}`;
     if (maxAge !== undefined) a += `; Max-Age=${maxAge}`;
@@ -243,16 +246,16 @@ export class TokenService {
   }
 
   private checkAudience(aud: string): void {
-    if (this.o.audiences && !this.o.audiences.includes(aud.toLowerCase())) {
+    if (this.#o.audiences && !this.#o.audiences.includes(aud.toLowerCase())) {
       throw new AuthError(403, 'aud_rejected', `aud "${aud}" not allowed`);
     }
   }
 
   private async secretFor(aud: string): Promise<string> {
-    if (this.o.staticSecret !== undefined) return this.o.staticSecret;
+    if (this.#o.staticSecret !== undefined) return this.#o.staticSecret;
     let secret: unknown;
     try {
-      secret = await this.o.secretReader(aud);
+      secret = await this.#o.secretReader(aud);
     } catch (err) {
       throw new AuthError(500, 'secret_unavailable', 'secret is not available', { cause: err });
     }
@@ -261,8 +264,8 @@ export class TokenService {
   }
 
   private async verifySecret(payloadB64: string): Promise<string> {
-    if (this.o.staticSecret !== undefined) return this.o.staticSecret;
-    if (!this.o.audSecrets) return this.secretFor('ignore');
+    if (this.#o.staticSecret !== undefined) return this.#o.staticSecret;
+    if (!this.#o.audSecrets) return this.secretFor('ignore');
     const aud = audienceOf(decodePayload(payloadB64).aud);
     if (!aud) throw new AuthError(401, 'token_invalid', 'empty aud');
     return this.secretFor(aud);
@@ -275,7 +278,7 @@ export class TokenService {
     }
     const aud = p.aud === undefined ? undefined : audienceOf(p.aud);
     if (p.aud !== undefined && aud === undefined) throw bad('aud is not of size 1');
-    if (p.iss !== this.o.issuer) throw bad('wrong issuer');
+    if (p.iss !== this.#o.issuer) throw bad('wrong issuer');
     if (p.jti !== undefined && typeof p.jti !== 'string') throw bad('invalid jti claim');
     const user = p.user;
     if (user !== undefined) {
@@ -296,7 +299,7 @@ export class TokenService {
   }
 
   private checkAudienceOnRead(aud: string): void {
-    if (this.o.audiences && !this.o.audiences.includes(aud.toLowerCase())) {
+    if (this.#o.audiences && !this.#o.audiences.includes(aud.toLowerCase())) {
       throw new AuthError(401, 'aud_rejected', `aud "${aud}" not allowed`);
     }
   }

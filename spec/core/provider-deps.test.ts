@@ -1,0 +1,52 @@
+/** What a provider written outside the package is handed: a narrow context, never the secrets. */
+import test from 'ava';
+import { authKoa, registerProvider, type ProviderDeps } from '../../lib/index.js';
+
+const SECRET = 'provider-deps-secret-that-must-not-leak';
+const OLD_SECRET = 'an-older-secret-that-must-not-leak-either';
+
+/** Every string reachable from `root` through own properties (enumerable or not), prototypes included. */
+function reachableStrings(root: unknown): string[] {
+  const seen = new Set<unknown>();
+  const found: string[] = [];
+  const walk = (v: unknown) => {
+    if (typeof v === 'string') found.push(v);
+    if ((typeof v !== 'object' && typeof v !== 'function') || v === null || seen.has(v)) return;
+    seen.add(v);
+    if (v instanceof Map || v instanceof Set) for (const e of v) walk(e);
+    for (const key of Reflect.ownKeys(v as object)) {
+      const d = Object.getOwnPropertyDescriptor(v, key)!;
+      if ('value' in d) walk(d.value);
+    }
+    walk(Object.getPrototypeOf(v));
+  };
+  walk(root);
+  return found;
+}
+
+test('a third-party provider gets the narrow context (token service, avatars, logger, url, clock, body reader) and no secret is reachable from it', async (t) => {
+  let given: ProviderDeps | undefined;
+  registerProvider({
+    kind: 'deps-probe',
+    create(opts, deps) {
+      given = deps;
+      return { name: String(opts.name), async login() {}, async logout() {} };
+    },
+  });
+  const clock = () => 1_700_000_000_000;
+  const auth = authKoa({ secret: SECRET, previousSecrets: [OLD_SECRET], url: 'http://127.0.0.1:1', clock, providers: [{ kind: 'deps-probe', name: 'probe' }] });
+  await auth.ready;
+  t.teardown(() => auth.close());
+  t.deepEqual(Object.keys(given!).sort(), [
+    'avatarProxy', 'callbackURL', 'clock', 'completeLogin', 'cookies', 'logger', 'readParams', 'routeURL', 'safeRedirect', 'sessionOnly', 'tokenService', 'url',
+  ]);
+  t.is(given!.clock, clock);
+  t.is(given!.routeURL('probe', 'webhook'), 'http://127.0.0.1:1/auth/probe/webhook');
+  t.deepEqual(given!.cookies, { name: 'JWT', secure: false });
+  const strings = reachableStrings(given);
+  t.true(strings.includes('http://127.0.0.1:1'), 'the walk does reach the context');
+  t.false(strings.some((s) => s.includes(SECRET) || s.includes(OLD_SECRET)), 'a secret is reachable from the provider context');
+  // The token service works for the provider all the same.
+  const token = await given!.tokenService.create({ user: { name: 'p', id: 'probe_1', picture: '' } });
+  t.regex(token, /^[\w-]+\.[\w-]+\.[\w-]+$/);
+});
