@@ -130,7 +130,7 @@ export const appleProvider: ProviderModule = {
 
 /**
  * Loads the signing key once, at start-up: a missing file, a key that is not PEM, or one that is not
- * EC P-256 fails authKoa() naming the option, instead of the first login failing at Apple.
+ * EC P-256 fails start-up (auth.ready) naming the option, instead of the first login failing at Apple.
  */
 function loadKey(opts: AppleProviderOptions): KeyObject {
   const given = (['privateKeyPath', 'privateKey'] as const).filter((k) => opts[k] !== undefined);

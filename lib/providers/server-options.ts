@@ -4,7 +4,7 @@ import { noopLogger, toLogger, type Logger, type LoggerInput } from '../logger.j
 import { defaultLoginPage, type LoginPageHandler } from './server-page.js';
 
 // Options of the local OAuth2 server and their validation, done synchronously so a provider entry
-// fails authKoa() at start-up rather than the first login.
+// fails start-up (auth.ready) rather than the first login.
 
 /** A user the checker signed in; `true` from the checker means `{ id: <user name> }`. */
 export interface ServerUser {

@@ -37,7 +37,7 @@ export const serverProvider: ProviderModule = {
     redirectURIs.forEach((u, i) => endpointURL(u, `redirectURIs[${i}]`));
     const client = { id: `authkoa-${name}`, secret: randomId(), redirectURIs };
     const full: OAuth2ServerOptions = { ...serverOpts, clients: [...(serverOpts.clients ?? []), client], logger: deps.logger };
-    // Checked here, synchronously, so a bad entry fails authKoa() rather than the first login.
+    // Checked before the server starts, so a bad entry fails start-up (auth.ready) rather than the first login.
     resolveServerOptions(full);
     const common = commonOptions({ cid: client.id, csecret: client.secret, timeout: opts.timeout }, { scopes: [] });
     const ready: Promise<OAuth2Server> = startOAuth2Server(full);

@@ -3,7 +3,7 @@ import { parseDuration, type Duration } from '../duration.js';
 import { AuthError } from '../errors.js';
 import { endSession, writeJSON } from '../login.js';
 import type { Provider, ProviderDeps, ProviderModule } from '../registry.js';
-import { isStateStore, memoryStateStore, openStateStore, parseStateUri, type StateStore } from '../state/index.js';
+import { isStateStore, loadStateBackend, memoryStateStore, openStateStore, parseStateUri, type StateStore } from '../state/index.js';
 import { LoginBot } from '../telegram/bot.js';
 import { startPolling, type Poller } from '../telegram/poller.js';
 import { LoginRequests, type TelegramIdentity } from '../telegram/requests.js';
@@ -57,7 +57,7 @@ const SECRET_HEADER = 'x-telegram-bot-api-secret-token';
 /** The Telegram provider: the bot deep-link login of reference §5.6, with a shareable state store. */
 export const telegramProvider: ProviderModule<TelegramProviderOptions & { [k: string]: unknown }> = {
   kind: 'telegram',
-  create(opts, deps: ProviderDeps): Provider {
+  async create(opts, deps: ProviderDeps): Promise<Provider> {
     const name = opts.name ?? 'telegram';
     if (typeof name !== 'string' || !name) throw new TypeError('name must be a non-empty string');
     if (typeof opts.token !== 'string' || !opts.token) throw new TypeError('token (the bot token from BotFather) is required');
@@ -76,6 +76,8 @@ export const telegramProvider: ProviderModule<TelegramProviderOptions & { [k: st
     const log = deps.logger;
 
     const store = stateStoreOpener(opts.stateStore, clock, log);
+    // The backend's module (and its optional package) now, so a missing one fails start-up; the connection waits for first use.
+    if (typeof opts.stateStore === 'string') await loadStateBackend(opts.stateStore);
     const requests = new LoginRequests(store.get, clock);
     const bot = new LoginBot({
       token: opts.token,

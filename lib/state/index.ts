@@ -33,6 +33,17 @@ export function parseStateUri(uri: string, option = 'stateStore'): StateTarget {
   return { kind: 'lmdb', path: rest, uri };
 }
 
+/** The registry key of a URI already checked by parseStateUri. */
+function schemeOf(uri: string): string {
+  return SCHEME.exec(uri)![1]!.toLowerCase();
+}
+
+/** Loads the backend module of a state store URI without opening anything: start-up finds a missing package this way. */
+export async function loadStateBackend(uri: string, option = 'stateStore'): Promise<void> {
+  parseStateUri(uri, option);
+  await stateSchemes.load(schemeOf(uri));
+}
+
 /**
  * Opens the state store a URI names, loading its backend on first use; a StateStore object is returned
  * as it is. MongoDB connects and pings first, so an unreachable server rejects here.
@@ -43,7 +54,7 @@ export async function openStateStore(uri: string | StateStore, opts: StateStoreO
     throw new TypeError(`authKoa: ${option} must be a state store URI or an object with create, get, replace, take, remove, sweep, markUsed and close`);
   }
   parseStateUri(uri, option);
-  const scheme = SCHEME.exec(uri)![1]!.toLowerCase();
+  const scheme = schemeOf(uri);
   const open = await stateSchemes.load(scheme);
   const store = await open(uri, opts);
   if (!isStateStore(store)) throw new TypeError(`authKoa: ${option}: the "${scheme}://" opener did not return a StateStore`);

@@ -17,7 +17,7 @@ export interface StoredAvatar {
 }
 
 /**
- * Where avatars live (DESIGN.md). Any object with these methods can be passed as `avatarStore`;
+ * Where avatars live (docs/avatars.md). Any object with these methods can be passed as `avatarStore`;
  * `openStore(uri)` builds the built-in ones.
  */
 export interface AvatarStore {
