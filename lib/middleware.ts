@@ -90,9 +90,24 @@ export function createMiddleware(
     return !ctx.query[o.jwtQueryName] && !ctx.get(o.jwtHeaderName);
   }
 
-  async function refresh(ctx: Context, rt: RequestToken): Promise<Claims> {
+  // Refreshes under way, by the expired token's text: concurrent requests carrying one expired token
+  // share one re-issue, however long the ClaimsUpdater takes (the refresh cache only helps afterwards).
+  const refreshing = new Map<string, Promise<Claims>>();
+
+  /** The refreshed claims for an expired cookie token: cached, in flight, or re-issued on this request. */
+  function refresh(ctx: Context, rt: RequestToken): Promise<Claims> {
     const cached = o.refreshCache?.get(rt.token);
-    if (cached) return cached;
+    if (cached) return Promise.resolve(cached);
+    let pending = refreshing.get(rt.token);
+    if (!pending) {
+      pending = reissue(ctx, rt).finally(() => refreshing.delete(rt.token));
+      refreshing.set(rt.token, pending);
+    }
+    return pending;
+  }
+
+  /** Mints the refreshed token and sets its cookies on this request's response (the other waiters set none). */
+  async function reissue(ctx: Context, rt: RequestToken): Promise<Claims> {
     const claims = copyClaims(rt.claims);
     if (o.maxSessionAgeMs !== undefined) {
       const start = claims.auth_time ?? claims.iat ?? 0;

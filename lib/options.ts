@@ -30,7 +30,7 @@ export type ErrorHandler = (ctx: Context, status: number, error: AuthError) => v
 export type PreAuthHook = (ctx: Context, provider: string) => void | Promise<void>;
 /** Runs once a provider has identified the user, before the token is issued; may edit the user or throw to refuse. */
 export type PostAuthHook = (ctx: Context, user: User, provider: string) => void | Promise<void>;
-/** Remembers refreshed claims by the old token, so concurrent requests with one expired token re-issue it once. */
+/** Remembers refreshed claims by the old token, so requests that still carry it after its refresh are not re-issued again (concurrent ones share one refresh in any case). */
 export interface RefreshCache {
   get(oldToken: string): Claims | undefined;
   set(oldToken: string, claims: Claims): void;

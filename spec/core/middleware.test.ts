@@ -126,6 +126,53 @@ test('refresh: concurrent requests carrying one expired token re-issue it once',
   t.is(results.filter((r) => r.headers.getSetCookie().length > 0).length, 1);
 });
 
+test('refresh is single-flight: 5 concurrent requests with one expired token and an async ClaimsUpdater re-issue it once', async (t) => {
+  const clock = manualClock();
+  let updates = 0;
+  let refreshing = false;
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  let arrived = 0;
+  let allIn!: () => void;
+  const all = new Promise<void>((resolve) => (allIn = resolve));
+  const app = await startApp(
+    baseOptions({
+      clock,
+      claimsUpdater: async (c) => {
+        updates++;
+        if (refreshing) await gate; // the refresh's updater waits until every request is in
+        return c;
+      },
+    }),
+    (router, auth) =>
+      router.get(
+        '/counted',
+        (_ctx, next) => {
+          if (++arrived === 5) allIn();
+          return next();
+        },
+        auth.middleware.auth,
+        (ctx) => {
+          ctx.status = 201;
+        },
+      ),
+  );
+  t.teardown(() => app.close());
+  const c = await loggedIn(app);
+  const cookie = `JWT=${c.jar.get('JWT')}`;
+  clock.advance(16 * 60_000);
+  refreshing = true;
+  const requests = Array.from({ length: 5 }, () => fetch(`${app.url}/counted`, { headers: { cookie, ...c.xsrf() } }));
+  await all;
+  await new Promise((resolve) => setImmediate(resolve)); // every request has run up to the refresh (no clock involved)
+  release();
+  const results = await Promise.all(requests);
+  t.deepEqual(results.map((r) => r.status), [201, 201, 201, 201, 201]);
+  t.is(updates, 2, 'one login plus one refresh');
+  const issued = results.flatMap((r) => r.headers.getSetCookie().filter((h) => h.startsWith('JWT=')));
+  t.is(issued.length, 1, 'one response carries the re-issued cookie');
+});
+
 test('an expired token by header or query is refused, not refreshed', async (t) => {
   const clock = manualClock();
   const app = await startApp(baseOptions({ clock }));
