@@ -5,7 +5,6 @@ import { KeyRing, decodePayload, sign, split, verifySignature } from './jwt.js';
 import type { ResolvedOptions } from './options.js';
 import type { User } from './user.js';
 import { safeEqual } from './safe-equal.js';
-import { secondsNow } from './clock.js';
 
 /** In-flight login data kept in a signed token instead of server memory. */
 export interface Handshake {
@@ -77,7 +76,7 @@ export class TokenService {
   // that the usual request does not look its method up at all.
   private readonly xsrfExempt: ReadonlySet<string> | undefined;
 
-  /** Current time in whole seconds, from the injected clock (the system one is read once a second). */
+  /** Current time in whole seconds, from the instance's clock (the `clock` option, Date.now by default). */
   readonly now: () => number;
 
   constructor(o: ResolvedOptions) {
@@ -86,7 +85,7 @@ export class TokenService {
     this.xsrfHeader = o.xsrfHeaderName.toLowerCase();
     this.xsrfExempt = o.xsrfIgnoreMethods.size > 0 ? o.xsrfIgnoreMethods : undefined;
     const clock = o.clock;
-    this.now = clock === Date.now ? secondsNow : () => Math.floor(clock() / 1000);
+    this.now = () => Math.floor(clock() / 1000);
   }
 
   /** Signs claims (filling exp, iss, iat, running the ClaimsUpdater, checking the audience). */

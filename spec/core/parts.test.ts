@@ -1,5 +1,4 @@
 import test from 'ava';
-import { secondsNow } from '../../lib/clock.js';
 import { safeEqual } from '../../lib/safe-equal.js';
 import { readCookie } from '../../lib/token.js';
 
@@ -21,14 +20,4 @@ test('safeEqual: equal strings only, any length or content', (t) => {
   t.false(safeEqual('abc', 'abcd'));
   t.false(safeEqual('é', 'e'));
   t.true(safeEqual('日本', '日本'));
-});
-
-test('secondsNow is the wall clock in whole seconds, and moves on at the next second', async (t) => {
-  const before = Math.floor(Date.now() / 1000);
-  const read = secondsNow();
-  const after = Math.floor(Date.now() / 1000);
-  t.true(read >= before && read <= after, `${before} <= ${read} <= ${after}`);
-  // Wait past the next second boundary (plus timer slack): the cached value must have been dropped.
-  await new Promise((r) => setTimeout(r, 1000 - (Date.now() % 1000) + 30));
-  t.is(secondsNow(), Math.floor(Date.now() / 1000));
 });
