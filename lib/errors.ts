@@ -1,15 +1,41 @@
 import type { Context } from 'koa';
 
 /**
+ * Every code an authkoa error carries, in one list (jose's habit: callers branch on codes, never on
+ * message text). docs/tokens.md's error table gives each one's status and meaning, and a test keeps the
+ * two equal.
+ */
+export const ERROR_CODES = [
+  // Requests authkoa cannot use (400, 404, 405, 413, 415)
+  'bad_request', 'bad_address', 'bad_user', 'missing_code', 'unknown_provider', 'not_found', 'method_not_allowed', 'body_too_large',
+  'invalid_avatar', 'invalid_avatar_id', 'invalid_avatar_content', 'avatar_not_found', 'avatar_disabled',
+  'request_not_found', 'request_expired', 'request_not_verified',
+  // Tokens and the route middleware (401, 403)
+  'no_token', 'no_user', 'token_invalid', 'token_expired', 'token_not_valid_yet', 'xsrf_mismatch', 'aud_rejected', 'user_blocked',
+  'provider_not_allowed', 'refresh_failed', 'session_expired', 'basic_auth_failed', 'not_admin', 'role_denied', 'webhook_unauthorized',
+  // Logins refused (403, 429)
+  'bad_credentials', 'access_denied', 'state_mismatch', 'invalid_handshake', 'invalid_id_token', 'issuer_mismatch', 'bad_user_info',
+  'origin_mismatch', 'logout_not_allowed', 'confirmation_invalid', 'confirmation_expired', 'confirmation_used', 'rate_limited',
+  // authkoa's own failures (500, 503)
+  'internal_error', 'checker_failed', 'secret_unavailable', 'avatar_store_failed', 'state_store_unavailable', 'not_started',
+  // A provider or a sender failed (502, 503)
+  'provider_error', 'provider_unavailable', 'provider_timeout', 'exchange_failed', 'userinfo_failed', 'bad_provider_response',
+  'response_too_large', 'sender_failed',
+] as const;
+
+/** One of ERROR_CODES. */
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+/**
  * The one error type every authkoa route and middleware throws. `status` is the HTTP status,
  * `code` a stable machine-readable identifier (documented in docs/tokens.md) callers branch on,
  * `message` a short human text that never carries secrets.
  */
 export class AuthError extends Error {
   readonly status: number;
-  readonly code: string;
+  readonly code: ErrorCode;
 
-  constructor(status: number, code: string, message: string, options?: { cause?: unknown }) {
+  constructor(status: number, code: ErrorCode, message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'AuthError';
     this.status = status;
@@ -20,7 +46,7 @@ export class AuthError extends Error {
 /** Shape of every error body authkoa writes. */
 export interface ErrorBody {
   error: string;
-  code: string;
+  code: ErrorCode;
 }
 
 /** Headers every auth and avatar response carries, redirects included (reference §3.1). */

@@ -35,7 +35,7 @@ export {
   strAttr,
   type User,
 } from './user.js';
-export { AuthError, type ErrorBody } from './errors.js';
+export { AuthError, ERROR_CODES, type ErrorBody, type ErrorCode } from './errors.js';
 export {
   registerProvider,
   registerStateStore,

@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Context, Middleware, Next } from 'koa';
-import { AuthError, toAuthError, writeError } from './errors.js';
+import { AuthError, toAuthError, writeError, type ErrorCode } from './errors.js';
 import type { BasicAuthResult, ResolvedOptions } from './options.js';
 import type { ProviderRegistry } from './providers/resolve.js';
 import { copyClaims, userOf as userOfClaims, type Claims, type RequestToken, type TokenService } from './token.js';
@@ -205,7 +205,7 @@ export function createMiddleware(
   }
 
   /** A 401 for a token that verified but may not be used; its cookies go, so the browser stops sending it. */
-  function rejectAndClear(ctx: Context, rt: RequestToken, code: string, message: string): AuthError {
+  function rejectAndClear(ctx: Context, rt: RequestToken, code: ErrorCode, message: string): AuthError {
     if (rt.source === 'cookie') tokens.reset(ctx);
     return new AuthError(401, code, message);
   }

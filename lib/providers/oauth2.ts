@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Context } from 'koa';
 import { AuthorizationCode } from 'simple-oauth2';
-import { AuthError } from '../errors.js';
+import { AuthError, type ErrorCode } from '../errors.js';
 import { HttpError, jsonObject, request } from '../http-client.js';
 import { endSession } from '../login.js';
 import type { Provider, ProviderDeps } from '../registry.js';
@@ -88,7 +88,7 @@ export const HANDSHAKE_TTL_S = 600;
 const MAX_FROM = 2048;
 
 /** An AuthError whose message names the provider, so an operator reading it knows which one failed. */
-export function providerError(provider: string, status: number, code: string, message: string, cause?: unknown): AuthError {
+export function providerError(provider: string, status: number, code: ErrorCode, message: string, cause?: unknown): AuthError {
   return new AuthError(status, code, `${provider}: ${message}`, cause === undefined ? undefined : { cause });
 }
 
@@ -299,7 +299,7 @@ async function exchange(spec: FlowSpec, client: AuthorizationCode, params: Recor
 /** The outbound helpers of one provider: its deadline and size cap, errors naming it. */
 export function flowIO(spec: FlowSpec): FlowIO {
   const name = spec.name;
-  async function get(url: string, what: string, headers: Record<string, string>, failStatus: number, failCode: string) {
+  async function get(url: string, what: string, headers: Record<string, string>, failStatus: number, failCode: ErrorCode) {
     let res;
     try {
       res = await request(url, { headers: { Accept: 'application/json', 'User-Agent': 'authkoa', ...headers }, timeoutMs: spec.timeoutMs, maxBytes: spec.maxBytes });
