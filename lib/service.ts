@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import type { Context, Middleware, Next } from 'koa';
 import { createAvatarProxy, type AvatarProxy } from './avatar.js';
-import { readParams } from './body.js';
+import { readParams } from './http/body.js';
 import { AuthError, setDefenceHeaders, toAuthError, writeError } from './errors.js';
 import { completeLogin, endSession, writeJSON } from './login.js';
 import { createMiddleware, type AuthMiddleware } from './middleware.js';

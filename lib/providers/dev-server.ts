@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { noopLogger, type Logger } from '../logger.js';
 import { randomId } from '../token.js';
 import { Expiring } from './server-store.js';
+import { readBody } from '../http/body.js';
 import { identicon } from '../identicon.js';
 
 /**
@@ -58,8 +59,9 @@ export async function startDevOAuthServer(opts: DevOAuthServerOptions = {}): Pro
 
   const server = http.createServer((req, res) => {
     handle(req, res).catch((err) => {
-      log.error(`dev oauth server: ${(err as Error).message}`);
-      if (!res.headersSent) send(res, 500, 'text/plain', 'internal error\n');
+      const tooLarge = (err as { status?: number }).status === 413;
+      if (!tooLarge) log.error(`dev oauth server: ${(err as Error).message}`);
+      if (!res.headersSent) send(res, tooLarge ? 413 : 500, 'text/plain', tooLarge ? 'request body too large\n' : 'internal error\n');
       else res.destroy();
     });
   });
@@ -173,14 +175,7 @@ function basicUser(header: string | undefined): string | undefined {
 }
 
 async function readForm(req: http.IncomingMessage): Promise<URLSearchParams> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_BODY) throw new Error('request body too large');
-    chunks.push(chunk as Buffer);
-  }
-  return new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
+  return new URLSearchParams((await readBody(req, MAX_BODY)).toString('utf8'));
 }
 
 function send(res: http.ServerResponse, status: number, type: string, body: string | Buffer, headers: Record<string, string> = {}): void {

@@ -11,6 +11,7 @@ import { resolveServerOptions, type OAuth2Server, type OAuth2ServerOptions, type
 import { FIELDS, pageCSP } from './server-page.js';
 import { Expiring, memorySessionStore } from './server-store.js';
 import { safeEqual } from '../safe-equal.js';
+import { readBody } from '../http/body.js';
 
 export type { LoginPage, LoginPageHandler } from './server-page.js';
 export { resolveServerOptions, type OAuth2Server, type OAuth2ServerClient, type OAuth2ServerOptions, type ServerChecker, type ServerUser } from './server-options.js';
@@ -260,16 +261,10 @@ function singleParams(p: URLSearchParams): Record<string, string> | undefined {
 
 async function readForm(ctx: Context): Promise<Record<string, string>> {
   const type = (ctx.get('content-type').split(';')[0] ?? '').trim().toLowerCase();
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_FORM) throw Object.assign(new Error('form too large'), { status: 413 });
-    chunks.push(chunk);
-  }
+  const raw = await readBody(ctx.req, MAX_FORM);
   const out: Record<string, string> = Object.create(null);
   if (type !== 'application/x-www-form-urlencoded') return out;
-  for (const [k, v] of new URLSearchParams(Buffer.concat(chunks).toString('utf8'))) out[k] ??= v;
+  for (const [k, v] of new URLSearchParams(raw.toString('utf8'))) out[k] ??= v;
   return out;
 }
 

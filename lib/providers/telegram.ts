@@ -1,6 +1,7 @@
 import type { Context } from 'koa';
 import { parseDuration, type Duration } from '../duration.js';
 import { AuthError } from '../errors.js';
+import { readJSON } from '../http/body.js';
 import { endSession, writeJSON } from '../login.js';
 import type { Provider, ProviderDeps, ProviderModule } from '../registry.js';
 import { isStateStore, loadStateBackend, memoryStateStore, openStateStore, parseStateUri, type StateStore } from '../state/index.js';
@@ -153,7 +154,7 @@ export const telegramProvider: ProviderModule<TelegramProviderOptions & { [k: st
       if (!webhook) throw new AuthError(404, 'not_found', 'webhook is not enabled');
       if (ctx.method !== 'POST') throw new AuthError(405, 'method_not_allowed', 'method not allowed');
       if (!safeEqual(ctx.get(SECRET_HEADER), webhook.secret)) throw new AuthError(401, 'webhook_unauthorized', 'bad webhook secret');
-      const update = await readJSON(ctx);
+      const update = await readJSON(ctx, WEBHOOK_BODY_LIMIT);
       await bot.handleUpdate(update);
       writeJSON(ctx, 200, { ok: true });
     }
@@ -233,25 +234,6 @@ function checkWebhook(input: unknown): TelegramWebhookOptions | undefined {
   return w;
 }
 
-
-/** The webhook body as JSON, capped; an application's body parser is honoured. */
-async function readJSON(ctx: Context): Promise<unknown> {
-  const parsed = (ctx.request as unknown as { body?: unknown }).body;
-  if (parsed !== undefined && typeof parsed === 'object') return parsed;
-  if (Number(ctx.get('content-length') || 0) > WEBHOOK_BODY_LIMIT) throw new AuthError(413, 'body_too_large', 'request body is too large');
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > WEBHOOK_BODY_LIMIT) throw new AuthError(413, 'body_too_large', 'request body is too large');
-    chunks.push(chunk);
-  }
-  try {
-    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
-  } catch {
-    throw new AuthError(400, 'bad_request', 'failed to parse request body');
-  }
-}
 
 function duration(value: Duration, option: string): number {
   try {

@@ -1,6 +1,6 @@
 import test from 'ava';
 import Koa from 'koa';
-import { readParams } from '../../lib/body.js';
+import { readParams } from '../../lib/http/body.js';
 import { writeError } from '../../lib/errors.js';
 import type { CompletedLogin } from '../../lib/login.js';
 import { noopLogger } from '../../lib/logger.js';

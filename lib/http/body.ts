@@ -1,5 +1,6 @@
+import type { IncomingMessage } from 'node:http';
 import type { Context } from 'koa';
-import { AuthError } from './errors.js';
+import { AuthError } from '../errors.js';
 
 /** Largest request body authkoa reads (direct login, form posts): 1 MiB, as the original. */
 export const BODY_LIMIT = 1024 * 1024;
@@ -27,7 +28,7 @@ export async function readParams(ctx: Context, limit = BODY_LIMIT): Promise<Reco
     return out;
   }
   const type = (ctx.get('content-type').split(';')[0] ?? '').trim().toLowerCase();
-  const raw = await readRaw(ctx, limit);
+  const raw = await readBody(ctx.req, limit);
   if (raw.length === 0) return out;
   if (type === 'application/json' || type.endsWith('+json')) {
     let json: unknown;
@@ -46,21 +47,35 @@ export async function readParams(ctx: Context, limit = BODY_LIMIT): Promise<Reco
   return out;
 }
 
-async function readRaw(ctx: Context, limit: number): Promise<Buffer> {
-  const declared = Number(ctx.get('content-length') || 0);
-  if (declared > limit) {
-    ctx.req.resume(); // drain, so the 413 reaches the client instead of a reset connection
-    throw new AuthError(413, 'body_too_large', 'request body is too large');
-  }
+/**
+ * The raw body of a request, refused with 413 `body_too_large` as soon as it declares or streams more
+ * than `limit` bytes. What is left unread is drained, so the 413 reaches the client instead of a reset
+ * connection. Every body authkoa reads (logins, the local servers' forms, webhooks) comes through here.
+ */
+export async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+  const tooLarge = () => {
+    req.resume();
+    return new AuthError(413, 'body_too_large', 'request body is too large');
+  };
+  if (Number(req.headers['content-length'] || 0) > limit) throw tooLarge();
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
+  for await (const chunk of req as AsyncIterable<Buffer>) {
     size += chunk.length;
-    if (size > limit) {
-      ctx.req.resume();
-      throw new AuthError(413, 'body_too_large', 'request body is too large');
-    }
+    if (size > limit) throw tooLarge();
     chunks.push(chunk);
   }
   return Buffer.concat(chunks);
+}
+
+/** A JSON body (an application's body parser honoured), capped at `limit`: 413 over it, 400 when it does not parse. */
+export async function readJSON(ctx: Context, limit: number): Promise<unknown> {
+  const parsed = (ctx.request as unknown as { body?: unknown }).body;
+  if (parsed !== undefined && typeof parsed === 'object') return parsed;
+  const raw = await readBody(ctx.req, limit);
+  try {
+    return JSON.parse(raw.toString('utf8'));
+  } catch {
+    throw new AuthError(400, 'bad_request', 'failed to parse request body');
+  }
 }
