@@ -6,6 +6,7 @@ import { readHeader } from './avatar/image.js';
 import { addressPolicy } from './avatar/ip.js';
 import { AuthError } from './errors.js';
 import { identicon } from './identicon.js';
+import { lazyResource } from './util/lazy.js';
 import type { Logger } from './logger.js';
 import { openStore, parseStoreUri } from './stores/index.js';
 import { avatarId, isAvatarStore, type AvatarStore } from './stores/types.js';
@@ -99,15 +100,14 @@ export function createAvatarProxy(opts: AvatarProxyOptions): AvatarProxyImpl {
   };
   const pool = new ResizePool(opts.workers);
   const source = opts.store;
-  let opening: Promise<AvatarStore> | undefined;
-  const store = (): Promise<AvatarStore> => {
-    opening ??= openStore(source).catch((err: unknown) => {
-      opening = undefined; // try again at the next use
+  const opened = lazyResource(() => openStore(source), {
+    what: 'avatar store',
+    onError(err) {
       log.error(`avatar store unavailable: ${(err as Error).message}`);
-      throw new AuthError(500, 'avatar_store_failed', "can't save avatar", { cause: err });
-    });
-    return opening;
-  };
+      return new AuthError(500, 'avatar_store_failed', "can't save avatar", { cause: err });
+    },
+  });
+  const store = opened.get;
 
   /** Header check, pixel cap, then a resize in the pool when larger than the limit. */
   async function prepare(bytes: Buffer): Promise<Buffer> {
@@ -169,9 +169,7 @@ export function createAvatarProxy(opts: AvatarProxyOptions): AvatarProxyImpl {
     handle: (ctx) => serveAvatar(ctx, store),
     async close() {
       await pool.close();
-      const s = opening;
-      opening = undefined;
-      await (await s?.catch(() => undefined))?.close();
+      await opened.close();
     },
   };
 }

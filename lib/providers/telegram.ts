@@ -2,6 +2,7 @@ import type { Context } from 'koa';
 import { parseDuration, type Duration } from '../duration.js';
 import { AuthError } from '../errors.js';
 import { readJSON } from '../http/body.js';
+import { lazyResource } from '../util/lazy.js';
 import { endSession, writeJSON } from '../login.js';
 import type { Provider, ProviderDeps, ProviderModule } from '../registry.js';
 import { isStateStore, loadStateBackend, memoryStateStore, openStateStore, parseStateUri, type StateStore } from '../state/index.js';
@@ -205,23 +206,14 @@ function stateStoreOpener(source: string | StateStore | undefined, clock: () => 
   } else if (source !== undefined && !isStateStore(source)) {
     throw new TypeError('stateStore must be memory://, lmdb://<path>, mongodb://… or a StateStore object');
   }
-  const owned = typeof source !== 'object';
-  let opening: Promise<StateStore> | undefined = source === undefined ? Promise.resolve(memoryStateStore({ clock })) : undefined;
-  return {
-    get(): Promise<StateStore> {
-      opening ??= openStateStore(source!, { clock }).catch((err: unknown) => {
-        opening = undefined;
-        log.error(`telegram: state store unavailable: ${(err as Error).message}`);
-        throw new AuthError(503, 'state_store_unavailable', 'login state is unavailable', { cause: err });
-      });
-      return opening;
+  return lazyResource(() => (source === undefined ? memoryStateStore({ clock }) : openStateStore(source, { clock })), {
+    what: 'state store',
+    owned: typeof source !== 'object',
+    onError(err) {
+      log.error(`telegram: state store unavailable: ${(err as Error).message}`);
+      return new AuthError(503, 'state_store_unavailable', 'login state is unavailable', { cause: err });
     },
-    async close(): Promise<void> {
-      const s = opening;
-      opening = undefined;
-      if (owned) await (await s?.catch(() => undefined))?.close();
-    },
-  };
+  });
 }
 
 function checkWebhook(input: unknown): TelegramWebhookOptions | undefined {

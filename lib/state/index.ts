@@ -1,4 +1,5 @@
 import { stateSchemes } from '../registry.js';
+import { lazyResource } from '../util/lazy.js';
 import { isStateStore, type StateStore, type StateStoreOptions } from './types.js';
 
 export { memoryStateStore } from './memory.js';
@@ -68,16 +69,8 @@ export async function openStateStore(uri: string | StateStore, opts: StateStoreO
  */
 export function createStateStore(uri: string, opts: StateStoreOptions = {}, option = 'stateStore'): StateStore {
   parseStateUri(uri, option);
-  let opening: Promise<StateStore> | undefined;
-  let closed = false;
-  const store = (): Promise<StateStore> => {
-    if (closed) return Promise.reject(new Error('state store is closed'));
-    opening ??= openStateStore(uri, opts, option).catch((err: unknown) => {
-      opening = undefined;
-      throw err;
-    });
-    return opening;
-  };
+  const opened = lazyResource(() => openStateStore(uri, opts, option), { what: 'state store' });
+  const store = opened.get;
   return {
     create: async (ns, key, value, exp) => (await store()).create(ns, key, value, exp),
     get: async (ns, key) => (await store()).get(ns, key),
@@ -86,12 +79,7 @@ export function createStateStore(uri: string, opts: StateStoreOptions = {}, opti
     remove: async (ns, key) => (await store()).remove(ns, key),
     sweep: async () => (await store()).sweep(),
     markUsed: async (id, exp) => (await store()).markUsed(id, exp),
-    async close() {
-      closed = true;
-      const s = opening;
-      opening = undefined;
-      await (await s?.catch(() => undefined))?.close();
-    },
+    close: opened.close,
   };
 }
 

@@ -1,0 +1,45 @@
+/**
+ * A backend (a store, a database connection) opened on first use rather than at start-up, and opened
+ * again at the next use when opening failed: a database that is down when the app starts is picked up
+ * once it is back, and no request waits on a connection attempt that already failed.
+ */
+export interface LazyResource<T> {
+  /** The open resource; the first call opens it, a call after a failed open tries again. */
+  get(): Promise<T>;
+  /** Closes what was opened (when `owned`) and refuses further get() calls. Safe to call twice. */
+  close(): Promise<void>;
+}
+
+export interface LazyOptions {
+  /** Turns an open failure into what get() rejects with (and is the place to log it). Default: the failure itself. */
+  onError?: (err: unknown) => unknown;
+  /** Whether close() closes the resource (false for one the application passed in). Default true. */
+  owned?: boolean;
+  /** Named in the error get() rejects with after close(). Default 'resource'. */
+  what?: string;
+}
+
+/** Wraps `open` as a LazyResource. */
+export function lazyResource<T extends { close(): Promise<void> }>(open: () => T | Promise<T>, opts: LazyOptions = {}): LazyResource<T> {
+  let opening: Promise<T> | undefined;
+  let closed = false;
+  return {
+    get() {
+      if (closed) return Promise.reject(new Error(`${opts.what ?? 'resource'} is closed`));
+      opening ??= Promise.resolve()
+        .then(open)
+        .catch((err: unknown) => {
+          opening = undefined; // the next use tries again
+          throw opts.onError ? opts.onError(err) : err;
+        });
+      return opening;
+    },
+    async close() {
+      closed = true;
+      const pending = opening;
+      opening = undefined;
+      const resource = await pending?.catch(() => undefined);
+      if (resource && opts.owned !== false) await resource.close();
+    },
+  };
+}
