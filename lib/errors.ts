@@ -1,5 +1,3 @@
-import type { Context } from 'koa';
-
 /**
  * Every code an authkoa error carries, in one list (jose's habit: callers branch on codes, never on
  * message text). docs/tokens.md's error table gives each one's status and meaning, and a test keeps the
@@ -47,23 +45,6 @@ export class AuthError extends Error {
 export interface ErrorBody {
   error: string;
   code: ErrorCode;
-}
-
-/** Headers every auth and avatar response carries, redirects included (reference §3.1). */
-export function setDefenceHeaders(ctx: Context): void {
-  ctx.set('Content-Security-Policy', "default-src 'none'; sandbox; frame-ancestors 'none'");
-  ctx.set('X-Content-Type-Options', 'nosniff');
-}
-
-/**
- * Writes `{"error","code"}` with the error's status. Anything that is not an AuthError becomes
- * a 500 with a fixed message, so stack traces and library messages never reach a client.
- */
-export function writeError(ctx: Context, err: unknown): void {
-  const e = toAuthError(err);
-  ctx.status = e.status;
-  ctx.type = 'application/json; charset=utf-8';
-  ctx.body = JSON.stringify({ error: e.message, code: e.code } satisfies ErrorBody) + '\n';
 }
 
 /** Normalises anything thrown into an AuthError; unknown errors become an opaque 500. */

@@ -1,6 +1,7 @@
 import type { Context } from 'koa';
 import type { AvatarProxy, AvatarPutOptions } from './avatar.js';
 import type { ResolvedOptions } from './options.js';
+import { writeJSON } from './http/respond.js';
 import { safeRedirect } from './redirect.js';
 import { randomId, type Claims, type TokenService } from './token.js';
 import type { User } from './user.js';
@@ -58,13 +59,6 @@ export async function completeLogin(
   }
   if (login.from) o.logger.warn(`login by ${login.provider}: redirect target refused, answering the user instead`);
   writeJSON(ctx, 200, claims.user);
-}
-
-/** JSON with a trailing newline and HTML-sensitive characters escaped, as the original writes it. */
-export function writeJSON(ctx: Context, status: number, body: unknown): void {
-  ctx.status = status;
-  ctx.type = 'application/json; charset=utf-8';
-  ctx.body = JSON.stringify(body).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`) + '\n';
 }
 
 /** The end of every logout: both session cookies cleared, 200 with an empty text/plain body. */

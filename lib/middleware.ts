@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Context, Middleware, Next } from 'koa';
-import { AuthError, toAuthError, writeError, type ErrorCode } from './errors.js';
+import { AuthError, toAuthError, type ErrorCode } from './errors.js';
+import { reportError, writeError } from './http/respond.js';
 import type { BasicAuthResult, ResolvedOptions } from './options.js';
 import type { ProviderRegistry } from './providers/resolve.js';
 import { copyClaims, userOf as userOfClaims, type Claims, type RequestToken, type TokenService } from './token.js';
@@ -219,8 +220,7 @@ export function createMiddleware(
   }
 
   async function fail(ctx: Context, err: unknown): Promise<void> {
-    const e = toAuthError(err);
-    if (e.status >= 500) o.logger.error(`auth middleware: ${e.message}${e.cause ? `: ${(e.cause as Error).message}` : ''}`);
+    const e = reportError(ctx, err, o.logger);
     if (o.errorHandler) return o.errorHandler(ctx, e.status, e);
     writeError(ctx, e);
   }

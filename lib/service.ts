@@ -2,8 +2,9 @@ import Router from '@koa/router';
 import type { Context, Middleware, Next } from 'koa';
 import { createAvatarProxy, type AvatarProxy } from './avatar.js';
 import { readParams } from './http/body.js';
-import { AuthError, setDefenceHeaders, toAuthError, writeError } from './errors.js';
-import { completeLogin, endSession, writeJSON } from './login.js';
+import { AuthError, toAuthError } from './errors.js';
+import { reportError, setDefenceHeaders, writeError, writeJSON } from './http/respond.js';
+import { completeLogin, endSession } from './login.js';
 import { createMiddleware, type AuthMiddleware } from './middleware.js';
 import { resolveOptions, type AuthKoaOptions, type ResolvedOptions } from './options.js';
 import { safeRedirect } from './redirect.js';
@@ -114,9 +115,7 @@ export function authKoa(opts: AuthKoaOptions): AuthKoa {
     try {
       await handle();
     } catch (err) {
-      const e = toAuthError(err);
-      if (e.status >= 500) o.logger.error(`${ctx.method} ${ctx.path}: ${e.message}${e.cause ? `: ${(e.cause as Error).message ?? e.cause}` : ''}`);
-      writeError(ctx, e);
+      writeError(ctx, reportError(ctx, err, o.logger));
     }
   }
 

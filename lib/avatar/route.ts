@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import { AuthError, setDefenceHeaders, writeError } from '../errors.js';
+import { AuthError } from '../errors.js';
 import { isAvatarId, type AvatarStore } from '../stores/types.js';
 import { sniffImage } from './image.js';
 
@@ -8,38 +8,34 @@ const MAX_AGE = 'max-age=604800';
 /**
  * Answers `GET|HEAD <routePath>/<id>.image` from a store (reference §6, with authkoa's statuses: bad id
  * 400, unknown 404). Only a validated id reaches the store. The Content-Type is sniffed from the
- * stored bytes, never trusted from anywhere else; bytes that are not an allowed image get 415.
+ * stored bytes, never trusted from anywhere else; bytes that are not an allowed image get 415. Failures
+ * are thrown: the service writes them as JSON and logs the store's (5xx) with their cause.
  */
 export async function serveAvatar(ctx: Context, store: (() => Promise<AvatarStore>) | undefined): Promise<void> {
-  setDefenceHeaders(ctx);
   ctx.set('Content-Disposition', 'inline; filename="avatar"');
-  try {
-    if (ctx.method !== 'GET' && ctx.method !== 'HEAD') {
-      ctx.set('Allow', 'GET, HEAD');
-      throw new AuthError(405, 'method_not_allowed', 'method not allowed');
-    }
-    if (!store) throw new AuthError(404, 'avatar_disabled', 'avatar proxy is disabled');
-    const id = ctx.path.slice(ctx.path.lastIndexOf('/') + 1);
-    if (!isAvatarId(id)) throw new AuthError(400, 'invalid_avatar_id', "can't load avatar");
-    const found = await read(store, id);
-    if (!found) throw new AuthError(404, 'avatar_not_found', "can't load avatar");
-    // An empty body is the original no-op store's answer; there is nothing to sniff.
-    const type = found.data.length === 0 ? 'image/*' : sniffImage(found.data);
-    if (!type) throw new AuthError(415, 'invalid_avatar_content', 'invalid avatar content');
-    const etag = `"${found.etag}"`;
-    ctx.set('ETag', etag);
-    ctx.set('Cache-Control', MAX_AGE);
-    if (etagMatches(ctx.get('If-None-Match'), etag)) {
-      ctx.status = 304;
-      return;
-    }
-    ctx.status = 200;
-    ctx.type = type;
-    ctx.body = found.data;
-    ctx.length = found.data.length;
-  } catch (err) {
-    writeError(ctx, err);
+  if (ctx.method !== 'GET' && ctx.method !== 'HEAD') {
+    ctx.set('Allow', 'GET, HEAD');
+    throw new AuthError(405, 'method_not_allowed', 'method not allowed');
   }
+  if (!store) throw new AuthError(404, 'avatar_disabled', 'avatar proxy is disabled');
+  const id = ctx.path.slice(ctx.path.lastIndexOf('/') + 1);
+  if (!isAvatarId(id)) throw new AuthError(400, 'invalid_avatar_id', "can't load avatar");
+  const found = await read(store, id);
+  if (!found) throw new AuthError(404, 'avatar_not_found', "can't load avatar");
+  // An empty body is the original no-op store's answer; there is nothing to sniff.
+  const type = found.data.length === 0 ? 'image/*' : sniffImage(found.data);
+  if (!type) throw new AuthError(415, 'invalid_avatar_content', 'invalid avatar content');
+  const etag = `"${found.etag}"`;
+  ctx.set('ETag', etag);
+  ctx.set('Cache-Control', MAX_AGE);
+  if (etagMatches(ctx.get('If-None-Match'), etag)) {
+    ctx.status = 304;
+    return;
+  }
+  ctx.status = 200;
+  ctx.type = type;
+  ctx.body = found.data;
+  ctx.length = found.data.length;
 }
 
 async function read(store: () => Promise<AvatarStore>, id: string) {

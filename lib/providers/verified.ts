@@ -1,7 +1,8 @@
 import type { Context } from 'koa';
 import { parseDuration, type Duration } from '../duration.js';
 import { AuthError } from '../errors.js';
-import { endSession, writeJSON } from '../login.js';
+import { endSession } from '../login.js';
+import { writeJSON } from '../http/respond.js';
 import { windowLimiter, type WindowLimiter } from '../ratelimit.js';
 import type { Provider, ProviderDeps, ProviderModule } from '../registry.js';
 import { memoryUsedTokenStore, type UsedTokenStore } from '../state.js';

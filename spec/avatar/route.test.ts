@@ -1,4 +1,7 @@
-/** The avatar route over real HTTP: a Koa app whose avatar path is answered by proxy.handle(). */
+/**
+ * The avatar route over real HTTP: a Koa app whose avatar path is answered by proxy.handle() behind the
+ * same answer the service gives every route (defence headers; a failure as JSON, 5xx logged).
+ */
 import test from 'ava';
 import Koa from 'koa';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -7,7 +10,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createAvatarProxy, type AvatarProxy } from '../../lib/avatar.js';
 import { etagMatches } from '../../lib/avatar/route.js';
+import { reportError, setDefenceHeaders, writeError } from '../../lib/http/respond.js';
 import { noopLogger } from '../../lib/logger.js';
+import { authKoa } from '../../lib/index.js';
 import { avatarId } from '../../lib/stores/index.js';
 import { FileStore } from '../../lib/stores/fs.js';
 import { jpeg } from './helpers.js';
@@ -20,7 +25,15 @@ let dir: string;
 
 function app(proxy: AvatarProxy) {
   const koa = new Koa();
-  koa.use(async (ctx, next) => (ctx.path.startsWith(`${proxy.routePath}/`) ? proxy.handle(ctx) : next()));
+  koa.use(async (ctx, next) => {
+    if (!ctx.path.startsWith(`${proxy.routePath}/`)) return next();
+    setDefenceHeaders(ctx);
+    try {
+      await proxy.handle(ctx);
+    } catch (err) {
+      writeError(ctx, reportError(ctx, err, noopLogger));
+    }
+  });
   koa.use((ctx) => {
     ctx.body = 'plain';
   });
@@ -140,6 +153,23 @@ test('a failing store is a 500 avatar_store_failed without details', async (t) =
   t.is(JSON.parse(body).code, 'avatar_store_failed');
   t.notRegex(body, /secret/);
   await srv.close();
+});
+
+test('through authKoa(), a store failure on the avatar route is a 500 JSON and is logged with its cause', async (t) => {
+  const logs: string[] = [];
+  const failing = { put: async () => '', get: async () => Promise.reject(new Error('EIO on /srv/avatars')), remove: async () => {}, async *list() {}, close: async () => {} };
+  const auth = authKoa({ secret: 'route-test-secret', url: 'http://127.0.0.1:1', avatarStore: failing, logger: (m: string) => logs.push(m), providers: [{ kind: 'direct', name: 'l', checker: () => true }] });
+  await auth.ready;
+  const koa = new Koa();
+  koa.use(auth);
+  const srv = await listen(koa);
+  t.teardown(() => srv.close());
+  const res = await fetch(`${srv.url}/avatar/${avatarId('user1')}`);
+  t.is(res.status, 500);
+  t.deepEqual(await res.json(), { error: "can't load avatar", code: 'avatar_store_failed' });
+  t.is(res.headers.get('x-content-type-options'), 'nosniff');
+  t.true(logs.some((l) => l.includes(`GET /avatar/${avatarId('user1')}`) && l.includes('EIO on /srv/avatars')), logs.join('\n'));
+  await auth.close();
 });
 
 test('etagMatches: exact, weak, list and * match; other values do not', (t) => {

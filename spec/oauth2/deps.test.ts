@@ -1,7 +1,7 @@
 import test from 'ava';
 import Koa from 'koa';
 import { readParams } from '../../lib/http/body.js';
-import { writeError } from '../../lib/errors.js';
+import { writeError } from '../../lib/http/respond.js';
 import type { CompletedLogin } from '../../lib/login.js';
 import { noopLogger } from '../../lib/logger.js';
 import { resolveOptions } from '../../lib/options.js';
