@@ -6,7 +6,8 @@ const PATTERN = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)$/;
 
 /**
  * Parses a Duration into milliseconds. Throws a TypeError naming `option` for anything else
- * (negative, NaN, unknown unit), so a typo fails at start-up rather than at the first login.
+ * (negative, NaN, unknown unit), so a typo fails at start-up rather than at the first login. The
+ * message has no prefix: the caller says where the option lives (`authKoa:`, a provider entry, the CLI).
  */
 export function parseDuration(value: Duration, option: string): number {
   if (typeof value === 'number') {
@@ -18,5 +19,5 @@ export function parseDuration(value: Duration, option: string): number {
       if (ms > 0) return ms;
     }
   }
-  throw new TypeError(`authKoa: ${option} must be a positive number of milliseconds or a string like '30s', '5m', '24h', '7d' (got ${JSON.stringify(value)})`);
+  throw new TypeError(`${option} must be a positive number of milliseconds or a string like '30s', '5m', '24h', '7d' (got ${JSON.stringify(value)})`);
 }

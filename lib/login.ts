@@ -61,6 +61,19 @@ export async function completeLogin(
   writeJSON(ctx, 200, claims.user);
 }
 
+/**
+ * The `session` flag of a login request (or the original's `sess`): the first of the two that is
+ * non-empty decides, and anything but "0" asks for session-only cookies; undefined when neither is set.
+ */
+export function sessionFlag(params: Record<string, unknown>): boolean | undefined {
+  for (const key of ['session', 'sess']) {
+    const v = params[key];
+    const s = Array.isArray(v) ? v[0] : v;
+    if (typeof s === 'string' && s !== '') return s !== '0';
+  }
+  return undefined;
+}
+
 /** The end of every logout: both session cookies cleared, 200 with an empty text/plain body. */
 export function endSession(ctx: Context, tokens: TokenService): void {
   tokens.reset(ctx);

@@ -188,6 +188,16 @@ function optionalFunction<F>(o: Record<string, unknown>, key: string, method?: s
   return fail(key, method ? `must be a function or an object with a ${method}() method` : 'must be a function');
 }
 
+function duration(o: Record<string, unknown>, key: string, dflt: number | undefined): number | undefined {
+  const v = o[key] ?? dflt;
+  if (v === undefined) return undefined;
+  try {
+    return parseDuration(v as Duration, key);
+  } catch (err) {
+    return fail(key, (err as Error).message.slice(key.length + 1));
+  }
+}
+
 function routePath(o: Record<string, unknown>, key: string, dflt: string): string {
   const v = o[key] ?? dflt;
   if (typeof v !== 'string' || !/^\/[A-Za-z0-9._~\-/]*$/.test(v) || v.includes('//')) {
@@ -303,9 +313,9 @@ export function resolveOptions(input: AuthKoaOptions): ResolvedOptions {
     url: parsedUrl.href.replace(/\/+$/, ''),
     origin: parsedUrl.origin,
     issuer: optionalString(o, 'issuer') ?? 'authkoa',
-    tokenDurationMs: parseDuration((o.tokenDuration as Duration | undefined) ?? 15 * 60_000, 'tokenDuration'),
-    cookieDurationMs: parseDuration((o.cookieDuration as Duration | undefined) ?? 31 * 86_400_000, 'cookieDuration'),
-    maxSessionAgeMs: o.maxSessionAge === undefined ? undefined : parseDuration(o.maxSessionAge as Duration, 'maxSessionAge'),
+    tokenDurationMs: duration(o, 'tokenDuration', 15 * 60_000)!,
+    cookieDurationMs: duration(o, 'cookieDuration', 31 * 86_400_000)!,
+    maxSessionAgeMs: duration(o, 'maxSessionAge', undefined),
     avatarStore: avatarStore as string | AvatarStore | undefined,
     avatarRoutePath,
     avatarResizeLimit: resizeLimit as number,

@@ -4,7 +4,7 @@ import { createAvatarProxy, type AvatarProxy } from './avatar.js';
 import { readParams } from './http/body.js';
 import { AuthError, toAuthError } from './errors.js';
 import { reportError, setDefenceHeaders, writeError, writeJSON } from './http/respond.js';
-import { completeLogin, endSession } from './login.js';
+import { completeLogin, endSession, sessionFlag } from './login.js';
 import { createMiddleware, type AuthMiddleware } from './middleware.js';
 import { resolveOptions, type AuthKoaOptions, type ResolvedOptions } from './options.js';
 import { safeRedirect } from './redirect.js';
@@ -63,7 +63,7 @@ export function authKoa(opts: AuthKoaOptions): AuthKoa {
     completeLogin: (ctx, login) => completeLogin(ctx, login, o, tokenService, avatarProxy),
     callbackURL: (ctx) => o.url + requestPath(ctx).replace(/\/[^/]*$/, '/callback'),
     safeRedirect: (from) => safeRedirect(from, o.url, o.allowedRedirects),
-    sessionOnly,
+    sessionOnly: (ctx) => sessionFlag(ctx.query) ?? false,
     readParams,
   };
   const providers = new ProviderRegistry();
@@ -164,16 +164,6 @@ function requestPath(ctx: Context): string {
   const original = ctx.originalUrl || ctx.url;
   const q = original.indexOf('?');
   return q < 0 ? original : original.slice(0, q);
-}
-
-/** `session` (or the legacy `sess`): the first non-empty of the two decides; anything but "0" is session-only. */
-function sessionOnly(ctx: Context): boolean {
-  for (const key of ['session', 'sess']) {
-    const v = ctx.query[key];
-    const s = Array.isArray(v) ? v[0] : v;
-    if (s) return s !== '0';
-  }
-  return false;
 }
 
 function unknownRoute(ctx: Context, prefix: string): never {

@@ -91,7 +91,7 @@ export function emailSender(opts: EmailSenderOptions): EmailSender {
   try {
     if (opts.timeout !== undefined) timeoutMs = parseDuration(opts.timeout, 'timeout');
   } catch (err) {
-    fail((err as Error).message.replace(/^authKoa: /, ''));
+    fail((err as Error).message);
   }
   if (opts.smtpUserName !== undefined && typeof opts.smtpUserName !== 'string') fail('smtpUserName must be a string');
   if (opts.smtpPassword !== undefined && typeof opts.smtpPassword !== 'string') fail('smtpPassword must be a string');

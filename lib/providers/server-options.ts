@@ -83,12 +83,7 @@ export interface ResolvedServerOptions {
 
 
 function duration(value: unknown, option: string, fallback: number): number {
-  if (value === undefined) return fallback;
-  try {
-    return parseDuration(value as Duration, option);
-  } catch {
-    throw new TypeError(`${option} must be a positive number of ms or a string like '30s', '5m', '1h'`);
-  }
+  return value === undefined ? fallback : parseDuration(value as Duration, option);
 }
 
 /** Validates options synchronously, so a provider entry fails at authKoa() with the option's name. */

@@ -68,7 +68,7 @@ export const telegramProvider: ProviderModule<TelegramProviderOptions & { [k: st
       if (opts[key] !== undefined && (typeof opts[key] !== 'string' || !opts[key])) throw new TypeError(`${key} must be a non-empty string`);
     }
     if (opts.apiRoot !== undefined && !/^https?:\/\//.test(opts.apiRoot)) throw new TypeError('apiRoot must be an http(s) URL');
-    const lifetimeMs = duration(opts.lifetime ?? '10m', 'lifetime');
+    const lifetimeMs = parseDuration(opts.lifetime ?? '10m', 'lifetime');
     const webhook = checkWebhook(opts.webhook);
     if (opts.poll !== undefined && typeof opts.poll !== 'boolean') throw new TypeError('poll must be a boolean');
     if (opts.poll && webhook) throw new TypeError('poll and webhook exclude each other: Telegram delivers updates one way at a time');
@@ -228,13 +228,6 @@ function checkWebhook(input: unknown): TelegramWebhookOptions | undefined {
 }
 
 
-function duration(value: Duration, option: string): number {
-  try {
-    return parseDuration(value, option);
-  } catch (err) {
-    throw new TypeError((err as Error).message.replace(/^authKoa: /, ''));
-  }
-}
 
 function positive(value: unknown, option: string): number | undefined {
   if (value === undefined) return undefined;

@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
 import { parseDuration, type Duration } from '../duration.js';
 import { AuthError } from '../errors.js';
-import { endSession } from '../login.js';
+import { endSession, sessionFlag } from '../login.js';
 import { writeJSON } from '../http/respond.js';
 import { windowLimiter, type WindowLimiter } from '../ratelimit.js';
 import type { Provider, ProviderDeps, ProviderModule } from '../registry.js';
@@ -65,7 +65,7 @@ export const verifiedProvider: ProviderModule<VerifiedProviderOptions & { [k: st
     const template = compileTemplate(opts.template ?? DEFAULT_TEMPLATE);
     const html = isHTML(sender.contentType);
     if (opts.confirmPage !== undefined && typeof opts.confirmPage !== 'boolean') throw new TypeError('confirmPage must be a boolean');
-    const lifetimeS = Math.ceil(duration(opts.tokenDuration ?? '30m', 'tokenDuration') / 1000);
+    const lifetimeS = Math.ceil(parseDuration(opts.tokenDuration ?? '30m', 'tokenDuration') / 1000);
     const limits = rateLimits(opts.rateLimit, deps.clock);
     if (opts.usedTokens !== undefined && typeof opts.usedTokens?.markUsed !== 'function') {
       throw new TypeError('usedTokens must implement markUsed(id, expiresAtMs)');
@@ -88,7 +88,7 @@ export const verifiedProvider: ProviderModule<VerifiedProviderOptions & { [k: st
       if (site.length > MAX_SITE || UNSAFE.test(site)) throw new AuthError(400, 'bad_request', 'invalid site');
       const from = params.from || undefined;
       if (from && (from.length > MAX_FROM || UNSAFE.test(from))) throw new AuthError(400, 'bad_request', 'invalid from');
-      const session = sessionParam(params) ?? false;
+      const session = sessionFlag(params) ?? false;
 
       const wait = limits?.check(address, ctx.ip);
       if (wait !== undefined) {
@@ -141,7 +141,7 @@ export const verifiedProvider: ProviderModule<VerifiedProviderOptions & { [k: st
     /** Step 2: spend the token, then log in. */
     async function confirm(ctx: Context, token: string, params: Record<string, string>): Promise<void> {
       const claims = await verify(token, params);
-      const session = sessionParam(params) ?? claims.sess_only === true;
+      const session = sessionFlag(params) ?? claims.sess_only === true;
       const from = typeof claims.handshake.from === 'string' ? claims.handshake.from : undefined;
       if (opts.confirmPage && ctx.method !== 'POST') {
         const target = deps.safeRedirect(from);
@@ -206,24 +206,6 @@ function addressOf(id: string): string {
   return id.slice(id.indexOf('::') + 2);
 }
 
-/** `session` then `sess`, from query or body: the first non-empty decides, anything but "0" is session-only. */
-function sessionParam(params: Record<string, string>): boolean | undefined {
-  for (const key of ['session', 'sess']) {
-    const v = params[key];
-    if (v) return v !== '0';
-  }
-  return undefined;
-}
-
-/** parseDuration without its "authKoa:" prefix, so the registry can name the provider entry. */
-function duration(value: Duration, option: string): number {
-  try {
-    return parseDuration(value, option);
-  } catch (err) {
-    throw new TypeError((err as Error).message.replace(/^authKoa: /, ''));
-  }
-}
-
 function rateLimits(input: unknown, clock: () => number): { check(address: string, ip: string): number | undefined } | undefined {
   if (input === false) return undefined;
   if (input !== undefined && (typeof input !== 'object' || input === null)) throw new TypeError('rateLimit must be false or { perAddress, perIP, window }');
@@ -235,7 +217,7 @@ function rateLimits(input: unknown, clock: () => number): { check(address: strin
   };
   const perAddress = count(o.perAddress, 'perAddress', 5);
   const perIP = count(o.perIP, 'perIP', 20);
-  const limiter: WindowLimiter = windowLimiter(duration(o.window ?? '10m', 'rateLimit.window'), clock);
+  const limiter: WindowLimiter = windowLimiter(parseDuration(o.window ?? '10m', 'rateLimit.window'), clock);
   return {
     // Addresses compare case-insensitively: a flood should not dodge the limit by changing case.
     check: (address, ip) => limiter.hit([{ key: `a:${address.toLowerCase()}`, limit: perAddress }, { key: `i:${ip}`, limit: perIP }]),

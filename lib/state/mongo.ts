@@ -1,4 +1,5 @@
-import { MongoClient, MongoServerError, ObjectId, type Collection } from 'mongodb';
+import { MongoServerError, ObjectId, type Collection, type MongoClient } from 'mongodb';
+import { connectMongo, splitMongoUri } from '../util/mongodb.js';
 import { sha1 } from '../user.js';
 import { rev } from './memory.js';
 import { checkExpiry, checkKey, markUsedWith, type StateEntry, type StateStore, type StateStoreOptions } from './types.js';
@@ -26,18 +27,8 @@ export interface MongoStateTarget {
  * the URI's own (`mongodb://host/app` → `app`), else `authkoa`.
  */
 export function parseMongoStateUri(uri: string): MongoStateTarget {
-  const q = uri.indexOf('?');
-  const base = q < 0 ? uri : uri.slice(0, q);
-  const params = new URLSearchParams(q < 0 ? '' : uri.slice(q + 1));
-  const authority = base.slice(base.indexOf('://') + 3); // user:pw@host1,host2 never holds a '/'
-  const slash = authority.indexOf('/');
-  const uriDb = slash < 0 ? '' : decodeURIComponent(authority.slice(slash + 1));
-  const db = params.get('state_db') || uriDb || 'authkoa';
-  const collection = params.get('state_coll') || 'state';
-  params.delete('state_db');
-  params.delete('state_coll');
-  const rest = params.toString();
-  return { uri: rest ? `${base}?${rest}` : base, db, collection };
+  const target = splitMongoUri(uri, ['state_db', 'state_coll']);
+  return { uri: target.uri, db: target.own.state_db || target.uriDb || 'authkoa', collection: target.own.state_coll || 'state' };
 }
 
 const DUPLICATE_KEY = 11000;
@@ -71,17 +62,8 @@ export class MongoStateStore implements StateStore {
   /** Connects and pings, so an unreachable server rejects here rather than at the first login. */
   static async open(uri: string, opts: StateStoreOptions = {}): Promise<MongoStateStore> {
     const target = parseMongoStateUri(uri);
-    const explicitTimeout = /[?&]serverSelectionTimeoutMS=/i.test(target.uri);
-    const client = new MongoClient(target.uri, explicitTimeout ? {} : { serverSelectionTimeoutMS: 10_000, connectTimeoutMS: 10_000 });
-    try {
-      await client.connect();
-      const db = client.db(target.db);
-      await db.command({ ping: 1 });
-      return new MongoStateStore(client, db.collection<StateDoc>(target.collection), opts);
-    } catch (err) {
-      await client.close().catch(() => {});
-      throw err;
-    }
+    const { client, db } = await connectMongo(target.uri, target.db, 10_000);
+    return new MongoStateStore(client, db.collection<StateDoc>(target.collection), opts);
   }
 
   async create(ns: string, key: string, value: unknown, expiresAtMs: number): Promise<boolean> {

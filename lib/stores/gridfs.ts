@@ -1,4 +1,5 @@
-import { GridFSBucket, MongoClient, type Db, type GridFSFile, type ObjectId } from 'mongodb';
+import { GridFSBucket, type Db, type GridFSFile, type MongoClient, type ObjectId } from 'mongodb';
+import { connectMongo, splitMongoUri } from '../util/mongodb.js';
 import { sha1 } from '../user.js';
 import { avatarId, isAvatarId, toBuffer, type AvatarEntry, type AvatarStore, type StoredAvatar } from './types.js';
 
@@ -14,15 +15,8 @@ export interface GridFsTarget {
 
 /** Splits the store's own parameters off a MongoDB URI; the rest goes to the driver unchanged. */
 export function parseMongoUri(uri: string): GridFsTarget {
-  const q = uri.indexOf('?');
-  const base = q < 0 ? uri : uri.slice(0, q);
-  const params = new URLSearchParams(q < 0 ? '' : uri.slice(q + 1));
-  const db = params.get('ava_db') || 'test';
-  const bucket = params.get('ava_coll') || 'avatars_fs';
-  params.delete('ava_db');
-  params.delete('ava_coll');
-  const rest = params.toString();
-  return { uri: rest ? `${base}?${rest}` : base, db, bucket };
+  const target = splitMongoUri(uri, ['ava_db', 'ava_coll']);
+  return { uri: target.uri, db: target.own.ava_db || 'test', bucket: target.own.ava_coll || 'avatars_fs' };
 }
 
 /** Per-operation limit, as the original's 5 s. */
@@ -48,17 +42,8 @@ export class GridFsStore implements AvatarStore {
   /** Connects and pings, so a wrong or unreachable server fails here rather than at the first login. */
   static async open(uri: string): Promise<GridFsStore> {
     const target = parseMongoUri(uri);
-    const explicitTimeout = /[?&]serverSelectionTimeoutMS=/i.test(target.uri);
-    const client = new MongoClient(target.uri, explicitTimeout ? {} : { serverSelectionTimeoutMS: 30_000, connectTimeoutMS: 30_000 });
-    try {
-      await client.connect();
-      const db = client.db(target.db);
-      await db.command({ ping: 1 });
-      return new GridFsStore(client, db, target);
-    } catch (err) {
-      await client.close().catch(() => {});
-      throw err;
-    }
+    const { client, db } = await connectMongo(target.uri, target.db, 30_000);
+    return new GridFsStore(client, db, target);
   }
 
   async put(userId: string, image: Buffer): Promise<string> {
