@@ -161,6 +161,12 @@ export const stateSchemes = new Registry<StateStoreOpener>('state store scheme',
   'mongodb+srv': mongoState,
 });
 
+/** `scheme://rest` split, the scheme lower-cased as the registries key it; a text without `scheme://` (a plain path) has none. */
+export function splitUri(uri: string): { scheme: string | undefined; rest: string } {
+  const m = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//.exec(uri);
+  return m ? { scheme: m[1]!.toLowerCase(), rest: uri.slice(m[0].length) } : { scheme: undefined, rest: uri };
+}
+
 /** A URI scheme as the registries key it: letters, digits, `+`, `.` and `-`, starting with a letter, lower case. */
 const SCHEME_NAME = /^[a-z][a-z0-9+.-]*$/;
 

@@ -1,4 +1,4 @@
-import { stateSchemes } from '../registry.js';
+import { splitUri, stateSchemes } from '../registry.js';
 import { lazyResource } from '../util/lazy.js';
 import { isStateStore, type StateStore, type StateStoreOptions } from './types.js';
 
@@ -12,7 +12,6 @@ export interface StateTarget {
   uri: string;
 }
 
-const SCHEME = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//;
 
 /**
  * Parses a state store URI without loading any backend: `memory://` (this process only),
@@ -24,10 +23,8 @@ const SCHEME = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//;
 export function parseStateUri(uri: string, option = 'stateStore'): StateTarget {
   const known = () => stateSchemes.names().map((s) => (s === 'lmdb' ? 'lmdb://<path>' : `${s}://`)).join(', ');
   if (typeof uri !== 'string' || uri.trim() === '') throw new TypeError(`authKoa: ${option} must be ${known()} or a StateStore object`);
-  const m = SCHEME.exec(uri);
-  if (!m) throw new TypeError(`authKoa: ${option} must be ${known()} or a StateStore object`);
-  const scheme = m[1]!.toLowerCase();
-  const rest = uri.slice(m[0].length);
+  const { scheme, rest } = splitUri(uri);
+  if (scheme === undefined) throw new TypeError(`authKoa: ${option} must be ${known()} or a StateStore object`);
   if (!stateSchemes.has(scheme)) throw new TypeError(`authKoa: ${option} has unsupported scheme "${scheme}://" (${known()}, or registerStateStore() one)`);
   if (scheme !== 'lmdb') return { kind: scheme === 'mongodb+srv' ? 'mongodb' : scheme, uri };
   if (rest === '') throw new TypeError(`authKoa: ${option} with scheme "lmdb://" needs a path after the scheme`);
@@ -36,7 +33,7 @@ export function parseStateUri(uri: string, option = 'stateStore'): StateTarget {
 
 /** The registry key of a URI already checked by parseStateUri. */
 function schemeOf(uri: string): string {
-  return SCHEME.exec(uri)![1]!.toLowerCase();
+  return splitUri(uri).scheme!;
 }
 
 /** Loads the backend module of a state store URI without opening anything: start-up finds a missing package this way. */

@@ -1,4 +1,4 @@
-import { storeSchemes } from '../registry.js';
+import { splitUri, storeSchemes } from '../registry.js';
 import { avatarHash, isAvatarStore, type AvatarStore } from './types.js';
 
 export type { AvatarEntry, AvatarStore, StoredAvatar } from './types.js';
@@ -15,7 +15,6 @@ export interface StoreTarget {
   uri: string;
 }
 
-const SCHEME = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//;
 /** Built-in schemes whose URI is a path; the others (MongoDB, registered schemes) take the whole URI. */
 const PATH_SCHEMES: Record<string, string> = { file: 'file', lmdb: 'lmdb', bolt: 'lmdb' };
 
@@ -30,10 +29,8 @@ export function parseStoreUri(uri: string, option = 'avatarStore'): StoreTarget 
   if (typeof uri !== 'string' || uri.trim() === '') {
     throw new TypeError(`authKoa: ${option} must be a store URI (a path, file://, lmdb://, bolt:// or mongodb://) or an AvatarStore object`);
   }
-  const m = SCHEME.exec(uri);
-  if (!m) return { kind: 'file', path: uri, uri };
-  const scheme = m[1]!.toLowerCase();
-  const rest = uri.slice(m[0].length);
+  const { scheme, rest } = splitUri(uri);
+  if (scheme === undefined) return { kind: 'file', path: uri, uri };
   if (!storeSchemes.has(scheme)) {
     throw new TypeError(`authKoa: ${option} has unsupported scheme "${scheme}://" (use a path, ${storeSchemes.names().map((s) => `${s}://`).join(', ')}, or registerStore() one)`);
   }
@@ -45,7 +42,7 @@ export function parseStoreUri(uri: string, option = 'avatarStore'): StoreTarget 
 
 /** The registry key of a URI already checked by parseStoreUri: its scheme, or `file` for a plain path. */
 function schemeOf(uri: string): string {
-  return SCHEME.exec(uri)?.[1]!.toLowerCase() ?? 'file';
+  return splitUri(uri).scheme ?? 'file';
 }
 
 /** Loads the backend module of a store URI without opening anything: start-up finds a missing package this way. */
