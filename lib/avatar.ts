@@ -101,7 +101,6 @@ export function createAvatarProxy(opts: AvatarProxyOptions): AvatarProxyImpl {
   const pool = new ResizePool(opts.workers);
   const source = opts.store;
   const opened = lazyResource(() => openStore(source), {
-    what: 'avatar store',
     onError(err) {
       log.error(`avatar store unavailable: ${(err as Error).message}`);
       return new AuthError(500, 'avatar_store_failed', "can't save avatar", { cause: err });

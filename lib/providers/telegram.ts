@@ -208,7 +208,6 @@ function stateStoreOpener(source: string | StateStore | undefined, clock: () => 
     throw new TypeError('stateStore must be memory://, lmdb://<path>, mongodb://… or a StateStore object');
   }
   return lazyResource(() => (source === undefined ? memoryStateStore({ clock }) : openStateStore(source, { clock })), {
-    what: 'state store',
     owned: typeof source !== 'object',
     onError(err) {
       log.error(`telegram: state store unavailable: ${(err as Error).message}`);

@@ -66,7 +66,7 @@ export async function openStateStore(uri: string | StateStore, opts: StateStoreO
  */
 export function createStateStore(uri: string, opts: StateStoreOptions = {}, option = 'stateStore'): StateStore {
   parseStateUri(uri, option);
-  const opened = lazyResource(() => openStateStore(uri, opts, option), { what: 'state store' });
+  const opened = lazyResource(() => openStateStore(uri, opts, option), { what: 'state store', final: true });
   const store = opened.get;
   return {
     create: async (ns, key, value, exp) => (await store()).create(ns, key, value, exp),

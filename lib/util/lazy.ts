@@ -6,7 +6,7 @@
 export interface LazyResource<T> {
   /** The open resource; the first call opens it, a call after a failed open tries again. */
   get(): Promise<T>;
-  /** Closes what was opened (when `owned`) and refuses further get() calls. Safe to call twice. */
+  /** Closes what was opened (when `owned`); a later get() opens it again, unless `final`. Safe to call twice. */
   close(): Promise<void>;
 }
 
@@ -15,7 +15,9 @@ export interface LazyOptions {
   onError?: (err: unknown) => unknown;
   /** Whether close() closes the resource (false for one the application passed in). Default true. */
   owned?: boolean;
-  /** Named in the error get() rejects with after close(). Default 'resource'. */
+  /** get() after close() rejects (naming `what`) instead of opening again. Default false. */
+  final?: boolean;
+  /** Named in the error get() rejects with after a final close(). Default 'resource'. */
   what?: string;
 }
 
@@ -25,7 +27,7 @@ export function lazyResource<T extends { close(): Promise<void> }>(open: () => T
   let closed = false;
   return {
     get() {
-      if (closed) return Promise.reject(new Error(`${opts.what ?? 'resource'} is closed`));
+      if (closed && opts.final) return Promise.reject(new Error(`${opts.what ?? 'resource'} is closed`));
       opening ??= Promise.resolve()
         .then(open)
         .catch((err: unknown) => {

@@ -58,7 +58,7 @@ test('state from another browser: a victim cannot be made to complete the attack
   t.is(res.status, 403);
 });
 
-test('PKCE: every login sends a fresh S256 challenge and the matching verifier; never plain, never missing', async (t) => {
+test.serial('PKCE: every login sends a fresh S256 challenge and the matching verifier; never plain, never missing', async (t) => {
   const challenges = new Set<string>();
   for (let i = 0; i < 3; i++) {
     const c = new Client(app.url);
@@ -67,9 +67,10 @@ test('PKCE: every login sends a fresh S256 challenge and the matching verifier; 
     const challenge = authorize.searchParams.get('code_challenge')!;
     t.regex(challenge, /^[A-Za-z0-9_-]{43}$/);
     challenges.add(challenge);
-    standin.seen.length = 0;
-    t.is((await c.fetch(`/auth/github/callback?code=x&state=${authorize.searchParams.get('state')}`)).status, 200);
-    const verifier = standin.seen.find((s) => s.path === '/token')!.body.get('code_verifier')!;
+    // A code of this login's own, to find its token request among those the stand-in saw.
+    const code = `pkce-${i}-${challenge.slice(0, 8)}`;
+    t.is((await c.fetch(`/auth/github/callback?code=${code}&state=${authorize.searchParams.get('state')}`)).status, 200);
+    const verifier = standin.seen.find((s) => s.path === '/token' && s.body.get('code') === code)!.body.get('code_verifier')!;
     t.regex(verifier, /^[A-Za-z0-9._~-]{43,128}$/);
     t.is(createHash('sha256').update(verifier).digest('base64url'), challenge, 'the verifier proves the challenge');
   }
