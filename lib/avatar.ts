@@ -165,7 +165,7 @@ export function createAvatarProxy(opts: AvatarProxyOptions): AvatarProxyImpl {
       }
       return save(userId, bytes);
     },
-    handle: (ctx) => serveAvatar(ctx, store),
+    handle: (ctx) => serveAvatar(ctx, routePath, store),
     async close() {
       await pool.close();
       await opened.close();
@@ -183,7 +183,7 @@ function passThrough(routePath: string): AvatarProxyImpl {
     async putContent() {
       return '';
     },
-    handle: (ctx) => serveAvatar(ctx, undefined),
+    handle: (ctx) => serveAvatar(ctx, routePath, undefined),
     async close() {},
   };
 }

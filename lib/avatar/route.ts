@@ -11,14 +11,15 @@ const MAX_AGE = 'max-age=604800';
  * stored bytes, never trusted from anywhere else; bytes that are not an allowed image get 415. Failures
  * are thrown: the service writes them as JSON and logs the store's (5xx) with their cause.
  */
-export async function serveAvatar(ctx: Context, store: (() => Promise<AvatarStore>) | undefined): Promise<void> {
+export async function serveAvatar(ctx: Context, routePath: string, store: (() => Promise<AvatarStore>) | undefined): Promise<void> {
   ctx.set('Content-Disposition', 'inline; filename="avatar"');
   if (ctx.method !== 'GET' && ctx.method !== 'HEAD') {
     ctx.set('Allow', 'GET, HEAD');
     throw new AuthError(405, 'method_not_allowed', 'method not allowed');
   }
   if (!store) throw new AuthError(404, 'avatar_disabled', 'avatar proxy is disabled');
-  const id = ctx.path.slice(ctx.path.lastIndexOf('/') + 1);
+  // Exactly one segment after the prefix: `<prefix>/../x/<id>.image` is refused, not looked up by its last part.
+  const id = ctx.path.slice(routePath.length + 1);
   if (!isAvatarId(id)) throw new AuthError(400, 'invalid_avatar_id', "can't load avatar");
   const found = await read(store, id);
   if (!found) throw new AuthError(404, 'avatar_not_found', "can't load avatar");

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { avatarId } from '../../lib/stores/index.js';
 import { identicon } from '../../lib/identicon.js';
-import { Client, startApp } from '../helpers/http.js';
+import { Client, rawGet, startApp } from '../helpers/http.js';
 import { baseOptions } from '../core/fixtures.js';
 
 test('a login with an avatar store gets a proxied identicon, served by the avatar route', async (t) => {
@@ -27,5 +27,8 @@ test('a login with an avatar store gets a proxied identicon, served by the avata
   const missing = await c.fetch(`/avatar/${avatarId('nobody')}`);
   t.is(missing.status, 404);
   t.is(((await missing.json()) as { code: string }).code, 'avatar_not_found');
-  t.is((await c.fetch('/avatar/../../etc/passwd')).status === 200, false);
+  // Sent raw: fetch() would resolve the dot segments and ask for /etc/passwd instead.
+  const traversal = await rawGet(app.port, '/avatar/../../etc/passwd');
+  t.is(traversal.status, 400);
+  t.deepEqual(JSON.parse(traversal.text), { error: "can't load avatar", code: 'invalid_avatar_id' });
 });

@@ -1,6 +1,6 @@
 import test from 'ava';
 import { Client, decodeJwt, startApp } from '../helpers/http.js';
-import { baseOptions } from './fixtures.js';
+import { baseOptions, directProvider } from './fixtures.js';
 
 const expectedUser = { name: 'dev_direct', id: 'direct_38773b45e3a477434abb6d08668358a2b0ddd2f5', picture: '' };
 
@@ -112,23 +112,48 @@ test('pre-auth and post-auth hooks run around every login; either can refuse it'
   const calls: string[] = [];
   const app = await startApp(
     baseOptions({
+      // The credential check is recorded too, so the log shows the hooks on either side of it.
+      providers: [{ ...directProvider, checker: (user: string, passwd: string) => (calls.push(`check:${user}`), directProvider.checker(user, passwd)) }],
       preAuthHook: (ctx, provider) => {
         calls.push(`pre:${provider}`);
         if (ctx.query.user === 'early') throw new (class extends Error {})('x');
       },
       postAuthHook: (_ctx, user, provider) => {
         calls.push(`post:${provider}:${user.name}`);
+        if (user.name === 'late') throw new Error('refused after the credentials were checked');
         user.email = `${user.name}@example.com`;
       },
     }),
   );
   t.teardown(() => app.close());
-  const c = new Client(app.url);
-  const res = await c.fetch('/auth/direct/login?user=u&passwd=password');
-  t.is(((await res.json()) as { email: string }).email, 'u@example.com');
-  t.is(decodeJwt(c.jar.get('JWT')!).user.email, 'u@example.com');
-  t.deepEqual(calls, ['pre:direct', 'post:direct:u']);
-  const refused = await new Client(app.url).fetch('/auth/direct/login?user=early&passwd=password');
-  t.is(refused.status, 500);
-  t.deepEqual(refused.headers.getSetCookie(), []);
+  // Every login, by GET query and by form POST: pre, then the check, then post, whose edit reaches the token.
+  const logins: Array<[string, RequestInit & { form?: Record<string, string> }]> = [
+    ['/auth/direct/login?user=u&passwd=password', {}],
+    ['/auth/direct/login', { method: 'POST', form: { user: 'v', passwd: 'password' } }],
+  ];
+  for (const [path, init] of logins) {
+    const c = new Client(app.url);
+    const res = await c.fetch(path, init);
+    t.is(res.status, 200);
+    const { name, email } = (await res.json()) as { name: string; email: string };
+    t.is(email, `${name}@example.com`);
+    t.is(decodeJwt(c.jar.get('JWT')!).user.email, `${name}@example.com`);
+  }
+  t.deepEqual(calls, ['pre:direct', 'check:u', 'post:direct:u', 'pre:direct', 'check:v', 'post:direct:v']);
+
+  // The pre-auth hook refuses before the credentials are even checked.
+  calls.length = 0;
+  const early = await new Client(app.url).fetch('/auth/direct/login?user=early&passwd=password');
+  t.is(early.status, 500);
+  t.deepEqual(await early.json(), { error: 'internal error', code: 'internal_error' });
+  t.deepEqual(early.headers.getSetCookie(), []);
+  t.deepEqual(calls, ['pre:direct']);
+
+  // The post-auth hook refuses a user whose credentials were good: no session is issued.
+  calls.length = 0;
+  const late = await new Client(app.url).fetch('/auth/direct/login?user=late&passwd=password');
+  t.is(late.status, 500);
+  t.deepEqual(await late.json(), { error: 'internal error', code: 'internal_error' });
+  t.deepEqual(late.headers.getSetCookie(), []);
+  t.deepEqual(calls, ['pre:direct', 'check:late', 'post:direct:late']);
 });

@@ -37,6 +37,15 @@ export function spawnCli(args: string[], env?: NodeJS.ProcessEnv): ChildProcess 
   });
 }
 
+/** Starts a TypeScript file (a test's child process) with `node --import=tsx` from the repository root; the caller stops it. */
+export function spawnTs(file: string, args: string[] = [], env?: NodeJS.ProcessEnv): ChildProcess {
+  return spawn(process.execPath, ['--import=tsx', file, ...args], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+}
+
 /** Resolves with the first stdout line matching `re` (e.g. a "listening on" line); rejects if the process exits first. */
 export function waitForLine(child: ChildProcess, re: RegExp, timeoutMs = 90_000): Promise<RegExpMatchArray> {
   return new Promise((resolve, reject) => {

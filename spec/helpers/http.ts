@@ -33,6 +33,36 @@ export async function serve(handler: http.RequestListener): Promise<Served> {
   };
 }
 
+/** A response read whole by rawGet(). */
+export interface RawResponse {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: Buffer;
+  /** The body as UTF-8 text. */
+  text: string;
+}
+
+/**
+ * GET `path` on 127.0.0.1:`port` with the request line exactly as given. fetch() (WHATWG URL parsing)
+ * resolves dot segments first, so `/avatar/../../etc/passwd` would leave as `/etc/passwd`; node:http
+ * sends the path option untouched, as an attacker's client would.
+ */
+export function rawGet(port: number, path: string, headers: http.OutgoingHttpHeaders = {}): Promise<RawResponse> {
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: '127.0.0.1', port, path, method: 'GET', headers, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        const body = Buffer.concat(chunks);
+        resolve({ status: res.statusCode!, headers: res.headers, body, text: body.toString('utf8') });
+      });
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
 /** An app the way a user wires it: authkoa mounted, then protected routes on a router. */
 export interface TestApp extends Served {
   auth: AuthKoa;

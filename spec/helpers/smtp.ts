@@ -140,20 +140,55 @@ export async function closedPort(): Promise<number> {
   return port;
 }
 
+/** One connection to a silentServer(). */
+export interface SilentConnection {
+  /** True once the client closed the connection (ended or dropped it); the server never writes a byte nor closes one itself. */
+  closedByClient: boolean;
+  /** Resolves when the client has closed the connection. */
+  clientClosed: Promise<void>;
+}
+
+export interface SilentServer {
+  port: number;
+  /** Every connection accepted, in order. */
+  connections: SilentConnection[];
+  /** Resolves with the `n`-th connection (1-based) once it has been accepted. */
+  connection(n: number): Promise<SilentConnection>;
+  close(): Promise<void>;
+}
+
 /** A server that accepts TCP connections and never says a word: an SMTP greeting that never comes. */
-export async function silentServer(): Promise<{ port: number; close(): Promise<void> }> {
+export async function silentServer(): Promise<SilentServer> {
   const sockets = new Set<net.Socket>();
+  const connections: SilentConnection[] = [];
+  const waiters: Array<() => void> = [];
+  let closing = false;
   const s = net.createServer((sock) => {
     sockets.add(sock);
-    sock.on('close', () => sockets.delete(sock));
+    let clientClosed!: () => void;
+    const conn: SilentConnection = { closedByClient: false, clientClosed: new Promise<void>((resolve) => (clientClosed = resolve)) };
+    connections.push(conn);
+    sock.on('close', () => {
+      sockets.delete(sock);
+      if (closing) return; // close() below destroyed it, not the client
+      conn.closedByClient = true;
+      clientClosed();
+    });
     sock.on('error', () => {});
+    for (const w of waiters.splice(0)) w();
   });
   s.listen(0, '127.0.0.1');
   await once(s, 'listening');
   return {
     port: (s.address() as net.AddressInfo).port,
+    connections,
+    async connection(n) {
+      while (connections.length < n) await new Promise<void>((resolve) => waiters.push(resolve));
+      return connections[n - 1]!;
+    },
     close: () =>
       new Promise<void>((resolve) => {
+        closing = true;
         for (const sock of sockets) sock.destroy();
         s.close(() => resolve());
       }),

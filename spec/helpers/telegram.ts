@@ -3,7 +3,8 @@
  * (long poll, the offset rule: updates below the asked offset are confirmed and dropped), sendMessage
  * (recorded), getUserProfilePhotos, getFile, setWebhook (recorded), and file downloads at
  * `/file/bot<token>/<path>`. A wrong token answers 401 as Telegram does. Switches make every Bot API
- * call answer 500 or drop the connection, to exercise the poller's recovery.
+ * call answer 500 or drop the connection, to exercise the poller's recovery. Each long poll is recorded
+ * with its fate (answered, or closed by the client first), and hold() parks the next call of a method.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { serve, type Served } from './http.js';
@@ -30,6 +31,24 @@ interface Waiter {
   wake: () => void;
 }
 
+/** A getUpdates call the stand-in held open because no update was there to give (a long poll). */
+export interface LongPoll {
+  /** The offset it asked for. */
+  readonly offset: number | undefined;
+  /** 'waiting' while held open; 'answered' once the stand-in replied (an update came, or its timeout ran out); 'client-closed' when the client hung up first. */
+  state: 'waiting' | 'answered' | 'client-closed';
+  /** Resolves when the state leaves 'waiting'. */
+  readonly settled: Promise<void>;
+}
+
+/** A hold on the next call of one Bot API method, from hold(). */
+export interface Hold {
+  /** Resolves when the held call has arrived (and is being held). */
+  readonly reached: Promise<void>;
+  /** Lets the held call be answered. */
+  release(): void;
+}
+
 export interface FakeBotApi extends Served {
   /** The Bot API root to give the library (`apiRoot`). */
   readonly apiRoot: string;
@@ -43,6 +62,8 @@ export interface FakeBotApi extends Served {
   readonly calls: Map<string, number>;
   /** The raw `offset` of each getUpdates, in order (undefined when absent). */
   readonly offsets: Array<number | undefined>;
+  /** Every getUpdates that had to wait for an update, in order, with what became of it. */
+  readonly longPolls: LongPoll[];
   /** 'ok', or make every Bot API call answer 500 / drop the connection. */
   mode: FailMode;
   /** Holds file downloads this long before answering (a slow or hanging file server). */
@@ -61,6 +82,8 @@ export interface FakeBotApi extends Served {
   until(check: () => boolean, what: string, timeoutMs?: number): Promise<void>;
   /** Updates not yet confirmed by an offset. */
   pendingUpdates(): number;
+  /** Holds the next call of `method` (after it is counted and its token checked) until release(). */
+  hold(method: string): Hold;
 }
 
 export async function startFakeBotApi(opts: { token?: string; username?: string } = {}): Promise<FakeBotApi> {
@@ -74,6 +97,8 @@ export async function startFakeBotApi(opts: { token?: string; username?: string 
   const webhooks: Record<string, string>[] = [];
   const calls = new Map<string, number>();
   const offsets: Array<number | undefined> = [];
+  const longPolls: LongPoll[] = [];
+  const holds = new Map<string, { arrived: () => void; released: Promise<void> }>();
   const listeners = new Set<() => void>();
   let nextId = 1000;
   let messageId = 1;
@@ -112,19 +137,33 @@ export async function startFakeBotApi(opts: { token?: string; username?: string 
     const timeout = Number(params.timeout ?? 0);
     let got = available(from, limit);
     if (got.length === 0 && timeout > 0) {
-      await new Promise<void>((resolve) => {
-        const w: Waiter = { offset: from, limit, wake: () => done() };
-        const timer = setTimeout(() => done(), timeout * 1000);
-        const done = () => {
+      let settle!: () => void;
+      const poll: LongPoll = { offset, state: 'waiting', settled: new Promise<void>((resolve) => (settle = resolve)) };
+      longPolls.push(poll);
+      notify();
+      const clientClosed = await new Promise<boolean>((resolve) => {
+        const w: Waiter = { offset: from, limit, wake: () => done(false) };
+        const timer = setTimeout(() => done(false), timeout * 1000);
+        const onClose = () => done(true); // the client gave up (abort on close())
+        const done = (closed: boolean) => {
           clearTimeout(timer);
           waiters.delete(w);
-          req.off('close', done);
-          resolve();
+          res.off('close', onClose);
+          resolve(closed);
         };
         waiters.add(w);
-        req.on('close', done); // the client gave up (abort on close())
+        // The response closes before it was written only when the connection went away under it.
+        res.on('close', onClose);
       });
       got = available(from, limit);
+      if (clientClosed || res.destroyed) poll.state = 'client-closed';
+      else {
+        ok(res, got);
+        poll.state = 'answered';
+      }
+      settle();
+      notify();
+      return;
     }
     if (!res.destroyed) ok(res, got);
   }
@@ -196,6 +235,16 @@ export async function startFakeBotApi(opts: { token?: string; username?: string 
       if (fake.mode === '500') return fail(res, 500, 'Internal Server Error');
       if (decodeURIComponent(m[1]!) !== token) return fail(res, 401, 'Unauthorized');
       const params = await readBody(req);
+      const held = holds.get(method);
+      if (held) {
+        holds.delete(method);
+        held.arrived();
+        await new Promise<void>((resolve) => {
+          void held.released.then(resolve);
+          res.once('close', () => resolve()); // the client gave up on it meanwhile
+        });
+        if (res.destroyed) return;
+      }
       await api(method, params, req, res);
     })().catch((err: unknown) => {
       if (!res.headersSent) fail(res, 500, String(err));
@@ -232,6 +281,7 @@ export async function startFakeBotApi(opts: { token?: string; username?: string 
     webhooks,
     calls,
     offsets,
+    longPolls,
     mode: 'ok' as FailMode,
     fileDelayMs: 0,
     push(update: Record<string, unknown>) {
@@ -265,6 +315,14 @@ export async function startFakeBotApi(opts: { token?: string; username?: string 
     },
     until: (check: () => boolean, what: string, timeoutMs = 10_000) => waitUntil(check, what, timeoutMs),
     pendingUpdates: () => updates.length,
+    hold(method: string): Hold {
+      let arrived!: () => void;
+      let release!: () => void;
+      const reached = new Promise<void>((resolve) => (arrived = resolve));
+      const released = new Promise<void>((resolve) => (release = resolve));
+      holds.set(method, { arrived, released });
+      return { reached, release };
+    },
     async close() {
       for (const w of [...waiters]) w.wake();
       await served.close();

@@ -1,4 +1,5 @@
 import test from 'ava';
+import { createHash } from 'node:crypto';
 import { Client, decodeJwt, startApp, started } from '../helpers/http.js';
 import { options, standinLogin, startLogin } from './fixtures.js';
 import { startStandin } from './standin.js';
@@ -32,10 +33,13 @@ test('login sets only a path-scoped, HttpOnly, short-lived handshake cookie and 
   t.is(loc.searchParams.get('state'), claims.handshake.state);
   t.regex(claims.handshake.state, /^[0-9a-f]{40}$/);
   t.is(claims.handshake.from, '/x');
-  t.is(loc.searchParams.get('code_challenge')!.length, 43);
+  // S256 (RFC 7636 §4.2): the challenge sent out is BASE64URL(SHA-256(verifier)) of the verifier the handshake keeps.
+  t.is(loc.searchParams.get('code_challenge_method'), 'S256');
+  t.regex(claims.handshake.verifier, /^[A-Za-z0-9_-]{43,128}$/);
+  t.is(loc.searchParams.get('code_challenge'), createHash('sha256').update(claims.handshake.verifier).digest('base64url'));
   t.is(claims.exp - claims.iat, 600);
   t.is(res.headers.get('content-security-policy'), "default-src 'none'; sandbox; frame-ancestors 'none'");
-  t.is(app.url, c.base);
+  t.is(loc.searchParams.get('redirect_uri'), `${app.url}/auth/github/callback`);
 });
 
 test('a login attempt leaves a live session alone until the callback succeeds', async (t) => {

@@ -19,7 +19,9 @@ const gc = vm.runInNewContext('gc') as () => void;
 const LOGINS = 10_000;
 const CLIENTS = 100;
 
-test('10 000 direct logins from 100 concurrent clients, avatars written to LMDB: none fails, all avatars readable', async (t) => {
+// Run on its own, after every other file (ava.load.config.js, `npm test`): this load must not starve
+// other files' tests of the CPU.
+test.serial('10 000 direct logins from 100 concurrent clients, avatars written to LMDB: none fails, all avatars readable', async (t) => {
   t.timeout(8 * 60_000);
   const dir = mkdtempSync(join(tmpdir(), 'authkoa-load-'));
   const storeUri = `lmdb://${join(dir, 'avatars')}`;

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { fork } from 'node:child_process';
+import { fork, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createStateStore, memoryStateStore, openStateStore, parseStateUri } from '../../lib/state/index.js';
@@ -37,18 +37,23 @@ test('memory: expired entries are swept every sweepEvery creates', async (t) => 
 test('LMDB: two processes racing markUsed and create on one environment: exactly one wins each', async (t) => {
   const path = join(tempDir(t), 'state');
   const racer = fileURLToPath(new URL('./fixtures/state-racer.ts', import.meta.url));
-  // All children start writing at one moment, after tsx has loaded in each.
-  const env = { ...process.env, RACE_AT: String(Date.now() + 2_500) };
-  const children = Array.from({ length: 4 }, () => fork(racer, [path], { env, execArgv: ['--import=tsx'], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] }));
-  const results = await Promise.all(
-    children.map(
-      (child) =>
-        new Promise<{ used: boolean[]; created: boolean[] }>((resolve, reject) => {
-          child.once('message', (m) => resolve(m as { used: boolean[]; created: boolean[] }));
-          child.once('exit', (code) => code !== 0 && reject(new Error(`racer exited with ${code}`)));
-        }),
-    ),
-  );
+  const children = Array.from({ length: 4 }, () => fork(racer, [path], { execArgv: ['--import=tsx'], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] }));
+  t.teardown(() => children.forEach((child) => child.exitCode === null && child.kill('SIGKILL')));
+  // A child's next message; it reports twice: `ready` (tsx loaded, store open), then its results.
+  const next = (child: ChildProcess) =>
+    new Promise<unknown>((resolve, reject) => {
+      const exited = (code: number | null) => reject(new Error(`racer exited with ${code}`));
+      child.once('exit', exited);
+      child.once('message', (m) => {
+        child.off('exit', exited);
+        resolve(m);
+      });
+    });
+  t.deepEqual(await Promise.all(children.map(next)), children.map(() => 'ready'));
+  // Every child is loaded and waiting: they start writing together.
+  const reports = children.map(next);
+  for (const child of children) child.send('go');
+  const results = (await Promise.all(reports)) as Array<{ used: boolean[]; created: boolean[] }>;
   t.is(results.flatMap((r) => r.used).filter(Boolean).length, 1, 'markUsed');
   t.is(results.flatMap((r) => r.created).filter(Boolean).length, 1, 'create');
 });

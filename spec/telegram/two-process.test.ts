@@ -1,11 +1,14 @@
 import test from 'ava';
 import { once } from 'node:events';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { sha1 } from '../../lib/user.js';
-import { runCli, spawnCli, waitForLine } from '../helpers/cli.js';
+import { runCli, spawnCli, spawnTs, waitForLine } from '../helpers/cli.js';
 import { Client } from '../helpers/http.js';
 import { BOT_TOKEN, startFakeBotApi } from '../helpers/telegram.js';
 import { ALICE, BOB, ERROR, SUCCESS, pngPhoto, startTelegram, tempDir } from './fixtures.js';
+
+const APP_PROCESS = fileURLToPath(new URL('./fixtures/app-process.ts', import.meta.url));
 
 test('two processes: `authctl bot` polls into an LMDB store while the app (poll: false) logs the user in through it', async (t) => {
   const api = await startFakeBotApi();
@@ -52,15 +55,28 @@ test('two app processes on one LMDB store: a request opened by one is claimed th
   const api = await startFakeBotApi();
   t.teardown(() => api.close());
   const store = `lmdb://${join(tempDir(t), 'state')}`;
-  // The first app polls; the second only serves logins (as a second worker would).
-  const a = await startTelegram(t, { stateStore: store }, { api });
+  // Process A, a separate `node`, polls; process B (this one, poll: false) only serves logins, as a second worker would.
+  const child = spawnTs(APP_PROCESS, [api.apiRoot, store, join(tempDir(t), 'avatars')]);
+  let stderr = '';
+  child.stderr!.on('data', (d) => (stderr += d));
+  t.teardown(() => {
+    if (child.exitCode === null) child.kill('SIGKILL');
+  });
+  const a = new Client((await waitForLine(child, /listening (http:\/\/\S+)/))[1]!);
   const b = await startTelegram(t, { poll: false, stateStore: store }, { api });
-  const { token } = (await (await new Client(a.app.url).fetch('/auth/telegram/login')).json()) as { token: string };
+  await api.until(() => api.longPolls.some((p) => p.state === 'waiting'), 'process A polling');
+
+  const { token } = (await (await a.fetch('/auth/telegram/login')).json()) as { token: string };
   api.pressStart(BOB, token);
-  t.is((await api.nextMessage(BOB.id)).text, SUCCESS);
+  t.is((await api.nextMessage(BOB.id)).text, SUCCESS, 'process A confirmed the request it opened');
   const res = await new Client(b.app.url).fetch(`/auth/telegram/login?token=${token}`);
-  t.is(res.status, 200);
-  t.is((await new Client(a.app.url).fetch(`/auth/telegram/login?token=${token}`)).status, 404);
+  t.is(res.status, 200, 'process B claims it');
+  t.is(((await res.json()) as { id: string }).id, `telegram_${sha1(String(BOB.id))}`);
+  t.is((await a.fetch(`/auth/telegram/login?token=${token}`)).status, 404, 'and process A sees it consumed');
+
+  child.kill('SIGTERM');
+  const [code] = await once(child, 'exit');
+  t.is(code, 0, stderr);
 });
 
 test('authctl bot refuses a missing token, a memory store and a bad URI', async (t) => {
