@@ -17,7 +17,7 @@ import { ExtractJwt, Strategy as JwtStrategy } from 'passport-jwt';
 import serveStatic from 'koa-static';
 import { authKoa, type AuthKoaOptions } from '../lib/index.js';
 import { avatarId, openStore } from '../lib/stores/index.js';
-import { readCookie } from '../lib/token.js';
+import { readCookie } from '../lib/session/transport.js';
 
 export const BENCH_SECRET = 'bench-secret-0123456789abcdef0123456789';
 const PAYLOAD = { ok: true, message: 'hello' };

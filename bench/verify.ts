@@ -6,8 +6,8 @@ import { createSecretKey } from 'node:crypto';
 import { createVerifier } from 'fast-jwt';
 import { jwtVerify } from 'jose';
 import jwt from 'jsonwebtoken';
-import { resolveOptions } from '../lib/options.js';
-import { TokenService } from '../lib/token.js';
+import { resolveOptions } from '../lib/resolve-options.js';
+import { TokenService } from '../lib/session/token-service.js';
 
 export interface MicroResult {
   name: string;

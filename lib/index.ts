@@ -21,7 +21,8 @@ export type {
   Validator,
 } from './options.js';
 export { getUserInfo, mustGetUserInfo, type AuthMiddleware } from './middleware.js';
-export type { Claims, Handshake, RequestToken, TokenService, TokenSource } from './token.js';
+export type { Claims, Handshake, RequestToken, TokenSource } from './session/claims.js';
+export type { TokenService } from './session/token-service.js';
 export {
   boolAttr,
   isAdmin,
@@ -48,11 +49,11 @@ export {
   type StateStoreOpener,
   type StoreOpener,
 } from './registry.js';
-export type { CompletedLogin } from './login.js';
-export type { AvatarProxy, AvatarPutOptions } from './avatar.js';
+export type { CompletedLogin } from './session/login.js';
+export type { AvatarProxy, AvatarPutOptions } from './avatar/proxy.js';
 export { openStore, type AvatarEntry, type AvatarStore, type StoredAvatar } from './stores/index.js';
 export type { StateEntry, StateStore, StateStoreOptions } from './state/types.js';
-export type { UsedTokenStore } from './state.js';
+export type { UsedTokenStore } from './state/used-tokens.js';
 export type { Logger, LogFunc } from './logger.js';
 export { emailSender, isEmailAddress, type EmailSender, type EmailSenderOptions } from './providers/email.js';
 export type { Sender, SenderFunc } from './providers/sender.js';

@@ -4,7 +4,8 @@ import { AuthError, toAuthError, type ErrorCode } from './errors.js';
 import { reportError, writeError } from './http/respond.js';
 import type { BasicAuthResult, ResolvedOptions } from './options.js';
 import type { ProviderRegistry } from './providers/resolve.js';
-import { copyClaims, userOf as userOfClaims, type Claims, type RequestToken, type TokenService } from './token.js';
+import { copyClaims, userOf as userOfClaims, type Claims, type RequestToken } from './session/claims.js';
+import type { TokenService } from './session/token-service.js';
 import { isAdmin, type User } from './user.js';
 
 /** The route middleware hanging off `authKoa()` as `auth.middleware`. */

@@ -1,11 +1,14 @@
 import type { Context } from 'koa';
-import type { AvatarProxy } from './avatar.js';
+import type { AvatarProxy } from './avatar/types.js';
+import type { Provider, ProviderOptions } from './providers/types.js';
+
+export type { Provider, ProviderEntry, ProviderOptions } from './providers/types.js';
 import type { Logger } from './logger.js';
-import type { CompletedLogin } from './login.js';
-import { loadWithPackage } from './optional.js';
+import type { CompletedLogin } from './session/login.js';
+import { loadWithPackage } from './util/optional.js';
 import type { StateStore, StateStoreOptions } from './state/types.js';
 import type { AvatarStore } from './stores/types.js';
-import type { TokenService } from './token.js';
+import type { TokenService } from './session/token-service.js';
 
 /**
  * The package's three plug-in points, each a table of name → lazy loader: provider kinds, avatar-store
@@ -13,20 +16,6 @@ import type { TokenService } from './token.js';
  * loaded the first time a configuration names it and never otherwise; `registerProvider()`,
  * `registerStore()` and `registerStateStore()` add rows for third-party code. Nothing here runs at import.
  */
-
-/** What the router calls. Providers never parse the path: the router resolves them by name. */
-export interface Provider {
-  readonly name: string;
-  /** The kind that made it ('oauth2', 'direct', …); shown by `/auth/list?details=1`. */
-  readonly kind?: string;
-  login(ctx: Context): Promise<void>;
-  callback?(ctx: Context): Promise<void>;
-  logout(ctx: Context): Promise<void>;
-  /** Extra routes `/auth/<name>/<action>` (GET and POST), e.g. Telegram's `webhook`; login, callback and logout stay reserved. */
-  readonly actions?: Readonly<Record<string, (ctx: Context) => Promise<void>>>;
-  /** Stops background work (servers, pollers) when the service closes. */
-  close?(): Promise<void>;
-}
 
 /**
  * Everything a provider may use: the token service, the avatar saver, the logger, the URL, the clock
@@ -63,15 +52,6 @@ export interface ProviderModule<O extends ProviderOptions = ProviderOptions> {
   /** Validates `opts` (throw a TypeError naming the option) and builds the provider; may be async (start a server, load a package). */
   create(opts: O, deps: ProviderDeps): Provider | Promise<Provider>;
 }
-
-/** An entry of `opts.providers` that is not a ready Provider: a kind with its options, or a built-in name. */
-export interface ProviderOptions {
-  kind?: string;
-  name?: string;
-  [option: string]: unknown;
-}
-
-export type ProviderEntry = Provider | ProviderOptions;
 
 /** Opens the avatar store a URI names (the whole URI, scheme included). */
 export type StoreOpener = (uri: string) => AvatarStore | Promise<AvatarStore>;

@@ -1,18 +1,19 @@
 import Router from '@koa/router';
 import type { Context, Middleware, Next } from 'koa';
-import { createAvatarProxy, type AvatarProxy } from './avatar.js';
+import { createAvatarProxy, type AvatarProxy } from './avatar/proxy.js';
 import { readParams } from './http/body.js';
 import { AuthError, toAuthError } from './errors.js';
 import { reportError, setDefenceHeaders, writeError, writeJSON } from './http/respond.js';
-import { completeLogin, endSession, sessionFlag } from './login.js';
+import { completeLogin, endSession, sessionFlag } from './session/login.js';
 import { createMiddleware, type AuthMiddleware } from './middleware.js';
-import { resolveOptions, type AuthKoaOptions, type ResolvedOptions } from './options.js';
-import { safeRedirect } from './redirect.js';
+import type { AuthKoaOptions, ResolvedOptions } from './options.js';
+import { resolveOptions } from './resolve-options.js';
+import { safeRedirect } from './http/redirect.js';
 import type { ProviderDeps } from './registry.js';
 import { planProviders, ProviderRegistry } from './providers/resolve.js';
 import { loadStoreBackend } from './stores/index.js';
-import { TokenService } from './token.js';
-import { loadWithPackage } from './optional.js';
+import { TokenService } from './session/token-service.js';
+import { loadWithPackage } from './util/optional.js';
 
 /** What `authKoa()` returns: a Koa middleware serving the auth and avatar routes, plus the tools around it. */
 export interface AuthKoa extends Middleware {

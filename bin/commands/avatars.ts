@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { Command, InvalidArgumentError } from 'commander';
-import { parseDuration } from '../../lib/duration.js';
+import { parseDuration } from '../../lib/util/duration.js';
 import { avatarId, migrate, openStore, parseStoreUri, prune, type AvatarEntry, type AvatarStore } from '../../lib/stores/index.js';
 
 /**

@@ -1,6 +1,6 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { funcLogger } from '../../lib/logger.js';
-import { loadWithPackage } from '../../lib/optional.js';
+import { loadWithPackage } from '../../lib/util/optional.js';
 import { openStateStore, parseStateUri, type StateStore } from '../../lib/state/index.js';
 import { LoginRequests } from '../../lib/telegram/requests.js';
 

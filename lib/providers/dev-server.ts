@@ -3,10 +3,10 @@ import { once } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { noopLogger, type Logger } from '../logger.js';
-import { randomId } from '../token.js';
+import { randomId } from '../session/claims.js';
 import { Expiring } from './server-store.js';
 import { readBody } from '../http/body.js';
-import { identicon } from '../identicon.js';
+import { identicon } from '../avatar/identicon.js';
 
 /**
  * The development-only OAuth2 server (reference §5.5): any user name logs in through a form. It exists

@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
 import { AuthError } from '../errors.js';
-import { endSession } from '../login.js';
+import { endSession } from '../session/login.js';
 import type { Provider, ProviderDeps, ProviderModule } from '../registry.js';
 import { providerUserId } from '../user.js';
 

@@ -1,6 +1,8 @@
-import { DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT_MS } from '../http-client.js';
+import { DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT_MS } from '../http/client.js';
 import type { User } from '../user.js';
-import type { FlowSpec, OAuthToken } from './oauth2.js';
+
+/** The token endpoint's answer (access_token, id_token, expires_in, …). */
+export type OAuthToken = Record<string, unknown> & { access_token: string };
 
 /** Options every OAuth2-based kind (social, oauth2, oidc, dev) accepts; validated by commonOptions(). */
 export interface CommonOAuth2Options {
@@ -60,7 +62,7 @@ export function commonOptions(opts: Record<string, unknown>, defaults: { scopes:
     pkce,
     authMethod: authMethod as 'header' | 'body',
     userAttributes: attrs as Record<string, string>,
-    bearerTokenHook: hook as FlowSpec['bearerTokenHook'],
+    bearerTokenHook: hook as CommonOAuth2Options['bearerTokenHook'],
   };
 }
 

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { parseDuration, type Duration } from '../duration.js';
+import { parseDuration, type Duration } from '../util/duration.js';
 import { noopLogger, toLogger, type Logger, type LoggerInput } from '../logger.js';
 import { defaultLoginPage, type LoginPageHandler } from './server-page.js';
 

@@ -1,5 +1,5 @@
 import type { Provider, ProviderDeps, ProviderModule } from '../registry.js';
-import { randomId } from '../token.js';
+import { randomId } from '../session/claims.js';
 import { finishUser, text } from './mapping.js';
 import { commonOptions, createFlowProvider, endpointURL, providerError, type Endpoints } from './oauth2.js';
 import { resolveServerOptions, startOAuth2Server, type OAuth2Server, type OAuth2ServerOptions } from './server.js';

@@ -4,14 +4,14 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Koa, { type Context } from 'koa';
 import session from 'koa-session';
-import { windowLimiter } from '../ratelimit.js';
-import { randomId } from '../token.js';
-import { identicon } from '../identicon.js';
+import { windowLimiter } from '../state/ratelimit.js';
+import { randomId } from '../session/claims.js';
+import { identicon } from '../avatar/identicon.js';
 import { resolveServerOptions, type OAuth2Server, type OAuth2ServerOptions, type ServerUser } from './server-options.js';
 import { FIELDS, pageCSP } from './server-page.js';
 import { Expiring, memorySessionStore } from './server-store.js';
-import { safeEqual } from '../safe-equal.js';
-import { readBody } from '../http/body.js';
+import { safeEqual } from '../util/safe-equal.js';
+import { basicCredentials, json, readForm, redirect, singleParams, text } from './server-http.js';
 
 export type { LoginPage, LoginPageHandler } from './server-page.js';
 export { resolveServerOptions, type OAuth2Server, type OAuth2ServerClient, type OAuth2ServerOptions, type ServerChecker, type ServerUser } from './server-options.js';
@@ -120,7 +120,7 @@ export async function startOAuth2Server(options: OAuth2ServerOptions): Promise<O
     };
 
     if (ctx.method === 'POST') {
-      const form = await readForm(ctx);
+      const form = await readForm(ctx, MAX_FORM);
       const origin = ctx.get('origin');
       // A cross-site post carries no session cookie (SameSite=Lax) and no token; the Origin check is a second lock.
       // (Koa 3's ctx.origin echoes the Origin header, so the request's own origin is built from protocol and host.)
@@ -160,7 +160,7 @@ export async function startOAuth2Server(options: OAuth2ServerOptions): Promise<O
   }
 
   async function accessToken(ctx: Context): Promise<void> {
-    const form = await readForm(ctx);
+    const form = await readForm(ctx, MAX_FORM);
     const fail = (status: number, error: string, description?: string) => {
       if (status === 401) ctx.set('WWW-Authenticate', 'Basic realm="oauth2"');
       json(ctx, status, { error, ...(description ? { error_description: description } : {}) });
@@ -247,60 +247,4 @@ function toUser(name: string, result: boolean | ServerUser): ServerUser | undefi
   if (!result || typeof result !== 'object' || typeof result.id !== 'string' || !result.id) return undefined;
   const pick = (v: unknown) => (typeof v === 'string' && v ? v : undefined);
   return { id: result.id, name: pick(result.name), email: pick(result.email), picture: pick(result.picture) };
-}
-
-/** Query parameters as single values; undefined when one is repeated (RFC 6749 §3.1). */
-function singleParams(p: URLSearchParams): Record<string, string> | undefined {
-  const out: Record<string, string> = Object.create(null);
-  for (const [k, v] of p) {
-    if (k in out) return undefined;
-    out[k] = v;
-  }
-  return out;
-}
-
-async function readForm(ctx: Context): Promise<Record<string, string>> {
-  const type = (ctx.get('content-type').split(';')[0] ?? '').trim().toLowerCase();
-  const raw = await readBody(ctx.req, MAX_FORM);
-  const out: Record<string, string> = Object.create(null);
-  if (type !== 'application/x-www-form-urlencoded') return out;
-  for (const [k, v] of new URLSearchParams(raw.toString('utf8'))) out[k] ??= v;
-  return out;
-}
-
-/** Client credentials from HTTP Basic; both parts are form-urlencoded (RFC 6749 §2.3.1). */
-function basicCredentials(header: string): { id: string; secret: string } | undefined {
-  const m = /^Basic\s+(\S+)$/i.exec(header);
-  if (!m) return undefined;
-  const decoded = Buffer.from(m[1]!, 'base64').toString('utf8');
-  const i = decoded.indexOf(':');
-  if (i < 0) return undefined;
-  const dec = (s: string) => {
-    try {
-      return decodeURIComponent(s.replace(/\+/g, ' '));
-    } catch {
-      return s;
-    }
-  };
-  return { id: dec(decoded.slice(0, i)), secret: dec(decoded.slice(i + 1)) };
-}
-
-function redirect(ctx: Context, to: string, params: Record<string, string | undefined>): void {
-  const target = new URL(to);
-  for (const [k, v] of Object.entries(params)) if (v !== undefined) target.searchParams.set(k, v);
-  ctx.status = 302;
-  ctx.redirect(target.href);
-}
-
-
-function text(ctx: Context, status: number, body: string): void {
-  ctx.status = status;
-  ctx.type = 'text/plain; charset=utf-8';
-  ctx.body = body + '\n';
-}
-
-function json(ctx: Context, status: number, body: unknown): void {
-  ctx.status = status;
-  ctx.type = 'application/json';
-  ctx.body = JSON.stringify(body) + '\n';
 }

@@ -1,9 +1,9 @@
 import type { Context } from 'koa';
-import { parseDuration, type Duration } from '../duration.js';
+import { parseDuration, type Duration } from '../util/duration.js';
 import { AuthError } from '../errors.js';
 import { readJSON } from '../http/body.js';
 import { lazyResource } from '../util/lazy.js';
-import { endSession } from '../login.js';
+import { endSession } from '../session/login.js';
 import { writeJSON } from '../http/respond.js';
 import type { Provider, ProviderDeps, ProviderModule } from '../registry.js';
 import { isStateStore, loadStateBackend, memoryStateStore, openStateStore, parseStateUri, type StateStore } from '../state/index.js';
@@ -11,7 +11,7 @@ import { LoginBot } from '../telegram/bot.js';
 import { startPolling, type Poller } from '../telegram/poller.js';
 import { LoginRequests, type TelegramIdentity } from '../telegram/requests.js';
 import { providerUserId, type User } from '../user.js';
-import { safeEqual } from '../safe-equal.js';
+import { safeEqual } from '../util/safe-equal.js';
 
 /** Options of a `kind: 'telegram'` provider: login by pressing Start in a Telegram bot. */
 export interface TelegramProviderOptions {

@@ -1,12 +1,12 @@
 import type { Context } from 'koa';
-import { parseDuration, type Duration } from '../duration.js';
+import { parseDuration, type Duration } from '../util/duration.js';
 import { AuthError } from '../errors.js';
-import { endSession, sessionFlag } from '../login.js';
+import { endSession, sessionFlag } from '../session/login.js';
 import { writeJSON } from '../http/respond.js';
-import { windowLimiter, type WindowLimiter } from '../ratelimit.js';
+import { windowLimiter, type WindowLimiter } from '../state/ratelimit.js';
 import type { Provider, ProviderDeps, ProviderModule } from '../registry.js';
-import { memoryUsedTokenStore, type UsedTokenStore } from '../state.js';
-import { randomId, type Claims } from '../token.js';
+import { memoryUsedTokenStore, type UsedTokenStore } from '../state/used-tokens.js';
+import { randomId, type Claims } from '../session/claims.js';
 import { providerUserId } from '../user.js';
 import { writeConfirmPage } from './confirm-page.js';
 import { describeSendError, isHTML, toSender, type Sender, type SenderFunc } from './sender.js';

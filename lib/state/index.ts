@@ -80,4 +80,4 @@ export function createStateStore(uri: string, opts: StateStoreOptions = {}, opti
   };
 }
 
-export { memoryUsedTokenStore, type MemoryUsedTokenStoreOptions, type UsedTokenStore } from '../state.js';
+export { memoryUsedTokenStore, type MemoryUsedTokenStoreOptions, type UsedTokenStore } from './used-tokens.js';

@@ -1,4 +1,4 @@
-import type { UsedTokenStore } from '../state.js';
+import type { UsedTokenStore } from './used-tokens.js';
 
 /** One entry of a state store, as read back. */
 export interface StateEntry<V = unknown> {

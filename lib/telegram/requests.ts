@@ -1,4 +1,4 @@
-import { randomId } from '../token.js';
+import { randomId } from '../session/claims.js';
 import type { StateEntry, StateStore } from '../state/types.js';
 
 /** The Telegram user a bot saw pressing Start: the fields login needs, nothing more. */

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { identicon } from '../../lib/identicon.js';
+import { identicon } from '../../lib/avatar/identicon.js';
 import { dimensions } from './helpers.js';
 
 test('identicon is a PNG of the requested size that decodes', async (t) => {

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createAvatarProxy, type AvatarProxy } from '../../lib/avatar.js';
+import { createAvatarProxy, type AvatarProxy } from '../../lib/avatar/proxy.js';
 import { etagMatches } from '../../lib/avatar/route.js';
 import { reportError, setDefenceHeaders, writeError } from '../../lib/http/respond.js';
 import { noopLogger } from '../../lib/logger.js';

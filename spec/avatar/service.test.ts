@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { avatarId } from '../../lib/stores/index.js';
-import { identicon } from '../../lib/identicon.js';
+import { identicon } from '../../lib/avatar/identicon.js';
 import { Client, rawGet, startApp } from '../helpers/http.js';
 import { baseOptions } from '../core/fixtures.js';
 

@@ -1,6 +1,6 @@
 import test from 'ava';
 import { authKoa, type AuthKoaOptions } from '../../lib/index.js';
-import { resolveOptions } from '../../lib/options.js';
+import { resolveOptions } from '../../lib/resolve-options.js';
 import Koa from 'koa';
 import { serve } from '../helpers/http.js';
 

@@ -1,6 +1,6 @@
 import test from 'ava';
-import { safeEqual } from '../../lib/safe-equal.js';
-import { readCookie } from '../../lib/token.js';
+import { safeEqual } from '../../lib/util/safe-equal.js';
+import { readCookie } from '../../lib/session/transport.js';
 
 test('readCookie finds one cookie by exact name, wherever it stands in the header', (t) => {
   t.is(readCookie('JWT=a; XSRF-TOKEN=b', 'JWT'), 'a');

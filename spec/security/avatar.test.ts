@@ -8,7 +8,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test from 'ava';
-import { identicon } from '../../lib/identicon.js';
+import { identicon } from '../../lib/avatar/identicon.js';
 import { registerFromEchoKind } from '../helpers/attack.js';
 import { Client, rawGet, serve, startApp, type Served, type TestApp } from '../helpers/http.js';
 

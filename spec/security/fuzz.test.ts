@@ -6,11 +6,11 @@
 import test from 'ava';
 import fc from 'fast-check';
 import { AuthError } from '../../lib/errors.js';
-import { resolveOptions } from '../../lib/options.js';
-import { safeRedirect } from '../../lib/redirect.js';
+import { resolveOptions } from '../../lib/resolve-options.js';
+import { safeRedirect } from '../../lib/http/redirect.js';
 import { parseStoreUri } from '../../lib/stores/index.js';
 import { isAvatarId } from '../../lib/stores/index.js';
-import { TokenService } from '../../lib/token.js';
+import { TokenService } from '../../lib/session/token-service.js';
 import { forgeToken } from '../helpers/attack.js';
 
 const SECRET = 'fuzz-secret-0123456789abcdef';

@@ -1,6 +1,6 @@
 import test from 'ava';
-import { memoryUsedTokenStore } from '../../lib/state.js';
-import { windowLimiter } from '../../lib/ratelimit.js';
+import { memoryUsedTokenStore } from '../../lib/state/used-tokens.js';
+import { windowLimiter } from '../../lib/state/ratelimit.js';
 import { compileTemplate } from '../../lib/providers/template.js';
 import { manualClock, started } from '../helpers/http.js';
 

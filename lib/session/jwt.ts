@@ -1,5 +1,5 @@
 import { createHmac, createSecretKey, timingSafeEqual, type KeyObject } from 'node:crypto';
-import { AuthError } from './errors.js';
+import { AuthError } from '../errors.js';
 
 /**
  * HS256 compact JWS, on node:crypto alone. The algorithm is pinned: a token whose header says

@@ -1,10 +1,11 @@
 import type { Context } from 'koa';
-import type { AvatarProxy, AvatarPutOptions } from './avatar.js';
-import type { ResolvedOptions } from './options.js';
-import { writeJSON } from './http/respond.js';
-import { safeRedirect } from './redirect.js';
-import { randomId, type Claims, type TokenService } from './token.js';
-import type { User } from './user.js';
+import type { AvatarProxy, AvatarPutOptions } from '../avatar/types.js';
+import type { ResolvedOptions } from '../options.js';
+import { writeJSON } from '../http/respond.js';
+import { safeRedirect } from '../http/redirect.js';
+import { randomId, type Claims } from './claims.js';
+import type { TokenService } from './token-service.js';
+import type { User } from '../user.js';
 
 /** What a provider knows once it has identified a user. */
 export interface CompletedLogin {

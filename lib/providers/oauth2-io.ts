@@ -1,0 +1,123 @@
+import { AuthorizationCode } from 'simple-oauth2';
+import { AuthError, type ErrorCode } from '../errors.js';
+import { HttpError, jsonObject, request } from '../http/client.js';
+import type { Endpoints, FlowIO, FlowSpec } from './oauth2-types.js';
+import type { OAuthToken } from './oauth2-options.js';
+
+/**
+ * The outbound side of the authorization-code flow: the OAuth2 client for the token exchange, the
+ * user-info and JSON calls, each under the provider's deadline and size cap, and every failure turned
+ * into an error that names the provider.
+ */
+
+/** An AuthError whose message names the provider, so an operator reading it knows which one failed. */
+export function providerError(provider: string, status: number, code: ErrorCode, message: string, cause?: unknown): AuthError {
+  return new AuthError(status, code, `${provider}: ${message}`, cause === undefined ? undefined : { cause });
+}
+
+/** The OAuth2 client for one set of endpoints and a client secret. */
+/**
+ * The part of simple-oauth2's client the flow uses, as our own type: the package's types stay out of
+ * authkoa's declaration files, so a TypeScript application needs no @types/simple-oauth2.
+ */
+export interface OAuthClient {
+  authorizeURL(params: Record<string, string>): string;
+  getToken(params: never): Promise<{ token: Record<string, unknown> }>;
+}
+
+export function buildClient(spec: FlowSpec, ep: Endpoints, secret: string): OAuthClient {
+  const token = new URL(ep.tokenURL);
+  const auth = new URL(ep.authURL);
+  return new AuthorizationCode({
+    client: { id: spec.cid, secret },
+    // Full URLs as paths: simple-oauth2 resolves them against the host, keeping any query they carry.
+    auth: { tokenHost: token.origin, tokenPath: token.href, authorizeHost: auth.origin, authorizePath: auth.href },
+    options: { authorizationMethod: spec.authMethod },
+    http: {
+      timeout: spec.timeoutMs,
+      maxBytes: spec.maxBytes,
+      // 'force': a JSON body sent as text/plain still parses; garbage fails as a bad answer, not a crash.
+      json: 'force',
+      redirects: 0,
+      headers: { Accept: 'application/json', 'User-Agent': 'authkoa' },
+    } as never,
+  });
+}
+
+/** Boom-shaped errors from simple-oauth2's transport. */
+interface BoomLike {
+  isBoom?: boolean;
+  output?: { statusCode?: number };
+  data?: { isResponseError?: boolean; payload?: unknown } | null;
+}
+
+/** The code-for-token exchange under one deadline, with every failure mapped to a provider error. */
+export async function exchange(spec: FlowSpec, client: OAuthClient, params: Record<string, string>): Promise<OAuthToken> {
+  const name = spec.name;
+  let timer: NodeJS.Timeout | undefined;
+  // simple-oauth2's transport times the request and the body read separately; one deadline caps both.
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(providerError(name, 503, 'provider_timeout', `token endpoint gave no answer within ${spec.timeoutMs} ms`)), spec.timeoutMs);
+  });
+  let payload: Record<string, unknown>;
+  try {
+    const at = await Promise.race([client.getToken(params as never), deadline]);
+    payload = at.token as Record<string, unknown>;
+  } catch (err) {
+    if (err instanceof AuthError) throw err;
+    const b = err as BoomLike;
+    const status = b.output?.statusCode ?? 0;
+    if (b.data?.isResponseError) {
+      const body = b.data.payload && typeof b.data.payload === 'object' && !Buffer.isBuffer(b.data.payload) ? (b.data.payload as Record<string, unknown>) : {};
+      const code = typeof body.error === 'string' ? ` (${body.error.replace(/[^\w.-]/g, '').slice(0, 64)})` : '';
+      if (status >= 500) throw providerError(name, 503, 'provider_unavailable', `token endpoint answered ${status}`, err);
+      throw providerError(name, 502, 'exchange_failed', `code exchange refused with ${status}${code}`, err);
+    }
+    if (status === 504 || status === 408) throw providerError(name, 503, 'provider_timeout', `token endpoint gave no answer within ${spec.timeoutMs} ms`, err);
+    if (status === 413) throw providerError(name, 502, 'response_too_large', `token response exceeds ${spec.maxBytes} bytes`, err);
+    if (status === 502 && b.data && 'payload' in b.data) throw providerError(name, 502, 'bad_provider_response', 'token response is not JSON', err);
+    if (b.isBoom) throw providerError(name, 503, 'provider_unavailable', 'token endpoint is unreachable', err);
+    throw providerError(name, 502, 'bad_provider_response', 'token response is unusable', err);
+  } finally {
+    clearTimeout(timer);
+  }
+  // GitHub (and others) answer 200 with {"error": …} for a bad code.
+  if (typeof payload.error === 'string') {
+    throw providerError(name, 502, 'exchange_failed', `code exchange refused (${payload.error.replace(/[^\w.-]/g, '').slice(0, 64)})`);
+  }
+  if (typeof payload.access_token !== 'string' || !payload.access_token) {
+    throw providerError(name, 502, 'bad_provider_response', 'token response carries no access_token');
+  }
+  return payload as OAuthToken;
+}
+
+/** The outbound helpers of one provider: its deadline and size cap, errors naming it. */
+export function flowIO(spec: FlowSpec): FlowIO {
+  const name = spec.name;
+  async function get(url: string, what: string, headers: Record<string, string>, failStatus: number, failCode: ErrorCode) {
+    let res;
+    try {
+      res = await request(url, { headers: { Accept: 'application/json', 'User-Agent': 'authkoa', ...headers }, timeoutMs: spec.timeoutMs, maxBytes: spec.maxBytes });
+    } catch (err) {
+      throw transportError(name, what, err);
+    }
+    if (res.status < 200 || res.status > 299) throw providerError(name, failStatus, failCode, `${what} answered ${res.status}`);
+    const data = jsonObject(res.body);
+    if (!data) throw providerError(name, 502, 'bad_provider_response', `${what} is not a JSON object`);
+    return data;
+  }
+  return {
+    userInfo: (url, token) => get(url, 'user info', { Authorization: `Bearer ${token.access_token}` }, 503, 'userinfo_failed'),
+    getJSON: (url, what) => get(url, what, {}, 503, 'provider_unavailable'),
+  };
+}
+
+/** Maps an http-client failure to the provider error a client sees. */
+export function transportError(name: string, what: string, err: unknown): AuthError {
+  if (err instanceof HttpError) {
+    if (err.reason === 'timeout') return providerError(name, 503, 'provider_timeout', `${what}: ${err.message}`, err);
+    if (err.reason === 'too_large') return providerError(name, 502, 'response_too_large', `${what}: ${err.message}`, err);
+  }
+  return providerError(name, 503, 'provider_unavailable', `${what} is unreachable`, err);
+}
+

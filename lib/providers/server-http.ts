@@ -1,0 +1,63 @@
+import type { Context } from 'koa';
+import { readBody } from '../http/body.js';
+
+/** The request and response plumbing of the local OAuth2 server (server.ts): forms, client credentials, answers. */
+
+/** Query parameters as single values; undefined when one is repeated (RFC 6749 §3.1). */
+export function singleParams(p: URLSearchParams): Record<string, string> | undefined {
+  const out: Record<string, string> = Object.create(null);
+  for (const [k, v] of p) {
+    if (k in out) return undefined;
+    out[k] = v;
+  }
+  return out;
+}
+
+/** A urlencoded form body (capped at `limit`), first value of each field; any other type reads as empty. */
+export async function readForm(ctx: Context, limit: number): Promise<Record<string, string>> {
+  const type = (ctx.get('content-type').split(';')[0] ?? '').trim().toLowerCase();
+  const raw = await readBody(ctx.req, limit);
+  const out: Record<string, string> = Object.create(null);
+  if (type !== 'application/x-www-form-urlencoded') return out;
+  for (const [k, v] of new URLSearchParams(raw.toString('utf8'))) out[k] ??= v;
+  return out;
+}
+
+/** Client credentials from HTTP Basic; both parts are form-urlencoded (RFC 6749 §2.3.1). */
+export function basicCredentials(header: string): { id: string; secret: string } | undefined {
+  const m = /^Basic\s+(\S+)$/i.exec(header);
+  if (!m) return undefined;
+  const decoded = Buffer.from(m[1]!, 'base64').toString('utf8');
+  const i = decoded.indexOf(':');
+  if (i < 0) return undefined;
+  const dec = (s: string) => {
+    try {
+      return decodeURIComponent(s.replace(/\+/g, ' '));
+    } catch {
+      return s;
+    }
+  };
+  return { id: dec(decoded.slice(0, i)), secret: dec(decoded.slice(i + 1)) };
+}
+
+/** A 302 to `to` with `params` added to its query. */
+export function redirect(ctx: Context, to: string, params: Record<string, string | undefined>): void {
+  const target = new URL(to);
+  for (const [k, v] of Object.entries(params)) if (v !== undefined) target.searchParams.set(k, v);
+  ctx.status = 302;
+  ctx.redirect(target.href);
+}
+
+/** A plain-text answer. */
+export function text(ctx: Context, status: number, body: string): void {
+  ctx.status = status;
+  ctx.type = 'text/plain; charset=utf-8';
+  ctx.body = body + '\n';
+}
+
+/** A JSON answer (the token endpoint's and its OAuth2 errors). */
+export function json(ctx: Context, status: number, body: unknown): void {
+  ctx.status = status;
+  ctx.type = 'application/json';
+  ctx.body = JSON.stringify(body) + '\n';
+}

@@ -1,0 +1,26 @@
+import type { Context } from 'koa';
+
+/** What an entry of `opts.providers` is: a ready Provider, or the options of a kind (registry.ts makes those). */
+
+/** What the router calls. Providers never parse the path: the router resolves them by name. */
+export interface Provider {
+  readonly name: string;
+  /** The kind that made it ('oauth2', 'direct', …); shown by `/auth/list?details=1`. */
+  readonly kind?: string;
+  login(ctx: Context): Promise<void>;
+  callback?(ctx: Context): Promise<void>;
+  logout(ctx: Context): Promise<void>;
+  /** Extra routes `/auth/<name>/<action>` (GET and POST), e.g. Telegram's `webhook`; login, callback and logout stay reserved. */
+  readonly actions?: Readonly<Record<string, (ctx: Context) => Promise<void>>>;
+  /** Stops background work (servers, pollers) when the service closes. */
+  close?(): Promise<void>;
+}
+
+/** An entry of `opts.providers` that is not a ready Provider: a kind with its options, or a built-in name. */
+export interface ProviderOptions {
+  kind?: string;
+  name?: string;
+  [option: string]: unknown;
+}
+
+export type ProviderEntry = Provider | ProviderOptions;

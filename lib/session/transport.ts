@@ -1,0 +1,108 @@
+import type { Context } from 'koa';
+import { AuthError } from '../errors.js';
+import type { ResolvedOptions } from '../options.js';
+import { safeEqual } from '../util/safe-equal.js';
+import type { TokenSource } from './claims.js';
+
+/**
+ * How a token travels with a request, for one service: where it is read from (the `token` query, the
+ * `X-JWT` header, the JWT cookie, first present wins), the XSRF check a cookie token needs, and the two
+ * cookies written at login and refresh (the JWT HttpOnly, the XSRF value readable by scripts).
+ */
+export class Transport {
+  readonly #o: ResolvedOptions;
+  // Header names as node stores them in `req.headers`: read there directly, not through Koa's `ctx.get`.
+  readonly #jwtHeader: string;
+  readonly #xsrfHeader: string;
+  // The methods whose cookie requests skip the XSRF check; undefined when there are none (the default), so
+  // that the usual request does not look its method up at all.
+  readonly #xsrfExempt: ReadonlySet<string> | undefined;
+
+  constructor(o: ResolvedOptions) {
+    this.#o = o;
+    this.#jwtHeader = o.jwtHeaderName.toLowerCase();
+    this.#xsrfHeader = o.xsrfHeaderName.toLowerCase();
+    this.#xsrfExempt = o.xsrfIgnoreMethods.size > 0 ? o.xsrfIgnoreMethods : undefined;
+  }
+
+  /** The token a request carries and where it came from; undefined when it carries none. */
+  find(ctx: Context): { token: string; source: TokenSource } | undefined {
+    const headers = ctx.req.headers;
+    let token = queryParam(ctx, this.#o.jwtQueryName);
+    if (token) return { token, source: 'query' };
+    token = headerValue(headers[this.#jwtHeader]);
+    if (token) return { token, source: 'header' };
+    token = readCookie(headerValue(headers.cookie), this.#o.jwtCookieName);
+    return token ? { token, source: 'cookie' } : undefined;
+  }
+
+  /** A cookie token's XSRF check: the request's XSRF header must equal the token's `jti`. Throws 401 `xsrf_mismatch`. */
+  checkXsrf(ctx: Context, jti: string | undefined): void {
+    if (this.#o.disableXSRF || this.#xsrfExempt?.has(ctx.req.method ?? '')) return;
+    const header = headerValue(ctx.req.headers[this.#xsrfHeader]);
+    if (!header || !safeEqual(header, jti ?? '')) throw new AuthError(401, 'xsrf_mismatch', 'xsrf mismatch');
+  }
+
+  /** Writes the JWT and XSRF cookies (and the JWT response header with sendJWTHeader); `maxAgeS` undefined makes session cookies. */
+  write(ctx: Context, token: string, jti: string, maxAgeS: number | undefined): void {
+    const o = this.#o;
+    setCookie(ctx, o.jwtCookieName, `${o.jwtCookieName}=${token}${this.#attributes(maxAgeS)}; HttpOnly`);
+    setCookie(ctx, o.xsrfCookieName, `${o.xsrfCookieName}=${jti}${this.#attributes(maxAgeS)}`);
+    if (o.sendJWTHeader) ctx.set(o.jwtHeaderName, token);
+  }
+
+  /** Clears both cookies (logout, rejected tokens). */
+  clear(ctx: Context): void {
+    const o = this.#o;
+    const clear = `${this.#attributes(undefined)}; Expires=Thu, 01 Jan 1970 00:00:00 GMT; Max-Age=0`;
+    setCookie(ctx, o.jwtCookieName, `${o.jwtCookieName}=${clear}`);
+    setCookie(ctx, o.xsrfCookieName, `${o.xsrfCookieName}=${clear}`);
+  }
+
+  #attributes(maxAge: number | undefined): string {
+    const o = this.#o;
+    let a = '; Path=/';
+    if (o.cookieDomain) a += `; Domain=${o.cookieDomain}`;
+    if (maxAge !== undefined) a += `; Max-Age=${maxAge}`;
+    if (o.secureCookies) a += '; Secure';
+    return a + `; SameSite=${o.sameSite}`;
+  }
+}
+
+/** One request header as a string: node joins repeated headers, only Set-Cookie comes as a list. */
+function headerValue(v: string | string[] | undefined): string {
+  return typeof v === 'string' ? v : '';
+}
+
+function queryParam(ctx: Context, name: string): string {
+  // Most requests carry no query at all: a look at the raw URL spares parsing it.
+  if (ctx.req.url === undefined || !ctx.req.url.includes('?') || !ctx.querystring) return '';
+  const v = ctx.query[name];
+  return typeof v === 'string' ? v : Array.isArray(v) ? (v[0] ?? '') : '';
+}
+
+/** Finds one cookie in a Cookie header without decoding the rest. */
+export function readCookie(header: string, name: string): string {
+  if (!header) return '';
+  // Scans for `name=` at the start of a pair instead of splitting every cookie of the header: this runs
+  // on every cookie-authenticated request.
+  let at = 0;
+  while (at < header.length) {
+    while (header.charCodeAt(at) === 32 /* space */) at++;
+    const end = header.indexOf(';', at);
+    const stop = end < 0 ? header.length : end;
+    if (header.startsWith(name, at) && header.charCodeAt(at + name.length) === 61 /* = */) {
+      return header.slice(at + name.length + 1, stop).trim();
+    }
+    at = stop + 1;
+  }
+  return '';
+}
+
+/** Appends a Set-Cookie, replacing an earlier one of the same name written during this request. */
+function setCookie(ctx: Context, name: string, value: string): void {
+  const prev = ctx.response.get('Set-Cookie') as unknown as string[] | string;
+  const list = (Array.isArray(prev) ? prev : prev ? [prev] : []).filter((c) => !c.startsWith(`${name}=`));
+  list.push(value);
+  ctx.set('Set-Cookie', list);
+}

@@ -1,0 +1,61 @@
+/** The shape of lib/ that docs/architecture.md describes: small files, few at the top, no import circle. */
+import test from 'ava';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, normalize, relative } from 'node:path';
+
+const lib = join(import.meta.dirname, '..', '..', 'lib');
+
+function sources(dir = lib): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const p = join(dir, name);
+    return statSync(p).isDirectory() ? sources(p) : p.endsWith('.ts') ? [p] : [];
+  });
+}
+
+/** Every relative module a file imports or re-exports statically, type-only ones included. */
+function imports(file: string): string[] {
+  const text = readFileSync(file, 'utf8');
+  const found: string[] = [];
+  for (const m of text.matchAll(/^(?:import|export)\s[^;]*?\sfrom\s+'(\.[^']+)'/gms)) {
+    found.push(normalize(join(dirname(file), m[1]!.replace(/\.js$/, '.ts'))));
+  }
+  return found;
+}
+
+/** Import circles in a graph of file → files it imports, each as the list of files around it. */
+function circles(graph: Map<string, string[]>): string[][] {
+  const state = new Map<string, 'open' | 'done'>();
+  const stack: string[] = [];
+  const found: string[][] = [];
+  const visit = (f: string) => {
+    state.set(f, 'open');
+    stack.push(f);
+    for (const d of graph.get(f)!) {
+      if (state.get(d) === 'open') found.push([...stack.slice(stack.indexOf(d)), d].map((p) => relative(lib, p)));
+      else if (!state.has(d) && graph.has(d)) visit(d);
+    }
+    stack.pop();
+    state.set(f, 'done');
+  };
+  for (const f of graph.keys()) if (!state.has(f)) visit(f);
+  return found;
+}
+
+test('no import circle in lib/, type-only imports included', (t) => {
+  const files = sources();
+  t.true(files.length > 50 && imports(join(lib, 'service.ts')).length > 5, 'the files and their imports were found');
+  t.deepEqual(circles(new Map(files.map((f) => [f, imports(f)]))).map((c) => c.join(' -> ')), []);
+});
+
+test('the circle check reports a circle when there is one, and only then', (t) => {
+  const at = (n: string) => join(lib, n);
+  t.deepEqual(circles(new Map([[at('a.ts'), [at('b.ts')]], [at('b.ts'), [at('c.ts')]], [at('c.ts'), [at('a.ts')]]])), [['a.ts', 'b.ts', 'c.ts', 'a.ts']]);
+  t.deepEqual(circles(new Map([[at('a.ts'), [at('b.ts')]], [at('b.ts'), [at('c.ts')]], [at('c.ts'), []]])), []);
+});
+
+test('no file in lib/ is over 300 lines, and lib/ has at most 10 files at the top', (t) => {
+  const long = sources().map((f) => [relative(lib, f), readFileSync(f, 'utf8').split('\n').length] as const).filter(([, n]) => n > 300);
+  t.deepEqual(long, []);
+  const top = readdirSync(lib).filter((n) => n.endsWith('.ts'));
+  t.true(top.length <= 10, top.join(', '));
+});
