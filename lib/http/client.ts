@@ -18,6 +18,8 @@ export interface HttpRequest {
   timeoutMs?: number;
   /** Largest body accepted in bytes (default 1 MiB). */
   maxBytes?: number;
+  /** Abandons the call early (the caller is closing); a network error then. */
+  signal?: AbortSignal;
 }
 
 export interface HttpResponse {
@@ -55,6 +57,9 @@ export async function request(url: string, req: HttpRequest = {}): Promise<HttpR
     timedOut = true;
     controller.abort();
   }, timeoutMs);
+  const abandon = () => controller.abort();
+  if (req.signal?.aborted) abandon();
+  req.signal?.addEventListener('abort', abandon, { once: true });
   try {
     let res: Response;
     try {
@@ -67,18 +72,40 @@ export async function request(url: string, req: HttpRequest = {}): Promise<HttpR
       controller.abort();
       throw new HttpError('too_large', `response body of ${declared} bytes exceeds ${maxBytes}`);
     }
-    const body = await readCapped(res, maxBytes, controller).catch((err) => {
-      if (err instanceof HttpError) throw err;
+    const body = await readCapped(res, maxBytes).catch((err) => {
+      if (err instanceof HttpError) {
+        controller.abort();
+        throw err;
+      }
       throw timedOut ? timeoutError(timeoutMs, err) : new HttpError('network', `reading the response failed: ${(err as Error).message}`, { cause: err });
     });
     return { status: res.status, headers: res.headers, body };
   } finally {
     clearTimeout(timer);
+    req.signal?.removeEventListener('abort', abandon);
   }
 }
 
-/** Reads a body chunk by chunk, aborting the transfer once it passes `maxBytes`. */
-async function readCapped(res: Response, maxBytes: number, controller: AbortController): Promise<Buffer> {
+/**
+ * A `fetch` for third-party clients that accept one (the Telegram client): redirects are not followed
+ * and the body is read under `maxBytes` before the client sees it. The client keeps its own deadline,
+ * which reaches the transfer through its signal.
+ */
+export function cappedFetch(maxBytes: number): typeof fetch {
+  return async (input, init) => {
+    const res = await fetch(input, { ...init, redirect: 'manual' });
+    const declared = Number(res.headers.get('content-length'));
+    if (Number.isFinite(declared) && declared > maxBytes) {
+      await res.body?.cancel();
+      throw new HttpError('too_large', `response body of ${declared} bytes exceeds ${maxBytes}`);
+    }
+    const body = await readCapped(res, maxBytes);
+    return new Response(res.status === 204 || res.status === 304 ? null : new Uint8Array(body), { status: res.status, statusText: res.statusText, headers: res.headers });
+  };
+}
+
+/** Reads a body chunk by chunk, cancelling the transfer once it passes `maxBytes`. */
+async function readCapped(res: Response, maxBytes: number): Promise<Buffer> {
   if (!res.body) return Buffer.alloc(0);
   const chunks: Buffer[] = [];
   let size = 0;
@@ -88,7 +115,7 @@ async function readCapped(res: Response, maxBytes: number, controller: AbortCont
     if (done) break;
     size += value.byteLength;
     if (size > maxBytes) {
-      controller.abort();
+      await reader.cancel().catch(() => {});
       throw new HttpError('too_large', `response body exceeds ${maxBytes} bytes`);
     }
     chunks.push(Buffer.from(value.buffer, value.byteOffset, value.byteLength));

@@ -1,4 +1,5 @@
 import { Api } from 'node-telegram-bot-api';
+import { cappedFetch, request } from '../http/client.js';
 import type { Logger } from '../logger.js';
 import type { ConfirmResult, LoginRequests, TelegramIdentity } from './requests.js';
 
@@ -25,6 +26,9 @@ export interface LoginBotOptions {
 export const DEFAULT_SUCCESS_MSG = '✅ You have successfully authenticated, check the web!';
 export const DEFAULT_ERROR_MSG = '❌ Invalid auth request. Please try clicking link again.';
 export const DEFAULT_API_ROOT = 'https://api.telegram.org';
+
+/** Largest Bot API answer read: a full getUpdates batch (100 updates) fits several times over. */
+const API_MAX_BYTES = 8 * 1024 * 1024;
 
 /** `/start`, optionally addressed to the bot (`/start@my_bot`), then the deep-link payload. */
 const START = /^\/start(?:@[A-Za-z0-9_]{1,64})?(?:[ \t]+(\S*))?\s*$/;
@@ -66,7 +70,7 @@ export class LoginBot {
     this.#secrets = [...new Set([encodeURIComponent(o.token), o.token])].sort((a, b) => b.length - a.length);
     // Three attempts 50 ms apart for transient failures, as the original; longer outages are the
     // poller's backoff's business.
-    this.api = new Api(o.token, { apiRoot: this.#apiRoot, timeoutMs: this.#timeout, maxRetries: 2, retryBackoffMs: 50 });
+    this.api = new Api(o.token, { apiRoot: this.#apiRoot, timeoutMs: this.#timeout, maxRetries: 2, retryBackoffMs: 50, fetch: cappedFetch(API_MAX_BYTES) });
     if (o.username) this.#me = Promise.resolve(o.username);
   }
 
@@ -155,37 +159,12 @@ export class LoginBot {
     }
   }
 
-  /** GETs a file under the deadline and the size cap. Redirects are refused: the URL holds the token. */
+  /** GETs a file under the deadline and the size cap. Redirects are not followed: the URL holds the token. */
   async #download(filePath: string, signal?: AbortSignal): Promise<Buffer> {
     const path = filePath.split('/').map(encodeURIComponent).join('/');
-    const deadline = AbortSignal.timeout(this.#timeout);
-    const res = await fetch(`${this.#apiRoot}/file/bot${this.#token}/${path}`, {
-      redirect: 'error',
-      signal: signal ? AbortSignal.any([signal, deadline]) : deadline,
-    });
-    if (res.status !== 200) {
-      await res.body?.cancel();
-      throw new Error(`file download answered ${res.status}`);
-    }
-    if (Number(res.headers.get('content-length') ?? 0) > this.#maxPhoto) {
-      await res.body?.cancel();
-      throw new Error(`file is larger than ${this.#maxPhoto} bytes`);
-    }
-    const chunks: Uint8Array[] = [];
-    let size = 0;
-    const reader = res.body?.getReader();
-    if (!reader) return Buffer.alloc(0);
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      size += value.length;
-      if (size > this.#maxPhoto) {
-        await reader.cancel();
-        throw new Error(`file is larger than ${this.#maxPhoto} bytes`);
-      }
-      chunks.push(value);
-    }
-    return Buffer.concat(chunks);
+    const res = await request(`${this.#apiRoot}/file/bot${this.#token}/${path}`, { timeoutMs: this.#timeout, maxBytes: this.#maxPhoto, signal });
+    if (res.status !== 200) throw new Error(`file download answered ${res.status}`);
+    return res.body;
   }
 }
 
