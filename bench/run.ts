@@ -116,14 +116,28 @@ async function cpuOf(server: Server): Promise<number> {
   return u.user + u.system;
 }
 
-type Measured = LoadResult & { cpuUs: number };
+/** CPU seconds the load generator has used so far, from /proc (Linux; NaN elsewhere). */
+function generatorCpuSec(): number {
+  try {
+    const fields = readFileSync(`/proc/${loader!.child.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100; // utime + stime, in clock ticks of 1/100 s
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** Each server's CPU time per completed request, and how busy the load generator was (share of its one core). */
+type Measured = LoadResult & { cpuUs: number; generatorCpu: number };
 
 /** Servers loaded at the same time, one job each, with each server's CPU time per completed request. */
 async function measure(servers: Server[], jobs: LoadJob[]): Promise<Measured[]> {
+  loader ??= await startLoader();
   const before = await Promise.all(servers.map(cpuOf));
+  const [gen0, t0] = [generatorCpuSec(), performance.now()];
   const results = await load(jobs);
+  const generatorCpu = (generatorCpuSec() - gen0) / ((performance.now() - t0) / 1000);
   const after = await Promise.all(servers.map(cpuOf));
-  return results.map((r, i) => ({ ...r, cpuUs: r.total > 0 ? (after[i]! - before[i]!) / r.total : Number.NaN }));
+  return results.map((r, i) => ({ ...r, cpuUs: r.total > 0 ? (after[i]! - before[i]!) / r.total : Number.NaN, generatorCpu }));
 }
 
 /** authkoa's share of one server's CPU while `run` loads it, from the server's own sampling profiler. */
@@ -186,6 +200,10 @@ export interface HttpRow {
   failures: number;
   /** authkoa's share of the server's busy time, from a sampling profile taken under the same load. */
   share: number | null;
+  /** Server CPU µs per request above the reference's, same rounds (median of per-round differences). */
+  extraUs: number | null;
+  /** The load generator's CPU while it loaded the pair, as a share of its core: near 1 it was the bottleneck. */
+  generatorCpu: number;
 }
 
 async function httpBench(): Promise<HttpRow[]> {
@@ -259,6 +277,8 @@ async function httpBench(): Promise<HttpRow[]> {
       baseline: null,
       failures: alone.reduce((n, r) => n + r.non2xx + r.errors, 0),
       share: null,
+      extraUs: null,
+      generatorCpu: median(alone.map((r) => r.generatorCpu)),
     });
 
     // Each case and its reference run at the same time, on the same core, under the same request: the
@@ -304,10 +324,12 @@ async function httpBench(): Promise<HttpRow[]> {
         baseline: c.against,
         failures: [...mine, ...ref].reduce((n, r) => n + r.non2xx + r.errors, 0),
         share,
+        extraUs: median(ref.map((r, i) => mine[i]!.cpuUs - r.cpuUs)),
+        generatorCpu: median(mine.map((r) => r.generatorCpu)),
       };
       rows.push(row);
       process.stderr.write(
-        `${c.label}: ${Math.round(row.rps)} req/s, ratio ${row.ratio!.toFixed(2)} (rounds ${ratios.map((x) => x.toFixed(2)).join(' ')})${share === null ? '' : `, authkoa ${(share * 100).toFixed(1)} % of server CPU`}\n`,
+        `${c.label}: ${Math.round(row.rps)} req/s, ratio ${row.ratio!.toFixed(2)} (rounds ${ratios.map((x) => x.toFixed(2)).join(' ')}), +${row.extraUs!.toFixed(1)} µs server CPU/req, load generator ${(row.generatorCpu * 100).toFixed(0)} % of its core${share === null ? '' : `, authkoa ${(share * 100).toFixed(1)} % of server CPU`}\n`,
       );
       // A failed request took another path than the one measured (an error answer is cheap): say so loudly.
       if (row.failures > 0) process.stderr.write(`  WARNING: ${row.failures} requests failed; this row does not measure the intended path\n`);
@@ -328,6 +350,20 @@ function machine(): string {
     kernel = execFileSync('uname', ['-sr']).toString().trim();
   } catch {}
   return `${os.cpus().length} × ${cpu}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, ${kernel}, Node ${process.version}, load average at start ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`;
+}
+
+/** The hot path's headline: authkoa's extra server CPU per request over bare Koa, per request kind, from this run. */
+function headline(rows: HttpRow[]): string[] {
+  const pick = (label: string) => rows.find((r) => r.label === label);
+  const kinds: [string, string][] = [
+    ['JWT cookie + XSRF header', 'authkoa auth: JWT cookie + XSRF header'],
+    ['X-JWT header', 'authkoa auth: X-JWT header'],
+    ['basic auth', 'authkoa auth: basic auth via checker'],
+    ['control (bare Koa against itself)', 'control: bare Koa against bare Koa'],
+  ];
+  const parts = kinds.filter(([, l]) => pick(l)?.extraUs != null).map(([name, l]) => `${name} **${pick(l)!.extraUs! >= 0 ? '+' : ''}${pick(l)!.extraUs!.toFixed(1)} µs**`);
+  if (parts.length === 0) return [];
+  return [`**Extra server CPU per request over bare Koa** (case minus its reference, same rounds, median): ${parts.join(', ')}.`, ''];
 }
 
 /** The import row: fresh processes importing koa or authkoa, and what a bare import of authkoa loaded. */
@@ -357,11 +393,12 @@ function report(httpRows: HttpRow[], costs: MiddlewareCost[], micro: MicroResult
     '',
     `Settings: ${ROUNDS} round(s) per case; each round starts the case's server and its reference afresh, warms both up for ${WARMUP} s and loads both at the same time for ${DURATION} s, ${CONNECTIONS} connections each; ${hasTaskset ? 'both servers pinned to one core and the load generator to the other (taskset)' : 'not pinned (no taskset here): ratios are less reliable'}; medians of rounds, ratios as the median of the per-round ratios. The case rows' req/s and latencies are therefore those of a server with half a core; the first row is bare Koa alone on the core.`,
     '',
-    '| case | req/s | p50 ms | p99 ms | CPU µs/req | reference (same request) | its req/s | its CPU µs/req | req/s ratio | CPU ratio | failed |',
-    '|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|',
+    ...headline(httpRows),
+    '| case | req/s | p50 ms | p99 ms | CPU µs/req | reference (same request) | its req/s | its CPU µs/req | extra CPU µs/req | req/s ratio | CPU ratio | load generator CPU | failed |',
+    '|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|',
     ...httpRows.map((r) => {
       const x = (n: number | null, d = 2) => (n === null ? '—' : n.toFixed(d));
-      return `| ${r.label} | ${f(r.rps)} | ${r.p50} | ${r.p99} | ${x(r.cpuUs, 1)} | ${r.baseline ?? '—'} | ${r.refRps === null ? '—' : f(r.refRps)} | ${x(r.refCpuUs, 1)} | ${x(r.ratio)} | ${x(r.cpuRatio)} | ${r.failures} |`;
+      return `| ${r.label} | ${f(r.rps)} | ${r.p50} | ${r.p99} | ${x(r.cpuUs, 1)} | ${r.baseline ?? '—'} | ${r.refRps === null ? '—' : f(r.refRps)} | ${x(r.refCpuUs, 1)} | ${r.extraUs === null ? '—' : `${r.extraUs >= 0 ? '+' : ''}${r.extraUs.toFixed(1)}`} | ${x(r.ratio)} | ${x(r.cpuRatio)} | ${(r.generatorCpu * 100).toFixed(0)} % | ${r.failures} |`;
     }),
     '',
     `authkoa's share of the server's CPU under the same HTTP load, from a ${PROFILE_SECONDS} s sampling profile the server took of itself in its last round (samples in authkoa's code and in what it called, before it hands the request on with \`next()\`, over all non-idle samples):`,
