@@ -54,14 +54,7 @@ export function split(token: string): SplitToken {
 
 function checkHeader(headerB64: string): void {
   if (!B64URL.test(headerB64)) throw invalid('malformed token');
-  let header: unknown;
-  try {
-    header = JSON.parse(Buffer.from(headerB64, 'base64url').toString('utf8'));
-  } catch {
-    throw invalid('malformed token header');
-  }
-  if (!header || typeof header !== 'object' || Array.isArray(header)) throw invalid('malformed token header');
-  const h = header as Record<string, unknown>;
+  const h = jsonObjectOf(headerB64, 'malformed token header');
   if (h.alg !== 'HS256') throw invalid(`unexpected signing method: ${String(h.alg)}`);
   if (h.typ !== undefined && h.typ !== 'JWT') throw invalid('unexpected token type');
   // RFC 7515 §4.1.11: an extension we do not understand must be refused.
@@ -77,14 +70,19 @@ export function verifySignature(parts: SplitToken, key: KeyObject): boolean {
 
 /** Decodes the payload without verifying it (only to pick an audience's secret). */
 export function decodePayload(payloadB64: string): Record<string, unknown> {
-  let payload: unknown;
+  return jsonObjectOf(payloadB64, 'malformed token payload');
+}
+
+/** A base64url segment that must hold a JSON object; anything else is a 401 `token_invalid` saying `malformed`. */
+function jsonObjectOf(b64: string, malformed: string): Record<string, unknown> {
+  let value: unknown;
   try {
-    payload = JSON.parse(Buffer.from(payloadB64, 'base64url').toString('utf8'));
+    value = JSON.parse(Buffer.from(b64, 'base64url').toString('utf8'));
   } catch {
-    throw invalid('malformed token payload');
+    throw invalid(malformed);
   }
-  if (!payload || typeof payload !== 'object' || Array.isArray(payload)) throw invalid('malformed token payload');
-  return payload as Record<string, unknown>;
+  if (!value || typeof value !== 'object' || Array.isArray(value)) throw invalid(malformed);
+  return value as Record<string, unknown>;
 }
 
 function invalid(message: string): AuthError {
