@@ -3,7 +3,7 @@ import { parseDuration, type Duration } from './util/duration.js';
 import { toLogger, type LoggerInput } from './logger.js';
 import type { AuthKoaOptions, RefreshCache, ResolvedOptions, AvatarTuning } from './options.js';
 import type { AvatarStore } from './stores/index.js';
-import type { ProviderEntry } from './registry.js';
+import type { ProviderEntry } from './providers/types.js';
 
 const fail = (option: string, must: string): never => {
   throw new TypeError(`authKoa: ${option} ${must}`);

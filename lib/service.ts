@@ -9,7 +9,7 @@ import { createMiddleware, type AuthMiddleware } from './middleware.js';
 import type { AuthKoaOptions, ResolvedOptions } from './options.js';
 import { resolveOptions } from './resolve-options.js';
 import { safeRedirect } from './http/redirect.js';
-import type { ProviderDeps } from './registry.js';
+import type { ProviderDeps } from './providers/deps.js';
 import { planProviders, ProviderRegistry } from './providers/resolve.js';
 import { loadStoreBackend } from './stores/index.js';
 import { TokenService } from './session/token-service.js';

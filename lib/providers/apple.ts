@@ -1,7 +1,8 @@
 import { createPrivateKey, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { SignJWT, type JSONWebKeySet, type JWTPayload } from 'jose';
-import type { Provider, ProviderDeps, ProviderModule } from '../registry.js';
+import type { ProviderDeps, ProviderModule } from './deps.js';
+import type { Provider } from './types.js';
 import { finishUser } from './mapping.js';
 import { commonOptions, createFlowProvider, endpointURL, flowIO, providerError, type FlowSpec } from './oauth2.js';
 import { keyCache, verifyIdToken } from './id-token.js';

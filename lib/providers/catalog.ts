@@ -1,5 +1,6 @@
 import type { Logger } from '../logger.js';
-import type { Provider, ProviderDeps, ProviderModule } from '../registry.js';
+import type { ProviderDeps, ProviderModule } from './deps.js';
+import type { Provider } from './types.js';
 import { field, finishUser, text, type RawUser } from './mapping.js';
 import { commonOptions, createFlowProvider, endpointURL, type CommonOAuth2Options, type Endpoints } from './oauth2.js';
 

@@ -1,4 +1,5 @@
-import type { Provider, ProviderDeps, ProviderModule } from '../registry.js';
+import type { ProviderDeps, ProviderModule } from './deps.js';
+import type { Provider } from './types.js';
 import type { User } from '../user.js';
 import { finishUser, type RawUser } from './mapping.js';
 import { commonOptions, createFlowProvider, endpointURL, providerError, type CommonOAuth2Options, type OAuthToken } from './oauth2.js';

@@ -1,5 +1,6 @@
 import { noopLogger, stdLogger, type Logger } from '../logger.js';
-import type { Provider, ProviderDeps, ProviderModule } from '../registry.js';
+import type { ProviderDeps, ProviderModule } from './deps.js';
+import type { Provider } from './types.js';
 import { startDevOAuthServer, refuseInProduction, type DevOAuthServer, type DevOAuthServerOptions } from './dev-server.js';
 import { finishUser, text } from './mapping.js';
 import { commonOptions, createFlowProvider, type Endpoints } from './oauth2.js';

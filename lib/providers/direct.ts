@@ -1,7 +1,8 @@
 import type { Context } from 'koa';
 import { AuthError } from '../errors.js';
 import { endSession } from '../session/login.js';
-import type { Provider, ProviderDeps, ProviderModule } from '../registry.js';
+import type { ProviderDeps, ProviderModule } from './deps.js';
+import type { Provider } from './types.js';
 import { providerUserId } from '../user.js';
 
 /** Options of a `kind: 'direct'` provider: the application checks user name and password itself. */

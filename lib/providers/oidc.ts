@@ -1,6 +1,7 @@
 import type { JSONWebKeySet, JWTPayload } from 'jose';
 import { keyCache, verifyIdToken } from './id-token.js';
-import type { Provider, ProviderDeps, ProviderModule } from '../registry.js';
+import type { ProviderDeps, ProviderModule } from './deps.js';
+import type { Provider } from './types.js';
 import type { MappedUser } from './custom.js';
 import { finishUser, text, type RawUser } from './mapping.js';
 import { commonOptions, createFlowProvider, endpointURL, providerError, type CommonOAuth2Options, type Endpoints, flowIO, type FlowIO, type FlowSpec, type OAuthToken } from './oauth2.js';

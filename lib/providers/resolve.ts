@@ -1,4 +1,6 @@
-import { builtinNames, providerKinds, type Provider, type ProviderDeps, type ProviderEntry, type ProviderModule, type ProviderOptions } from '../registry.js';
+import type { ProviderDeps, ProviderModule } from './deps.js';
+import { builtinNames, providerKinds } from './kinds.js';
+import type { Provider, ProviderEntry, ProviderOptions } from './types.js';
 
 /**
  * Turns `opts.providers` into the providers of one service. It happens in two steps so that what

@@ -1,4 +1,5 @@
-import type { Provider, ProviderDeps, ProviderModule } from '../registry.js';
+import type { ProviderDeps, ProviderModule } from './deps.js';
+import type { Provider } from './types.js';
 import { randomId } from '../session/claims.js';
 import { finishUser, text } from './mapping.js';
 import { commonOptions, createFlowProvider, endpointURL, providerError, type Endpoints } from './oauth2.js';

@@ -1,4 +1,5 @@
-import { splitUri, stateSchemes } from '../registry.js';
+import { splitUri } from '../util/table.js';
+import { stateSchemes } from './schemes.js';
 import { lazyResource } from '../util/lazy.js';
 import { isStateStore, type StateStore, type StateStoreOptions } from './types.js';
 

@@ -1,4 +1,5 @@
-import { splitUri, storeSchemes } from '../registry.js';
+import { splitUri } from '../util/table.js';
+import { storeSchemes } from './schemes.js';
 import { avatarHash, isAvatarStore, type AvatarStore } from './types.js';
 
 export type { AvatarEntry, AvatarStore, StoredAvatar } from './types.js';

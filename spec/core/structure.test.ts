@@ -12,13 +12,15 @@ function sources(dir = lib): string[] {
   });
 }
 
-/** Every relative module a file imports or re-exports statically, type-only ones included. */
+/**
+ * Every relative module a file imports: static imports and re-exports (type-only ones included) and the
+ * dynamic `import()`s of the lazy loaders, which are a dependency too, only a later one.
+ */
 function imports(file: string): string[] {
   const text = readFileSync(file, 'utf8');
   const found: string[] = [];
-  for (const m of text.matchAll(/^(?:import|export)\s[^;]*?\sfrom\s+'(\.[^']+)'/gms)) {
-    found.push(normalize(join(dirname(file), m[1]!.replace(/\.js$/, '.ts'))));
-  }
+  const specifiers = [...text.matchAll(/^(?:import|export)\s[^;]*?\sfrom\s+'(\.[^']+)'/gms), ...text.matchAll(/\bimport\(\s*'(\.[^']+)'\s*\)/g)];
+  for (const m of specifiers) found.push(normalize(join(dirname(file), m[1]!.replace(/\.js$/, '.ts'))));
   return found;
 }
 
@@ -41,9 +43,10 @@ function circles(graph: Map<string, string[]>): string[][] {
   return found;
 }
 
-test('no import circle in lib/, type-only imports included', (t) => {
+test('no import circle in lib/, type-only and dynamic imports included', (t) => {
   const files = sources();
   t.true(files.length > 50 && imports(join(lib, 'service.ts')).length > 5, 'the files and their imports were found');
+  t.true(imports(join(lib, 'providers', 'kinds.ts')).includes(join(lib, 'providers', 'direct.ts')), 'dynamic imports are edges too');
   t.deepEqual(circles(new Map(files.map((f) => [f, imports(f)]))).map((c) => c.join(' -> ')), []);
 });
 

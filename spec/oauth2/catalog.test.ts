@@ -1,5 +1,5 @@
 import test from 'ava';
-import { builtinNames } from '../../lib/registry.js';
+import { builtinNames } from '../../lib/providers/kinds.js';
 import { catalog, catalogNames } from '../../lib/providers/catalog.js';
 import { sha1 } from '../../lib/user.js';
 import { Client, decodeJwt, startApp } from '../helpers/http.js';

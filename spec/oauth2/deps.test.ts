@@ -6,7 +6,7 @@ import type { CompletedLogin } from '../../lib/session/login.js';
 import { noopLogger } from '../../lib/logger.js';
 import { resolveOptions } from '../../lib/resolve-options.js';
 import { socialProvider } from '../../lib/providers/catalog.js';
-import type { ProviderDeps } from '../../lib/registry.js';
+import type { ProviderDeps } from '../../lib/providers/deps.js';
 import { TokenService } from '../../lib/session/token-service.js';
 import { Client, serve } from '../helpers/http.js';
 import { SECRET, standinLogin } from './fixtures.js';

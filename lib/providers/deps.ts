@@ -1,0 +1,42 @@
+import type { Context } from 'koa';
+import type { AvatarProxy } from '../avatar/types.js';
+import type { Logger } from '../logger.js';
+import type { CompletedLogin } from '../session/login.js';
+import type { TokenService } from '../session/token-service.js';
+import type { Provider, ProviderOptions } from './types.js';
+
+/**
+ * Everything a provider may use: the token service, the avatar saver, the logger, the URL, the clock
+ * and the body reader; never the secrets or the other options. Providers reach tokens and avatars only
+ * through this.
+ */
+export interface ProviderDeps {
+  readonly tokenService: TokenService;
+  readonly avatarProxy: AvatarProxy;
+  readonly logger: Logger;
+  /** Public base URL, no trailing slash. */
+  readonly url: string;
+  /** The service's clock, ms since the epoch (the `clock` option; Date.now by default). */
+  readonly clock: () => number;
+  /** The session cookie's name (a provider's own cookies derive theirs from it) and whether cookies are Secure. */
+  readonly cookies: { readonly name: string; readonly secure: boolean };
+  /** The absolute URL of `<authRoutePath>/<provider>/<action>`, e.g. for a webhook or a redirect URI. */
+  routeURL(provider: string, action: string): string;
+  /** Issues the session for an identified user: avatar, hooks, cookies, then a redirect or the User JSON. */
+  completeLogin(ctx: Context, login: CompletedLogin): Promise<void>;
+  /** `<url>` + the request's full path with its last segment replaced by `callback` (any mount prefix works). */
+  callbackURL(ctx: Context): string;
+  /** The absolute URL to redirect to after login when `from` passes the redirect policy, else undefined. */
+  safeRedirect(from: string | undefined): string | undefined;
+  /** The `session`/`sess` flag of a login request: any value but "0" asks for session-only cookies. */
+  sessionOnly(ctx: Context): boolean;
+  /** Parses a JSON or form body (or the query for GET) capped at `limit` bytes; 413/400 AuthErrors. */
+  readParams(ctx: Context, limit?: number): Promise<Record<string, string>>;
+}
+
+/** How a kind of provider is made. Register third-party kinds with registerProvider(). */
+export interface ProviderModule<O extends ProviderOptions = ProviderOptions> {
+  readonly kind: string;
+  /** Validates `opts` (throw a TypeError naming the option) and builds the provider; may be async (start a server, load a package). */
+  create(opts: O, deps: ProviderDeps): Provider | Promise<Provider>;
+}

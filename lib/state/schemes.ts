@@ -1,0 +1,16 @@
+import { loadWithPackage } from '../util/optional.js';
+import { NameTable } from '../util/table.js';
+import type { StateStore, StateStoreOptions } from './types.js';
+
+/** Opens the state store a URI names (the whole URI, scheme included). */
+export type StateStoreOpener = (uri: string, opts: StateStoreOptions) => StateStore | Promise<StateStore>;
+
+const mongoState = () => loadWithPackage('mongodb', 'stateStore mongodb://', () => import('./mongo.js')).then((m) => m.openMongoStateStore);
+
+/** State-store schemes. */
+export const stateSchemes = new NameTable<StateStoreOpener>('state store scheme', 'registerStateStore()', {
+  memory: () => import('./memory.js').then((m) => m.openMemoryStateStore),
+  lmdb: () => import('./lmdb.js').then((m) => m.openLmdbStateStore),
+  mongodb: mongoState,
+  'mongodb+srv': mongoState,
+});
