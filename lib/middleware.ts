@@ -36,14 +36,14 @@ export function mustGetUserInfo(ctx: Context): User {
 }
 
 /**
- * Builds the route middleware of one service. `starting()` is undefined once the service has started;
- * before, it is a promise of the start-up error (or undefined), which requests wait for.
+ * Builds the route middleware of one service. `waitForStart()` is undefined once the service has started;
+ * before, it is a promise requests wait for, rejected with a 503 AuthError when start-up failed.
  */
 export function createMiddleware(
   o: ResolvedOptions,
   tokens: TokenService,
   providers: ProviderRegistry,
-  starting: () => Promise<Error | undefined> | undefined = () => undefined,
+  waitForStart: () => Promise<void> | undefined = () => undefined,
 ): AuthMiddleware {
   const adminDigest = o.adminPasswd !== undefined ? digest(o.adminPasswd) : undefined;
 
@@ -128,12 +128,8 @@ export function createMiddleware(
    */
   /** The request's user once the providers are known (a token names its provider); 503 when start-up failed. */
   function authenticate(ctx: Context): User | Promise<User> {
-    const waiting = starting();
-    if (!waiting) return authenticateNow(ctx);
-    return waiting.then((failed) => {
-      if (failed) throw new AuthError(503, 'not_started', 'authentication is not available: the service failed to start');
-      return authenticateNow(ctx);
-    });
+    const waiting = waitForStart();
+    return waiting ? waiting.then(() => authenticateNow(ctx)) : authenticateNow(ctx);
   }
 
   function authenticateNow(ctx: Context): User | Promise<User> {

@@ -73,24 +73,20 @@ export function authKoa(opts: AuthKoaOptions): AuthKoa {
     await avatarProxy.close().catch(() => undefined);
     throw err;
   });
-  // The service's own view of start-up: `started` is true once it succeeded, and requests that come
-  // earlier wait for it. A failure is kept for those requests; `ready` below is the caller's handle.
+  // The service's own view of start-up (`ready` below is the caller's handle): once it succeeded there is
+  // nothing to wait for; until then a request waits for it, and after a failure it gets a 503.
   let started = false;
-  let failure: Error | undefined;
   const settled = starting.then(
-    () => {
-      started = true;
-    },
-    (err: Error) => {
-      failure = err;
-    },
+    () => void (started = true),
+    () => undefined,
   );
-  const whenStarted = (ctx: Context, then: () => Promise<unknown>): Promise<unknown> =>
-    settled.then(() => {
-      if (failure) throw new AuthError(503, 'not_started', 'authentication is not available: the service failed to start');
-      return then();
-    });
-  const middleware = createMiddleware(o, tokenService, providers, () => (started ? undefined : settled.then(() => failure)));
+  const notStarted = starting.then(
+    () => undefined,
+    () => Promise.reject(new AuthError(503, 'not_started', 'authentication is not available: the service failed to start')),
+  );
+  notStarted.catch(() => undefined); // a rejection requests receive, not one to report on its own
+  const waitForStart = (): Promise<void> | undefined => (started ? undefined : notStarted);
+  const middleware = createMiddleware(o, tokenService, providers, waitForStart);
   const authRoutes = buildAuthRouter(o, tokenService, providers).routes();
   const authPrefix = o.authRoutePath;
   const avatarPrefix = o.avatarRoutePath;
@@ -105,7 +101,8 @@ export function authKoa(opts: AuthKoaOptions): AuthKoa {
     const path = ctx.path;
     if (under(path, authPrefix)) {
       const route = () => authRoutes(ctx as never, () => unknownRoute(ctx, authPrefix));
-      return guarded(ctx, started ? route : () => whenStarted(ctx, route));
+      const waiting = waitForStart();
+      return guarded(ctx, waiting ? () => waiting.then(route) : route);
     }
     if (under(path, avatarPrefix)) return guarded(ctx, () => avatarProxy.handle(ctx));
     return next();
