@@ -147,9 +147,18 @@ export class TokenService {
   }
 
   private readFrom(ctx: Context, copy: boolean): RequestToken | undefined | Promise<RequestToken | undefined> {
-    const found = this.#transport.find(ctx);
-    if (!found) return undefined;
-    const { token, source } = found;
+    const t = this.#transport;
+    let source: TokenSource = 'query';
+    let token = t.fromQuery(ctx);
+    if (!token) {
+      source = 'header';
+      token = t.fromHeader(ctx);
+    }
+    if (!token) {
+      source = 'cookie';
+      token = t.fromCookie(ctx);
+    }
+    if (!token) return undefined;
     const known = this.alreadyVerified(token);
     if (known) return this.accept(ctx, token, copy ? copyClaims(known) : known, source);
     return this.parse(token).then((claims) => this.accept(ctx, token, claims, source));

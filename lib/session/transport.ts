@@ -2,12 +2,12 @@ import type { Context } from 'koa';
 import { AuthError } from '../errors.js';
 import type { ResolvedOptions } from '../options.js';
 import { safeEqual } from '../util/safe-equal.js';
-import type { TokenSource } from './claims.js';
 
 /**
  * How a token travels with a request, for one service: where it is read from (the `token` query, the
- * `X-JWT` header, the JWT cookie, first present wins), the XSRF check a cookie token needs, and the two
- * cookies written at login and refresh (the JWT HttpOnly, the XSRF value readable by scripts).
+ * `X-JWT` header, the JWT cookie; the token service takes the first present), the XSRF check a cookie
+ * token needs, and the two cookies written at login and refresh (the JWT HttpOnly, the XSRF value
+ * readable by scripts).
  */
 export class Transport {
   readonly #o: ResolvedOptions;
@@ -25,15 +25,21 @@ export class Transport {
     this.#xsrfExempt = o.xsrfIgnoreMethods.size > 0 ? o.xsrfIgnoreMethods : undefined;
   }
 
-  /** The token a request carries and where it came from; undefined when it carries none. */
-  find(ctx: Context): { token: string; source: TokenSource } | undefined {
-    const headers = ctx.req.headers;
-    let token = queryParam(ctx, this.#o.jwtQueryName);
-    if (token) return { token, source: 'query' };
-    token = headerValue(headers[this.#jwtHeader]);
-    if (token) return { token, source: 'header' };
-    token = readCookie(headerValue(headers.cookie), this.#o.jwtCookieName);
-    return token ? { token, source: 'cookie' } : undefined;
+  // The three places a token may travel, read separately so the token service can try them in order
+  // without a result object per request. Each gives '' when the request has nothing there.
+  /** The `token` query parameter. */
+  fromQuery(ctx: Context): string {
+    return queryParam(ctx, this.#o.jwtQueryName);
+  }
+
+  /** The `X-JWT` request header. */
+  fromHeader(ctx: Context): string {
+    return headerValue(ctx.req.headers[this.#jwtHeader]);
+  }
+
+  /** The JWT cookie. */
+  fromCookie(ctx: Context): string {
+    return readCookie(headerValue(ctx.req.headers.cookie), this.#o.jwtCookieName);
   }
 
   /** A cookie token's XSRF check: the request's XSRF header must equal the token's `jti`. Throws 401 `xsrf_mismatch`. */
