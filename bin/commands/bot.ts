@@ -4,13 +4,10 @@ import { loadWithPackage } from '../../lib/util/optional.js';
 import { openStateStore, parseStateUri, type StateStore } from '../../lib/state/index.js';
 import { LoginRequests } from '../../lib/telegram/requests.js';
 
-/** The Bot API the poller talks to unless told otherwise (the same default as the provider's). */
-const DEFAULT_API_ROOT = 'https://api.telegram.org';
-
 interface BotOptions {
   token?: string;
   store: string;
-  apiRoot: string;
+  apiRoot?: string;
   successMsg?: string;
   errorMsg?: string;
   pollTimeout: number;
@@ -52,7 +49,7 @@ export function botCommand(): Command {
     .description('poll Telegram for bot logins and confirm them in a shared state store (apps run the provider with poll: false)')
     .option('--token <token>', 'bot token from BotFather (default: $TELEGRAM_BOT_TOKEN, which keeps it out of the process list)')
     .requiredOption('--store <uri>', 'state store shared with the app: lmdb://<path> or mongodb://…')
-    .option('--api-root <url>', 'Bot API root (self-hosted Bot API server)', DEFAULT_API_ROOT)
+    .option('--api-root <url>', 'Bot API root (self-hosted Bot API server; default https://api.telegram.org)')
     .option('--success-msg <text>', 'reply after a successful Start')
     .option('--error-msg <text>', 'reply to an unknown or expired Start')
     .option('--poll-timeout <s>', 'long-poll wait per getUpdates call', seconds, 25)
@@ -60,7 +57,7 @@ export function botCommand(): Command {
       const token = opts.token ?? process.env.TELEGRAM_BOT_TOKEN;
       if (!token) throw new Error('a bot token is needed: --token or $TELEGRAM_BOT_TOKEN');
       sharedStore(opts.store);
-      if (!/^https?:\/\//.test(opts.apiRoot)) throw new Error('--api-root must be an http(s) URL');
+      if (opts.apiRoot !== undefined && !/^https?:\/\//.test(opts.apiRoot)) throw new Error('--api-root must be an http(s) URL');
       // Loaded here, not with the CLI: the Telegram client is an optional package the other commands never need.
       const [{ LoginBot }, { startPolling }] = await loadWithPackage('node-telegram-bot-api', 'the bot command', () =>
         Promise.all([import('../../lib/telegram/bot.js'), import('../../lib/telegram/poller.js')]),
