@@ -8,6 +8,7 @@ import type { AuthError } from './errors.js';
 import type { Duration } from './util/duration.js';
 import type { Logger, LoggerInput } from './logger.js';
 import type { ProviderEntry } from './providers/types.js';
+import type { StateStore } from './state/types.js';
 
 export type { Duration } from './util/duration.js';
 
@@ -114,6 +115,14 @@ export interface AuthKoaOptions {
   errorHandler?: ErrorHandler;
   preAuthHook?: PreAuthHook;
   postAuthHook?: PostAuthHook;
+  /**
+   * Where short-lived login state lives (spent confirmation tokens, Telegram login requests) and the
+   * rate-limit counters: `memory` (the default; this process only), `lmdb://<path>` (the processes of
+   * one host), `redis://…` or `rediss://…`, `mongodb://…`, a scheme added with registerStateStore(),
+   * or a StateStore object. Every provider and limit uses it unless the provider is given its own.
+   * See docs/scaling.md.
+   */
+  stateStore?: string | StateStore;
   /** Clock in ms since the epoch; tests inject one. Default Date.now. */
   clock?: () => number;
 }
@@ -164,5 +173,7 @@ export interface ResolvedOptions {
   errorHandler: ErrorHandler | undefined;
   preAuthHook: PreAuthHook | undefined;
   postAuthHook: PostAuthHook | undefined;
+  /** A checked state store URI (`memory://` by default) or the StateStore object given. */
+  stateStore: string | StateStore;
   clock: () => number;
 }

@@ -4,6 +4,8 @@ import { toLogger, type LoggerInput } from './logger.js';
 import type { AuthKoaOptions, RefreshCache, ResolvedOptions, AvatarTuning } from './options.js';
 import type { AvatarStore } from './stores/index.js';
 import type { ProviderEntry } from './providers/types.js';
+import { parseStateUri } from './state/index.js';
+import { isStateStore, type StateStore } from './state/types.js';
 
 const fail = (option: string, must: string): never => {
   throw new TypeError(`authKoa: ${option} ${must}`);
@@ -115,6 +117,9 @@ export function resolveOptions(input: AuthKoaOptions): ResolvedOptions {
     fail('avatarStore', 'must be a store URI or an AvatarStore object');
   }
   const clock = optionalFunction<() => number>(o, 'clock') ?? Date.now;
+  const stateStore = o.stateStore === undefined || o.stateStore === 'memory' ? 'memory://' : o.stateStore;
+  if (typeof stateStore === 'string') parseStateUri(stateStore, 'stateStore');
+  else if (!isStateStore(stateStore)) fail('stateStore', "must be 'memory', a state store URI or a StateStore object");
 
   let refreshCache: RefreshCache | undefined;
   if (o.refreshCache === undefined || o.refreshCache === true) refreshCache = memoryRefreshCache(clock);
@@ -170,6 +175,7 @@ export function resolveOptions(input: AuthKoaOptions): ResolvedOptions {
     errorHandler: optionalFunction(o, 'errorHandler'),
     preAuthHook: optionalFunction(o, 'preAuthHook'),
     postAuthHook: optionalFunction(o, 'postAuthHook'),
+    stateStore: stateStore as string | StateStore,
     clock,
   };
 }

@@ -11,6 +11,7 @@ import { resolveOptions } from './resolve-options.js';
 import { safeRedirect } from './http/redirect.js';
 import type { ProviderDeps } from './providers/deps.js';
 import { planProviders, ProviderRegistry } from './providers/resolve.js';
+import { sharedState, type SharedState } from './state/shared.js';
 import { loadStoreBackend } from './stores/index.js';
 import { TokenService } from './session/token-service.js';
 import { loadWithPackage } from './util/optional.js';
@@ -30,7 +31,7 @@ export interface AuthKoa extends Middleware {
    * option; the instance has then closed what it had started. Await it before listening.
    */
   readonly ready: Promise<void>;
-  /** Stops everything the instance started: provider servers and pollers, the avatar store and its workers. */
+  /** Stops everything the instance started: provider servers and pollers, the avatar store and its workers, the state store it opened. */
   close(): Promise<void>;
 }
 
@@ -53,12 +54,15 @@ export function authKoa(opts: AuthKoaOptions): AuthKoa {
     allowPrivate: o.avatarAllowPrivate,
     logger: o.logger,
   });
+  const state = sharedState(o.stateStore, { clock: o.clock, logger: o.logger, option: 'stateStore' });
   const deps: ProviderDeps = {
     tokenService,
     avatarProxy,
     logger: o.logger,
     url: o.url,
     clock: o.clock,
+    stateStore: state.store,
+    limiter: state.limiter,
     cookies: { name: o.jwtCookieName, secure: o.secureCookies },
     routeURL: (provider, action) => `${o.url}${o.authRoutePath}/${encodeURIComponent(provider)}/${action}`,
     completeLogin: (ctx, login) => completeLogin(ctx, login, o, tokenService, avatarProxy),
@@ -68,9 +72,9 @@ export function authKoa(opts: AuthKoaOptions): AuthKoa {
     readParams,
   };
   const providers = new ProviderRegistry();
-  const starting = start(o, plans, providers, deps).catch(async (err: Error) => {
+  const starting = start(o, plans, providers, deps, state).catch(async (err: Error) => {
     o.logger.error(`authkoa did not start: ${err.message}`);
-    await avatarProxy.close().catch(() => undefined);
+    await Promise.allSettled([avatarProxy.close(), state.close()]);
     throw err;
   });
   // The service's own view of start-up (`ready` below is the caller's handle): once it succeeded there is
@@ -130,7 +134,7 @@ export function authKoa(opts: AuthKoaOptions): AuthKoa {
       closed ??= (async () => {
         await settled; // a failed start has already closed what it had started
         await Promise.allSettled(providers.list().map((p) => p.close?.()));
-        await avatarProxy.close();
+        await Promise.all([avatarProxy.close(), state.close()]);
       })();
       return closed;
     },
@@ -142,8 +146,8 @@ export function authKoa(opts: AuthKoaOptions): AuthKoa {
  * The asynchronous half of start-up: the optional packages and backend modules the options need are
  * loaded (a missing one rejects naming it), then the providers are created in order.
  */
-async function start(o: ResolvedOptions, plans: ReturnType<typeof planProviders>, providers: ProviderRegistry, deps: ProviderDeps): Promise<void> {
-  const checks: Promise<unknown>[] = [];
+async function start(o: ResolvedOptions, plans: ReturnType<typeof planProviders>, providers: ProviderRegistry, deps: ProviderDeps, state: SharedState): Promise<void> {
+  const checks: Promise<unknown>[] = [state.start()];
   if (typeof o.avatarStore === 'string') {
     checks.push(loadStoreBackend(o.avatarStore));
     // Only resizing decodes images (in a worker, which imports jimp); identicons are encoded without it.

@@ -28,15 +28,17 @@ function sharedStore(value: string): void {
   try {
     kind = parseStateUri(value, '--store').kind;
   } catch {
-    throw new Error('--store must be lmdb://<path> or mongodb://…');
+    throw new Error(`--store must be ${SHARED}`);
   }
-  if (kind === 'memory') throw new Error('--store must be shared with the app: lmdb://<path> or mongodb://…');
+  if (kind === 'memory') throw new Error(`--store must be shared with the app: ${SHARED}`);
 }
 
-/** Where the requests live, for the ready line: never a MongoDB URI, which may carry a password. */
+const SHARED = 'lmdb://<path>, redis://… or mongodb://…';
+
+/** Where the requests live, for the ready line: never a database URI, which may carry a password. */
 function describeStore(uri: string): string {
   const target = parseStateUri(uri, '--store');
-  return target.kind === 'lmdb' ? `lmdb://${target.path}` : 'mongodb';
+  return target.kind === 'lmdb' ? `lmdb://${target.path}` : target.kind;
 }
 
 /**
@@ -48,7 +50,7 @@ export function botCommand(): Command {
   return new Command('bot')
     .description('poll Telegram for bot logins and confirm them in a shared state store (apps run the provider with poll: false)')
     .option('--token <token>', 'bot token from BotFather (default: $TELEGRAM_BOT_TOKEN, which keeps it out of the process list)')
-    .requiredOption('--store <uri>', 'state store shared with the app: lmdb://<path> or mongodb://…')
+    .requiredOption('--store <uri>', `state store shared with the app: ${SHARED}`)
     .option('--api-root <url>', 'Bot API root (self-hosted Bot API server; default https://api.telegram.org)')
     .option('--success-msg <text>', 'reply after a successful Start')
     .option('--error-msg <text>', 'reply to an unknown or expired Start')

@@ -3,6 +3,8 @@ import type { AvatarProxy } from '../avatar/types.js';
 import type { Logger } from '../logger.js';
 import type { CompletedLogin } from '../session/login.js';
 import type { TokenService } from '../session/token-service.js';
+import type { Limiter } from '../state/limiter.js';
+import type { StateStore } from '../state/types.js';
 import type { Provider, ProviderOptions } from './types.js';
 
 /**
@@ -18,6 +20,13 @@ export interface ProviderDeps {
   readonly url: string;
   /** The service's clock, ms since the epoch (the `clock` option; Date.now by default). */
   readonly clock: () => number;
+  /**
+   * The service-wide state store (the `stateStore` option): for state that must hold across processes.
+   * A backend failure rejects with AuthError 503 `state_store_unavailable` (its cause is logged when it is answered).
+   */
+  readonly stateStore: StateStore;
+  /** Rate limits counted in the service-wide state store. Prefix keys with the provider's name. */
+  readonly limiter: Limiter;
   /** The session cookie's name (a provider's own cookies derive theirs from it) and whether cookies are Secure. */
   readonly cookies: { readonly name: string; readonly secure: boolean };
   /** The absolute URL of `<authRoutePath>/<provider>/<action>`, e.g. for a webhook or a redirect URI. */

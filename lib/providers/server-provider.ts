@@ -37,7 +37,12 @@ export const serverProvider: ProviderModule = {
     if (!Array.isArray(redirectURIs) || !redirectURIs.length) throw new TypeError('redirectURIs must list at least one URI');
     redirectURIs.forEach((u, i) => endpointURL(u, `redirectURIs[${i}]`));
     const client = { id: `authkoa-${name}`, secret: randomId(), redirectURIs };
-    const full: OAuth2ServerOptions = { ...serverOpts, clients: [...(serverOpts.clients ?? []), client], logger: deps.logger };
+    const full: OAuth2ServerOptions = {
+      limiter: deps.limiter,
+      ...serverOpts,
+      clients: [...(serverOpts.clients ?? []), client],
+      logger: deps.logger,
+    };
     // Checked before the server starts, so a bad entry fails start-up (auth.ready) rather than the first login.
     resolveServerOptions(full);
     const common = commonOptions({ cid: client.id, csecret: client.secret, timeout: opts.timeout }, { scopes: [] });

@@ -4,7 +4,6 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Koa, { type Context } from 'koa';
 import session from 'koa-session';
-import { windowLimiter } from '../state/ratelimit.js';
 import { randomId } from '../session/claims.js';
 import { identicon } from '../avatar/identicon.js';
 import { resolveServerOptions, type OAuth2Server, type OAuth2ServerOptions, type ServerUser } from './server-options.js';
@@ -33,6 +32,8 @@ interface Grant {
 }
 
 const MAX_FORM = 16 * 1024;
+/** Sign-in attempts are counted over 5 minutes. */
+const ATTEMPT_WINDOW = 5 * 60_000;
 const CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
 const VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
 
@@ -44,7 +45,6 @@ export async function startOAuth2Server(options: OAuth2ServerOptions): Promise<O
   // A code presented twice means it leaked: the token issued for it is revoked (RFC 6749 §4.1.2).
   const spent = new Expiring<string>(o.codeTTL * 10, o.clock);
   const tokens = new Expiring<{ user: ServerUser; clientId: string; scope?: string }>(o.tokenTTL, o.clock);
-  const attempts = windowLimiter(5 * 60_000, o.clock);
   let base = '';
   let basePath = '';
 
@@ -132,7 +132,13 @@ export async function startOAuth2Server(options: OAuth2ServerOptions): Promise<O
       const username = (form[FIELDS.username] ?? '').trim();
       const password = form[FIELDS.password] ?? '';
       if (!username || !password || username.length > 256 || password.length > 1024) return render(200, 'Enter your user name and password.', username.slice(0, 256));
-      const wait = attempts.hit([{ key: `u:${username.toLowerCase()}`, limit: 10 }, { key: `ip:${ctx.ip}`, limit: 50 }]);
+      let wait: number | undefined;
+      try {
+        wait = await o.limiter.hit([{ key: `server:u:${username.toLowerCase()}`, limit: 10 }, { key: `server:ip:${ctx.ip}`, limit: 50 }], ATTEMPT_WINDOW);
+      } catch (err) {
+        log.error(`oauth2 server: attempt limiter failed: ${(err as Error).message}`);
+        return render(503, 'Sign-in is unavailable right now. Please try again later.', username);
+      }
       if (wait !== undefined) {
         ctx.set('Retry-After', String(Math.ceil(wait / 1000)));
         return render(429, 'Too many attempts. Wait a few minutes and try again.', username);

@@ -2,12 +2,12 @@ import type { Context } from 'koa';
 import { parseDuration, type Duration } from '../util/duration.js';
 import { AuthError } from '../errors.js';
 import { readJSON } from '../http/body.js';
-import { lazyResource } from '../util/lazy.js';
 import { endSession } from '../session/login.js';
 import { writeJSON } from '../http/respond.js';
 import type { ProviderDeps, ProviderModule } from './deps.js';
 import type { Provider } from './types.js';
-import { isStateStore, loadStateBackend, memoryStateStore, openStateStore, parseStateUri, type StateStore } from '../state/index.js';
+import { isStateStore, parseStateUri, type StateStore } from '../state/index.js';
+import { sharedState } from '../state/shared.js';
 import { LoginBot } from '../telegram/bot.js';
 import { startPolling, type Poller } from '../telegram/poller.js';
 import { LoginRequests, type TelegramIdentity } from '../telegram/requests.js';
@@ -79,10 +79,10 @@ export const telegramProvider: ProviderModule<TelegramProviderOptions & { [k: st
     const clock = deps.clock;
     const log = deps.logger;
 
-    const store = stateStoreOpener(opts.stateStore, clock, log);
-    // The backend's module (and its optional package) now, so a missing one fails start-up; the connection waits for first use.
-    if (typeof opts.stateStore === 'string') await loadStateBackend(opts.stateStore);
-    const requests = new LoginRequests(store.get, clock);
+    const state = ownState(opts.stateStore, deps);
+    // The backend (and its optional package) now, so a missing one fails start-up; an unreachable server is retried on use.
+    await state.start();
+    const requests = new LoginRequests(async () => state.store, clock);
     const bot = new LoginBot({
       token: opts.token,
       apiRoot: opts.apiRoot,
@@ -179,7 +179,7 @@ export const telegramProvider: ProviderModule<TelegramProviderOptions & { [k: st
       close() {
         closing ??= (async () => {
           await poller?.stop();
-          await store.close();
+          await state.close();
         })();
         return closing;
       },
@@ -194,27 +194,21 @@ function toUser(provider: string, tg: TelegramIdentity): User {
 }
 
 /**
- * Opens the state store on first use and again after a failure (a MongoDB that was down at start-up
- * is picked up later). Stores made here from a URI are closed with the provider; an object passed in
- * belongs to the caller.
+ * The provider's own `stateStore` when it has one (opened here, closed with the provider; an object
+ * passed in belongs to the caller), else the service's. Either way a failing backend answers 503.
  */
-function stateStoreOpener(source: string | StateStore | undefined, clock: () => number, log: ProviderDeps['logger']) {
+function ownState(source: string | StateStore | undefined, deps: ProviderDeps): { store: StateStore; start(): Promise<void>; close(): Promise<void> } {
+  if (source === undefined) return { store: deps.stateStore, start: async () => {}, close: async () => {} };
   if (typeof source === 'string') {
     try {
       parseStateUri(source, 'stateStore');
     } catch (err) {
       throw new TypeError((err as Error).message.replace(/^authKoa: /, ''));
     }
-  } else if (source !== undefined && !isStateStore(source)) {
-    throw new TypeError('stateStore must be memory://, lmdb://<path>, mongodb://… or a StateStore object');
+  } else if (!isStateStore(source)) {
+    throw new TypeError('stateStore must be memory://, lmdb://<path>, redis://…, mongodb://… or a StateStore object');
   }
-  return lazyResource(() => (source === undefined ? memoryStateStore({ clock }) : openStateStore(source, { clock })), {
-    owned: typeof source !== 'object',
-    onError(err) {
-      log.error(`telegram: state store unavailable: ${(err as Error).message}`);
-      return new AuthError(503, 'state_store_unavailable', 'login state is unavailable', { cause: err });
-    },
-  });
+  return sharedState(source, { clock: deps.clock, logger: deps.logger, option: 'telegram stateStore' });
 }
 
 function checkWebhook(input: unknown): TelegramWebhookOptions | undefined {

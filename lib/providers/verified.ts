@@ -3,10 +3,10 @@ import { parseDuration, type Duration } from '../util/duration.js';
 import { AuthError } from '../errors.js';
 import { endSession, sessionFlag } from '../session/login.js';
 import { writeJSON } from '../http/respond.js';
-import { windowLimiter, type WindowLimiter } from '../state/ratelimit.js';
+import type { Limiter } from '../state/limiter.js';
 import type { ProviderDeps, ProviderModule } from './deps.js';
 import type { Provider } from './types.js';
-import { memoryUsedTokenStore, type UsedTokenStore } from '../state/used-tokens.js';
+import type { UsedTokenStore } from '../state/used-tokens.js';
 import { randomId, type Claims } from '../session/claims.js';
 import { providerUserId } from '../user.js';
 import { writeConfirmPage } from './confirm-page.js';
@@ -28,11 +28,11 @@ export interface VerifiedProviderOptions {
   tokenDuration?: Duration;
   /** Limits on step 1 (it sends a message per request); false turns them off. */
   rateLimit?: false | VerifiedRateLimit;
-  /** Where spent token ids are kept until they expire; share one across processes. Default in memory. */
+  /** Where spent token ids are kept until they expire. Default: the service's `stateStore`. */
   usedTokens?: UsedTokenStore;
 }
 
-/** Step-1 limits, counted per provider and process. */
+/** Step-1 limits, counted per provider in the service's `stateStore` (so shared by the processes sharing it). */
 export interface VerifiedRateLimit {
   /** Requests per address per window. Default 5. */
   perAddress?: number;
@@ -67,12 +67,11 @@ export const verifiedProvider: ProviderModule<VerifiedProviderOptions & { [k: st
     const html = isHTML(sender.contentType);
     if (opts.confirmPage !== undefined && typeof opts.confirmPage !== 'boolean') throw new TypeError('confirmPage must be a boolean');
     const lifetimeS = Math.ceil(parseDuration(opts.tokenDuration ?? '30m', 'tokenDuration') / 1000);
-    const limits = rateLimits(opts.rateLimit, deps.clock);
+    const limits = rateLimits(opts.rateLimit, deps.limiter, name);
     if (opts.usedTokens !== undefined && typeof opts.usedTokens?.markUsed !== 'function') {
       throw new TypeError('usedTokens must implement markUsed(id, expiresAtMs)');
     }
-    const ownStore = opts.usedTokens === undefined;
-    const usedTokens = opts.usedTokens ?? memoryUsedTokenStore({ clock: deps.clock });
+    const usedTokens = opts.usedTokens ?? deps.stateStore;
     const tokens = deps.tokenService;
     const origin = new URL(deps.url).origin;
 
@@ -91,7 +90,7 @@ export const verifiedProvider: ProviderModule<VerifiedProviderOptions & { [k: st
       if (from && (from.length > MAX_FROM || UNSAFE.test(from))) throw new AuthError(400, 'bad_request', 'invalid from');
       const session = sessionFlag(params) ?? false;
 
-      const wait = limits?.check(address, ctx.ip);
+      const wait = await limits?.check(address, ctx.ip);
       if (wait !== undefined) {
         ctx.set('Retry-After', String(Math.max(1, Math.ceil(wait / 1000))));
         throw new AuthError(429, 'rate_limited', 'too many confirmation requests');
@@ -165,8 +164,8 @@ export const verifiedProvider: ProviderModule<VerifiedProviderOptions & { [k: st
       try {
         fresh = await usedTokens.markUsed(`verified:${name}:${claims.jti}`, claims.exp! * 1000);
       } catch (err) {
-        deps.logger.error(`verified ${name}: used-token store failed: ${(err as Error)?.message ?? err}`);
-        throw new AuthError(403, 'state_store_unavailable', 'confirmation token store unavailable');
+        // Fails closed. The service's store already answers a 503; the service logs its cause.
+        throw err instanceof AuthError ? err : new AuthError(503, 'state_store_unavailable', 'login state is unavailable', { cause: err });
       }
       if (!fresh) throw new AuthError(403, 'confirmation_used', 'confirmation token already consumed');
       const id = claims.handshake.id;
@@ -197,7 +196,7 @@ export const verifiedProvider: ProviderModule<VerifiedProviderOptions & { [k: st
         endSession(ctx, tokens);
       },
       async close() {
-        await Promise.allSettled([sender.close?.(), ownStore ? usedTokens.close?.() : undefined]);
+        await sender.close?.(); // a usedTokens store passed in belongs to the application
       },
     };
   },
@@ -207,7 +206,7 @@ function addressOf(id: string): string {
   return id.slice(id.indexOf('::') + 2);
 }
 
-function rateLimits(input: unknown, clock: () => number): { check(address: string, ip: string): number | undefined } | undefined {
+function rateLimits(input: unknown, limiter: Limiter, name: string): { check(address: string, ip: string): Promise<number | undefined> } | undefined {
   if (input === false) return undefined;
   if (input !== undefined && (typeof input !== 'object' || input === null)) throw new TypeError('rateLimit must be false or { perAddress, perIP, window }');
   const o = (input ?? {}) as VerifiedRateLimit;
@@ -218,9 +217,16 @@ function rateLimits(input: unknown, clock: () => number): { check(address: strin
   };
   const perAddress = count(o.perAddress, 'perAddress', 5);
   const perIP = count(o.perIP, 'perIP', 20);
-  const limiter: WindowLimiter = windowLimiter(parseDuration(o.window ?? '10m', 'rateLimit.window'), clock);
+  const windowMs = parseDuration(o.window ?? '10m', 'rateLimit.window');
   return {
     // Addresses compare case-insensitively: a flood should not dodge the limit by changing case.
-    check: (address, ip) => limiter.hit([{ key: `a:${address.toLowerCase()}`, limit: perAddress }, { key: `i:${ip}`, limit: perIP }]),
+    check: (address, ip) =>
+      limiter.hit(
+        [
+          { key: `verified:${name}:a:${address.toLowerCase()}`, limit: perAddress },
+          { key: `verified:${name}:i:${ip}`, limit: perIP },
+        ],
+        windowMs,
+      ),
   };
 }

@@ -1,6 +1,7 @@
 import { splitUri } from '../util/table.js';
 import { stateSchemes } from './schemes.js';
 import { lazyResource } from '../util/lazy.js';
+import { hitIn } from './limiter.js';
 import { isStateStore, type StateStore, type StateStoreOptions } from './types.js';
 
 export { memoryStateStore } from './memory.js';
@@ -27,7 +28,7 @@ export function parseStateUri(uri: string, option = 'stateStore'): StateTarget {
   const { scheme, rest } = splitUri(uri);
   if (scheme === undefined) throw new TypeError(`authKoa: ${option} must be ${known()} or a StateStore object`);
   if (!stateSchemes.has(scheme)) throw new TypeError(`authKoa: ${option} has unsupported scheme "${scheme}://" (${known()}, or registerStateStore() one)`);
-  if (scheme !== 'lmdb') return { kind: scheme === 'mongodb+srv' ? 'mongodb' : scheme, uri };
+  if (scheme !== 'lmdb') return { kind: scheme === 'mongodb+srv' ? 'mongodb' : scheme === 'rediss' ? 'redis' : scheme, uri };
   if (rest === '') throw new TypeError(`authKoa: ${option} with scheme "lmdb://" needs a path after the scheme`);
   return { kind: 'lmdb', path: rest, uri };
 }
@@ -77,6 +78,7 @@ export function createStateStore(uri: string, opts: StateStoreOptions = {}, opti
     remove: async (ns, key) => (await store()).remove(ns, key),
     sweep: async () => (await store()).sweep(),
     markUsed: async (id, exp) => (await store()).markUsed(id, exp),
+    hit: async (ns, keys, windowMs) => hitIn(await store(), ns, keys, windowMs, opts.clock ?? Date.now),
     close: opened.close,
   };
 }

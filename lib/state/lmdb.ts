@@ -1,6 +1,7 @@
 import { open, type Database, type RootDatabase } from 'lmdb';
 import { rev } from './memory.js';
-import { checkExpiry, checkKey, markUsedWith, type StateEntry, type StateStore, type StateStoreOptions } from './types.js';
+import { countHits } from './limiter.js';
+import { checkExpiry, checkKey, checkLimitKeys, markUsedWith, type LimitKey, type StateEntry, type StateStore, type StateStoreOptions } from './types.js';
 
 /** What one key holds on disk (msgpack). */
 interface Stored {
@@ -98,6 +99,24 @@ export class LmdbStateStore implements StateStore {
       for (const key of expired) this.#db.remove(key);
       return expired.length;
     });
+  }
+
+  /** Every key checked and counted in one write transaction: atomic across the host's processes. */
+  async hit(ns: string, keys: readonly LimitKey[], windowMs: number): Promise<number | undefined> {
+    this.#open('hit');
+    checkLimitKeys(ns, keys, windowMs);
+    return this.#root.transaction(() =>
+      countHits(
+        keys,
+        windowMs,
+        this.#clock(),
+        (key) => {
+          const cur = this.#db.get(dbKey(ns, key));
+          return cur && { count: cur.v as number, endsAt: cur.exp };
+        },
+        (key, w) => void this.#db.put(dbKey(ns, key), { v: w.count, exp: w.endsAt, rev: rev() }),
+      ),
+    );
   }
 
   async markUsed(id: string, expiresAtMs: number): Promise<boolean> {

@@ -1,5 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { checkExpiry, checkKey, markUsedWith, type StateEntry, type StateStore, type StateStoreOptions } from './types.js';
+import { countHits } from './limiter.js';
+import { checkExpiry, checkKey, checkLimitKeys, markUsedWith, type LimitKey, type StateEntry, type StateStore, type StateStoreOptions } from './types.js';
+
+/** Counters kept before the oldest are forgotten: a flood of distinct keys must not grow the map without bound. */
+const MAX_COUNTERS = 100_000;
 
 /**
  * The in-process state store, the default: right when the Telegram poller runs inside the one app
@@ -68,6 +72,34 @@ export function memoryStateStore(opts: StateStoreOptions = {}): StateStore & { r
     async sweep() {
       open('sweep');
       return sweepNow(clock());
+    },
+    async hit(ns: string, keys: readonly LimitKey[], windowMs: number) {
+      open('hit');
+      checkLimitKeys(ns, keys, windowMs);
+      const now = clock();
+      if (entries.size >= MAX_COUNTERS) {
+        sweepNow(now);
+        // Still nearly full: forget the oldest tenth of the counters (a forgotten key merely starts a
+        // fresh window), so the next sweep is 10 000 hits away rather than one.
+        const prefix = id(ns, '');
+        for (const k of entries.keys()) {
+          if (entries.size < MAX_COUNTERS * 0.9) break;
+          if (k.startsWith(prefix)) entries.delete(k);
+        }
+      }
+      return countHits(
+        keys,
+        windowMs,
+        now,
+        (key) => {
+          const e = entries.get(id(ns, key));
+          return e && { count: e.value as number, endsAt: e.expiresAt };
+        },
+        (key, w) => {
+          entries.delete(id(ns, key)); // re-inserted, so Map order stays oldest-first for the bound above
+          entries.set(id(ns, key), { value: w.count, expiresAt: w.endsAt, rev: rev() });
+        },
+      );
     },
     async markUsed(tokenId: string, expiresAtMs: number) {
       return markUsedWith(store, tokenId, expiresAtMs, clock());

@@ -6,6 +6,7 @@ import type { StateStore, StateStoreOptions } from './types.js';
 export type StateStoreOpener = (uri: string, opts: StateStoreOptions) => StateStore | Promise<StateStore>;
 
 const mongoState = () => loadWithPackage('mongodb', 'stateStore mongodb://', () => import('./mongo.js')).then((m) => m.openMongoStateStore);
+const redisState = () => loadWithPackage('ioredis', 'stateStore redis://', () => import('./redis.js')).then((m) => m.openRedisStateStore);
 
 /** State-store schemes. */
 export const stateSchemes = new NameTable<StateStoreOpener>('state store scheme', 'registerStateStore()', {
@@ -13,4 +14,6 @@ export const stateSchemes = new NameTable<StateStoreOpener>('state store scheme'
   lmdb: () => import('./lmdb.js').then((m) => m.openLmdbStateStore),
   mongodb: mongoState,
   'mongodb+srv': mongoState,
+  redis: redisState,
+  rediss: redisState,
 });

@@ -34,8 +34,21 @@ export interface StateStore extends UsedTokenStore {
   sweep(): Promise<number>;
   /** Spent one-shot token ids (the verified provider), kept in namespace `used` until they expire. */
   markUsed(id: string, expiresAtMs: number): Promise<boolean>;
+  /**
+   * Optional: counts one hit on each key of `ns` in fixed windows of `windowMs`, atomically, unless a
+   * key is already at its limit (then counts nothing). Resolves undefined when allowed, else the ms
+   * until the first blocking window ends. A store without it is counted through create/get/replace
+   * (see stateLimiter()); Redis, LMDB and memory do it in one step.
+   */
+  hit?(ns: string, keys: readonly LimitKey[], windowMs: number): Promise<number | undefined>;
   /** Releases the connection or environment. Further calls reject. */
   close(): Promise<void>;
+}
+
+/** One counter of a rate limit: its key and how many hits a window allows. */
+export interface LimitKey {
+  key: string;
+  limit: number;
 }
 
 /** Options every state store takes. */
@@ -81,6 +94,15 @@ export function checkKey(call: string, ns: string, key: string): void {
   if (typeof ns !== 'string' || ns === '' || ns.includes('\u0000')) throw new TypeError(`${call}() requires a non-empty namespace without NUL`);
   if (typeof key !== 'string' || key === '') throw new TypeError(`${call}() requires a non-empty key`);
   if (key.length > 512) throw new TypeError(`${call}() key is longer than 512 characters`);
+}
+
+export function checkLimitKeys(ns: string, keys: readonly LimitKey[], windowMs: number): void {
+  if (!Array.isArray(keys) || keys.length === 0) throw new TypeError('hit() requires at least one key');
+  for (const { key, limit } of keys) {
+    checkKey('hit', ns, key);
+    if (!Number.isInteger(limit) || limit < 1) throw new TypeError('hit() requires each limit as a positive integer');
+  }
+  if (!Number.isInteger(windowMs) || windowMs < 1) throw new TypeError('hit() requires windowMs as a positive integer');
 }
 
 export function checkExpiry(call: string, expiresAtMs: number): void {

@@ -8,6 +8,8 @@ import { resolveOptions } from '../../lib/resolve-options.js';
 import { socialProvider } from '../../lib/providers/catalog.js';
 import type { ProviderDeps } from '../../lib/providers/deps.js';
 import { TokenService } from '../../lib/session/token-service.js';
+import { stateLimiter } from '../../lib/state/limiter.js';
+import { memoryStateStore } from '../../lib/state/memory.js';
 import { Client, serve } from '../helpers/http.js';
 import { SECRET, standinLogin } from './fixtures.js';
 import { startStandin } from './standin.js';
@@ -22,12 +24,15 @@ async function handBuilt(t: any, entry: Record<string, unknown>) {
   const served = await serve((req, res) => app.callback()(req, res));
   t.teardown(() => served.close());
   const o = resolveOptions({ secret: SECRET, url: served.url, providers: [{ kind: 'direct' }] });
+  const state = memoryStateStore();
   const deps: ProviderDeps = {
     tokenService: new TokenService(o),
     avatarProxy: undefined as never,
     logger: noopLogger,
     url: served.url,
     clock: Date.now,
+    stateStore: state,
+    limiter: stateLimiter(state, Date.now),
     cookies: { name: 'JWT', secure: false },
     routeURL: (name, action) => `${served.url}/auth/${name}/${action}`,
     async completeLogin(ctx, login) {

@@ -212,7 +212,7 @@ test('bad options fail at start-up with the option named', async (t) => {
   await t.throwsAsync(make({ token: undefined }), { instanceOf: TypeError, message: /providers\[0\] \(telegram\): token/ });
   await t.throwsAsync(make({ poll: true, webhook: { secret: 's3cret' } }), { message: /poll and webhook/ });
   await t.throwsAsync(make({ webhook: { secret: 'has spaces' } }), { message: /webhook/ });
-  await t.throwsAsync(make({ stateStore: 'redis://localhost' }), { message: /stateStore has unsupported scheme "redis:\/\/"/ });
+  await t.throwsAsync(make({ stateStore: 'etcd://localhost' }), { message: /stateStore has unsupported scheme "etcd:\/\/"/ });
   await t.throwsAsync(make({ stateStore: 'lmdb://' }), { message: /stateStore/ });
   await t.throwsAsync(make({ lifetime: 'soon' }), { message: /lifetime/ });
   await t.throwsAsync(make({ apiRoot: 'ftp://x' }), { message: /apiRoot/ });

@@ -14,7 +14,8 @@ import { startMongo, type MongoPeer } from '../helpers/mongo.js';
 import { Client } from '../helpers/http.js';
 import { startFakeBotApi } from '../helpers/telegram.js';
 import { ALICE, SUCCESS, startTelegram } from './fixtures.js';
-import { stateStoreContract } from './state-contract.js';
+import { stateStoreContract } from '../state/state-contract.js';
+import { limiterContract } from '../state/limiter-contract.js';
 
 let mongo: MongoPeer;
 test.before(async () => {
@@ -28,6 +29,9 @@ test.after.always(async () => {
 const uri = () => `${mongo.uri}${mongo.uri.includes('?') ? '&' : '/?'}state_coll=state_${randomBytes(6).toString('hex')}`;
 
 stateStoreContract(test, 'mongodb (CongoDB stand-in)', async (clock) => MongoStateStore.open(uri(), { clock }));
+
+// MongoDB has no hit() of its own: these rows run the compare-and-set limiter.
+limiterContract(test, 'mongodb (CongoDB stand-in)', async (clock) => MongoStateStore.open(uri(), { clock }));
 
 test('parseMongoStateUri: state_db, else the URI database, else authkoa; state_coll is taken off the URI', (t) => {
   t.deepEqual(parseMongoStateUri('mongodb://h:27017/admin?state_db=auth&replicaSet=rs&state_coll=pending'), {
@@ -72,6 +76,6 @@ test('an unreachable MongoDB: /login answers 503 and the password stays out of t
   const res = await new Client(app.url).fetch('/auth/telegram/login');
   t.is(res.status, 503);
   t.deepEqual(await res.json(), { error: 'login state is unavailable', code: 'state_store_unavailable' });
-  t.true(logs.some((l) => /state store unavailable: .*(ECONNREFUSED|Server selection timed out)/.test(l)), logs.join('\n'));
+  t.true(logs.some((l) => /login state is unavailable: .*(ECONNREFUSED|Server selection timed out)/.test(l)), logs.join('\n'));
   for (const line of logs) t.false(line.includes('hunter2'), line);
 });

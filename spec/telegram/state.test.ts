@@ -6,13 +6,18 @@ import { createStateStore, memoryStateStore, openStateStore, parseStateUri } fro
 import { LmdbStateStore } from '../../lib/state/lmdb.js';
 import { MongoStateStore } from '../../lib/state/mongo.js';
 import { tempDir } from './fixtures.js';
-import { stateStoreContract } from './state-contract.js';
+import { stateStoreContract } from '../state/state-contract.js';
+import { limiterContract } from '../state/limiter-contract.js';
 
 stateStoreContract(test, 'memory', async (clock) => memoryStateStore({ clock }));
 
 stateStoreContract(test, 'lmdb', async (clock, t) => new LmdbStateStore(join(tempDir(t), 'state'), { clock }));
 
 stateStoreContract(test, 'createStateStore (lazy lmdb)', async (clock, t) => createStateStore(`lmdb://${join(tempDir(t), 'state')}`, { clock }));
+
+limiterContract(test, 'memory', async (clock) => memoryStateStore({ clock }));
+
+limiterContract(test, 'lmdb', async (clock, t) => new LmdbStateStore(join(tempDir(t), 'state'), { clock }));
 
 test('memory: values are copied in and out', async (t) => {
   const store = memoryStateStore();
@@ -71,7 +76,7 @@ test('openStateStore: memory://, lmdb://path, a store object; bad URIs are TypeE
   t.deepEqual(parseStateUri('lmdb://var/state'), { kind: 'lmdb', path: 'var/state', uri: 'lmdb://var/state' });
   t.deepEqual(parseStateUri('lmdb:///var/state'), { kind: 'lmdb', path: '/var/state', uri: 'lmdb:///var/state' });
   t.deepEqual(parseStateUri('mongodb://u:p@h/db'), { kind: 'mongodb', uri: 'mongodb://u:p@h/db' });
-  const err = t.throws(() => parseStateUri('redis://user:hunter2@h'), { instanceOf: TypeError });
+  const err = t.throws(() => parseStateUri('etcd://user:hunter2@h'), { instanceOf: TypeError });
   t.false(err!.message.includes('hunter2'));
   t.throws(() => parseStateUri('/just/a/path'), { instanceOf: TypeError });
   await t.throwsAsync(() => openStateStore({} as never), { instanceOf: TypeError });

@@ -84,13 +84,13 @@ test('authctl bot refuses a missing token, a memory store and a bad URI', async 
   const [noToken, memory, bad] = await Promise.all([
     runCli(['bot', '--store', 'lmdb://x'], { env }),
     runCli(['bot', '--token', 'x:y', '--store', 'memory://'], { env }),
-    runCli(['bot', '--token', 'x:y', '--store', 'redis://u:hunter2@h'], { env }),
+    runCli(['bot', '--token', 'x:y', '--store', 'etcd://u:hunter2@h'], { env }),
   ]);
   t.is(noToken.code, 1);
   t.regex(noToken.stderr, /bot token is needed/);
   t.not(memory.code, 0);
   t.regex(memory.stderr, /shared with the app/);
   t.not(bad.code, 0);
-  t.regex(bad.stderr, /--store must be lmdb:\/\/<path> or mongodb:\/\//);
+  t.regex(bad.stderr, /--store must be lmdb:\/\/<path>, redis:\/\/… or mongodb:\/\//);
   t.false(bad.stderr.includes('hunter2'));
 });

@@ -125,7 +125,7 @@ test('the default limit is 5 per address', async (t) => {
   t.is((await r.client.fetch('/auth/email/login?user=u&address=a@example.com')).status, 429);
 });
 
-test('a failing used-token store fails closed: 403, no cookies', async (t) => {
+test('a failing used-token store fails closed: 503, no cookies, the cause logged', async (t) => {
   const r = await rig(t, {
     provider: {
       usedTokens: {
@@ -137,9 +137,10 @@ test('a failing used-token store fails closed: 403, no cookies', async (t) => {
   });
   const token = await requestToken(r);
   const res = await r.client.fetch(`/auth/email/login?token=${token}`);
-  t.is(res.status, 403);
-  t.deepEqual(await res.json(), { error: 'confirmation token store unavailable', code: 'state_store_unavailable' });
+  t.is(res.status, 503);
+  t.deepEqual(await res.json(), { error: 'login state is unavailable', code: 'state_store_unavailable' });
   t.deepEqual(res.headers.getSetCookie(), []);
+  t.true(r.logs.some((l) => /login state is unavailable: store down/.test(l)), r.logs.join('\n'));
 });
 
 test('a custom used-token store gets the jti key and the token expiry', async (t) => {

@@ -1,6 +1,7 @@
 import test from 'ava';
 import { memoryUsedTokenStore } from '../../lib/state/used-tokens.js';
-import { windowLimiter } from '../../lib/state/ratelimit.js';
+import { stateLimiter } from '../../lib/state/limiter.js';
+import { memoryStateStore } from '../../lib/state/memory.js';
 import { compileTemplate } from '../../lib/providers/template.js';
 import { manualClock, started } from '../helpers/http.js';
 
@@ -22,16 +23,16 @@ test('memory used-token store: first mark wins, a second is refused until the ex
   await t.throwsAsync(() => store.markUsed('', exp), { instanceOf: TypeError });
 });
 
-test('window limiter: counts all keys only when none is over, reports the wait', (t) => {
+test('window limiter: counts all keys only when none is over, reports the wait', async (t) => {
   const clock = manualClock();
-  const l = windowLimiter(1000, clock);
+  const l = stateLimiter(memoryStateStore({ clock }), clock);
   const keys = [{ key: 'a', limit: 1 }, { key: 'ip', limit: 3 }];
-  t.is(l.hit(keys), undefined);
+  t.is(await l.hit(keys, 1000), undefined);
   clock.advance(400);
-  t.is(l.hit(keys), 600);
-  t.is(l.hit([{ key: 'b', limit: 1 }, { key: 'ip', limit: 3 }]), undefined);
+  t.is(await l.hit(keys, 1000), 600);
+  t.is(await l.hit([{ key: 'b', limit: 1 }, { key: 'ip', limit: 3 }], 1000), undefined);
   clock.advance(600);
-  t.is(l.hit(keys), undefined);
+  t.is(await l.hit(keys, 1000), undefined);
 });
 
 test('templates: Go-style fields with optional spaces; unknown actions are refused', (t) => {

@@ -1,0 +1,86 @@
+import { AuthError } from '../errors.js';
+import type { Logger } from '../logger.js';
+import { lazyResource } from '../util/lazy.js';
+import { MissingPackageError } from '../util/optional.js';
+import { loadStateBackend, openStateStore } from './index.js';
+import { hitIn, stateLimiter, type Limiter } from './limiter.js';
+import { isStateStore, type StateStore } from './types.js';
+
+/**
+ * A state store as the service and its providers hold it: opened at start-up (or on first use when the
+ * server was away then), and answering every failure of the backend with one error a route can send,
+ * `503 state_store_unavailable`, with the cause attached for the log.
+ */
+export interface SharedState {
+  /** The store; its calls reject with AuthError 503 when the backend fails (argument errors stay TypeErrors). */
+  readonly store: StateStore;
+  /** Rate limits counted in this store, so every process sharing it shares the counts. */
+  readonly limiter: Limiter;
+  /**
+   * Loads the backend and opens it. A missing package or a refused password/database rejects (a
+   * start-up error); a server that cannot be reached is logged and tried again on first use.
+   */
+  start(): Promise<void>;
+  /** Closes the store when it was opened from a URI; an object passed in belongs to its owner. */
+  close(): Promise<void>;
+}
+
+export interface SharedStateOptions {
+  clock: () => number;
+  logger: Logger;
+  /** The option being served, for messages: `stateStore`, `providers[2].stateStore`. */
+  option: string;
+}
+
+/** A SharedState for `source`: a URI (`memory://`, `lmdb://…`, `redis://…`, `mongodb://…`, a registered scheme) or a StateStore. */
+export function sharedState(source: string | StateStore, opts: SharedStateOptions): SharedState {
+  const { clock, logger, option } = opts;
+  if (typeof source !== 'string' && !isStateStore(source)) {
+    throw new TypeError(`authKoa: ${option} must be a state store URI or an object with create, get, replace, take, remove, sweep, markUsed and close`);
+  }
+  const opened = lazyResource(() => openStateStore(source, { clock }, option), {
+    owned: typeof source === 'string',
+    final: true,
+    what: 'state store',
+  });
+  /**
+   * Runs one store call; a backend failure becomes the 503 every route answers alike, carrying the
+   * cause, which the service logs when it answers (redacted by the store: no password in it).
+   */
+  async function guarded<T>(call: (s: StateStore) => Promise<T>): Promise<T> {
+    try {
+      return await call(await opened.get());
+    } catch (err) {
+      if (err instanceof TypeError || err instanceof AuthError) throw err;
+      throw new AuthError(503, 'state_store_unavailable', 'login state is unavailable', { cause: err });
+    }
+  }
+
+  const store: StateStore = {
+    create: (ns, key, value, exp) => guarded((s) => s.create(ns, key, value, exp)),
+    get: (ns, key) => guarded((s) => s.get(ns, key)),
+    replace: (ns, key, rev, value, exp) => guarded((s) => s.replace(ns, key, rev, value, exp)),
+    take: (ns, key, rev) => guarded((s) => s.take(ns, key, rev)),
+    remove: (ns, key) => guarded((s) => s.remove(ns, key)),
+    sweep: () => guarded((s) => s.sweep()),
+    markUsed: (id, exp) => guarded((s) => s.markUsed(id, exp)),
+    hit: (ns, keys, windowMs) => guarded((s) => hitIn(s, ns, keys, windowMs, clock)),
+    close: () => opened.close(),
+  };
+
+  return {
+    store,
+    limiter: stateLimiter(store, clock),
+    async start() {
+      if (typeof source !== 'string') return;
+      await loadStateBackend(source, option);
+      try {
+        await opened.get();
+      } catch (err) {
+        if (err instanceof TypeError || err instanceof MissingPackageError) throw err;
+        logger.warn(`authkoa: ${option} cannot be reached at start-up (${(err as Error)?.message ?? err}); it is tried again on first use`);
+      }
+    },
+    close: () => opened.close(),
+  };
+}

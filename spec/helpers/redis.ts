@@ -1,0 +1,103 @@
+/**
+ * A real redis-server (the Debian package; `.ci/run` installs it when missing) on 127.0.0.1 and a
+ * free port, with no persistence, stopped by its pid. restart() stops it and starts it again on the
+ * same port, as an outage and recovery would.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { createServer } from 'node:net';
+
+export interface RedisPeer {
+  /** `redis://127.0.0.1:<port>` (with `:<password>@` when started with one), no database. */
+  uri: string;
+  port: number;
+  /** The server process's pid while it runs. */
+  readonly pid: number | undefined;
+  /** Stops the server (SIGKILL: what a crash looks like to clients) and waits for it to exit. */
+  stop(): Promise<void>;
+  /** Starts it again on the same port, empty. */
+  start(): Promise<void>;
+}
+
+const BINARY = 'redis-server';
+
+/** Throws with the install command when redis-server is not on the PATH. */
+function ensureBinary(): void {
+  const probe = spawnSync(BINARY, ['--version'], { encoding: 'utf8' });
+  if (probe.error || probe.status !== 0) throw new Error(`${BINARY} is not installed: apt-get install -y redis-server (bash .ci/run does it)`);
+}
+
+async function freePort(): Promise<number> {
+  const srv = createServer();
+  srv.listen(0, '127.0.0.1');
+  await once(srv, 'listening');
+  const { port } = srv.address() as { port: number };
+  await new Promise((r) => srv.close(r));
+  return port;
+}
+
+export async function startRedis(opts: { password?: string } = {}): Promise<RedisPeer> {
+  ensureBinary();
+  let child: ChildProcess | undefined;
+  let port = 0;
+
+  const launch = async (): Promise<boolean> => {
+    const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--protected-mode', 'no'];
+    if (opts.password) args.push('--requirepass', opts.password);
+    // No config file and no working-directory writes: --save '' and appendonly off keep it in memory.
+    const proc = spawn(BINARY, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    const ready = new Promise<boolean>((resolve) => {
+      const onData = (d: Buffer) => {
+        output += d;
+        if (/Ready to accept connections/.test(output)) resolve(true);
+      };
+      proc.stdout!.on('data', onData);
+      proc.stderr!.on('data', onData);
+      proc.once('exit', () => resolve(false));
+    });
+    if (!(await ready)) {
+      if (/Address already in use/.test(output)) return false;
+      throw new Error(`redis-server did not start: ${output.trim()}`);
+    }
+    child = proc;
+    return true;
+  };
+
+  const start = async () => {
+    for (let attempt = 0; ; attempt++) {
+      if (port === 0 || attempt > 0) port = await freePort();
+      if (await launch()) return;
+      if (attempt > 5) throw new Error('redis-server: no free port');
+    }
+  };
+  await start();
+  const fixedPort = port;
+
+  return {
+    get uri() {
+      return `redis://${opts.password ? `:${encodeURIComponent(opts.password)}@` : ''}127.0.0.1:${fixedPort}`;
+    },
+    port: fixedPort,
+    get pid() {
+      return child?.exitCode === null ? child.pid : undefined;
+    },
+    async stop() {
+      const proc = child;
+      child = undefined;
+      if (!proc || proc.exitCode !== null) return;
+      const exited = once(proc, 'exit');
+      process.kill(proc.pid!, 'SIGKILL');
+      await exited;
+    },
+    async start() {
+      if (child) return;
+      // The same port again, so clients reconnect to the address they know.
+      for (let attempt = 0; attempt < 50; attempt++) {
+        if (await launch()) return;
+        await new Promise((r) => setTimeout(r, 100)); // the port is held briefly after a kill
+      }
+      throw new Error(`redis-server: port ${fixedPort} did not come free`);
+    },
+  };
+}
