@@ -52,7 +52,8 @@ export {
 export type { CompletedLogin } from './session/login.js';
 export type { AvatarProxy, AvatarPutOptions } from './avatar/proxy.js';
 export { openStore, type AvatarEntry, type AvatarStore, type StoredAvatar } from './stores/index.js';
-export type { StateEntry, StateStore, StateStoreOptions } from './state/types.js';
+export type { LimitKey, StateEntry, StateStore, StateStoreOptions } from './state/types.js';
+export type { Limiter } from './state/limiter.js';
 export type { UsedTokenStore } from './state/used-tokens.js';
 export type { Logger, LogFunc } from './logger.js';
 export { emailSender, isEmailAddress, type EmailSender, type EmailSenderOptions } from './providers/email.js';

@@ -5,7 +5,8 @@ import { hitIn } from './limiter.js';
 import { isStateStore, type StateStore, type StateStoreOptions } from './types.js';
 
 export { memoryStateStore } from './memory.js';
-export { isStateStore, USED_NS, type StateEntry, type StateStore, type StateStoreOptions } from './types.js';
+export { isStateStore, USED_NS, type LimitKey, type StateEntry, type StateStore, type StateStoreOptions } from './types.js';
+export { stateLimiter, type Limiter } from './limiter.js';
 
 /** A parsed state store URI: the scheme that opens it, the path for LMDB, and the URI as given. */
 export interface StateTarget {

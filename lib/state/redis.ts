@@ -29,7 +29,8 @@ const CONFIG_ERROR = /WRONGPASS|NOAUTH|NOPERM|invalid password|DB index is out o
  * them. Expiry is the caller's clock, stored with the entry, plus a Redis TTL that drops it.
  *
  * While the server is away nothing is queued: a call fails at once (the service answers 503) and the
- * client reconnects in the background, so the app recovers by itself when Redis is back.
+ * client reconnects in the background, so the app recovers by itself when Redis is back. (A server
+ * away at start-up fails the open; the service opens again on the next use.)
  */
 export class RedisStateStore implements StateStore {
   /** The URI with any password replaced by `***`: safe to log. */
@@ -44,7 +45,7 @@ export class RedisStateStore implements StateStore {
     const target = parseRedisUri(uri);
     this.uri = target.redacted;
     this.prefix = opts.prefix ?? target.prefix;
-    if (typeof this.prefix !== 'string') throw new TypeError('stateStore: prefix must be a string');
+    if (typeof this.prefix !== 'string') throw new TypeError('authKoa: stateStore: prefix must be a string');
     const timeoutMs = opts.timeoutMs ?? target.timeoutMs;
     this.#clock = opts.clock ?? Date.now;
     this.#client = new Redis({
@@ -69,9 +70,9 @@ export class RedisStateStore implements StateStore {
   }
 
   /**
-   * Connects and checks the credentials and database. A server that cannot be reached is not an
-   * error here (the client keeps trying, and calls fail until it is back); a refused password or a
-   * database out of range is, since no retry will fix it.
+   * Connects and checks the credentials and database. A refused password or a database out of range
+   * rejects with a TypeError (no retry will fix it), a server that cannot be reached with an Error;
+   * either way the client is closed. Once connected, an outage is ridden out by reconnecting.
    */
   async connect(): Promise<void> {
     try {
@@ -79,12 +80,11 @@ export class RedisStateStore implements StateStore {
       // ioredis reports a failed SELECT only as an event and carries on in database 0: ask ourselves.
       await this.#client.select(this.#client.options.db ?? 0);
     } catch (err) {
-      const cause = CONFIG_ERROR.test(String(this.#lastError?.message)) ? this.#lastError : (err as Error);
-      if (CONFIG_ERROR.test(String(cause?.message))) {
-        this.#client.disconnect();
-        this.#closed = true;
-        throw new TypeError(`authKoa: stateStore ${this.uri}: ${cause!.message}`);
-      }
+      const cause = CONFIG_ERROR.test(String(this.#lastError?.message)) ? this.#lastError! : (this.#lastError ?? (err as Error));
+      this.#closed = true;
+      this.#client.disconnect();
+      if (CONFIG_ERROR.test(cause.message)) throw new TypeError(`authKoa: stateStore ${this.uri}: ${cause.message}`);
+      throw new Error(`redis ${this.uri} is unavailable (${cause.message})`, { cause });
     }
   }
 
@@ -200,22 +200,22 @@ export function parseRedisUri(uri: string): RedisTarget {
   try {
     url = new URL(uri);
   } catch {
-    throw new TypeError('stateStore: not a valid redis:// URI');
+    throw new TypeError('authKoa: stateStore: not a valid redis:// URI');
   }
   if (url.password) url.password = '***';
   const redacted = url.href;
-  if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') throw new TypeError(`stateStore ${redacted}: the scheme must be redis:// or rediss://`);
+  if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') throw new TypeError(`authKoa: stateStore ${redacted}: the scheme must be redis:// or rediss://`);
   const raw = new URL(uri);
   const dbText = decodeURIComponent(raw.pathname.replace(/^\//, '')) || '0';
-  if (!/^\d{1,5}$/.test(dbText)) throw new TypeError(`stateStore ${redacted}: the database must be a number, as in redis://host:6379/0`);
+  if (!/^\d{1,5}$/.test(dbText)) throw new TypeError(`authKoa: stateStore ${redacted}: the database must be a number, as in redis://host:6379/0`);
   let prefix = 'authkoa:';
   let timeoutMs = 2000;
   for (const [name, value] of raw.searchParams) {
     if (name === 'prefix') prefix = value;
     else if (name === 'timeout') {
       timeoutMs = Number(value);
-      if (!Number.isInteger(timeoutMs) || timeoutMs < 1) throw new TypeError(`stateStore ${redacted}: timeout must be a positive number of ms`);
-    } else throw new TypeError(`stateStore ${redacted}: unknown parameter "${name}" (prefix and timeout are supported)`);
+      if (!Number.isInteger(timeoutMs) || timeoutMs < 1) throw new TypeError(`authKoa: stateStore ${redacted}: timeout must be a positive number of ms`);
+    } else throw new TypeError(`authKoa: stateStore ${redacted}: unknown parameter "${name}" (prefix and timeout are supported)`);
   }
   return {
     options: {

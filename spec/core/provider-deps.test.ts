@@ -24,7 +24,7 @@ function reachableStrings(root: unknown): string[] {
   return found;
 }
 
-test('a third-party provider gets the narrow context (token service, avatars, logger, url, clock, body reader) and no secret is reachable from it', async (t) => {
+test('a third-party provider gets the narrow context (token service, avatars, state store, limiter, logger, url, clock, body reader) and no secret is reachable from it', async (t) => {
   let given: ProviderDeps | undefined;
   registerProvider({
     kind: 'deps-probe',
@@ -38,8 +38,13 @@ test('a third-party provider gets the narrow context (token service, avatars, lo
   await auth.ready;
   t.teardown(() => auth.close());
   t.deepEqual(Object.keys(given!).sort(), [
-    'avatarProxy', 'callbackURL', 'clock', 'completeLogin', 'cookies', 'logger', 'readParams', 'routeURL', 'safeRedirect', 'sessionOnly', 'tokenService', 'url',
+    'avatarProxy', 'callbackURL', 'clock', 'completeLogin', 'cookies', 'limiter', 'logger', 'readParams', 'routeURL', 'safeRedirect', 'sessionOnly', 'stateStore', 'tokenService', 'url',
   ]);
+  // The shared state works for it, and is the service's (a second provider would see the same entries).
+  t.true(await given!.stateStore.create('probe', 'k', { n: 1 }, clock() + 60_000));
+  t.false(await given!.stateStore.create('probe', 'k', { n: 2 }, clock() + 60_000));
+  t.is(await given!.limiter.hit([{ key: 'probe:x', limit: 1 }], 60_000), undefined);
+  t.is(await given!.limiter.hit([{ key: 'probe:x', limit: 1 }], 60_000), 60_000);
   t.is(given!.clock, clock);
   t.is(given!.routeURL('probe', 'webhook'), 'http://127.0.0.1:1/auth/probe/webhook');
   t.deepEqual(given!.cookies, { name: 'JWT', secure: false });

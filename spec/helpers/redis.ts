@@ -17,6 +17,10 @@ export interface RedisPeer {
   stop(): Promise<void>;
   /** Starts it again on the same port, empty. */
   start(): Promise<void>;
+  /** SIGSTOP: the server holds its connections but answers nothing (a hung host). */
+  pause(): void;
+  /** SIGCONT after pause(). */
+  resume(): void;
 }
 
 const BINARY = 'redis-server';
@@ -89,6 +93,12 @@ export async function startRedis(opts: { password?: string } = {}): Promise<Redi
       const exited = once(proc, 'exit');
       process.kill(proc.pid!, 'SIGKILL');
       await exited;
+    },
+    pause() {
+      child?.kill('SIGSTOP');
+    },
+    resume() {
+      child?.kill('SIGCONT');
     },
     async start() {
       if (child) return;
