@@ -1,0 +1,134 @@
+/**
+ * Several `node` processes on one real redis-server, as N app workers behind a proxy would run:
+ * each app is a separate process (spec/state/fixtures/app-process.ts), built from the public API with
+ * `stateStore: 'redis://…'`; the Telegram poller is a third process (`authctl bot`).
+ */
+import test, { type ExecutionContext } from 'ava';
+import { once } from 'node:events';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { randomBytes } from 'node:crypto';
+import type { ChildProcess } from 'node:child_process';
+import { sha1 } from '../../lib/user.js';
+import { spawnCli, spawnTs, waitForLine } from '../helpers/cli.js';
+import { Client } from '../helpers/http.js';
+import { startRedis, type RedisPeer } from '../helpers/redis.js';
+import { BOT_TOKEN, startFakeBotApi } from '../helpers/telegram.js';
+import { ALICE, SUCCESS, ERROR, tempDir } from '../telegram/fixtures.js';
+
+const APP = fileURLToPath(new URL('./fixtures/app-process.ts', import.meta.url));
+
+let redis: RedisPeer;
+test.before(async () => {
+  redis = await startRedis();
+});
+test.after.always(() => redis?.stop());
+
+/** The lines a child prints, each consumed by the first next() whose pattern matches it. */
+class Lines {
+  readonly #lines: string[] = [];
+  readonly #waiting: Array<{ re: RegExp; resolve: (m: RegExpMatchArray) => void }> = [];
+  #buf = '';
+  constructor(child: ChildProcess) {
+    child.stdout!.on('data', (d) => {
+      this.#buf += d;
+      let nl: number;
+      while ((nl = this.#buf.indexOf('\n')) >= 0) {
+        this.#lines.push(this.#buf.slice(0, nl));
+        this.#buf = this.#buf.slice(nl + 1);
+      }
+      this.#match();
+    });
+  }
+  next(re: RegExp): Promise<RegExpMatchArray> {
+    return new Promise((resolve) => {
+      this.#waiting.push({ re, resolve });
+      this.#match();
+    });
+  }
+  #match(): void {
+    for (const w of [...this.#waiting]) {
+      const i = this.#lines.findIndex((l) => w.re.test(l));
+      if (i < 0) continue;
+      const [line] = this.#lines.splice(i, 1);
+      this.#waiting.splice(this.#waiting.indexOf(w), 1);
+      w.resolve(line!.match(w.re)!);
+    }
+  }
+}
+
+/** Starts one app process on `stateStore`; resolves its client and stdout lines. Stopped (and checked to exit 0) at teardown. */
+async function appProcess(t: ExecutionContext, stateStore: string, apiRoot?: string) {
+  const child = spawnTs(APP, [stateStore, `lmdb://${join(tempDir(t), 'avatars')}`, ...(apiRoot ? [apiRoot] : [])]);
+  let stderr = '';
+  child.stderr!.on('data', (d) => (stderr += d));
+  const lines = new Lines(child);
+  t.teardown(async () => {
+    if (child.exitCode !== null) return;
+    child.kill('SIGTERM');
+    const [code] = await once(child, 'exit');
+    if (code !== 0) throw new Error(`app process exited ${code}: ${stderr}`);
+  });
+  const url = (await waitForLine(child, /^listening (http:\/\/\S+)/m))[1]!;
+  return { client: new Client(url), lines, pid: child.pid };
+}
+
+const store = () => `${redis.uri}/0?prefix=tp${randomBytes(5).toString('hex')}:`;
+
+test('two app processes on one Redis: a confirmation link spent on one is refused on the other', async (t) => {
+  const uri = store();
+  const [a, b] = await Promise.all([appProcess(t, uri), appProcess(t, uri)]);
+  t.not(a.pid, b.pid);
+  t.is((await a.client.fetch('/auth/email/login?user=alice&address=alice@example.com')).status, 200);
+  const token = (await a.lines.next(/^sent alice@example\.com (\S+)$/))[1]!;
+
+  const onB = await b.client.fetch(`/auth/email/login?token=${token}`);
+  t.is(onB.status, 200, 'process B logs in with the link process A sent');
+  t.is(((await onB.json()) as { name: string }).name, 'alice');
+  const onA = await a.client.fetch(`/auth/email/login?token=${token}`);
+  t.is(onA.status, 403);
+  t.deepEqual(await onA.json(), { error: 'confirmation token already consumed', code: 'confirmation_used' });
+  t.is((await b.client.fetch(`/auth/email/login?token=${token}`)).status, 403, 'and on B again');
+});
+
+test('two app processes on one Redis: a limit of 5 per address is reached after 5 requests spread over both', async (t) => {
+  const uri = store();
+  const [a, b] = await Promise.all([appProcess(t, uri), appProcess(t, uri)]);
+  const ask = (c: Client) => c.fetch('/auth/email/login?user=bob&address=bob@example.com').then((r) => r.status);
+  const statuses = [];
+  for (const c of [a, b, a, b, a]) statuses.push(await ask(c.client));
+  t.deepEqual(statuses, [200, 200, 200, 200, 200]);
+  const refusedB = await b.client.fetch('/auth/email/login?user=bob&address=bob@example.com');
+  t.is(refusedB.status, 429, 'the 6th, on B, is over the shared limit');
+  t.regex(refusedB.headers.get('retry-after') ?? '', /^\d+$/);
+  t.is(await ask(a.client), 429, 'and so is a 7th on A');
+  t.is(await a.client.fetch('/auth/email/login?user=carol&address=carol@example.com').then((r) => r.status), 200, 'other addresses count apart');
+});
+
+test('a Telegram login opened on app A, confirmed by `authctl bot` in a third process, completes on app B', async (t) => {
+  const api = await startFakeBotApi();
+  t.teardown(() => api.close());
+  const uri = store();
+  const bot = spawnCli(['bot', '--token', BOT_TOKEN, '--store', uri, '--api-root', api.apiRoot, '--poll-timeout', '1', '--success-msg', SUCCESS, '--error-msg', ERROR]);
+  let botOut = '';
+  bot.stderr!.on('data', (d) => (botOut += d));
+  t.teardown(() => {
+    if (bot.exitCode === null) bot.kill('SIGKILL');
+  });
+  await waitForLine(bot, /polling for logins \(state in redis\)/);
+  const [a, b] = await Promise.all([appProcess(t, uri, api.apiRoot), appProcess(t, uri, api.apiRoot)]);
+
+  const { token } = (await (await a.client.fetch('/auth/telegram/login')).json()) as { token: string };
+  t.is((await b.client.fetch(`/auth/telegram/login?token=${token}`)).status, 404, 'B sees it pending');
+  api.pressStart(ALICE, token);
+  t.is((await api.nextMessage(ALICE.id)).text, SUCCESS, 'the bot process confirmed it');
+  const res = await b.client.fetch(`/auth/telegram/login?token=${token}`);
+  t.is(res.status, 200);
+  t.is(((await res.json()) as { id: string }).id, `telegram_${sha1(String(ALICE.id))}`);
+  t.is((await a.client.fetch(`/auth/telegram/login?token=${token}`)).status, 404, 'and A sees it consumed');
+
+  bot.kill('SIGTERM');
+  const [code] = await once(bot, 'exit');
+  t.is(code, 0, botOut);
+  t.false(botOut.includes(BOT_TOKEN.split(':')[1]!), 'the token is not printed');
+});
