@@ -3,12 +3,13 @@
  * prints requests/s, server CPU per request, p50/p99 latency and the ratio to a reference server that
  * answers the very same request without the measured work. A case and its reference run at the same time,
  * pinned to the same core, fresh processes every round (see httpBench). Then the token-verification micro
- * benchmark, the in-process middleware cost and the avatar-store scale runs. `--write` also writes
- * docs/performance.md.
+ * benchmark, the in-process middleware cost, logins by state store (memory, LMDB, a real redis-server)
+ * and the avatar-store scale runs. `--write` also writes docs/performance.md.
  * Flags: --quick (1 short round, for a smoke run), --rounds N, --duration S, --warmup S, --skip-scale,
  * --only TEXT (only the HTTP cases whose label contains TEXT; no --write then), --variants a,b (also the
  * x- cases of bench/server.ts that take the cookie path apart, against bare Koa; `name@xjwt` sends that
- * case the X-JWT request instead of the cookie one), --import-only (only the import row, no --write then).
+ * case the X-JWT request instead of the cookie one), --import-only (only the import row, no --write then),
+ * --state-only (the import row and the state-store logins, no --write then).
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -22,6 +23,7 @@ import type { LoadJob, LoadResult } from './load.js';
 import { middlewareBench, type MiddlewareCost } from './middleware.js';
 import { authkoaShare, type CpuProfile } from './profile.js';
 import { scaleBench, type ScaleResult } from './scale.js';
+import { stateBench, stateReport, type StateRow } from './state.js';
 import { verifyBench, type MicroResult } from './verify.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -381,7 +383,7 @@ function importReport(imp: ImportResult): string[] {
   ];
 }
 
-function report(httpRows: HttpRow[], costs: MiddlewareCost[], micro: MicroResult[], scale: ScaleResult[], about: string, imp: ImportResult): string {
+function report(httpRows: HttpRow[], costs: MiddlewareCost[], micro: MicroResult[], scale: ScaleResult[], about: string, imp: ImportResult, state: StateRow[]): string {
   const f = (n: number) => Math.round(n).toLocaleString('en-US');
   // Bare Koa's CPU per request: the median over every bare-Koa run of this report (its own row and each
   // case's reference), steadier than any single run.
@@ -420,6 +422,7 @@ function report(httpRows: HttpRow[], costs: MiddlewareCost[], micro: MicroResult
     '|---|---:|---:|',
     ...micro.map((m) => `| ${m.name} | ${f(m.opsPerSec)} | ${(m.opsPerSec / micro.find((x) => x.name.startsWith('authkoa'))!.opsPerSec).toFixed(2)} |`),
   ];
+  lines.push('', ...stateReport(state, STATE_ROUNDS, STATE_LOGINS));
   if (scale.length > 0) {
     lines.push('', 'Avatar stores at scale (each run in a fresh process; peak RSS of that process):', '', '| store | avatars | list ms | prune ms | peak RSS MiB |', '|---|---:|---:|---:|---:|');
     lines.push(...scale.map((s) => `| ${s.store} | ${f(s.count)} | ${f(s.listMs)} | ${f(s.pruneMs)} | ${s.peakRssMiB.toFixed(0)} |`));
@@ -435,13 +438,21 @@ if (flag('--import-only')) {
   process.stdout.write(importReport(imp).join('\n') + '\n');
   process.exit(0);
 }
+const STATE_ROUNDS = quick ? 1 : 5;
+const STATE_LOGINS = quick ? 200 : 1000;
+process.stderr.write('logins by state store (memory, LMDB, Redis)…\n');
+const state = await stateBench(STATE_ROUNDS, STATE_LOGINS);
+if (flag('--state-only')) {
+  process.stdout.write(stateReport(state, STATE_ROUNDS, STATE_LOGINS).join('\n') + '\n');
+  process.exit(0);
+}
 const httpRows = await httpBench();
 process.stderr.write('token verification micro benchmark…\n');
 const micro = await verifyBench(quick ? 500 : 2000);
 process.stderr.write('middleware cost, in-process…\n');
 const costs = await middlewareBench(quick ? 300 : 1500, quick ? 1 : 3);
 const scale = flag('--skip-scale') ? [] : await scaleBench(quick ? [1000] : [10_000, 100_000]);
-const text = report(httpRows, costs, micro, scale, about, imp);
+const text = report(httpRows, costs, micro, scale, about, imp, state);
 process.stdout.write(text + '\n');
 if (flag('--write') && only !== undefined) process.stderr.write('--only: a partial run, docs/performance.md left as it was\n');
 else if (flag('--write')) {
