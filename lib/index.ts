@@ -2,7 +2,8 @@
  * authkoa's public API: what an application writes against and the interfaces a plug-in implements.
  * Nothing is implemented here, and importing it loads Koa-level code only: provider kinds and store
  * backends load when a configuration names them. Concrete stores, state stores and the development
- * servers live behind subpath exports (`authkoa/stores`, `authkoa/state`, `authkoa/dev`, `authkoa/server`).
+ * servers live behind subpath exports (`authkoa/stores` and `/file`, `/lmdb`, `/gridfs`; `authkoa/state`
+ * and `/lmdb`, `/mongodb`, `/redis`; `authkoa/dev`; `authkoa/server`).
  */
 export { authKoa, type AuthKoa } from './service.js';
 export type {

@@ -19,8 +19,8 @@ export interface StateTarget {
 /**
  * Parses a state store URI without loading any backend: `memory://` (this process only),
  * `lmdb://<path>` (processes on one host; the path is the text after the scheme, so `lmdb://var/state`
- * is relative and `lmdb:///var/state` absolute, as for avatar stores), `mongodb://…` /
- * `mongodb+srv://…` (several hosts), or a scheme added with registerStateStore(). Throws a TypeError
+ * is relative and `lmdb:///var/state` absolute, as for avatar stores), `redis://…` / `rediss://…`,
+ * `mongodb://…` / `mongodb+srv://…` (several hosts), or a scheme added with registerStateStore(). Throws a TypeError
  * naming `option`; the URI is not echoed, since it may carry a password.
  */
 export function parseStateUri(uri: string, option = 'stateStore'): StateTarget {
@@ -63,9 +63,9 @@ export async function openStateStore(uri: string | StateStore, opts: StateStoreO
 }
 
 /**
- * A StateStore for `uri` returned at once, opened on first use (and again after a failed open), so
- * one object can be handed to several providers' synchronous options: `stateStore` of Telegram and
- * `usedTokens` of the verified provider. The caller closes it after the service.
+ * A StateStore for `uri` returned at once, opened on first use (and again after a failed open), for
+ * code that needs the store before it can await (a limiter built at module load, a provider's option).
+ * The service-wide `stateStore` option needs none of this: give it the URI. The caller closes it.
  */
 export function createStateStore(uri: string, opts: StateStoreOptions = {}, option = 'stateStore'): StateStore {
   parseStateUri(uri, option);
