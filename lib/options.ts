@@ -9,6 +9,7 @@ import type { Duration } from './util/duration.js';
 import type { Logger, LoggerInput } from './logger.js';
 import type { ProviderEntry } from './providers/types.js';
 import type { StateStore } from './state/types.js';
+import type { LoginThrottleOptions, ThrottlePolicy } from './state/throttle.js';
 
 export type { Duration } from './util/duration.js';
 
@@ -123,6 +124,12 @@ export interface AuthKoaOptions {
    * See docs/scaling.md.
    */
   stateStore?: string | StateStore;
+  /**
+   * Throttling of failed credential logins (direct providers), counted per user name and per client
+   * IP in `stateStore`: 5 failures for a name or 50 from an IP lock it out for 1 minute, doubling with
+   * each further lock-out up to 15 minutes; `false` turns it off. See docs/security.md.
+   */
+  loginThrottle?: false | LoginThrottleOptions;
   /** Clock in ms since the epoch; tests inject one. Default Date.now. */
   clock?: () => number;
 }
@@ -175,5 +182,7 @@ export interface ResolvedOptions {
   postAuthHook: PostAuthHook | undefined;
   /** A checked state store URI (`memory://` by default) or the StateStore object given. */
   stateStore: string | StateStore;
+  /** undefined when throttling is off. */
+  loginThrottle: ThrottlePolicy | undefined;
   clock: () => number;
 }

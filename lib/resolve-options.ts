@@ -6,6 +6,7 @@ import type { AvatarStore } from './stores/index.js';
 import type { ProviderEntry } from './providers/types.js';
 import { parseStateUri } from './state/index.js';
 import { isStateStore, type StateStore } from './state/types.js';
+import { throttlePolicy } from './state/throttle.js';
 
 const fail = (option: string, must: string): never => {
   throw new TypeError(`authKoa: ${option} ${must}`);
@@ -176,6 +177,7 @@ export function resolveOptions(input: AuthKoaOptions): ResolvedOptions {
     preAuthHook: optionalFunction(o, 'preAuthHook'),
     postAuthHook: optionalFunction(o, 'postAuthHook'),
     stateStore: stateStore as string | StateStore,
+    loginThrottle: throttlePolicy(o.loginThrottle),
     clock,
   };
 }

@@ -12,6 +12,7 @@ import { safeRedirect } from './http/redirect.js';
 import type { ProviderDeps } from './providers/deps.js';
 import { planProviders, ProviderRegistry } from './providers/resolve.js';
 import { sharedState, type SharedState } from './state/shared.js';
+import { credentialThrottle } from './state/throttle.js';
 import { loadStoreBackend } from './stores/index.js';
 import { TokenService } from './session/token-service.js';
 import { loadWithPackage } from './util/optional.js';
@@ -63,6 +64,7 @@ export function authKoa(opts: AuthKoaOptions): AuthKoa {
     clock: o.clock,
     stateStore: state.store,
     limiter: state.limiter,
+    throttle: (scope) => (o.loginThrottle ? credentialThrottle(state.store, o.loginThrottle, scope, o.clock) : undefined),
     cookies: { name: o.jwtCookieName, secure: o.secureCookies },
     routeURL: (provider, action) => `${o.url}${o.authRoutePath}/${encodeURIComponent(provider)}/${action}`,
     completeLogin: (ctx, login) => completeLogin(ctx, login, o, tokenService, avatarProxy),

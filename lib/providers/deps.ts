@@ -5,6 +5,7 @@ import type { CompletedLogin } from '../session/login.js';
 import type { TokenService } from '../session/token-service.js';
 import type { Limiter } from '../state/limiter.js';
 import type { StateStore } from '../state/types.js';
+import type { CredentialThrottle } from '../state/throttle.js';
 import type { Provider, ProviderOptions } from './types.js';
 
 /**
@@ -27,6 +28,11 @@ export interface ProviderDeps {
   readonly stateStore: StateStore;
   /** Rate limits counted in the service-wide state store. Prefix keys with the provider's name. */
   readonly limiter: Limiter;
+  /**
+   * Failed-login throttling for credentials checked under `scope` (the provider's name), per the
+   * `loginThrottle` option, counted in the service-wide state store; undefined when it is turned off.
+   */
+  throttle(scope: string): CredentialThrottle | undefined;
   /** The session cookie's name (a provider's own cookies derive theirs from it) and whether cookies are Secure. */
   readonly cookies: { readonly name: string; readonly secure: boolean };
   /** The absolute URL of `<authRoutePath>/<provider>/<action>`, e.g. for a webhook or a redirect URI. */

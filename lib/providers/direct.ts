@@ -26,6 +26,7 @@ export const directProvider: ProviderModule<DirectProviderOptions & { [k: string
     if (typeof opts.checker !== 'function') throw new TypeError(`checker must be a function (user, passwd) => boolean`);
     if (opts.userIdFunc !== undefined && typeof opts.userIdFunc !== 'function') throw new TypeError('userIdFunc must be a function');
     const { name, checker, userIdFunc } = opts;
+    const throttle = deps.throttle(name);
     return {
       name,
       kind: 'direct',
@@ -36,13 +37,24 @@ export const directProvider: ProviderModule<DirectProviderOptions & { [k: string
         if (!user || user.length > MAX_FIELD || passwd.length > MAX_FIELD || /[\r\n\0]/.test(user)) {
           throw new AuthError(400, 'bad_request', 'failed to parse credentials');
         }
+        // A locked-out name or address is refused before the checker runs: guessing costs the guesser
+        // its time, not the application a password hash.
+        const attempt = await throttle?.attempt(user, ctx.ip);
+        if (attempt?.wait !== undefined) {
+          ctx.set('Retry-After', String(Math.max(1, Math.ceil(attempt.wait / 1000))));
+          throw new AuthError(429, 'rate_limited', 'too many failed login attempts, try again later');
+        }
         let ok: boolean;
         try {
           ok = await checker(user, passwd);
         } catch (err) {
           throw new AuthError(500, 'checker_failed', 'failed to check user credentials', { cause: err });
         }
-        if (ok !== true) throw new AuthError(403, 'bad_credentials', 'incorrect user or password');
+        if (ok !== true) {
+          await attempt?.failed();
+          throw new AuthError(403, 'bad_credentials', 'incorrect user or password');
+        }
+        await attempt?.succeeded();
         const rawId = userIdFunc ? userIdFunc(user, ctx) : user;
         await deps.completeLogin(ctx, {
           provider: name,

@@ -33,6 +33,7 @@ async function handBuilt(t: any, entry: Record<string, unknown>) {
     clock: Date.now,
     stateStore: state,
     limiter: stateLimiter(state, Date.now),
+    throttle: () => undefined,
     cookies: { name: 'JWT', secure: false },
     routeURL: (name, action) => `${served.url}/auth/${name}/${action}`,
     async completeLogin(ctx, login) {

@@ -105,6 +105,20 @@ test('two app processes on one Redis: a limit of 5 per address is reached after 
   t.is(await a.client.fetch('/auth/email/login?user=carol&address=carol@example.com').then((r) => r.status), 200, 'other addresses count apart');
 });
 
+test('two app processes on one Redis share the failed-login count: the 5th failure spread over both locks the name out on both', async (t) => {
+  const uri = store();
+  const [a, b] = await Promise.all([appProcess(t, uri), appProcess(t, uri)]);
+  const login = (c: Client, passwd: string) => c.fetch('/auth/local/login', { method: 'POST', form: { user: 'mallory', passwd } });
+  const statuses = [];
+  for (const c of [a, b, a, b, a]) statuses.push((await login(c.client, 'guess')).status);
+  t.deepEqual(statuses, [403, 403, 403, 403, 403]);
+  const onB = await login(b.client, 'right');
+  t.is(onB.status, 429, 'locked out on B by failures on both, even with the right password');
+  t.is(onB.headers.get('retry-after'), '60');
+  t.is((await login(a.client, 'right')).status, 429, 'and on A');
+  t.is((await a.client.fetch('/auth/local/login', { method: 'POST', form: { user: 'trent', passwd: 'right' } })).status, 200, 'another name logs in');
+});
+
 test('a Telegram login opened on app A, confirmed by `authctl bot` in a third process, completes on app B', async (t) => {
   const api = await startFakeBotApi();
   t.teardown(() => api.close());
