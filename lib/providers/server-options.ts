@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { parseDuration, type Duration } from '../util/duration.js';
 import { noopLogger, toLogger, type Logger, type LoggerInput } from '../logger.js';
 import { defaultLoginPage, type LoginPageHandler } from './server-page.js';
-import { stateLimiter, type Limiter } from '../state/limiter.js';
 import { memoryStateStore } from '../state/memory.js';
+import { credentialThrottle, throttlePolicy, type CredentialThrottle } from '../state/throttle.js';
 
 // Options of the local OAuth2 server and their validation, done synchronously so a provider entry
 // fails start-up (auth.ready) rather than the first login.
@@ -55,11 +55,12 @@ export interface OAuth2ServerOptions {
   sessionKeys?: string[];
   logger?: LoggerInput;
   /**
-   * Counts sign-in attempts (10 per user name and 50 per IP in 5 minutes). Default: in this process;
-   * a `kind: 'server'` provider counts in the service's `stateStore`. Build one over a shared store
-   * with `stateLimiter(store, clock)` from `authkoa/state`.
+   * Throttles failed sign-ins per user name and per IP (the `loginThrottle` defaults: 5 and 50, lock-outs
+   * from 1 to 15 minutes); `false` turns it off. Default: counted in this process; a `kind: 'server'`
+   * provider counts in the service's `stateStore`. Build a shared one with
+   * `credentialThrottle(store, throttlePolicy({}), 'server', clock)` from `authkoa/state`.
    */
-  limiter?: Limiter;
+  throttle?: CredentialThrottle | false;
   /** Time source in ms (tests). */
   clock?: () => number;
 }
@@ -86,7 +87,7 @@ export interface ResolvedServerOptions {
   sessionTTL: number;
   sessionKeys: string[];
   logger: Logger;
-  limiter: Limiter;
+  throttle: CredentialThrottle | undefined;
   clock: () => number;
 }
 
@@ -136,7 +137,7 @@ export function resolveServerOptions(o: OAuth2ServerOptions): ResolvedServerOpti
   const keys = o.sessionKeys ?? [randomBytes(32).toString('base64url')];
   if (!Array.isArray(keys) || !keys.length || !keys.every((k) => typeof k === 'string' && k.length >= 16)) throw new TypeError('sessionKeys must be strings of 16 characters or more');
   if (o.clock !== undefined && typeof o.clock !== 'function') throw new TypeError('clock must be a function returning ms');
-  if (o.limiter !== undefined && typeof o.limiter?.hit !== 'function') throw new TypeError('limiter must have hit(keys, windowMs)');
+  if (o.throttle !== undefined && o.throttle !== false && typeof o.throttle?.attempt !== 'function') throw new TypeError('throttle must be false or have attempt(user, ip)');
   const clock = o.clock ?? Date.now;
   return {
     url,
@@ -151,7 +152,7 @@ export function resolveServerOptions(o: OAuth2ServerOptions): ResolvedServerOpti
     sessionTTL: duration(o.sessionTTL, 'sessionTTL', 3_600_000),
     sessionKeys: keys,
     logger: toLogger(o.logger ?? noopLogger),
-    limiter: o.limiter ?? stateLimiter(memoryStateStore({ clock }), clock),
+    throttle: o.throttle === false ? undefined : (o.throttle ?? credentialThrottle(memoryStateStore({ clock }), throttlePolicy(undefined)!, 'server', clock)),
     clock,
   };
 }

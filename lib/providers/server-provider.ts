@@ -38,7 +38,7 @@ export const serverProvider: ProviderModule = {
     redirectURIs.forEach((u, i) => endpointURL(u, `redirectURIs[${i}]`));
     const client = { id: `authkoa-${name}`, secret: randomId(), redirectURIs };
     const full: OAuth2ServerOptions = {
-      limiter: deps.limiter,
+      throttle: deps.throttle(name) ?? false,
       ...serverOpts,
       clients: [...(serverOpts.clients ?? []), client],
       logger: deps.logger,

@@ -10,6 +10,7 @@ import { resolveServerOptions, type OAuth2Server, type OAuth2ServerOptions, type
 import { FIELDS, pageCSP } from './server-page.js';
 import { Expiring, memorySessionStore } from './server-store.js';
 import { safeEqual } from '../util/safe-equal.js';
+import type { Attempt } from '../state/throttle.js';
 import { basicCredentials, json, readForm, redirect, singleParams, text } from './server-http.js';
 
 export type { LoginPage, LoginPageHandler } from './server-page.js';
@@ -32,8 +33,6 @@ interface Grant {
 }
 
 const MAX_FORM = 16 * 1024;
-/** Sign-in attempts are counted over 5 minutes. */
-const ATTEMPT_WINDOW = 5 * 60_000;
 const CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
 const VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
 
@@ -132,18 +131,27 @@ export async function startOAuth2Server(options: OAuth2ServerOptions): Promise<O
       const username = (form[FIELDS.username] ?? '').trim();
       const password = form[FIELDS.password] ?? '';
       if (!username || !password || username.length > 256 || password.length > 1024) return render(200, 'Enter your user name and password.', username.slice(0, 256));
-      let wait: number | undefined;
-      try {
-        wait = await o.limiter.hit([{ key: `server:u:${username.toLowerCase()}`, limit: 10 }, { key: `server:ip:${ctx.ip}`, limit: 50 }], ATTEMPT_WINDOW);
-      } catch (err) {
-        log.error(`oauth2 server: attempt limiter failed: ${(err as Error).message}`);
+      const unavailable = (err: unknown) => {
+        log.error(`oauth2 server: sign-in throttle failed: ${(err as Error)?.message ?? err}`);
         return render(503, 'Sign-in is unavailable right now. Please try again later.', username);
+      };
+      let attempt: Attempt | undefined;
+      try {
+        attempt = await o.throttle?.attempt(username, ctx.ip);
+      } catch (err) {
+        return unavailable(err);
       }
-      if (wait !== undefined) {
-        ctx.set('Retry-After', String(Math.ceil(wait / 1000)));
-        return render(429, 'Too many attempts. Wait a few minutes and try again.', username);
+      // Locked out: refused before the checker runs, and not counted, so the lock-out ends on time.
+      if (attempt?.wait !== undefined) {
+        ctx.set('Retry-After', String(Math.max(1, Math.ceil(attempt.wait / 1000))));
+        return render(429, 'Too many failed attempts. Wait a few minutes and try again.', username);
       }
       const user = toUser(username, await o.checker(username, password));
+      try {
+        await (user ? attempt?.succeeded() : attempt?.failed());
+      } catch (err) {
+        return unavailable(err);
+      }
       if (!user) {
         log.info(`oauth2 server: sign-in refused for ${JSON.stringify(username)}`);
         return render(200, 'Wrong user name or password.', username);

@@ -7,6 +7,7 @@ import { isStateStore, type StateStore, type StateStoreOptions } from './types.j
 export { memoryStateStore } from './memory.js';
 export { isStateStore, USED_NS, type LimitKey, type StateEntry, type StateStore, type StateStoreOptions } from './types.js';
 export { stateLimiter, type Limiter } from './limiter.js';
+export { credentialThrottle, throttlePolicy, type Attempt, type CredentialThrottle, type LoginThrottleOptions, type ThrottlePolicy } from './throttle.js';
 
 /** A parsed state store URI: the scheme that opens it, the path for LMDB, and the URI as given. */
 export interface StateTarget {

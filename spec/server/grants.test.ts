@@ -134,13 +134,29 @@ test('codes and tokens expire by the clock', async (t) => {
   t.is((await info()).status, 401);
 });
 
-test('repeated sign-in attempts for one user are slowed down (429)', async (t) => {
-  const server = await start(t);
+test('failed sign-ins for one user are throttled: 5 wrong passwords, then 429 without the checker, until the lock-out ends', async (t) => {
+  let checks = 0;
+  const clock = manualClock();
+  const server = await start(t, {
+    clock,
+    checker: (user: string, passwd: string) => {
+      checks++;
+      return user === 'alice' && passwd === 'wonderland';
+    },
+  });
   const url = authorizeURL(server.url, { client_id: CLIENT.id, redirect_uri: REDIRECT, code_challenge: pkce().challenge, code_challenge_method: 'S256' });
   const browser = new Client(server.url);
+  const statuses: number[] = [];
   let last: Response | undefined;
-  for (let i = 0; i < 11; i++) last = (await submitLogin(browser, url, 'alice', `guess-${i}`)).res;
-  t.is(last!.status, 429);
-  t.truthy(last!.headers.get('retry-after'));
-  t.regex(await last!.text(), /Too many attempts/);
+  for (let i = 0; i < 8; i++) {
+    last = (await submitLogin(browser, url, 'Alice', `guess-${i}`)).res;
+    statuses.push(last.status);
+  }
+  t.deepEqual(statuses, [200, 200, 200, 200, 200, 429, 429, 429]);
+  t.is(checks, 5, 'the checker is not called while locked out');
+  t.is(last!.headers.get('retry-after'), '60');
+  t.regex(await last!.text(), /Too many failed attempts/);
+  t.is((await submitLogin(browser, url, 'alice', 'wonderland')).res.status, 429, 'the name is locked out, whatever its case');
+  clock.advance(60_000);
+  t.is((await submitLogin(browser, url, 'alice', 'wonderland')).res.status, 303, 'signed in once the lock-out ended');
 });
