@@ -1,12 +1,14 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Context, Middleware, Next } from 'koa';
 import { AuthError, toAuthError, type ErrorCode } from './errors.js';
 import { reportError, writeError } from './http/respond.js';
-import type { BasicAuthResult, ResolvedOptions } from './options.js';
+import type { ResolvedOptions } from './options.js';
+import { basicAuthenticator } from './session/basic-auth.js';
 import type { ProviderRegistry } from './providers/resolve.js';
 import { copyClaims, userOf as userOfClaims, type Claims, type RequestToken } from './session/claims.js';
 import type { TokenService } from './session/token-service.js';
+import type { CredentialThrottle } from './state/throttle.js';
 import { isAdmin, type User } from './user.js';
+import { isPromise } from './util/is-promise.js';
 
 /** The route middleware hanging off `authKoa()` as `auth.middleware`. */
 export interface AuthMiddleware {
@@ -44,49 +46,9 @@ export function createMiddleware(
   tokens: TokenService,
   providers: ProviderRegistry,
   waitForStart: () => Promise<void> | undefined = () => undefined,
+  basicThrottle?: CredentialThrottle,
 ): AuthMiddleware {
-  const adminDigest = o.adminPasswd !== undefined ? digest(o.adminPasswd) : undefined;
-
-  /**
-   * The user of a `Basic` Authorization header; undefined when only the admin password is set and it is
-   * wrong. Synchronous when the checker is: an async function and an await per request showed in the bench.
-   */
-  function basicAuth(header: string): User | undefined | Promise<User | undefined> {
-    const decoded = decodeBasic(header.slice(6).trim());
-    const colon = decoded.indexOf(':');
-    const name = colon < 0 ? decoded : decoded.slice(0, colon);
-    const passwd = colon < 0 ? '' : decoded.slice(colon + 1);
-    if (o.basicAuthChecker) {
-      let result: ReturnType<NonNullable<typeof o.basicAuthChecker>>;
-      try {
-        result = o.basicAuthChecker(name, passwd);
-      } catch (err) {
-        throw checkerFailed(err);
-      }
-      return isPromise(result)
-        ? result.then(
-            (r) => checkedUser(r, name),
-            (err) => {
-              throw checkerFailed(err);
-            },
-          )
-        : checkedUser(result, name);
-    }
-    // Both digests have the same length, so the compare takes the same time for any password.
-    const ok = timingSafeEqual(digest(passwd), adminDigest!) && name === 'admin';
-    if (ok) return { id: 'admin', name: 'admin', picture: '', attrs: { admin: true } };
-    o.logger.warn(`basic auth: wrong credentials for user ${JSON.stringify(name.slice(0, 64))}`);
-    return undefined;
-  }
-
-  function checkedUser(result: BasicAuthResult | undefined, name: string): User {
-    if (!result?.ok) throw new AuthError(401, 'basic_auth_failed', 'credentials are wrong for basic auth');
-    return result.user ?? { id: name, name, picture: '' };
-  }
-
-  function checkerFailed(err: unknown): AuthError {
-    return new AuthError(401, 'basic_auth_failed', 'basic auth check failed', { cause: err });
-  }
+  const basicAuth = o.basicAuthChecker || o.adminPasswd !== undefined ? basicAuthenticator(o, basicThrottle) : undefined;
 
   function fromCookie(ctx: Context): boolean {
     return !ctx.query[o.jwtQueryName] && !ctx.get(o.jwtHeaderName);
@@ -133,10 +95,10 @@ export function createMiddleware(
   }
 
   function authenticateNow(ctx: Context): User | Promise<User> {
-    if (o.basicAuthChecker || adminDigest) {
+    if (basicAuth) {
       const header = ctx.req.headers.authorization;
       if (header && /^basic /i.test(header)) {
-        const user = basicAuth(header);
+        const user = basicAuth(ctx, header);
         return isPromise(user) ? user.then((u) => u ?? tokenUser(ctx)) : (user ?? tokenUser(ctx));
       }
     }
@@ -266,26 +228,4 @@ export function createMiddleware(
       return next();
     },
   };
-}
-
-/**
- * The `user:password` of a Basic header. `atob` takes a third of the time of a Buffer round trip; it yields
- * bytes as Latin-1, so a credential with non-ASCII bytes (UTF-8) or base64 atob refuses goes the Buffer way.
- */
-function decodeBasic(b64: string): string {
-  let text: string;
-  try {
-    text = atob(b64);
-  } catch {
-    return Buffer.from(b64, 'base64').toString('utf8');
-  }
-  return /[^\x00-\x7f]/.test(text) ? Buffer.from(b64, 'base64').toString('utf8') : text;
-}
-
-function isPromise<T>(v: T | Promise<T>): v is Promise<T> {
-  return v instanceof Promise;
-}
-
-function digest(s: string): Buffer {
-  return createHash('sha256').update(s).digest();
 }

@@ -92,7 +92,7 @@ export function authKoa(opts: AuthKoaOptions): AuthKoa {
   );
   notStarted.catch(() => undefined); // a rejection requests receive, not one to report on its own
   const waitForStart = (): Promise<void> | undefined => (started ? undefined : notStarted);
-  const middleware = createMiddleware(o, tokenService, providers, waitForStart);
+  const middleware = createMiddleware(o, tokenService, providers, waitForStart, deps.throttle('basic'));
   const authRoutes = buildAuthRouter(o, tokenService, providers).routes();
   const authPrefix = o.authRoutePath;
   const avatarPrefix = o.avatarRoutePath;

@@ -117,3 +117,55 @@ test('loginThrottle tunes the limits, false turns it off; bad values are TypeErr
   t.throws(() => authKoa({ ...base, loginThrottle: { lockout: '1h', maxLockout: '1m' } }), { instanceOf: TypeError, message: /maxLockout must not be shorter than lockout/ });
   t.throws(() => authKoa({ ...base, loginThrottle: true as never }), { instanceOf: TypeError, message: /^authKoa: loginThrottle must be false or/ });
 });
+
+const basic = (user: string, passwd: string) => ({ authorization: `Basic ${Buffer.from(`${user}:${passwd}`).toString('base64')}` });
+
+test('basic auth (adminPasswd): 5 wrong passwords, then 429 JSON with Retry-After and no compare, until the lock-out ends', async (t) => {
+  const clock = manualClock();
+  const app = await startApp({ secret: SECRET, clock, adminPasswd: 'correct horse', providers: [{ kind: 'direct', name: 'local', checker: () => false }] });
+  t.teardown(() => app.close());
+  const c = new Client(app.url);
+  const statuses: number[] = [];
+  for (let i = 0; i < 7; i++) statuses.push((await c.fetch('/admin', { headers: basic('admin', `guess-${i}`) })).status);
+  t.deepEqual(statuses, [401, 401, 401, 401, 401, 429, 429]);
+  const locked = await c.fetch('/admin', { headers: basic('admin', 'correct horse') });
+  t.is(locked.status, 429, 'the right password waits out the lock-out too');
+  t.is(locked.headers.get('retry-after'), '60');
+  t.deepEqual(await locked.json(), { error: 'too many failed login attempts, try again later', code: 'rate_limited' });
+  clock.advance(60_000);
+  t.is((await c.fetch('/admin', { headers: basic('admin', 'correct horse') })).status, 201);
+});
+
+test('basicAuthChecker: only ok === true admits; a refusal counts toward the lock-out, a checker that throws does not', async (t) => {
+  const results: Record<string, unknown> = {
+    yes: { ok: true },
+    'string-false': { ok: 'false' },
+    one: { ok: 1 },
+    object: { ok: {} },
+    promise: { ok: Promise.resolve(true) },
+  };
+  let throws = 0;
+  const app = await startApp({
+    secret: SECRET,
+    providers: [{ kind: 'direct', name: 'local', checker: () => false }],
+    basicAuthChecker: (user: string) => {
+      if (user === 'broken') {
+        throws++;
+        throw new Error('directory down');
+      }
+      return results[user] as never;
+    },
+  });
+  t.teardown(() => app.close());
+  const c = new Client(app.url);
+  t.is((await c.fetch('/private', { headers: basic('yes', 'x') })).status, 201);
+  for (const name of ['string-false', 'one', 'object', 'promise']) {
+    const res = await c.fetch('/private', { headers: basic(name, 'x') });
+    t.is(res.status, 401, name);
+    t.is(((await res.json()) as { code: string }).code, 'basic_auth_failed', name);
+  }
+  for (let i = 0; i < 4; i++) t.is((await c.fetch('/private', { headers: basic('one', 'x') })).status, 401);
+  t.is((await c.fetch('/private', { headers: basic('one', 'x') })).status, 429, "'one' was refused 5 times: locked out");
+  for (let i = 0; i < 8; i++) t.is((await c.fetch('/private', { headers: basic('broken', 'x') })).status, 401);
+  t.is(throws, 8, 'a failing checker is not a failed attempt: never locked out');
+});
