@@ -125,8 +125,8 @@ export interface AuthKoaOptions {
    */
   stateStore?: string | StateStore;
   /**
-   * Throttling of failed credential logins (direct providers), counted per user name and per client
-   * IP in `stateStore`: 5 failures for a name or 50 from an IP lock it out for 1 minute, doubling with
+   * Throttling of failed credential logins (direct providers, basic auth, the local OAuth2 server),
+   * counted per user name and per client IP in `stateStore`: 5 failures for a name or 50 from an IP lock it out for 1 minute, doubling with
    * each further lock-out up to 15 minutes; `false` turns it off. See docs/security.md.
    */
   loginThrottle?: false | LoginThrottleOptions;
