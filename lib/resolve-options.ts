@@ -5,8 +5,56 @@ import type { AuthKoaOptions, RefreshCache, ResolvedOptions, AvatarTuning } from
 import type { AvatarStore } from './stores/index.js';
 import type { ProviderEntry } from './providers/types.js';
 import { parseStateUri } from './state/index.js';
+import { checkOptionNames, optionNames } from './util/options.js';
 import { isStateStore, type StateStore } from './state/types.js';
 import { throttlePolicy } from './state/throttle.js';
+
+/** Every option of authKoa(); the compiler keeps the list equal to AuthKoaOptions. */
+const OPTION_NAMES = optionNames<AuthKoaOptions>({
+  secret: true,
+  previousSecrets: true,
+  secretReader: true,
+  audSecrets: true,
+  url: true,
+  issuer: true,
+  tokenDuration: true,
+  cookieDuration: true,
+  maxSessionAge: true,
+  avatarStore: true,
+  avatarRoutePath: true,
+  avatarResizeLimit: true,
+  avatarAllowPrivate: true,
+  avatarProxyOptions: true,
+  authRoutePath: true,
+  audiences: true,
+  claimsUpdater: true,
+  validator: true,
+  userUpdater: true,
+  adminPasswd: true,
+  basicAuthChecker: true,
+  logger: true,
+  providers: true,
+  allowedRedirects: true,
+  jwtCookieName: true,
+  xsrfCookieName: true,
+  xsrfHeaderName: true,
+  jwtHeaderName: true,
+  jwtQueryName: true,
+  secureCookies: true,
+  sameSite: true,
+  cookieDomain: true,
+  disableXSRF: true,
+  xsrfIgnoreMethods: true,
+  disableIAT: true,
+  sendJWTHeader: true,
+  refreshCache: true,
+  errorHandler: true,
+  preAuthHook: true,
+  postAuthHook: true,
+  stateStore: true,
+  loginThrottle: true,
+  clock: true,
+});
 
 const fail = (option: string, must: string): never => {
   throw new TypeError(`authKoa: ${option} ${must}`);
@@ -78,6 +126,8 @@ function stringList(o: Record<string, unknown>, key: string): string[] | undefin
 export function resolveOptions(input: AuthKoaOptions): ResolvedOptions {
   if (input === null || typeof input !== 'object') throw new TypeError('authKoa() requires an options object');
   const o = input as unknown as Record<string, unknown>;
+  // A misspelled option would otherwise leave its default in place without a word (a check turned off).
+  checkOptionNames(o, OPTION_NAMES, 'authKoa: ');
 
   const secret = o.secret;
   if (secret !== undefined && (typeof secret !== 'string' || secret.length === 0)) fail('secret', 'must be a non-empty string');

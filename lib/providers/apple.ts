@@ -6,6 +6,7 @@ import type { Provider } from './types.js';
 import { finishUser } from './mapping.js';
 import { commonOptions, createFlowProvider, endpointURL, flowIO, providerError, type FlowSpec } from './oauth2.js';
 import { keyCache, verifyIdToken } from './id-token.js';
+import { optionNames } from '../util/options.js';
 
 /**
  * Sign in with Apple (reference §4.2). Apple differs from other OAuth2 providers in three ways this
@@ -53,6 +54,21 @@ const CLOCK_TOLERANCE_S = 60;
 
 export const appleProvider: ProviderModule = {
   kind: 'apple',
+  options: optionNames<AppleProviderOptions>({
+    kind: true,
+    name: true,
+    clientId: true,
+    teamId: true,
+    keyId: true,
+    privateKeyPath: true,
+    privateKey: true,
+    scopes: true,
+    endpoint: true,
+    landingURL: true,
+    pkce: true,
+    timeout: true,
+    maxResponseBytes: true,
+  }),
   create(opts, deps: ProviderDeps): Provider {
     const name = opts.name ?? 'apple';
     if (typeof name !== 'string' || !name) throw new TypeError('name must be a non-empty string');

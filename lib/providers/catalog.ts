@@ -3,6 +3,8 @@ import type { ProviderDeps, ProviderModule } from './deps.js';
 import type { Provider } from './types.js';
 import { field, finishUser, text, type RawUser } from './mapping.js';
 import { commonOptions, createFlowProvider, endpointURL, type CommonOAuth2Options, type Endpoints } from './oauth2.js';
+import { optionNames } from '../util/options.js';
+import { COMMON_OAUTH2_OPTIONS } from './oauth2-options.js';
 
 /**
  * The built-in social providers as rows of data (reference §4): where each one lives, the minimal
@@ -182,6 +184,7 @@ function tenantOf(value: unknown, log: Logger): string {
 /** The `social` kind: every catalog row, picked by the entry's name (or `preset`). */
 export const socialProvider: ProviderModule = {
   kind: 'social',
+  options: optionNames<SocialProviderOptions & { kind?: 'social'; preset?: string }>({ ...COMMON_OAUTH2_OPTIONS, kind: true, name: true, preset: true, numericId: true, tenant: true, endpoint: true, infoURL: true }),
   create(opts, deps: ProviderDeps): Provider {
     const name = opts.name;
     if (typeof name !== 'string' || !name) throw new TypeError('name is required');

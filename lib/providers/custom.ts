@@ -3,6 +3,8 @@ import type { Provider } from './types.js';
 import type { User } from '../user.js';
 import { finishUser, type RawUser } from './mapping.js';
 import { commonOptions, createFlowProvider, endpointURL, providerError, type CommonOAuth2Options, type OAuthToken } from './oauth2.js';
+import { optionNames } from '../util/options.js';
+import { COMMON_OAUTH2_OPTIONS } from './oauth2-options.js';
 
 /** What a custom `mapUser` returns: the provider's own id (hashed by authkoa), name, picture, … */
 export type MappedUser = Partial<Omit<User, 'id'>> & { id: string | number };
@@ -24,6 +26,7 @@ const HASHED = /^[A-Za-z0-9._~-]+_[0-9a-f]{40}$/;
 /** Custom OAuth2 providers; several clients of one third party may run side by side under different names. */
 export const oauth2Provider: ProviderModule = {
   kind: 'oauth2',
+  options: optionNames<OAuth2ProviderOptions>({ ...COMMON_OAUTH2_OPTIONS, kind: true, name: true, endpoint: true, infoURL: true, mapUser: true }),
   create(opts, deps: ProviderDeps): Provider {
     const name = opts.name;
     if (typeof name !== 'string' || !name) throw new TypeError('name is required');

@@ -52,6 +52,11 @@ export interface ProviderDeps {
 /** How a kind of provider is made. Register third-party kinds with registerProvider(). */
 export interface ProviderModule<O extends ProviderOptions = ProviderOptions> {
   readonly kind: string;
+  /**
+   * Every option an entry of this kind may have (`kind` and `name` included). When given, any other
+   * key fails start-up naming it and the closest known one; without it, entries are not checked.
+   */
+  readonly options?: readonly string[];
   /** Validates `opts` (throw a TypeError naming the option) and builds the provider; may be async (start a server, load a package). */
   create(opts: O, deps: ProviderDeps): Provider | Promise<Provider>;
 }

@@ -4,6 +4,7 @@ import type { Provider } from './types.js';
 import { startDevOAuthServer, refuseInProduction, type DevOAuthServer, type DevOAuthServerOptions } from './dev-server.js';
 import { finishUser, text } from './mapping.js';
 import { commonOptions, createFlowProvider, type Endpoints } from './oauth2.js';
+import { optionNames } from '../util/options.js';
 
 export { startDevOAuthServer, type DevOAuthServer, type DevOAuthServerOptions } from './dev-server.js';
 
@@ -31,6 +32,7 @@ export interface DevProviderOptions {
  */
 export const devProvider: ProviderModule = {
   kind: 'dev',
+  options: optionNames<DevProviderOptions>({ kind: true, name: true, host: true, port: true, emailDomain: true, emailFunc: true, timeout: true }),
   async create(opts, deps: ProviderDeps): Promise<Provider> {
     refuseInProduction();
     const name = opts.name ?? 'dev';

@@ -4,6 +4,7 @@ import { endSession } from '../session/login.js';
 import type { ProviderDeps, ProviderModule } from './deps.js';
 import type { Provider } from './types.js';
 import { providerUserId } from '../user.js';
+import { optionNames } from '../util/options.js';
 
 /** Options of a `kind: 'direct'` provider: the application checks user name and password itself. */
 export interface DirectProviderOptions {
@@ -21,6 +22,7 @@ const MAX_FIELD = 1024;
 /** Logs users in with credentials from a JSON or form POST, or from the query of a GET. */
 export const directProvider: ProviderModule<DirectProviderOptions & { [k: string]: unknown }> = {
   kind: 'direct',
+  options: optionNames<DirectProviderOptions>({ kind: true, name: true, checker: true, userIdFunc: true }),
   create(opts, deps: ProviderDeps): Provider {
     if (typeof opts.name !== 'string') throw new TypeError('name is required');
     if (typeof opts.checker !== 'function') throw new TypeError(`checker must be a function (user, passwd) => boolean`);

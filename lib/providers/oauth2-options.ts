@@ -28,6 +28,20 @@ export interface CommonOAuth2Options {
   bearerTokenHook?: (provider: string, user: User, token: OAuthToken) => void | Promise<void>;
 }
 
+/** The names of CommonOAuth2Options, spread into each OAuth2 kind's option list. */
+export const COMMON_OAUTH2_OPTIONS = {
+  cid: true,
+  csecret: true,
+  client: true,
+  scopes: true,
+  timeout: true,
+  maxResponseBytes: true,
+  pkce: true,
+  authMethod: true,
+  userAttributes: true,
+  bearerTokenHook: true,
+} as const satisfies Record<keyof CommonOAuth2Options, true>;
+
 /** Validates the options every OAuth2 kind shares; TypeErrors name the option (the registry adds the entry). */
 export function commonOptions(opts: Record<string, unknown>, defaults: { scopes: readonly string[]; authMethod?: 'header' | 'body'; pkce?: boolean }) {
   const client = (opts.client ?? {}) as Record<string, unknown>;

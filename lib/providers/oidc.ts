@@ -5,6 +5,8 @@ import type { Provider } from './types.js';
 import type { MappedUser } from './custom.js';
 import { finishUser, text, type RawUser } from './mapping.js';
 import { commonOptions, createFlowProvider, endpointURL, providerError, type CommonOAuth2Options, type Endpoints, flowIO, type FlowIO, type FlowSpec, type OAuthToken } from './oauth2.js';
+import { optionNames } from '../util/options.js';
+import { COMMON_OAUTH2_OPTIONS } from './oauth2-options.js';
 
 /**
  * `kind: 'oidc'`: any OpenID Connect provider (Keycloak, Authentik, Auth0, Okta, Entra, Google…)
@@ -39,6 +41,7 @@ interface Discovered {
 
 export const oidcProvider: ProviderModule = {
   kind: 'oidc',
+  options: optionNames<OIDCProviderOptions>({ ...COMMON_OAUTH2_OPTIONS, kind: true, name: true, issuer: true, userInfo: true, mapUser: true }),
   create(opts, deps: ProviderDeps): Provider {
     if (typeof opts.name !== 'string' || !opts.name) throw new TypeError('name is required');
     const name: string = opts.name;

@@ -1,5 +1,6 @@
 import type { ProviderDeps, ProviderModule } from './deps.js';
 import { builtinNames, providerKinds } from './kinds.js';
+import { checkOptionNames } from '../util/options.js';
 import type { Provider, ProviderEntry, ProviderOptions } from './types.js';
 
 /**
@@ -121,6 +122,7 @@ async function load(kind: string, at: string): Promise<ProviderModule> {
 
 async function create(module: ProviderModule, plan: { at: string; kind: string; options: ProviderOptions }, deps: ProviderDeps): Promise<Provider> {
   try {
+    if (module.options) checkOptionNames(plan.options, module.options, '');
     return await module.create(plan.options, deps);
   } catch (err) {
     throw named(err, plan.at, plan.kind);

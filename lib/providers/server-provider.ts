@@ -4,6 +4,7 @@ import { randomId } from '../session/claims.js';
 import { finishUser, text } from './mapping.js';
 import { commonOptions, createFlowProvider, endpointURL, providerError, type Endpoints } from './oauth2.js';
 import { resolveServerOptions, startOAuth2Server, type OAuth2Server, type OAuth2ServerOptions } from './server.js';
+import { optionNames } from '../util/options.js';
 
 /** Options of a `kind: 'server'` entry: the local OAuth2 server plus the provider that consumes it. */
 export interface ServerProviderOptions extends Omit<OAuth2ServerOptions, 'logger'> {
@@ -29,6 +30,25 @@ const FOREIGN_ID = /^[A-Za-z0-9.~-]+_[0-9a-f]{40}$/;
  */
 export const serverProvider: ProviderModule = {
   kind: 'server',
+  options: optionNames<ServerProviderOptions>({
+    kind: true,
+    name: true,
+    redirectURIs: true,
+    timeout: true,
+    url: true,
+    host: true,
+    checker: true,
+    clients: true,
+    withLoginPage: true,
+    loginPageHandler: true,
+    requirePKCE: true,
+    codeTTL: true,
+    tokenTTL: true,
+    sessionTTL: true,
+    sessionKeys: true,
+    throttle: true,
+    clock: true,
+  }),
   async create(opts, deps: ProviderDeps): Promise<Provider> {
     const name = opts.name ?? 'server';
     if (typeof name !== 'string' || !name) throw new TypeError('name must be a non-empty string');

@@ -13,6 +13,7 @@ import { startPolling, type Poller } from '../telegram/poller.js';
 import { LoginRequests, type TelegramIdentity } from '../telegram/requests.js';
 import { providerUserId, type User } from '../user.js';
 import { safeEqual } from '../util/safe-equal.js';
+import { optionNames } from '../util/options.js';
 
 /** Options of a `kind: 'telegram'` provider: login by pressing Start in a Telegram bot. */
 export interface TelegramProviderOptions {
@@ -61,6 +62,23 @@ const SECRET_HEADER = 'x-telegram-bot-api-secret-token';
 /** The Telegram provider: the bot deep-link login of reference §5.6, with a shareable state store. */
 export const telegramProvider: ProviderModule<TelegramProviderOptions & { [k: string]: unknown }> = {
   kind: 'telegram',
+  options: optionNames<TelegramProviderOptions>({
+    kind: true,
+    name: true,
+    token: true,
+    bot: true,
+    successMsg: true,
+    errorMsg: true,
+    apiRoot: true,
+    lifetime: true,
+    poll: true,
+    pollTimeout: true,
+    backoff: true,
+    webhook: true,
+    stateStore: true,
+    maxPhotoBytes: true,
+    timeout: true,
+  }),
   async create(opts, deps: ProviderDeps): Promise<Provider> {
     const name = opts.name ?? 'telegram';
     if (typeof name !== 'string' || !name) throw new TypeError('name must be a non-empty string');

@@ -12,6 +12,7 @@ import { providerUserId } from '../user.js';
 import { writeConfirmPage } from './confirm-page.js';
 import { describeSendError, isHTML, toSender, type Sender, type SenderFunc } from './sender.js';
 import { DEFAULT_TEMPLATE, compileTemplate } from './template.js';
+import { optionNames } from '../util/options.js';
 
 /** Options of a `kind: 'verified'` provider: login by a one-shot token sent to an address. */
 export interface VerifiedProviderOptions {
@@ -58,6 +59,7 @@ const invalid = () => new AuthError(403, 'confirmation_invalid', 'failed to veri
 /** The verified ("email") provider: step 1 sends a signed confirmation token, step 2 trades it for a session. */
 export const verifiedProvider: ProviderModule<VerifiedProviderOptions & { [k: string]: unknown }> = {
   kind: 'verified',
+  options: optionNames<VerifiedProviderOptions>({ kind: true, name: true, template: true, sender: true, confirmPage: true, tokenDuration: true, rateLimit: true, usedTokens: true }),
   async create(opts, deps: ProviderDeps): Promise<Provider> {
     if (typeof opts.name !== 'string' || !opts.name) throw new TypeError('name is required');
     const name = opts.name;
