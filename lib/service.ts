@@ -2,10 +2,10 @@ import Router from '@koa/router';
 import type { Context, Middleware, Next } from 'koa';
 import { createAvatarProxy, type AvatarProxy } from './avatar/proxy.js';
 import { readParams } from './http/body.js';
-import { AuthError, toAuthError } from './errors.js';
+import { AuthError } from './errors.js';
 import { reportError, setDefenceHeaders, writeError, writeJSON } from './http/respond.js';
 import { completeLogin, endSession, sessionFlag } from './session/login.js';
-import { createMiddleware, type AuthMiddleware } from './middleware.js';
+import { createMiddleware, getUserInfo, type AuthMiddleware } from './middleware.js';
 import type { AuthKoaOptions, ResolvedOptions } from './options.js';
 import { resolveOptions } from './resolve-options.js';
 import { safeRedirect } from './http/redirect.js';
@@ -93,7 +93,7 @@ export function authKoa(opts: AuthKoaOptions): AuthKoa {
   notStarted.catch(() => undefined); // a rejection requests receive, not one to report on its own
   const waitForStart = (): Promise<void> | undefined => (started ? undefined : notStarted);
   const middleware = createMiddleware(o, tokenService, providers, waitForStart, deps.throttle('basic'));
-  const authRoutes = buildAuthRouter(o, tokenService, providers).routes();
+  const authRoutes = buildAuthRouter(o, tokenService, providers, middleware).routes();
   const authPrefix = o.authRoutePath;
   const avatarPrefix = o.avatarRoutePath;
 
@@ -176,7 +176,7 @@ function unknownRoute(ctx: Context, prefix: string): never {
   throw new AuthError(404, 'not_found', 'no such auth route');
 }
 
-function buildAuthRouter(o: ResolvedOptions, tokens: TokenService, providers: ProviderRegistry): Router {
+function buildAuthRouter(o: ResolvedOptions, tokens: TokenService, providers: ProviderRegistry, middleware: AuthMiddleware): Router {
   const router = new Router({ prefix: o.authRoutePath });
 
   router.get('/list', (ctx) => {
@@ -184,21 +184,22 @@ function buildAuthRouter(o: ResolvedOptions, tokens: TokenService, providers: Pr
     writeJSON(ctx, 200, providers.list().map((p) => (details ? { name: p.name, kind: p.kind ?? 'custom' } : p.name)));
   });
 
-  router.get('/user', async (ctx) => {
-    const rt = await tokens.get(ctx).catch((err) => {
-      const e = toAuthError(err);
-      throw new AuthError(401, e.code, e.message); // whatever went wrong reading it, there is no user: 401
-    });
-    if (!rt) throw new AuthError(401, 'no_token', 'token is not presented');
-    if (!rt.claims.user || rt.claims.handshake) throw new AuthError(401, 'no_user', 'user is nil');
-    writeJSON(ctx, 200, rt.claims.user);
-  });
+  // The same rules as the route middleware: the validator, the provider still configured, an expired
+  // cookie refreshed (or refused past maxSessionAge), basic auth. A user-bearing answer is never cached.
+  router.get('/user', (ctx) =>
+    middleware.auth(ctx, async () => {
+      ctx.set('Cache-Control', 'no-store');
+      writeJSON(ctx, 200, getUserInfo(ctx));
+    }),
+  );
 
-  router.get('/status', async (ctx) => {
-    const rt = await tokens.get(ctx).catch(() => undefined);
-    const user = rt?.claims.handshake ? undefined : rt?.claims.user;
-    writeJSON(ctx, 200, user ? { status: 'logged in', user: user.name } : { status: 'not logged in' });
-  });
+  router.get('/status', (ctx) =>
+    middleware.trace(ctx, async () => {
+      const user = getUserInfo(ctx);
+      ctx.set('Cache-Control', 'no-store');
+      writeJSON(ctx, 200, user ? { status: 'logged in', user: user.name } : { status: 'not logged in' });
+    }),
+  );
 
   router.all('/logout', (ctx) => {
     if (ctx.method !== 'GET' && ctx.method !== 'POST') throw new AuthError(405, 'method_not_allowed', 'method not allowed');

@@ -49,9 +49,13 @@ export class Transport {
     if (!header || !safeEqual(header, jti ?? '')) throw new AuthError(401, 'xsrf_mismatch', 'xsrf mismatch');
   }
 
-  /** Writes the JWT and XSRF cookies (and the JWT response header with sendJWTHeader); `maxAgeS` undefined makes session cookies. */
+  /**
+   * Writes the JWT and XSRF cookies (and the JWT response header with sendJWTHeader); `maxAgeS` undefined
+   * makes session cookies. The answer carries a token, so no cache may keep it.
+   */
   write(ctx: Context, token: string, jti: string, maxAgeS: number | undefined): void {
     const o = this.#o;
+    ctx.set('Cache-Control', 'no-store');
     setCookie(ctx, o.jwtCookieName, `${o.jwtCookieName}=${token}${this.#attributes(maxAgeS)}; HttpOnly`);
     setCookie(ctx, o.xsrfCookieName, `${o.xsrfCookieName}=${jti}${this.#attributes(maxAgeS)}`);
     if (o.sendJWTHeader) ctx.set(o.jwtHeaderName, token);
@@ -60,6 +64,7 @@ export class Transport {
   /** Clears both cookies (logout, rejected tokens). */
   clear(ctx: Context): void {
     const o = this.#o;
+    ctx.set('Cache-Control', 'no-store');
     const clear = `${this.#attributes(undefined)}; Expires=Thu, 01 Jan 1970 00:00:00 GMT; Max-Age=0`;
     setCookie(ctx, o.jwtCookieName, `${o.jwtCookieName}=${clear}`);
     setCookie(ctx, o.xsrfCookieName, `${o.xsrfCookieName}=${clear}`);
