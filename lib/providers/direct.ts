@@ -1,5 +1,6 @@
 import type { Context } from 'koa';
 import { AuthError } from '../errors.js';
+import { crossSite } from '../http/origin.js';
 import { endSession } from '../session/login.js';
 import type { ProviderDeps, ProviderModule } from './deps.js';
 import type { Provider } from './types.js';
@@ -29,10 +30,14 @@ export const directProvider: ProviderModule<DirectProviderOptions & { [k: string
     if (opts.userIdFunc !== undefined && typeof opts.userIdFunc !== 'function') throw new TypeError('userIdFunc must be a function');
     const { name, checker, userIdFunc } = opts;
     const throttle = deps.throttle(name);
+    const origin = new URL(deps.url).origin;
     return {
       name,
       kind: 'direct',
       async login(ctx) {
+        // Login CSRF: another site's form or link would log the visitor's browser into an account of
+        // the attacker's choosing. Browsers say where a request comes from; a foreign one is refused.
+        if (crossSite(ctx, origin)) throw new AuthError(403, 'origin_mismatch', 'login must come from this site');
         const params = await deps.readParams(ctx);
         const user = params.user ?? '';
         const passwd = params.passwd ?? '';
