@@ -13,7 +13,7 @@ export const ERROR_CODES = [
   'provider_not_allowed', 'refresh_failed', 'session_expired', 'basic_auth_failed', 'not_admin', 'role_denied', 'webhook_unauthorized',
   // Logins refused (403, 429)
   'bad_credentials', 'access_denied', 'state_mismatch', 'invalid_handshake', 'invalid_id_token', 'issuer_mismatch', 'bad_user_info',
-  'origin_mismatch', 'logout_not_allowed', 'confirmation_invalid', 'confirmation_expired', 'confirmation_used', 'rate_limited',
+  'origin_mismatch', 'confirmation_invalid', 'confirmation_expired', 'confirmation_used', 'rate_limited',
   // authkoa's own failures (500, 503)
   'internal_error', 'checker_failed', 'secret_unavailable', 'avatar_store_failed', 'state_store_unavailable', 'not_started',
   // A provider or a sender failed (502, 503)

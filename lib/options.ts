@@ -130,6 +130,12 @@ export interface AuthKoaOptions {
    * each further lock-out up to 15 minutes; `false` turns it off. See docs/security.md.
    */
   loginThrottle?: false | LoginThrottleOptions;
+  /**
+   * Compatibility with the original's user ids: a raw id that already looks like a SHA-1 is used as it
+   * is instead of hashed. Off by default, since it lets a user who chooses their raw id (a direct login
+   * name, an address) take another user's id; see docs/migrating.md.
+   */
+  keepHashedIds?: boolean;
   /** Clock in ms since the epoch; tests inject one. Default Date.now. */
   clock?: () => number;
 }
@@ -184,5 +190,6 @@ export interface ResolvedOptions {
   stateStore: string | StateStore;
   /** undefined when throttling is off. */
   loginThrottle: ThrottlePolicy | undefined;
+  keepHashedIds: boolean;
   clock: () => number;
 }

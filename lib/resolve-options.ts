@@ -53,6 +53,7 @@ const OPTION_NAMES = optionNames<AuthKoaOptions>({
   postAuthHook: true,
   stateStore: true,
   loginThrottle: true,
+  keepHashedIds: true,
   clock: true,
 });
 
@@ -228,6 +229,7 @@ export function resolveOptions(input: AuthKoaOptions): ResolvedOptions {
     postAuthHook: optionalFunction(o, 'postAuthHook'),
     stateStore: stateStore as string | StateStore,
     loginThrottle: throttlePolicy(o.loginThrottle),
+    keepHashedIds: bool(o, 'keepHashedIds', false),
     clock,
   };
 }

@@ -15,6 +15,7 @@ import { sharedState, type SharedState } from './state/shared.js';
 import { credentialThrottle } from './state/throttle.js';
 import { loadStoreBackend } from './stores/index.js';
 import { TokenService } from './session/token-service.js';
+import { providerUserId } from './user.js';
 import { loadWithPackage } from './util/optional.js';
 
 /** What `authKoa()` returns: a Koa middleware serving the auth and avatar routes, plus the tools around it. */
@@ -64,6 +65,7 @@ export function authKoa(opts: AuthKoaOptions): AuthKoa {
     clock: o.clock,
     stateStore: state.store,
     limiter: state.limiter,
+    userId: (provider, raw) => providerUserId(provider, raw, { keepHashed: o.keepHashedIds }),
     throttle: (scope) => (o.loginThrottle ? credentialThrottle(state.store, o.loginThrottle, scope, o.clock) : undefined),
     cookies: { name: o.jwtCookieName, secure: o.secureCookies },
     routeURL: (provider, action) => `${o.url}${o.authRoutePath}/${encodeURIComponent(provider)}/${action}`,
@@ -166,6 +168,9 @@ function under(path: string, prefix: string): boolean {
 /** The full request path, before any mount helper stripped its prefix. */
 function requestPath(ctx: Context): string {
   const original = ctx.originalUrl || ctx.url;
+  // An absolute-form target (`GET http://other.example/auth/x/login`) keeps only its path: the URLs
+  // handed out are `url` + a path, never a host the request named.
+  if (original.charCodeAt(0) !== 47 /* / */) return new URL(original, 'http://invalid').pathname;
   const q = original.indexOf('?');
   return q < 0 ? original : original.slice(0, q);
 }

@@ -38,9 +38,14 @@ export function hashId(value: string): string {
   return SHA1_HEX.test(value) ? value : sha1(value);
 }
 
-/** `<provider>_<hashId(raw)>`: the id every provider except dev and the local server builds. */
-export function providerUserId(provider: string, raw: string): string {
-  return `${provider}_${hashId(raw)}`;
+/**
+ * `<provider>_<sha1(raw)>`: the id every provider except dev and the local server builds. The raw id is
+ * always hashed, so no raw value (a login name, an address) can produce another user's id.
+ * `keepHashed` restores the original's HashID, which passes a raw id that already looks like a SHA-1
+ * through unhashed: a user named `522b…e8` then gets the id of the user whose raw id hashes to it.
+ */
+export function providerUserId(provider: string, raw: string, opts: { keepHashed?: boolean } = {}): string {
+  return `${provider}_${opts.keepHashed ? hashId(raw) : sha1(raw)}`;
 }
 
 /**

@@ -123,7 +123,7 @@ export const appleProvider: ProviderModule = {
         if (typeof token.id_token !== 'string' || !token.id_token) throw providerError(name, 502, 'bad_provider_response', 'token response carries no id_token');
         const claims = await checkIdToken(token.id_token, hs.nonce);
         const email = scopes.includes('email') && claims.email_verified !== false && claims.email_verified !== 'false' && typeof claims.email === 'string' ? claims.email : undefined;
-        return { user: finishUser(name, { id: claims.sub!, name: nameOf(params.user), picture: '', email }, claims, {}) };
+        return { user: finishUser(name, { id: claims.sub!, name: nameOf(params.user), picture: '', email }, claims, {}, { userId: deps.userId }) };
       },
     };
     const io = flowIO(spec);

@@ -210,7 +210,7 @@ export const socialProvider: ProviderModule = {
         endpoints: async () => ep,
         async identify(token, _hs, io) {
           const data = await io.userInfo(ep.infoURL, token);
-          const user = finishUser(name, row.map(data, rowOpts, deps.logger), data, common.userAttributes, { noName: row.noName });
+          const user = finishUser(name, row.map(data, rowOpts, deps.logger), data, common.userAttributes, { noName: row.noName, userId: deps.userId });
           return { user, avatarHeaders: row.avatarBearer && user.picture ? { Authorization: `Bearer ${token.access_token}` } : undefined };
         },
       },

@@ -64,7 +64,7 @@ export const oauth2Provider: ProviderModule = {
             attrs: mapped.attrs,
           };
           // A mapper ported from the original may already return `<name>_<sha1>`; keep it rather than hash twice.
-          const user = finishUser(name, raw, data, common.userAttributes, { rawId: raw.id.startsWith(`${name}_`) && HASHED.test(raw.id) });
+          const user = finishUser(name, raw, data, common.userAttributes, { rawId: raw.id.startsWith(`${name}_`) && HASHED.test(raw.id), userId: deps.userId });
           if (typeof mapped.role === 'string' && mapped.role) user.role = mapped.role;
           return { user };
         },

@@ -4,7 +4,6 @@ import { crossSite } from '../http/origin.js';
 import { endSession } from '../session/login.js';
 import type { ProviderDeps, ProviderModule } from './deps.js';
 import type { Provider } from './types.js';
-import { providerUserId } from '../user.js';
 import { optionNames } from '../util/options.js';
 
 /** Options of a `kind: 'direct'` provider: the application checks user name and password itself. */
@@ -65,7 +64,7 @@ export const directProvider: ProviderModule<DirectProviderOptions & { [k: string
         const rawId = userIdFunc ? userIdFunc(user, ctx) : user;
         await deps.completeLogin(ctx, {
           provider: name,
-          user: { name: user, id: providerUserId(name, rawId), picture: '' },
+          user: { name: user, id: deps.userId(name, rawId), picture: '' },
           aud: params.aud ?? '',
           sessionOnly: deps.sessionOnly(ctx),
         });

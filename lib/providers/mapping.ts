@@ -38,10 +38,10 @@ export function finishUser(
   raw: RawUser,
   data: unknown,
   userAttributes: Record<string, string>,
-  opts: { rawId?: boolean; noName?: (id: string) => string } = {},
+  opts: { rawId?: boolean; noName?: (id: string) => string; userId?: (provider: string, raw: string) => string } = {},
 ): User {
   if (!raw.id) throw providerError(provider, 502, 'bad_user_info', 'user info carries no user id');
-  const id = opts.rawId ? raw.id : providerUserId(provider, raw.id);
+  const id = opts.rawId ? raw.id : (opts.userId ?? providerUserId)(provider, raw.id);
   const user: User = { name: raw.name || (opts.noName ?? defaultNoName)(id), id, picture: raw.picture ?? '' };
   if (raw.email) user.email = raw.email;
   const attrs: Record<string, unknown> = { ...raw.attrs };

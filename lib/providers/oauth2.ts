@@ -18,7 +18,8 @@ export type { Endpoints, FlowIO, FlowSpec, HandshakeData, Identified } from './o
 /**
  * The one authorization-code flow behind every OAuth2 provider (catalog rows, custom `kind: 'oauth2'`,
  * OIDC, dev). Login keeps its state in a short-lived signed handshake cookie, never in server memory,
- * so any instance behind a load balancer can finish a login another one started.
+ * so any instance behind a load balancer can finish a login another one started. The callback spends
+ * the handshake's id in the service-wide state store, so each handshake completes at most once.
  */
 
 /** How long a login may take between the redirect to the provider and the callback. */
@@ -50,6 +51,22 @@ export function createFlowProvider(spec: FlowSpec, deps: ProviderDeps): Provider
 
   function clearHandshake(ctx: Context): void {
     ctx.append('Set-Cookie', `${cookieName}=${cookieAttrs(ctx)}; Expires=Thu, 01 Jan 1970 00:00:00 GMT; Max-Age=0`);
+  }
+
+  /**
+   * Marks the handshake's id used in deps.stateStore (first caller wins, across processes). A replay
+   * is a 403 `invalid_handshake`; a store that cannot answer fails closed with its 503.
+   */
+  async function spendHandshake(claims: Claims): Promise<void> {
+    if (typeof claims.jti !== 'string' || !claims.jti) throw providerError(name, 403, 'invalid_handshake', 'invalid handshake token (no id)');
+    const exp = typeof claims.exp === 'number' ? claims.exp : deps.tokenService.now() + HANDSHAKE_TTL_S;
+    let fresh: boolean;
+    try {
+      fresh = await deps.stateStore.markUsed(`handshake:${name}:${claims.jti}`, exp * 1000);
+    } catch (err) {
+      throw err instanceof AuthError ? err : new AuthError(503, 'state_store_unavailable', 'login state is unavailable', { cause: err });
+    }
+    if (!fresh) throw providerError(name, 403, 'invalid_handshake', 'handshake already used (callback replayed)');
   }
 
   async function endpoints(): Promise<Endpoints> {
@@ -124,6 +141,10 @@ export function createFlowProvider(spec: FlowSpec, deps: ProviderDeps): Provider
       // From here the handshake is used up: the cookie goes whatever happens next, so a callback URL
       // replayed in this browser finds no handshake.
       clearHandshake(ctx);
+      // And it is spent in the service-wide state store before anything goes out: a callback replayed
+      // with a captured handshake cookie, state and code is refused here, on any instance, without a
+      // second code exchange.
+      await spendHandshake(claims);
       // Resolved before the iss check: on an instance that has not served a login yet, this runs discovery.
       const ep = await endpoints();
       const iss = spec.issuer?.();
@@ -153,9 +174,9 @@ export function createFlowProvider(spec: FlowSpec, deps: ProviderDeps): Provider
     },
 
     async logout(ctx) {
-      // As the original: an OAuth logout needs a readable session (with the XSRF header for cookies).
-      const rt = await deps.tokenService.get(ctx).catch(() => undefined);
-      if (!rt || !rt.claims.user) throw new AuthError(403, 'logout_not_allowed', 'logout not allowed');
+      // One rule for every logout route (docs/security.md): it ends the session, no conditions. The
+      // original asked OAuth2 logouts for the session with its XSRF header, so a plain link worked for
+      // /auth/logout and not here.
       endSession(ctx, deps.tokenService);
     },
 

@@ -124,7 +124,7 @@ export const oidcProvider: ProviderModule = {
           claims = { ...info, ...idClaims };
         }
         const raw: RawUser = mapUser ? toRaw(await mapUser(claims, token)) : standardClaims(claims);
-        return { user: finishUser(name, raw, claims, common.userAttributes) };
+        return { user: finishUser(name, raw, claims, common.userAttributes, { userId: deps.userId }) };
       },
     };
     const provider = createFlowProvider(spec, deps);

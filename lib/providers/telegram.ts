@@ -11,7 +11,7 @@ import { sharedState } from '../state/shared.js';
 import { LoginBot } from '../telegram/bot.js';
 import { startPolling, type Poller } from '../telegram/poller.js';
 import { LoginRequests, type TelegramIdentity } from '../telegram/requests.js';
-import { providerUserId, type User } from '../user.js';
+import type { User } from '../user.js';
 import { safeEqual } from '../util/safe-equal.js';
 import { optionNames } from '../util/options.js';
 
@@ -152,7 +152,7 @@ export const telegramProvider: ProviderModule<TelegramProviderOptions & { [k: st
         case 'pending':
           throw new AuthError(404, 'request_not_verified', 'request is not verified yet');
       }
-      const user = toUser(name, found.tg);
+      const user = toUser(name, found.tg, deps.userId);
       if (found.photo) {
         try {
           user.picture = await deps.avatarProxy.putContent(user.id, found.photo);
@@ -206,9 +206,9 @@ export const telegramProvider: ProviderModule<TelegramProviderOptions & { [k: st
 };
 
 /** `<name>_<sha1(decimal id)>` and the full name, as the original builds them. */
-function toUser(provider: string, tg: TelegramIdentity): User {
+function toUser(provider: string, tg: TelegramIdentity, userId: ProviderDeps['userId']): User {
   const full = tg.last_name ? `${tg.first_name} ${tg.last_name}` : tg.first_name;
-  return { name: full, id: providerUserId(provider, String(tg.id)), picture: '' };
+  return { name: full, id: userId(provider, String(tg.id)), picture: '' };
 }
 
 /**

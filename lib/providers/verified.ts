@@ -8,7 +8,6 @@ import type { ProviderDeps, ProviderModule } from './deps.js';
 import type { Provider } from './types.js';
 import type { UsedTokenStore } from '../state/used-tokens.js';
 import { randomId, type Claims } from '../session/claims.js';
-import { providerUserId } from '../user.js';
 import { writeConfirmPage } from './confirm-page.js';
 import { describeSendError, isHTML, toSender, type Sender, type SenderFunc } from './sender.js';
 import { DEFAULT_TEMPLATE, compileTemplate } from './template.js';
@@ -175,7 +174,7 @@ export const verifiedProvider: ProviderModule<VerifiedProviderOptions & { [k: st
       const address = id.slice(sep + 2);
       await deps.completeLogin(ctx, {
         provider: name,
-        user: { name: id.slice(0, sep), id: providerUserId(name, address), picture: '' },
+        user: { name: id.slice(0, sep), id: deps.userId(name, address), picture: '' },
         aud: claims.aud ?? '',
         sessionOnly: session,
         from,

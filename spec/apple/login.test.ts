@@ -146,6 +146,25 @@ test('JWKS is cached and refetched when Apple signs with an unknown kid', async 
   t.is(s.apple.keyFetches, 2);
 });
 
+test('a replayed form_post callback (same code, state and handshake cookie) is refused without a second code exchange', async (t) => {
+  const s = await setup(t);
+  const start = await s.c.fetch('/auth/apple/login?from=/private');
+  const cookie = `JWT-handshake=${s.c.jar.get('JWT-handshake')!}`;
+  const page = await (await fetch(new URL(start.headers.get('location')!))).text();
+  const fields: Record<string, string> = {};
+  for (const m of page.matchAll(/name="(\w+)" value="([^"]*)"/g)) fields[m[1]!] = m[2]!.replace(/&#(\d+);/g, (_, d) => String.fromCharCode(Number(d)));
+  // The captured POST, sent twice with the original handshake cookie (the first answer clears it in a browser).
+  const post = () => fetch(`${s.app.url}/auth/apple/callback`, { method: 'POST', body: new URLSearchParams(fields), headers: { cookie }, redirect: 'manual' });
+  const first = await post();
+  t.is(first.status, 303, 'control: the first callback logs in');
+  t.true(first.headers.getSetCookie().some((h) => h.startsWith('JWT=')));
+  const again = await post();
+  t.is(again.status, 403);
+  t.deepEqual(await again.json(), { error: 'apple: handshake already used (callback replayed)', code: 'invalid_handshake' });
+  t.false(again.headers.getSetCookie().some((h) => h.startsWith('JWT=') || h.startsWith('XSRF-TOKEN=')), 'no session cookies');
+  t.is(s.apple.secrets.length, 1, 'one call at the token endpoint');
+});
+
 test('token endpoint refusal → 502 exchange_failed', async (t) => {
   const s = await setup(t);
   s.apple.script.tokenStatus = 400;

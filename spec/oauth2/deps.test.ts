@@ -8,6 +8,7 @@ import { resolveOptions } from '../../lib/resolve-options.js';
 import { socialProvider } from '../../lib/providers/catalog.js';
 import type { ProviderDeps } from '../../lib/providers/deps.js';
 import { TokenService } from '../../lib/session/token-service.js';
+import { providerUserId } from '../../lib/user.js';
 import { stateLimiter } from '../../lib/state/limiter.js';
 import { memoryStateStore } from '../../lib/state/memory.js';
 import { Client, serve } from '../helpers/http.js';
@@ -34,6 +35,7 @@ async function handBuilt(t: any, entry: Record<string, unknown>) {
     stateStore: state,
     limiter: stateLimiter(state, Date.now),
     throttle: () => undefined,
+    userId: (provider, raw) => providerUserId(provider, raw),
     cookies: { name: 'JWT', secure: false },
     routeURL: (name, action) => `${served.url}/auth/${name}/${action}`,
     async completeLogin(ctx, login) {

@@ -1,6 +1,7 @@
 /**
  * RFC 9700 attacks on the OAuth2 flow, over real HTTP with a provider stand-in on 127.0.0.1: state
- * forged, reused and missing; PKCE downgrade (no challenge, `plain`, a verifier that does not match).
+ * forged, reused (a callback replayed with its captured handshake cookie) and missing; PKCE downgrade
+ * (no challenge, `plain`, a verifier that does not match).
  */
 import { createHash } from 'node:crypto';
 import test from 'ava';
@@ -33,12 +34,21 @@ test('state forged: a callback whose state differs from the handshake is refused
   t.false(res.headers.getSetCookie().some((h) => h.startsWith('JWT=')));
 });
 
-test('state reused: the second callback with the same code and state is refused', async (t) => {
+test('state reused: the second callback with the same code, state and handshake cookie is refused by the server', async (t) => {
   const c = new Client(app.url);
   const state = (await startLogin(c, 'github')).searchParams.get('state')!;
-  t.is((await c.fetch(`/auth/github/callback?code=x&state=${state}`)).status, 200);
-  const again = await c.fetch(`/auth/github/callback?code=x&state=${state}`);
+  // Sent explicitly both times: the first callback clears the cookie in the jar, a replaying attacker still has it.
+  const cookie = `JWT-handshake=${c.jar.get('JWT-handshake')!}`;
+  const code = `reused-${state.slice(0, 8)}`;
+  const url = `${app.url}/auth/github/callback?code=${code}&state=${state}`;
+  const first = await fetch(url, { headers: { cookie }, redirect: 'manual' });
+  t.is(first.status, 200);
+  const again = await fetch(url, { headers: { cookie }, redirect: 'manual' });
   t.is(again.status, 403);
+  t.is(await codeOf(again), 'invalid_handshake');
+  t.false(again.headers.getSetCookie().some((h) => h.startsWith('JWT=') || h.startsWith('XSRF-TOKEN=')), 'no session');
+  // The stand-in accepts any code twice, so only the server's refusal stands between the replay and a second login.
+  t.is(standin.seen.filter((s) => s.path === '/token' && s.body.get('code') === code).length, 1);
 });
 
 test('state missing: no handshake cookie, or no state parameter, is refused', async (t) => {
