@@ -36,11 +36,19 @@ export interface IdTokenRules {
 
 /**
  * Verifies an OpenID Connect id_token for provider `name`: signature against the cached JWKS (refetched
- * once for an unknown key id), iss, aud/azp, exp, nonce and a non-empty sub. Every failure is a 403
+ * once for an unknown key id), iss, aud/azp, exp (required), nonce and a non-empty sub. Every failure is a 403
  * `invalid_id_token` naming the provider; the key set's own fetch errors pass through.
  */
 export async function verifyIdToken(name: string, idToken: string, keys: KeyCache, rules: IdTokenRules): Promise<JWTPayload> {
-  const options = { issuer: rules.issuer, audience: rules.audience, algorithms: rules.algorithms, currentDate: new Date(rules.clock()), clockTolerance: rules.clockToleranceS };
+  // jose checks exp only when present: requiredClaims refuses an id_token without one (OIDC Core §2 requires it).
+  const options = {
+    issuer: rules.issuer,
+    audience: rules.audience,
+    algorithms: rules.algorithms,
+    requiredClaims: ['exp'],
+    currentDate: new Date(rules.clock()),
+    clockTolerance: rules.clockToleranceS,
+  };
   const invalid = (why: string, cause?: unknown) => providerError(name, 403, 'invalid_id_token', `invalid id_token (${why})`, cause);
   let payload: JWTPayload;
   try {

@@ -10,6 +10,10 @@ import { AuthError } from '../errors.js';
 const HEADER_JSON = '{"alg":"HS256","typ":"JWT"}';
 const HEADER_B64 = Buffer.from(HEADER_JSON).toString('base64url');
 const B64URL = /^[A-Za-z0-9_-]*$/;
+const B64URL_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+/** The 6-bit value of each base64url character by char code (the alphabet is checked by B64URL first). */
+const B64URL_VALUE = new Uint8Array(128);
+for (let i = 0; i < B64URL_ALPHABET.length; i++) B64URL_VALUE[B64URL_ALPHABET.charCodeAt(i)] = i;
 
 /** Secrets turned into KeyObjects once; parsing a secret per call is what makes jsonwebtoken slow. */
 export class KeyRing {
@@ -39,7 +43,10 @@ export interface SplitToken {
   signature: string;
 }
 
-/** Splits a compact JWS and checks the header pins HS256; throws AuthError 401 `token_invalid` otherwise. */
+/**
+ * Splits a compact JWS and checks the header pins HS256 and every part is canonical base64url (see
+ * canonicalEnd); throws AuthError 401 `token_invalid` otherwise.
+ */
 export function split(token: string): SplitToken {
   const dot1 = token.indexOf('.');
   const dot2 = token.indexOf('.', dot1 + 1);
@@ -48,12 +55,36 @@ export function split(token: string): SplitToken {
   const payloadB64 = token.slice(dot1 + 1, dot2);
   const signature = token.slice(dot2 + 1);
   if (!B64URL.test(payloadB64) || !B64URL.test(signature) || signature.length === 0) throw invalid('malformed token');
+  if (!canonicalEnd(payloadB64) || !canonicalEnd(signature)) throw invalid('malformed token');
   if (headerB64 !== HEADER_B64) checkHeader(headerB64);
   return { signingInput: token.slice(0, dot2), payloadB64, signature };
 }
 
+/**
+ * True when a segment already checked against B64URL is the one canonical base64url text of its bytes,
+ * i.e. `Buffer.from(seg, 'base64url').toString('base64url') === seg`. Node's decoder ignores the unused low
+ * bits of the last character (and a lone trailing character), so without this one token would have
+ * several texts, each passing the HMAC, and a denylist or cache keyed by token text could be sidestepped.
+ * Without padding the last character of a 4-character group is whole; after 2 characters (one byte) it
+ * carries 2 bits and its low 4 must be zero, after 3 (two bytes) 4 bits and its low 2 must be zero; a
+ * remainder of 1 encodes nothing. Testing that one character costs nothing next to a decode and
+ * re-encode, and this runs on every verification the token cache misses.
+ */
+function canonicalEnd(seg: string): boolean {
+  switch (seg.length & 3) {
+    case 0:
+      return true;
+    case 2:
+      return (B64URL_VALUE[seg.charCodeAt(seg.length - 1)]! & 0b1111) === 0;
+    case 3:
+      return (B64URL_VALUE[seg.charCodeAt(seg.length - 1)]! & 0b11) === 0;
+    default:
+      return false;
+  }
+}
+
 function checkHeader(headerB64: string): void {
-  if (!B64URL.test(headerB64)) throw invalid('malformed token');
+  if (!B64URL.test(headerB64) || !canonicalEnd(headerB64)) throw invalid('malformed token');
   const h = jsonObjectOf(headerB64, 'malformed token header');
   if (h.alg !== 'HS256') throw invalid(`unexpected signing method: ${String(h.alg)}`);
   if (h.typ !== undefined && h.typ !== 'JWT') throw invalid('unexpected token type');

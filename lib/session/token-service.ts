@@ -44,10 +44,13 @@ export class TokenService {
   async mint(input: Claims): Promise<{ token: string; claims: Claims }> {
     let claims: Claims = { ...input };
     const now = this.now();
-    if (!claims.exp) claims.exp = now + Math.ceil(this.#o.tokenDurationMs / 1000);
+    const exp = now + Math.ceil(this.#o.tokenDurationMs / 1000);
+    if (!claims.exp) claims.exp = exp;
     if (!claims.iss) claims.iss = this.#o.issuer;
     if (!this.#o.disableIAT) claims.iat = now;
     if (this.#o.claimsUpdater) claims = { ...(await this.#o.claimsUpdater(claims)) };
+    // Verification refuses a token without exp: one the ClaimsUpdater dropped it from gets the default back.
+    if (!claims.exp) claims.exp = exp;
     claims.aud = claims.aud ?? '';
     if (typeof claims.aud !== 'string') throw new AuthError(403, 'aud_rejected', 'aud must be a single string');
     this.checkAudience(claims.aud);
@@ -57,8 +60,8 @@ export class TokenService {
 
   /**
    * Verifies a token and returns a private copy of its claims. Expired tokens parse (the caller decides:
-   * cookies refresh, headers refuse); a bad signature, another algorithm, another issuer, a future nbf
-   * or an audience outside the list throw AuthError 401.
+   * cookies refresh, headers refuse); a bad signature, another algorithm, a non-canonical encoding, a
+   * missing exp, another issuer, a future nbf or an audience outside the list throw AuthError 401.
    */
   async parse(token: string): Promise<Claims> {
     const known = this.alreadyVerified(token);
@@ -202,6 +205,8 @@ export class TokenService {
     for (const k of ['exp', 'nbf', 'iat', 'auth_time'] as const) {
       if (p[k] !== undefined && (typeof p[k] !== 'number' || !Number.isFinite(p[k]))) throw bad(`invalid ${k} claim`);
     }
+    // Every token this service mints carries exp (see mint); one without it would be valid forever.
+    if (p.exp === undefined) throw bad('missing exp claim');
     const aud = p.aud === undefined ? undefined : audienceOf(p.aud);
     if (p.aud !== undefined && aud === undefined) throw bad('aud is not of size 1');
     if (p.iss !== this.#o.issuer) throw bad('wrong issuer');

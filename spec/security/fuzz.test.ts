@@ -36,19 +36,19 @@ test('token parser: random strings are refused with AuthError 401, never another
   t.pass();
 });
 
-test('token parser: any single-character change to a genuine token is never accepted as different claims', async (t) => {
+test('token parser: any single-character change to a genuine token is refused, a spare-bit spelling of the same bytes included', async (t) => {
   const token = await genuine();
-  const accepted = (await tokens.parse(token)) as Record<string, unknown>;
+  await tokens.parse(token); // the genuine one is accepted
   const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.=';
   await fc.assert(
     fc.asyncProperty(fc.nat({ max: token.length - 1 }), fc.constantFrom(...alphabet), async (i, ch) => {
       const mutated = token.slice(0, i) + ch + token.slice(i + 1);
       if (mutated === token) return true;
+      // Every other text is refused, even one that decodes to the same bytes (a spare-bit spelling of
+      // the last character): one token has one text, so a denylist keyed by token text holds.
       try {
-        const claims = await tokens.parse(mutated);
-        // base64url has spare low bits in its last character: a different string may decode to the same
-        // bytes. That is not a forgery as long as the claims are exactly the genuine ones.
-        return JSON.stringify(claims) === JSON.stringify(accepted);
+        await tokens.parse(mutated);
+        return false;
       } catch (err) {
         return err instanceof AuthError;
       }
