@@ -9,6 +9,7 @@ import { botCommand } from './commands/bot.js';
 import { demoCommand } from './commands/demo.js';
 import { devOauthCommand } from './commands/dev-oauth.js';
 import { secretCommand } from './commands/secret.js';
+import { sessionsCommand } from './commands/sessions.js';
 
 /** The package's version, found by walking up from this file (bin/ under tsx, dist/bin/ when built). */
 function packageVersion(): string {
@@ -55,6 +56,7 @@ program.addCommand(demoCommand());
 program.addCommand(devOauthCommand());
 program.addCommand(avatarsCommand());
 program.addCommand(botCommand());
+program.addCommand(sessionsCommand());
 
 try {
   await program.parseAsync(process.argv);

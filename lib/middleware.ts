@@ -7,6 +7,7 @@ import type { ProviderRegistry } from './providers/resolve.js';
 import { copyClaims, userOf as userOfClaims, type Claims, type RequestToken } from './session/claims.js';
 import type { TokenService } from './session/token-service.js';
 import type { CredentialThrottle } from './state/throttle.js';
+import { issuedAtS, type Revocations } from './session/revocation.js';
 import { isAdmin, type User } from './user.js';
 import { isPromise } from './util/is-promise.js';
 
@@ -47,6 +48,7 @@ export function createMiddleware(
   providers: ProviderRegistry,
   waitForStart: () => Promise<void> | undefined = () => undefined,
   basicThrottle?: CredentialThrottle,
+  sessions?: Revocations,
 ): AuthMiddleware {
   const basicAuth = o.basicAuthChecker || o.adminPasswd !== undefined ? basicAuthenticator(o, basicThrottle) : undefined;
 
@@ -73,6 +75,12 @@ export function createMiddleware(
   /** Mints the refreshed token and sets its cookies on this request's response (the other waiters set none). */
   async function reissue(ctx: Context, rt: RequestToken): Promise<Claims> {
     const claims = copyClaims(rt.claims);
+    // The server-side idle timeout: a cookie lives cookieDuration past its token's issue, so a token
+    // older than that can only be a copy replayed from elsewhere, whatever Max-Age the client kept.
+    if (issuedAtS(claims, o.tokenDurationMs) * 1000 + o.cookieDurationMs < tokens.now() * 1000) {
+      throw new AuthError(401, 'session_expired', 'session was idle for longer than cookieDuration');
+    }
+    await sessions?.check(claims);
     if (o.maxSessionAgeMs !== undefined) {
       const start = claims.auth_time ?? claims.iat ?? 0;
       if ((tokens.now() - start) * 1000 > o.maxSessionAgeMs) throw new AuthError(401, 'session_expired', 'session is older than maxSessionAge');
@@ -134,7 +142,20 @@ export function createMiddleware(
     const { claims } = rt;
     if (claims.handshake) throw new AuthError(401, 'token_invalid', 'invalid kind of token');
     if (!claims.user) throw new AuthError(401, 'no_user', 'no user info presented in the claim');
+    if (sessions && o.strictRevocation) return unrevoked(ctx, rt, sessions);
     if (o.validator) return validated(ctx, { ...rt, claims: copyClaims(claims) });
+    return allowedUser(ctx, rt);
+  }
+
+  /** strictRevocation: the revocation check on every request, then the usual path. */
+  async function unrevoked(ctx: Context, rt: RequestToken, revocations: Revocations): Promise<User> {
+    try {
+      await revocations.check(rt.claims);
+    } catch (err) {
+      const e = toAuthError(err);
+      throw e.status >= 500 ? e : rejectAndClear(ctx, rt, e.code, e.message);
+    }
+    if (o.validator) return validated(ctx, { ...rt, claims: copyClaims(rt.claims) });
     return allowedUser(ctx, rt);
   }
 
@@ -159,7 +180,10 @@ export function createMiddleware(
       refreshed = await refresh(ctx, rt);
     } catch (err) {
       const e = toAuthError(err);
-      throw rejectAndClear(ctx, rt, e.code === 'session_expired' ? e.code : 'refresh_failed', `can't refresh token: ${e.message}`);
+      // The state store being away says nothing about the session: answer 503 and keep the cookies.
+      if (e.status >= 500) throw e;
+      const code = e.code === 'session_expired' || e.code === 'session_revoked' ? e.code : 'refresh_failed';
+      throw rejectAndClear(ctx, rt, code, `can't refresh token: ${e.message}`);
     }
     return { ...refreshed.user!, aud: refreshed.aud ?? '' };
   }

@@ -136,6 +136,12 @@ export interface AuthKoaOptions {
    * name, an address) take another user's id; see docs/migrating.md.
    */
   keepHashedIds?: boolean;
+  /**
+   * Check revoked sessions (`auth.revokeSessions()`, logout) on every request instead of only when a
+   * cookie token is refreshed: an ended session stops at once, at the cost of one state store read per
+   * protected request. Default false: it stops within `tokenDuration`.
+   */
+  strictRevocation?: boolean;
   /** Clock in ms since the epoch; tests inject one. Default Date.now. */
   clock?: () => number;
 }
@@ -191,5 +197,6 @@ export interface ResolvedOptions {
   /** undefined when throttling is off. */
   loginThrottle: ThrottlePolicy | undefined;
   keepHashedIds: boolean;
+  strictRevocation: boolean;
   clock: () => number;
 }

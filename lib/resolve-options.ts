@@ -54,6 +54,7 @@ const OPTION_NAMES = optionNames<AuthKoaOptions>({
   stateStore: true,
   loginThrottle: true,
   keepHashedIds: true,
+  strictRevocation: true,
   clock: true,
 });
 
@@ -230,6 +231,7 @@ export function resolveOptions(input: AuthKoaOptions): ResolvedOptions {
     stateStore: stateStore as string | StateStore,
     loginThrottle: throttlePolicy(o.loginThrottle),
     keepHashedIds: bool(o, 'keepHashedIds', false),
+    strictRevocation: bool(o, 'strictRevocation', false),
     clock,
   };
 }

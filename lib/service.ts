@@ -13,6 +13,7 @@ import type { ProviderDeps } from './providers/deps.js';
 import { planProviders, ProviderRegistry } from './providers/resolve.js';
 import { sharedState, type SharedState } from './state/shared.js';
 import { credentialThrottle } from './state/throttle.js';
+import { revocations, type Revocations } from './session/revocation.js';
 import { loadStoreBackend } from './stores/index.js';
 import { TokenService } from './session/token-service.js';
 import { providerUserId } from './user.js';
@@ -33,6 +34,11 @@ export interface AuthKoa extends Middleware {
    * option; the instance has then closed what it had started. Await it before listening.
    */
   readonly ready: Promise<void>;
+  /**
+   * Ends every session of `userId` issued up to now, in every process sharing the state store: its
+   * tokens are refused at their next refresh (within `tokenDuration`), or at once with `strictRevocation`.
+   */
+  revokeSessions(userId: string): Promise<void>;
   /** Stops everything the instance started: provider servers and pollers, the avatar store and its workers, the state store it opened. */
   close(): Promise<void>;
 }
@@ -94,8 +100,9 @@ export function authKoa(opts: AuthKoaOptions): AuthKoa {
   );
   notStarted.catch(() => undefined); // a rejection requests receive, not one to report on its own
   const waitForStart = (): Promise<void> | undefined => (started ? undefined : notStarted);
-  const middleware = createMiddleware(o, tokenService, providers, waitForStart, deps.throttle('basic'));
-  const authRoutes = buildAuthRouter(o, tokenService, providers, middleware).routes();
+  const sessions = revocations(state.store, o.clock, Math.max(o.cookieDurationMs, o.tokenDurationMs), o.tokenDurationMs);
+  const middleware = createMiddleware(o, tokenService, providers, waitForStart, deps.throttle('basic'), sessions);
+  const authRoutes = buildAuthRouter(o, tokenService, providers, middleware, sessions).routes();
   const authPrefix = o.authRoutePath;
   const avatarPrefix = o.avatarRoutePath;
 
@@ -134,6 +141,10 @@ export function authKoa(opts: AuthKoaOptions): AuthKoa {
     options: o,
     // The caller's own promise: left unhandled, a start-up failure stops the process with its message.
     ready: starting.then(() => undefined),
+    async revokeSessions(userId: string) {
+      await starting;
+      await sessions.revokeUser(userId);
+    },
     close() {
       closed ??= (async () => {
         await settled; // a failed start has already closed what it had started
@@ -181,7 +192,7 @@ function unknownRoute(ctx: Context, prefix: string): never {
   throw new AuthError(404, 'not_found', 'no such auth route');
 }
 
-function buildAuthRouter(o: ResolvedOptions, tokens: TokenService, providers: ProviderRegistry, middleware: AuthMiddleware): Router {
+function buildAuthRouter(o: ResolvedOptions, tokens: TokenService, providers: ProviderRegistry, middleware: AuthMiddleware, sessions: Revocations): Router {
   const router = new Router({ prefix: o.authRoutePath });
 
   router.get('/list', (ctx) => {
@@ -206,8 +217,20 @@ function buildAuthRouter(o: ResolvedOptions, tokens: TokenService, providers: Pr
     }),
   );
 
-  router.all('/logout', (ctx) => {
+  /**
+   * Logout ends the token itself, not only the cookies: its id is recorded as ended until the token could
+   * no longer be refreshed, so a copy (a logged X-JWT, a cookie taken before) stops working too. A state
+   * store that is away is logged, and the cookies are cleared all the same.
+   */
+  async function endToken(ctx: Context): Promise<void> {
+    const claims = await tokens.presented(ctx);
+    if (!claims?.user || claims.handshake) return;
+    await sessions.endToken(claims).catch((err: unknown) => o.logger.error(`logout: the session of ${claims.user!.id} could not be ended in the state store: ${(err as Error)?.message ?? err}`));
+  }
+
+  router.all('/logout', async (ctx) => {
     if (ctx.method !== 'GET' && ctx.method !== 'POST') throw new AuthError(405, 'method_not_allowed', 'method not allowed');
+    await endToken(ctx);
     endSession(ctx, tokens);
   });
 
@@ -224,6 +247,7 @@ function buildAuthRouter(o: ResolvedOptions, tokens: TokenService, providers: Pr
         if (o.preAuthHook) await o.preAuthHook(ctx, provider.name);
         return provider.callback(ctx);
       case 'logout':
+        await endToken(ctx);
         return provider.logout(ctx);
       default: {
         const action = provider.actions && Object.hasOwn(provider.actions, ctx.params.action!) ? provider.actions[ctx.params.action!] : undefined;

@@ -149,6 +149,17 @@ export class TokenService {
     return this.readFrom(ctx, false);
   }
 
+  /**
+   * The verified claims of the token this request presents (query, header or cookie), without the
+   * expiry and XSRF checks, or undefined when there is none that verifies: logout ends it by its id.
+   */
+  async presented(ctx: Context): Promise<Claims | undefined> {
+    const t = this.#transport;
+    const token = t.fromQuery(ctx) || t.fromHeader(ctx) || t.fromCookie(ctx);
+    if (!token) return undefined;
+    return this.parse(token).catch(() => undefined);
+  }
+
   private readFrom(ctx: Context, copy: boolean): RequestToken | undefined | Promise<RequestToken | undefined> {
     const t = this.#transport;
     let source: TokenSource = 'query';

@@ -1,6 +1,6 @@
 /** XSRF and cookie-flag attacks (OWASP ASVS V3), over real HTTP. */
 import test from 'ava';
-import { Client, startApp } from '../helpers/http.js';
+import { Client, manualClock, startApp } from '../helpers/http.js';
 
 const providers = [{ kind: 'direct', name: 'direct', checker: () => true }];
 const secret = 'security-suite-secret-0123456789';
@@ -61,11 +61,20 @@ test('cookie flags: Secure whenever url is https, even if secureCookies is false
   t.true(c.cookie('JWT')!.attrs.secure);
 });
 
-test('logout really ends the session on this client', async (t) => {
-  const app = await startApp({ secret, providers });
+test('logout ends the session, not only this client\'s cookies: the token sent again afterwards is refused', async (t) => {
+  const clock = manualClock();
+  const app = await startApp({ secret, providers, clock, strictRevocation: true });
   t.teardown(() => app.close());
   const c = await session(app.url);
+  const cookie = `JWT=${c.jar.get('JWT')}`;
   const xsrf = c.xsrf();
-  await c.fetch('/auth/logout');
-  t.is((await c.fetch('/private', { headers: xsrf })).status, 401);
+  t.is((await fetch(`${app.url}/private`, { headers: { cookie, ...xsrf } })).status, 201, 'the cookie works before logout');
+  const out = await c.fetch('/auth/logout');
+  t.is(out.status, 200);
+  // The same cookie and XSRF header, sent by hand: a jar that dropped them proves nothing.
+  const after = await fetch(`${app.url}/private`, { headers: { cookie, ...xsrf } });
+  t.is(after.status, 401);
+  t.is(((await after.json()) as { code: string }).code, 'session_revoked');
+  clock.advance(20 * 60_000);
+  t.is((await fetch(`${app.url}/private`, { headers: { cookie, ...xsrf } })).status, 401, 'nor refreshed later');
 });

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { randomBytes } from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
 import { sha1 } from '../../lib/user.js';
-import { spawnCli, spawnTs, waitForLine } from '../helpers/cli.js';
+import { runCli, spawnCli, spawnTs, waitForLine } from '../helpers/cli.js';
 import { Client } from '../helpers/http.js';
 import { startRedis, type RedisPeer } from '../helpers/redis.js';
 import { BOT_TOKEN, startFakeBotApi } from '../helpers/telegram.js';
@@ -117,6 +117,38 @@ test('two app processes on one Redis share the failed-login count: the 5th failu
   t.is(onB.headers.get('retry-after'), '60');
   t.is((await login(a.client, 'right')).status, 429, 'and on A');
   t.is((await a.client.fetch('/auth/local/login', { method: 'POST', form: { user: 'trent', passwd: 'right' } })).status, 200, 'another name logs in');
+});
+
+test('a user revoked by `authctl sessions revoke` (a third process) is refused at the next refresh on either app process', async (t) => {
+  const uri = store();
+  const [a, b] = await Promise.all([appProcess(t, uri), appProcess(t, uri)]);
+  const login = await a.client.fetch('/auth/local/login', { method: 'POST', form: { user: 'victor', passwd: 'right' } });
+  t.is(login.status, 200);
+  const { id } = (await login.json()) as { id: string };
+  // The same browser session presented to both processes, as a load balancer would spread it.
+  const onB = new Client(b.client.base);
+  for (const [k, v] of a.client.jar) onB.jar.set(k, v);
+  const me = (c: Client) => c.fetch('/auth/user', { headers: c.xsrf() });
+  t.is((await me(a.client)).status, 200);
+  t.is((await me(onB)).status, 200);
+
+  const revoked = await runCli(['sessions', 'revoke', id, '--store', uri]);
+  t.is(revoked.code, 0, revoked.stderr);
+  t.regex(revoked.stdout, /sessions of local_[0-9a-f]{40} issued up to now are revoked/);
+  t.is((await me(onB)).status, 200, 'until the token needs refreshing (strictRevocation off)');
+
+  const advance = (c: Client) => c.fetch('/test/clock?advance=960000', { method: 'POST' }); // past the 15 min token
+  await Promise.all([advance(a.client), advance(onB)]);
+  const refusedB = await me(onB);
+  t.is(refusedB.status, 401);
+  t.is(((await refusedB.json()) as { code: string }).code, 'session_revoked');
+  const refusedA = await me(a.client);
+  t.is(refusedA.status, 401, 'and on A');
+  t.false(a.client.jar.has('JWT'), 'the refused cookies are cleared');
+
+  const again = await a.client.fetch('/auth/local/login', { method: 'POST', form: { user: 'victor', passwd: 'right' } });
+  t.is(again.status, 200, 'a new login after the revocation works');
+  t.is((await me(a.client)).status, 200);
 });
 
 test('a Telegram login opened on app A, confirmed by `authctl bot` in a third process, completes on app B', async (t) => {

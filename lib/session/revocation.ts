@@ -1,0 +1,73 @@
+import { AuthError } from '../errors.js';
+import type { StateStore } from '../state/types.js';
+import type { Claims } from './claims.js';
+
+/**
+ * Server-side ends for stateless sessions, kept in the state store so every process sees them: a
+ * "not before" time per user (revokeSessions, a password change, a lost device) and the ids of tokens
+ * ended by logout. The middleware checks them when it refreshes a cookie token, so an ended session
+ * stops within `tokenDuration` without a store read per request; `strictRevocation` checks every request.
+ */
+export interface Revocations {
+  /** Throws 401 `session_revoked` for the claims of a revoked user or an ended token. */
+  check(claims: Claims): Promise<void>;
+  /** Ends every session of `userId` issued up to now. */
+  revokeUser(userId: string): Promise<void>;
+  /** Ends the session these claims belong to (its `jti`). */
+  endToken(claims: Claims): Promise<void>;
+}
+
+export const SESSIONS_NS = 'sessions';
+
+/** What a revoked user's record holds: tokens issued at or before this second are refused. */
+interface UserRevocation {
+  notBefore: number;
+}
+
+/**
+ * Revocations in `store`. A record is kept for `keepMs` past the token it ends: the longest a session
+ * can go on being refreshed without a new login (cookieDuration, which the idle timeout enforces).
+ */
+export function revocations(store: StateStore, clock: () => number, keepMs: number, tokenDurationMs: number): Revocations {
+  const userKey = (id: string) => `u:${id}`;
+  const tokenKey = (jti: string) => `t:${jti}`;
+
+  return {
+    async check(claims) {
+      const id = claims.user?.id;
+      const [user, ended] = await Promise.all([
+        id ? store.get<UserRevocation>(SESSIONS_NS, userKey(id)) : undefined,
+        claims.jti ? store.get(SESSIONS_NS, tokenKey(claims.jti)) : undefined,
+      ]);
+      const now = clock();
+      if (ended && ended.expiresAt > now) throw new AuthError(401, 'session_revoked', 'session was ended');
+      if (user && user.expiresAt > now && issuedAtS(claims, tokenDurationMs) <= user.value.notBefore) {
+        throw new AuthError(401, 'session_revoked', 'sessions of this user were revoked');
+      }
+    },
+    async revokeUser(userId) {
+      if (typeof userId !== 'string' || userId === '') throw new TypeError('revokeSessions() requires a user id');
+      const now = clock();
+      await put(store, userKey(userId), { notBefore: Math.floor(now / 1000) } satisfies UserRevocation, now + keepMs);
+    },
+    async endToken(claims) {
+      if (!claims.jti) return;
+      await put(store, tokenKey(claims.jti), 1, issuedAtS(claims, tokenDurationMs) * 1000 + keepMs);
+    },
+  };
+}
+
+/** When a token was issued, in Unix seconds: `iat`, or `exp` less the token's lifetime when iat is off. */
+export function issuedAtS(claims: Claims, tokenDurationMs: number): number {
+  return claims.iat ?? (claims.exp ?? 0) - Math.ceil(tokenDurationMs / 1000);
+}
+
+/** Writes `value` under `key` whatever was there (the last revocation wins). */
+async function put(store: StateStore, key: string, value: unknown, expiresAtMs: number): Promise<void> {
+  for (let i = 0; i < 8; i++) {
+    if (await store.create(SESSIONS_NS, key, value, expiresAtMs)) return;
+    const cur = await store.get(SESSIONS_NS, key);
+    if (cur && (await store.replace(SESSIONS_NS, key, cur.rev, value, Math.max(expiresAtMs, cur.expiresAt)))) return;
+  }
+  throw new Error(`could not record the revocation ${key}: the entry kept changing`);
+}

@@ -1,0 +1,128 @@
+/**
+ * Ending stateless sessions server-side: revokeSessions(), logout that ends the token, the idle timeout
+ * (a cookie older than cookieDuration is not refreshed, whatever the client kept). Clocks are injected.
+ */
+import test, { type ExecutionContext } from 'ava';
+import type { StateStore } from '../../lib/index.js';
+import { memoryStateStore } from '../../lib/state/memory.js';
+import { Client, manualClock, startApp } from '../helpers/http.js';
+
+const SECRET = 'revocation-test-secret-0123456789abcdef';
+const MIN = 60_000;
+
+async function rig(t: ExecutionContext, extra: Record<string, unknown> = {}) {
+  const clock = manualClock();
+  const app = await startApp({
+    secret: SECRET,
+    clock,
+    providers: [{ kind: 'direct', name: 'local', checker: (_u: string, p: string) => p === 'pw' }],
+    ...extra,
+  });
+  t.teardown(() => app.close());
+  const login = async (user = 'alice') => {
+    const c = new Client(app.url);
+    const res = await c.fetch('/auth/local/login', { method: 'POST', form: { user, passwd: 'pw' } });
+    return { c, id: ((await res.json()) as { id: string }).id };
+  };
+  /** A second browser holding a copy of `c`'s cookies (a stolen or replayed cookie). */
+  const copyOf = (c: Client) => {
+    const other = new Client(app.url);
+    for (const [k, v] of c.jar) other.jar.set(k, v);
+    return other;
+  };
+  const me = (c: Client) => c.fetch('/private', { headers: c.xsrf() });
+  const code = async (res: Response) => ((await res.json()) as { code: string }).code;
+  return { app, clock, login, copyOf, me, code };
+}
+
+test('revokeSessions: a live cookie is refused at its next refresh, with its cookies cleared; a new login works', async (t) => {
+  const r = await rig(t);
+  const { c, id } = await r.login();
+  const bob = await r.login('bob');
+  await r.app.auth.revokeSessions(id);
+  t.is((await r.me(c)).status, 201, 'the token has not expired yet: no store read');
+  r.clock.advance(16 * MIN);
+  const refused = await r.me(c);
+  t.is(refused.status, 401);
+  t.is(await r.code(refused), 'session_revoked');
+  t.false(c.jar.has('JWT'));
+  t.is((await r.me(bob.c)).status, 201, 'other users are not touched');
+  r.clock.advance(1000);
+  const again = await r.login();
+  t.is((await r.me(again.c)).status, 201);
+  r.clock.advance(16 * MIN);
+  t.is((await r.me(again.c)).status, 201, 'and its refresh goes through');
+});
+
+test('strictRevocation: refused on the very next request, header tokens included', async (t) => {
+  const r = await rig(t, { strictRevocation: true });
+  const { c, id } = await r.login();
+  const jwt = c.jar.get('JWT')!;
+  await r.app.auth.revokeSessions(id);
+  const res = await r.me(c);
+  t.is(res.status, 401);
+  t.is(await r.code(res), 'session_revoked');
+  const header = await new Client(r.app.url).fetch('/private', { headers: { 'X-JWT': jwt } });
+  t.is(header.status, 401);
+});
+
+test('logout ends the token: a copy of the cookie is refused at its refresh (and at once with strictRevocation, X-JWT too)', async (t) => {
+  const r = await rig(t);
+  const { c } = await r.login();
+  const stolen = r.copyOf(c);
+  t.is((await c.fetch('/auth/logout')).status, 200);
+  t.is((await r.me(stolen)).status, 201, 'not refreshed yet');
+  r.clock.advance(16 * MIN);
+  const refused = await r.me(stolen);
+  t.is(refused.status, 401);
+  t.is(await r.code(refused), 'session_revoked');
+
+  const strict = await rig(t, { strictRevocation: true });
+  const s = await strict.login();
+  const jwt = s.c.jar.get('JWT')!;
+  const copy = strict.copyOf(s.c);
+  await s.c.fetch('/auth/local/logout');
+  t.is((await strict.me(copy)).status, 401, 'the cookie copy, at once');
+  t.is((await new Client(strict.app.url).fetch('/private', { headers: { 'X-JWT': jwt } })).status, 401, 'the X-JWT copy');
+});
+
+test('idle timeout: a cookie replayed after cookieDuration is refused, while a session in use goes on past it', async (t) => {
+  const r = await rig(t, { cookieDuration: '1h' });
+  const { c } = await r.login();
+  const replay = r.copyOf(c);
+  r.clock.advance(30 * MIN);
+  t.is((await r.me(c)).status, 201, 'refreshed at 30 min');
+  r.clock.advance(50 * MIN);
+  t.is((await r.me(c)).status, 201, 'refreshed at 80 min: 50 min after its last refresh');
+  const refused = await r.me(replay);
+  t.is(refused.status, 401, 'the copy taken at login is 80 min old');
+  t.is(await r.code(refused), 'session_expired');
+  r.clock.advance(400 * 24 * 60 * MIN);
+  t.is((await r.me(c)).status, 401, 'a year later, no refresh');
+});
+
+test('a state store that is away at refresh answers 503 and keeps the cookies', async (t) => {
+  const inner = memoryStateStore();
+  let down = false;
+  const store: StateStore = {
+    ...inner,
+    get: (ns, key) => (down ? Promise.reject(new Error('store down')) : inner.get(ns, key)),
+    create: (...a) => inner.create(...a),
+    replace: (...a) => inner.replace(...a),
+    take: (...a) => inner.take(...a),
+    remove: (...a) => inner.remove(...a),
+    sweep: () => inner.sweep(),
+    markUsed: (...a) => inner.markUsed(...a),
+    close: () => inner.close(),
+  };
+  const r = await rig(t, { stateStore: store });
+  const { c } = await r.login();
+  r.clock.advance(16 * MIN);
+  down = true;
+  const res = await r.me(c);
+  t.is(res.status, 503);
+  t.is(await r.code(res), 'state_store_unavailable');
+  t.true(c.jar.has('JWT'), 'not logged out by an outage');
+  down = false;
+  t.is((await r.me(c)).status, 201);
+});
