@@ -162,7 +162,7 @@ export function authKoa(opts: AuthKoaOptions): AuthKoa {
  * loaded (a missing one rejects naming it), then the providers are created in order.
  */
 async function start(o: ResolvedOptions, plans: ReturnType<typeof planProviders>, providers: ProviderRegistry, deps: ProviderDeps, state: SharedState): Promise<void> {
-  const checks: Promise<unknown>[] = [state.start()];
+  const checks: Promise<unknown>[] = [state.start(), checkSecretReader(o)];
   if (typeof o.avatarStore === 'string') {
     checks.push(loadStoreBackend(o.avatarStore));
     // Only resizing decodes images (in a worker, which imports jimp); identicons are encoded without it.
@@ -170,6 +170,31 @@ async function start(o: ResolvedOptions, plans: ReturnType<typeof planProviders>
   }
   await Promise.all(checks);
   await providers.build(plans, deps);
+}
+
+/**
+ * Without `audSecrets`, tokens are signed with the secret of their audience but verified with the
+ * reader's answer for "ignore" (the original's rule). A reader that answers per audience then breaks
+ * every token with a 401 nobody can explain, so start-up asks it for "ignore" and for the audiences it
+ * will sign for, and refuses to start when the answers differ. A reader that fails now (a vault not up
+ * yet) is asked again per request, as before.
+ */
+async function checkSecretReader(o: ResolvedOptions): Promise<void> {
+  if (o.staticSecret !== undefined || o.audSecrets) return;
+  let base: string;
+  const answers: Array<[string, string]> = [];
+  try {
+    base = await o.secretReader('ignore');
+    for (const aud of o.audiences ?? ['']) answers.push([aud, await o.secretReader(aud)]);
+  } catch {
+    return;
+  }
+  const other = answers.find(([, secret]) => secret !== base);
+  if (other) {
+    throw new TypeError(
+      `authKoa: secretReader gives audience "${other[0]}" another secret than "ignore", but tokens are verified with the secret for "ignore" unless audSecrets is true: set audSecrets: true to verify each token with its audience's secret`,
+    );
+  }
 }
 
 function under(path: string, prefix: string): boolean {

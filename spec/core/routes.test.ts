@@ -90,6 +90,7 @@ test('requests outside /auth and /avatar pass through untouched, with no token w
   app.app.use((ctx) => {
     ctx.body = 'plain';
   });
+  readerCalls = 0; // start-up asked it once per audience (the secretReader check); requests are what count here
   const res = await new Client(app.url).fetch('/something/else', { headers: { 'X-JWT': 'garbage', cookie: 'JWT=garbage' } });
   t.is(res.status, 200);
   t.is(await res.text(), 'plain');

@@ -67,3 +67,20 @@ test('closest(): small edits and case slips, nothing for far-off words', (t) => 
   t.is(closest('password', known), undefined);
   t.is(closest('u', known), 'url');
 });
+
+test('a secretReader that answers per audience without audSecrets fails start-up saying what to set', async (t) => {
+  const secrets: Record<string, string> = { ignore: 'the-default-secret-0123456789abcdef', 'site-a': 'site-a-secret-0123456789abcdef0123', 'site-b': 'the-default-secret-0123456789abcdef' };
+  const { secret: _omit, ...rest } = base;
+  const perAudience = authKoa({ ...rest, audiences: ['site-a', 'site-b'], secretReader: (aud: string) => secrets[aud] ?? '' });
+  t.teardown(() => perAudience.close());
+  await t.throwsAsync(perAudience.ready, { instanceOf: TypeError, message: /^authKoa: secretReader gives audience "site-a" another secret than "ignore".*set audSecrets: true/ });
+  const withAudSecrets = authKoa({ ...rest, audiences: ['site-a', 'site-b'], audSecrets: true, secretReader: (aud: string) => secrets[aud] ?? '' });
+  t.teardown(() => withAudSecrets.close());
+  await t.notThrowsAsync(withAudSecrets.ready);
+  const same = authKoa({ ...rest, secretReader: () => 'one-secret-for-all-0123456789abcdef' });
+  t.teardown(() => same.close());
+  await t.notThrowsAsync(same.ready, 'one secret for every audience is fine');
+  const failing = authKoa({ ...rest, secretReader: () => Promise.reject(new Error('vault not up yet')) });
+  t.teardown(() => failing.close());
+  await t.notThrowsAsync(failing.ready, 'a reader that fails at start-up is asked again per request');
+});
