@@ -141,6 +141,8 @@ export function resolveOptions(input: AuthKoaOptions): ResolvedOptions {
   if (previousSecrets.length > 0 && reader) fail('previousSecrets', 'works with secret, not secretReader (a reader decides per call)');
 
   if (typeof o.url !== 'string' || o.url === '') fail('url', 'is required: the public base URL of the application, e.g. http://127.0.0.1:8080');
+  // `localhost:8080` parses as a URL of scheme "localhost:": say what is missing instead.
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(o.url as string) && !(o.url as string).startsWith('/')) fail('url', `needs its scheme: ${JSON.stringify(`http://${o.url as string}`)} or https://… (got ${JSON.stringify(o.url)})`);
   let parsedUrl: URL;
   try {
     parsedUrl = new URL(o.url as string);

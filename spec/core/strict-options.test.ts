@@ -84,3 +84,9 @@ test('a secretReader that answers per audience without audSecrets fails start-up
   t.teardown(() => failing.close());
   await t.notThrowsAsync(failing.ready, 'a reader that fails at start-up is asked again per request');
 });
+
+test('a url without its scheme is a TypeError that says which URL to write', (t) => {
+  for (const url of ['localhost:8080', '127.0.0.1:8080', 'app.example.com']) {
+    t.throws(() => authKoa({ ...base, url }), { instanceOf: TypeError, message: `authKoa: url needs its scheme: "http://${url}" or https://… (got "${url}")` });
+  }
+});
