@@ -5,7 +5,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import test from 'ava';
 import { forgeToken, payloadOf } from '../helpers/attack.js';
-import { Client, startApp, type TestApp } from '../helpers/http.js';
+import { Client, serve, startApp, type TestApp } from '../helpers/http.js';
 
 const SECRET = 'security-suite-secret-0123456789';
 const providers = [{ kind: 'direct', name: 'direct', checker: () => true }];
@@ -48,9 +48,21 @@ test('HS/RS confusion: an RS256 header HMAC-signed with a public key is refused'
   t.deepEqual(await statusWith(forgeToken(claims, SECRET, { alg: 'RS256', typ: 'JWT' })), [401, 'token_invalid']);
 });
 
-test('kid and jku headers are ignored: a token signed with the attacker’s key pointing at their JWKS is refused', async (t) => {
-  const header = { alg: 'HS256', typ: 'JWT', kid: 'attacker', jku: 'http://127.0.0.1:1/jwks.json', x5u: 'http://127.0.0.1:1/x5u' };
-  t.deepEqual(await statusWith(forgeToken({ ...claims, user: { ...claims.user, name: 'admin' } }, 'attacker-key', header)), [401, 'token_invalid']);
+test('kid, jku and x5u headers are ignored: a token pointing at the attacker’s live JWKS is refused and the URLs are never fetched', async (t) => {
+  // A real server for the attacker's keys, counting requests: a closed port could not tell a fetch from none.
+  const fetched: string[] = [];
+  const attacker = await serve((req, res) => {
+    fetched.push(req.url ?? '');
+    res.setHeader('content-type', 'application/json');
+    res.end(JSON.stringify({ keys: [{ kty: 'oct', kid: 'attacker', k: Buffer.from('attacker-key').toString('base64url'), alg: 'HS256' }] }));
+  });
+  t.teardown(() => attacker.close());
+  const header = { alg: 'HS256', typ: 'JWT', kid: 'attacker', jku: `${attacker.url}/jwks.json`, x5u: `${attacker.url}/x5u` };
+  const forged = forgeToken({ ...claims, user: { ...claims.user, name: 'admin' } }, 'attacker-key', header);
+  t.deepEqual(await statusWith(forged), [401, 'token_invalid']);
+  const probe = await fetch(`${attacker.url}/probe`);
+  t.is(probe.status, 200, 'the attacker server was up and answering during the check');
+  t.deepEqual(fetched, ['/probe'], 'nothing but our own probe reached it');
 });
 
 test('signature stripped or truncated is refused', async (t) => {
