@@ -2,6 +2,9 @@
 //   jquery.rest.js      script-tag bundle, attaches $.RestClient to the page's jQuery
 //   jquery.rest.min.js  the same, minified
 //   index.js (+ .d.ts)  ES module for `authkoa/browser`: export default restClient($)
+//                       (plus the named passkey exports)
+//   passkey.js          script-tag bundle of browser/passkey.ts: window.authkoaPasskey =
+//                       { registerPasskey, loginWithPasskey }
 // Run with `node browser/build.mjs`; tests import buildBrowser() when dist/browser is missing.
 import { build } from 'esbuild';
 import { execFile } from 'node:child_process';
@@ -19,10 +22,19 @@ const banner = '/*! jquery.rest for authkoa | MIT */';
 const common = { bundle: true, target: 'es2019', platform: 'browser', logLevel: 'warning', banner: { js: banner } };
 
 /** The bundle files the build writes (besides the .d.ts declarations). */
-export const bundles = ['jquery.rest.js', 'jquery.rest.min.js', 'index.js'];
+export const bundles = ['jquery.rest.js', 'jquery.rest.min.js', 'index.js', 'passkey.js'];
+
+// The passkey script's entry, inline so only the two public functions become the global.
+const passkeyEntry = {
+  contents: "import { registerPasskey, loginWithPasskey } from './passkey.js';\n" +
+    'window.authkoaPasskey = { registerPasskey, loginWithPasskey };\n',
+  resolveDir: here,
+  sourcefile: 'passkey-global.js',
+  loader: 'js',
+};
 
 /**
- * Builds the three bundles into `dir` (default dist/browser), and the type declarations into
+ * Builds the bundles into `dir` (default dist/browser), and the type declarations into
  * dist/browser unless `declarations` is false. Returns `dir`.
  */
 export async function buildBrowser({ dir = outDir, declarations = true } = {}) {
@@ -32,6 +44,7 @@ export async function buildBrowser({ dir = outDir, declarations = true } = {}) {
     build({ ...common, entryPoints: [join(here, 'global.ts')], format: 'iife', outfile: join(dir, bundles[0]) }),
     build({ ...common, entryPoints: [join(here, 'global.ts')], format: 'iife', minify: true, outfile: join(dir, bundles[1]) }),
     build({ ...common, entryPoints: [join(here, 'index.ts')], format: 'esm', outfile: join(dir, bundles[2]) }),
+    build({ ...common, banner: { js: '/*! authkoa passkey | MIT */' }, stdin: passkeyEntry, format: 'iife', outfile: join(dir, bundles[3]) }),
     declarations && promisify(execFile)(process.execPath, [tsc, '-p', join(here, 'tsconfig.json')], { cwd: root }),
   ]);
   return dir;

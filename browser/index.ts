@@ -19,6 +19,14 @@ import type { JQueryLike, RestClientConstructor, RestOptions } from './types.js'
 
 export type * from './types.js';
 export { RestClientError, type RestClientErrorCode } from './errors.js';
+export {
+  registerPasskey,
+  loginWithPasskey,
+  PasskeyError,
+  type RegisterPasskeyOptions,
+  type LoginWithPasskeyOptions,
+  type PasskeyUser,
+} from './passkey.js';
 
 /** The plugin version. */
 export const VERSION = '1.0.1';

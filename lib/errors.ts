@@ -14,6 +14,8 @@ export const ERROR_CODES = [
   // Logins refused (403, 429)
   'bad_credentials', 'access_denied', 'state_mismatch', 'invalid_handshake', 'invalid_id_token', 'issuer_mismatch', 'bad_user_info',
   'origin_mismatch', 'confirmation_invalid', 'confirmation_expired', 'confirmation_used', 'rate_limited',
+  // Passkeys (400, 401, 409)
+  'challenge_invalid', 'passkey_invalid', 'passkey_unknown', 'passkey_exists',
   // authkoa's own failures (500, 503)
   'internal_error', 'checker_failed', 'secret_unavailable', 'avatar_store_failed', 'state_store_unavailable', 'not_started',
   // A provider or a sender failed (502, 503)

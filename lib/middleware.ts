@@ -38,6 +38,13 @@ export function mustGetUserInfo(ctx: Context): User {
   return u;
 }
 
+/** The route middleware of one service, and the user check behind it for the service's own routes. */
+export interface ServiceMiddleware {
+  middleware: AuthMiddleware;
+  /** The request's user by the rules of `auth` (refresh, validator, revocation, basic auth), or a thrown AuthError. */
+  authenticate(ctx: Context): Promise<User>;
+}
+
 /**
  * Builds the route middleware of one service. `waitForStart()` is undefined once the service has started;
  * before, it is a promise requests wait for, rejected with a 503 AuthError when start-up failed.
@@ -49,7 +56,7 @@ export function createMiddleware(
   waitForStart: () => Promise<void> | undefined = () => undefined,
   basicThrottle?: CredentialThrottle,
   sessions?: Revocations,
-): AuthMiddleware {
+): ServiceMiddleware {
   const basicAuth = o.basicAuthChecker || o.adminPasswd !== undefined ? basicAuthenticator(o, basicThrottle) : undefined;
 
   function fromCookie(ctx: Context): boolean {
@@ -227,7 +234,7 @@ export function createMiddleware(
     };
   }
 
-  return {
+  const middleware: AuthMiddleware = {
     auth: guard(),
     admin: guard((u) => (isAdmin(u) ? undefined : new AuthError(403, 'not_admin', `user ${u.name} is not admin`))),
     rbac(...roles: string[]) {
@@ -252,4 +259,5 @@ export function createMiddleware(
       return next();
     },
   };
+  return { middleware, authenticate: async (ctx) => authenticate(ctx) };
 }

@@ -1,11 +1,11 @@
-import Router from '@koa/router';
 import type { Context, Middleware, Next } from 'koa';
 import { createAvatarProxy, type AvatarProxy } from './avatar/proxy.js';
 import { readParams } from './http/body.js';
 import { AuthError } from './errors.js';
-import { reportError, setDefenceHeaders, writeError, writeJSON } from './http/respond.js';
-import { completeLogin, endSession, sessionFlag } from './session/login.js';
-import { createMiddleware, getUserInfo, type AuthMiddleware } from './middleware.js';
+import { reportError, setDefenceHeaders, writeError } from './http/respond.js';
+import { completeLogin, sessionFlag } from './session/login.js';
+import { createMiddleware, type AuthMiddleware } from './middleware.js';
+import { buildAuthRouter, unknownRoute } from './routes.js';
 import type { AuthKoaOptions, ResolvedOptions } from './options.js';
 import { resolveOptions } from './resolve-options.js';
 import { safeRedirect } from './http/redirect.js';
@@ -13,10 +13,10 @@ import type { ProviderDeps } from './providers/deps.js';
 import { planProviders, ProviderRegistry } from './providers/resolve.js';
 import { sharedState, type SharedState } from './state/shared.js';
 import { credentialThrottle } from './state/throttle.js';
-import { revocations, type Revocations } from './session/revocation.js';
+import { revocations } from './session/revocation.js';
 import { loadStoreBackend } from './stores/index.js';
 import { TokenService } from './session/token-service.js';
-import { providerUserId } from './user.js';
+import { providerUserId, type User } from './user.js';
 import { loadWithPackage } from './util/optional.js';
 
 /** What `authKoa()` returns: a Koa middleware serving the auth and avatar routes, plus the tools around it. */
@@ -63,6 +63,8 @@ export function authKoa(opts: AuthKoaOptions): AuthKoa {
     logger: o.logger,
   });
   const state = sharedState(o.stateStore, { clock: o.clock, logger: o.logger, option: 'stateStore' });
+  // Set once the middleware exists (it needs the providers, which need these deps).
+  let sessionUser: (ctx: Context) => Promise<User> = () => Promise.reject(new Error('not ready'));
   const deps: ProviderDeps = {
     tokenService,
     avatarProxy,
@@ -71,6 +73,7 @@ export function authKoa(opts: AuthKoaOptions): AuthKoa {
     clock: o.clock,
     stateStore: state.store,
     limiter: state.limiter,
+    sessionUser: (ctx) => sessionUser(ctx),
     userId: (provider, raw) => providerUserId(provider, raw, { keepHashed: o.keepHashedIds }),
     throttle: (scope) => (o.loginThrottle ? credentialThrottle(state.store, o.loginThrottle, scope, o.clock) : undefined),
     cookies: { name: o.jwtCookieName, secure: o.secureCookies },
@@ -101,7 +104,8 @@ export function authKoa(opts: AuthKoaOptions): AuthKoa {
   notStarted.catch(() => undefined); // a rejection requests receive, not one to report on its own
   const waitForStart = (): Promise<void> | undefined => (started ? undefined : notStarted);
   const sessions = revocations(state.store, o.clock, Math.max(o.cookieDurationMs, o.tokenDurationMs), o.tokenDurationMs);
-  const middleware = createMiddleware(o, tokenService, providers, waitForStart, deps.throttle('basic'), sessions);
+  const { middleware, authenticate } = createMiddleware(o, tokenService, providers, waitForStart, deps.throttle('basic'), sessions);
+  sessionUser = authenticate;
   const authRoutes = buildAuthRouter(o, tokenService, providers, middleware, sessions).routes();
   const authPrefix = o.authRoutePath;
   const avatarPrefix = o.avatarRoutePath;
@@ -209,78 +213,4 @@ function requestPath(ctx: Context): string {
   if (original.charCodeAt(0) !== 47 /* / */) return new URL(original, 'http://invalid').pathname;
   const q = original.indexOf('?');
   return q < 0 ? original : original.slice(0, q);
-}
-
-function unknownRoute(ctx: Context, prefix: string): never {
-  const segments = ctx.path.slice(prefix.length).split('/').filter(Boolean);
-  if (segments.length === 2) throw new AuthError(400, 'unknown_provider', `provider ${segments[0]} not supported`);
-  throw new AuthError(404, 'not_found', 'no such auth route');
-}
-
-function buildAuthRouter(o: ResolvedOptions, tokens: TokenService, providers: ProviderRegistry, middleware: AuthMiddleware, sessions: Revocations): Router {
-  const router = new Router({ prefix: o.authRoutePath });
-
-  router.get('/list', (ctx) => {
-    const details = ctx.query.details === '1' || ctx.query.details === 'true';
-    writeJSON(ctx, 200, providers.list().map((p) => (details ? { name: p.name, kind: p.kind ?? 'custom' } : p.name)));
-  });
-
-  // The same rules as the route middleware: the validator, the provider still configured, an expired
-  // cookie refreshed (or refused past maxSessionAge), basic auth. A user-bearing answer is never cached.
-  router.get('/user', (ctx) =>
-    middleware.auth(ctx, async () => {
-      ctx.set('Cache-Control', 'no-store');
-      writeJSON(ctx, 200, getUserInfo(ctx));
-    }),
-  );
-
-  router.get('/status', (ctx) =>
-    middleware.trace(ctx, async () => {
-      const user = getUserInfo(ctx);
-      ctx.set('Cache-Control', 'no-store');
-      writeJSON(ctx, 200, user ? { status: 'logged in', user: user.name } : { status: 'not logged in' });
-    }),
-  );
-
-  /**
-   * Logout ends the token itself, not only the cookies: its id is recorded as ended until the token could
-   * no longer be refreshed, so a copy (a logged X-JWT, a cookie taken before) stops working too. A state
-   * store that is away is logged, and the cookies are cleared all the same.
-   */
-  async function endToken(ctx: Context): Promise<void> {
-    const claims = await tokens.presented(ctx);
-    if (!claims?.user || claims.handshake) return;
-    await sessions.endToken(claims).catch((err: unknown) => o.logger.error(`logout: the session of ${claims.user!.id} could not be ended in the state store: ${(err as Error)?.message ?? err}`));
-  }
-
-  router.all('/logout', async (ctx) => {
-    if (ctx.method !== 'GET' && ctx.method !== 'POST') throw new AuthError(405, 'method_not_allowed', 'method not allowed');
-    await endToken(ctx);
-    endSession(ctx, tokens);
-  });
-
-  router.all('/:provider/:action', async (ctx) => {
-    const provider = providers.get(ctx.params.provider!);
-    if (!provider) throw new AuthError(400, 'unknown_provider', `provider ${ctx.params.provider} not supported`);
-    if (ctx.method !== 'GET' && ctx.method !== 'POST') throw new AuthError(405, 'method_not_allowed', 'method not allowed');
-    switch (ctx.params.action) {
-      case 'login':
-        if (o.preAuthHook) await o.preAuthHook(ctx, provider.name);
-        return provider.login(ctx);
-      case 'callback':
-        if (!provider.callback) throw new AuthError(404, 'not_found', 'provider has no callback');
-        if (o.preAuthHook) await o.preAuthHook(ctx, provider.name);
-        return provider.callback(ctx);
-      case 'logout':
-        await endToken(ctx);
-        return provider.logout(ctx);
-      default: {
-        const action = provider.actions && Object.hasOwn(provider.actions, ctx.params.action!) ? provider.actions[ctx.params.action!] : undefined;
-        if (action) return action(ctx);
-        throw new AuthError(404, 'not_found', 'no such provider route');
-      }
-    }
-  });
-
-  return router;
 }

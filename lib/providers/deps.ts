@@ -7,6 +7,7 @@ import type { Limiter } from '../state/limiter.js';
 import type { StateStore } from '../state/types.js';
 import type { CredentialThrottle } from '../state/throttle.js';
 import type { Provider, ProviderOptions } from './types.js';
+import type { User } from '../user.js';
 
 /**
  * Everything a provider may use: the token service, the avatar saver, the logger, the URL, the clock
@@ -33,6 +34,11 @@ export interface ProviderDeps {
    * `loginThrottle` option, counted in the service-wide state store; undefined when it is turned off.
    */
   throttle(scope: string): CredentialThrottle | undefined;
+  /**
+   * The request's logged-in user by the rules of the `auth` middleware (refresh, validator, revocation,
+   * basic auth), or a thrown AuthError 401: for provider routes that act for a user (adding a passkey).
+   */
+  sessionUser(ctx: Context): Promise<User>;
   /** `<provider>_<sha1(raw)>`, the user id a provider builds from its raw id (the original's HashID with `keepHashedIds`). */
   userId(provider: string, raw: string): string;
   /** The session cookie's name (a provider's own cookies derive theirs from it) and whether cookies are Secure. */

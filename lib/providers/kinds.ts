@@ -13,6 +13,7 @@ export const providerKinds = new NameTable<ProviderModule<any>>('provider kind',
   server: () => import('./server-provider.js').then((m) => m.serverProvider),
   apple: () => import('./apple.js').then((m) => m.appleProvider),
   telegram: () => loadWithPackage('node-telegram-bot-api', 'the telegram provider', () => import('./telegram.js')).then((m) => m.telegramProvider),
+  passkey: () => loadWithPackage('@simplewebauthn/server', 'the passkey provider', () => import('./passkey.js')).then((m) => m.passkeyProvider),
 });
 
 /** Catalog rows of the `social` kind (providers/catalog.ts; a test keeps the two lists equal), `x` an alias. */
@@ -24,4 +25,5 @@ export const builtinNames: ReadonlyMap<string, { kind: string; preset?: string }
   ['x', { kind: 'social', preset: 'twitter' }],
   ['dev', { kind: 'dev' }],
   ['apple', { kind: 'apple' }],
+  ['passkey', { kind: 'passkey' }],
 ]);

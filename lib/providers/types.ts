@@ -10,7 +10,11 @@ export interface Provider {
   login(ctx: Context): Promise<void>;
   callback?(ctx: Context): Promise<void>;
   logout(ctx: Context): Promise<void>;
-  /** Extra routes `/auth/<name>/<action>` (GET and POST), e.g. Telegram's `webhook`; login, callback and logout stay reserved. */
+  /**
+   * Extra routes `/auth/<name>/<action>` (GET and POST; DELETE too, which only actions receive), e.g.
+   * Telegram's `webhook`. A key may have two segments (`register/options`); `*` takes any other single
+   * segment (its handler reads `ctx.params.action`). login, callback and logout stay reserved.
+   */
   readonly actions?: Readonly<Record<string, (ctx: Context) => Promise<void>>>;
   /** Stops background work (servers, pollers) when the service closes. */
   close?(): Promise<void>;

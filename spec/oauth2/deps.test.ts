@@ -35,6 +35,7 @@ async function handBuilt(t: any, entry: Record<string, unknown>) {
     stateStore: state,
     limiter: stateLimiter(state, Date.now),
     throttle: () => undefined,
+    sessionUser: () => Promise.reject(new Error('no sessions here')),
     userId: (provider, raw) => providerUserId(provider, raw),
     cookies: { name: 'JWT', secure: false },
     routeURL: (name, action) => `${served.url}/auth/${name}/${action}`,

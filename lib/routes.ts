@@ -1,0 +1,105 @@
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import { AuthError } from './errors.js';
+import { writeJSON } from './http/respond.js';
+import { getUserInfo, type AuthMiddleware } from './middleware.js';
+import type { ResolvedOptions } from './options.js';
+import type { ProviderRegistry } from './providers/resolve.js';
+import type { Provider } from './providers/types.js';
+import type { Revocations } from './session/revocation.js';
+import { endSession } from './session/login.js';
+import type { TokenService } from './session/token-service.js';
+
+// The routes under `<authRoutePath>`: list, user, status, logout, and each provider's login,
+// callback, logout and own actions.
+
+/** A provider's own action by name, else its `*` action (which reads the name from the path), else 404. */
+function providerAction(ctx: Context, provider: Provider, name: string): Promise<void> {
+  const actions = provider.actions;
+  const action = actions && Object.hasOwn(actions, name) ? actions[name] : actions && Object.hasOwn(actions, '*') ? actions['*'] : undefined;
+  if (!action) throw new AuthError(404, 'not_found', 'no such provider route');
+  return action(ctx);
+}
+
+/** The answer for a path under the auth prefix that no route takes. */
+export function unknownRoute(ctx: Context, prefix: string): never {
+  const segments = ctx.path.slice(prefix.length).split('/').filter(Boolean);
+  if (segments.length === 2) throw new AuthError(400, 'unknown_provider', `provider ${segments[0]} not supported`);
+  throw new AuthError(404, 'not_found', 'no such auth route');
+}
+
+/** The auth routes of one service. */
+export function buildAuthRouter(o: ResolvedOptions, tokens: TokenService, providers: ProviderRegistry, middleware: AuthMiddleware, sessions: Revocations): Router {
+  const router = new Router({ prefix: o.authRoutePath });
+
+  router.get('/list', (ctx) => {
+    const details = ctx.query.details === '1' || ctx.query.details === 'true';
+    writeJSON(ctx, 200, providers.list().map((p) => (details ? { name: p.name, kind: p.kind ?? 'custom' } : p.name)));
+  });
+
+  // The same rules as the route middleware: the validator, the provider still configured, an expired
+  // cookie refreshed (or refused past maxSessionAge), basic auth. A user-bearing answer is never cached.
+  router.get('/user', (ctx) =>
+    middleware.auth(ctx, async () => {
+      ctx.set('Cache-Control', 'no-store');
+      writeJSON(ctx, 200, getUserInfo(ctx));
+    }),
+  );
+
+  router.get('/status', (ctx) =>
+    middleware.trace(ctx, async () => {
+      const user = getUserInfo(ctx);
+      ctx.set('Cache-Control', 'no-store');
+      writeJSON(ctx, 200, user ? { status: 'logged in', user: user.name } : { status: 'not logged in' });
+    }),
+  );
+
+  /**
+   * Logout ends the token itself, not only the cookies: its id is recorded as ended until the token could
+   * no longer be refreshed, so a copy (a logged X-JWT, a cookie taken before) stops working too. A state
+   * store that is away is logged, and the cookies are cleared all the same.
+   */
+  async function endToken(ctx: Context): Promise<void> {
+    const claims = await tokens.presented(ctx);
+    if (!claims?.user || claims.handshake) return;
+    await sessions.endToken(claims).catch((err: unknown) => o.logger.error(`logout: the session of ${claims.user!.id} could not be ended in the state store: ${(err as Error)?.message ?? err}`));
+  }
+
+  router.all('/logout', async (ctx) => {
+    if (ctx.method !== 'GET' && ctx.method !== 'POST') throw new AuthError(405, 'method_not_allowed', 'method not allowed');
+    await endToken(ctx);
+    endSession(ctx, tokens);
+  });
+
+  router.all('/:provider/:action', async (ctx) => {
+    const provider = providers.get(ctx.params.provider!);
+    if (!provider) throw new AuthError(400, 'unknown_provider', `provider ${ctx.params.provider} not supported`);
+    // DELETE only reaches a provider's own actions (removing a passkey); the login routes are GET and POST.
+    if (ctx.method === 'DELETE' && !['login', 'callback', 'logout'].includes(ctx.params.action!)) return providerAction(ctx, provider, ctx.params.action!);
+    if (ctx.method !== 'GET' && ctx.method !== 'POST') throw new AuthError(405, 'method_not_allowed', 'method not allowed');
+    switch (ctx.params.action) {
+      case 'login':
+        if (o.preAuthHook) await o.preAuthHook(ctx, provider.name);
+        return provider.login(ctx);
+      case 'callback':
+        if (!provider.callback) throw new AuthError(404, 'not_found', 'provider has no callback');
+        if (o.preAuthHook) await o.preAuthHook(ctx, provider.name);
+        return provider.callback(ctx);
+      case 'logout':
+        await endToken(ctx);
+        return provider.logout(ctx);
+      default:
+        return providerAction(ctx, provider, ctx.params.action!);
+    }
+  });
+
+  // Two-segment actions (`register/options`): a provider's own routes only.
+  router.all('/:provider/:action/:sub', async (ctx) => {
+    const provider = providers.get(ctx.params.provider!);
+    if (!provider) throw new AuthError(400, 'unknown_provider', `provider ${ctx.params.provider} not supported`);
+    if (ctx.method !== 'GET' && ctx.method !== 'POST' && ctx.method !== 'DELETE') throw new AuthError(405, 'method_not_allowed', 'method not allowed');
+    return providerAction(ctx, provider, `${ctx.params.action}/${ctx.params.sub}`);
+  });
+
+  return router;
+}

@@ -1,0 +1,90 @@
+/** The passkey provider without a browser: options, the routes' guards, and the store over a StateStore. */
+import test from 'ava';
+import { join } from 'node:path';
+import { authKoa } from '../../lib/index.js';
+import { statePasskeyStore, type Passkey } from '../../lib/passkeys/store.js';
+import { LmdbStateStore } from '../../lib/state/lmdb.js';
+import { memoryStateStore } from '../../lib/state/memory.js';
+import type { StateStore } from '../../lib/state/types.js';
+import { Client } from '../helpers/http.js';
+import { startPasskeyApp } from './fixtures.js';
+import { tempDir } from '../telegram/fixtures.js';
+
+const base = { secret: 'passkey-api-secret-0123456789abcdef', url: 'http://localhost:1' };
+
+test('passkey options are checked at start-up, naming the option', async (t) => {
+  const cases: Array<[Record<string, unknown>, RegExp, string?]> = [
+    [{ kind: 'passkey' }, /providers\[0\] \(passkey\): rpName .* is required/],
+    [{ kind: 'passkey', rpName: 'x', rpID: 'example.com' }, /rpID must be the host of url \(localhost\)/],
+    [{ kind: 'passkey', rpName: 'x' }, /rpID must be a domain name; WebAuthn refuses IP addresses/, 'http://127.0.0.1:1'],
+    [{ kind: 'passkey', rpName: 'x', userVerification: 'always' }, /userVerification must be 'preferred' or 'required'/],
+    [{ kind: 'passkey', rpName: 'x', rpId: 'localhost' }, /unknown option "rpId" \(did you mean "rpID"\?\)/],
+  ];
+  for (const [entry, message, url] of cases) {
+    const auth = authKoa({ ...base, url: url ?? base.url, providers: [entry as never] });
+    await t.throwsAsync(auth.ready, { instanceOf: TypeError, message }, message.source);
+    await auth.close();
+  }
+});
+
+test('the routes: login/options for anyone, register/options, list and DELETE only with a session, JSON errors, POST only', async (t) => {
+  const app = await startPasskeyApp(t, undefined, [{ kind: 'passkey', rpName: 'tests' }]);
+  const c = new Client(app.url);
+  const options = await c.fetch('/auth/passkey/login/options', { method: 'POST' });
+  t.is(options.status, 200);
+  const json = (await options.json()) as { challenge: string; rpId: string };
+  t.regex(json.challenge, /^[A-Za-z0-9_-]{20,}$/);
+  t.is(json.rpId, 'localhost');
+  t.is(options.headers.get('cache-control'), 'no-store');
+  t.truthy(await app.state.get('passkey-challenge', json.challenge), 'the challenge waits in the state store');
+
+  const noSession = await c.fetch('/auth/passkey/register/options', { method: 'POST' });
+  t.is(noSession.status, 401);
+  t.is(((await noSession.json()) as { code: string }).code, 'no_token');
+  t.is((await c.fetch('/auth/passkey/list')).status, 401);
+  t.is((await c.fetch('/auth/passkey/someid', { method: 'DELETE' })).status, 401, 'DELETE needs a session');
+  t.is((await c.fetch('/auth/passkey/login/options')).status, 405, 'GET');
+  const garbage = await c.fetch('/auth/passkey/login', { method: 'POST', json: { id: 42 } });
+  t.is(garbage.status, 400);
+  t.is(((await garbage.json()) as { code: string }).code, 'bad_request');
+  const unknown = await c.fetch('/auth/passkey/login', { method: 'POST', json: { id: 'AAAA', response: {} } });
+  t.is(unknown.status, 401);
+  t.is(((await unknown.json()) as { code: string }).code, 'passkey_unknown');
+  t.is((await c.fetch('/auth/passkey/no/such/route')).status, 404);
+});
+
+function passkey(id: string, userId: string, counter = 0): Passkey {
+  return { id, publicKey: 'cHVi', counter, userId, userName: userId, userHandle: 'h', createdAt: 1 };
+}
+
+for (const [label, open] of [
+  ['memory', async () => memoryStateStore()],
+  ['lmdb', async (t: any) => new LmdbStateStore(join(tempDir(t), 'passkeys'))],
+] as Array<[string, (t: any) => Promise<StateStore>]>) {
+  test(`passkey store over ${label}: save once, list by user, counters only forward, remove`, async (t) => {
+    const state = await open(t);
+    t.teardown(() => state.close());
+    const store = statePasskeyStore(state);
+    const handle = await store.userHandle('u1');
+    t.regex(handle, /^[A-Za-z0-9_-]{43}$/);
+    t.is(await store.userHandle('u1'), handle, 'one handle per user');
+    t.not(await store.userHandle('u2'), handle);
+    t.true(await store.save(passkey('a', 'u1')));
+    t.false(await store.save(passkey('a', 'u2')), 'a credential id is registered once');
+    t.true(await store.save(passkey('b', 'u1', 5)));
+    t.true(await store.save(passkey('c', 'u2')));
+    t.deepEqual((await store.listByUser('u1')).map((p) => p.id).sort(), ['a', 'b']);
+    t.true(await store.updateCounter('b', 6, 100));
+    t.false(await store.updateCounter('b', 6, 101), 'not forward');
+    t.false(await store.updateCounter('b', 3, 102), 'backwards');
+    t.true(await store.updateCounter('a', 0, 103), 'an authenticator that does not count');
+    t.is((await store.get('b'))?.counter, 6);
+    t.is((await store.get('b'))?.lastUsedAt, 100);
+    const racing = await Promise.all([7, 8, 9].map((n) => store.updateCounter('b', n, 200)));
+    t.true(racing.some(Boolean));
+    t.true(await store.remove('a'));
+    t.false(await store.remove('a'));
+    t.deepEqual((await store.listByUser('u1')).map((p) => p.id), ['b']);
+    t.is(await store.get('a'), undefined);
+  });
+}

@@ -1,0 +1,159 @@
+/**
+ * Passkeys end to end in real headless Chromium with a CDP virtual authenticator (ctap2, internal,
+ * resident keys, user verification): log in with the dev provider, add a passkey, log out, log in with
+ * the passkey, call a protected route; then each refusal. WebAuthn refuses IP addresses as relying
+ * party ids, so the app's `url` is http://localhost:<port> (Chromium resolves it to 127.0.0.1).
+ */
+import test, { type ExecutionContext } from 'ava';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Browser, Page } from 'playwright-core';
+import { memoryStateStore } from '../../lib/state/memory.js';
+import type { StateStore } from '../../lib/state/types.js';
+import { ensureBrowserBundle, launchChromium } from '../helpers/browser.js';
+import { startPasskeyApp, type PasskeyApp } from './fixtures.js';
+
+const BUNDLE = join(fileURLToPath(new URL('../../', import.meta.url)), 'dist', 'browser', 'passkey.js');
+
+let browser: Browser;
+test.before(async () => {
+  await ensureBrowserBundle();
+  browser = await launchChromium();
+});
+test.after.always(async () => {
+  await browser?.close();
+});
+
+/** The passkey app with the test page and the built bundle served. */
+async function startPageApp(t: ExecutionContext, state?: StateStore): Promise<PasskeyApp> {
+  const app = await startPasskeyApp(t, state);
+  const bundle = await readFile(BUNDLE, 'utf8');
+  app.router.get('/page', (ctx) => {
+    ctx.type = 'html';
+    ctx.body = '<!doctype html><meta charset="utf-8"><title>passkeys</title><script src="/passkey.js"></script>';
+  });
+  app.router.get('/passkey.js', (ctx) => {
+    ctx.type = 'text/javascript';
+    ctx.body = bundle;
+  });
+  return app;
+}
+
+/** A page with a virtual authenticator of its own. */
+async function pageWithAuthenticator(t: ExecutionContext, app: PasskeyApp): Promise<Page> {
+  const context = await browser.newContext();
+  t.teardown(() => context.close());
+  const page = await context.newPage();
+  const cdp = await context.newCDPSession(page);
+  await cdp.send('WebAuthn.enable');
+  await cdp.send('WebAuthn.addVirtualAuthenticator', {
+    options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+  });
+  await page.goto(`${app.url}/page`);
+  return page;
+}
+
+/** Logs in through the dev provider's form and comes back to /page. */
+async function devLogin(page: Page, app: PasskeyApp, user = 'dev_user'): Promise<void> {
+  await page.goto(`${app.url}/auth/dev/login?from=${encodeURIComponent(`${app.url}/page`)}`);
+  await page.fill('input[name=username]', user);
+  await Promise.all([page.waitForURL(`${app.url}/page`), page.click('button')]);
+}
+
+/** fetch() in the page, with the XSRF header from the cookie; resolves status and JSON. */
+function pageFetch(page: Page, path: string, init: { method?: string; body?: unknown } = {}) {
+  return page.evaluate(
+    async ({ path, init }) => {
+      const xsrf = document.cookie.split('; ').find((c) => c.startsWith('XSRF-TOKEN='))?.slice(11) ?? '';
+      const res = await fetch(path, {
+        method: init.method ?? 'GET',
+        headers: { 'X-XSRF-TOKEN': xsrf, ...(init.body === undefined ? {} : { 'content-type': 'application/json' }) },
+        body: init.body === undefined ? undefined : JSON.stringify(init.body),
+      });
+      const text = await res.text();
+      return { status: res.status, json: text ? JSON.parse(text) : null };
+    },
+    { path, init },
+  );
+}
+
+test('dev login, add a passkey, log out, log in with the passkey, call a protected route', async (t) => {
+  const app = await startPageApp(t);
+  const page = await pageWithAuthenticator(t, app);
+  await devLogin(page, app);
+  const me = await pageFetch(page, '/private');
+  t.is(me.status, 200);
+  const userId = me.json.user.id as string;
+  t.regex(userId, /^dev_/);
+
+  const added = await page.evaluate(() => (window as any).authkoaPasskey.registerPasskey());
+  t.regex(added.id, /^[A-Za-z0-9_-]+$/);
+  const list = await pageFetch(page, '/auth/passkey/list');
+  t.is(list.status, 200);
+  t.deepEqual(
+    list.json.map((p: { id: string }) => p.id),
+    [added.id],
+  );
+
+  t.is((await pageFetch(page, '/auth/logout')).status, 200);
+  t.is((await pageFetch(page, '/private')).status, 401, 'logged out');
+
+  const user = await page.evaluate(() => (window as any).authkoaPasskey.loginWithPasskey());
+  t.is(user.id, userId, 'the passkey logs in as the account that added it');
+  t.is(user.name, 'dev_user');
+  const after = await pageFetch(page, '/private');
+  t.is(after.status, 200);
+  t.is(after.json.user.id, userId);
+});
+
+/** The page's own steps of a passkey login, so a test can hold on to (and replay or change) the assertion. */
+async function assertion(page: Page): Promise<unknown> {
+  return page.evaluate(async () => {
+    const options = await (await fetch('/auth/passkey/login/options', { method: 'POST' })).json();
+    const publicKey = (PublicKeyCredential as any).parseRequestOptionsFromJSON(options);
+    const credential = (await navigator.credentials.get({ publicKey })) as any;
+    return credential.toJSON();
+  });
+}
+
+test('refusals: a replayed assertion, a wrong origin, a removed passkey, a counter that went backwards', async (t) => {
+  const state = memoryStateStore();
+  const app = await startPageApp(t, state);
+  const page = await pageWithAuthenticator(t, app);
+  await devLogin(page, app);
+  const { id } = await page.evaluate(() => (window as any).authkoaPasskey.registerPasskey());
+  await pageFetch(page, '/auth/logout');
+
+  const post = (target: string, body: unknown) => fetch(`${target}/auth/passkey/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const once = await assertion(page);
+  t.is((await post(app.url, once)).status, 200, 'the assertion logs in once');
+  const replay = await post(app.url, once);
+  t.is(replay.status, 400);
+  t.is(((await replay.json()) as { code: string }).code, 'challenge_invalid', 'its challenge is spent');
+
+  // Another origin (another port) sharing the same passkeys and challenges: the browser signed for this one.
+  const other = await startPageApp(t, state);
+  const elsewhere = await post(other.url, await assertion(page));
+  t.is(elsewhere.status, 401);
+  const refusal = (await elsewhere.json()) as { code: string; error: string };
+  t.is(refusal.code, 'passkey_invalid');
+  t.regex(refusal.error, /origin/i);
+
+  // A counter that went backwards: the store says the authenticator already counted far beyond it.
+  const entry = (await state.get<Record<string, unknown>>('passkey', id))!;
+  t.true(await state.replace('passkey', id, entry.rev, { ...entry.value, counter: 1_000_000 }, entry.expiresAt));
+  const cloned = await post(app.url, await assertion(page));
+  t.is(cloned.status, 401);
+  t.is(((await cloned.json()) as { code: string }).code, 'passkey_invalid');
+
+  // Removed through the API by its owner: then unknown.
+  await devLogin(page, app);
+  t.is((await pageFetch(page, `/auth/passkey/${id}`, { method: 'DELETE' })).status, 204);
+  t.deepEqual((await pageFetch(page, '/auth/passkey/list')).json, []);
+  await pageFetch(page, '/auth/logout');
+  // The authenticator still holds the key and signs; the server no longer knows it.
+  const removed = await post(app.url, await assertion(page));
+  t.is(removed.status, 401);
+  t.is(((await removed.json()) as { code: string }).code, 'passkey_unknown');
+});
