@@ -9,6 +9,7 @@ import { botCommand } from './commands/bot.js';
 import { demoCommand } from './commands/demo.js';
 import { devOauthCommand } from './commands/dev-oauth.js';
 import { secretCommand } from './commands/secret.js';
+import { passkeysCommand } from './commands/passkeys.js';
 import { sessionsCommand } from './commands/sessions.js';
 
 /** The package's version, found by walking up from this file (bin/ under tsx, dist/bin/ when built). */
@@ -57,6 +58,7 @@ program.addCommand(devOauthCommand());
 program.addCommand(avatarsCommand());
 program.addCommand(botCommand());
 program.addCommand(sessionsCommand());
+program.addCommand(passkeysCommand());
 
 try {
   await program.parseAsync(process.argv);

@@ -1,0 +1,76 @@
+import { Command } from 'commander';
+import { statePasskeyStore, type PasskeyStore } from '../../lib/passkeys/store.js';
+import { openStateStore, parseStateUri, type StateStore } from '../../lib/state/index.js';
+
+interface StoreOption {
+  store: string;
+}
+
+/**
+ * Opens the passkey store at `--store` (the provider's `credentials`, or the service's `stateStore`),
+ * runs `use`, and closes it. The URI is checked here, not by commander, which would echo a rejected
+ * value with its password.
+ */
+async function withPasskeys<T>(uri: string, use: (passkeys: PasskeyStore) => Promise<T>): Promise<T> {
+  let kind: string;
+  try {
+    kind = parseStateUri(uri, '--store').kind;
+  } catch {
+    throw new Error('--store must be lmdb://<path>, redis://… or mongodb://…');
+  }
+  if (kind === 'memory') throw new Error("--store must be the apps' passkey store: memory:// is one process's own");
+  let store: StateStore;
+  try {
+    store = await openStateStore(uri, {}, '--store');
+  } catch (err) {
+    throw new Error(`cannot open the store: ${(err as Error).message.replace(/^authKoa: /, '')}`);
+  }
+  try {
+    return await use(statePasskeyStore(store));
+  } finally {
+    await store.close();
+  }
+}
+
+const STORE_HELP = "where the passkeys are: the provider's credentials, or the apps' stateStore (lmdb://<path>, redis://…, mongodb://…)";
+
+/** `authctl passkeys list <user id>` and `authctl passkeys remove <credential id>`, for operators. */
+export function passkeysCommand(): Command {
+  const passkeys = new Command('passkeys').description("look at and remove users' passkeys");
+  passkeys
+    .command('list')
+    .description('list the passkeys of a user')
+    .argument('<user-id>', 'the user id as in the token, e.g. github_1a2b…')
+    .requiredOption('--store <uri>', STORE_HELP)
+    .option('--json', 'print JSON')
+    .action(async (userId: string, opts: StoreOption & { json?: boolean }) => {
+      const list = await withPasskeys(opts.store, (p) => p.listByUser(userId));
+      const rows = list.map((p) => ({
+        id: p.id,
+        createdAt: new Date(p.createdAt).toISOString(),
+        lastUsedAt: p.lastUsedAt ? new Date(p.lastUsedAt).toISOString() : null,
+        deviceType: p.deviceType ?? null,
+        backedUp: p.backedUp ?? null,
+      }));
+      if (opts.json) {
+        process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
+        return;
+      }
+      for (const r of rows) process.stdout.write(`${r.id}  created ${r.createdAt}  last used ${r.lastUsedAt ?? 'never'}  ${r.deviceType ?? ''}\n`);
+      process.stdout.write(`${rows.length} passkey${rows.length === 1 ? '' : 's'} of ${userId}\n`);
+    });
+  passkeys
+    .command('remove')
+    .description('remove a passkey: it no longer logs anyone in')
+    .argument('<credential-id>', 'the passkey id, as `list` prints it')
+    .requiredOption('--store <uri>', STORE_HELP)
+    .action(async (id: string, opts: StoreOption) => {
+      const removed = await withPasskeys(opts.store, async (p) => {
+        const found = await p.get(id);
+        return found && (await p.remove(id)) ? found : undefined;
+      });
+      if (!removed) throw new Error(`no passkey ${id} in that store`);
+      process.stdout.write(`authctl passkeys: removed ${id} of ${removed.userId}\n`);
+    });
+  return passkeys;
+}
