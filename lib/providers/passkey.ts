@@ -65,14 +65,17 @@ export const passkeyProvider: ProviderModule = {
     const state = deps.stateStore;
     const requireUV = userVerification === 'required';
 
+    /** Challenges are this provider's own: another passkey provider of the app cannot spend them. */
+    const challengeKey = (challenge: string) => `${name}:${challenge}`;
     /** Issues a challenge for `purpose`, spent by the first response that names it. */
-    const remember = (challenge: string, purpose: Challenge) => state.create(CHALLENGES, challenge, purpose, deps.clock() + challengeMs);
+    const remember = (challenge: string, purpose: Challenge) => state.create(CHALLENGES, challengeKey(challenge), purpose, deps.clock() + challengeMs);
 
     /** The check simplewebauthn runs on the response's challenge: it must be ours, for this purpose, and unspent. */
     const spend = (accept: (c: Challenge) => boolean) => async (challenge: string) => {
-      const entry = await state.get<Challenge>(CHALLENGES, challenge);
+      if (typeof challenge !== 'string' || challenge.length > 256) return false;
+      const entry = await state.get<Challenge>(CHALLENGES, challengeKey(challenge));
       if (!entry || entry.expiresAt <= deps.clock() || !accept(entry.value)) return false;
-      return state.take(CHALLENGES, challenge, entry.rev);
+      return state.take(CHALLENGES, challengeKey(challenge), entry.rev);
     };
 
     async function registerOptions(ctx: Context): Promise<void> {

@@ -14,21 +14,25 @@ export interface Served {
 }
 
 /** Listens with any request handler on 127.0.0.1:0. */
-export async function serve(handler: http.RequestListener): Promise<Served> {
+export async function serve(handler: http.RequestListener, listenPort = 0): Promise<Served> {
   const server = http.createServer(handler);
   // Longer than undici's 4 s client keep-alive: otherwise, on a loaded machine, the server may close an
   // idle pooled socket just as fetch reuses it, and the request fails with "other side closed".
   server.keepAliveTimeout = 60_000;
-  server.listen(0, '127.0.0.1');
+  server.listen(listenPort, '127.0.0.1');
   await once(server, 'listening');
   const port = (server.address() as AddressInfo).port;
+  let closed: Promise<void> | undefined;
   return {
     url: `http://127.0.0.1:${port}`,
     port,
     server,
-    async close() {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+    close() {
+      closed ??= new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      });
+      return closed;
     },
   };
 }

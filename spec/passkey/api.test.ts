@@ -36,7 +36,7 @@ test('the routes: login/options for anyone, register/options, list and DELETE on
   t.regex(json.challenge, /^[A-Za-z0-9_-]{20,}$/);
   t.is(json.rpId, 'localhost');
   t.is(options.headers.get('cache-control'), 'no-store');
-  t.truthy(await app.state.get('passkey-challenge', json.challenge), 'the challenge waits in the state store');
+  t.truthy(await app.state.get('passkey-challenge', `passkey:${json.challenge}`), 'the challenge waits in the state store, under the provider');
 
   const noSession = await c.fetch('/auth/passkey/register/options', { method: 'POST' });
   t.is(noSession.status, 401);

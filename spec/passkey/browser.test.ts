@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { memoryStateStore } from '../../lib/state/memory.js';
 import type { StateStore } from '../../lib/state/types.js';
+import type { ProviderEntry } from '../../lib/index.js';
 import { ensureBrowserBundle, launchChromium } from '../helpers/browser.js';
 import { startPasskeyApp, type PasskeyApp } from './fixtures.js';
 
@@ -26,8 +27,8 @@ test.after.always(async () => {
 });
 
 /** The passkey app with the test page and the built bundle served. */
-async function startPageApp(t: ExecutionContext, state?: StateStore): Promise<PasskeyApp> {
-  const app = await startPasskeyApp(t, state);
+async function startPageApp(t: ExecutionContext, state?: StateStore, providers?: ProviderEntry[], host?: string): Promise<PasskeyApp> {
+  const app = await startPasskeyApp(t, state, providers, host);
   const bundle = await readFile(BUNDLE, 'utf8');
   app.router.get('/page', (ctx) => {
     ctx.type = 'html';
@@ -156,4 +157,27 @@ test('refusals: a replayed assertion, a wrong origin, a removed passkey, a count
   const removed = await post(app.url, await assertion(page));
   t.is(removed.status, 401);
   t.is(((await removed.json()) as { code: string }).code, 'passkey_unknown');
+});
+
+test('refusal: an assertion for another rpID is refused, on the same origin', async (t) => {
+  // The browser signs for the rpID of the options it was given (app.localhost); the app then restarts on
+  // the same origin configured with rpID localhost (a suffix of the host it may legally claim). The
+  // origin and the (shared) challenge still match; only the rpID differs.
+  const state = memoryStateStore();
+  const providers = (rpID: string) => [{ kind: 'dev' as const, port: 0 }, { kind: 'passkey' as const, rpName: 'tests', rpID }];
+  const first = await startPageApp(t, state, providers('app.localhost'), 'app.localhost');
+  const page = await pageWithAuthenticator(t, first);
+  await devLogin(page, first);
+  await page.evaluate(() => (window as any).authkoaPasskey.registerPasskey());
+  const signed = await assertion(page);
+  await first.close();
+  const second = await startPasskeyApp(t, state, providers('localhost'), 'app.localhost', first.port);
+  t.is(second.url, first.url, 'the same origin');
+  // Node does not resolve *.localhost: post to the loopback address (the origin the server checks is the
+  // one the browser signed into the response, not this request's Host).
+  const res = await fetch(`http://127.0.0.1:${second.port}/auth/passkey/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(signed) });
+  t.is(res.status, 401);
+  const body = (await res.json()) as { code: string; error: string };
+  t.is(body.code, 'passkey_invalid');
+  t.regex(body.error, /RP ID/i);
 });

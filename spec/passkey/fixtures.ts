@@ -14,26 +14,31 @@ export interface PasskeyApp {
   auth: AuthKoa;
   state: StateStore;
   router: Router;
+  port: number;
+  /** Stops the app (also done at teardown); the port is free again. */
+  close(): Promise<void>;
 }
 
 /**
- * An app on http://localhost:<port> (listening on 127.0.0.1) with the dev provider, a passkey provider
- * and a protected `/private` route; `router` takes more routes.
+ * An app on http://localhost:<port> (listening on 127.0.0.1; `host` may be another name browsers send to
+ * loopback, such as app.localhost) with the dev provider, a passkey provider and a protected `/private`
+ * route; `router` takes more routes. `port` 0 picks a free one.
  */
-export async function startPasskeyApp(t: ExecutionContext, state: StateStore = memoryStateStore(), providers?: ProviderEntry[]): Promise<PasskeyApp> {
+export async function startPasskeyApp(t: ExecutionContext, state: StateStore = memoryStateStore(), providers?: ProviderEntry[], host = 'localhost', port = 0): Promise<PasskeyApp> {
   const koa = new Koa();
-  const served = await serve((req, res) => koa.callback()(req, res));
-  const url = served.url.replace('127.0.0.1', 'localhost');
+  const served = await serve((req, res) => koa.callback()(req, res), port);
+  const url = served.url.replace('127.0.0.1', host);
   const auth = authKoa({
     secret: SECRET,
     url,
     stateStore: state,
     providers: providers ?? [{ kind: 'dev', port: 0 }, { kind: 'passkey', rpName: 'authkoa tests', userVerification: 'required' }],
   });
-  t.teardown(async () => {
+  const close = async () => {
     await auth.close();
     await served.close();
-  });
+  };
+  t.teardown(close);
   await auth.ready;
   const router = new Router();
   router.get('/private', auth.middleware.auth, (ctx) => {
@@ -41,5 +46,5 @@ export async function startPasskeyApp(t: ExecutionContext, state: StateStore = m
   });
   koa.use(auth);
   koa.use(router.routes());
-  return { url, auth, state, router };
+  return { url, auth, state, router, port: served.port, close };
 }
