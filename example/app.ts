@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { isIP, type AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import Router from '@koa/router';
 import Koa from 'koa';
@@ -15,10 +15,11 @@ import { mountStatic } from './static.js';
 export interface ExampleOptions {
   /** Port of the app (default 8080; 0 picks a free one). */
   port: number;
+  /** Address to listen on; 127.0.0.1 and ::1 are published as http://localhost:<port> (see publicUrl). */
   host: string;
   /** Port of the dev OAuth2 server (default 8084; 0 picks a free one). */
   devPort?: number;
-  /** Folder for the generated secret and the LMDB avatar store. */
+  /** Folder for the generated secret, the LMDB avatar store and the LMDB passkey store. */
   varDir: string;
   log?: (line: string) => void;
   env?: NodeJS.ProcessEnv;
@@ -42,6 +43,17 @@ function loadSecret(varDir: string): string {
 }
 
 /**
+ * The demo's public URL for a listen address, and whether passkeys can work there. WebAuthn refuses IP
+ * addresses as relying party ids, so a loopback address becomes `localhost` (browsers resolve it to
+ * loopback and treat it as a secure context over plain http); the app still listens on the address given.
+ * Any other IP address stays as it is, without passkeys; a host name stays as it is, with them.
+ */
+export function publicUrl(host: string, port: number): { url: string; passkeys: boolean } {
+  if (host === '127.0.0.1' || host === '::1') return { url: `http://localhost:${port}`, passkeys: true };
+  return { url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`, passkeys: isIP(host) === 0 };
+}
+
+/**
  * The reference wiring: authkoa at /auth, avatars at /avatar in an LMDB store, a protected API under
  * /api, the page at /. Listens first, so the public URL (and a port of 0) is known before authkoa is built.
  */
@@ -54,7 +66,7 @@ export async function startExample(o: ExampleOptions): Promise<RunningExample> {
   server.listen(o.port, o.host);
   await once(server, 'listening');
   const { port } = server.address() as AddressInfo;
-  const url = `http://${o.host.includes(':') ? `[${o.host}]` : o.host}:${port}`;
+  const { url, passkeys } = publicUrl(o.host, port);
   const varDir = resolve(o.varDir);
   const outbox = new Outbox(log);
 
@@ -68,7 +80,13 @@ export async function startExample(o: ExampleOptions): Promise<RunningExample> {
     avatarResizeLimit: 200,
     // The dev OAuth2 server serves its pictures from 127.0.0.1; a real deployment leaves this off.
     avatarAllowPrivate: true,
-    providers: demoProviders({ devPort: o.devPort ?? 8084, outbox, env: o.env ?? process.env }),
+    providers: demoProviders({
+      devPort: o.devPort ?? 8084,
+      outbox,
+      env: o.env ?? process.env,
+      // Passkeys sit beside the avatars, so they survive a restart like the secret and the avatars do.
+      passkeyCredentials: passkeys ? `lmdb://${join(varDir, 'passkeys')}` : undefined,
+    }),
     claimsUpdater: (claims) => {
       // The demo user is an admin and an editor, so every protected route of the page can be tried.
       if (claims.user?.name === DEMO_USER.name) claims.user = { ...claims.user, role: 'editor', attrs: { ...claims.user.attrs, admin: true } };
@@ -99,9 +117,11 @@ export async function startExample(o: ExampleOptions): Promise<RunningExample> {
   app.use(router.allowedMethods());
   handle = app.callback();
 
-  log(`authkoa example listening on ${url}`);
+  // A loopback address is shown as localhost (passkeys need a host name); say which address it listens on.
+  log(`authkoa example listening on ${url}${passkeys && isIP(o.host) ? ` (address ${o.host})` : ''}`);
   log(`  open:      ${url}/`);
   log(`  providers: ${auth.providers.list().map((p) => p.name).join(', ')}`);
+  if (!passkeys) log(`  passkeys:  off: WebAuthn refuses IP addresses such as ${o.host}; listen on 127.0.0.1, ::1 or a host name to have them`);
   log(`  demo user: ${DEMO_USER.name} / ${DEMO_USER.passwd} (provider "local"); email login messages: ${url}/outbox`);
   return {
     url,

@@ -9,12 +9,15 @@ export interface ProviderSetup {
   devPort: number;
   outbox: Outbox;
   env: NodeJS.ProcessEnv;
+  /** Where the passkey provider keeps passkeys; without it the demo has no passkeys (its URL is an IP address). */
+  passkeyCredentials?: string;
 }
 
 /**
  * The providers the demo offers: the dev OAuth2 server, a direct provider with a demo user, email login
- * through the outbox, Telegram when TELEGRAM_TOKEN is set, and every built-in social provider whose
- * <NAME>_CID and <NAME>_CSEC variables are set (e.g. GITHUB_CID, GITHUB_CSEC).
+ * through the outbox, passkeys (when the setup says where to keep them), Telegram when TELEGRAM_TOKEN is
+ * set, and every built-in social provider whose <NAME>_CID and <NAME>_CSEC variables are set (e.g.
+ * GITHUB_CID, GITHUB_CSEC).
  */
 export function demoProviders(s: ProviderSetup): ProviderEntry[] {
   const providers: ProviderEntry[] = [
@@ -28,6 +31,7 @@ export function demoProviders(s: ProviderSetup): ProviderEntry[] {
       template: 'Hello {{.User}},\n\nfollow this link to log in to the authkoa demo:\n{{.URL}}\n\nIt works once, for 30 minutes.',
     },
   ];
+  if (s.passkeyCredentials) providers.push({ kind: 'passkey', rpName: 'authkoa demo', credentials: s.passkeyCredentials });
   for (const name of Object.keys(catalog)) {
     const cid = s.env[`${name.toUpperCase()}_CID`];
     const csecret = s.env[`${name.toUpperCase()}_CSEC`];

@@ -32,8 +32,38 @@
     var body = xhr.responseJSON;
     return 'HTTP ' + xhr.status + (body && body.error ? ': ' + body.error + ' (' + body.code + ')' : '');
   }
+  /** A failed passkey call: a PasskeyError (server refusal, or status 0 in the browser) or the browser's own error. */
+  function passkeyFailed(err) {
+    if (err.name === 'NotAllowedError') return show('#result', 'Passkey prompt cancelled.');
+    if (err.name === 'PasskeyError') return show('#result', (err.status ? 'HTTP ' + err.status + ': ' : '') + err.message + ' (' + err.code + ')');
+    show('#result', err.name + ': ' + err.message);
+  }
+
+  var current = null; // the logged-in user
+  var passkey = null; // the passkey provider's resources, once /auth/list names one
+
+  /** Lists the user's passkeys, each with a Remove button; shown to a logged-in user when the demo has passkeys. */
+  function renderPasskeys() {
+    var on = !!(current && passkey);
+    $('#passkeys').prop('hidden', !on);
+    if (!on) return $('#passkey-list').empty();
+    passkey.list.read().done(function (keys) {
+      $('#passkey-list').empty().append(keys.length ? keys.map(function (k) {
+        var remove = $('<button type="button">').text('Remove').on('click', function () {
+          passkey.keys.destroy(k.id)
+            .done(function () { show('#result', 'Passkey removed.'); renderPasskeys(); })
+            .fail(function (xhr) { show('#result', errorText(xhr)); });
+        });
+        var used = k.lastUsedAt ? 'last used ' + new Date(k.lastUsedAt).toLocaleString() : 'never used';
+        return $('<li>').attr('data-passkey', k.id).append($('<code>').text(k.id.slice(0, 12) + '…'),
+          ' ' + (k.backedUp ? 'synced' : 'this device') + ', added ' + new Date(k.createdAt).toLocaleString() + ', ' + used + ' ', remove);
+      }) : $('<li class="none">').text('No passkeys yet.'));
+    }).fail(function (xhr) { show('#result', errorText(xhr)); });
+  }
 
   function renderUser(user) {
+    current = user;
+    renderPasskeys();
     if (!user) {
       show('#status', 'Not logged in.');
       $('#user').prop('hidden', true);
@@ -86,6 +116,17 @@
         });
       });
       box.append(tg);
+    } else if (p.kind === 'passkey') {
+      // window.authkoaPasskey (/vendor/passkey.js) runs the browser prompt; list and removal go through the client.
+      var base = '/auth/' + encodeURIComponent(p.name);
+      passkey = { base: base, list: providerResource(p.name).add('list', { isSingle: true }), keys: auth.add(p.name + '-keys', { url: p.name }) };
+      var pk = $('<button type="button">').text('Log in with a passkey').attr('data-provider', p.name);
+      pk.on('click', function () {
+        authkoaPasskey.loginWithPasskey({ base: base })
+          .then(function () { refreshUser(); show('#result', 'Logged in through ' + p.name + '.'); }, passkeyFailed);
+      });
+      box.append(pk);
+      renderPasskeys();
     } else {
       // OAuth2 kinds: the browser itself goes to the provider and comes back to `from`.
       var a = $('<a class="button" role="button">').text('Log in with ' + p.name)
@@ -97,6 +138,10 @@
 
   $('#logout').on('click', function () {
     auth.logout.read().always(function () { renderUser(null); show('#result', 'Logged out.'); });
+  });
+  $('#passkey-add').on('click', function () {
+    authkoaPasskey.registerPasskey({ base: passkey.base })
+      .then(function () { show('#result', 'Passkey added.'); renderPasskeys(); }, passkeyFailed);
   });
   $('[data-call]').on('click', function () {
     var name = $(this).attr('data-call');

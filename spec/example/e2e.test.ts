@@ -37,7 +37,7 @@ async function openPage(): Promise<Page> {
 
 test.serial('dev login through the page: user and avatar shown, protected route called, logout', async (t) => {
   const page = await openPage();
-  t.deepEqual(await page.locator('#providers > *').evaluateAll((els) => els.map((e) => e.getAttribute('data-provider') ?? e.className)), ['dev', 'local', 'provider verified']);
+  t.deepEqual(await page.locator('#providers > *').evaluateAll((els) => els.map((e) => e.getAttribute('data-provider') ?? e.className)), ['dev', 'local', 'provider verified', 'passkey']);
   await page.click('#providers [data-provider="dev"]');
   await page.waitForSelector('input[name="username"]');
   t.regex(page.url(), /\/login\/oauth\/authorize\?/);

@@ -8,7 +8,7 @@ import { mkdir, mkdtemp, readFile, readdir, rename, rm, stat } from 'node:fs/pro
 import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import type { TestFn } from 'ava';
 import type { JQueryLike, RestClientConstructor } from '../../browser/index.js';
 
@@ -169,6 +169,34 @@ export async function ensureBrowserBundle(): Promise<void> {
   } finally {
     await rm(tmp, { recursive: true, force: true });
   }
+}
+
+/**
+ * One Chromium for a test file: built bundles and a browser before the first test, closed after the
+ * last. Returns the getter the tests call.
+ */
+export function useChromium(test: TestFn): () => Browser {
+  let browser: Browser | undefined;
+  test.before(async () => {
+    await ensureBrowserBundle();
+    browser = await launchChromium();
+  });
+  test.after.always(async () => {
+    await browser?.close();
+  });
+  return () => browser!;
+}
+
+/**
+ * Gives `page`'s context a CDP virtual authenticator, as a platform passkey store would be: CTAP2,
+ * built in, resident keys, user verification done and presence confirmed without a prompt.
+ */
+export async function addVirtualAuthenticator(context: BrowserContext, page: Page): Promise<void> {
+  const cdp = await context.newCDPSession(page);
+  await cdp.send('WebAuthn.enable');
+  await cdp.send('WebAuthn.addVirtualAuthenticator', {
+    options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+  });
 }
 
 /** Launches Debian's headless Chromium. */

@@ -8,23 +8,16 @@ import test, { type ExecutionContext } from 'ava';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { memoryStateStore } from '../../lib/state/memory.js';
 import type { StateStore } from '../../lib/state/types.js';
 import type { ProviderEntry } from '../../lib/index.js';
-import { ensureBrowserBundle, launchChromium } from '../helpers/browser.js';
+import { addVirtualAuthenticator, useChromium } from '../helpers/browser.js';
 import { startPasskeyApp, type PasskeyApp } from './fixtures.js';
 
 const BUNDLE = join(fileURLToPath(new URL('../../', import.meta.url)), 'dist', 'browser', 'passkey.js');
 
-let browser: Browser;
-test.before(async () => {
-  await ensureBrowserBundle();
-  browser = await launchChromium();
-});
-test.after.always(async () => {
-  await browser?.close();
-});
+const browser = useChromium(test);
 
 /** The passkey app with the test page and the built bundle served. */
 async function startPageApp(t: ExecutionContext, state?: StateStore, providers?: ProviderEntry[], host?: string): Promise<PasskeyApp> {
@@ -43,14 +36,10 @@ async function startPageApp(t: ExecutionContext, state?: StateStore, providers?:
 
 /** A page with a virtual authenticator of its own. */
 async function pageWithAuthenticator(t: ExecutionContext, app: PasskeyApp): Promise<Page> {
-  const context = await browser.newContext();
+  const context = await browser().newContext();
   t.teardown(() => context.close());
   const page = await context.newPage();
-  const cdp = await context.newCDPSession(page);
-  await cdp.send('WebAuthn.enable');
-  await cdp.send('WebAuthn.addVirtualAuthenticator', {
-    options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
-  });
+  await addVirtualAuthenticator(context, page);
   await page.goto(`${app.url}/page`);
   return page;
 }
