@@ -43,13 +43,20 @@ export function sharedState(source: string | StateStore, opts: SharedStateOption
     final: true,
     what: 'state store',
   });
+  let current: StateStore | undefined;
+  const close = () => {
+    current = undefined;
+    return opened.close();
+  };
   /**
    * Runs one store call; a backend failure becomes the 503 every route answers alike, carrying the
    * cause, which the service logs when it answers (redacted by the store: no password in it).
    */
   async function guarded<T>(call: (s: StateStore) => Promise<T>): Promise<T> {
     try {
-      return await call(await opened.get());
+      // Once open, the store is used directly: an await on the lazy opener per call showed in the
+      // basic-auth path, which reads the store on every request.
+      return await call(current ?? (current = await opened.get()));
     } catch (err) {
       if (err instanceof TypeError || err instanceof AuthError) throw err;
       throw new AuthError(503, 'state_store_unavailable', 'login state is unavailable', { cause: err });
@@ -65,7 +72,7 @@ export function sharedState(source: string | StateStore, opts: SharedStateOption
     sweep: () => guarded((s) => s.sweep()),
     markUsed: (id, exp) => guarded((s) => s.markUsed(id, exp)),
     hit: (ns, keys, windowMs) => guarded((s) => hitIn(s, ns, keys, windowMs, clock)),
-    close: () => opened.close(),
+    close,
   };
 
   return {
@@ -81,6 +88,6 @@ export function sharedState(source: string | StateStore, opts: SharedStateOption
         logger.warn(`authkoa: ${option} cannot be reached at start-up (${(err as Error)?.message ?? err}); it is tried again on first use`);
       }
     },
-    close: () => opened.close(),
+    close,
   };
 }
