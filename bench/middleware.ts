@@ -8,7 +8,7 @@
 import http from 'node:http';
 import net from 'node:net';
 import Koa from 'koa';
-import { authKoa } from '../lib/index.js';
+import { authKoa } from './built.js';
 
 export interface MiddlewareCost {
   name: string;

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { openStore, prune } from '../lib/stores/index.js';
+import { openStore, prune } from './built.js';
 
 export interface ScaleResult {
   store: string;

@@ -15,9 +15,7 @@ import koaJwt from 'koa-jwt';
 import passport from 'koa-passport';
 import { ExtractJwt, Strategy as JwtStrategy } from 'passport-jwt';
 import serveStatic from 'koa-static';
-import { authKoa, type AuthKoaOptions } from '../lib/index.js';
-import { avatarId, openStore } from '../lib/stores/index.js';
-import { readCookie } from '../lib/session/transport.js';
+import { authKoa, avatarId, openStore, readCookie, type AuthKoaOptions } from './built.js';
 
 export const BENCH_SECRET = 'bench-secret-0123456789abcdef0123456789';
 const PAYLOAD = { ok: true, message: 'hello' };

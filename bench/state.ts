@@ -11,7 +11,7 @@ import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Koa from 'koa';
-import { authKoa } from '../lib/index.js';
+import { authKoa } from './built.js';
 import { startRedis } from '../spec/helpers/redis.js';
 
 export interface StateRow {

@@ -6,8 +6,7 @@ import { createSecretKey } from 'node:crypto';
 import { createVerifier } from 'fast-jwt';
 import { jwtVerify } from 'jose';
 import jwt from 'jsonwebtoken';
-import { resolveOptions } from '../lib/resolve-options.js';
-import { TokenService } from '../lib/session/token-service.js';
+import { resolveOptions, TokenService } from './built.js';
 
 export interface MicroResult {
   name: string;

@@ -1,0 +1,20 @@
+/**
+ * authkoa as applications run it: the compiled dist/ that `npm run bench` builds first (prebench).
+ * Importing lib/ here would run it through tsx, whose esbuild transform wraps every named function
+ * created per call in a `__name()` helper (keepNames): a per-call cost the shipped package does not
+ * have, which showed in the profiles of the basic-auth path. Types still come from lib/.
+ */
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+const dist = new URL('../dist/lib/', import.meta.url);
+if (!existsSync(fileURLToPath(new URL('index.js', dist)))) throw new Error('dist/ is missing: run `npm run build` (npm run bench does it first)');
+
+const load = <T>(path: string): Promise<T> => import(new URL(path, dist).href) as Promise<T>;
+
+export const { authKoa } = await load<typeof import('../lib/index.js')>('index.js');
+export const { avatarId, openStore, prune } = await load<typeof import('../lib/stores/index.js')>('stores/index.js');
+export const { readCookie } = await load<typeof import('../lib/session/transport.js')>('session/transport.js');
+export const { resolveOptions } = await load<typeof import('../lib/resolve-options.js')>('resolve-options.js');
+export const { TokenService } = await load<typeof import('../lib/session/token-service.js')>('session/token-service.js');
+export type { AuthKoaOptions } from '../lib/index.js';
