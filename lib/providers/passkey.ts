@@ -55,7 +55,9 @@ export const passkeyProvider: ProviderModule = {
     const host = new URL(deps.url).hostname;
     const rpID = opts.rpID ?? host;
     if (typeof rpID !== 'string' || !(host === rpID || host.endsWith(`.${rpID}`))) throw new TypeError(`rpID must be the host of url (${host}) or a suffix of it`);
-    if (/^[\d.]+$|:/.test(rpID)) throw new TypeError(`rpID must be a domain name; WebAuthn refuses IP addresses (use localhost in development)`);
+    // Browsers refuse WebAuthn on an IP address. Not a start-up error (the rest of the app may well run
+    // on one in development), but said once, since every passkey call from a page would fail.
+    if (/^[\d.]+$|:/.test(rpID)) deps.logger.warn(`${name}: rpID ${rpID} is an IP address, which browsers refuse for passkeys: use a host name (localhost in development)`);
     const userVerification = opts.userVerification ?? 'preferred';
     if (userVerification !== 'preferred' && userVerification !== 'required') throw new TypeError("userVerification must be 'preferred' or 'required'");
     const challengeMs = parseDuration(opts.challengeTimeout ?? '5m', 'challengeTimeout');
