@@ -149,21 +149,24 @@ export function createMiddleware(
     const { claims } = rt;
     if (claims.handshake) throw new AuthError(401, 'token_invalid', 'invalid kind of token');
     if (!claims.user) throw new AuthError(401, 'no_user', 'no user info presented in the claim');
-    if (sessions && o.strictRevocation) return unrevoked(ctx, rt, sessions);
-    if (o.validator) return validated(ctx, { ...rt, claims: copyClaims(claims) });
+    if (sessions && o.strictRevocation) return unrevoked(ctx, rt, sessions).then(() => checkedUser(ctx, rt));
+    return checkedUser(ctx, rt);
+  }
+
+  /** The validator (on its own copy of the claims), then the provider and expiry checks. */
+  function checkedUser(ctx: Context, rt: RequestToken): User | Promise<User> {
+    if (o.validator) return validated(ctx, { ...rt, claims: copyClaims(rt.claims) });
     return allowedUser(ctx, rt);
   }
 
-  /** strictRevocation: the revocation check on every request, then the usual path. */
-  async function unrevoked(ctx: Context, rt: RequestToken, revocations: Revocations): Promise<User> {
+  /** strictRevocation: the revocation check on every request; a refusal clears the cookies, an outage does not. */
+  async function unrevoked(ctx: Context, rt: RequestToken, revocations: Revocations): Promise<void> {
     try {
       await revocations.check(rt.claims);
     } catch (err) {
       const e = toAuthError(err);
       throw e.status >= 500 ? e : rejectAndClear(ctx, rt, e.code, e.message);
     }
-    if (o.validator) return validated(ctx, { ...rt, claims: copyClaims(rt.claims) });
-    return allowedUser(ctx, rt);
   }
 
   // The validator gets its own copy of the claims; the user it may have edited there is the one that goes on.

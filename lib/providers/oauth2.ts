@@ -60,12 +60,8 @@ export function createFlowProvider(spec: FlowSpec, deps: ProviderDeps): Provider
   async function spendHandshake(claims: Claims): Promise<void> {
     if (typeof claims.jti !== 'string' || !claims.jti) throw providerError(name, 403, 'invalid_handshake', 'invalid handshake token (no id)');
     const exp = typeof claims.exp === 'number' ? claims.exp : deps.tokenService.now() + HANDSHAKE_TTL_S;
-    let fresh: boolean;
-    try {
-      fresh = await deps.stateStore.markUsed(`handshake:${name}:${claims.jti}`, exp * 1000);
-    } catch (err) {
-      throw err instanceof AuthError ? err : new AuthError(503, 'state_store_unavailable', 'login state is unavailable', { cause: err });
-    }
+    // The service's store answers its own failures with the 503 every route gives.
+    const fresh = await deps.stateStore.markUsed(`handshake:${name}:${claims.jti}`, exp * 1000);
     if (!fresh) throw providerError(name, 403, 'invalid_handshake', 'handshake already used (callback replayed)');
   }
 

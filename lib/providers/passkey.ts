@@ -5,8 +5,8 @@ import { readJSON } from '../http/body.js';
 import { writeJSON } from '../http/respond.js';
 import { statePasskeyStore, type Passkey, type PasskeyStore } from '../passkeys/store.js';
 import { endSession } from '../session/login.js';
-import { isStateStore, parseStateUri, type StateStore } from '../state/index.js';
-import { sharedState } from '../state/shared.js';
+import type { StateStore } from '../state/index.js';
+import { providerState } from '../state/shared.js';
 import { parseDuration, type Duration } from '../util/duration.js';
 import { optionNames } from '../util/options.js';
 import type { ProviderDeps, ProviderModule } from './deps.js';
@@ -61,9 +61,10 @@ export const passkeyProvider: ProviderModule = {
     const userVerification = opts.userVerification ?? 'preferred';
     if (userVerification !== 'preferred' && userVerification !== 'required') throw new TypeError("userVerification must be 'preferred' or 'required'");
     const challengeMs = parseDuration(opts.challengeTimeout ?? '5m', 'challengeTimeout');
-    const own = ownCredentials(opts.credentials, deps);
-    await own?.start();
-    const passkeys: PasskeyStore = statePasskeyStore(own?.store ?? deps.stateStore);
+    // Its own `credentials` store when it has one, else the service's.
+    const own = providerState(opts.credentials, deps.stateStore, { clock: deps.clock, logger: deps.logger, option: 'credentials' });
+    await own.start();
+    const passkeys: PasskeyStore = statePasskeyStore(own.store);
     const state = deps.stateStore;
     const requireUV = userVerification === 'required';
 
@@ -215,7 +216,7 @@ export const passkeyProvider: ProviderModule = {
         endSession(ctx, deps.tokenService);
       },
       actions: { 'register/options': registerOptions, register, 'login/options': loginOptions, list, '*': remove },
-      close: async () => own?.close(),
+      close: () => own.close(),
     };
   },
 };
@@ -234,19 +235,4 @@ function refused(err: unknown): AuthError {
   const message = (err as Error)?.message ?? String(err);
   if (/challenge/i.test(message)) return new AuthError(400, 'challenge_invalid', 'the challenge is unknown, used or expired');
   return new AuthError(401, 'passkey_invalid', `the passkey could not be verified: ${message}`);
-}
-
-/** The provider's own `credentials` store, when it has one; otherwise passkeys go to the service's. */
-function ownCredentials(source: string | StateStore | undefined, deps: ProviderDeps) {
-  if (source === undefined) return undefined;
-  if (typeof source === 'string') {
-    try {
-      parseStateUri(source, 'credentials');
-    } catch (err) {
-      throw new TypeError((err as Error).message.replace(/^authKoa: /, ''));
-    }
-  } else if (!isStateStore(source)) {
-    throw new TypeError('credentials must be a state store URI (lmdb://, redis://, mongodb://) or a StateStore object');
-  }
-  return sharedState(source, { clock: deps.clock, logger: deps.logger, option: 'passkey credentials' });
 }

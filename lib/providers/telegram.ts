@@ -6,8 +6,8 @@ import { endSession } from '../session/login.js';
 import { writeJSON } from '../http/respond.js';
 import type { ProviderDeps, ProviderModule } from './deps.js';
 import type { Provider } from './types.js';
-import { isStateStore, parseStateUri, type StateStore } from '../state/index.js';
-import { sharedState } from '../state/shared.js';
+import type { StateStore } from '../state/index.js';
+import { providerState } from '../state/shared.js';
 import { LoginBot } from '../telegram/bot.js';
 import { startPolling, type Poller } from '../telegram/poller.js';
 import { LoginRequests, type TelegramIdentity } from '../telegram/requests.js';
@@ -97,7 +97,8 @@ export const telegramProvider: ProviderModule<TelegramProviderOptions & { [k: st
     const clock = deps.clock;
     const log = deps.logger;
 
-    const state = ownState(opts.stateStore, deps);
+    // Its own `stateStore` when it has one (an object passed in belongs to the caller), else the service's.
+    const state = providerState(opts.stateStore, deps.stateStore, { clock, logger: log, option: 'stateStore' });
     // The backend (and its optional package) now, so a missing one fails start-up; an unreachable server is retried on use.
     await state.start();
     const requests = new LoginRequests(async () => state.store, clock);
@@ -209,24 +210,6 @@ export const telegramProvider: ProviderModule<TelegramProviderOptions & { [k: st
 function toUser(provider: string, tg: TelegramIdentity, userId: ProviderDeps['userId']): User {
   const full = tg.last_name ? `${tg.first_name} ${tg.last_name}` : tg.first_name;
   return { name: full, id: userId(provider, String(tg.id)), picture: '' };
-}
-
-/**
- * The provider's own `stateStore` when it has one (opened here, closed with the provider; an object
- * passed in belongs to the caller), else the service's. Either way a failing backend answers 503.
- */
-function ownState(source: string | StateStore | undefined, deps: ProviderDeps): { store: StateStore; start(): Promise<void>; close(): Promise<void> } {
-  if (source === undefined) return { store: deps.stateStore, start: async () => {}, close: async () => {} };
-  if (typeof source === 'string') {
-    try {
-      parseStateUri(source, 'stateStore');
-    } catch (err) {
-      throw new TypeError((err as Error).message.replace(/^authKoa: /, ''));
-    }
-  } else if (!isStateStore(source)) {
-    throw new TypeError('stateStore must be memory://, lmdb://<path>, redis://…, mongodb://… or a StateStore object');
-  }
-  return sharedState(source, { clock: deps.clock, logger: deps.logger, option: 'telegram stateStore' });
 }
 
 function checkWebhook(input: unknown): TelegramWebhookOptions | undefined {

@@ -2,7 +2,7 @@ import { AuthError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { lazyResource } from '../util/lazy.js';
 import { MissingPackageError } from '../util/optional.js';
-import { loadStateBackend, openStateStore } from './index.js';
+import { loadStateBackend, openStateStore, parseStateUri } from './index.js';
 import { hitIn, stateLimiter, type Limiter } from './limiter.js';
 import { isStateStore, type StateStore } from './types.js';
 
@@ -96,4 +96,27 @@ export function sharedState(source: string | StateStore, opts: SharedStateOption
     },
     close,
   };
+}
+
+/**
+ * A provider's own store option (Telegram's `stateStore`, a passkey provider's `credentials`): checked
+ * now, with a TypeError naming `option` (the registry adds the provider entry), opened by start(), closed
+ * with the provider. Without one, the service's store, which the provider neither starts nor closes.
+ */
+export function providerState(
+  source: string | StateStore | undefined,
+  service: StateStore,
+  opts: SharedStateOptions,
+): Pick<SharedState, 'store' | 'start' | 'close'> {
+  if (source === undefined) return { store: service, start: async () => {}, close: async () => {} };
+  if (typeof source === 'string') {
+    try {
+      parseStateUri(source, opts.option);
+    } catch (err) {
+      throw new TypeError((err as Error).message.replace(/^authKoa: /, ''));
+    }
+  } else if (!isStateStore(source)) {
+    throw new TypeError(`${opts.option} must be a state store URI (memory://, lmdb://<path>, redis://…, mongodb://…) or a StateStore object`);
+  }
+  return sharedState(source, opts);
 }
