@@ -41,7 +41,7 @@ export interface RefreshCache {
 
 /** Options of `authKoa()`. Only `url`, a secret and at least one provider are required. */
 export interface AuthKoaOptions {
-  /** Signing secret (HS256). Use a long random string; `authctl secret` makes one. */
+  /** Signing secret (HS256), at least 32 bytes (start-up TypeError otherwise); `authctl secret` makes one. */
   secret?: string;
   /** Former secrets still accepted when verifying (never for signing), for rotating `secret` without logging anyone out. */
   previousSecrets?: string[];

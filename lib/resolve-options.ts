@@ -120,6 +120,19 @@ function stringList(o: Record<string, unknown>, key: string): string[] | undefin
   return v as string[];
 }
 
+/** HS256 keys shorter than the hash output (32 bytes) can be guessed offline from any one token. */
+const MIN_SECRET_BYTES = 32;
+
+function checkSecretLength(secret: string): void {
+  const bytes = Buffer.byteLength(secret);
+  if (bytes >= MIN_SECRET_BYTES) return;
+  fail(
+    'secret',
+    `is ${bytes} bytes; it must be at least ${MIN_SECRET_BYTES} bytes of random text (\`npx authctl secret\` prints one). ` +
+      'To keep accepting the tokens signed with the old secret during the change, move it to previousSecrets',
+  );
+}
+
 /**
  * Validates `authKoa()` options once, at start-up, and fills in the defaults of the original library
  * (token 15 min, cookie 31 days, `/avatar`, cookie and header names). Every problem throws a TypeError
@@ -135,6 +148,7 @@ export function resolveOptions(input: AuthKoaOptions): ResolvedOptions {
   if (secret !== undefined && (typeof secret !== 'string' || secret.length === 0)) fail('secret', 'must be a non-empty string');
   const reader = optionalFunction<(aud: string) => string | Promise<string>>(o, 'secretReader', 'get');
   if (secret === undefined && !reader) fail('secret', 'is required (or give secretReader)');
+  if (typeof secret === 'string' && !reader) checkSecretLength(secret);
   const staticSecret = reader ? undefined : (secret as string);
   const previousSecrets = stringList(o, 'previousSecrets') ?? [];
   if (previousSecrets.some((s) => s === '')) fail('previousSecrets', 'must not contain empty strings');

@@ -6,7 +6,7 @@ import { wholeNumber } from './args.js';
 export function secretCommand(): Command {
   return new Command('secret')
     .description('print a random secret for the secret option (base64url)')
-    .option('-b, --bytes <n>', 'random bytes in the secret', wholeNumber(16, 1024), 32)
+    .option('-b, --bytes <n>', 'random bytes in the secret (24 or more: the secret option needs 32 characters)', wholeNumber(24, 1024), 32)
     .action((opts: { bytes: number }) => {
       process.stdout.write(randomBytes(opts.bytes).toString('base64url') + '\n');
     });

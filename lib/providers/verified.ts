@@ -9,6 +9,7 @@ import type { Provider } from './types.js';
 import type { UsedTokenStore } from '../state/used-tokens.js';
 import { randomId, type Claims } from '../session/claims.js';
 import { writeConfirmPage } from './confirm-page.js';
+import { crossSite } from '../http/origin.js';
 import { describeSendError, isHTML, toSender, type Sender, type SenderFunc } from './sender.js';
 import { DEFAULT_TEMPLATE, compileTemplate } from './template.js';
 import { optionNames } from '../util/options.js';
@@ -22,7 +23,11 @@ export interface VerifiedProviderOptions {
   template?: string;
   /** Delivers the message: `emailSender({...})`, any `{ send(address, text) }`, or a function. */
   sender: Sender | SenderFunc;
-  /** Step 2 answers a page whose button POSTs the token, so link scanners cannot spend it. Default false. */
+  /**
+   * Step 2 by GET answers a page whose button POSTs the token; only the POST logs in, so link scanners
+   * cannot spend the token and a link alone never logs a browser in. Default true; false lets the GET log in
+   * (the original's behaviour).
+   */
   confirmPage?: boolean;
   /** Lifetime of the confirmation token. Default 30 minutes. */
   tokenDuration?: Duration;
@@ -144,7 +149,9 @@ export const verifiedProvider: ProviderModule<VerifiedProviderOptions & { [k: st
       const claims = await verify(token, params);
       const session = sessionFlag(params) ?? claims.sess_only === true;
       const from = typeof claims.handshake.from === 'string' ? claims.handshake.from : undefined;
-      if (opts.confirmPage && ctx.method !== 'POST') {
+      // Only a POST logs in unless confirmPage is false: a GET (a mail scanner, a prefetch, a link an
+      // attacker sent the victim) shows the page whose button makes that POST.
+      if (opts.confirmPage !== false && ctx.method !== 'POST') {
         const target = deps.safeRedirect(from);
         const targetOrigin = target ? new URL(target).origin : undefined;
         writeConfirmPage(ctx, {
@@ -156,9 +163,8 @@ export const verifiedProvider: ProviderModule<VerifiedProviderOptions & { [k: st
         });
         return;
       }
-      // A browser's form POST carries Origin; one from another site is a login-CSRF attempt.
-      const requestOrigin = ctx.get('origin');
-      if (ctx.method === 'POST' && requestOrigin && requestOrigin !== origin) {
+      // A POST from another site's page is a login-CSRF attempt (the attacker's own token, the victim's browser).
+      if (ctx.method === 'POST' && crossSite(ctx, origin)) {
         throw new AuthError(403, 'origin_mismatch', 'confirmation must come from this site');
       }
       let fresh: boolean;

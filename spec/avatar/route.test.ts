@@ -158,7 +158,7 @@ test('a failing store is a 500 avatar_store_failed without details', async (t) =
 test('through authKoa(), a store failure on the avatar route is a 500 JSON and is logged with its cause', async (t) => {
   const logs: string[] = [];
   const failing = { put: async () => '', get: async () => Promise.reject(new Error('EIO on /srv/avatars')), remove: async () => {}, async *list() {}, close: async () => {} };
-  const auth = authKoa({ secret: 'route-test-secret', url: 'http://127.0.0.1:1', avatarStore: failing, logger: (m: string) => logs.push(m), providers: [{ kind: 'direct', name: 'l', checker: () => true }] });
+  const auth = authKoa({ secret: 'route-test-secret-0123456789abcdef', url: 'http://127.0.0.1:1', avatarStore: failing, logger: (m: string) => logs.push(m), providers: [{ kind: 'direct', name: 'l', checker: () => true }] });
   await auth.ready;
   const koa = new Koa();
   koa.use(auth);

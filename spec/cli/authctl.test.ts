@@ -34,6 +34,10 @@ test('authctl secret --bytes with a bad value: one-line error, exit 1', async (t
   const r = await runCli(['secret', '--bytes', '5']);
   t.is(r.code, 1);
   t.regex(r.stderr, /--bytes <n>' argument '5' is invalid/);
+  // 16 bytes make 22 characters, short of the 32 bytes the secret option needs.
+  const short = await runCli(['secret', '--bytes', '16']);
+  t.is(short.code, 1);
+  t.regex(short.stderr, /argument '16' is invalid/);
   t.notRegex(r.stderr, /at .*\.ts:\d+/);
 });
 

@@ -90,3 +90,17 @@ test('a url without its scheme is a TypeError that says which URL to write', (t)
     t.throws(() => authKoa({ ...base, url }), { instanceOf: TypeError, message: `authKoa: url needs its scheme: "http://${url}" or https://… (got "${url}")` });
   }
 });
+
+test('a secret shorter than 32 bytes is a TypeError that says how to make one and how to rotate out the old one', (t) => {
+  for (const secret of ['s3cret', 'a long random string', 'x'.repeat(31), 'é'.repeat(15)]) {
+    const err = t.throws(() => authKoa({ ...base, secret }), { instanceOf: TypeError }, secret);
+    t.regex(err!.message, new RegExp(`^authKoa: secret is ${Buffer.byteLength(secret)} bytes; it must be at least 32 bytes`), secret);
+    t.regex(err!.message, /authctl secret/);
+    t.regex(err!.message, /previousSecrets/);
+  }
+  // Bytes, not characters: 16 two-byte characters are 32 bytes.
+  t.notThrows(() => authKoa({ ...base, secret: 'é'.repeat(16) }));
+  t.notThrows(() => authKoa({ ...base, secret: 'x'.repeat(32) }));
+  // The old, short secret may stay as a previous secret, to verify tokens signed before the change.
+  t.notThrows(() => authKoa({ ...base, secret: 'x'.repeat(32), previousSecrets: ['s3cret'] }));
+});

@@ -83,7 +83,7 @@ test('a bare import loads Koa-level code only; a configured kind and store load 
   t.deepEqual(HEAVY.filter((p) => bare.has(p)), [], `loaded by a bare import: ${[...bare].join(', ')}`);
   const configured = await packagesLoaded(`
     const { authKoa } = await import('authkoa');
-    const auth = authKoa({ secret: 's', url: 'http://127.0.0.1:1', avatarStore: 'lmdb://${join(dir, 'avatars')}', providers: [{ name: 'github', cid: 'c', csecret: 's' }] });
+    const auth = authKoa({ secret: 's'.repeat(32), url: 'http://127.0.0.1:1', avatarStore: 'lmdb://${join(dir, 'avatars')}', providers: [{ name: 'github', cid: 'c', csecret: 's' }] });
     await auth.ready;
     await auth.close();`);
   t.true(configured.has('simple-oauth2'), 'the social kind loaded its OAuth2 client');
@@ -95,7 +95,7 @@ test('a bare import loads Koa-level code only; a configured kind and store load 
 const APP = (load: string) => `${load}
 const Koa = KoaModule.default ?? KoaModule;
 const auth = authKoa({
-  secret: 'consumer-secret', url: 'http://127.0.0.1', disableXSRF: true,
+  secret: 'consumer-secret-0123456789abcdefgh', url: 'http://127.0.0.1', disableXSRF: true,
   providers: [{ kind: 'direct', name: 'local', checker: (user, pass) => user === 'ann' && pass === 'pw' }],
 });
 auth.ready
@@ -132,7 +132,7 @@ const TS_APP = `import Koa from 'koa';
 import { authKoa, getUserInfo, registerStore, type AuthKoaOptions, type AvatarStore, type Provider, type User } from 'authkoa';
 
 const options: AuthKoaOptions = {
-  secret: 'a long random string',
+  secret: 'a long random string of 32+ bytes',
   url: 'http://127.0.0.1:8080',
   tokenDuration: '5m',
   providers: [{ name: 'github', cid: 'id', csecret: 'secret' }, { kind: 'direct', name: 'local', checker: async () => true }],
@@ -209,7 +209,7 @@ test('a feature whose optional package is not installed fails at start-up with o
     '--input-type=module',
     '-e',
     `import { authKoa, emailSender } from 'authkoa';
-    const base = { secret: 's', url: 'http://127.0.0.1:1' };
+    const base = { secret: 's'.repeat(32), url: 'http://127.0.0.1:1' };
     const direct = { kind: 'direct', name: 'local', checker: () => true };
     const cases = {
       mongodb: { ...base, avatarStore: 'mongodb://127.0.0.1:1/db', providers: [direct] },

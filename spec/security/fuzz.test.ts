@@ -13,7 +13,7 @@ import { isAvatarId } from '../../lib/stores/index.js';
 import { TokenService } from '../../lib/session/token-service.js';
 import { forgeToken } from '../helpers/attack.js';
 
-const SECRET = 'fuzz-secret-0123456789abcdef';
+const SECRET = 'fuzz-secret-0123456789abcdef-0123';
 const tokens = new TokenService(resolveOptions({ secret: SECRET, url: 'http://127.0.0.1:8080', providers: [{ kind: 'direct', name: 'd', checker: () => true }] }));
 const RUNS = 2000;
 

@@ -31,7 +31,7 @@ async function emailApp(t: ExecutionContext, stateStore: string) {
     const res = await client.fetch(`/auth/email/login?user=u&address=${encodeURIComponent(address)}`);
     return { res, token: sent.length > before ? sent.at(-1)! : undefined };
   };
-  const confirm = (token: string) => client.fetch(`/auth/email/login?token=${encodeURIComponent(token)}`);
+  const confirm = (token: string) => client.fetch(`/auth/email/login?token=${encodeURIComponent(token)}`, { method: 'POST' });
   return { app, client, sent, logs, request, confirm };
 }
 

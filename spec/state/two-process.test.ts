@@ -82,13 +82,13 @@ test('two app processes on one Redis: a confirmation link spent on one is refuse
   t.is((await a.client.fetch('/auth/email/login?user=alice&address=alice@example.com')).status, 200);
   const token = (await a.lines.next(/^sent alice@example\.com (\S+)$/))[1]!;
 
-  const onB = await b.client.fetch(`/auth/email/login?token=${token}`);
+  const onB = await b.client.fetch(`/auth/email/login?token=${token}`, { method: 'POST' });
   t.is(onB.status, 200, 'process B logs in with the link process A sent');
   t.is(((await onB.json()) as { name: string }).name, 'alice');
-  const onA = await a.client.fetch(`/auth/email/login?token=${token}`);
+  const onA = await a.client.fetch(`/auth/email/login?token=${token}`, { method: 'POST' });
   t.is(onA.status, 403);
   t.deepEqual(await onA.json(), { error: 'confirmation token already consumed', code: 'confirmation_used' });
-  t.is((await b.client.fetch(`/auth/email/login?token=${token}`)).status, 403, 'and on B again');
+  t.is((await b.client.fetch(`/auth/email/login?token=${token}`, { method: 'POST' })).status, 403, 'and on B again');
 });
 
 test('two app processes on one Redis: a limit of 5 per address is reached after 5 requests spread over both', async (t) => {

@@ -20,7 +20,7 @@ registerStore('jsonfile', openJson);
 test('a store registered with registerStore() serves avatarStore: "jsonfile://…" at login and on the avatar route', async (t) => {
   const file = join(mkdtempSync(join(tmpdir(), 'authkoa-reg-')), 'avatars.json');
   const app = await startApp({
-    secret: 'registry-test-secret-0123456789',
+    secret: 'registry-test-secret-0123456789abcdef',
     avatarStore: `jsonfile://${file}`,
     providers: [{ kind: 'direct', name: 'local', checker: () => true }],
   });
@@ -84,7 +84,7 @@ test('a registered state-store scheme opens through openStateStore; unknown sche
   t.true(await store.create('ns', 'k', 1, Date.now() + 1000));
   await store.close();
   t.throws(() => parseStoreUri('nowhere://x'), { message: /unsupported scheme "nowhere:\/\/".*registerStore\(\)/ });
-  t.throws(() => authKoa({ secret: 's', url: 'http://127.0.0.1:1', avatarStore: 'nowhere://x', providers: [{ kind: 'direct', name: 'l', checker: () => true }] }), {
+  t.throws(() => authKoa({ secret: 's'.repeat(32), url: 'http://127.0.0.1:1', avatarStore: 'nowhere://x', providers: [{ kind: 'direct', name: 'l', checker: () => true }] }), {
     message: /^authKoa: avatarStore has unsupported scheme "nowhere:\/\/"/,
   });
 });

@@ -36,8 +36,8 @@ test('one state store serves Telegram requests and the verified provider spent t
 
   t.is((await new Client(a.url).fetch('/auth/email/login?user=alice&address=alice@example.com')).status, 200);
   const confirmation = mails[0]!.trim();
-  t.is((await new Client(a.url).fetch(`/auth/email/login?token=${encodeURIComponent(confirmation)}`)).status, 200);
-  const reuse = await new Client(b.url).fetch(`/auth/email/login?token=${encodeURIComponent(confirmation)}`);
+  t.is((await new Client(a.url).fetch(`/auth/email/login?token=${encodeURIComponent(confirmation)}`, { method: 'POST' })).status, 200);
+  const reuse = await new Client(b.url).fetch(`/auth/email/login?token=${encodeURIComponent(confirmation)}`, { method: 'POST' });
   t.is(reuse.status, 403, 'the other instance sees the token as spent');
   t.is(((await reuse.json()) as { code: string }).code, 'confirmation_used');
 });

@@ -17,7 +17,7 @@ test('STARTTLS with AUTH and a self-signed certificate trusted through tls.ca: m
   t.true(m.secure);
   t.is(m.user, 'mailer');
   t.is(m.mail.subject, 'Confirm your login');
-  t.is((await new Client(r.app.url).fetch(`/auth/email/login?token=${token}`)).status, 200);
+  t.is((await new Client(r.app.url).fetch(`/auth/email/login?token=${token}`, { method: 'POST' })).status, 200);
 });
 
 test('STARTTLS against an untrusted certificate fails with 502 and sends nothing', async (t) => {

@@ -2,8 +2,8 @@ import test from 'ava';
 import { Client } from '../helpers/http.js';
 import { requestToken, rig } from './fixtures.js';
 
-test('confirm-page mode: the GET shows a page and sets no cookie; only the POST logs in', async (t) => {
-  const r = await rig(t, { provider: { confirmPage: true } });
+test('by default the mailed link (a GET) shows a page and sets no cookie; only the POST logs in', async (t) => {
+  const r = await rig(t);
   const token = await requestToken(r, { from: '/welcome' });
   const c = new Client(r.app.url);
   for (let i = 0; i < 2; i++) {
@@ -44,9 +44,24 @@ test('confirm-page mode: an allowed cross-host from is in form-action; a POST fr
   t.is(csrf.status, 403);
   t.deepEqual(await csrf.json(), { error: 'confirmation must come from this site', code: 'origin_mismatch' });
   t.deepEqual(csrf.headers.getSetCookie(), []);
+  // Without Origin, a browser's Sec-Fetch-Site or Referer still tells a cross-site POST.
+  const fetchSite = await r.client.fetch('/auth/email/login', { method: 'POST', form: { token }, headers: { 'sec-fetch-site': 'cross-site' } });
+  t.is(fetchSite.status, 403);
+  const referer = await r.client.fetch('/auth/email/login', { method: 'POST', form: { token }, headers: { referer: 'https://evil.example/page' } });
+  t.is(referer.status, 403);
   const ok = await r.client.fetch('/auth/email/login', { method: 'POST', form: { token }, headers: { origin: r.app.url } });
   t.is(ok.status, 303);
   t.is(ok.headers.get('location'), 'https://app.example.com/home');
+});
+
+test('confirmPage: false restores the original behaviour: the GET of the link logs in', async (t) => {
+  const r = await rig(t, { provider: { confirmPage: false } });
+  const token = await requestToken(r);
+  const c = new Client(r.app.url);
+  const res = await c.fetch(`/auth/email/login?token=${token}`);
+  t.is(res.status, 200);
+  t.is(res.headers.get('content-type'), 'application/json; charset=utf-8');
+  t.true(c.jar.has('JWT'));
 });
 
 test('an invalid token gets 403 JSON in confirm-page mode too, not a page', async (t) => {
@@ -97,7 +112,7 @@ test('a sender without validateAddress accepts any safe address (e.g. a phone nu
   t.is(sent[0]![0], '+15551234567');
   t.is((await c.fetch('/auth/sms/login?user=bob&address=%2B1555%0A1234567')).status, 400);
   t.is(sent.length, 1);
-  const login = await c.fetch(`/auth/sms/login?token=${sent[0]![1].slice(5)}`);
+  const login = await c.fetch(`/auth/sms/login?token=${sent[0]![1].slice(5)}`, { method: 'POST' });
   t.is(login.status, 200);
 });
 
@@ -136,7 +151,7 @@ test('a failing used-token store fails closed: 503, no cookies, the cause logged
     },
   });
   const token = await requestToken(r);
-  const res = await r.client.fetch(`/auth/email/login?token=${token}`);
+  const res = await r.client.fetch(`/auth/email/login?token=${token}`, { method: 'POST' });
   t.is(res.status, 503);
   t.deepEqual(await res.json(), { error: 'login state is unavailable', code: 'state_store_unavailable' });
   t.deepEqual(res.headers.getSetCookie(), []);
@@ -156,7 +171,7 @@ test('a custom used-token store gets the jti key and the token expiry', async (t
     },
   });
   const token = await requestToken(r);
-  t.is((await r.client.fetch(`/auth/email/login?token=${token}`)).status, 200);
+  t.is((await r.client.fetch(`/auth/email/login?token=${token}`, { method: 'POST' })).status, 200);
   const claims = JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString());
   t.deepEqual(calls, [[`verified:email:${claims.jti}`, claims.exp * 1000]]);
 });
@@ -174,7 +189,7 @@ test('HTML senders get HTML-escaped values in the template', async (t) => {
   t.false(m.mail.html!.includes('<b>'));
   // The token survives escaping (JWTs have no HTML-special characters) and logs in.
   const token = /token: (\S+)/.exec(m.mail.html!)![1]!;
-  const login = await new Client(r.app.url).fetch(`/auth/email/login?token=${token}`);
+  const login = await new Client(r.app.url).fetch(`/auth/email/login?token=${token}`, { method: 'POST' });
   t.is(login.status, 200);
   t.is(((await login.json()) as { name: string }).name, '<b>"Bob" & \'co\'</b>');
 });

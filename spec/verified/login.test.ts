@@ -42,7 +42,7 @@ test('the token from the mail logs the user in: cookies and the User JSON', asyn
   const r = await rig(t);
   const token = await requestToken(r, { site: 'blog' });
   const c = new Client(r.app.url);
-  const res = await c.fetch(`/auth/email/login?token=${token}`);
+  const res = await c.fetch(`/auth/email/login?token=${token}`, { method: 'POST' });
   t.is(res.status, 200);
   t.deepEqual(await res.json(), alice);
   t.true(c.jar.has('JWT'));
@@ -64,7 +64,12 @@ test('the {{.URL}} link, session flags and from: 303 to a permitted from, sessio
   t.true(link.startsWith(`${r.app.url}/auth/email/login?token=`));
   t.true(link.endsWith('&session=1'));
   const c = new Client(r.app.url);
-  const done = await c.fetch(link);
+  // The link opens the confirm page (no cookie yet); its button POSTs the same parameters.
+  const page = await c.fetch(link);
+  t.is(page.status, 200);
+  t.regex(page.headers.get('content-type') ?? '', /text\/html/);
+  t.is(c.jar.get('JWT'), undefined);
+  const done = await c.fetch(link, { method: 'POST' });
   t.is(done.status, 303);
   t.is(done.headers.get('location'), `${r.app.url}/welcome`);
   t.is(c.cookie('JWT')!.attrs['max-age'], undefined);
@@ -74,14 +79,14 @@ test('the {{.URL}} link, session flags and from: 303 to a permitted from, sessio
   await r.client.fetch('/auth/email/login?user=alice&address=alice@example.com&session=1');
   const token = tokenIn((await r.smtp.next()).mail.text);
   const c2 = new Client(r.app.url);
-  t.is((await c2.fetch(`/auth/email/login?token=${token}&sess=0`)).status, 200);
+  t.is((await c2.fetch(`/auth/email/login?token=${token}&sess=0`, { method: 'POST' })).status, 200);
   t.truthy(c2.cookie('JWT')!.attrs['max-age']);
 });
 
 test('a from outside the redirect policy answers the User JSON instead of redirecting', async (t) => {
   const r = await rig(t);
   const token = await requestToken(r, { from: 'https://evil.example/steal' });
-  const res = await new Client(r.app.url).fetch(`/auth/email/login?token=${token}`);
+  const res = await new Client(r.app.url).fetch(`/auth/email/login?token=${token}`, { method: 'POST' });
   t.is(res.status, 200);
   t.deepEqual(await res.json(), alice);
 });
@@ -89,8 +94,8 @@ test('a from outside the redirect policy answers the User JSON instead of redire
 test('a used token is refused: 403 confirmation_used, no cookies', async (t) => {
   const r = await rig(t);
   const token = await requestToken(r);
-  t.is((await new Client(r.app.url).fetch(`/auth/email/login?token=${token}`)).status, 200);
-  const again = await new Client(r.app.url).fetch(`/auth/email/login?token=${token}`);
+  t.is((await new Client(r.app.url).fetch(`/auth/email/login?token=${token}`, { method: 'POST' })).status, 200);
+  const again = await new Client(r.app.url).fetch(`/auth/email/login?token=${token}`, { method: 'POST' });
   t.is(again.status, 403);
   t.deepEqual(await again.json(), { error: 'confirmation token already consumed', code: 'confirmation_used' });
   t.deepEqual(again.headers.getSetCookie(), []);
@@ -99,7 +104,7 @@ test('a used token is refused: 403 confirmation_used, no cookies', async (t) => 
 test('two concurrent confirmations with one token: exactly one logs in', async (t) => {
   const r = await rig(t);
   const token = await requestToken(r);
-  const statuses = await Promise.all([1, 2, 3].map(() => new Client(r.app.url).fetch(`/auth/email/login?token=${token}`).then((x) => x.status)));
+  const statuses = await Promise.all([1, 2, 3].map(() => new Client(r.app.url).fetch(`/auth/email/login?token=${token}`, { method: 'POST' }).then((x) => x.status)));
   t.deepEqual(statuses.sort(), [200, 403, 403]);
 });
 
@@ -107,29 +112,29 @@ test('an expired token is refused (clock moved past 30 minutes); a custom tokenD
   const r = await rig(t);
   const token = await requestToken(r);
   r.clock.advance(30 * 60 * 1000 + 1000);
-  const res = await r.client.fetch(`/auth/email/login?token=${token}`);
+  const res = await r.client.fetch(`/auth/email/login?token=${token}`, { method: 'POST' });
   t.is(res.status, 403);
   t.deepEqual(await res.json(), { error: 'confirmation token expired', code: 'confirmation_expired' });
 
   const short = await rig(t, { provider: { tokenDuration: '5m' } });
   const token2 = await requestToken(short);
   short.clock.advance(4 * 60 * 1000);
-  t.is((await new Client(short.app.url).fetch(`/auth/email/login?token=${token2}`)).status, 200);
+  t.is((await new Client(short.app.url).fetch(`/auth/email/login?token=${token2}`, { method: 'POST' })).status, 200);
   const token3 = await requestToken(short);
   short.clock.advance(5 * 60 * 1000);
-  t.is((await new Client(short.app.url).fetch(`/auth/email/login?token=${token3}`)).status, 403);
+  t.is((await new Client(short.app.url).fetch(`/auth/email/login?token=${token3}`, { method: 'POST' })).status, 403);
 });
 
 test('a token for another aud is refused; an aud outside `audiences` gets no mail', async (t) => {
   const r = await rig(t, { service: { audiences: ['site-a', 'site-b'] } });
   const token = await requestToken(r, { aud: 'site-a' });
-  const other = await r.client.fetch(`/auth/email/login?token=${token}&aud=site-b`);
+  const other = await r.client.fetch(`/auth/email/login?token=${token}&aud=site-b`, { method: 'POST' });
   t.is(other.status, 403);
   t.is(((await other.json()) as { code: string }).code, 'confirmation_invalid');
-  const otherSite = await r.client.fetch(`/auth/email/login?token=${token}&site=site-b`);
+  const otherSite = await r.client.fetch(`/auth/email/login?token=${token}&site=site-b`, { method: 'POST' });
   t.is(otherSite.status, 403);
   // The refusals did not spend it: the right audience still logs in.
-  const ok = await new Client(r.app.url).fetch(`/auth/email/login?token=${token}&aud=site-a`);
+  const ok = await new Client(r.app.url).fetch(`/auth/email/login?token=${token}&aud=site-a`, { method: 'POST' });
   t.is(ok.status, 200);
   t.is(decodeJwt(ok.headers.getSetCookie()[0]!.split(';')[0]!.slice(4)).aud, 'site-a');
 
@@ -145,7 +150,7 @@ test('a tampered token, a token of another provider or secret, and garbage are r
   const [h, p, s] = token.split('.');
   const tampered = [h, Buffer.from(JSON.stringify({ ...decodeJwt(token), handshake: { id: 'admin::admin@example.com' } })).toString('base64url'), s].join('.');
   for (const bad of [tampered, `${h}.${p}.${s!.slice(0, -2)}xx`, 'garbage', 'a.b.c']) {
-    const res = await two.client.fetch(`/auth/email/login?token=${encodeURIComponent(bad)}`);
+    const res = await two.client.fetch(`/auth/email/login?token=${encodeURIComponent(bad)}`, { method: 'POST' });
     t.is(res.status, 403, bad);
     t.is(((await res.json()) as { code: string }).code, 'confirmation_invalid');
   }
@@ -154,12 +159,12 @@ test('a tampered token, a token of another provider or secret, and garbage are r
   const { startApp } = await import('../helpers/http.js');
   const other = await startApp({ secret: 'another-secret-0123456789abcdefghij', providers: [{ kind: 'verified', name: 'email', sender: () => {} }] });
   t.teardown(() => other.close());
-  t.is((await new Client(other.url).fetch(`/auth/email/login?token=${token}`)).status, 403);
+  t.is((await new Client(other.url).fetch(`/auth/email/login?token=${token}`, { method: 'POST' })).status, 403);
   const renamed = await startApp({ secret: SECRET, clock: two.clock, providers: [{ kind: 'verified', name: 'email2', sender: () => {} }] });
   t.teardown(() => renamed.close());
-  t.is((await new Client(renamed.url).fetch(`/auth/email2/login?token=${token}`)).status, 403);
+  t.is((await new Client(renamed.url).fetch(`/auth/email2/login?token=${token}`, { method: 'POST' })).status, 403);
   // Untouched, it still works where it was issued.
-  t.is((await new Client(two.app.url).fetch(`/auth/email/login?token=${token}`)).status, 200);
+  t.is((await new Client(two.app.url).fetch(`/auth/email/login?token=${token}`, { method: 'POST' })).status, 200);
 });
 
 test('a confirmation token is not a session token', async (t) => {
@@ -172,7 +177,7 @@ test('a confirmation token is not a session token', async (t) => {
 test('the user id is <name>_sha1(address), whatever the user name', async (t) => {
   const r = await rig(t);
   const token = await requestToken(r, { user: 'Alice Cooper' });
-  const res = await new Client(r.app.url).fetch(`/auth/email/login?token=${token}`);
+  const res = await new Client(r.app.url).fetch(`/auth/email/login?token=${token}`, { method: 'POST' });
   t.deepEqual(await res.json(), { name: 'Alice Cooper', id: alice.id, picture: '' });
 });
 
@@ -180,7 +185,7 @@ test('logout clears the cookies; callback is a no-op', async (t) => {
   const r = await rig(t);
   const token = await requestToken(r);
   const c = new Client(r.app.url);
-  await c.fetch(`/auth/email/login?token=${token}`);
+  await c.fetch(`/auth/email/login?token=${token}`, { method: 'POST' });
   t.true(c.jar.has('JWT'));
   const out = await c.fetch('/auth/email/logout');
   t.is(out.status, 200);
