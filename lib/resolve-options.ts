@@ -121,7 +121,7 @@ function stringList(o: Record<string, unknown>, key: string): string[] | undefin
 }
 
 /** HS256 keys shorter than the hash output (32 bytes) can be guessed offline from any one token. */
-const MIN_SECRET_BYTES = 32;
+export const MIN_SECRET_BYTES = 32;
 
 function checkSecretLength(secret: string): void {
   const bytes = Buffer.byteLength(secret);

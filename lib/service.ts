@@ -7,7 +7,7 @@ import { completeLogin, sessionFlag } from './session/login.js';
 import { createMiddleware, type AuthMiddleware } from './middleware.js';
 import { buildAuthRouter, unknownRoute } from './routes.js';
 import type { AuthKoaOptions, ResolvedOptions } from './options.js';
-import { resolveOptions } from './resolve-options.js';
+import { MIN_SECRET_BYTES, resolveOptions } from './resolve-options.js';
 import { safeRedirect } from './http/redirect.js';
 import type { ProviderDeps } from './providers/deps.js';
 import { planProviders, ProviderRegistry } from './providers/resolve.js';
@@ -177,23 +177,30 @@ async function start(o: ResolvedOptions, plans: ReturnType<typeof planProviders>
 }
 
 /**
+ * A reader's secrets cannot be checked by authKoa(), so start-up asks it for "ignore" and for each
+ * audience it will sign for. A secret shorter than 32 bytes is refused, as the `secret` option is.
  * Without `audSecrets`, tokens are signed with the secret of their audience but verified with the
- * reader's answer for "ignore" (the original's rule). A reader that answers per audience then breaks
- * every token with a 401 nobody can explain, so start-up asks it for "ignore" and for the audiences it
- * will sign for, and refuses to start when the answers differ. A reader that fails now (a vault not up
- * yet) is asked again per request, as before.
+ * reader's answer for "ignore" (the original's rule); a reader that answers per audience would then
+ * break every token with a 401 nobody can explain, so differing answers are refused too. A reader that
+ * fails now (a vault not up yet) is asked again per request, as before.
  */
 async function checkSecretReader(o: ResolvedOptions): Promise<void> {
-  if (o.staticSecret !== undefined || o.audSecrets) return;
-  let base: string;
-  const answers: Array<[string, string]> = [];
+  if (o.staticSecret !== undefined) return;
+  const answers: Array<[string, unknown]> = [];
   try {
-    base = await o.secretReader('ignore');
-    for (const aud of o.audiences ?? ['']) answers.push([aud, await o.secretReader(aud)]);
+    for (const aud of ['ignore', ...(o.audiences ?? [''])]) answers.push([aud, await o.secretReader(aud)]);
   } catch {
     return;
   }
-  const other = answers.find(([, secret]) => secret !== base);
+  for (const [aud, secret] of answers) {
+    if (typeof secret === 'string' && secret !== '' && Buffer.byteLength(secret) < MIN_SECRET_BYTES) {
+      throw new TypeError(
+        `authKoa: secretReader gives audience "${aud}" a secret of ${Buffer.byteLength(secret)} bytes; each must be at least ${MIN_SECRET_BYTES} bytes of random text (\`npx authctl secret\` prints one)`,
+      );
+    }
+  }
+  if (o.audSecrets) return;
+  const other = answers.slice(1).find(([, secret]) => secret !== answers[0]![1]);
   if (other) {
     throw new TypeError(
       `authKoa: secretReader gives audience "${other[0]}" another secret than "ignore", but tokens are verified with the secret for "ignore" unless audSecrets is true: set audSecrets: true to verify each token with its audience's secret`,

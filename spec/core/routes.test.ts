@@ -85,7 +85,7 @@ test('unknown provider → 400 JSON; unknown action → 404; PUT → 405', async
 
 test('requests outside /auth and /avatar pass through untouched, with no token work', async (t) => {
   let readerCalls = 0;
-  const app = await startApp({ ...baseOptions(), secret: undefined, secretReader: () => (readerCalls++, 'a-secret-read-from-somewhere') });
+  const app = await startApp({ ...baseOptions(), secret: undefined, secretReader: () => (readerCalls++, 'a-secret-read-from-somewhere-0123456789') });
   t.teardown(() => app.close());
   app.app.use((ctx) => {
     ctx.body = 'plain';

@@ -104,3 +104,17 @@ test('a secret shorter than 32 bytes is a TypeError that says how to make one an
   // The old, short secret may stay as a previous secret, to verify tokens signed before the change.
   t.notThrows(() => authKoa({ ...base, secret: 'x'.repeat(32), previousSecrets: ['s3cret'] }));
 });
+
+test("a secretReader's short secret fails start-up: the reader is asked for 'ignore' and each audience", async (t) => {
+  const { secret: _omit, ...rest } = base;
+  const long = 'a-reader-secret-0123456789abcdef-0123';
+  const cases: Array<[string, Record<string, string>]> = [
+    ['ignore', { ignore: 'short' }],
+    ['site-b', { ignore: long, 'site-a': long, 'site-b': 'still-too-short-0123456789' }],
+  ];
+  for (const [aud, secrets] of cases) {
+    const auth = authKoa({ ...rest, audiences: ['site-a', 'site-b'], audSecrets: true, secretReader: (a: string) => secrets[a] ?? long });
+    t.teardown(() => auth.close());
+    await t.throwsAsync(auth.ready, { instanceOf: TypeError, message: new RegExp(`^authKoa: secretReader gives audience "${aud}" a secret of ${Buffer.byteLength(secrets[aud]!)} bytes; each must be at least 32 bytes`) });
+  }
+});
