@@ -1,7 +1,8 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { funcLogger } from '../../lib/logger.js';
 import { loadWithPackage } from '../../lib/util/optional.js';
-import { openStateStore, parseStateUri, type StateStore } from '../../lib/state/index.js';
+import { parseStateUri } from '../../lib/state/index.js';
+import { checkSharedStore, openSharedStore, SHARED_STORES } from './shared-store.js';
 import { LoginRequests } from '../../lib/telegram/requests.js';
 
 interface BotOptions {
@@ -19,22 +20,6 @@ function seconds(value: string): number {
   return n;
 }
 
-/**
- * Checks `--store` in the action, not as a commander argument parser: commander would echo the
- * rejected value, and a MongoDB URI may carry a password.
- */
-function sharedStore(value: string): void {
-  let kind: string;
-  try {
-    kind = parseStateUri(value, '--store').kind;
-  } catch {
-    throw new Error(`--store must be ${SHARED}`);
-  }
-  if (kind === 'memory') throw new Error(`--store must be shared with the app: ${SHARED}`);
-}
-
-const SHARED = 'lmdb://<path>, redis://… or mongodb://…';
-
 /** Where the requests live, for the ready line: never a database URI, which may carry a password. */
 function describeStore(uri: string): string {
   const target = parseStateUri(uri, '--store');
@@ -50,7 +35,7 @@ export function botCommand(): Command {
   return new Command('bot')
     .description('poll Telegram for bot logins and confirm them in a shared state store (apps run the provider with poll: false)')
     .option('--token <token>', 'bot token from BotFather (default: $TELEGRAM_BOT_TOKEN, which keeps it out of the process list)')
-    .requiredOption('--store <uri>', `state store shared with the app: ${SHARED}`)
+    .requiredOption('--store <uri>', `state store shared with the app: ${SHARED_STORES}`)
     .option('--api-root <url>', 'Bot API root (self-hosted Bot API server; default https://api.telegram.org)')
     .option('--success-msg <text>', 'reply after a successful Start')
     .option('--error-msg <text>', 'reply to an unknown or expired Start')
@@ -58,7 +43,7 @@ export function botCommand(): Command {
     .action(async (opts: BotOptions) => {
       const token = opts.token ?? process.env.TELEGRAM_BOT_TOKEN;
       if (!token) throw new Error('a bot token is needed: --token or $TELEGRAM_BOT_TOKEN');
-      sharedStore(opts.store);
+      checkSharedStore(opts.store);
       if (opts.apiRoot !== undefined && !/^https?:\/\//.test(opts.apiRoot)) throw new Error('--api-root must be an http(s) URL');
       // Loaded here, not with the CLI: the Telegram client is an optional package the other commands never need.
       const [{ LoginBot }, { startPolling }] = await loadWithPackage('node-telegram-bot-api', 'the bot command', () =>
@@ -67,12 +52,7 @@ export function botCommand(): Command {
         throw new Error(err.message.replace(/^authKoa: /, ''));
       });
       const logger = funcLogger((msg) => process.stderr.write(`${new Date().toISOString()} ${msg}\n`));
-      let store: StateStore;
-      try {
-        store = await openStateStore(opts.store, {}, '--store');
-      } catch (err) {
-        throw new Error(`cannot open the state store: ${(err as Error).message.replace(/^authKoa: /, '')}`);
-      }
+      const store = await openSharedStore(opts.store);
       const bot = new LoginBot({
         token,
         apiRoot: opts.apiRoot,

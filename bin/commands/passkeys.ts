@@ -1,30 +1,14 @@
 import { Command } from 'commander';
 import { statePasskeyStore, type PasskeyStore } from '../../lib/passkeys/store.js';
-import { openStateStore, parseStateUri, type StateStore } from '../../lib/state/index.js';
+import { openSharedStore, SHARED_STORES } from './shared-store.js';
 
 interface StoreOption {
   store: string;
 }
 
-/**
- * Opens the passkey store at `--store` (the provider's `credentials`, or the service's `stateStore`),
- * runs `use`, and closes it. The URI is checked here, not by commander, which would echo a rejected
- * value with its password.
- */
+/** Opens the passkey store at `--store` (the provider's `credentials`, or the service's `stateStore`), runs `use`, and closes it. */
 async function withPasskeys<T>(uri: string, use: (passkeys: PasskeyStore) => Promise<T>): Promise<T> {
-  let kind: string;
-  try {
-    kind = parseStateUri(uri, '--store').kind;
-  } catch {
-    throw new Error('--store must be lmdb://<path>, redis://… or mongodb://…');
-  }
-  if (kind === 'memory') throw new Error("--store must be the apps' passkey store: memory:// is one process's own");
-  let store: StateStore;
-  try {
-    store = await openStateStore(uri, {}, '--store');
-  } catch (err) {
-    throw new Error(`cannot open the store: ${(err as Error).message.replace(/^authKoa: /, '')}`);
-  }
+  const store = await openSharedStore(uri);
   try {
     return await use(statePasskeyStore(store));
   } finally {
@@ -32,7 +16,7 @@ async function withPasskeys<T>(uri: string, use: (passkeys: PasskeyStore) => Pro
   }
 }
 
-const STORE_HELP = "where the passkeys are: the provider's credentials, or the apps' stateStore (lmdb://<path>, redis://…, mongodb://…)";
+const STORE_HELP = `where the passkeys are: the provider's credentials, or the apps' stateStore (${SHARED_STORES})`;
 
 /** `authctl passkeys list <user id>` and `authctl passkeys remove <credential id>`, for operators. */
 export function passkeysCommand(): Command {

@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import { revocations } from '../../lib/session/revocation.js';
-import { openStateStore, parseStateUri, type StateStore } from '../../lib/state/index.js';
+import { checkSharedStore, openSharedStore, SHARED_STORES } from './shared-store.js';
 import { parseDuration } from '../../lib/util/duration.js';
 
 interface RevokeOptions {
@@ -19,29 +19,12 @@ export function sessionsCommand(): Command {
     .command('revoke')
     .description("revoke every session of a user (the apps refuse the user's tokens at their next refresh)")
     .argument('<user-id>', 'the user id as in the token, e.g. github_1a2b… or local_…')
-    .requiredOption('--store <uri>', "the apps' stateStore: lmdb://<path>, redis://… or mongodb://…")
+    .requiredOption('--store <uri>', `the apps' stateStore: ${SHARED_STORES}`)
     .option('--cookie-duration <duration>', "the apps' cookieDuration: how long the record is kept", '31d')
     .action(async (userId: string, opts: RevokeOptions) => {
-      // Checked here rather than by commander: a rejected value would be echoed, and a URI may carry a password.
-      let kind: string;
-      try {
-        kind = parseStateUri(opts.store, '--store').kind;
-      } catch {
-        throw new Error('--store must be lmdb://<path>, redis://… or mongodb://…');
-      }
-      if (kind === 'memory') throw new Error("--store must be the apps' shared store: memory:// is one process's own");
-      let keepMs: number;
-      try {
-        keepMs = parseDuration(opts.cookieDuration, '--cookie-duration');
-      } catch (err) {
-        throw new Error((err as Error).message);
-      }
-      let store: StateStore;
-      try {
-        store = await openStateStore(opts.store, {}, '--store');
-      } catch (err) {
-        throw new Error(`cannot open the state store: ${(err as Error).message.replace(/^authKoa: /, '')}`);
-      }
+      checkSharedStore(opts.store);
+      const keepMs = parseDuration(opts.cookieDuration, '--cookie-duration');
+      const store = await openSharedStore(opts.store);
       try {
         // The token lifetime only matters for checking; revoking needs the keep time alone.
         await revocations(store, Date.now, keepMs, 0).revokeUser(userId);
