@@ -123,9 +123,15 @@ function stringList(o: Record<string, unknown>, key: string): string[] | undefin
 /** HS256 keys shorter than the hash output (32 bytes) can be guessed offline from any one token. */
 export const MIN_SECRET_BYTES = 32;
 
-function checkSecretLength(secret: string): void {
+/** The length in bytes of a secret too short to sign with, or undefined when it is long enough. */
+export function shortSecretBytes(secret: string): number | undefined {
   const bytes = Buffer.byteLength(secret);
-  if (bytes >= MIN_SECRET_BYTES) return;
+  return bytes < MIN_SECRET_BYTES ? bytes : undefined;
+}
+
+function checkSecretLength(secret: string): void {
+  const bytes = shortSecretBytes(secret);
+  if (bytes === undefined) return;
   fail(
     'secret',
     `is ${bytes} bytes; it must be at least ${MIN_SECRET_BYTES} bytes of random text (\`npx authctl secret\` prints one). ` +

@@ -7,7 +7,7 @@ import { completeLogin, sessionFlag } from './session/login.js';
 import { createMiddleware, type AuthMiddleware } from './middleware.js';
 import { buildAuthRouter, unknownRoute } from './routes.js';
 import type { AuthKoaOptions, ResolvedOptions } from './options.js';
-import { MIN_SECRET_BYTES, resolveOptions } from './resolve-options.js';
+import { MIN_SECRET_BYTES, resolveOptions, shortSecretBytes } from './resolve-options.js';
 import { safeRedirect } from './http/redirect.js';
 import type { ProviderDeps } from './providers/deps.js';
 import { planProviders, ProviderRegistry } from './providers/resolve.js';
@@ -193,9 +193,11 @@ async function checkSecretReader(o: ResolvedOptions): Promise<void> {
     return;
   }
   for (const [aud, secret] of answers) {
-    if (typeof secret === 'string' && secret !== '' && Buffer.byteLength(secret) < MIN_SECRET_BYTES) {
+    // An empty answer is "not available", which requests report themselves.
+    const bytes = typeof secret === 'string' && secret !== '' ? shortSecretBytes(secret) : undefined;
+    if (bytes !== undefined) {
       throw new TypeError(
-        `authKoa: secretReader gives audience "${aud}" a secret of ${Buffer.byteLength(secret)} bytes; each must be at least ${MIN_SECRET_BYTES} bytes of random text (\`npx authctl secret\` prints one)`,
+        `authKoa: secretReader gives audience "${aud}" a secret of ${bytes} bytes; each must be at least ${MIN_SECRET_BYTES} bytes of random text (\`npx authctl secret\` prints one)`,
       );
     }
   }
