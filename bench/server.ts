@@ -69,14 +69,19 @@ const cases: Record<string, CaseBuilder> = {
   'x-peek-noxsrf'(app, router, url) {
     peekCase(app, router, baseAuth(url, { disableXSRF: true }));
   },
-  // A fixed computation on the route (0.33 µs / 3.3 µs in a loop on this machine): how much a cost of known
-  // size moves the ratio under HTTP load.
+  // Fixed computations on the route, of a known size on this machine (see spinFor): how a cost of known size
+  // reads under HTTP load (x-spin, x-spin10), and the hot path's target itself (x-spin2, 2 µs), which the
+  // cookie case is paired with so that both sides of the pair are read by the method alike.
   'x-spin'(app, router) {
-    router.get('/private', (_ctx, next) => (spin(300) === 1 ? next() : next()), (ctx) => void (ctx.body = PAYLOAD));
+    spinRoute(router, 0.33);
     app.use(router.routes());
   },
   'x-spin10'(app, router) {
-    router.get('/private', (_ctx, next) => (spin(3000) === 1 ? next() : next()), (ctx) => void (ctx.body = PAYLOAD));
+    spinRoute(router, 3.3);
+    app.use(router.routes());
+  },
+  'x-spin2'(app, router) {
+    spinRoute(router, 2);
     app.use(router.routes());
   },
   'x-noxsrf'(app, router, url) {
@@ -152,6 +157,28 @@ function peekCase(app: Koa, router: Router, auth: ReturnType<typeof baseAuth>): 
   );
   app.use(auth);
   app.use(router.routes());
+}
+
+/** A route that computes for `us` microseconds before it answers. */
+function spinRoute(router: Router, us: number): void {
+  const n = spinFor(us);
+  router.get('/private', (_ctx, next) => (spin(n) === 1 ? next() : next()), (ctx) => void (ctx.body = PAYLOAD));
+}
+
+/**
+ * The spin length that takes `us` microseconds of CPU in this process. Timed by CPU time, not the clock:
+ * a pair's two servers start at the same time on one core, and wall time would count the other's turns.
+ */
+function spinFor(us: number): number {
+  const n = 10_000;
+  let best = Infinity;
+  for (let round = 0; round < 7; round++) {
+    const before = process.cpuUsage();
+    for (let i = 0; i < 2000; i++) spin(n);
+    const used = process.cpuUsage(before);
+    best = Math.min(best, (used.user + used.system) / 2000);
+  }
+  return Math.max(1, Math.round((us * n) / best));
 }
 
 function spin(n: number): number {
