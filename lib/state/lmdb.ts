@@ -1,4 +1,5 @@
-import { open, type Database, type RootDatabase } from 'lmdb';
+import type { Database, RootDatabase } from 'lmdb';
+import { openLmdbEnv } from '../util/lmdb-env.js';
 import { rev } from './memory.js';
 import { countHits } from './limiter.js';
 import { checkExpiry, checkKey, checkLimitKeys, markUsedWith, type LimitKey, type StateEntry, type StateStore, type StateStoreOptions } from './types.js';
@@ -30,7 +31,7 @@ export class LmdbStateStore implements StateStore {
     this.path = path;
     this.#clock = opts.clock ?? Date.now;
     this.#sweepEvery = opts.sweepEvery ?? 256;
-    this.#root = open({ path, maxDbs: 2 });
+    this.#root = openLmdbEnv(path, 2);
     this.#db = this.#root.openDB<Stored, string>({ name: 'state' });
   }
 

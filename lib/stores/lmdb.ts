@@ -1,4 +1,5 @@
-import { open, type Database, type RootDatabase } from 'lmdb';
+import type { Database, RootDatabase } from 'lmdb';
+import { openLmdbEnv } from '../util/lmdb-env.js';
 import { sha1 } from '../user.js';
 import { avatarId, isAvatarId, toBuffer, type AvatarEntry, type AvatarStore, type StoredAvatar } from './types.js';
 
@@ -23,7 +24,7 @@ export class LmdbStore implements AvatarStore {
 
   constructor(path: string) {
     this.path = path;
-    this.#root = open({ path, maxDbs: 4 });
+    this.#root = openLmdbEnv(path, 4);
     this.#avatars = this.#root.openDB<Buffer, string>({ name: 'avatars', encoding: 'binary' });
     this.#metas = this.#root.openDB<Meta, string>({ name: 'metas' });
   }
