@@ -14,7 +14,8 @@ const load = <T>(path: string): Promise<T> => import(new URL(path, dist).href) a
 
 export const { authKoa } = await load<typeof import('../lib/index.js')>('index.js');
 export const { avatarId, openStore, prune } = await load<typeof import('../lib/stores/index.js')>('stores/index.js');
+export const { safeEqual } = await load<typeof import('../lib/util/safe-equal.js')>('util/safe-equal.js');
 export const { readCookie } = await load<typeof import('../lib/session/transport.js')>('session/transport.js');
 export const { resolveOptions } = await load<typeof import('../lib/resolve-options.js')>('resolve-options.js');
 export const { TokenService } = await load<typeof import('../lib/session/token-service.js')>('session/token-service.js');
-export type { AuthKoaOptions } from '../lib/index.js';
+export type { AuthKoaOptions, User } from '../lib/index.js';
