@@ -166,7 +166,7 @@ interface Case {
   job: Omit<LoadJob, 'connections' | 'durationSec'>;
   /** Also profile the server under this load and report authkoa's share of its CPU. */
   profile?: boolean;
-  /** Rounds as a multiple of --rounds: the rows the 2 µs target is read from get more (see TARGET_ROUNDS). */
+  /** Rounds as a multiple of --rounds: the rows the 2 µs target is read from get more (see TARGET_ROUND_FACTOR). */
   roundsFactor?: number;
 }
 
@@ -175,7 +175,7 @@ const TARGET_LABEL = 'target: JWT cookie + XSRF header against a fixed 2 µs com
 /** The same pairing for a minimal hand-written cookie check (bench/server.ts `floor-cookie`): where the target sits. */
 const FLOOR_LABEL = 'floor: a minimal hand-written cookie check against a fixed 2 µs computation';
 // A round of these rows spreads about ±3 µs while the question is about a microsecond: three times the rounds.
-const TARGET_ROUNDS = 3;
+const TARGET_ROUND_FACTOR = 3;
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
@@ -260,9 +260,9 @@ async function httpBench(): Promise<HttpRow[]> {
       // The target itself as the reference: bare Koa plus a fixed 2 µs computation on the route. The pair's two
       // servers then differ by (cookie path − 2 µs) and run at nearly the same speed, so whatever the method
       // does to a cost it does to both: at or below zero, the cookie path costs the server at most 2 µs.
-      { label: TARGET_LABEL, server: 'authkoa', against: 'x-spin2', job: { url: '/private', headers: cookie }, roundsFactor: TARGET_ROUNDS },
+      { label: TARGET_LABEL, server: 'authkoa', against: 'x-spin2', job: { url: '/private', headers: cookie }, roundsFactor: TARGET_ROUND_FACTOR },
       // The least any implementation does on this request (see the case), paired the same way: the target's floor.
-      { label: FLOOR_LABEL, server: 'floor-cookie', against: 'x-spin2', job: { url: '/private', headers: cookie }, roundsFactor: TARGET_ROUNDS },
+      { label: FLOOR_LABEL, server: 'floor-cookie', against: 'x-spin2', job: { url: '/private', headers: cookie }, roundsFactor: TARGET_ROUND_FACTOR },
       { label: 'koa-jwt (Bearer)', server: 'koa-jwt', against: 'baseline', job: { url: '/private', headers: { authorization: `Bearer ${jwt}` } } },
       { label: 'koa-passport + passport-jwt (Bearer)', server: 'passport-jwt', against: 'baseline', job: { url: '/private', headers: { authorization: `Bearer ${jwt}` } } },
       { label: 'authkoa direct login (token + cookies)', server: 'authkoa', against: 'baseline', job: { url: '/auth/bench/login', method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"user":"u","passwd":"pw"}' } },
@@ -386,7 +386,7 @@ function headline(rows: HttpRow[]): string[] {
   ];
   const target = pick(TARGET_LABEL);
   const floor = pick(FLOOR_LABEL);
-  const parts = kinds.filter(([, l]) => pick(l)?.extraUs != null).map(([name, l]) => `${name} **${pick(l)!.extraUs! >= 0 ? '+' : ''}${pick(l)!.extraUs!.toFixed(1)} µs**`);
+  const parts = kinds.filter(([, l]) => pick(l)?.extraUs != null).map(([name, l]) => `${name} **${signed(pick(l)!.extraUs!)} µs**`);
   if (parts.length === 0) return [];
   const lines = [`**Extra server CPU per request over bare Koa** (case minus its reference, same rounds, median): ${parts.join(', ')}.`, ''];
   if (target?.extraUs != null) {
@@ -429,7 +429,7 @@ function report(httpRows: HttpRow[], costs: MiddlewareCost[], micro: MicroResult
     '',
     ...importReport(imp),
     '',
-    `Settings: ${ROUNDS} round(s) per case (${ROUNDS * TARGET_ROUNDS} for the two rows against the 2 µs computation); each round starts the case's server and its reference afresh, warms both up for ${WARMUP} s and loads both at the same time for ${DURATION} s, ${CONNECTIONS} connections each; ${hasTaskset ? 'both servers pinned to one core and the load generator to the other (taskset)' : 'not pinned (no taskset here): ratios are less reliable'}; medians of rounds, ratios as the median of the per-round ratios. The case rows' req/s and latencies are therefore those of a server with half a core; the first row is bare Koa alone on the core.`,
+    `Settings: ${ROUNDS} round(s) per case (${ROUNDS * TARGET_ROUND_FACTOR} for the two rows against the 2 µs computation); each round starts the case's server and its reference afresh, warms both up for ${WARMUP} s and loads both at the same time for ${DURATION} s, ${CONNECTIONS} connections each; ${hasTaskset ? 'both servers pinned to one core and the load generator to the other (taskset)' : 'not pinned (no taskset here): ratios are less reliable'}; medians of rounds, ratios as the median of the per-round ratios. The case rows' req/s and latencies are therefore those of a server with half a core; the first row is bare Koa alone on the core.`,
     '',
     ...headline(httpRows),
     '| case | req/s | p50 ms | p99 ms | CPU µs/req | reference (same request) | its req/s | its CPU µs/req | extra CPU µs/req | req/s ratio | CPU ratio | load generator CPU | failed |',
