@@ -98,12 +98,17 @@ export function createMiddleware(
     return refreshed;
   }
 
+  // Read on every request: kept here rather than looked up in the options each time.
+  const validator = o.validator;
+  const strictRevocations = o.strictRevocation ? sessions : undefined;
+
   /**
-   * The shared core of every middleware: returns the user or throws AuthError 401. Synchronous when it can
-   * be (no basic auth header, a token already verified, no validator, no refresh): this runs on every
-   * protected request, and an await on a value that is already there still costs a microtask turn.
+   * The shared core of every middleware: the request's user (basic auth, else the token), or a thrown
+   * AuthError. Synchronous when it can be (no basic auth header, a token already verified, no validator,
+   * no refresh): this runs on every protected request, and an await on a value that is already there still
+   * costs a microtask turn. Before start-up has finished it waits for it (a token names its provider); 503
+   * when start-up failed.
    */
-  /** The request's user once the providers are known (a token names its provider); 503 when start-up failed. */
   function authenticate(ctx: Context): User | Promise<User> {
     const waiting = waitForStart();
     return waiting ? waiting.then(() => authenticateNow(ctx)) : authenticateNow(ctx);
@@ -143,37 +148,37 @@ export function createMiddleware(
     return e;
   }
 
-  /** `rt.claims` may be the token service's shared copy (`peek`): only read here, what goes on is copied. */
+  /**
+   * The user of a verified token, or a thrown AuthError. `rt.claims` may be the token service's shared
+   * copy (`peek`): only read here, what goes on is copied.
+   */
   function userOf(ctx: Context, rt: RequestToken | undefined): User | Promise<User> {
     if (!rt) throw new AuthError(401, 'no_token', 'token is not presented');
     const { claims } = rt;
     if (claims.handshake) throw new AuthError(401, 'token_invalid', 'invalid kind of token');
     if (!claims.user) throw new AuthError(401, 'no_user', 'no user info presented in the claim');
-    if (sessions && o.strictRevocation) return unrevoked(ctx, rt, sessions).then(() => checkedUser(ctx, rt));
-    return checkedUser(ctx, rt);
-  }
-
-  /** The validator (on its own copy of the claims), then the provider and expiry checks. */
-  function checkedUser(ctx: Context, rt: RequestToken): User | Promise<User> {
-    if (o.validator) return validated(ctx, { ...rt, claims: copyClaims(rt.claims) });
+    if (strictRevocations || validator) return checkedUser(ctx, rt);
     return allowedUser(ctx, rt);
   }
 
-  /** strictRevocation: the revocation check on every request; a refusal clears the cookies, an outage does not. */
-  async function unrevoked(ctx: Context, rt: RequestToken, revocations: Revocations): Promise<void> {
-    try {
-      await revocations.check(rt.claims);
-    } catch (err) {
-      const e = toAuthError(err);
-      throw e.status >= 500 ? e : rejectAndClear(ctx, rt, e.code, e.message);
+  /**
+   * strictRevocation's check on every request (a refusal clears the cookies, an outage does not), then the
+   * validator on its own copy of the claims: the user it may have edited there is the one that goes on.
+   */
+  async function checkedUser(ctx: Context, rt: RequestToken): Promise<User> {
+    if (strictRevocations) {
+      try {
+        await strictRevocations.check(rt.claims);
+      } catch (err) {
+        const e = toAuthError(err);
+        throw e.status >= 500 ? e : rejectAndClear(ctx, rt, e.code, e.message);
+      }
     }
-  }
-
-  // The validator gets its own copy of the claims; the user it may have edited there is the one that goes on.
-  async function validated(ctx: Context, rt: RequestToken): Promise<User> {
-    const user = rt.claims.user!;
-    if (!(await o.validator!(rt.token, rt.claims))) throw rejectAndClear(ctx, rt, 'user_blocked', `user ${user.id} blocked`);
-    return allowedUser(ctx, rt, rt.claims.user ?? user);
+    if (!validator) return allowedUser(ctx, rt);
+    const own = { ...rt, claims: copyClaims(rt.claims) };
+    const user = own.claims.user!;
+    if (!(await validator(own.token, own.claims))) throw rejectAndClear(ctx, own, 'user_blocked', `user ${user.id} blocked`);
+    return allowedUser(ctx, own, own.claims.user ?? user);
   }
 
   /** The request's user, refreshed when its cookie expired; `own` is a user already copied for this request. */

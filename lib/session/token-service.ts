@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
 import { AuthError } from '../errors.js';
 import type { ResolvedOptions } from '../options.js';
-import { copyClaims, wireOrder, type Claims, type RequestToken, type TokenSource } from './claims.js';
+import { canonicalUser, copyClaims, wireOrder, type Claims, type RequestToken, type TokenSource } from './claims.js';
 import { KeyRing, decodePayload, sign, split, verifySignature } from './jwt.js';
 import { Transport } from './transport.js';
 
@@ -237,6 +237,8 @@ export class TokenService {
       claims.aud = aud;
       this.checkAudienceOnRead(aud);
     }
+    // Stored in the shape each request's copy takes, so that copy is a plain clone (see userOf).
+    if (claims.user) claims.user = canonicalUser(claims.user, aud ?? '');
     return claims;
   }
 
