@@ -351,7 +351,7 @@ async function httpBench(): Promise<HttpRow[]> {
       };
       rows.push(row);
       process.stderr.write(
-        `${c.label}: ${Math.round(row.rps)} req/s, ratio ${row.ratio!.toFixed(2)} (rounds ${ratios.map((x) => x.toFixed(2)).join(' ')}), +${row.extraUs!.toFixed(1)} µs server CPU/req, load generator ${(row.generatorCpu * 100).toFixed(0)} % of its core${share === null ? '' : `, authkoa ${(share * 100).toFixed(1)} % of server CPU`}\n`,
+        `${c.label}: ${Math.round(row.rps)} req/s, ratio ${row.ratio!.toFixed(2)} (rounds ${ratios.map((x) => x.toFixed(2)).join(' ')}), ${signed(row.extraUs!)} µs server CPU/req, load generator ${(row.generatorCpu * 100).toFixed(0)} % of its core${share === null ? '' : `, authkoa ${(share * 100).toFixed(1)} % of server CPU`}\n`,
       );
       // A failed request took another path than the one measured (an error answer is cheap): say so loudly.
       if (row.failures > 0) process.stderr.write(`  WARNING: ${row.failures} requests failed; this row does not measure the intended path\n`);
