@@ -98,7 +98,7 @@ export function createMiddleware(
     return refreshed;
   }
 
-  // Read on every request: kept here rather than looked up in the options each time.
+  // The checks the options add to every request: both make it asynchronous (see checkedUser).
   const validator = o.validator;
   const strictRevocations = o.strictRevocation ? sessions : undefined;
 

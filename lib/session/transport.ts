@@ -11,11 +11,7 @@ import { safeEqual } from '../util/safe-equal.js';
  */
 export class Transport {
   readonly #o: ResolvedOptions;
-  // What every request reads, held here rather than looked up in the (much larger) options object. Header
-  // names are as node stores them in `req.headers`: read there directly, not through Koa's `ctx.get`.
-  readonly #queryName: string;
-  readonly #cookieName: string;
-  readonly #checkXsrf: boolean;
+  // Header names as node stores them in `req.headers`: read there directly, not through Koa's `ctx.get`.
   readonly #jwtHeader: string;
   readonly #xsrfHeader: string;
   // The methods whose cookie requests skip the XSRF check; undefined when there are none (the default), so
@@ -24,9 +20,6 @@ export class Transport {
 
   constructor(o: ResolvedOptions) {
     this.#o = o;
-    this.#queryName = o.jwtQueryName;
-    this.#cookieName = o.jwtCookieName;
-    this.#checkXsrf = !o.disableXSRF;
     this.#jwtHeader = o.jwtHeaderName.toLowerCase();
     this.#xsrfHeader = o.xsrfHeaderName.toLowerCase();
     this.#xsrfExempt = o.xsrfIgnoreMethods.size > 0 ? o.xsrfIgnoreMethods : undefined;
@@ -36,7 +29,7 @@ export class Transport {
   // without a result object per request. Each gives '' when the request has nothing there.
   /** The `token` query parameter. */
   fromQuery(ctx: Context): string {
-    return queryParam(ctx, this.#queryName);
+    return queryParam(ctx, this.#o.jwtQueryName);
   }
 
   /** The `X-JWT` request header. */
@@ -46,12 +39,12 @@ export class Transport {
 
   /** The JWT cookie. */
   fromCookie(ctx: Context): string {
-    return readCookie(headerValue(ctx.req.headers.cookie), this.#cookieName);
+    return readCookie(headerValue(ctx.req.headers.cookie), this.#o.jwtCookieName);
   }
 
   /** A cookie token's XSRF check: the request's XSRF header must equal the token's `jti`. Throws 401 `xsrf_mismatch`. */
   checkXsrf(ctx: Context, jti: string | undefined): void {
-    if (!this.#checkXsrf || this.#xsrfExempt?.has(ctx.req.method ?? '')) return;
+    if (this.#o.disableXSRF || this.#xsrfExempt?.has(ctx.req.method ?? '')) return;
     const header = headerValue(ctx.req.headers[this.#xsrfHeader]);
     if (!header || !safeEqual(header, jti ?? '')) throw new AuthError(401, 'xsrf_mismatch', 'xsrf mismatch');
   }
