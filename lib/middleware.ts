@@ -126,7 +126,7 @@ export function createMiddleware(
   }
 
   function tokenUser(ctx: Context): User | Promise<User> {
-    let rt: ReturnType<TokenService['read']>;
+    let rt: ReturnType<TokenService['peek']>;
     try {
       rt = tokens.peek(ctx);
     } catch (err) {

@@ -124,25 +124,19 @@ export class TokenService {
   /**
    * Reads the token of a request: query `token`, then the `X-JWT` header, then the JWT cookie; the first
    * present wins. Returns undefined when none is present. Query and header tokens must not be expired;
-   * cookie tokens that carry a user must come with an X-XSRF-TOKEN header equal to their jti.
+   * cookie tokens that carry a user must come with an X-XSRF-TOKEN header equal to their jti. The claims
+   * are the caller's own copy.
    */
   async get(ctx: Context): Promise<RequestToken | undefined> {
-    return this.read(ctx);
-  }
-
-  /**
-   * `get` without the promise when it is not needed: a token already verified (the same session cookie
-   * on every request) is read synchronously, and only a new token returns a promise. The route
-   * middleware runs on every request, and each await there costs a trip through the microtask queue.
-   */
-  read(ctx: Context): RequestToken | undefined | Promise<RequestToken | undefined> {
     return this.readFrom(ctx, true);
   }
 
   /**
-   * `read` for authkoa's own middleware: the claims of an already-verified token are the service's shared
-   * copy, which the caller must not change (it copies what it hands on, `userOf`). Copying every claim
-   * on every request only to read three of them showed in the profile.
+   * `get` for authkoa's own middleware, which runs on every protected request: a token already verified
+   * (the same session cookie on every request) is read synchronously, without the promise and its
+   * microtask turn, and its claims are the service's shared copy, which the caller must not change (it
+   * copies what it hands on, `userOf`). Copying every claim on every request only to read three of them
+   * showed in the profile. Only a token not yet verified returns a promise.
    * @internal
    */
   peek(ctx: Context): RequestToken | undefined | Promise<RequestToken | undefined> {

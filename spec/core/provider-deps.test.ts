@@ -1,6 +1,7 @@
 /** What a provider written outside the package is handed: a narrow context, never the secrets. */
 import test from 'ava';
-import { authKoa, registerProvider, type ProviderDeps } from '../../lib/index.js';
+import { authKoa, registerProvider, type AuthError, type ProviderDeps } from '../../lib/index.js';
+import { Client, manualClock, startApp } from '../helpers/http.js';
 
 const SECRET = 'provider-deps-secret-that-must-not-leak';
 const OLD_SECRET = 'an-older-secret-that-must-not-leak-either';
@@ -54,4 +55,37 @@ test('a third-party provider gets the narrow context (token service, avatars, st
   // The token service works for the provider all the same.
   const token = await given!.tokenService.create({ user: { name: 'p', id: 'probe_1', picture: '' } });
   t.regex(token, /^[\w-]+\.[\w-]+\.[\w-]+$/);
+});
+
+test('tokenService.get reads the request token from each source and hands out the caller’s own copy of its claims', async (t) => {
+  const clock = manualClock();
+  const app = await startApp({ secret: SECRET, tokenDuration: '10m', clock, providers: [{ kind: 'direct', name: 'direct', checker: () => true }] }, (router, auth) => {
+    router.get('/read', async (ctx) => {
+      try {
+        const rt = await auth.tokenService.get(ctx);
+        ctx.body = { source: rt?.source ?? null, name: rt?.claims.user?.name ?? null, aud: rt?.claims.user?.aud ?? null };
+        // A caller that edits what it was handed: the next read of the same token must not see it.
+        if (rt?.claims.user) rt.claims.user.name = 'edited';
+      } catch (err) {
+        ctx.status = (err as AuthError).status;
+        ctx.body = { code: (err as AuthError).code };
+      }
+    });
+  });
+  t.teardown(() => app.close());
+  const c = new Client(app.url);
+  t.is((await c.fetch('/auth/direct/login?user=reader&passwd=x')).status, 200);
+  const jwt = c.jar.get('JWT')!;
+  const read = async (headers: Record<string, string>, path = '/read') => (await fetch(app.url + path, { headers })).json();
+
+  t.deepEqual(await read({}), { source: null, name: null, aud: null });
+  t.deepEqual(await read({ cookie: `JWT=${jwt}`, 'x-xsrf-token': c.jar.get('XSRF-TOKEN')! }), { source: 'cookie', name: 'reader', aud: '' });
+  t.deepEqual(await read({ 'x-jwt': jwt }), { source: 'header', name: 'reader', aud: '' });
+  t.deepEqual(await read({}, `/read?token=${jwt}`), { source: 'query', name: 'reader', aud: '' });
+  // The same token, read again after each caller edited its copy.
+  t.deepEqual(await read({ 'x-jwt': jwt }), { source: 'header', name: 'reader', aud: '' });
+  // A cookie without its XSRF header, and a header token past its exp, are refused.
+  t.deepEqual(await read({ cookie: `JWT=${jwt}` }), { code: 'xsrf_mismatch' });
+  clock.advance(11 * 60_000);
+  t.deepEqual(await read({ 'x-jwt': jwt }), { code: 'token_expired' });
 });
