@@ -1,9 +1,10 @@
-import { mkdtempSync, readFileSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { once } from 'node:events';
+import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import test from 'ava';
 import { Client } from '../helpers/http.js';
 import { runCli, spawnCli, waitForLine } from '../helpers/cli.js';
+import { tempDir } from '../helpers/temp.js';
 
 test('authctl --help lists the commands', async (t) => {
   const r = await runCli(['--help']);
@@ -48,9 +49,15 @@ test('an unknown command exits non-zero with a hint', async (t) => {
 });
 
 test('authctl demo runs the reference app: secret made on first run, login works, Ctrl-C stops it', async (t) => {
-  const varDir = mkdtempSync(join(tmpdir(), 'authkoa-demo-'));
+  const varDir = tempDir(t, 'authkoa-demo-');
   const child = spawnCli(['demo', '--port', '0', '--dev-port', '0', '--var', varDir]);
-  t.teardown(() => child.kill('SIGKILL'));
+  // Before varDir is removed: a demo still running would keep writing into it.
+  t.teardown(async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = once(child, 'exit');
+    child.kill('SIGKILL');
+    await exited;
+  });
   const [, url] = await waitForLine(child, /authkoa example listening on (http:\/\/\S+)/);
   const secretFile = join(varDir, 'secret');
   t.is(statSync(secretFile).mode & 0o777, 0o600);

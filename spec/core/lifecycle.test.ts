@@ -4,13 +4,12 @@
  * the process's active handles.
  */
 import test from 'ava';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Koa from 'koa';
 import { authKoa, registerProvider, type AuthKoaOptions, type ProviderEntry } from '../../lib/index.js';
 import { BOT_TOKEN, startFakeBotApi } from '../helpers/telegram.js';
 import { Client, serve } from '../helpers/http.js';
+import { tempDir } from '../helpers/temp.js';
 
 const SECRET = 'lifecycle-test-secret-0123456789';
 
@@ -59,7 +58,7 @@ test.serial('close() stops every server, poller, store and worker the instance s
   const auth = authKoa({
     secret: SECRET,
     url: 'http://127.0.0.1:1',
-    avatarStore: `lmdb://${join(mkdtempSync(join(tmpdir(), 'authkoa-life-')), 'avatars')}`,
+    avatarStore: `lmdb://${join(tempDir(t, 'authkoa-life-'), 'avatars')}`,
     avatarResizeLimit: 32,
     providers: startingEverything(api.apiRoot),
   });

@@ -3,9 +3,10 @@
  * the dev OAuth2 server's form, shows the user and the proxied avatar, calls protected routes with
  * the XSRF header, logs out; then logs in through the direct provider's form on the page.
  */
-import { mkdtempSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import test from 'ava';
 import type { Browser, Page } from 'playwright-core';
 import { startExample, type RunningExample } from '../../example/app.js';
@@ -14,6 +15,8 @@ import { ensureBrowserBundle, launchChromium } from '../helpers/browser.js';
 let app: RunningExample;
 let browser: Browser;
 const dir = mkdtempSync(join(tmpdir(), 'authkoa-e2e-'));
+// Kept after the run (dir is removed), beside the passkeys test's screenshot.
+const SCREENSHOT = fileURLToPath(new URL('../.cache/demo-logged-in.png', import.meta.url));
 
 test.before(async () => {
   await ensureBrowserBundle();
@@ -21,8 +24,13 @@ test.before(async () => {
   browser = await launchChromium();
 });
 test.after.always(async () => {
-  await browser?.close();
-  await app?.close();
+  try {
+    await browser?.close();
+    await app?.close();
+  } finally {
+    // After the app (its LMDB stores live in dir/var) has closed.
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 async function openPage(): Promise<Page> {
@@ -59,8 +67,9 @@ test.serial('dev login through the page: user and avatar shown, protected route 
   await page.click('[data-call="admin"]');
   await page.waitForFunction(() => document.querySelector('#result')?.textContent?.startsWith('HTTP 403'));
 
-  await page.screenshot({ path: join(dir, 'logged-in.png'), fullPage: true });
-  t.log(`screenshot: ${join(dir, 'logged-in.png')}`);
+  mkdirSync(join(SCREENSHOT, '..'), { recursive: true });
+  await page.screenshot({ path: SCREENSHOT, fullPage: true });
+  t.log(`screenshot: ${SCREENSHOT}`);
 
   await page.click('#logout');
   await page.waitForFunction(() => document.querySelector('#status')?.textContent === 'Not logged in.');

@@ -5,8 +5,7 @@
  * Remove (then the passkey is unknown). And the listen address:
  * a loopback IP is published as localhost (WebAuthn refuses IP addresses), any other IP has no passkeys.
  */
-import { mkdirSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import test from 'ava';
@@ -15,6 +14,7 @@ import { publicUrl, startExample, type RunningExample } from '../../example/app.
 import { demoProviders } from '../../example/providers.js';
 import { Outbox } from '../../example/outbox.js';
 import { addVirtualAuthenticator, useChromium } from '../helpers/browser.js';
+import { tempDir } from '../helpers/temp.js';
 
 const SCREENSHOT = fileURLToPath(new URL('../.cache/demo-passkeys.png', import.meta.url));
 
@@ -40,7 +40,7 @@ const statusIs = (page: Page, text: string) => page.waitForFunction((t) => docum
 const resultIs = (page: Page, text: string) => page.waitForFunction((t) => document.querySelector('#result')?.textContent?.startsWith(t), text);
 
 test('passkeys on the demo page: add after a dev login, listed, log out, restart, log in with it as the same user, protected route, remove', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'authkoa-e2e-passkeys-'));
+  const dir = tempDir(t, 'authkoa-e2e-passkeys-');
   const start = () => startExample({ port: 0, devPort: 0, host: '127.0.0.1', varDir: join(dir, 'var'), env: {} });
   let app = await start();
   t.teardown(() => app.close());
@@ -116,7 +116,7 @@ test('the listen address: loopback IPs are published as localhost, other IPs hav
 });
 
 test('the demo on another IP address (127.0.0.2) runs without passkeys and says why; on 127.0.0.1 it names the address', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'authkoa-e2e-passkeys-'));
+  const dir = tempDir(t, 'authkoa-e2e-passkeys-');
   const lines: string[] = [];
   const other = await startExample({ port: 0, devPort: 0, host: '127.0.0.2', varDir: join(dir, 'other'), env: {}, log: (l) => lines.push(l) });
   t.teardown(() => other.close());

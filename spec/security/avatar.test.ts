@@ -4,7 +4,7 @@
  * addresses, redirects into the private network). The "internal service" is a real server on a loopback
  * address; the defence holds when it never sees a request and the login still succeeds with an identicon.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test from 'ava';
@@ -45,9 +45,14 @@ test.before(async () => {
   });
 });
 test.after.always(async () => {
-  await app.close();
-  await gateway.close();
-  await internal.close();
+  try {
+    await app.close();
+    await gateway.close();
+    await internal.close();
+  } finally {
+    // After the app (its avatar store is in storeDir) has closed.
+    if (storeDir) rmSync(storeDir, { recursive: true, force: true });
+  }
 });
 
 async function loginWithPicture(user: string, picture: string): Promise<{ status: number; picture: string }> {

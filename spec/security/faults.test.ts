@@ -2,14 +2,14 @@
  * Faults: a provider that hangs, fails or floods; an avatar store that cannot open or is full; SMTP down.
  * Each time the app answers a clear JSON error, stays up, and the next good request works.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import test from 'ava';
 import { emailSender, type AvatarStore } from '../../lib/index.js';
 import { openStore } from '../../lib/stores/index.js';
 import { registerFromEchoKind } from '../helpers/attack.js';
 import { Client, startApp } from '../helpers/http.js';
+import { tempDir } from '../helpers/temp.js';
 import { standinLogin } from '../oauth2/fixtures.js';
 import { startStandin } from '../oauth2/standin.js';
 
@@ -56,7 +56,7 @@ test('an OAuth2 provider that hangs, answers 500 or a 50 MB body: 5xx JSON namin
 });
 
 test('an avatar store that cannot open (a file where its folder should be): 500 JSON; once fixed, logins work', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'authkoa-fault-'));
+  const dir = tempDir(t, 'authkoa-fault-');
   const path = join(dir, 'avatars');
   // Tests run as root in CI, where permission bits do not stop writes; a file in the way fails for anyone.
   writeFileSync(path, 'not a folder');
@@ -74,7 +74,7 @@ test('an avatar store that cannot open (a file where its folder should be): 500 
 });
 
 test('a full avatar store (ENOSPC): 500 JSON without internals; the next login after space returns works', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'authkoa-fault-'));
+  const dir = tempDir(t, 'authkoa-fault-');
   const real = await openStore(join(dir, 'files'));
   let full = true;
   const store: AvatarStore = {

@@ -3,14 +3,13 @@
  * its avatar (an identicon) to a real LMDB store. Afterwards every user's avatar is present and readable,
  * no request failed, and memory settled. Nothing here asserts on time.
  */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import test from 'ava';
 import { openStore } from '../../lib/stores/index.js';
 import { startApp } from '../helpers/http.js';
+import { tempDir } from '../helpers/temp.js';
 
 // A real collection before each heap reading, so "settled" compares live objects, not garbage.
 v8.setFlagsFromString('--expose-gc');
@@ -23,7 +22,7 @@ const CLIENTS = 100;
 // other files' tests of the CPU.
 test.serial('10 000 direct logins from 100 concurrent clients, avatars written to LMDB: none fails, all avatars readable', async (t) => {
   t.timeout(8 * 60_000);
-  const dir = mkdtempSync(join(tmpdir(), 'authkoa-load-'));
+  const dir = tempDir(t, 'authkoa-load-');
   const storeUri = `lmdb://${join(dir, 'avatars')}`;
   const app = await startApp({ secret: 'load-test-secret-0123456789abcdef', providers: [{ kind: 'direct', name: 'direct', checker: () => true }], avatarStore: storeUri });
   t.teardown(() => app.close());

@@ -8,17 +8,18 @@ import { avatarId, openStore } from '../../lib/stores/index.js';
 import { LmdbStateStore } from '../../lib/state/lmdb.js';
 import { LmdbStore } from '../../lib/stores/lmdb.js';
 import { sha1 } from '../../lib/user.js';
+import { tempDir } from '../helpers/temp.js';
 import { storeContract } from './contract.js';
 
-const tempDir = () => mkdtempSync(join(tmpdir(), 'authkoa-lmdb-'));
+const PREFIX = 'authkoa-lmdb-';
 
 storeContract(test, 'lmdb store', async () => {
-  const dir = tempDir();
+  const dir = mkdtempSync(join(tmpdir(), PREFIX));
   return { store: new LmdbStore(join(dir, 'ava')), cleanup: async () => rmSync(dir, { recursive: true, force: true }) };
 });
 
 test('bolt:// opens the same LMDB store as lmdb:// (alias for users of the original)', async (t) => {
-  const dir = tempDir();
+  const dir = tempDir(t, PREFIX);
   const a = await openStore(`lmdb://${dir}/ava`);
   const id = await a.put('user1', Buffer.from('one'));
   await a.close();
@@ -26,20 +27,18 @@ test('bolt:// opens the same LMDB store as lmdb:// (alias for users of the origi
   t.is((await b.get(id))?.data.toString(), 'one');
   t.is(String(b), `lmdb store at ${dir}/ava`);
   await b.close();
-  rmSync(dir, { recursive: true });
 });
 
 test('lmdb store etag is the sha1 of the bytes, as the original Bolt store', async (t) => {
-  const dir = tempDir();
+  const dir = tempDir(t, PREFIX);
   const store = new LmdbStore(join(dir, 'ava'));
   const id = await store.put('u', Buffer.from('bytes'));
   t.is((await store.get(id))?.etag, sha1(Buffer.from('bytes')));
   await store.close();
-  rmSync(dir, { recursive: true });
 });
 
 test('lmdb store holds 10 000 avatars and lists them all', async (t) => {
-  const dir = tempDir();
+  const dir = tempDir(t, PREFIX);
   const store = new LmdbStore(join(dir, 'ava'));
   const n = 10_000;
   for (let i = 0; i < n; i += 500) {
@@ -53,11 +52,10 @@ test('lmdb store holds 10 000 avatars and lists them all', async (t) => {
   t.is(count, n);
   t.is((await store.get(avatarId('user4242')))?.data.toString(), 'avatar 4242');
   await store.close();
-  rmSync(dir, { recursive: true });
 });
 
 test('two processes write and read one LMDB store at the same time', async (t) => {
-  const dir = tempDir();
+  const dir = tempDir(t, PREFIX);
   const path = join(dir, 'ava');
   const store = new LmdbStore(path);
   const n = 300;
@@ -76,7 +74,6 @@ test('two processes write and read one LMDB store at the same time', async (t) =
   for await (const _ of store.list()) count++;
   t.is(count, 2 * n);
   await store.close();
-  rmSync(dir, { recursive: true });
 });
 
 // lmdb-js's default overlappingSync finishes a commit after the writer lock is released; under load the
@@ -84,7 +81,7 @@ test('two processes write and read one LMDB store at the same time', async (t) =
 // itself is too rare to provoke on demand, so this checks the setting that avoids it, on both backends.
 // Opening a path this process already has open returns that environment, with the flags it was opened with.
 test('the avatar and state LMDB environments are opened without overlappingSync (it raced between processes)', async (t) => {
-  const dir = tempDir();
+  const dir = tempDir(t, PREFIX);
   // lmdb-js keeps the effective setting on the opened database; its type declarations leave it out.
   const overlapping = (db: object) => (db as { overlappingSync?: boolean }).overlappingSync;
   const avatars = new LmdbStore(join(dir, 'avatars'));
@@ -97,5 +94,4 @@ test('the avatar and state LMDB environments are opened without overlappingSync 
   await other.close();
   await avatars.close();
   await state.close();
-  rmSync(dir, { recursive: true, force: true });
 });

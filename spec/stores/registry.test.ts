@@ -1,14 +1,14 @@
 /** Third-party stores and kinds through the registries: registerStore, registerStateStore, registerProvider. */
 import test from 'ava';
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { authKoa, registerProvider, registerStateStore, registerStore, type AvatarStore, type ProviderModule } from '../../lib/index.js';
 import { openStore, parseStoreUri } from '../../lib/stores/index.js';
 import { memoryStateStore, openStateStore } from '../../lib/state/index.js';
 import { Client, startApp } from '../helpers/http.js';
+import { tempDir } from '../helpers/temp.js';
 // @ts-expect-error: a plain JavaScript plug-in, as a third party would ship it
 import { openJsonStore } from './plugin/json-store.mjs';
 
@@ -18,7 +18,7 @@ const openJson = openJsonStore as (uri: string) => AvatarStore;
 registerStore('jsonfile', openJson);
 
 test('a store registered with registerStore() serves avatarStore: "jsonfile://â€¦" at login and on the avatar route', async (t) => {
-  const file = join(mkdtempSync(join(tmpdir(), 'authkoa-reg-')), 'avatars.json');
+  const file = join(tempDir(t, 'authkoa-reg-'), 'avatars.json');
   const app = await startApp({
     secret: 'registry-test-secret-0123456789abcdef',
     avatarStore: `jsonfile://${file}`,
@@ -38,7 +38,7 @@ test('a store registered with registerStore() serves avatarStore: "jsonfile://â€
 });
 
 test('authctl --require loads a plug-in, then lists and migrates its store like a built-in one', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'authkoa-reg-cli-'));
+  const dir = tempDir(t, 'authkoa-reg-cli-');
   const src = openJson(`jsonfile://${join(dir, 'src.json')}`);
   const ids = [await src.put('alice', Buffer.from('picture of alice')), await src.put('bob', Buffer.from('picture of bob'))];
   // The installed CLI (dist): the plug-in registers with the `authkoa` it imports, the same one authctl uses.

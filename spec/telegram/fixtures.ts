@@ -1,9 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ExecutionContext } from 'ava';
 import { Jimp } from 'jimp';
 import { manualClock, startApp, type TestApp } from '../helpers/http.js';
+import { tempDir as ownedTempDir } from '../helpers/temp.js';
 import { BOT_TOKEN, startFakeBotApi, type FakeBotApi, type TelegramUser } from '../helpers/telegram.js';
 
 export const SECRET = 'telegram-test-secret-0123456789abcdef';
@@ -19,9 +18,7 @@ export async function pngPhoto(color = 0x3366ccff): Promise<Buffer> {
 
 /** A temporary folder removed after the test. */
 export function tempDir(t: ExecutionContext, prefix = 'authkoa-tg-'): string {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  return dir;
+  return ownedTempDir(t, prefix);
 }
 
 export interface TelegramSetup {
