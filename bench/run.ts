@@ -178,7 +178,6 @@ const FLOOR_LABEL = 'floor: a minimal hand-written cookie check against a fixed 
 // A round of these rows spreads about ±3 µs while the question is about a microsecond: three times the rounds.
 const TARGET_ROUND_FACTOR = 3;
 
-
 async function login(url: string): Promise<Tokens> {
   const res = await fetch(`${url}/auth/bench/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"user":"u","passwd":"pw"}' });
   const cookies = Object.fromEntries(res.headers.getSetCookie().map((c) => c.split(';')[0]!.split('=') as [string, string]));
