@@ -8,7 +8,7 @@ import type { ExecutionContext } from 'ava';
  * authkoa-* folders behind. Call it before starting what uses the folder: ava runs teardowns
  * last-registered first, so servers, stores and children are closed before the folder goes.
  */
-export function tempDir(t: ExecutionContext, prefix: string): string {
+export function tempDir(t: ExecutionContext, prefix = 'authkoa-test-'): string {
   const dir = mkdtempSync(join(tmpdir(), prefix));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   return dir;

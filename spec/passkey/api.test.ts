@@ -13,7 +13,7 @@ import { startRedis, type RedisPeer } from '../helpers/redis.js';
 import type { StateStore } from '../../lib/state/types.js';
 import { Client } from '../helpers/http.js';
 import { startPasskeyApp } from './fixtures.js';
-import { tempDir } from '../telegram/fixtures.js';
+import { tempDir } from '../helpers/temp.js';
 
 const base = { secret: 'passkey-api-secret-0123456789abcdef', url: 'http://localhost:1' };
 

@@ -14,7 +14,8 @@ import { runCli, spawnCli, spawnTs, waitForLine } from '../helpers/cli.js';
 import { Client } from '../helpers/http.js';
 import { startRedis, type RedisPeer } from '../helpers/redis.js';
 import { BOT_TOKEN, startFakeBotApi } from '../helpers/telegram.js';
-import { ALICE, SUCCESS, ERROR, tempDir } from '../telegram/fixtures.js';
+import { tempDir } from '../helpers/temp.js';
+import { ALICE, SUCCESS, ERROR } from '../telegram/fixtures.js';
 
 const APP = fileURLToPath(new URL('./fixtures/app-process.ts', import.meta.url));
 

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import type { ExecutionContext } from 'ava';
 import { Jimp } from 'jimp';
 import { manualClock, startApp, type TestApp } from '../helpers/http.js';
-import { tempDir as ownedTempDir } from '../helpers/temp.js';
+import { tempDir } from '../helpers/temp.js';
 import { BOT_TOKEN, startFakeBotApi, type FakeBotApi, type TelegramUser } from '../helpers/telegram.js';
 
 export const SECRET = 'telegram-test-secret-0123456789abcdef';
@@ -14,11 +14,6 @@ export const ERROR = 'that did not work';
 /** A real 8×8 PNG, as a profile photo. */
 export async function pngPhoto(color = 0x3366ccff): Promise<Buffer> {
   return Buffer.from(await new Jimp({ width: 8, height: 8, color }).getBuffer('image/png'));
-}
-
-/** A temporary folder removed after the test. */
-export function tempDir(t: ExecutionContext, prefix = 'authkoa-tg-'): string {
-  return ownedTempDir(t, prefix);
 }
 
 export interface TelegramSetup {

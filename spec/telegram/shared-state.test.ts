@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { createStateStore } from '../../lib/state/index.js';
 import { Client, startApp } from '../helpers/http.js';
 import { BOT_TOKEN, startFakeBotApi } from '../helpers/telegram.js';
-import { ALICE, SECRET, SUCCESS, tempDir } from './fixtures.js';
+import { tempDir } from '../helpers/temp.js';
+import { ALICE, SECRET, SUCCESS } from './fixtures.js';
 
 test('one state store serves Telegram requests and the verified provider spent tokens, across two app instances', async (t) => {
   const api = await startFakeBotApi();

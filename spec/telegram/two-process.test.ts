@@ -6,7 +6,8 @@ import { sha1 } from '../../lib/user.js';
 import { runCli, spawnCli, spawnTs, waitForLine } from '../helpers/cli.js';
 import { Client } from '../helpers/http.js';
 import { BOT_TOKEN, startFakeBotApi } from '../helpers/telegram.js';
-import { ALICE, BOB, ERROR, SUCCESS, pngPhoto, startTelegram, tempDir } from './fixtures.js';
+import { tempDir } from '../helpers/temp.js';
+import { ALICE, BOB, ERROR, SUCCESS, pngPhoto, startTelegram } from './fixtures.js';
 
 const APP_PROCESS = fileURLToPath(new URL('./fixtures/app-process.ts', import.meta.url));
 
