@@ -43,8 +43,8 @@ export const directProvider: ProviderModule<DirectProviderOptions & { [k: string
         if (!user || user.length > MAX_FIELD || passwd.length > MAX_FIELD || /[\r\n\0]/.test(user)) {
           throw new AuthError(400, 'bad_request', 'failed to parse credentials');
         }
-        // A locked-out name or address is refused before the checker runs: guessing costs the guesser
-        // its time, not the application a password hash.
+        // The attempt is reserved (counted as a failure) before the checker runs, so parallel guesses
+        // cannot all pass one look at the count; a locked-out name or client is refused without a check.
         const attempt = await throttle?.attempt(user, ctx.ip);
         if (attempt?.wait !== undefined) {
           ctx.set('Retry-After', String(Math.max(1, Math.ceil(attempt.wait / 1000))));
@@ -54,6 +54,7 @@ export const directProvider: ProviderModule<DirectProviderOptions & { [k: string
         try {
           ok = await checker(user, passwd);
         } catch (err) {
+          await attempt?.abandoned();
           throw new AuthError(500, 'checker_failed', 'failed to check user credentials', { cause: err });
         }
         if (ok !== true) {

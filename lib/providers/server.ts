@@ -141,12 +141,19 @@ export async function startOAuth2Server(options: OAuth2ServerOptions): Promise<O
       } catch (err) {
         return unavailable(err);
       }
-      // Locked out: refused before the checker runs, and not counted, so the lock-out ends on time.
+      // Reserved before the checker runs (parallel guesses cannot all pass one look at the count); locked
+      // out: refused without a check and not counted, so the lock-out ends on time.
       if (attempt?.wait !== undefined) {
         ctx.set('Retry-After', String(Math.max(1, Math.ceil(attempt.wait / 1000))));
         return render(429, 'Too many failed attempts. Wait a few minutes and try again.', username);
       }
-      const user = toUser(username, await o.checker(username, password));
+      let user: ReturnType<typeof toUser>;
+      try {
+        user = toUser(username, await o.checker(username, password));
+      } catch (err) {
+        await attempt?.abandoned().catch(() => {});
+        throw err;
+      }
       try {
         await (user ? attempt?.succeeded() : attempt?.failed());
       } catch (err) {

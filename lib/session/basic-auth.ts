@@ -41,7 +41,13 @@ export function basicAuthenticator(o: ResolvedOptions, basicThrottle: Credential
       ctx.set('Retry-After', String(Math.max(1, Math.ceil(attempt.wait / 1000))));
       throw new AuthError(429, 'rate_limited', 'too many failed login attempts, try again later');
     }
-    const user = await verdict(name, passwd);
+    let user: User | null;
+    try {
+      user = await verdict(name, passwd);
+    } catch (err) {
+      await attempt.abandoned();
+      throw err;
+    }
     await (user ? attempt.succeeded() : attempt.failed());
     return accepted(user, name);
   }

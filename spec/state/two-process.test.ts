@@ -179,3 +179,42 @@ test('a Telegram login opened on app A, confirmed by `authctl bot` in a third pr
   t.is(code, 0, botOut);
   t.false(botOut.includes(BOT_TOKEN.split(':')[1]!), 'the token is not printed');
 });
+
+test('100 parallel wrong passwords for one name, spread over two app processes on one Redis, reach the checkers at most 5 times', async (t) => {
+  const uri = store();
+  const [a, b] = await Promise.all([appProcess(t, uri), appProcess(t, uri)]);
+  const burst = 100;
+  // Each process holds the checks it starts until the test releases them, which it does once every
+  // attempt is either inside a checker or answered: the moment a read-then-count throttle lets a burst through.
+  let checking = 0;
+  let answered = 0;
+  let allIn!: () => void;
+  const inFlight = new Promise<void>((resolve) => (allIn = resolve));
+  const settle = () => {
+    if (checking + answered >= burst) allIn();
+  };
+  const countChecks = async (p: typeof a) => {
+    for (;;) {
+      await p.lines.next(/^checking held-alice$/);
+      checking++;
+      settle();
+    }
+  };
+  void countChecks(a);
+  void countChecks(b);
+  const statuses = Array.from({ length: burst }, async (_, i) => {
+    const c = i % 2 ? a.client : b.client;
+    const res = await c.fetch('/auth/local/login', { method: 'POST', form: { user: 'held-alice', passwd: `guess-${i}` } });
+    if (res.status === 429) {
+      answered++;
+      settle();
+    }
+    return res.status;
+  });
+  await inFlight;
+  await Promise.all([a.client.fetch('/test/release', { method: 'POST' }), b.client.fetch('/test/release', { method: 'POST' })]);
+  const all = await Promise.all(statuses);
+  t.is(checking, 5, 'five checks in both processes together');
+  t.is(all.filter((s) => s === 403).length, 5);
+  t.is(all.filter((s) => s === 429).length, burst - 5);
+});
