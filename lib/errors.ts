@@ -5,7 +5,7 @@
  */
 export const ERROR_CODES = [
   // Requests authkoa cannot use (400, 404, 405, 413, 415)
-  'bad_request', 'bad_address', 'bad_user', 'missing_code', 'unknown_provider', 'not_found', 'method_not_allowed', 'body_too_large',
+  'bad_request', 'bad_address', 'bad_user', 'missing_code', 'unknown_provider', 'not_found', 'method_not_allowed', 'body_too_large', 'unsupported_media_type',
   'invalid_avatar', 'invalid_avatar_id', 'invalid_avatar_content', 'avatar_not_found', 'avatar_disabled',
   'request_not_found', 'request_expired', 'request_not_verified',
   // Tokens and the route middleware (401, 403)

@@ -1,7 +1,8 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { AuthError } from './errors.js';
-import { writeJSON } from './http/respond.js';
+import { crossSite } from './http/origin.js';
+import { reportError, writeJSON } from './http/respond.js';
 import { getUserInfo, type AuthMiddleware } from './middleware.js';
 import type { ResolvedOptions } from './options.js';
 import type { ProviderRegistry } from './providers/resolve.js';
@@ -21,6 +22,19 @@ function providerAction(ctx: Context, provider: Provider, name: string): Promise
   return action(ctx);
 }
 
+/**
+ * Login CSRF, one rule for every provider: a POST or DELETE that a browser says comes from another site
+ * (see crossSite()) is refused before the provider sees it, unless the provider names the route as
+ * cross-site by protocol. Such a request would log the visitor's browser into an account of the
+ * attacker's choosing (a passkey assertion, a confirmation link, a password of the attacker's), or
+ * change the credentials of the visitor's account.
+ */
+function refuseCrossSite(ctx: Context, origin: string, provider: Provider, route: string): void {
+  if (ctx.method === 'GET' || ctx.method === 'HEAD') return;
+  if (provider.crossSite?.includes(route)) return;
+  if (crossSite(ctx, origin)) throw new AuthError(403, 'origin_mismatch', 'the request must come from this site');
+}
+
 /** The answer for a path under the auth prefix that no route takes. */
 export function unknownRoute(ctx: Context, prefix: string): never {
   const segments = ctx.path.slice(prefix.length).split('/').filter(Boolean);
@@ -31,6 +45,7 @@ export function unknownRoute(ctx: Context, prefix: string): never {
 /** The auth routes of one service. */
 export function buildAuthRouter(o: ResolvedOptions, tokens: TokenService, providers: ProviderRegistry, middleware: AuthMiddleware, sessions: Revocations): Router {
   const router = new Router({ prefix: o.authRoutePath });
+  const origin = new URL(o.url).origin;
 
   router.get('/list', (ctx) => {
     const details = ctx.query.details === '1' || ctx.query.details === 'true';
@@ -56,13 +71,26 @@ export function buildAuthRouter(o: ResolvedOptions, tokens: TokenService, provid
 
   /**
    * Logout ends the token itself, not only the cookies: its id is recorded as ended until the token could
-   * no longer be refreshed, so a copy (a logged X-JWT, a cookie taken before) stops working too. A state
-   * store that is away is logged, and the cookies are cleared all the same.
+   * no longer be refreshed, so a copy (a logged X-JWT, a cookie taken before) stops working too.
+   * A state store that is away: the cookies are cleared all the same (the user asked to leave this
+   * browser), and the failure is reported. Under strictRevocation the answer is then 503
+   * `state_store_unavailable`: that mode promises an ended session stops at once everywhere, and a copy
+   * of this token would go on working, so "logged out" would be untrue. Without it, an ended token only
+   * ever stopped at its next refresh: the logout answers 200 as before.
    */
   async function endToken(ctx: Context): Promise<void> {
     const claims = await tokens.presented(ctx);
     if (!claims?.user || claims.handshake) return;
-    await sessions.endToken(claims).catch((err: unknown) => o.logger.error(`logout: the session of ${claims.user!.id} could not be ended in the state store: ${(err as Error)?.message ?? err}`));
+    try {
+      await sessions.endToken(claims);
+    } catch (err) {
+      const e = new AuthError(503, 'state_store_unavailable', 'the session could not be ended: the state store is unavailable', { cause: err });
+      if (o.strictRevocation) {
+        tokens.reset(ctx);
+        throw e;
+      }
+      reportError(ctx, e, o.logger);
+    }
   }
 
   router.all('/logout', async (ctx) => {
@@ -74,6 +102,7 @@ export function buildAuthRouter(o: ResolvedOptions, tokens: TokenService, provid
   router.all('/:provider/:action', async (ctx) => {
     const provider = providers.get(ctx.params.provider!);
     if (!provider) throw new AuthError(400, 'unknown_provider', `provider ${ctx.params.provider} not supported`);
+    refuseCrossSite(ctx, origin, provider, ctx.params.action!);
     // DELETE only reaches a provider's own actions (removing a passkey); the login routes are GET and POST.
     if (ctx.method === 'DELETE' && !['login', 'callback', 'logout'].includes(ctx.params.action!)) return providerAction(ctx, provider, ctx.params.action!);
     if (ctx.method !== 'GET' && ctx.method !== 'POST') throw new AuthError(405, 'method_not_allowed', 'method not allowed');
@@ -98,6 +127,7 @@ export function buildAuthRouter(o: ResolvedOptions, tokens: TokenService, provid
     const provider = providers.get(ctx.params.provider!);
     if (!provider) throw new AuthError(400, 'unknown_provider', `provider ${ctx.params.provider} not supported`);
     if (ctx.method !== 'GET' && ctx.method !== 'POST' && ctx.method !== 'DELETE') throw new AuthError(405, 'method_not_allowed', 'method not allowed');
+    refuseCrossSite(ctx, origin, provider, `${ctx.params.action}/${ctx.params.sub}`);
     return providerAction(ctx, provider, `${ctx.params.action}/${ctx.params.sub}`);
   });
 

@@ -68,8 +68,17 @@ export async function readBody(req: IncomingMessage, limit: number): Promise<Buf
   return Buffer.concat(chunks);
 }
 
-/** A JSON body (an application's body parser honoured), capped at `limit`: 413 over it, 400 when it does not parse. */
+/**
+ * A JSON body (an application's body parser honoured), capped at `limit`: 413 over it, 400 when it does
+ * not parse. The body must say it is JSON (`application/json` or `…+json`), else 415: a form on another
+ * site can post `text/plain` that parses as JSON without a preflight, but never `application/json`.
+ */
 export async function readJSON(ctx: Context, limit: number): Promise<unknown> {
+  const type = (ctx.get('content-type').split(';')[0] ?? '').trim().toLowerCase();
+  if (type !== 'application/json' && !type.endsWith('+json')) {
+    ctx.req.resume();
+    throw new AuthError(415, 'unsupported_media_type', 'the request body must be application/json');
+  }
   const parsed = (ctx.request as unknown as { body?: unknown }).body;
   if (parsed !== undefined && typeof parsed === 'object') return parsed;
   const raw = await readBody(ctx.req, limit);

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { StateStore } from '../state/types.js';
 
 /** One registered passkey: the public half of a WebAuthn credential and whose it is. */
@@ -72,36 +72,42 @@ export function statePasskeyStore(store: StateStore): PasskeyStore {
     throw new Error(`passkeys of ${userId}: the index kept changing`);
   }
 
+  /**
+   * The store key of a credential id: the id itself, or its SHA-256 when it is longer than a store key
+   * may be (WebAuthn allows ids of up to 1023 bytes; every store takes keys of up to 512 characters).
+   */
+  const key = (id: string) => (id.length <= 512 ? id : `sha256:${createHash('sha256').update(id).digest('base64url')}`);
+
   return {
     async get(id) {
-      return (await store.get<Passkey>(KEYS, id))?.value;
+      return (await store.get<Passkey>(KEYS, key(id)))?.value;
     },
     async listByUser(userId) {
       const index = await store.get<UserIndex>(USERS, userId);
-      const found = await Promise.all((index?.value.ids ?? []).map(async (id) => (await store.get<Passkey>(KEYS, id))?.value));
+      const found = await Promise.all((index?.value.ids ?? []).map(async (id) => (await store.get<Passkey>(KEYS, key(id)))?.value));
       return found.filter((p): p is Passkey => p !== undefined && p.userId === userId);
     },
     async userHandle(userId) {
       return (await updateIndex(userId, (index) => index)).handle;
     },
     async save(passkey) {
-      if (!(await store.create(KEYS, passkey.id, passkey, FOREVER))) return false;
+      if (!(await store.create(KEYS, key(passkey.id), passkey, FOREVER))) return false;
       await updateIndex(passkey.userId, (index) => (index.ids.includes(passkey.id) ? index : { ...index, ids: [...index.ids, passkey.id] }));
       return true;
     },
     async updateCounter(id, counter, usedAt) {
       for (let i = 0; i < TRIES; i++) {
-        const cur = await store.get<Passkey>(KEYS, id);
+        const cur = await store.get<Passkey>(KEYS, key(id));
         if (!cur) return false;
         const old = cur.value.counter;
         if (!(counter > old || (counter === 0 && old === 0))) return false;
-        if (await store.replace(KEYS, id, cur.rev, { ...cur.value, counter, lastUsedAt: usedAt }, FOREVER)) return true;
+        if (await store.replace(KEYS, key(id), cur.rev, { ...cur.value, counter, lastUsedAt: usedAt }, FOREVER)) return true;
       }
       return false;
     },
     async remove(id) {
-      const cur = await store.get<Passkey>(KEYS, id);
-      if (!cur || !(await store.take(KEYS, id, cur.rev))) return false;
+      const cur = await store.get<Passkey>(KEYS, key(id));
+      if (!cur || !(await store.take(KEYS, key(id), cur.rev))) return false;
       await updateIndex(cur.value.userId, (index) => ({ ...index, ids: index.ids.filter((x) => x !== id) }));
       return true;
     },

@@ -35,7 +35,8 @@ export const directProvider: ProviderModule<DirectProviderOptions & { [k: string
       kind: 'direct',
       async login(ctx) {
         // Login CSRF: another site's form or link would log the visitor's browser into an account of
-        // the attacker's choosing. Browsers say where a request comes from; a foreign one is refused.
+        // the attacker's choosing. The router refuses a foreign POST for every provider; a direct login
+        // also takes its credentials from a GET's query, so a foreign GET (a link, an image) is refused here.
         if (crossSite(ctx, origin)) throw new AuthError(403, 'origin_mismatch', 'login must come from this site');
         const params = await deps.readParams(ctx);
         const user = params.user ?? '';

@@ -77,6 +77,8 @@ export function createFlowProvider(spec: FlowSpec, deps: ProviderDeps): Provider
   return {
     name,
     kind: spec.kind,
+    // Apple's form_post callback is a cross-site POST by design; `state` and the handshake guard it.
+    crossSite: spec.formPost ? ['callback'] : undefined,
 
     async login(ctx) {
       const ep = await endpoints();

@@ -1,7 +1,9 @@
+import { createHash, randomBytes } from 'node:crypto';
 import * as webauthn from '@simplewebauthn/server';
 import type { Context } from 'koa';
 import { AuthError } from '../errors.js';
 import { readJSON } from '../http/body.js';
+import { clientKey } from '../http/client-key.js';
 import { writeJSON } from '../http/respond.js';
 import { statePasskeyStore, type Passkey, type PasskeyStore } from '../passkeys/store.js';
 import { endSession } from '../session/login.js';
@@ -27,14 +29,28 @@ export interface PasskeyProviderOptions {
   userVerification?: 'preferred' | 'required';
   /** How long a challenge may be answered. Default 5 minutes. */
   challengeTimeout?: Duration;
+  /**
+   * Login challenges (`login/options`, which anyone may ask for) per client per window, counted in the
+   * state store; over it, 429 `rate_limited`. Default `{ perIP: 30, window: '5m' }`; `false` turns it off.
+   */
+  rateLimit?: { perIP?: number; window?: Duration } | false;
 }
 
 /** The request bodies are WebAuthn responses: a few kilobytes; attestation certificates stay well under this. */
 const BODY_LIMIT = 64 * 1024;
 const CHALLENGES = 'passkey-challenge';
 
-/** What a challenge was issued for. */
-type Challenge = { purpose: 'register'; userId: string } | { purpose: 'login'; aud: string };
+/**
+ * What a challenge was issued for. A login challenge is bound to the browser that asked for it (the
+ * SHA-256 of its binding cookie), so an assertion made for the attacker's own challenge cannot be
+ * posted from the victim's browser (login CSRF).
+ */
+type Challenge = { purpose: 'register'; userId: string } | { purpose: 'login'; aud: string; browser: string };
+
+/** A credential id as WebAuthn has it: base64url of at most 1023 bytes. Anything else is refused at the edge. */
+const CREDENTIAL_ID = /^[A-Za-z0-9_-]{1,1364}$/;
+/** The binding cookie's value: 32 random bytes, base64url. */
+const BINDING = /^[A-Za-z0-9_-]{43}$/;
 
 type WebAuthn = typeof webauthn;
 
@@ -45,7 +61,7 @@ type WebAuthn = typeof webauthn;
  */
 export const passkeyProvider: ProviderModule = {
   kind: 'passkey',
-  options: optionNames<PasskeyProviderOptions>({ kind: true, name: true, rpName: true, rpID: true, credentials: true, userVerification: true, challengeTimeout: true }),
+  options: optionNames<PasskeyProviderOptions>({ kind: true, name: true, rpName: true, rpID: true, credentials: true, userVerification: true, challengeTimeout: true, rateLimit: true }),
   async create(input, deps: ProviderDeps): Promise<Provider> {
     const opts = input as unknown as PasskeyProviderOptions;
     const name = opts.name ?? 'passkey';
@@ -67,6 +83,9 @@ export const passkeyProvider: ProviderModule = {
     const passkeys: PasskeyStore = statePasskeyStore(own.store);
     const state = deps.stateStore;
     const requireUV = userVerification === 'required';
+
+    const limit = challengeLimit(opts.rateLimit, deps, name);
+    const binding = browserBinding(deps, name, challengeMs);
 
     /** Challenges are this provider's own: another passkey provider of the app cannot spend them. */
     const challengeKey = (challenge: string) => `${name}:${challenge}`;
@@ -140,9 +159,10 @@ export const passkeyProvider: ProviderModule = {
     async function loginOptions(ctx: Context): Promise<void> {
       post(ctx);
       const params = await deps.readParams(ctx);
-      const aud = params.site || params.aud || '';
+      const aud = (params.site || params.aud || '').slice(0, 256);
+      await limit?.(ctx);
       const options = await webauthn.generateAuthenticationOptions({ rpID, userVerification, timeout: challengeMs });
-      await remember(options.challenge, { purpose: 'login', aud });
+      await remember(options.challenge, { purpose: 'login', aud, browser: binding.issue(ctx) });
       noStore(ctx);
       writeJSON(ctx, 200, options);
     }
@@ -150,9 +170,10 @@ export const passkeyProvider: ProviderModule = {
     async function login(ctx: Context): Promise<void> {
       post(ctx);
       const response = (await readJSON(ctx, BODY_LIMIT)) as Parameters<WebAuthn['verifyAuthenticationResponse']>[0]['response'];
-      if (typeof response?.id !== 'string' || response.id === '' || typeof response.response !== 'object' || response.response === null) {
+      if (typeof response?.id !== 'string' || !CREDENTIAL_ID.test(response.id) || typeof response.response !== 'object' || response.response === null) {
         throw new AuthError(400, 'bad_request', 'expected a WebAuthn assertion');
       }
+      const browser = binding.read(ctx);
       const passkey = await passkeys.get(response.id);
       if (!passkey) throw new AuthError(401, 'passkey_unknown', 'this passkey is not registered');
       if (response.response.userHandle && response.response.userHandle !== passkey.userHandle) throw new AuthError(401, 'passkey_invalid', 'the passkey does not belong to this account');
@@ -163,7 +184,7 @@ export const passkeyProvider: ProviderModule = {
           response,
           expectedChallenge: spend((c) => {
             issued = c;
-            return c.purpose === 'login';
+            return c.purpose === 'login' && browser !== undefined && c.browser === browser;
           }),
           expectedOrigin: origin,
           expectedRPID: rpID,
@@ -202,7 +223,7 @@ export const passkeyProvider: ProviderModule = {
       if (ctx.method !== 'DELETE') throw new AuthError(404, 'not_found', 'no such provider route');
       const user = await deps.sessionUser(ctx);
       const id = ctx.params.action!;
-      const passkey = await passkeys.get(id);
+      const passkey = CREDENTIAL_ID.test(id) ? await passkeys.get(id) : undefined;
       // Someone else's passkey is answered like a missing one: ids are not a way to probe other accounts.
       if (!passkey || passkey.userId !== user.id || !(await passkeys.remove(id))) throw new AuthError(404, 'not_found', 'no such passkey');
       ctx.status = 204;
@@ -220,6 +241,46 @@ export const passkeyProvider: ProviderModule = {
     };
   },
 };
+
+/**
+ * The cookie that binds a login challenge to the browser that asked for it: HttpOnly, SameSite=Strict,
+ * on the login route only. A browser keeps one value (reused while it lasts), so two tabs logging in at
+ * once both work; the challenge holds the value's SHA-256.
+ */
+function browserBinding(deps: ProviderDeps, name: string, challengeMs: number) {
+  const cookie = `${name}-challenge`;
+  const path = new URL(deps.routeURL(name, 'login')).pathname;
+  const hash = (v: string) => createHash('sha256').update(v).digest('base64url');
+  const read = (ctx: Context): string | undefined => {
+    const v = ctx.cookies.get(cookie);
+    return v && BINDING.test(v) ? hash(v) : undefined;
+  };
+  return {
+    read,
+    /** The binding of this browser, set (or renewed) on the answer. */
+    issue(ctx: Context): string {
+      const current = ctx.cookies.get(cookie);
+      const value = current && BINDING.test(current) ? current : randomBytes(32).toString('base64url');
+      ctx.append('Set-Cookie', `${cookie}=${value}; Path=${path}; HttpOnly; SameSite=Strict; Max-Age=${Math.ceil(challengeMs / 1000)}${deps.cookies.secure ? '; Secure' : ''}`);
+      return hash(value);
+    },
+  };
+}
+
+/** The per-client limit on login challenges (`rateLimit`), or undefined when it is off. */
+function challengeLimit(input: PasskeyProviderOptions['rateLimit'], deps: ProviderDeps, name: string): ((ctx: Context) => Promise<void>) | undefined {
+  if (input === false) return undefined;
+  if (input !== undefined && (typeof input !== 'object' || input === null)) throw new TypeError('rateLimit must be false or { perIP, window }');
+  const perIP = input?.perIP ?? 30;
+  if (typeof perIP !== 'number' || !Number.isInteger(perIP) || perIP < 1) throw new TypeError('rateLimit.perIP must be a positive integer');
+  const windowMs = parseDuration(input?.window ?? '5m', 'rateLimit.window');
+  return async (ctx) => {
+    const wait = await deps.limiter.hit([{ key: `${name}:challenge:${clientKey(ctx.ip)}`, limit: perIP }], windowMs);
+    if (wait === undefined) return;
+    ctx.set('Retry-After', String(Math.max(1, Math.ceil(wait / 1000))));
+    throw new AuthError(429, 'rate_limited', 'too many passkey login requests, try again later');
+  };
+}
 
 function post(ctx: Context): void {
   if (ctx.method !== 'POST') throw new AuthError(405, 'method_not_allowed', 'POST only');

@@ -16,6 +16,13 @@ export interface Provider {
    * segment (its handler reads `ctx.params.action`). login, callback and logout stay reserved.
    */
   readonly actions?: Readonly<Record<string, (ctx: Context) => Promise<void>>>;
+  /**
+   * The routes (`login`, `callback`, `logout` or an action name) that take a POST from another site.
+   * Every other POST or DELETE to this provider that a browser says comes from another site is refused
+   * with 403 `origin_mismatch` by the router (login CSRF), so a provider lists here only a route that is
+   * cross-site by protocol and guarded otherwise: Apple's form_post callback, checked by `state`.
+   */
+  readonly crossSite?: readonly string[];
   /** Stops background work (servers, pollers) when the service closes. */
   close?(): Promise<void>;
 }

@@ -1,3 +1,4 @@
+import { clientKey } from '../http/client-key.js';
 import type { Context } from 'koa';
 import { parseDuration, type Duration } from '../util/duration.js';
 import { AuthError } from '../errors.js';
@@ -9,7 +10,6 @@ import type { Provider } from './types.js';
 import type { UsedTokenStore } from '../state/used-tokens.js';
 import { randomId, type Claims } from '../session/claims.js';
 import { writeConfirmPage } from './confirm-page.js';
-import { crossSite } from '../http/origin.js';
 import { describeSendError, isHTML, toSender, type Sender, type SenderFunc } from './sender.js';
 import { DEFAULT_TEMPLATE, compileTemplate } from './template.js';
 import { optionNames } from '../util/options.js';
@@ -41,7 +41,7 @@ export interface VerifiedProviderOptions {
 export interface VerifiedRateLimit {
   /** Requests per address per window. Default 5. */
   perAddress?: number;
-  /** Requests per client IP (`ctx.ip`; set `app.proxy` behind a proxy) per window. Default 20. */
+  /** Requests per client (`ctx.ip`, an IPv6 address by its /64; set `app.proxy` behind a proxy) per window. Default 20. */
   perIP?: number;
   /** Window length. Default 10 minutes. */
   window?: Duration;
@@ -163,10 +163,7 @@ export const verifiedProvider: ProviderModule<VerifiedProviderOptions & { [k: st
         });
         return;
       }
-      // A POST from another site's page is a login-CSRF attempt (the attacker's own token, the victim's browser).
-      if (ctx.method === 'POST' && crossSite(ctx, origin)) {
-        throw new AuthError(403, 'origin_mismatch', 'confirmation must come from this site');
-      }
+      // A POST from another site's page (the attacker's own token, the victim's browser) never gets here: the router refuses it.
       let fresh: boolean;
       try {
         fresh = await usedTokens.markUsed(`verified:${name}:${claims.jti}`, claims.exp! * 1000);
@@ -231,7 +228,7 @@ function rateLimits(input: unknown, limiter: Limiter, name: string): { check(add
       limiter.hit(
         [
           { key: `verified:${name}:a:${address.toLowerCase()}`, limit: perAddress },
-          { key: `verified:${name}:i:${ip}`, limit: perIP },
+          { key: `verified:${name}:i:${clientKey(ip)}`, limit: perIP },
         ],
         windowMs,
       ),

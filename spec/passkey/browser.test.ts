@@ -97,14 +97,24 @@ test('dev login, add a passkey, log out, log in with the passkey, call a protect
   t.is(after.json.user.id, userId);
 });
 
-/** The page's own steps of a passkey login, so a test can hold on to (and replay or change) the assertion. */
-async function assertion(page: Page): Promise<unknown> {
-  return page.evaluate(async () => {
+/**
+ * The page's own steps of a passkey login, so a test can hold on to (and replay or change) the assertion;
+ * with the browser's challenge-binding cookie, which a post of the assertion from the test must carry.
+ */
+async function assertion(page: Page): Promise<{ body: unknown; cookie: string }> {
+  const body = await page.evaluate(async () => {
     const options = await (await fetch('/auth/passkey/login/options', { method: 'POST' })).json();
     const publicKey = (PublicKeyCredential as any).parseRequestOptionsFromJSON(options);
     const credential = (await navigator.credentials.get({ publicKey })) as any;
     return credential.toJSON();
   });
+  const binding = (await page.context().cookies()).find((c) => c.name === 'passkey-challenge');
+  return { body, cookie: binding ? `${binding.name}=${binding.value}` : '' };
+}
+
+/** Posts an assertion to `target` as the browser that asked for its challenge would. */
+function postAssertion(target: string, a: { body: unknown; cookie: string }) {
+  return fetch(`${target}/auth/passkey/login`, { method: 'POST', headers: { 'content-type': 'application/json', cookie: a.cookie }, body: JSON.stringify(a.body) });
 }
 
 test('refusals: a replayed assertion, a wrong origin, a removed passkey, a counter that went backwards', async (t) => {
@@ -115,7 +125,7 @@ test('refusals: a replayed assertion, a wrong origin, a removed passkey, a count
   const { id } = await page.evaluate(() => (window as any).authkoaPasskey.registerPasskey());
   await pageFetch(page, '/auth/logout');
 
-  const post = (target: string, body: unknown) => fetch(`${target}/auth/passkey/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const post = postAssertion;
   const once = await assertion(page);
   t.is((await post(app.url, once)).status, 200, 'the assertion logs in once');
   const replay = await post(app.url, once);
@@ -164,9 +174,57 @@ test('refusal: an assertion for another rpID is refused, on the same origin', as
   t.is(second.url, first.url, 'the same origin');
   // Node does not resolve *.localhost: post to the loopback address (the origin the server checks is the
   // one the browser signed into the response, not this request's Host).
-  const res = await fetch(`http://127.0.0.1:${second.port}/auth/passkey/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(signed) });
+  const res = await postAssertion(`http://127.0.0.1:${second.port}`, signed);
   t.is(res.status, 401);
   const body = (await res.json()) as { code: string; error: string };
   t.is(body.code, 'passkey_invalid');
   t.regex(body.error, /RP ID/i);
+});
+
+test("login CSRF: another site's text/plain form carrying the attacker's own assertion leaves the victim's browser logged out; each of the three locks holds alone", async (t) => {
+  const app = await startPageApp(t);
+  // The attacker, in a browser of their own: a passkey on their account, and an assertion for a challenge they asked for.
+  const attacker = await pageWithAuthenticator(t, app);
+  await devLogin(attacker, app, 'mallory');
+  await attacker.evaluate(() => (window as any).authkoaPasskey.registerPasskey());
+  await pageFetch(attacker, '/auth/logout');
+
+  // The victim opens the attacker's page on another site, which posts the assertion as a text/plain
+  // form: `name=value` with the name and value cut so that the body parses as JSON.
+  const evil = await startPasskeyApp(t, memoryStateStore(), [{ kind: 'dev', port: 0 }], '127.0.0.1');
+  const stolen = await assertion(attacker);
+  const json = JSON.stringify({ ...(stolen.body as object), pad: '' });
+  const cut = json.lastIndexOf('"pad":"') + '"pad":"'.length;
+  evil.router.get('/evil', (ctx) => {
+    const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
+    ctx.type = 'html';
+    ctx.body = `<!doctype html><form method="POST" enctype="text/plain" action="${app.url}/auth/passkey/login"><input name="${esc(json.slice(0, cut))}" value="${esc(json.slice(cut))}"></form><script>document.forms[0].submit()</script>`;
+  });
+  const context = await browser().newContext();
+  t.teardown(() => context.close());
+  const victim = await context.newPage();
+  const [answer] = await Promise.all([victim.waitForResponse(`${app.url}/auth/passkey/login`), victim.goto(`${evil.url}/evil`)]);
+  t.is(answer.status(), 403);
+  t.is((await answer.json()).code, 'origin_mismatch');
+  t.deepEqual((await context.cookies(app.url)).filter((c) => c.name === 'JWT'), [], 'the victim has no session');
+
+  // Each lock alone, for a request that passes the others (a fresh assertion each time, the challenge being single-use).
+  const post = (a: { body: unknown; cookie: string }, headers: Record<string, string>, body = JSON.stringify(a.body)) =>
+    fetch(`${app.url}/auth/passkey/login`, { method: 'POST', headers, body });
+  const viaText = await assertion(attacker);
+  const text = await post(viaText, { 'content-type': 'text/plain', cookie: viaText.cookie });
+  t.is(text.status, 415, 'a same-site text/plain body is not JSON');
+  t.is(((await text.json()) as { code: string }).code, 'unsupported_media_type');
+
+  const unbound = await assertion(attacker);
+  const elsewhere = await post(unbound, { 'content-type': 'application/json' });
+  t.is(elsewhere.status, 400, 'an assertion posted without the browser that asked for its challenge');
+  t.is(((await elsewhere.json()) as { code: string }).code, 'challenge_invalid');
+
+  const foreign = await assertion(attacker);
+  const fromEvil = await post(foreign, { 'content-type': 'application/json', cookie: foreign.cookie, origin: evil.url });
+  t.is(fromEvil.status, 403, 'a JSON post from another origin');
+
+  const own = await assertion(attacker);
+  t.is((await post(own, { 'content-type': 'application/json', cookie: own.cookie })).status, 200, 'and the same assertion from its own browser logs in');
 });

@@ -1,5 +1,6 @@
-/** Login CSRF: a direct login started by another site is refused before the credentials are checked. */
+/** Login CSRF: a login or credential change started by another site is refused before any provider code runs. */
 import test from 'ava';
+import { memoryStateStore } from '../../lib/state/index.js';
 import { Client, startApp } from '../helpers/http.js';
 
 test('a direct login from another site (Origin, Sec-Fetch-Site or Referer) is 403 origin_mismatch, without a session; same-site and header-less clients log in', async (t) => {
@@ -23,7 +24,7 @@ test('a direct login from another site (Origin, Sec-Fetch-Site or Referer) is 40
         ? await c.fetch('/auth/local/login?user=mallory&passwd=right', { headers })
         : await c.fetch('/auth/local/login', { method: 'POST', form, headers });
     t.is(res.status, 403, what);
-    t.deepEqual(await res.json(), { error: 'login must come from this site', code: 'origin_mismatch' }, what);
+    t.is(((await res.json()) as { code: string }).code, 'origin_mismatch', what);
     t.deepEqual(res.headers.getSetCookie(), [], `${what}: no cookies`);
   }
   t.is(checks, 0, 'the checker never ran for them');
@@ -39,4 +40,43 @@ test('a direct login from another site (Origin, Sec-Fetch-Site or Referer) is 40
     const res = await new Client(app.url).fetch('/auth/local/login', { method: 'POST', form, headers });
     t.is(res.status, 200, what);
   }
+});
+
+test('one rule for every provider: a POST or DELETE from another site to any login, confirmation, passkey or logout route is 403 origin_mismatch before the provider runs', async (t) => {
+  const sent: string[] = [];
+  let checks = 0;
+  const app = await startApp({
+    secret: 'login-csrf-test-secret-0123456789abcdef',
+    stateStore: memoryStateStore(),
+    providers: [
+      { kind: 'direct', name: 'local', checker: () => (checks++, true) },
+      { kind: 'verified', name: 'email', template: '{{.Token}}', sender: async (address: string) => void sent.push(address) },
+      { kind: 'passkey', rpName: 'tests' },
+    ],
+  });
+  t.teardown(() => app.close());
+  const routes: Array<[string, string]> = [
+    ['POST', '/auth/local/login'],
+    ['POST', '/auth/email/login?user=u&address=victim@example.com'],
+    ['POST', '/auth/email/login?token=x'],
+    ['POST', '/auth/passkey/login'],
+    ['POST', '/auth/passkey/login/options'],
+    ['POST', '/auth/passkey/register'],
+    ['POST', '/auth/passkey/register/options'],
+    ['DELETE', '/auth/passkey/AAAA'],
+    ['POST', '/auth/local/logout'],
+  ];
+  for (const headers of [{ origin: 'https://evil.example' }, { 'sec-fetch-site': 'cross-site' }, { referer: 'https://evil.example/x' }]) {
+    for (const [method, path] of routes) {
+      const res = await new Client(app.url).fetch(path, { method, headers: { ...headers, 'content-type': 'text/plain' }, body: '{}' });
+      const what = `${method} ${path} ${JSON.stringify(headers)}`;
+      t.is(res.status, 403, what);
+      t.is(((await res.json()) as { code: string }).code, 'origin_mismatch', what);
+      t.deepEqual(res.headers.getSetCookie(), [], `${what}: no cookies`);
+    }
+  }
+  t.is(checks, 0, 'no checker ran');
+  t.deepEqual(sent, [], 'no confirmation was sent');
+  const same = await new Client(app.url).fetch('/auth/email/login?user=u&address=me@example.com', { method: 'POST', headers: { origin: new URL(app.url).origin } });
+  t.is(same.status, 200, 'the same requests from the site itself go through');
 });

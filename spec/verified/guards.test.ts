@@ -42,7 +42,7 @@ test('confirm-page mode: an allowed cross-host from is in form-action; a POST fr
   t.regex(page.headers.get('content-security-policy')!, /form-action 'self' https:\/\/app\.example\.com;/);
   const csrf = await r.client.fetch('/auth/email/login', { method: 'POST', form: { token }, headers: { origin: 'https://evil.example' } });
   t.is(csrf.status, 403);
-  t.deepEqual(await csrf.json(), { error: 'confirmation must come from this site', code: 'origin_mismatch' });
+  t.deepEqual(await csrf.json(), { error: 'the request must come from this site', code: 'origin_mismatch' });
   t.deepEqual(csrf.headers.getSetCookie(), []);
   // Without Origin, a browser's Sec-Fetch-Site or Referer still tells a cross-site POST.
   const fetchSite = await r.client.fetch('/auth/email/login', { method: 'POST', form: { token }, headers: { 'sec-fetch-site': 'cross-site' } });
