@@ -65,6 +65,42 @@ test('the routes: login/options for anyone, register/options, list and DELETE on
   t.is((await c.fetch('/auth/passkey/no/such/route')).status, 404);
 });
 
+test('credential ids are checked at the edge: 600 characters at login or in a DELETE, or not base64url, are a 4xx JSON answer, never a 500', async (t) => {
+  const app = await startPasskeyApp(t, undefined, [{ kind: 'dev', port: 0 }, { kind: 'passkey', rpName: 'tests' }]);
+  const c = new Client(app.url);
+  for (const id of ['A'.repeat(600), 'A'.repeat(2000), 'not base64url!', '']) {
+    const res = await c.fetch('/auth/passkey/login', { method: 'POST', json: { id, response: {} } });
+    t.true(res.status === 400 || res.status === 401, `login with a ${id.length}-character id: ${res.status}`);
+    t.regex(res.headers.get('content-type') ?? '', /^application\/json/);
+  }
+  // A logged-in user removing an id of any shape: "no such passkey", like a missing one.
+  const user = app.auth.tokenService;
+  const token = await user.create({ user: { id: 'dev_x', name: 'x', picture: '' } } as never);
+  for (const id of ['A'.repeat(600), '%00%00', 'x'.repeat(5000)]) {
+    const res = await c.fetch(`/auth/passkey/${id}`, { method: 'DELETE', headers: { 'x-jwt': token } });
+    t.is(res.status, 404, `DELETE of a ${id.length}-character id`);
+    t.is(((await res.json()) as { code: string }).code, 'not_found');
+  }
+  // A stored credential with an id longer than a store key is still found (kept under its SHA-256).
+  const store = statePasskeyStore(app.state);
+  const long = 'B'.repeat(1300);
+  t.true(await store.save(passkey(long, 'u9')));
+  t.is((await store.get(long))?.id, long);
+  t.deepEqual((await store.listByUser('u9')).map((p) => p.id), [long]);
+  t.true(await store.remove(long));
+});
+
+test('login challenges are limited per client (rateLimit, 30 per 5 minutes by default): 429 with Retry-After, and each client counts apart', async (t) => {
+  const app = await startPasskeyApp(t, undefined, [{ kind: 'passkey', rpName: 'tests', rateLimit: { perIP: 3, window: '1m' } }]);
+  const ask = (ip?: string) => fetch(`${app.url}/auth/passkey/login/options`, { method: 'POST', headers: ip ? { 'x-forwarded-for': ip } : {} });
+  for (let i = 0; i < 3; i++) t.is((await ask()).status, 200);
+  const refused = await ask();
+  t.is(refused.status, 429);
+  t.is(refused.headers.get('retry-after'), '60');
+  t.is(((await refused.json()) as { code: string }).code, 'rate_limited');
+  await t.throwsAsync(startPasskeyApp(t, undefined, [{ kind: 'passkey', rpName: 'tests', rateLimit: { perIP: 0 } }]), { message: /rateLimit\.perIP must be a positive integer/ });
+});
+
 function passkey(id: string, userId: string, counter = 0): Passkey {
   return { id, publicKey: 'cHVi', counter, userId, userName: userId, userHandle: 'h', createdAt: 1 };
 }
