@@ -97,7 +97,7 @@ export function throttlePolicy(input: unknown, option = 'loginThrottle'): Thrott
 }
 
 /** Attempts of one compare-and-set before giving up on counting: a key that busy is under a flood, and is refused. */
-const CAS_TRIES = 32;
+const CAS_TRIES = 64;
 
 /** What a reservation on one key did, so it can be given back exactly. */
 interface Reserved {
@@ -167,14 +167,19 @@ export function credentialThrottle(store: StateStore, policy: ThrottlePolicy, sc
         [`${scope}:u:${name}`, policy.perUserTotal],
         [`${scope}:ip:${client}`, policy.perIP],
       ];
-      const results = await Promise.all(keys.map(([key, limit]) => reserve(key, limit)));
-      const held = results.filter((r): r is Reserved => typeof r !== 'number');
-      const waits = results.filter((r): r is number => typeof r === 'number');
       const giveBack = (rs: Reserved[]) => Promise.all(rs.map(release)).then(() => undefined);
-      if (waits.length > 0) {
-        // Refused: what this attempt counted on the other keys is given back, so a lock-out is not extended by waiting it out.
-        await giveBack(held);
-        return { wait: Math.max(...waits), failed: async () => {}, succeeded: async () => {}, abandoned: async () => {} };
+      // One key after the other, the narrowest first: a burst on one name stops at its first lock-out
+      // and never contends for the wider counters, which other names share.
+      const held: Reserved[] = [];
+      for (const [key, limit] of keys) {
+        const r = await reserve(key, limit);
+        if (typeof r === 'number') {
+          // Refused: what this attempt counted on the narrower keys is given back, so waiting out a
+          // lock-out does not extend another.
+          await giveBack(held);
+          return { wait: r, failed: async () => {}, succeeded: async () => {}, abandoned: async () => {} };
+        }
+        held.push(r);
       }
       const [pair, ...rest] = held as [Reserved, Reserved, Reserved];
       return {

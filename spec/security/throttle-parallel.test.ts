@@ -5,9 +5,17 @@
  * read-then-count throttle lets them all through. No timing is involved: the gate opens on counts.
  */
 import test, { type ExecutionContext } from 'ava';
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
 import { clientKey } from '../../lib/http/client-key.js';
 import { startOAuth2Server } from '../../lib/providers/server.js';
-import { credentialThrottle, memoryStateStore, throttlePolicy } from '../../lib/state/index.js';
+import { credentialThrottle, memoryStateStore, throttlePolicy, type StateStore } from '../../lib/state/index.js';
+import { LmdbStateStore } from '../../lib/state/lmdb.js';
+import { MongoStateStore } from '../../lib/state/mongo.js';
+import { openRedisStateStore } from '../../lib/state/redis.js';
+import { startMongo, type MongoPeer } from '../helpers/mongo.js';
+import { startRedis, type RedisPeer } from '../helpers/redis.js';
+import { tempDir } from '../helpers/temp.js';
 import { Client, manualClock, startApp } from '../helpers/http.js';
 import { authorizeURL, form, pkce } from '../server/fixtures.js';
 
@@ -127,6 +135,35 @@ test('the throttle itself, on a store with only compare-and-set (no hit()): of 1
   const attempts = await Promise.all(Array.from({ length: BURST }, () => throttle.attempt('alice', '203.0.113.9')));
   t.is(attempts.filter((a) => a.wait === undefined).length, 5);
 });
+
+// Every backend reserves by its own compare-and-set: real redis-server, LMDB files, and MongoDB through the
+// CongoDB stand-in (no mongod can run here; the stand-in proves the protocol, not MongoDB's behaviour).
+let redis: RedisPeer | undefined;
+let mongo: MongoPeer | undefined;
+test.before(async () => {
+  [redis, mongo] = await Promise.all([startRedis(), startMongo()]);
+});
+test.after.always(async () => {
+  await Promise.all([redis?.stop(), mongo?.stop()]);
+});
+const unique = () => randomBytes(5).toString('hex');
+
+for (const [label, open] of [
+  ['lmdb', async (t: ExecutionContext) => new LmdbStateStore(join(tempDir(t), 'throttle'))],
+  ['redis', async () => openRedisStateStore(`${redis!.uri}/0?prefix=th${unique()}:`)],
+  ['mongodb (CongoDB stand-in)', async () => MongoStateStore.open(`${mongo!.uri}${mongo!.uri.includes('?') ? '&' : '/?'}state_coll=th_${unique()}`)],
+] as Array<[string, (t: ExecutionContext) => Promise<StateStore>]>) {
+  test(`the throttle over ${label}: of ${BURST} parallel attempts for one name 5 are reserved, and a success gives the others back`, async (t) => {
+    const store = await open(t);
+    t.teardown(() => store.close());
+    const throttle = credentialThrottle(store, throttlePolicy(undefined)!, 'p', Date.now);
+    const attempts = await Promise.all(Array.from({ length: BURST }, () => throttle.attempt('alice', '203.0.113.9')));
+    t.is(attempts.filter((a) => a.wait === undefined).length, 5);
+    const other = await throttle.attempt('bob', '203.0.113.9');
+    t.is(other.wait, undefined, 'another name from the same client is not locked out');
+    await other.succeeded();
+  });
+}
 
 test('a checker that throws gives its reservation back; a success forgets the failures of that client for the name', async (t) => {
   const clock = manualClock();
