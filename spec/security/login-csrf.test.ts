@@ -66,7 +66,7 @@ test('one rule for every provider: a POST or DELETE from another site to any log
     ['DELETE', '/auth/passkey/AAAA'],
     ['POST', '/auth/local/logout'],
   ];
-  for (const headers of [{ origin: 'https://evil.example' }, { 'sec-fetch-site': 'cross-site' }, { referer: 'https://evil.example/x' }]) {
+  for (const headers of [{ origin: 'https://evil.example' }, { 'sec-fetch-site': 'cross-site' }, { referer: 'https://evil.example/x' }] as Array<Record<string, string>>) {
     for (const [method, path] of routes) {
       const res = await new Client(app.url).fetch(path, { method, headers: { ...headers, 'content-type': 'text/plain' }, body: '{}' });
       const what = `${method} ${path} ${JSON.stringify(headers)}`;
