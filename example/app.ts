@@ -9,6 +9,7 @@ import Koa from 'koa';
 import { authKoa, getUserInfo, type AuthKoa } from '../lib/index.js';
 import { Outbox } from './outbox.js';
 import { DEMO_USER, demoProviders } from './providers.js';
+import { publicHostOnly } from './public-host.js';
 import { mountStatic } from './static.js';
 
 /** How to run the reference application. */
@@ -51,6 +52,19 @@ function loadSecret(varDir: string): string {
 export function publicUrl(host: string, port: number): { url: string; passkeys: boolean } {
   if (host === '127.0.0.1' || host === '::1') return { url: `http://localhost:${port}`, passkeys: true };
   return { url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`, passkeys: isIP(host) === 0 };
+}
+
+/** The lines the demo prints once it listens: where to open it, what it offers. */
+function banner(log: (line: string) => void, b: { host: string; port: number; url: string; passkeys: boolean; providers: string[] }): void {
+  // A loopback address is published as localhost (passkeys need a host name): say which address it
+  // listens on, and that this address answers too, with a redirect to the public URL (publicHostOnly).
+  const aliased = b.passkeys && isIP(b.host) !== 0;
+  log(`authkoa example listening on ${b.url}${aliased ? ` (address ${b.host})` : ''}`);
+  const direct = aliased ? ` (http://${b.host.includes(':') ? `[${b.host}]` : b.host}:${b.port}/ redirects here)` : '';
+  log(`  open:      ${b.url}/${direct}`);
+  log(`  providers: ${b.providers.join(', ')}`);
+  if (!b.passkeys) log(`  passkeys:  off: WebAuthn refuses IP addresses such as ${b.host}; listen on 127.0.0.1, ::1 or a host name to have them`);
+  log(`  demo user: ${DEMO_USER.name} / ${DEMO_USER.passwd} (provider "local"); email login messages: ${b.url}/outbox`);
 }
 
 /**
@@ -112,17 +126,13 @@ export async function startExample(o: ExampleOptions): Promise<RunningExample> {
   router.get('/api/editors', auth.middleware.rbac('editor'), (ctx) => {
     ctx.body = { message: 'editors only (rbac)', user: getUserInfo(ctx) };
   });
+  app.use(publicHostOnly(url));
   app.use(auth);
   app.use(router.routes());
   app.use(router.allowedMethods());
   handle = app.callback();
 
-  // A loopback address is shown as localhost (passkeys need a host name); say which address it listens on.
-  log(`authkoa example listening on ${url}${passkeys && isIP(o.host) ? ` (address ${o.host})` : ''}`);
-  log(`  open:      ${url}/`);
-  log(`  providers: ${auth.providers.list().map((p) => p.name).join(', ')}`);
-  if (!passkeys) log(`  passkeys:  off: WebAuthn refuses IP addresses such as ${o.host}; listen on 127.0.0.1, ::1 or a host name to have them`);
-  log(`  demo user: ${DEMO_USER.name} / ${DEMO_USER.passwd} (provider "local"); email login messages: ${url}/outbox`);
+  banner(log, { host: o.host, port, url, passkeys, providers: auth.providers.list().map((p) => p.name) });
   return {
     url,
     auth,

@@ -26,14 +26,18 @@ export class Outbox {
     return this.messages;
   }
 
-  /** The outbox as a page; message text is escaped and only links to this app become clickable. */
+  /**
+   * The outbox as a page; message text is escaped and only links to this app become clickable. The
+   * viewport line keeps phones from drawing it 980 px wide; style.css wraps the long login links.
+   */
   html(appUrl: string): string {
     const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
     const linkify = (s: string) =>
       esc(s).replace(/https?:\/\/[^\s<]+/g, (u) => (u.startsWith(esc(appUrl) + '/') ? `<a href="${u}">${u}</a>` : u));
     const items = this.messages.map((m) => `<li><p><b>To:</b> ${esc(m.to)} <small>${m.at.toISOString()}</small></p><pre>${linkify(m.text)}</pre></li>`);
-    return `<!doctype html><html lang="en"><meta charset="utf-8"><title>Outbox</title><link rel="stylesheet" href="/style.css">
-<main><h1>Outbox</h1><p>Messages the "email" provider would have sent. <a href="/">Back</a></p>
-<ol class="outbox">${items.join('') || '<li>No messages yet.</li>'}</ol></main></html>`;
+    return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Outbox</title><link rel="stylesheet" href="/style.css"></head>
+<body><main><h1>Outbox</h1><p>Messages the "email" provider would have sent. <a href="/">Back</a></p>
+<ol class="outbox">${items.join('') || '<li>No messages yet.</li>'}</ol></main></body></html>`;
   }
 }

@@ -15,9 +15,9 @@ export interface ProviderSetup {
 
 /**
  * The providers the demo offers: the dev OAuth2 server, a direct provider with a demo user, email login
- * through the outbox, passkeys (when the setup says where to keep them), Telegram when TELEGRAM_TOKEN is
- * set, and every built-in social provider whose <NAME>_CID and <NAME>_CSEC variables are set (e.g.
- * GITHUB_CID, GITHUB_CSEC).
+ * through the outbox, passkeys (when the setup says where to keep them), Telegram when TELEGRAM_BOT_TOKEN
+ * is set (the variable `authctl bot` reads; TELEGRAM_TOKEN, its earlier name, still counts), and every
+ * built-in social provider whose <NAME>_CID and <NAME>_CSEC variables are set (e.g. GITHUB_CID, GITHUB_CSEC).
  */
 export function demoProviders(s: ProviderSetup): ProviderEntry[] {
   const providers: ProviderEntry[] = [
@@ -37,8 +37,9 @@ export function demoProviders(s: ProviderSetup): ProviderEntry[] {
     const csecret = s.env[`${name.toUpperCase()}_CSEC`];
     if (cid && csecret) providers.push({ name, cid, csecret });
   }
-  if (s.env.TELEGRAM_TOKEN) {
-    providers.push({ kind: 'telegram', name: 'telegram', token: s.env.TELEGRAM_TOKEN, successMsg: 'You are logged in to the authkoa demo.', errorMsg: 'This login link expired; start again from the page.' });
+  const telegramToken = s.env.TELEGRAM_BOT_TOKEN ?? s.env.TELEGRAM_TOKEN;
+  if (telegramToken) {
+    providers.push({ kind: 'telegram', name: 'telegram', token: telegramToken, successMsg: 'You are logged in to the authkoa demo.', errorMsg: 'This login link expired; start again from the page.' });
   }
   return providers;
 }

@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { Command, InvalidArgumentError } from 'commander';
 import { parseDuration } from '../../lib/util/duration.js';
 import { avatarId, migrate, openStore, parseStoreUri, prune, type AvatarEntry, type AvatarStore } from '../../lib/stores/index.js';
+import { storeMismatch } from '../../lib/stores/layout.js';
 
 /**
  * `authctl avatars list|prune|migrate`: chores on avatar stores given by URI (a path, file://,
@@ -80,6 +81,9 @@ async function withStore(uri: string, mustExist: boolean, body: (store: AvatarSt
   }
   // Listing a typo'd path would otherwise report an empty store (or create an empty LMDB).
   if (mustExist && target.path !== undefined && !existsSync(target.path)) throw new Error(`no store at ${target.path}`);
+  // A bare path on an LMDB folder would list "total: 0 avatars" and exit 0: say which URI opens it.
+  const mismatch = storeMismatch(target);
+  if (mismatch) throw new Error(mismatch);
   let store: AvatarStore;
   try {
     store = await openStore(uri, 'store');

@@ -90,7 +90,8 @@
       form.on('submit', function (e) {
         e.preventDefault();
         providerResource(p.name).loginPost({ user: form.find('[name=user]').val(), passwd: form.find('[name=passwd]').val() })
-          .done(function () { refreshUser(); show('#result', 'Logged in through ' + p.name + '.'); })
+          // Emptied once it has done its work: a password left in the field waits for the next person at the screen.
+          .done(function () { form[0].reset(); refreshUser(); show('#result', 'Logged in through ' + p.name + '.'); })
           .fail(function (xhr) { show('#result', errorText(xhr)); });
       });
       box.append(form);
@@ -100,7 +101,7 @@
       vform.on('submit', function (e) {
         e.preventDefault();
         providerResource(p.name).login({ user: vform.find('[name=user]').val(), address: vform.find('[name=address]').val(), from: '/' })
-          .done(function () { show('#result', 'Sent. Open the outbox: /outbox'); $('#result').append(' <a href="/outbox">outbox</a>'); })
+          .done(function () { vform[0].reset(); show('#result', 'Sent. Open the outbox: /outbox'); $('#result').append(' <a href="/outbox">outbox</a>'); })
           .fail(function (xhr) { show('#result', errorText(xhr)); });
       });
       box.append(vform);

@@ -1,5 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Context } from 'koa';
+import { AuthError, type ErrorCode } from '../errors.js';
+import { isStateStore, USED_NS } from '../state/types.js';
+import type { UsedTokenStore } from '../state/used-tokens.js';
 import { escapeHTML } from './template.js';
 
 /**
@@ -50,4 +53,59 @@ export function writeConfirmPage(ctx: Context, page: ConfirmPage): void {
 </body>
 </html>
 `;
+}
+
+/**
+ * Whether `id` is already spent, when the store can tell without spending it: a StateStore keeps spent
+ * ids in its `used` namespace; a bare markUsed() store cannot be asked, and the link counts as fresh.
+ * A store that fails here counts it fresh too: the GET only shows a page, and the POST fails closed.
+ */
+export async function alreadySpent(store: UsedTokenStore, id: string, now: number): Promise<boolean> {
+  if (!isStateStore(store)) return false;
+  try {
+    const entry = await store.get(USED_NS, id);
+    return entry !== undefined && entry.expiresAt > now;
+  } catch {
+    return false;
+  }
+}
+
+/** The pages for links that cannot log in any more, by the error the JSON answer would carry. */
+const DEAD_LINKS: Partial<Record<ErrorCode, { title: string; text: string }>> = {
+  confirmation_used: { title: 'Link already used', text: 'This login link has already been used: each link logs in once.' },
+  confirmation_expired: { title: 'Link expired', text: 'This login link has expired.' },
+  confirmation_invalid: { title: 'Link not valid', text: 'This login link is not valid: it may have been cut short or changed on the way.' },
+};
+
+/**
+ * A person who followed a dead link in a browser (it asks for HTML before JSON) gets a page saying so,
+ * not raw JSON: writes it, with the error's status, and returns true. Any other request or error is left
+ * to the caller (false), whose JSON answer scripts branch on.
+ */
+export function writeDeadLinkPage(ctx: Context, err: unknown): boolean {
+  const page = err instanceof AuthError ? DEAD_LINKS[err.code] : undefined;
+  if (!page || ctx.accepts('json', 'html') !== 'html') return false;
+  const nonce = randomBytes(16).toString('base64');
+  ctx.set('Content-Security-Policy', `default-src 'none'; style-src 'nonce-${nonce}'; form-action 'none'; frame-ancestors 'none'; base-uri 'none'`);
+  ctx.set('Referrer-Policy', 'no-referrer');
+  ctx.set('Cache-Control', 'no-store');
+  ctx.status = (err as AuthError).status;
+  ctx.type = 'text/html; charset=utf-8';
+  ctx.body = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex">
+<title>${page.title}</title>
+<style nonce="${nonce}">body{font-family:system-ui,sans-serif;max-width:28rem;margin:4rem auto;padding:0 1rem}</style>
+</head>
+<body>
+<h1>${page.title}</h1>
+<p>${page.text}</p>
+<p>To log in, ask for a new link where you asked for this one.</p>
+</body>
+</html>
+`;
+  return true;
 }

@@ -9,7 +9,7 @@ import type { ProviderDeps, ProviderModule } from './deps.js';
 import type { Provider } from './types.js';
 import type { UsedTokenStore } from '../state/used-tokens.js';
 import { randomId, type Claims } from '../session/claims.js';
-import { writeConfirmPage } from './confirm-page.js';
+import { alreadySpent, writeConfirmPage, writeDeadLinkPage } from './confirm-page.js';
 import { describeSendError, isHTML, toSender, type Sender, type SenderFunc } from './sender.js';
 import { DEFAULT_TEMPLATE, compileTemplate } from './template.js';
 import { optionNames } from '../util/options.js';
@@ -149,9 +149,12 @@ export const verifiedProvider: ProviderModule<VerifiedProviderOptions & { [k: st
       const claims = await verify(token, params);
       const session = sessionFlag(params) ?? claims.sess_only === true;
       const from = typeof claims.handshake.from === 'string' ? claims.handshake.from : undefined;
+      const usedId = `verified:${name}:${claims.jti}`;
       // Only a POST logs in unless confirmPage is false: a GET (a mail scanner, a prefetch, a link an
       // attacker sent the victim) shows the page whose button makes that POST.
       if (opts.confirmPage !== false && ctx.method !== 'POST') {
+        // A spent link says so at once, instead of a button whose POST can only be refused.
+        if (await alreadySpent(usedTokens, usedId, deps.clock())) throw new AuthError(403, 'confirmation_used', 'confirmation token already consumed');
         const target = deps.safeRedirect(from);
         const targetOrigin = target ? new URL(target).origin : undefined;
         writeConfirmPage(ctx, {
@@ -166,7 +169,7 @@ export const verifiedProvider: ProviderModule<VerifiedProviderOptions & { [k: st
       // A POST from another site's page (the attacker's own token, the victim's browser) never gets here: the router refuses it.
       let fresh: boolean;
       try {
-        fresh = await usedTokens.markUsed(`verified:${name}:${claims.jti}`, claims.exp! * 1000);
+        fresh = await usedTokens.markUsed(usedId, claims.exp! * 1000);
       } catch (err) {
         // Fails closed. The service's store already answers a 503; the service logs its cause.
         throw err instanceof AuthError ? err : new AuthError(503, 'state_store_unavailable', 'login state is unavailable', { cause: err });
@@ -189,8 +192,11 @@ export const verifiedProvider: ProviderModule<VerifiedProviderOptions & { [k: st
       kind: 'verified',
       async login(ctx) {
         const params = await deps.readParams(ctx, PARAMS_LIMIT);
-        if (params.token) return confirm(ctx, params.token, params);
-        return request(ctx, params);
+        if (!params.token) return request(ctx, params);
+        return confirm(ctx, params.token, params).catch((err: unknown) => {
+          // In confirm-page mode the link is opened in a browser: a dead one gets a page, not raw JSON.
+          if (opts.confirmPage === false || !writeDeadLinkPage(ctx, err)) throw err;
+        });
       },
       async callback(ctx) {
         ctx.status = 200;

@@ -1,4 +1,5 @@
 import { splitUri } from '../util/table.js';
+import { storeMismatch } from './layout.js';
 import { storeSchemes } from './schemes.js';
 import { avatarHash, isAvatarStore, type AvatarStore } from './types.js';
 
@@ -46,9 +47,18 @@ function schemeOf(uri: string): string {
   return splitUri(uri).scheme ?? 'file';
 }
 
-/** Loads the backend module of a store URI without opening anything: start-up finds a missing package this way. */
+/** Throws a TypeError naming `option` when the URI's folder holds the other built-in store (see storeMismatch). */
+function checkStoreLayout(uri: string, option = 'avatarStore'): void {
+  const mismatch = storeMismatch(parseStoreUri(uri, option));
+  if (mismatch) throw new TypeError(`authKoa: ${option}: ${mismatch}`);
+}
+
+/**
+ * Loads the backend module of a store URI without opening anything: start-up finds a missing package this
+ * way, and a URI whose folder holds another kind of store.
+ */
 export async function loadStoreBackend(uri: string, option = 'avatarStore'): Promise<void> {
-  parseStoreUri(uri, option);
+  checkStoreLayout(uri, option);
   await storeSchemes.load(schemeOf(uri));
 }
 
@@ -61,7 +71,7 @@ export async function openStore(uri: string | AvatarStore, option = 'avatarStore
     if (isAvatarStore(uri)) return uri;
     throw new TypeError(`authKoa: ${option} must be a store URI or an object with put, get, remove, list and close`);
   }
-  parseStoreUri(uri, option);
+  checkStoreLayout(uri, option);
   const open = await storeSchemes.load(schemeOf(uri));
   const store = await open(uri);
   if (!isAvatarStore(store)) throw new TypeError(`authKoa: ${option}: the "${schemeOf(uri)}://" opener did not return an object with put, get, remove, list and close`);

@@ -7,13 +7,58 @@ export function optionNames<T>(keys: Record<keyof T, true>): readonly string[] {
   return Object.keys(keys);
 }
 
+/** Why no provider entry takes a redirect URI (only the local OAuth2 server's `redirectURIs`). */
+const CALLBACK_NOTE = 'callback URLs are made from the top-level url option: <url>/auth/<provider name>/callback';
+
 /**
- * The message for an option that is not among `known`: names it and, when one is close (a typo, a
- * case slip), the option that was probably meant.
+ * Names people bring from other libraries (passport, simple-oauth2, jsonwebtoken, koa-session), keyed
+ * by the name lowercased without `_` and `-`. Edit distance cannot find these: `clientId` is nearer to
+ * `client` than to `cid`, and `client_secret` is near nothing. `to` lists our names in order of
+ * preference; the first one the checked object knows is suggested (apple takes `clientId`, the OAuth2
+ * kinds `cid`). `note` answers a name that has no counterpart here.
+ */
+const ALIASES: Readonly<Record<string, { to?: readonly string[]; note?: string }>> = {
+  clientid: { to: ['cid', 'clientId'] },
+  appid: { to: ['cid', 'clientId'] },
+  consumerkey: { to: ['cid'] },
+  clientsecret: { to: ['csecret'] },
+  appsecret: { to: ['csecret'] },
+  consumersecret: { to: ['csecret'] },
+  scope: { to: ['scopes'] },
+  redirecturi: { to: ['redirectURIs'], note: CALLBACK_NOTE },
+  redirecturl: { to: ['redirectURIs'], note: CALLBACK_NOTE },
+  callbackurl: { to: ['redirectURIs'], note: CALLBACK_NOTE },
+  callbackuri: { to: ['redirectURIs'], note: CALLBACK_NOTE },
+  authorizationurl: { to: ['endpoint'] },
+  authorizeurl: { to: ['endpoint'] },
+  authurl: { to: ['endpoint'] },
+  tokenurl: { to: ['endpoint'] },
+  userinfourl: { to: ['infoURL'] },
+  profileurl: { to: ['infoURL'] },
+  issuerurl: { to: ['issuer'] },
+  discoveryurl: { to: ['issuer'] },
+  expiresin: { to: ['tokenDuration'] },
+  maxage: { to: ['cookieDuration'] },
+  jwtsecret: { to: ['secret'] },
+  secretkey: { to: ['secret'] },
+  cookiename: { to: ['jwtCookieName'] },
+  domain: { to: ['cookieDomain'] },
+  secure: { to: ['secureCookies'] },
+  verify: { to: ['checker'] },
+  bottoken: { to: ['token'] },
+  privatekeylocation: { to: ['privateKeyPath'] },
+};
+
+/**
+ * The message for an option that is not among `known`: names it and the option probably meant, from
+ * the alias table first (another library's name), then by edit distance (a typo, a case slip).
  */
 export function unknownOption(key: string, known: readonly string[]): string {
-  const guess = closest(key, known);
-  return `unknown option "${key}"${guess ? ` (did you mean "${guess}"?)` : ''}`;
+  const folded = key.toLowerCase().replace(/[_-]/g, '');
+  const alias = Object.hasOwn(ALIASES, folded) ? ALIASES[folded] : undefined; // not Object.prototype's "constructor"
+  const guess = alias?.to?.find((name) => known.includes(name)) ?? (alias?.note ? undefined : closest(key, known));
+  if (guess) return `unknown option "${key}" (did you mean "${guess}"?)`;
+  return `unknown option "${key}"${alias?.note ? ` (${alias.note})` : ''}`;
 }
 
 /** Throws a TypeError (prefixed with `at`) for the first key of `given` not in `known`. */

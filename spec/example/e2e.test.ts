@@ -85,14 +85,20 @@ test.serial('direct login through the page form; the demo user passes admin and 
   await page.fill('form[data-provider="local"] [name="passwd"]', 'demo');
   await page.click('form[data-provider="local"] button');
   await page.waitForFunction(() => document.querySelector('#status')?.textContent === 'Logged in as demo.');
+  // The form is emptied after a successful login: no password left waiting in it.
+  t.is(await page.inputValue('form[data-provider="local"] [name="user"]'), '');
+  t.is(await page.inputValue('form[data-provider="local"] [name="passwd"]'), '');
   t.is(await page.textContent('#user-role'), 'editor');
   await page.click('[data-call="admin"]');
   await page.waitForFunction(() => document.querySelector('#result')?.textContent?.includes('admin only'));
   await page.click('[data-call="editors"]');
   await page.waitForFunction(() => document.querySelector('#result')?.textContent?.includes('editors only'));
+  await page.fill('form[data-provider="local"] [name="user"]', 'demo');
   await page.fill('form[data-provider="local"] [name="passwd"]', 'wrong');
   await page.click('form[data-provider="local"] button');
   await page.waitForFunction(() => document.querySelector('#result')?.textContent?.startsWith('HTTP 403'));
+  // A refused login keeps what was typed, to correct it.
+  t.is(await page.inputValue('form[data-provider="local"] [name="user"]'), 'demo');
   await page.close();
 });
 
@@ -102,6 +108,7 @@ test.serial('email login through the outbox: the link shows a confirm page whose
   await page.fill('form.verified [name="address"]', 'bob@example.com');
   await page.click('form.verified button');
   await page.waitForFunction(() => document.querySelector('#result')?.textContent?.startsWith('Sent.'));
+  t.is(await page.inputValue('form.verified [name="address"]'), '', 'the form is emptied once the link is sent');
   t.is(app.outbox.list()[0]?.to, 'bob@example.com');
   await page.goto(`${app.url}/outbox`);
   await page.click('.outbox a');
