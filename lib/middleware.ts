@@ -209,12 +209,21 @@ export function createMiddleware(
     return new AuthError(401, code, message);
   }
 
+  /**
+   * The token's provider must be configured, by its exact name. Every login writes that name in
+   * `auth_provider`, and then nothing else counts: the user id is no evidence, since a passkey login keeps
+   * the account's `local_…` id and a removed `a_b` provider's ids start with a configured `a`. Only a
+   * token without the claim (minted by the application, or by an old version of the original) falls back
+   * on its id, `<name>_…`: names may contain `_` themselves, so the id is cut at each `_` in turn.
+   */
   function providerAllowed(claims: Claims): boolean {
-    const name = claims.auth_provider?.name;
-    if (name && providers.has(name)) return true;
+    const named = claims.auth_provider;
+    if (named !== undefined && named !== null) return typeof named.name === 'string' && providers.has(named.name);
     const id = claims.user?.id ?? '';
-    const us = id.indexOf('_');
-    return us > 0 && providers.has(id.slice(0, us));
+    for (let us = id.lastIndexOf('_'); us > 0; us = id.lastIndexOf('_', us - 1)) {
+      if (providers.has(id.slice(0, us))) return true;
+    }
+    return false;
   }
 
   async function fail(ctx: Context, err: unknown): Promise<void> {
@@ -248,16 +257,20 @@ export function createMiddleware(
     rbac(...roles: string[]) {
       if (roles.some((r) => typeof r !== 'string')) throw new TypeError('rbac() requires role names as strings');
       const allowed = new Set(roles.map((r) => r.toLowerCase()));
-      return guard((u) =>
-        u.role && allowed.has(u.role.toLowerCase()) ? undefined : new AuthError(403, 'role_denied', `user ${u.name} role ${u.role ?? ''} not in allowed roles`),
-      );
+      return guard((u) => {
+        if (u.role && allowed.has(u.role.toLowerCase())) return undefined;
+        // A user without a role is told so: "role  not in allowed roles" read like a blank in the message.
+        return new AuthError(403, 'role_denied', u.role ? `user ${u.name} role ${u.role} not in allowed roles` : `user ${u.name} has no role`);
+      });
     },
     async trace(ctx: Context, next: Next) {
       try {
         const found = authenticate(ctx);
         ctx.state.user = isPromise(found) ? await found : found;
-      } catch {
-        // Trace never refuses: the request goes on anonymously.
+      } catch (err) {
+        // Trace never refuses: the request goes on anonymously. A failure of the server's own (a dead
+        // store, a throwing validator) is still reported, as every unexpected error is.
+        reportError(ctx, err, o.logger);
       }
       return next();
     },

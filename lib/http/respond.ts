@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import { toAuthError, type AuthError, type ErrorBody } from '../errors.js';
+import { AuthError, toAuthError, type ErrorBody } from '../errors.js';
 import type { Logger } from '../logger.js';
 
 /**
@@ -31,14 +31,46 @@ export function writeError(ctx: Context, err: unknown): void {
 }
 
 /**
- * A request's failure as an AuthError, logged when it is the server's (5xx, with its cause, which the
- * client never sees); 4xx are the client's business and stay out of the log.
+ * A request's failure as an AuthError. A 5xx is the server's: it is logged (with its cause, which the
+ * client never sees) and emitted on the Koa app (see emitError). 4xx are expected refusals, the
+ * client's business, and stay quiet.
  */
 export function reportError(ctx: Context, err: unknown, log: Logger): AuthError {
   const e = toAuthError(err);
   if (e.status >= 500) {
     const cause = e.cause === undefined ? '' : `: ${(e.cause as Error)?.message ?? String(e.cause)}`;
     log.error(`${ctx.method} ${ctx.path}: ${e.message}${cause}`);
+    emitError(ctx, e);
   }
   return e;
+}
+
+/**
+ * Koa's convention for an unexpected error: `app.emit('error', err, ctx)`, which Koa prints unless the
+ * app listens itself or is `silent`. authkoa's logger is silent by default, so without this a throwing
+ * checker or a dead store would leave nothing anywhere. The error emitted is the original one (the
+ * checker's, the store's) when the AuthError wraps one, else the AuthError itself: Koa's default
+ * handler throws on anything that is not an Error. The answer is already written (or about to be) by
+ * authkoa, so Koa's own error response never runs; a listener that throws must not change that.
+ */
+export function emitError(ctx: Context, e: AuthError): void {
+  const app = ctx.app as { emit?: (event: string, ...args: unknown[]) => boolean } | undefined;
+  if (typeof app?.emit !== 'function') return;
+  try {
+    app.emit('error', originalError(e), ctx);
+  } catch {
+    // The listener's own failure is the application's to handle; the answer stands.
+  }
+}
+
+/** The first error in `e`'s cause chain that is not an AuthError (what the foreign code threw), else `e`. */
+function originalError(e: AuthError): Error {
+  let cur: unknown = e;
+  for (let depth = 0; depth < 8 && cur instanceof AuthError; depth++) cur = cur.cause;
+  return isError(cur) && !(cur instanceof AuthError) ? cur : e;
+}
+
+/** Koa's own test (cross-realm errors included): what its default handler accepts. */
+function isError(v: unknown): v is Error {
+  return v instanceof Error || Object.prototype.toString.call(v) === '[object Error]';
 }

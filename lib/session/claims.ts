@@ -33,6 +33,8 @@ export interface Claims {
   auth_provider?: { name: string };
   /** When the session began (Unix seconds); kept across refreshes, read by maxSessionAge. */
   auth_time?: number;
+  /** When this token was issued, in Unix milliseconds (`iat` is whole seconds); read by revocation checks. */
+  iat_ms?: number;
   [extra: string]: unknown;
 }
 

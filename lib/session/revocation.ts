@@ -19,9 +19,15 @@ export interface Revocations {
 
 export const SESSIONS_NS = 'sessions';
 
-/** What a revoked user's record holds: tokens issued at or before this second are refused. */
+/**
+ * What a revoked user's record holds: tokens issued at or before `notBeforeMs` are refused. `iat` is whole
+ * seconds, so a login in the same second as the revocation needs the token's `iat_ms` to survive it.
+ * `notBefore` (seconds) is what records written before `notBeforeMs` existed hold, and what processes of
+ * such a version still read.
+ */
 interface UserRevocation {
   notBefore: number;
+  notBeforeMs?: number;
 }
 
 /**
@@ -41,14 +47,14 @@ export function revocations(store: StateStore, clock: () => number, keepMs: numb
       ]);
       const now = clock();
       if (ended && ended.expiresAt > now) throw new AuthError(401, 'session_revoked', 'session was ended');
-      if (user && user.expiresAt > now && issuedAtS(claims, tokenDurationMs) <= user.value.notBefore) {
+      if (user && user.expiresAt > now && revokedBy(claims, user.value, tokenDurationMs)) {
         throw new AuthError(401, 'session_revoked', 'sessions of this user were revoked');
       }
     },
     async revokeUser(userId) {
       if (typeof userId !== 'string' || userId === '') throw new TypeError('revokeSessions() requires a user id');
       const now = clock();
-      await put(store, userKey(userId), { notBefore: Math.floor(now / 1000) } satisfies UserRevocation, now + keepMs);
+      await put(store, userKey(userId), { notBefore: Math.floor(now / 1000), notBeforeMs: now } satisfies UserRevocation, now + keepMs);
     },
     async endToken(claims) {
       if (!claims.jti) return;
@@ -60,6 +66,23 @@ export function revocations(store: StateStore, clock: () => number, keepMs: numb
 /** When a token was issued, in Unix seconds: `iat`, or `exp` less the token's lifetime when iat is off. */
 export function issuedAtS(claims: Claims, tokenDurationMs: number): number {
   return claims.iat ?? (claims.exp ?? 0) - Math.ceil(tokenDurationMs / 1000);
+}
+
+/** True when the token of `claims` was issued at or before the revocation `r`. */
+function revokedBy(claims: Claims, r: UserRevocation, tokenDurationMs: number): boolean {
+  if (typeof r.notBeforeMs !== 'number') return issuedAtS(claims, tokenDurationMs) <= r.notBefore;
+  return issuedAtMs(claims, tokenDurationMs) <= r.notBeforeMs;
+}
+
+/**
+ * When a token was issued, in Unix milliseconds: its `iat_ms` when it agrees with `iat`, else the start of
+ * its second, so a token without one (minted before `iat_ms` existed, or with `disableIAT`) is still
+ * refused by a revocation in the same second, as it was.
+ */
+function issuedAtMs(claims: Claims, tokenDurationMs: number): number {
+  const s = issuedAtS(claims, tokenDurationMs);
+  const ms = claims.iat_ms;
+  return typeof ms === 'number' && Math.floor(ms / 1000) === s ? ms : s * 1000;
 }
 
 /** Writes `value` under `key` whatever was there (the last revocation wins). */

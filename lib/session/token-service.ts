@@ -43,11 +43,16 @@ export class TokenService {
   /** Like create, and also returns the final claims. */
   async mint(input: Claims): Promise<{ token: string; claims: Claims }> {
     let claims: Claims = { ...input };
-    const now = this.now();
+    const nowMs = this.#o.clock();
+    const now = Math.floor(nowMs / 1000);
     const exp = now + Math.ceil(this.#o.tokenDurationMs / 1000);
     if (!claims.exp) claims.exp = exp;
     if (!claims.iss) claims.iss = this.#o.issuer;
-    if (!this.#o.disableIAT) claims.iat = now;
+    if (!this.#o.disableIAT) {
+      claims.iat = now;
+      // `iat` is whole seconds; a revocation in the same second as this login must not end it (see revocation.ts).
+      claims.iat_ms = nowMs;
+    }
     if (this.#o.claimsUpdater) claims = { ...(await this.#o.claimsUpdater(claims)) };
     // Verification refuses a token without exp: one the ClaimsUpdater dropped it from gets the default back.
     if (!claims.exp) claims.exp = exp;
@@ -207,7 +212,7 @@ export class TokenService {
 
   private checkPayload(p: Record<string, unknown>): Claims {
     const bad = (what: string) => new AuthError(401, 'token_invalid', what);
-    for (const k of ['exp', 'nbf', 'iat', 'auth_time'] as const) {
+    for (const k of ['exp', 'nbf', 'iat', 'iat_ms', 'auth_time'] as const) {
       if (p[k] !== undefined && (typeof p[k] !== 'number' || !Number.isFinite(p[k]))) throw bad(`invalid ${k} claim`);
     }
     // Every token this service mints carries exp (see mint); one without it would be valid forever.

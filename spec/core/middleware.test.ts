@@ -323,9 +323,35 @@ test('a token from a provider no longer configured is refused', async (t) => {
   const res = await new Client(app.url).fetch('/private', { headers: { 'X-JWT': removed } });
   t.is(res.status, 401);
   t.is(((await res.json()) as { code: string }).code, 'provider_not_allowed');
-  // The id prefix alone is enough, as in the original.
+  // A token without auth_provider (minted by the application, or by an old version of the original)
+  // falls back on its id's prefix, as in the original.
   const byPrefix = forge({ ...claims, auth_provider: undefined });
   t.is((await new Client(app.url).fetch('/private', { headers: { 'X-JWT': byPrefix } })).status, 201);
+});
+
+test('the token’s provider is its exact auth_provider name: a removed `a_b` beside `a`, a removed passkey beside `local`', async (t) => {
+  const checker = () => true;
+  const app = await startApp(baseOptions({ providers: [{ kind: 'direct', name: 'a', checker }, { kind: 'direct', name: 'local', checker }] }));
+  t.teardown(() => app.close());
+  const c = new Client(app.url);
+  t.is((await c.fetch('/auth/a/login', { method: 'POST', json: { user: 'x', passwd: 'p' } })).status, 200);
+  const claims = decodeJwt(c.jar.get('JWT')!);
+  const status = async (payload: object) => (await new Client(app.url).fetch('/private', { headers: { 'X-JWT': forge(payload) } })).status;
+  const as = (provider: string | undefined, id: string) => ({ ...claims, auth_provider: provider === undefined ? undefined : { name: provider }, user: { ...claims.user, id } });
+  t.is(await status(as('a', 'a_1f')), 201, 'a configured provider');
+  t.is(await status(as('a_b', 'a_b_1f')), 401, 'a removed `a_b`: its ids start with `a_`, which says nothing');
+  // A passkey login keeps the account's id, so its user id names the password provider.
+  t.is(await status(as('passkey', 'local_1f')), 401, 'a removed passkey provider beside `local`');
+  t.is(await status({ ...claims, auth_provider: {}, user: { ...claims.user, id: 'a_1f' } }), 401, 'an auth_provider without a name');
+  t.is(await status(as(undefined, 'local_1f')), 201, 'no auth_provider: the id names `local`');
+  t.is(await status(as(undefined, 'gone_1f')), 401, 'no auth_provider: the id names nothing configured');
+
+  // Names may contain `_`: without the claim, `a_b_…` belongs to a configured `a_b`.
+  const underscored = await startApp(baseOptions({ providers: [{ kind: 'direct', name: 'a_b', checker }] }));
+  t.teardown(() => underscored.close());
+  const viaId = await new Client(underscored.url).fetch('/private', { headers: { 'X-JWT': forge(as(undefined, 'a_b_1f')) } });
+  t.is(viaId.status, 201);
+  t.is((await new Client(underscored.url).fetch('/private', { headers: { 'X-JWT': forge(as(undefined, 'a_1f')) } })).status, 401);
 });
 
 test('a handshake token or a token without user is not a session', async (t) => {

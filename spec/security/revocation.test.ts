@@ -1,6 +1,8 @@
 /**
- * Ending stateless sessions server-side: revokeSessions(), logout that ends the token, the idle timeout
- * (a cookie older than cookieDuration is not refreshed, whatever the client kept). Clocks are injected.
+ * Ending stateless sessions server-side: revokeSessions() (to the millisecond: a login in the same second,
+ * after it, survives), logout that ends the token (and says so when the state store is down), the idle
+ * timeout (a cookie older than cookieDuration is not refreshed, whatever the client kept). Clocks are
+ * injected, and stores the tests build share them.
  */
 import test, { type ExecutionContext } from 'ava';
 import type { StateStore } from '../../lib/index.js';
@@ -10,8 +12,7 @@ import { Client, manualClock, startApp } from '../helpers/http.js';
 const SECRET = 'revocation-test-secret-0123456789abcdef';
 const MIN = 60_000;
 
-async function rig(t: ExecutionContext, extra: Record<string, unknown> = {}) {
-  const clock = manualClock();
+async function rig(t: ExecutionContext, extra: Record<string, unknown> = {}, clock = manualClock()) {
   const app = await startApp({
     secret: SECRET,
     clock,
@@ -33,6 +34,25 @@ async function rig(t: ExecutionContext, extra: Record<string, unknown> = {}) {
   const me = (c: Client) => c.fetch('/private', { headers: c.xsrf() });
   const code = async (res: Response) => ((await res.json()) as { code: string }).code;
   return { app, clock, login, copyOf, me, code };
+}
+
+/** A memory state store (on the test's clock) whose reads and writes fail while `down` is set. */
+function failingStore(clock: () => number) {
+  const inner = memoryStateStore({ clock });
+  const fail = () => Promise.reject(new Error('store down'));
+  const ctl = { down: false };
+  const store: StateStore = {
+    ...inner,
+    get: (...a) => (ctl.down ? fail() : inner.get(...a)),
+    create: (...a) => (ctl.down ? fail() : inner.create(...a)),
+    replace: (...a) => (ctl.down ? fail() : inner.replace(...a)),
+    take: (...a) => inner.take(...a),
+    remove: (...a) => inner.remove(...a),
+    sweep: () => inner.sweep(),
+    markUsed: (...a) => inner.markUsed(...a),
+    close: () => inner.close(),
+  };
+  return { store, ctl };
 }
 
 test('revokeSessions: a live cookie is refused at its next refresh, with its cookies cleared; a new login works', async (t) => {
@@ -102,27 +122,80 @@ test('idle timeout: a cookie replayed after cookieDuration is refused, while a s
 });
 
 test('a state store that is away at refresh answers 503 and keeps the cookies', async (t) => {
-  const inner = memoryStateStore();
-  let down = false;
-  const store: StateStore = {
-    ...inner,
-    get: (ns, key) => (down ? Promise.reject(new Error('store down')) : inner.get(ns, key)),
-    create: (...a) => inner.create(...a),
-    replace: (...a) => inner.replace(...a),
-    take: (...a) => inner.take(...a),
-    remove: (...a) => inner.remove(...a),
-    sweep: () => inner.sweep(),
-    markUsed: (...a) => inner.markUsed(...a),
-    close: () => inner.close(),
-  };
-  const r = await rig(t, { stateStore: store });
+  const clock = manualClock();
+  const { store, ctl } = failingStore(clock);
+  const r = await rig(t, { stateStore: store }, clock);
   const { c } = await r.login();
   r.clock.advance(16 * MIN);
-  down = true;
+  ctl.down = true;
   const res = await r.me(c);
   t.is(res.status, 503);
   t.is(await r.code(res), 'state_store_unavailable');
   t.true(c.jar.has('JWT'), 'not logged out by an outage');
-  down = false;
+  ctl.down = false;
   t.is((await r.me(c)).status, 201);
+});
+
+test('a revocation and a login in the same second: the login after it survives, the token before it does not', async (t) => {
+  // manualClock starts on a whole second: every step below stays inside that one second.
+  const r = await rig(t, { strictRevocation: true });
+  const before = await r.login();
+  r.clock.advance(200);
+  await r.app.auth.revokeSessions(before.id);
+  r.clock.advance(200);
+  const after = await r.login();
+  t.is(after.id, before.id, 'the same user');
+  t.is((await r.me(after.c)).status, 201, 'logged in after the revocation: kept');
+  const refused = await r.me(before.c);
+  t.is(refused.status, 401, 'issued before the revocation, in the same second: refused');
+  t.is(await r.code(refused), 'session_revoked');
+  // The same at refresh time, without strictRevocation.
+  const lazy = await rig(t);
+  const old = await lazy.login();
+  lazy.clock.advance(300);
+  await lazy.app.auth.revokeSessions(old.id);
+  lazy.clock.advance(300);
+  const fresh = await lazy.login();
+  lazy.clock.advance(16 * MIN);
+  t.is((await lazy.me(fresh.c)).status, 201, 'refreshed');
+  t.is((await lazy.me(old.c)).status, 401);
+});
+
+test('strictRevocation: a logout while the state store is down answers 503 state_store_unavailable, clears the cookies and reports the error', async (t) => {
+  const clock = manualClock();
+  const { store, ctl } = failingStore(clock);
+  const r = await rig(t, { strictRevocation: true, stateStore: store }, clock);
+  const emitted: unknown[] = [];
+  r.app.app.on('error', (err: unknown) => emitted.push(err));
+  for (const path of ['/auth/logout', '/auth/local/logout']) {
+    const { c } = await r.login();
+    const copy = r.copyOf(c);
+    ctl.down = true;
+    const res = await c.fetch(path, { headers: c.xsrf() });
+    ctl.down = false;
+    t.is(res.status, 503, path);
+    t.regex(res.headers.get('content-type')!, /^application\/json/);
+    t.is(await r.code(res), 'state_store_unavailable');
+    t.false(c.jar.has('JWT'), 'the user asked to leave this browser: its cookies go');
+    t.false(c.jar.has('XSRF-TOKEN'));
+    // What the 503 says: the session was not ended, a copy of the token still works.
+    t.is((await r.me(copy)).status, 201);
+  }
+  t.is(emitted.length, 2);
+  t.regex((emitted[0] as Error).message, /store down/);
+});
+
+test('without strictRevocation, a logout while the state store is down answers 200 and clears the cookies, and reports the error', async (t) => {
+  const clock = manualClock();
+  const { store, ctl } = failingStore(clock);
+  const r = await rig(t, { stateStore: store }, clock);
+  const emitted: unknown[] = [];
+  r.app.app.on('error', (err: unknown) => emitted.push(err));
+  const { c } = await r.login();
+  ctl.down = true;
+  const res = await c.fetch('/auth/logout');
+  ctl.down = false;
+  t.is(res.status, 200);
+  t.false(c.jar.has('JWT'));
+  t.is(emitted.length, 1);
 });
