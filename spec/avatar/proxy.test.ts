@@ -1,5 +1,6 @@
 import test from 'ava';
 import { mkdtempSync, rmSync } from 'node:fs';
+import type { IncomingMessage } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createAvatarProxy, type AvatarProxyOptions } from '../../lib/avatar/proxy.js';
@@ -93,6 +94,55 @@ test('the fetch sends the provider headers (Microsoft bearer token)', async (t) 
   t.deepEqual(await stored('ms_1'), pic);
   await done();
   await srv.close();
+});
+
+test('provider credentials go to the picture origin only: a redirect to another allowed origin gets no Authorization or Cookie', async (t) => {
+  const pic = await jpeg(50, 50);
+  const credentials = { Authorization: 'Bearer abc', Cookie: 'session=provider-cookie' };
+  /** The credential headers each server received, by path. */
+  const seen: Array<{ at: string; authorization?: string; cookie?: string }> = [];
+  const record = (at: string, req: IncomingMessage) => seen.push({ at, authorization: req.headers.authorization, cookie: req.headers.cookie });
+  // A second origin: the same loopback address on another port (allowPrivate admits both).
+  const cdn = await pictureServer({
+    '/photo.jpg': (req, res) => {
+      record('cdn', req);
+      serve(pic, 'image/jpeg')(req, res);
+    },
+  });
+  t.teardown(() => cdn.close());
+  // The provider's photo endpoint: demands the bearer token, then redirects, as Microsoft Graph may.
+  const api = await pictureServer({
+    '/me/photo': (req, res) => {
+      record('api', req);
+      if (req.headers.authorization !== 'Bearer abc') return void res.writeHead(401).end();
+      res.writeHead(302, { location: `${cdn.url}/photo.jpg` }).end();
+    },
+    '/me/same-origin': (req, res) => {
+      record('api', req);
+      res.writeHead(302, { location: '/me/photo' }).end();
+    },
+  });
+  t.teardown(() => api.close());
+  t.not(new URL(cdn.url).origin, new URL(api.url).origin);
+
+  const { proxy, stored, done } = setup();
+  t.teardown(done);
+  await proxy.put(user('ms_cross', `${api.url}/me/photo`), { headers: credentials });
+  t.deepEqual(await stored('ms_cross'), pic, 'the redirect was followed to the picture');
+  t.deepEqual(seen, [
+    { at: 'api', authorization: 'Bearer abc', cookie: 'session=provider-cookie' },
+    { at: 'cdn', authorization: undefined, cookie: undefined },
+  ]);
+
+  // Control: a redirect within the provider's origin keeps them (the stripping is by origin, not by hop).
+  seen.length = 0;
+  await proxy.put(user('ms_same', `${api.url}/me/same-origin`), { headers: credentials });
+  t.deepEqual(await stored('ms_same'), pic);
+  t.deepEqual(seen.map((s) => [s.at, s.authorization, s.cookie]), [
+    ['api', 'Bearer abc', 'session=provider-cookie'],
+    ['api', 'Bearer abc', 'session=provider-cookie'],
+    ['cdn', undefined, undefined],
+  ]);
 });
 
 test('non-image content (HTML, SVG, text) gives the identicon', async (t) => {

@@ -147,9 +147,10 @@ async function mtime(path: string): Promise<number> {
 }
 
 /**
- * Builds the bundles with browser/build.mjs when one is missing or older than a browser/*.ts
- * source. It builds into a private folder and renames each file into dist/browser, so test
- * files starting at once never serve a half-written bundle.
+ * Builds the bundles with browser/build.mjs when one is missing (a fresh clone has no dist/) or older
+ * than a browser/*.ts source. It builds into a private folder under dist/ and renames each file into
+ * dist/browser, so test files starting at once never serve a half-written bundle: each rename is
+ * atomic, and the last one wins with the same bytes.
  */
 export async function ensureBrowserBundle(): Promise<void> {
   const srcDir = join(root, 'browser');
@@ -161,6 +162,8 @@ export async function ensureBrowserBundle(): Promise<void> {
   };
   const built = await Promise.all(mod.bundles.map((f) => mtime(join(distDir, f))));
   if (built.every((t) => t >= newestSource)) return;
+  // A fresh clone has no dist/ at all until something builds it.
+  await mkdir(join(root, 'dist'), { recursive: true });
   const tmp = await mkdtemp(join(root, 'dist', '.browser-build-'));
   try {
     await mod.buildBrowser({ dir: tmp, declarations: false });

@@ -46,7 +46,11 @@ export function spawnTs(file: string, args: string[] = [], env?: NodeJS.ProcessE
   });
 }
 
-/** Resolves with the first stdout line matching `re` (e.g. a "listening on" line); rejects if the process exits first. */
+/**
+ * Resolves with the first stdout line matching `re` (e.g. a "listening on" line); rejects if the process
+ * ends first. Ends means 'close' (its pipes read to the end), not 'exit', which can come before the last
+ * output has been read.
+ */
 export function waitForLine(child: ChildProcess, re: RegExp, timeoutMs = 90_000): Promise<RegExpMatchArray> {
   return new Promise((resolve, reject) => {
     let buf = '';
@@ -61,7 +65,7 @@ export function waitForLine(child: ChildProcess, re: RegExp, timeoutMs = 90_000)
         resolve(m);
       }
     });
-    child.once('exit', (code) => {
+    child.once('close', (code) => {
       clearTimeout(timer);
       reject(new Error(`exited with ${code} before printing ${re}; stderr: ${err}`));
     });

@@ -67,14 +67,27 @@ export function ensureCongo(): string {
   return ENTRY;
 }
 
-/** Starts a CongoDB with in-memory storage on a free port of 127.0.0.1. */
+/**
+ * Starts a CongoDB with in-memory storage on a free port of 127.0.0.1. The port is found free and then
+ * bound by CongoDB (it takes no port 0): another process may take it in between, so a port found taken
+ * is replaced by a fresh one.
+ */
 export async function startMongo(): Promise<MongoPeer> {
   const mod = (await import(pathToFileURL(ensureCongo()).href)) as {
     CongoServer: new (o: { port: number; host: string; storage: 'memory' }) => CongoServerLike;
   };
-  const port = await freePort();
-  const server = new mod.CongoServer({ port, host: '127.0.0.1', storage: 'memory' });
-  await server.start();
+  let port = 0;
+  let server: CongoServerLike;
+  for (let attempt = 1; ; attempt++) {
+    port = await freePort();
+    server = new mod.CongoServer({ port, host: '127.0.0.1', storage: 'memory' });
+    try {
+      await server.start();
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE' || attempt >= 10) throw err;
+    }
+  }
   const uri = `mongodb://127.0.0.1:${port}/?directConnection=true&serverMonitoringMode=poll`;
   const uriWith = (params: Record<string, string>) => `${uri}&${new URLSearchParams(params)}`;
   return { uri, uriWith, port, stop: () => server.stop() };

@@ -102,12 +102,14 @@ export async function startRedis(opts: { password?: string } = {}): Promise<Redi
     },
     async start() {
       if (child) return;
-      // The same port again, so clients reconnect to the address they know.
-      for (let attempt = 0; attempt < 50; attempt++) {
-        if (await launch()) return;
-        await new Promise((r) => setTimeout(r, 100)); // the port is held briefly after a kill
+      // The same port again, so clients reconnect to the address they know. The port may be held briefly
+      // after a kill; a deadline, not a count of tries, since each try is a process start that a loaded
+      // machine slows down.
+      const deadline = Date.now() + 30_000;
+      while (!(await launch())) {
+        if (Date.now() > deadline) throw new Error(`redis-server: port ${fixedPort} did not come free`);
+        await new Promise((r) => setTimeout(r, 100));
       }
-      throw new Error(`redis-server: port ${fixedPort} did not come free`);
     },
   };
 }

@@ -27,7 +27,7 @@ export interface SmtpPeer {
   /** The CA the client must trust (the self-signed certificate) when TLS is on. */
   ca?: string;
   received: ReceivedMail[];
-  /** The next message not yet taken by next(), waiting up to `timeoutMs`. */
+  /** The next message not yet taken by next(), waiting up to `timeoutMs` (a safety net well inside ava's timeout). */
   next(timeoutMs?: number): Promise<ReceivedMail>;
   close(): Promise<void>;
 }
@@ -113,7 +113,7 @@ export async function startSmtp(opts: SmtpPeerOptions = {}): Promise<SmtpPeer> {
     port,
     ca: cert?.cert,
     received,
-    next(timeoutMs = 5000) {
+    next(timeoutMs = 30_000) {
       if (taken < received.length) return Promise.resolve(received[taken++]!);
       return new Promise((resolve, reject) => {
         const timer = setTimeout(() => {

@@ -11,6 +11,13 @@ import { serve, type Served } from './http.js';
 
 export const BOT_TOKEN = '123456789:AAF-test_Token-SECRET-0123456789abcd';
 
+/**
+ * How long nextMessage(), waitForCalls() and until() wait by default. They resolve on the event itself;
+ * this is only the safety net that names what never came, well inside ava's 60 s, and long enough that a
+ * loaded machine never reaches it.
+ */
+const WAIT_MS = 30_000;
+
 export interface SentMessage {
   chat_id: number;
   text: string;
@@ -66,8 +73,6 @@ export interface FakeBotApi extends Served {
   readonly longPolls: LongPoll[];
   /** 'ok', or make every Bot API call answer 500 / drop the connection. */
   mode: FailMode;
-  /** Holds file downloads this long before answering (a slow or hanging file server). */
-  fileDelayMs: number;
   /** Queues an update (update_id is assigned) and wakes a waiting getUpdates. */
   push(update: Record<string, unknown>): number;
   /** Queues `/start <payload>` from `user` in a private chat (or another chat type). */
@@ -82,7 +87,10 @@ export interface FakeBotApi extends Served {
   until(check: () => boolean, what: string, timeoutMs?: number): Promise<void>;
   /** Updates not yet confirmed by an offset. */
   pendingUpdates(): number;
-  /** Holds the next call of `method` (after it is counted and its token checked) until release(). */
+  /**
+   * Holds the next call of `method` (after it is counted and its token checked) until release(), or
+   * until the client gives up on it; `'file'` holds the next file download (a hanging file server).
+   */
   hold(method: string): Hold;
 }
 
@@ -222,7 +230,7 @@ export async function startFakeBotApi(opts: { token?: string; username?: string 
         if (decodeURIComponent(file[1]!) !== token) return fail(res, 401, 'Unauthorized');
         const bytes = files.get(decodeURIComponent(file[2]!));
         if (!bytes) return fail(res, 404, 'Not Found');
-        if (fake.fileDelayMs > 0) await new Promise((r) => setTimeout(r, fake.fileDelayMs));
+        await held('file', res);
         if (res.destroyed) return;
         res.writeHead(200, { 'content-type': 'image/png', 'content-length': bytes.length });
         return res.end(bytes);
@@ -235,21 +243,25 @@ export async function startFakeBotApi(opts: { token?: string; username?: string 
       if (fake.mode === '500') return fail(res, 500, 'Internal Server Error');
       if (decodeURIComponent(m[1]!) !== token) return fail(res, 401, 'Unauthorized');
       const params = await readBody(req);
-      const held = holds.get(method);
-      if (held) {
-        holds.delete(method);
-        held.arrived();
-        await new Promise<void>((resolve) => {
-          void held.released.then(resolve);
-          res.once('close', () => resolve()); // the client gave up on it meanwhile
-        });
-        if (res.destroyed) return;
-      }
+      await held(method, res);
+      if (res.destroyed) return;
       await api(method, params, req, res);
     })().catch((err: unknown) => {
       if (!res.headersSent) fail(res, 500, String(err));
     });
   });
+
+  /** Waits while a hold() is on `method`: until the test releases it or the client hangs up. */
+  async function held(method: string, res: ServerResponse): Promise<void> {
+    const hold = holds.get(method);
+    if (!hold) return;
+    holds.delete(method);
+    hold.arrived();
+    await new Promise<void>((resolve) => {
+      void hold.released.then(resolve);
+      res.once('close', () => resolve()); // the client gave up on it meanwhile
+    });
+  }
 
   function count(method: string) {
     calls.set(method, (calls.get(method) ?? 0) + 1);
@@ -283,7 +295,6 @@ export async function startFakeBotApi(opts: { token?: string; username?: string 
     offsets,
     longPolls,
     mode: 'ok' as FailMode,
-    fileDelayMs: 0,
     push(update: Record<string, unknown>) {
       const update_id = nextId++;
       updates.push({ ...update, update_id });
@@ -305,15 +316,15 @@ export async function startFakeBotApi(opts: { token?: string; username?: string 
     setPhoto(userId: number, bytes: Buffer) {
       photos.set(userId, bytes);
     },
-    async nextMessage(chatId: number, skip = 0, timeoutMs = 10_000) {
+    async nextMessage(chatId: number, skip = 0, timeoutMs = WAIT_MS) {
       const mine = () => sent.filter((m) => m.chat_id === chatId);
       await waitUntil(() => mine().length > skip, `message #${skip + 1} to chat ${chatId}`, timeoutMs);
       return mine()[skip]!;
     },
-    waitForCalls(method: string, n: number, timeoutMs = 10_000) {
+    waitForCalls(method: string, n: number, timeoutMs = WAIT_MS) {
       return waitUntil(() => (calls.get(method) ?? 0) >= n, `${n} ${method} call(s)`, timeoutMs);
     },
-    until: (check: () => boolean, what: string, timeoutMs = 10_000) => waitUntil(check, what, timeoutMs),
+    until: (check: () => boolean, what: string, timeoutMs = WAIT_MS) => waitUntil(check, what, timeoutMs),
     pendingUpdates: () => updates.length,
     hold(method: string): Hold {
       let arrived!: () => void;

@@ -7,7 +7,11 @@ import { options, startLogin } from './fixtures.js';
 
 const ROOT = new URL('../../', import.meta.url);
 
-/** Starts `authctl dev-oauth …` and resolves with the base URL from its "listening" line. */
+/**
+ * Starts `authctl dev-oauth …` and resolves with the base URL from its "listening" line. stdout and
+ * stderr are two pipes read in no set order: `exited` is the 'close' event (both read to the end), and
+ * `stderrMatching()` waits for a line instead of assuming it arrived before stdout's.
+ */
 async function startCli(t: any, args: string[], env: Record<string, string> = {}) {
   const child = spawn(process.execPath, ['--import=tsx', 'bin/authctl.ts', 'dev-oauth', ...args], {
     cwd: ROOT,
@@ -18,8 +22,26 @@ async function startCli(t: any, args: string[], env: Record<string, string> = {}
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   });
   let stderr = '';
-  child.stderr.on('data', (d) => (stderr += d));
-  const exited = once(child, 'exit') as Promise<[number | null, string | null]>;
+  const stderrListeners = new Set<() => void>();
+  child.stderr.on('data', (d) => {
+    stderr += d;
+    for (const l of stderrListeners) l();
+  });
+  const exited = once(child, 'close') as Promise<[number | null, string | null]>;
+  /** Resolves with stderr once it matches `re`; rejects if the process ends without it. */
+  const stderrMatching = (re: RegExp) =>
+    new Promise<string>((resolve, reject) => {
+      const check = () => {
+        if (!re.test(stderr)) return false;
+        stderrListeners.delete(listener);
+        resolve(stderr);
+        return true;
+      };
+      const listener = () => void check();
+      if (check()) return;
+      stderrListeners.add(listener);
+      void exited.then(() => check() || reject(new Error(`stderr never matched ${re}: ${stderr}`)));
+    });
   const lines = createInterface({ input: child.stdout });
   const url = await new Promise<string | undefined>((resolve) => {
     lines.on('line', (line) => {
@@ -28,13 +50,13 @@ async function startCli(t: any, args: string[], env: Record<string, string> = {}
     });
     void exited.then(() => resolve(undefined));
   });
-  return { child, url, exited, stderr: () => stderr };
+  return { child, url, exited, stderr: () => stderr, stderrMatching };
 }
 
 test('authctl dev-oauth runs the dev server as a child process, serves a login, and exits 0 on SIGINT', async (t) => {
   const cli = await startCli(t, ['--port', '0', '--email-domain', 'cli.test']);
   t.truthy(cli.url, cli.stderr());
-  t.regex(cli.stderr(), /DEV OAUTH2 SERVER.*never in production/i);
+  t.regex(await cli.stderrMatching(/DEV OAUTH2 SERVER[^\n]*\n/), /DEV OAUTH2 SERVER.*never in production/i);
   const url = cli.url!;
   // An app using it as a custom oauth2 provider, the way an application in another process would.
   const app = await startApp(

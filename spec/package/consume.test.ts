@@ -5,6 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { ensureBrowserBundle } from '../helpers/browser.js';
+import { ensureLibBuild } from '../helpers/build.js';
 
 /**
  * The package as a user gets it: `npm pack`, then the tarball installed with koa and @koa/router into a
@@ -42,7 +44,10 @@ async function node(args: string[], cwd = dir, extraEnv: Record<string, string> 
   return run(process.execPath, args, { cwd, env: { ...env, ...extraEnv }, timeout: 60_000 });
 }
 
-test.before(async () => {
+test.before(async (t) => {
+  // npm pack packs dist/: on a fresh clone (no `npm run build` yet) the tests build it first.
+  t.timeout(10 * 60_000);
+  await Promise.all([ensureLibBuild(), ensureBrowserBundle()]);
   dir = await mkdtemp(join(tmpdir(), 'authkoa-consumer-'));
   const packed = JSON.parse(await npm(['pack', '--json', '--pack-destination', dir], root)) as { filename: string }[];
   await writeFile(join(dir, 'package.json'), JSON.stringify({ name: 'consumer', version: '1.0.0', private: true }));

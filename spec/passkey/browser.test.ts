@@ -169,8 +169,10 @@ test('refusal: an assertion for another rpID is refused, on the same origin', as
   await devLogin(page, first);
   await page.evaluate(() => (window as any).authkoaPasskey.registerPasskey());
   const signed = await assertion(page);
-  await first.close();
-  const second = await startPasskeyApp(t, state, providers('localhost'), 'app.localhost', first.port);
+  // The first app stops; the second takes over its listening socket (closing it and binding the port again
+  // would leave a moment in which another process could take the port).
+  await first.auth.close();
+  const second = await startPasskeyApp(t, state, providers('localhost'), 'app.localhost', first);
   t.is(second.url, first.url, 'the same origin');
   // Node does not resolve *.localhost: post to the loopback address (the origin the server checks is the
   // one the browser signed into the response, not this request's Host).

@@ -2,14 +2,31 @@
 import test from 'ava';
 import { registerFromEchoKind } from '../helpers/attack.js';
 import { Client, startApp, type TestApp } from '../helpers/http.js';
+import { standinLogin } from '../oauth2/fixtures.js';
+import { startStandin, type Standin } from '../oauth2/standin.js';
 
 registerFromEchoKind();
 let app: TestApp;
+let standin: Standin;
+/** What the verified provider `email` "sent": its confirmation tokens, in order. */
+const mailed: string[] = [];
 
 test.before(async () => {
-  app = await startApp({ secret: 'security-suite-secret-0123456789', providers: [{ kind: 'from-echo', name: 'echo' }], allowedRedirects: ['partner.example', 'pinned.example:8443'] });
+  standin = await startStandin({ login: 'octo', id: 1, name: 'Octo' });
+  app = await startApp({
+    secret: 'security-suite-secret-0123456789',
+    providers: [
+      { kind: 'from-echo', name: 'echo' },
+      { name: 'github', cid: 'c', csecret: 's', ...standin.endpoints() },
+      { kind: 'verified', name: 'email', template: '{{.Token}}', sender: (_address: string, text: string) => void mailed.push(text), rateLimit: false },
+    ],
+    allowedRedirects: ['partner.example', 'pinned.example:8443'],
+  });
 });
-test.after.always(() => app.close());
+test.after.always(async () => {
+  await app?.close();
+  await standin?.close();
+});
 
 async function loginFrom(from: string): Promise<Response> {
   return new Client(app.url).fetch(`/auth/echo/login?user=u&from=${encodeURIComponent(from)}`);
@@ -75,5 +92,51 @@ for (const [from, expected] of allowed) {
     const res = await loginFrom(from === 'SELF' ? `${app.url}/x` : from);
     t.is(res.status, 303);
     t.is(res.headers.get('location'), expected(app.url));
+  });
+}
+
+// Userinfo on a target that is otherwise allowed (the app's own origin, an allow-listed host): the
+// address bar would show the trusted host, so `from` with a user name, a password or both is refused.
+// Fixed cases over every login route that takes `from`, so removing that refusal fails here every run.
+const withUserinfo = (base: string): string[] => {
+  const { protocol, host } = new URL(base);
+  return [
+    `${protocol}//u:p@${host}/x`,
+    `${protocol}//u@${host}/x`,
+    `${protocol}//:p@${host}/x`,
+    `${protocol}//u:@${host}/x`,
+    `//u:p@${host}/x`,
+    'https://u:p@partner.example/welcome',
+    'https://u@PARTNER.example/welcome',
+    'https://:p@pinned.example:8443/ok',
+  ];
+};
+
+/** Each route that carries `from` to the shared login completion, driven to the end of its login. */
+const routes: Array<[string, (from: string) => Promise<Response>]> = [
+  ['from-echo (completeLogin)', (from) => loginFrom(from)],
+  ['oauth2 login → callback', (from) => standinLogin(new Client(app.url), 'github', `from=${encodeURIComponent(from)}`)],
+  [
+    'verified: step 1 → the POST confirmation',
+    async (from) => {
+      const c = new Client(app.url);
+      const step1 = await c.fetch(`/auth/email/login?user=u&address=u@example.com&from=${encodeURIComponent(from)}`);
+      if (step1.status !== 200) throw new Error(`step 1 answered ${step1.status}: ${await step1.text()}`);
+      return c.fetch('/auth/email/login', { method: 'POST', form: { token: mailed.at(-1)! } });
+    },
+  ],
+];
+
+for (const [route, login] of routes) {
+  test(`${route}: from with userinfo on an allowed host does not redirect`, async (t) => {
+    const control = await login(`${app.url}/x`);
+    t.is(control.status, 303, 'control: the same target without userinfo redirects');
+    t.is(control.headers.get('location'), `${app.url}/x`);
+    for (const from of withUserinfo(app.url)) {
+      const res = await login(from);
+      t.is(res.status, 200, from);
+      t.is(res.headers.get('location'), null, from);
+      t.is(((await res.json()) as { name: string }).name, route.startsWith('oauth2') ? 'Octo' : 'u', from);
+    }
   });
 }

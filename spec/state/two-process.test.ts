@@ -58,16 +58,22 @@ class Lines {
   }
 }
 
+/**
+ * The app processes' clock: one instant for all of them, standing still unless a test moves it (POST
+ * /test/clock), so what they answer does not depend on when each started or how slow the machine is.
+ */
+const CLOCK = String(Date.now());
+
 /** Starts one app process on `stateStore`; resolves its client and stdout lines. Stopped (and checked to exit 0) at teardown. */
 async function appProcess(t: ExecutionContext, stateStore: string, apiRoot?: string) {
-  const child = spawnTs(APP, [stateStore, `lmdb://${join(tempDir(t), 'avatars')}`, ...(apiRoot ? [apiRoot] : [])]);
+  const child = spawnTs(APP, [stateStore, `lmdb://${join(tempDir(t), 'avatars')}`, ...(apiRoot ? [apiRoot] : [])], { AUTHKOA_TEST_CLOCK: CLOCK });
   let stderr = '';
   child.stderr!.on('data', (d) => (stderr += d));
   const lines = new Lines(child);
   t.teardown(async () => {
     if (child.exitCode !== null) return;
     child.kill('SIGTERM');
-    const [code] = await once(child, 'exit');
+    const [code] = await once(child, 'close'); // 'close': after its output is read to the end, unlike 'exit'
     if (code !== 0) throw new Error(`app process exited ${code}: ${stderr}`);
   });
   const url = (await waitForLine(child, /^listening (http:\/\/\S+)/m))[1]!;
@@ -175,7 +181,7 @@ test('a Telegram login opened on app A, confirmed by `authctl bot` in a third pr
   t.is((await a.client.fetch(`/auth/telegram/login?token=${token}`)).status, 404, 'and A sees it consumed');
 
   bot.kill('SIGTERM');
-  const [code] = await once(bot, 'exit');
+  const [code] = await once(bot, 'close'); // 'close', not 'exit': botOut is complete only once its pipes closed
   t.is(code, 0, botOut);
   t.false(botOut.includes(BOT_TOKEN.split(':')[1]!), 'the token is not printed');
 });

@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import { authKoa, registerProvider, registerStateStore, registerStore, type AvatarStore, type ProviderModule } from '../../lib/index.js';
 import { openStore, parseStoreUri } from '../../lib/stores/index.js';
 import { memoryStateStore, openStateStore } from '../../lib/state/index.js';
+import { ensureLibBuild } from '../helpers/build.js';
 import { Client, startApp } from '../helpers/http.js';
 import { tempDir } from '../helpers/temp.js';
 // @ts-expect-error: a plain JavaScript plug-in, as a third party would ship it
@@ -42,6 +43,8 @@ test('authctl --require loads a plug-in, then lists and migrates its store like 
   const src = openJson(`jsonfile://${join(dir, 'src.json')}`);
   const ids = [await src.put('alice', Buffer.from('picture of alice')), await src.put('bob', Buffer.from('picture of bob'))];
   // The installed CLI (dist): the plug-in registers with the `authkoa` it imports, the same one authctl uses.
+  t.timeout(5 * 60_000); // compiling the library on a fresh clone takes a while on a loaded machine
+  await ensureLibBuild();
   const authctl = (...args: string[]) => run(process.execPath, [join(root, 'dist/bin/authctl.js'), '--require', './spec/stores/plugin/register.mjs', 'avatars', ...args], { cwd: root });
   const listed = JSON.parse((await authctl('list', `jsonfile://${join(dir, 'src.json')}`, '--json')).stdout) as { avatars: { id: string }[] };
   t.deepEqual(listed.avatars.map((a) => a.id).sort(), [...ids].sort());

@@ -45,7 +45,8 @@ test('two processes: `authctl bot` polls into an LMDB store while the app (poll:
   t.is((await api.nextMessage(BOB.id)).text, ERROR);
 
   child.kill('SIGTERM');
-  const [code] = await once(child, 'exit');
+  // 'close', not 'exit': the child's last lines may still be in the pipes when it has exited.
+  const [code] = await once(child, 'close');
   t.is(code, 0);
   t.regex(output, /stopped \(SIGTERM\)/);
   t.false(output.includes(BOT_TOKEN.split(':')[1]!), 'the token is not printed');
@@ -76,7 +77,7 @@ test('two app processes on one LMDB store: a request opened by one is claimed th
   t.is((await a.fetch(`/auth/telegram/login?token=${token}`)).status, 404, 'and process A sees it consumed');
 
   child.kill('SIGTERM');
-  const [code] = await once(child, 'exit');
+  const [code] = await once(child, 'close'); // after its output is read to the end, unlike 'exit'
   t.is(code, 0, stderr);
 });
 
