@@ -25,6 +25,7 @@ let dir: string;
 
 function app(proxy: AvatarProxy) {
   const koa = new Koa();
+  koa.silent = true; // failures on purpose: authkoa emits each 5xx, which Koa would print
   koa.use(async (ctx, next) => {
     if (!ctx.path.startsWith(`${proxy.routePath}/`)) return next();
     setDefenceHeaders(ctx);
@@ -161,6 +162,7 @@ test('through authKoa(), a store failure on the avatar route is a 500 JSON and i
   const auth = authKoa({ secret: 'route-test-secret-0123456789abcdef', url: 'http://127.0.0.1:1', avatarStore: failing, logger: (m: string) => logs.push(m), providers: [{ kind: 'direct', name: 'l', checker: () => true }] });
   await auth.ready;
   const koa = new Koa();
+  koa.silent = true; // failures on purpose: authkoa emits each 5xx, which Koa would print
   koa.use(auth);
   const srv = await listen(koa);
   t.teardown(() => srv.close());

@@ -184,8 +184,12 @@ export function decodeJwt(token: string): Record<string, any> {
   return JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString('utf8'));
 }
 
-/** A clock tests move by hand: no sleeps. */
-export function manualClock(start = Date.UTC(2026, 10, 21, 12, 0, 0)) {
+/**
+ * A clock tests move by hand: no sleeps. It starts at the real time (on a whole second, so `iat` and
+ * `exp` arithmetic has no fraction), not at a fixed date: a part a test builds without this clock (a
+ * store, a peer) then agrees with it until the test moves it, whatever the date the suite runs on.
+ */
+export function manualClock(start = Math.ceil(Date.now() / 1000) * 1000) {
   let now = start;
   const clock = () => now;
   clock.advance = (ms: number) => {
