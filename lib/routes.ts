@@ -42,6 +42,32 @@ export function unknownRoute(ctx: Context, prefix: string): never {
   throw new AuthError(404, 'not_found', 'no such auth route');
 }
 
+/**
+ * Logout ends the token itself, not only the cookies: its id is recorded as ended until the token could
+ * no longer be refreshed, so a copy (a logged X-JWT, a cookie taken before) stops working too.
+ * A state store that is away: the cookies are cleared all the same (the user asked to leave this
+ * browser), and the failure is reported. Under strictRevocation the answer is then 503
+ * `state_store_unavailable`: that mode promises an ended session stops at once everywhere, and a copy
+ * of this token would go on working, so "logged out" would be untrue. Without it, an ended token only
+ * ever stopped at its next refresh: the logout answers 200 as before.
+ */
+function tokenEnder(o: ResolvedOptions, tokens: TokenService, sessions: Revocations): (ctx: Context) => Promise<void> {
+  return async (ctx) => {
+    const claims = await tokens.presented(ctx);
+    if (!claims?.user || claims.handshake) return;
+    try {
+      await sessions.endToken(claims);
+    } catch (err) {
+      const e = new AuthError(503, 'state_store_unavailable', 'the session could not be ended: the state store is unavailable', { cause: err });
+      if (o.strictRevocation) {
+        tokens.reset(ctx);
+        throw e;
+      }
+      reportError(ctx, e, o.logger);
+    }
+  };
+}
+
 /** The auth routes of one service. */
 export function buildAuthRouter(o: ResolvedOptions, tokens: TokenService, providers: ProviderRegistry, middleware: AuthMiddleware, sessions: Revocations): Router {
   const router = new Router({ prefix: o.authRoutePath });
@@ -69,29 +95,7 @@ export function buildAuthRouter(o: ResolvedOptions, tokens: TokenService, provid
     }),
   );
 
-  /**
-   * Logout ends the token itself, not only the cookies: its id is recorded as ended until the token could
-   * no longer be refreshed, so a copy (a logged X-JWT, a cookie taken before) stops working too.
-   * A state store that is away: the cookies are cleared all the same (the user asked to leave this
-   * browser), and the failure is reported. Under strictRevocation the answer is then 503
-   * `state_store_unavailable`: that mode promises an ended session stops at once everywhere, and a copy
-   * of this token would go on working, so "logged out" would be untrue. Without it, an ended token only
-   * ever stopped at its next refresh: the logout answers 200 as before.
-   */
-  async function endToken(ctx: Context): Promise<void> {
-    const claims = await tokens.presented(ctx);
-    if (!claims?.user || claims.handshake) return;
-    try {
-      await sessions.endToken(claims);
-    } catch (err) {
-      const e = new AuthError(503, 'state_store_unavailable', 'the session could not be ended: the state store is unavailable', { cause: err });
-      if (o.strictRevocation) {
-        tokens.reset(ctx);
-        throw e;
-      }
-      reportError(ctx, e, o.logger);
-    }
-  }
+  const endToken = tokenEnder(o, tokens, sessions);
 
   router.all('/logout', async (ctx) => {
     if (ctx.method !== 'GET' && ctx.method !== 'POST') throw new AuthError(405, 'method_not_allowed', 'method not allowed');

@@ -83,17 +83,17 @@ export function basicAuthenticator(o: ResolvedOptions, basicThrottle: Credential
     return undefined;
   }
 
-  function checkedUser(result: BasicAuthResult | undefined, name: string): User | null {
-    // Exactly true: 'false', 1, {} or a Promise someone forgot to await are not a yes.
-    if (result?.ok !== true) return null;
-    return result.user ?? { id: name, name, picture: '' };
-  }
-
-  function checkerFailed(err: unknown): AuthError {
-    return new AuthError(401, 'basic_auth_failed', 'basic auth check failed', { cause: err });
-  }
-
   return basicAuth;
+}
+
+function checkedUser(result: BasicAuthResult | undefined, name: string): User | null {
+  // Exactly true: 'false', 1, {} or a Promise someone forgot to await are not a yes.
+  if (result?.ok !== true) return null;
+  return result.user ?? { id: name, name, picture: '' };
+}
+
+function checkerFailed(err: unknown): AuthError {
+  return new AuthError(401, 'basic_auth_failed', 'basic auth check failed', { cause: err });
 }
 
 /**
