@@ -24,14 +24,30 @@ export interface ConfirmPage {
 
 /** Writes the page with its own CSP: the auth routes' default (`sandbox`, no forms) would block the button. */
 export function writeConfirmPage(ctx: Context, page: ConfirmPage): void {
+  writePage(ctx, {
+    status: 200,
+    title: 'Confirm login',
+    formAction: ["'self'", page.redirectOrigin].filter(Boolean).join(' '),
+    // The token is in this page's URL: keep it out of caches and of Referer headers to other sites.
+    // Not 'no-referrer': that would make the browser send `Origin: null` with the form POST.
+    referrerPolicy: 'same-origin',
+    style: 'button{font-size:1.1rem;padding:.6rem 1.4rem}',
+    body: `<p>Log in as <strong>${escapeHTML(page.address)}</strong>?</p>
+<form method="post" action="${escapeHTML(page.action)}">
+<input type="hidden" name="token" value="${escapeHTML(page.token)}">
+<input type="hidden" name="session" value="${page.session ? '1' : '0'}">
+<button type="submit">Log in</button>
+</form>`,
+  });
+}
+
+/** One small page of the verified provider: its own nonce-only CSP, never cached, a heading and `body` (already escaped). */
+function writePage(ctx: Context, p: { status: number; title: string; formAction: string; referrerPolicy: string; style?: string; body: string }): void {
   const nonce = randomBytes(16).toString('base64');
-  const formAction = ["'self'", page.redirectOrigin].filter(Boolean).join(' ');
-  ctx.set('Content-Security-Policy', `default-src 'none'; style-src 'nonce-${nonce}'; form-action ${formAction}; frame-ancestors 'none'; base-uri 'none'`);
-  // The token is in this page's URL: keep it out of caches and of Referer headers to other sites.
-  // Not 'no-referrer': that would make the browser send `Origin: null` with the form POST.
-  ctx.set('Referrer-Policy', 'same-origin');
+  ctx.set('Content-Security-Policy', `default-src 'none'; style-src 'nonce-${nonce}'; form-action ${p.formAction}; frame-ancestors 'none'; base-uri 'none'`);
+  ctx.set('Referrer-Policy', p.referrerPolicy);
   ctx.set('Cache-Control', 'no-store');
-  ctx.status = 200;
+  ctx.status = p.status;
   ctx.type = 'text/html; charset=utf-8';
   ctx.body = `<!doctype html>
 <html lang="en">
@@ -39,17 +55,12 @@ export function writeConfirmPage(ctx: Context, page: ConfirmPage): void {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex">
-<title>Confirm login</title>
-<style nonce="${nonce}">body{font-family:system-ui,sans-serif;max-width:28rem;margin:4rem auto;padding:0 1rem}button{font-size:1.1rem;padding:.6rem 1.4rem}</style>
+<title>${p.title}</title>
+<style nonce="${nonce}">body{font-family:system-ui,sans-serif;max-width:28rem;margin:4rem auto;padding:0 1rem}${p.style ?? ''}</style>
 </head>
 <body>
-<h1>Confirm login</h1>
-<p>Log in as <strong>${escapeHTML(page.address)}</strong>?</p>
-<form method="post" action="${escapeHTML(page.action)}">
-<input type="hidden" name="token" value="${escapeHTML(page.token)}">
-<input type="hidden" name="session" value="${page.session ? '1' : '0'}">
-<button type="submit">Log in</button>
-</form>
+<h1>${p.title}</h1>
+${p.body}
 </body>
 </html>
 `;
@@ -85,27 +96,13 @@ const DEAD_LINKS: Partial<Record<ErrorCode, { title: string; text: string }>> = 
 export function writeDeadLinkPage(ctx: Context, err: unknown): boolean {
   const page = err instanceof AuthError ? DEAD_LINKS[err.code] : undefined;
   if (!page || ctx.accepts('json', 'html') !== 'html') return false;
-  const nonce = randomBytes(16).toString('base64');
-  ctx.set('Content-Security-Policy', `default-src 'none'; style-src 'nonce-${nonce}'; form-action 'none'; frame-ancestors 'none'; base-uri 'none'`);
-  ctx.set('Referrer-Policy', 'no-referrer');
-  ctx.set('Cache-Control', 'no-store');
-  ctx.status = (err as AuthError).status;
-  ctx.type = 'text/html; charset=utf-8';
-  ctx.body = `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex">
-<title>${page.title}</title>
-<style nonce="${nonce}">body{font-family:system-ui,sans-serif;max-width:28rem;margin:4rem auto;padding:0 1rem}</style>
-</head>
-<body>
-<h1>${page.title}</h1>
-<p>${page.text}</p>
-<p>To log in, ask for a new link where you asked for this one.</p>
-</body>
-</html>
-`;
+  writePage(ctx, {
+    status: (err as AuthError).status,
+    title: page.title,
+    formAction: "'none'",
+    referrerPolicy: 'no-referrer',
+    body: `<p>${page.text}</p>
+<p>To log in, ask for a new link where you asked for this one.</p>`,
+  });
   return true;
 }

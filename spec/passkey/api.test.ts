@@ -1,19 +1,11 @@
 /** The passkey provider without a browser: options, the routes' guards, and the store over a StateStore. */
 import test from 'ava';
-import { randomBytes } from 'node:crypto';
-import { join } from 'node:path';
 import { authKoa } from '../../lib/index.js';
 import { statePasskeyStore, type Passkey } from '../../lib/passkeys/store.js';
-import { LmdbStateStore } from '../../lib/state/lmdb.js';
 import { memoryStateStore } from '../../lib/state/memory.js';
-import { MongoStateStore } from '../../lib/state/mongo.js';
-import { openRedisStateStore } from '../../lib/state/redis.js';
-import { startMongo, type MongoPeer } from '../helpers/mongo.js';
-import { startRedis, type RedisPeer } from '../helpers/redis.js';
-import type { StateStore } from '../../lib/state/types.js';
 import { Client } from '../helpers/http.js';
 import { startPasskeyApp } from './fixtures.js';
-import { tempDir } from '../helpers/temp.js';
+import { useStateBackends, type OpenStore } from '../helpers/state-backends.js';
 
 const base = { secret: 'passkey-api-secret-0123456789abcdef', url: 'http://localhost:1' };
 
@@ -105,24 +97,11 @@ function passkey(id: string, userId: string, counter = 0): Passkey {
   return { id, publicKey: 'cHVi', counter, userId, userName: userId, userHandle: 'h', createdAt: 1 };
 }
 
-// The passkey store runs on every state-store backend: real redis-server, and MongoDB through the
-// CongoDB stand-in (no mongod can run here; the stand-in proves the protocol, not MongoDB's behaviour).
-let redis: RedisPeer | undefined;
-let mongo: MongoPeer | undefined;
-test.before(async () => {
-  [redis, mongo] = await Promise.all([startRedis(), startMongo()]);
-});
-test.after.always(async () => {
-  await Promise.all([redis?.stop(), mongo?.stop()]);
-});
-const unique = () => randomBytes(5).toString('hex');
-
+// The passkey store runs on every state-store backend.
 for (const [label, open] of [
   ['memory', async () => memoryStateStore()],
-  ['lmdb', async (t: any) => new LmdbStateStore(join(tempDir(t), 'passkeys'))],
-  ['redis', async () => openRedisStateStore(`${redis!.uri}/0?prefix=pk${unique()}:`)],
-  ['mongodb (CongoDB stand-in)', async () => MongoStateStore.open(`${mongo!.uri}${mongo!.uri.includes('?') ? '&' : '/?'}state_coll=pk_${unique()}`)],
-] as Array<[string, (t: any) => Promise<StateStore>]>) {
+  ...useStateBackends(test),
+] as Array<[string, OpenStore]>) {
   test(`passkey store over ${label}: save once, list by user, counters only forward, remove`, async (t) => {
     const state = await open(t);
     t.teardown(() => state.close());

@@ -5,17 +5,10 @@
  * read-then-count throttle lets them all through. No timing is involved: the gate opens on counts.
  */
 import test, { type ExecutionContext } from 'ava';
-import { randomBytes } from 'node:crypto';
-import { join } from 'node:path';
 import { clientKey } from '../../lib/http/client-key.js';
 import { startOAuth2Server } from '../../lib/providers/server.js';
-import { credentialThrottle, memoryStateStore, throttlePolicy, type StateStore } from '../../lib/state/index.js';
-import { LmdbStateStore } from '../../lib/state/lmdb.js';
-import { MongoStateStore } from '../../lib/state/mongo.js';
-import { openRedisStateStore } from '../../lib/state/redis.js';
-import { startMongo, type MongoPeer } from '../helpers/mongo.js';
-import { startRedis, type RedisPeer } from '../helpers/redis.js';
-import { tempDir } from '../helpers/temp.js';
+import { credentialThrottle, memoryStateStore, throttlePolicy } from '../../lib/state/index.js';
+import { useStateBackends } from '../helpers/state-backends.js';
 import { Client, manualClock, startApp } from '../helpers/http.js';
 import { authorizeURL, form, pkce } from '../server/fixtures.js';
 
@@ -136,23 +129,8 @@ test('the throttle itself, on a store with only compare-and-set (no hit()): of 1
   t.is(attempts.filter((a) => a.wait === undefined).length, 5);
 });
 
-// Every backend reserves by its own compare-and-set: real redis-server, LMDB files, and MongoDB through the
-// CongoDB stand-in (no mongod can run here; the stand-in proves the protocol, not MongoDB's behaviour).
-let redis: RedisPeer | undefined;
-let mongo: MongoPeer | undefined;
-test.before(async () => {
-  [redis, mongo] = await Promise.all([startRedis(), startMongo()]);
-});
-test.after.always(async () => {
-  await Promise.all([redis?.stop(), mongo?.stop()]);
-});
-const unique = () => randomBytes(5).toString('hex');
-
-for (const [label, open] of [
-  ['lmdb', async (t: ExecutionContext) => new LmdbStateStore(join(tempDir(t), 'throttle'))],
-  ['redis', async () => openRedisStateStore(`${redis!.uri}/0?prefix=th${unique()}:`)],
-  ['mongodb (CongoDB stand-in)', async () => MongoStateStore.open(`${mongo!.uri}${mongo!.uri.includes('?') ? '&' : '/?'}state_coll=th_${unique()}`)],
-] as Array<[string, (t: ExecutionContext) => Promise<StateStore>]>) {
+// Every backend reserves by its own compare-and-set.
+for (const [label, open] of useStateBackends(test)) {
   test(`the throttle over ${label}: of ${BURST} parallel attempts for one name 5 are reserved, and a success gives the others back`, async (t) => {
     const store = await open(t);
     t.teardown(() => store.close());
