@@ -74,3 +74,17 @@ function originalError(e: AuthError): Error {
 function isError(v: unknown): v is Error {
   return v instanceof Error || Object.prototype.toString.call(v) === '[object Error]';
 }
+
+/**
+ * Sets `Retry-After` for a wait of `waitMs` (whole seconds, at least one: `0` would invite an immediate
+ * retry) and returns the 429 `rate_limited` error to throw. Every limit and lock-out answers through it.
+ */
+export function rateLimited(ctx: Context, waitMs: number, message: string): AuthError {
+  ctx.set('Retry-After', retryAfterSeconds(waitMs));
+  return new AuthError(429, 'rate_limited', message);
+}
+
+/** A wait in ms as a `Retry-After` value. */
+export function retryAfterSeconds(waitMs: number): string {
+  return String(Math.max(1, Math.ceil(waitMs / 1000)));
+}

@@ -1,3 +1,4 @@
+import { rateLimited } from '../http/respond.js';
 import type { Context } from 'koa';
 import { AuthError } from '../errors.js';
 import { crossSite } from '../http/origin.js';
@@ -48,8 +49,7 @@ export const directProvider: ProviderModule<DirectProviderOptions & { [k: string
         // cannot all pass one look at the count; a locked-out name or client is refused without a check.
         const attempt = await throttle?.attempt(user, ctx.ip);
         if (attempt?.wait !== undefined) {
-          ctx.set('Retry-After', String(Math.max(1, Math.ceil(attempt.wait / 1000))));
-          throw new AuthError(429, 'rate_limited', 'too many failed login attempts, try again later');
+          throw rateLimited(ctx, attempt.wait, 'too many failed login attempts, try again later');
         }
         let ok: boolean;
         try {

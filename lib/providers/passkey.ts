@@ -4,7 +4,7 @@ import type { Context } from 'koa';
 import { AuthError } from '../errors.js';
 import { readJSON } from '../http/body.js';
 import { clientKey } from '../http/client-key.js';
-import { writeJSON } from '../http/respond.js';
+import { rateLimited, writeJSON } from '../http/respond.js';
 import { statePasskeyStore, type Passkey, type PasskeyStore } from '../passkeys/store.js';
 import { endSession } from '../session/login.js';
 import type { StateStore } from '../state/index.js';
@@ -277,8 +277,7 @@ function challengeLimit(input: PasskeyProviderOptions['rateLimit'], deps: Provid
   return async (ctx) => {
     const wait = await deps.limiter.hit([{ key: `${name}:challenge:${clientKey(ctx.ip)}`, limit: perIP }], windowMs);
     if (wait === undefined) return;
-    ctx.set('Retry-After', String(Math.max(1, Math.ceil(wait / 1000))));
-    throw new AuthError(429, 'rate_limited', 'too many passkey login requests, try again later');
+    throw rateLimited(ctx, wait, 'too many passkey login requests, try again later');
   };
 }
 

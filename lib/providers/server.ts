@@ -1,3 +1,4 @@
+import { retryAfterSeconds } from '../http/respond.js';
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import http from 'node:http';
@@ -144,7 +145,7 @@ export async function startOAuth2Server(options: OAuth2ServerOptions): Promise<O
       // Reserved before the checker runs (parallel guesses cannot all pass one look at the count); locked
       // out: refused without a check and not counted, so the lock-out ends on time.
       if (attempt?.wait !== undefined) {
-        ctx.set('Retry-After', String(Math.max(1, Math.ceil(attempt.wait / 1000))));
+        ctx.set('Retry-After', retryAfterSeconds(attempt.wait));
         return render(429, 'Too many failed attempts. Wait a few minutes and try again.', username);
       }
       let user: ReturnType<typeof toUser>;

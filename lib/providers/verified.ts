@@ -3,7 +3,7 @@ import type { Context } from 'koa';
 import { parseDuration, type Duration } from '../util/duration.js';
 import { AuthError } from '../errors.js';
 import { endSession, sessionFlag } from '../session/login.js';
-import { writeJSON } from '../http/respond.js';
+import { rateLimited, writeJSON } from '../http/respond.js';
 import type { Limiter } from '../state/limiter.js';
 import type { ProviderDeps, ProviderModule } from './deps.js';
 import type { Provider } from './types.js';
@@ -98,8 +98,7 @@ export const verifiedProvider: ProviderModule<VerifiedProviderOptions & { [k: st
 
       const wait = await limits?.check(address, ctx.ip);
       if (wait !== undefined) {
-        ctx.set('Retry-After', String(Math.max(1, Math.ceil(wait / 1000))));
-        throw new AuthError(429, 'rate_limited', 'too many confirmation requests');
+        throw rateLimited(ctx, wait, 'too many confirmation requests');
       }
 
       const now = tokens.now();

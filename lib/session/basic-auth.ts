@@ -1,3 +1,4 @@
+import { rateLimited } from '../http/respond.js';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Context } from 'koa';
 import { AuthError } from '../errors.js';
@@ -38,8 +39,7 @@ export function basicAuthenticator(o: ResolvedOptions, basicThrottle: Credential
   async function throttledBasic(ctx: Context, throttle: CredentialThrottle, name: string, passwd: string): Promise<User | undefined> {
     const attempt = await throttle.attempt(name, ctx.ip);
     if (attempt.wait !== undefined) {
-      ctx.set('Retry-After', String(Math.max(1, Math.ceil(attempt.wait / 1000))));
-      throw new AuthError(429, 'rate_limited', 'too many failed login attempts, try again later');
+      throw rateLimited(ctx, attempt.wait, 'too many failed login attempts, try again later');
     }
     let user: User | null;
     try {
