@@ -1,5 +1,5 @@
 import type { ProviderEntry } from '../lib/index.js';
-import { catalog } from '../lib/providers/catalog.js';
+import { catalog } from '../lib/providers/social.js';
 import type { Outbox } from './outbox.js';
 
 export const DEMO_USER = { name: 'demo', passwd: 'demo' };

@@ -57,17 +57,17 @@ export type { LimitKey, StateEntry, StateStore, StateStoreOptions } from './stat
 export type { Limiter } from './state/limiter.js';
 export type { UsedTokenStore } from './state/used-tokens.js';
 export type { Logger, LogFunc } from './logger.js';
-export { emailSender, isEmailAddress, type EmailSender, type EmailSenderOptions } from './providers/email.js';
-export type { Sender, SenderFunc } from './providers/sender.js';
+export { emailSender, isEmailAddress, type EmailSender, type EmailSenderOptions } from './providers/verified/email.js';
+export type { Sender, SenderFunc } from './providers/verified/sender.js';
 // Option types of the built-in kinds: types only, so no provider module loads with them.
 export type { DirectProviderOptions } from './providers/direct.js';
 export type { VerifiedProviderOptions, VerifiedRateLimit } from './providers/verified.js';
-export type { SocialProviderOptions } from './providers/catalog.js';
-export type { MappedUser, OAuth2ProviderOptions } from './providers/custom.js';
-export type { OAuthToken } from './providers/oauth2.js';
+export type { SocialProviderOptions } from './providers/social.js';
+export type { MappedUser, OAuth2ProviderOptions } from './providers/oauth2.js';
+export type { OAuthToken } from './providers/oauth2/flow.js';
 export type { OIDCProviderOptions } from './providers/oidc.js';
 export type { DevProviderOptions } from './providers/dev.js';
-export type { ServerProviderOptions } from './providers/server-provider.js';
-export type { LoginPage, LoginPageHandler, ServerChecker, ServerUser } from './providers/server.js';
+export type { ServerProviderOptions } from './providers/server.js';
+export type { LoginPage, LoginPageHandler, ServerChecker, ServerUser } from './providers/oauth2-server/local.js';
 export type { AppleProviderOptions } from './providers/apple.js';
 export type { TelegramProviderOptions, TelegramWebhookOptions } from './providers/telegram.js';

@@ -3,7 +3,7 @@ import { AuthError, toAuthError, type ErrorCode } from './errors.js';
 import { reportError, writeError } from './http/respond.js';
 import type { ResolvedOptions } from './options.js';
 import { basicAuthenticator } from './session/basic-auth.js';
-import type { ProviderRegistry } from './providers/resolve.js';
+import type { ProviderRegistry } from './providers/core/resolve.js';
 import { copyClaims, userOf as userOfClaims, type Claims, type RequestToken } from './session/claims.js';
 import type { TokenService } from './session/token-service.js';
 import type { CredentialThrottle } from './state/throttle.js';

@@ -7,7 +7,7 @@ import type { User } from './user.js';
 import type { AuthError } from './errors.js';
 import type { Duration } from './util/duration.js';
 import type { Logger, LoggerInput } from './logger.js';
-import type { ProviderEntry } from './providers/types.js';
+import type { ProviderEntry } from './providers/core/provider.js';
 import type { StateStore } from './state/types.js';
 import type { LoginThrottleOptions, ThrottlePolicy } from './state/throttle.js';
 

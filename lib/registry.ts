@@ -1,19 +1,18 @@
-import type { ProviderModule } from './providers/deps.js';
-import { providerKinds } from './providers/kinds.js';
-import type { ProviderOptions } from './providers/types.js';
+import type { ProviderModule, ProviderOptions } from './providers/core/contract.js';
+import { providerKinds } from './providers/core/kinds.js';
 import { stateSchemes, type StateStoreOpener } from './state/schemes.js';
 import { storeSchemes, type StoreOpener } from './stores/schemes.js';
 import { schemeName } from './util/table.js';
 
-export type { Provider, ProviderEntry, ProviderOptions } from './providers/types.js';
-export type { ProviderDeps, ProviderModule } from './providers/deps.js';
+export type { Provider, ProviderEntry, ProviderOptions } from './providers/core/contract.js';
+export type { ProviderDeps, ProviderModule } from './providers/core/contract.js';
 export type { StoreOpener } from './stores/schemes.js';
 export type { StateStoreOpener } from './state/schemes.js';
 
 /**
  * Where applications and plug-ins add to authkoa's three plug-in points: provider kinds, avatar-store
  * schemes and state-store schemes. Each is a table of name → lazy loader kept beside what it loads
- * (providers/kinds.ts, stores/schemes.ts, state/schemes.ts); built-in rows are dynamic imports, so a kind
+ * (providers/core/kinds.ts, stores/schemes.ts, state/schemes.ts); built-in rows are dynamic imports, so a kind
  * or a backend is loaded the first time a configuration names it and never otherwise. Nothing here runs
  * at import.
  */

@@ -3,7 +3,7 @@ import { parseDuration, type Duration } from './util/duration.js';
 import { toLogger, type LoggerInput } from './logger.js';
 import type { AuthKoaOptions, RefreshCache, ResolvedOptions, AvatarTuning } from './options.js';
 import type { AvatarStore } from './stores/index.js';
-import type { ProviderEntry } from './providers/types.js';
+import type { ProviderEntry } from './providers/core/provider.js';
 import { parseStateUri } from './state/index.js';
 import { checkOptionNames, optionNames } from './util/options.js';
 import { isStateStore, type StateStore } from './state/types.js';

@@ -3,14 +3,16 @@ import { createAvatarProxy, type AvatarProxy } from './avatar/proxy.js';
 import { readParams } from './http/body.js';
 import { AuthError } from './errors.js';
 import { reportError, setDefenceHeaders, writeError } from './http/respond.js';
-import { completeLogin, sessionFlag } from './session/login.js';
+import { completeLogin, endSession, sessionFlag } from './session/login.js';
+import { randomId } from './session/claims.js';
+import { readCookie } from './session/transport.js';
 import { createMiddleware, type AuthMiddleware } from './middleware.js';
 import { buildAuthRouter, unknownRoute } from './routes.js';
 import type { AuthKoaOptions, ResolvedOptions } from './options.js';
 import { MIN_SECRET_BYTES, resolveOptions, shortSecretBytes } from './resolve-options.js';
 import { safeRedirect } from './http/redirect.js';
-import type { ProviderDeps } from './providers/deps.js';
-import { planProviders, ProviderRegistry } from './providers/resolve.js';
+import type { ProviderDeps } from './providers/core/contract.js';
+import { planProviders, ProviderRegistry } from './providers/core/resolve.js';
 import { sharedState, type SharedState } from './state/shared.js';
 import { credentialThrottle } from './state/throttle.js';
 import { revocations } from './session/revocation.js';
@@ -83,6 +85,10 @@ export function authKoa(opts: AuthKoaOptions): AuthKoa {
     safeRedirect: (from) => safeRedirect(from, o.url, o.allowedRedirects),
     sessionOnly: (ctx) => sessionFlag(ctx.query) ?? false,
     readParams,
+    sessionFlag,
+    readCookie: (ctx, name) => readCookie(ctx.get('cookie'), name),
+    randomId,
+    endSession: (ctx) => endSession(ctx, tokenService),
   };
   const providers = new ProviderRegistry();
   const starting = start(o, plans, providers, deps, state).catch(async (err: Error) => {

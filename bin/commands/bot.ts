@@ -3,7 +3,7 @@ import { funcLogger } from '../../lib/logger.js';
 import { loadWithPackage } from '../../lib/util/optional.js';
 import { parseStateUri } from '../../lib/state/index.js';
 import { checkSharedStore, openSharedStore, SHARED_STORES } from './shared-store.js';
-import { LoginRequests } from '../../lib/telegram/requests.js';
+import { LoginRequests } from '../../lib/providers/telegram/requests.js';
 
 interface BotOptions {
   token?: string;
@@ -47,7 +47,7 @@ export function botCommand(): Command {
       if (opts.apiRoot !== undefined && !/^https?:\/\//.test(opts.apiRoot)) throw new Error('--api-root must be an http(s) URL');
       // Loaded here, not with the CLI: the Telegram client is an optional package the other commands never need.
       const [{ LoginBot }, { startPolling }] = await loadWithPackage('node-telegram-bot-api', 'the bot command', () =>
-        Promise.all([import('../../lib/telegram/bot.js'), import('../../lib/telegram/poller.js')]),
+        Promise.all([import('../../lib/providers/telegram/bot.js'), import('../../lib/providers/telegram/poller.js')]),
       ).catch((err: Error) => {
         throw new Error(err.message.replace(/^authKoa: /, ''));
       });

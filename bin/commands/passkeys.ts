@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { statePasskeyStore, type PasskeyStore } from '../../lib/passkeys/store.js';
+import { statePasskeyStore, type PasskeyStore } from '../../lib/providers/passkey/store.js';
 import { openSharedStore, SHARED_STORES } from './shared-store.js';
 
 interface StoreOption {

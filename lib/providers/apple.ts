@@ -1,11 +1,10 @@
 import { createPrivateKey, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { SignJWT, type JSONWebKeySet, type JWTPayload } from 'jose';
-import type { ProviderDeps, ProviderModule } from './deps.js';
-import type { Provider } from './types.js';
-import { finishUser } from './mapping.js';
-import { commonOptions, createFlowProvider, endpointURL, flowIO, providerError, type FlowSpec } from './oauth2.js';
-import { keyCache, verifyIdToken } from './id-token.js';
+import type { Provider, ProviderDeps, ProviderModule } from './core/contract.js';
+import { finishUser } from './oauth2/mapping.js';
+import { commonOptions, createFlowProvider, endpointURL, flowIO, providerError, type FlowSpec } from './oauth2/flow.js';
+import { keyCache, verifyIdToken } from './oauth2/id-token.js';
 import { optionNames } from '../util/options.js';
 
 /**

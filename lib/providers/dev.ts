@@ -1,12 +1,11 @@
 import { noopLogger, stdLogger, type Logger } from '../logger.js';
-import type { ProviderDeps, ProviderModule } from './deps.js';
-import type { Provider } from './types.js';
-import { startDevOAuthServer, refuseInProduction, type DevOAuthServer, type DevOAuthServerOptions } from './dev-server.js';
-import { finishUser, text } from './mapping.js';
-import { commonOptions, createFlowProvider, type Endpoints } from './oauth2.js';
+import type { Provider, ProviderDeps, ProviderModule } from './core/contract.js';
+import { startDevOAuthServer, refuseInProduction, type DevOAuthServer, type DevOAuthServerOptions } from './oauth2-server/dev.js';
+import { finishUser, text } from './oauth2/mapping.js';
+import { commonOptions, createFlowProvider, type Endpoints } from './oauth2/flow.js';
 import { optionNames } from '../util/options.js';
 
-export { startDevOAuthServer, type DevOAuthServer, type DevOAuthServerOptions } from './dev-server.js';
+export { startDevOAuthServer, type DevOAuthServer, type DevOAuthServerOptions } from './oauth2-server/dev.js';
 
 /** Options of the `dev` provider (`{ kind: 'dev' }` or `{ name: 'dev' }`). Development only. */
 export interface DevProviderOptions {

@@ -2,9 +2,7 @@ import { rateLimited } from '../http/respond.js';
 import type { Context } from 'koa';
 import { AuthError } from '../errors.js';
 import { crossSite } from '../http/origin.js';
-import { endSession } from '../session/login.js';
-import type { ProviderDeps, ProviderModule } from './deps.js';
-import type { Provider } from './types.js';
+import type { Provider, ProviderDeps, ProviderModule } from './core/contract.js';
 import { optionNames } from '../util/options.js';
 
 /** Options of a `kind: 'direct'` provider: the application checks user name and password itself. */
@@ -76,7 +74,7 @@ export const directProvider: ProviderModule<DirectProviderOptions & { [k: string
         ctx.body = '';
       },
       async logout(ctx) {
-        endSession(ctx, deps.tokenService);
+        deps.endSession(ctx);
       },
     };
   },

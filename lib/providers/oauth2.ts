@@ -1,183 +1,74 @@
-import { createHash, randomBytes } from 'node:crypto';
-import type { Context } from 'koa';
-import { AuthError } from '../errors.js';
-import { endSession } from '../session/login.js';
-import type { ProviderDeps } from './deps.js';
-import type { Provider } from './types.js';
-import { randomId, type Claims } from '../session/claims.js';
-import { readCookie } from '../session/transport.js';
-import { safeEqual } from '../util/safe-equal.js';
+import type { Provider, ProviderDeps, ProviderModule } from './core/contract.js';
+import type { User } from '../user.js';
+import { finishUser, type RawUser } from './oauth2/mapping.js';
+import { commonOptions, createFlowProvider, endpointURL, providerError, type CommonOAuth2Options, type OAuthToken } from './oauth2/flow.js';
+import { optionNames } from '../util/options.js';
+import { COMMON_OAUTH2_OPTIONS } from './oauth2/options.js';
 
-export { commonOptions, endpointURL, type CommonOAuth2Options, type OAuthToken } from './oauth2-options.js';
-export { flowIO, providerError, transportError } from './oauth2-io.js';
-import { buildClient, exchange, flowIO, providerError, type OAuthClient } from './oauth2-io.js';
-import type { Endpoints, FlowSpec } from './oauth2-types.js';
+/** What a custom `mapUser` returns: the provider's own id (hashed by authkoa), name, picture, … */
+export type MappedUser = Partial<Omit<User, 'id'>> & { id: string | number };
 
-export type { Endpoints, FlowIO, FlowSpec, HandshakeData, Identified } from './oauth2-types.js';
-
-/**
- * The one authorization-code flow behind every OAuth2 provider (catalog rows, custom `kind: 'oauth2'`,
- * OIDC, dev). Login keeps its state in a short-lived signed handshake cookie, never in server memory,
- * so any instance behind a load balancer can finish a login another one started. The callback spends
- * the handshake's id in the service-wide state store, so each handshake completes at most once.
- */
-
-/** How long a login may take between the redirect to the provider and the callback. */
-export const HANDSHAKE_TTL_S = 600;
-const MAX_FROM = 2048;
-
-/** Builds the provider object the router calls. */
-export function createFlowProvider(spec: FlowSpec, deps: ProviderDeps): Provider {
-  const { name } = spec;
-  const o = deps.cookies;
-  const cookieName = `${o.name}-handshake`;
-  const io = flowIO(spec);
-  let client: { key: string; code: OAuthClient } | undefined;
-
-  function oauthClient(ep: Endpoints, secret = spec.csecret): OAuthClient {
-    const key = `${ep.authURL} ${ep.tokenURL} ${secret}`;
-    if (client?.key !== key) client = { key, code: buildClient(spec, ep, secret) };
-    return client.code;
-  }
-
-  /** Path of the callback URL without its last segment: the handshake cookie goes only where it is read. */
-  function cookiePath(ctx: Context): string {
-    return new URL(deps.callbackURL(ctx)).pathname.replace(/\/[^/]*$/, '') || '/';
-  }
-
-  function cookieAttrs(ctx: Context): string {
-    return `; Path=${cookiePath(ctx)}; HttpOnly${o.secure ? '; Secure' : ''}; SameSite=${spec.formPost && o.secure ? 'None' : 'Lax'}`;
-  }
-
-  function clearHandshake(ctx: Context): void {
-    ctx.append('Set-Cookie', `${cookieName}=${cookieAttrs(ctx)}; Expires=Thu, 01 Jan 1970 00:00:00 GMT; Max-Age=0`);
-  }
-
-  /**
-   * Marks the handshake's id used in deps.stateStore (first caller wins, across processes). A replay
-   * is a 403 `invalid_handshake`; a store that cannot answer fails closed with its 503.
-   */
-  async function spendHandshake(claims: Claims): Promise<void> {
-    if (typeof claims.jti !== 'string' || !claims.jti) throw providerError(name, 403, 'invalid_handshake', 'invalid handshake token (no id)');
-    const exp = typeof claims.exp === 'number' ? claims.exp : deps.tokenService.now() + HANDSHAKE_TTL_S;
-    // The service's store answers its own failures with the 503 every route gives.
-    const fresh = await deps.stateStore.markUsed(`handshake:${name}:${claims.jti}`, exp * 1000);
-    if (!fresh) throw providerError(name, 403, 'invalid_handshake', 'handshake already used (callback replayed)');
-  }
-
-  async function endpoints(): Promise<Endpoints> {
-    try {
-      return await spec.endpoints();
-    } catch (err) {
-      if (err instanceof AuthError) throw err;
-      throw providerError(name, 503, 'provider_unavailable', `provider is not ready: ${(err as Error).message}`, err);
-    }
-  }
-
-  return {
-    name,
-    kind: spec.kind,
-    // Apple's form_post callback is a cross-site POST by design; `state` and the handshake guard it.
-    crossSite: spec.formPost ? ['callback'] : undefined,
-
-    async login(ctx) {
-      const ep = await endpoints();
-      const q = ctx.query;
-      const one = (k: string) => (Array.isArray(q[k]) ? (q[k] as string[])[0] : (q[k] as string | undefined)) ?? '';
-      const from = one('from').slice(0, MAX_FROM);
-      const state = randomId();
-      const verifier = spec.pkce ? randomBytes(32).toString('base64url') : undefined;
-      const nonce = spec.nonce ? randomId() : undefined;
-      const now = deps.tokenService.now();
-      const { token } = await deps.tokenService.mint({
-        aud: one('site') || one('aud'),
-        jti: randomId(),
-        exp: now + HANDSHAKE_TTL_S,
-        nbf: now - 60,
-        sess_only: deps.sessionOnly(ctx) || undefined,
-        'no-ava': one('noava') === '1' || undefined,
-        auth_provider: { name },
-        handshake: { state, from: from || undefined, verifier, nonce },
-      });
-      ctx.append('Set-Cookie', `${cookieName}=${token}${cookieAttrs(ctx)}; Max-Age=${HANDSHAKE_TTL_S}`);
-      const params: Record<string, string> = { ...spec.authParams, redirect_uri: deps.callbackURL(ctx), state };
-      if (spec.scopes.length) params.scope = spec.scopes.join(' ');
-      if (verifier) {
-        params.code_challenge = createHash('sha256').update(verifier).digest('base64url');
-        params.code_challenge_method = 'S256';
-      }
-      if (nonce) params.nonce = nonce;
-      ctx.status = 302;
-      ctx.redirect(oauthClient(ep).authorizeURL(params));
-    },
-
-    async callback(ctx) {
-      const params = await deps.readParams(ctx, 64 * 1024);
-      const raw = readCookie(ctx.get('cookie'), cookieName);
-      if (!raw && spec.formPost && ctx.method === 'POST' && !o.secure) {
-        const relay = new URL(deps.callbackURL(ctx));
-        for (const [k, v] of Object.entries(params)) relay.searchParams.set(k, v);
-        ctx.status = 303;
-        ctx.redirect(relay.href);
-        return;
-      }
-      if (!raw) throw providerError(name, 403, 'invalid_handshake', 'no login in progress (handshake cookie missing)');
-      let claims: Claims;
-      try {
-        claims = await deps.tokenService.parse(raw);
-      } catch (err) {
-        throw providerError(name, 403, 'invalid_handshake', 'invalid handshake token', err);
-      }
-      const hs = claims.handshake;
-      if (!hs || claims.user || claims.auth_provider?.name !== name || deps.tokenService.isExpired(claims)) {
-        throw providerError(name, 403, 'invalid_handshake', 'invalid handshake token');
-      }
-      // A forged callback with the wrong state leaves the victim's handshake alone ("nothing set").
-      if (typeof hs.state !== 'string' || !hs.state || !safeEqual(hs.state, params.state ?? '')) {
-        throw providerError(name, 403, 'state_mismatch', 'unexpected state');
-      }
-      // From here the handshake is used up: the cookie goes whatever happens next, so a callback URL
-      // replayed in this browser finds no handshake.
-      clearHandshake(ctx);
-      // And it is spent in the service-wide state store before anything goes out: a callback replayed
-      // with a captured handshake cookie, state and code is refused here, on any instance, without a
-      // second code exchange.
-      await spendHandshake(claims);
-      // Resolved before the iss check: on an instance that has not served a login yet, this runs discovery.
-      const ep = await endpoints();
-      const iss = spec.issuer?.();
-      if (params.iss && iss && params.iss !== iss) throw providerError(name, 403, 'issuer_mismatch', 'callback came from another issuer');
-      if (params.error) {
-        const detail = params.error.replace(/[^\w.-]/g, '').slice(0, 64);
-        if (detail === 'access_denied') throw providerError(name, 403, 'access_denied', 'login was cancelled or denied');
-        throw providerError(name, 502, 'provider_error', `provider refused the login (${detail})`);
-      }
-      if (!params.code) throw providerError(name, 400, 'missing_code', 'callback carries no code');
-      const token = await exchange(spec, oauthClient(ep, spec.clientSecret ? await spec.clientSecret() : undefined), {
-        code: params.code,
-        redirect_uri: deps.callbackURL(ctx),
-        ...(typeof hs.verifier === 'string' ? { code_verifier: hs.verifier } : {}),
-      });
-      const { user, avatarHeaders } = await spec.identify(token, { nonce: typeof hs.nonce === 'string' ? hs.nonce : undefined }, io, params);
-      if (spec.bearerTokenHook) await spec.bearerTokenHook(name, user, token);
-      await deps.completeLogin(ctx, {
-        provider: name,
-        user,
-        aud: claims.aud ?? '',
-        sessionOnly: claims.sess_only === true,
-        from: typeof hs.from === 'string' ? hs.from : undefined,
-        noAva: claims['no-ava'] === true,
-        avatar: avatarHeaders ? { headers: avatarHeaders } : undefined,
-      });
-    },
-
-    async logout(ctx) {
-      // One rule for every logout route (docs/security.md): it ends the session, no conditions. The
-      // original asked OAuth2 logouts for the session with its XSRF header, so a plain link worked for
-      // /auth/logout and not here.
-      endSession(ctx, deps.tokenService);
-    },
-
-    close: spec.close,
-  };
+/** Options of a `kind: 'oauth2'` provider: any third-party OAuth2 server (reference §5.3). */
+export interface OAuth2ProviderOptions extends CommonOAuth2Options {
+  kind: 'oauth2';
+  /** Provider name; user ids become `<name>_<sha1(id)>`. Must not be a built-in's name. */
+  name: string;
+  endpoint: { authURL: string; tokenURL: string };
+  /** User-info URL, read with the access token as a bearer. */
+  infoURL: string;
+  /** Turns the user-info JSON (and the provider token) into the user. */
+  mapUser: (data: Record<string, unknown>, token: OAuthToken) => MappedUser | Promise<MappedUser>;
 }
+
+const HASHED = /^[A-Za-z0-9._~-]+_[0-9a-f]{40}$/;
+
+/** Custom OAuth2 providers; several clients of one third party may run side by side under different names. */
+export const oauth2Provider: ProviderModule = {
+  kind: 'oauth2',
+  options: optionNames<OAuth2ProviderOptions>({ ...COMMON_OAUTH2_OPTIONS, kind: true, name: true, endpoint: true, infoURL: true, mapUser: true }),
+  create(opts, deps: ProviderDeps): Provider {
+    const name = opts.name;
+    if (typeof name !== 'string' || !name) throw new TypeError('name is required');
+    const endpoint = opts.endpoint as Record<string, unknown> | undefined;
+    if (!endpoint || typeof endpoint !== 'object') throw new TypeError('endpoint { authURL, tokenURL } is required');
+    const ep = {
+      authURL: endpointURL(endpoint.authURL, 'endpoint.authURL'),
+      tokenURL: endpointURL(endpoint.tokenURL, 'endpoint.tokenURL'),
+      infoURL: endpointURL(opts.infoURL, 'infoURL'),
+    };
+    const mapUser = opts.mapUser;
+    if (typeof mapUser !== 'function') throw new TypeError('mapUser(data, token) is required');
+    const common = commonOptions(opts, { scopes: [] });
+    return createFlowProvider(
+      {
+        ...common,
+        name,
+        kind: 'oauth2',
+        endpoints: async () => ep,
+        async identify(token, _hs, io) {
+          const data = await io.userInfo(ep.infoURL, token);
+          let mapped: MappedUser;
+          try {
+            mapped = await (mapUser as OAuth2ProviderOptions['mapUser'])(data, token);
+          } catch (err) {
+            throw providerError(name, 502, 'bad_user_info', 'mapUser failed on the user info', err);
+          }
+          if (!mapped || typeof mapped !== 'object') throw providerError(name, 502, 'bad_user_info', 'mapUser returned no user');
+          const id = typeof mapped.id === 'number' ? String(mapped.id) : mapped.id;
+          const raw: RawUser = {
+            id: typeof id === 'string' ? id : '',
+            name: typeof mapped.name === 'string' ? mapped.name : undefined,
+            picture: typeof mapped.picture === 'string' ? mapped.picture : undefined,
+            email: typeof mapped.email === 'string' ? mapped.email : undefined,
+            attrs: mapped.attrs,
+          };
+          // A mapper ported from the original may already return `<name>_<sha1>`; keep it rather than hash twice.
+          const user = finishUser(name, raw, data, common.userAttributes, { rawId: raw.id.startsWith(`${name}_`) && HASHED.test(raw.id), userId: deps.userId });
+          if (typeof mapped.role === 'string' && mapped.role) user.role = mapped.role;
+          return { user };
+        },
+      },
+      deps,
+    );
+  },
+};

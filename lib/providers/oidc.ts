@@ -1,12 +1,11 @@
 import type { JSONWebKeySet, JWTPayload } from 'jose';
-import { keyCache, verifyIdToken } from './id-token.js';
-import type { ProviderDeps, ProviderModule } from './deps.js';
-import type { Provider } from './types.js';
-import type { MappedUser } from './custom.js';
-import { finishUser, text, type RawUser } from './mapping.js';
-import { commonOptions, createFlowProvider, endpointURL, providerError, type CommonOAuth2Options, type Endpoints, flowIO, type FlowIO, type FlowSpec, type OAuthToken } from './oauth2.js';
+import { keyCache, verifyIdToken } from './oauth2/id-token.js';
+import type { Provider, ProviderDeps, ProviderModule } from './core/contract.js';
+import type { MappedUser } from './oauth2.js';
+import { finishUser, text, type RawUser } from './oauth2/mapping.js';
+import { commonOptions, createFlowProvider, endpointURL, providerError, type CommonOAuth2Options, type Endpoints, flowIO, type FlowIO, type FlowSpec, type OAuthToken } from './oauth2/flow.js';
 import { optionNames } from '../util/options.js';
-import { COMMON_OAUTH2_OPTIONS } from './oauth2-options.js';
+import { COMMON_OAUTH2_OPTIONS } from './oauth2/options.js';
 
 /**
  * `kind: 'oidc'`: any OpenID Connect provider (Keycloak, Authentik, Auth0, Okta, Entra, Google…)

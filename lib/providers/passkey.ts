@@ -5,14 +5,12 @@ import { AuthError } from '../errors.js';
 import { readJSON } from '../http/body.js';
 import { clientKey } from '../http/client-key.js';
 import { rateLimited, writeJSON } from '../http/respond.js';
-import { statePasskeyStore, type Passkey, type PasskeyStore } from '../passkeys/store.js';
-import { endSession } from '../session/login.js';
+import { statePasskeyStore, type Passkey, type PasskeyStore } from './passkey/store.js';
 import type { StateStore } from '../state/index.js';
 import { providerState } from '../state/shared.js';
 import { parseDuration, type Duration } from '../util/duration.js';
 import { optionNames } from '../util/options.js';
-import type { ProviderDeps, ProviderModule } from './deps.js';
-import type { Provider } from './types.js';
+import type { Provider, ProviderDeps, ProviderModule } from './core/contract.js';
 
 /** Options of a `kind: 'passkey'` provider: WebAuthn passkeys, added to an account and logged in with. */
 export interface PasskeyProviderOptions {
@@ -234,7 +232,7 @@ export const passkeyProvider: ProviderModule = {
       kind: 'passkey',
       login,
       async logout(ctx) {
-        endSession(ctx, deps.tokenService);
+        deps.endSession(ctx);
       },
       actions: { 'register/options': registerOptions, register, 'login/options': loginOptions, list, '*': remove },
       close: () => own.close(),

@@ -2,15 +2,13 @@ import type { Context } from 'koa';
 import { parseDuration, type Duration } from '../util/duration.js';
 import { AuthError } from '../errors.js';
 import { readJSON } from '../http/body.js';
-import { endSession } from '../session/login.js';
 import { writeJSON } from '../http/respond.js';
-import type { ProviderDeps, ProviderModule } from './deps.js';
-import type { Provider } from './types.js';
+import type { Provider, ProviderDeps, ProviderModule } from './core/contract.js';
 import type { StateStore } from '../state/index.js';
 import { providerState } from '../state/shared.js';
-import { LoginBot } from '../telegram/bot.js';
-import { startPolling, type Poller } from '../telegram/poller.js';
-import { LoginRequests, type TelegramIdentity } from '../telegram/requests.js';
+import { LoginBot } from './telegram/bot.js';
+import { startPolling, type Poller } from './telegram/poller.js';
+import { LoginRequests, type TelegramIdentity } from './telegram/requests.js';
 import type { User } from '../user.js';
 import { safeEqual } from '../util/safe-equal.js';
 import { optionNames } from '../util/options.js';
@@ -192,7 +190,7 @@ export const telegramProvider: ProviderModule<TelegramProviderOptions & { [k: st
         return open(ctx);
       },
       async logout(ctx) {
-        endSession(ctx, deps.tokenService);
+        deps.endSession(ctx);
       },
       actions: { webhook: receive },
       close() {

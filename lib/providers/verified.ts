@@ -2,16 +2,14 @@ import { clientKey } from '../http/client-key.js';
 import type { Context } from 'koa';
 import { parseDuration, type Duration } from '../util/duration.js';
 import { AuthError } from '../errors.js';
-import { endSession, sessionFlag } from '../session/login.js';
 import { rateLimited, writeJSON } from '../http/respond.js';
 import type { Limiter } from '../state/limiter.js';
-import type { ProviderDeps, ProviderModule } from './deps.js';
-import type { Provider } from './types.js';
+import type { Provider, ProviderDeps, ProviderModule } from './core/contract.js';
 import type { UsedTokenStore } from '../state/used-tokens.js';
-import { randomId, type Claims } from '../session/claims.js';
-import { alreadySpent, writeConfirmPage, writeDeadLinkPage } from './confirm-page.js';
-import { describeSendError, isHTML, toSender, type Sender, type SenderFunc } from './sender.js';
-import { DEFAULT_TEMPLATE, compileTemplate } from './template.js';
+import type { Claims } from '../session/claims.js';
+import { alreadySpent, writeConfirmPage, writeDeadLinkPage } from './verified/confirm-page.js';
+import { describeSendError, isHTML, toSender, type Sender, type SenderFunc } from './verified/sender.js';
+import { DEFAULT_TEMPLATE, compileTemplate } from './verified/template.js';
 import { optionNames } from '../util/options.js';
 
 /** Options of a `kind: 'verified'` provider: login by a one-shot token sent to an address. */
@@ -94,7 +92,7 @@ export const verifiedProvider: ProviderModule<VerifiedProviderOptions & { [k: st
       if (site.length > MAX_SITE || UNSAFE.test(site)) throw new AuthError(400, 'bad_request', 'invalid site');
       const from = params.from || undefined;
       if (from && (from.length > MAX_FROM || UNSAFE.test(from))) throw new AuthError(400, 'bad_request', 'invalid from');
-      const session = sessionFlag(params) ?? false;
+      const session = deps.sessionFlag(params) ?? false;
 
       const wait = await limits?.check(address, ctx.ip);
       if (wait !== undefined) {
@@ -106,7 +104,7 @@ export const verifiedProvider: ProviderModule<VerifiedProviderOptions & { [k: st
         aud: site,
         exp: now + lifetimeS,
         nbf: now - NBF_SKEW_S,
-        jti: randomId(),
+        jti: deps.randomId(),
         sess_only: session || undefined,
         handshake: { id: `${user}::${address}`, ...(from ? { from } : {}) },
         auth_provider: { name },
@@ -146,7 +144,7 @@ export const verifiedProvider: ProviderModule<VerifiedProviderOptions & { [k: st
     /** Step 2: spend the token, then log in. */
     async function confirm(ctx: Context, token: string, params: Record<string, string>): Promise<void> {
       const claims = await verify(token, params);
-      const session = sessionFlag(params) ?? claims.sess_only === true;
+      const session = deps.sessionFlag(params) ?? claims.sess_only === true;
       const from = typeof claims.handshake.from === 'string' ? claims.handshake.from : undefined;
       const usedId = `verified:${name}:${claims.jti}`;
       // Only a POST logs in unless confirmPage is false: a GET (a mail scanner, a prefetch, a link an
@@ -202,7 +200,7 @@ export const verifiedProvider: ProviderModule<VerifiedProviderOptions & { [k: st
         ctx.body = '';
       },
       async logout(ctx) {
-        endSession(ctx, tokens);
+        deps.endSession(ctx);
       },
       async close() {
         await sender.close?.(); // a usedTokens store passed in belongs to the application

@@ -5,7 +5,7 @@ import type { StateStore, StateStoreOptions } from './types.js';
 /** Opens the state store a URI names (the whole URI, scheme included). */
 export type StateStoreOpener = (uri: string, opts: StateStoreOptions) => StateStore | Promise<StateStore>;
 
-const mongoState = () => loadWithPackage('mongodb', 'stateStore mongodb://', () => import('./mongo.js')).then((m) => m.openMongoStateStore);
+const mongoState = () => loadWithPackage('mongodb', 'stateStore mongodb://', () => import('./mongodb.js')).then((m) => m.openMongoStateStore);
 const redisState = () => loadWithPackage('ioredis', 'stateStore redis://', () => import('./redis.js')).then((m) => m.openRedisStateStore);
 
 /** State-store schemes. */

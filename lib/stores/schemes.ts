@@ -9,7 +9,7 @@ const gridfs = () => loadWithPackage('mongodb', 'avatarStore mongodb://', () => 
 
 /** Avatar-store schemes; a URI without a scheme is a `file` path. */
 export const storeSchemes = new NameTable<StoreOpener>('avatar store scheme', 'registerStore()', {
-  file: () => import('./fs.js').then((m) => m.openFileStore),
+  file: () => import('./file.js').then((m) => m.openFileStore),
   lmdb: () => import('./lmdb.js').then((m) => m.openLmdbStore),
   bolt: () => import('./lmdb.js').then((m) => m.openLmdbStore),
   mongodb: gridfs,

@@ -8,7 +8,7 @@ import { AuthError } from '../../lib/errors.js';
 import { identicon } from '../../lib/avatar/identicon.js';
 import { noopLogger } from '../../lib/logger.js';
 import { avatarId, type AvatarStore } from '../../lib/stores/index.js';
-import { FileStore } from '../../lib/stores/fs.js';
+import { FileStore } from '../../lib/stores/file.js';
 import type { User } from '../../lib/user.js';
 import { dimensions, jpeg, palettePng, pictureServer, serve } from './helpers.js';
 

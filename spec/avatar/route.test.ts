@@ -14,7 +14,7 @@ import { reportError, setDefenceHeaders, writeError } from '../../lib/http/respo
 import { noopLogger } from '../../lib/logger.js';
 import { authKoa } from '../../lib/index.js';
 import { avatarId } from '../../lib/stores/index.js';
-import { FileStore } from '../../lib/stores/fs.js';
+import { FileStore } from '../../lib/stores/file.js';
 import { jpeg } from './helpers.js';
 
 let base: string;

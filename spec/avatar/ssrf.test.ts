@@ -13,7 +13,7 @@ import { addressPolicy, isForbiddenAddress } from '../../lib/avatar/ip.js';
 import { identicon } from '../../lib/avatar/identicon.js';
 import { noopLogger } from '../../lib/logger.js';
 import { avatarId } from '../../lib/stores/index.js';
-import { FileStore } from '../../lib/stores/fs.js';
+import { FileStore } from '../../lib/stores/file.js';
 import { jpeg, pictureServer, serve, type PictureServer } from './helpers.js';
 
 let loopback: PictureServer; // the target an attacker wants to reach

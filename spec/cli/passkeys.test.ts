@@ -3,7 +3,7 @@ import test from 'ava';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { statePasskeyStore } from '../../lib/passkeys/store.js';
+import { statePasskeyStore } from '../../lib/providers/passkey/store.js';
 import { LmdbStateStore } from '../../lib/state/lmdb.js';
 import { runCli } from '../helpers/cli.js';
 

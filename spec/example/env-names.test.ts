@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import test from 'ava';
 import { Outbox } from '../../example/outbox.js';
 import { demoProviders } from '../../example/providers.js';
-import { catalog } from '../../lib/providers/catalog.js';
+import { catalog } from '../../lib/providers/social.js';
 
 const root = join(import.meta.dirname, '..', '..');
 const texts = ['README.md', ...readdirSync(join(root, 'docs')).map((f) => `docs/${f}`)].map((f) => [f, readFileSync(join(root, f), 'utf8')] as const);

@@ -7,7 +7,7 @@ import type { ExecutionContext, TestFn } from 'ava';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { LmdbStateStore } from '../../lib/state/lmdb.js';
-import { MongoStateStore } from '../../lib/state/mongo.js';
+import { MongoStateStore } from '../../lib/state/mongodb.js';
 import { openRedisStateStore } from '../../lib/state/redis.js';
 import type { StateStore } from '../../lib/state/types.js';
 import { startMongo, type MongoPeer } from './mongo.js';

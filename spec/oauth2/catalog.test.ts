@@ -1,6 +1,6 @@
 import test from 'ava';
-import { builtinNames } from '../../lib/providers/kinds.js';
-import { catalog, catalogNames } from '../../lib/providers/catalog.js';
+import { builtinNames } from '../../lib/providers/core/kinds.js';
+import { catalog, catalogNames } from '../../lib/providers/social.js';
 import { sha1 } from '../../lib/user.js';
 import { Client, decodeJwt, startApp } from '../helpers/http.js';
 import { options, standinLogin, startLogin } from './fixtures.js';

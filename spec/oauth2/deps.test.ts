@@ -1,12 +1,13 @@
 import test from 'ava';
 import Koa from 'koa';
+import { randomBytes } from 'node:crypto';
 import { readParams } from '../../lib/http/body.js';
 import { writeError } from '../../lib/http/respond.js';
 import type { CompletedLogin } from '../../lib/session/login.js';
 import { noopLogger } from '../../lib/logger.js';
 import { resolveOptions } from '../../lib/resolve-options.js';
-import { socialProvider } from '../../lib/providers/catalog.js';
-import type { ProviderDeps } from '../../lib/providers/deps.js';
+import { socialProvider } from '../../lib/providers/social.js';
+import type { ProviderDeps } from '../../lib/providers/core/contract.js';
 import { TokenService } from '../../lib/session/token-service.js';
 import { providerUserId } from '../../lib/user.js';
 import { stateLimiter } from '../../lib/state/limiter.js';
@@ -47,6 +48,10 @@ async function handBuilt(t: any, entry: Record<string, unknown>) {
     safeRedirect: () => undefined,
     sessionOnly: () => false,
     readParams,
+    sessionFlag: () => undefined,
+    readCookie: (ctx, name) => ctx.cookies.get(name) ?? '',
+    randomId: () => randomBytes(20).toString('hex'),
+    endSession: (ctx) => void (ctx.body = ''),
   };
   const provider = await socialProvider.create({ kind: 'social', ...entry }, deps);
   app.use(async (ctx) => {

@@ -1,7 +1,7 @@
 /** The passkey provider without a browser: options, the routes' guards, and the store over a StateStore. */
 import test from 'ava';
 import { authKoa } from '../../lib/index.js';
-import { statePasskeyStore, type Passkey } from '../../lib/passkeys/store.js';
+import { statePasskeyStore, type Passkey } from '../../lib/providers/passkey/store.js';
 import { memoryStateStore } from '../../lib/state/memory.js';
 import { Client } from '../helpers/http.js';
 import { startPasskeyApp } from './fixtures.js';

@@ -6,7 +6,7 @@
  */
 import test, { type ExecutionContext } from 'ava';
 import { clientKey } from '../../lib/http/client-key.js';
-import { startOAuth2Server } from '../../lib/providers/server.js';
+import { startOAuth2Server } from '../../lib/providers/oauth2-server/local.js';
 import { credentialThrottle, memoryStateStore, throttlePolicy } from '../../lib/state/index.js';
 import { useStateBackends } from '../helpers/state-backends.js';
 import { Client, manualClock, startApp } from '../helpers/http.js';

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { startOAuth2Server, type OAuth2ServerOptions } from '../../lib/providers/server.js';
+import { startOAuth2Server, type OAuth2ServerOptions } from '../../lib/providers/oauth2-server/local.js';
 import { Client, manualClock } from '../helpers/http.js';
 import { authorizeURL, checker, exchange, form, pkce, signIn, submitLogin } from './fixtures.js';
 

@@ -2,7 +2,7 @@ import type http from 'node:http';
 import test from 'ava';
 import Koa from 'koa';
 import { authKoa } from '../../lib/index.js';
-import { startOAuth2Server } from '../../lib/providers/server.js';
+import { startOAuth2Server } from '../../lib/providers/oauth2-server/local.js';
 import { Client, decodeJwt, serve, startApp } from '../helpers/http.js';
 import { checker, form, options, signIn, submitLogin } from './fixtures.js';
 

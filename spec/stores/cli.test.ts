@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { avatarId } from '../../lib/stores/index.js';
-import { FileStore } from '../../lib/stores/fs.js';
+import { FileStore } from '../../lib/stores/file.js';
 import { LmdbStore } from '../../lib/stores/lmdb.js';
 import { startMongo } from '../helpers/mongo.js';
 

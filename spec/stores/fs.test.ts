@@ -4,7 +4,7 @@ import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { avatarId, openStore } from '../../lib/stores/index.js';
-import { FileStore } from '../../lib/stores/fs.js';
+import { FileStore } from '../../lib/stores/file.js';
 import { storeContract } from './contract.js';
 
 const tempDir = () => mkdtempSync(join(tmpdir(), 'authkoa-fs-'));

@@ -2,7 +2,7 @@ import test from 'ava';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FileStore } from '../../lib/stores/fs.js';
+import { FileStore } from '../../lib/stores/file.js';
 import { LmdbStore } from '../../lib/stores/lmdb.js';
 import { avatarId, migrate, openStore, parseStoreUri, type AvatarStore } from '../../lib/stores/index.js';
 import { startMongo } from '../helpers/mongo.js';

@@ -1,8 +1,8 @@
 import test from 'ava';
 import { noopLogger } from '../../lib/logger.js';
 import { memoryStateStore } from '../../lib/state/index.js';
-import { LoginBot } from '../../lib/telegram/bot.js';
-import { LoginRequests } from '../../lib/telegram/requests.js';
+import { LoginBot } from '../../lib/providers/telegram/bot.js';
+import { LoginRequests } from '../../lib/providers/telegram/requests.js';
 import { Client } from '../helpers/http.js';
 import { BOT_TOKEN, startFakeBotApi, type FakeBotApi } from '../helpers/telegram.js';
 import { ALICE, BOB, SUCCESS, pngPhoto, startTelegram } from './fixtures.js';

@@ -9,7 +9,7 @@
 import test from 'ava';
 import { randomBytes } from 'node:crypto';
 import { openStateStore } from '../../lib/state/index.js';
-import { MongoStateStore, parseMongoStateUri } from '../../lib/state/mongo.js';
+import { MongoStateStore, parseMongoStateUri } from '../../lib/state/mongodb.js';
 import { startMongo, type MongoPeer } from '../helpers/mongo.js';
 import { Client } from '../helpers/http.js';
 import { startFakeBotApi } from '../helpers/telegram.js';

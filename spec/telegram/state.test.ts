@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createStateStore, memoryStateStore, openStateStore, parseStateUri } from '../../lib/state/index.js';
 import { LmdbStateStore } from '../../lib/state/lmdb.js';
-import { MongoStateStore } from '../../lib/state/mongo.js';
+import { MongoStateStore } from '../../lib/state/mongodb.js';
 import { tempDir } from '../helpers/temp.js';
 import { stateStoreContract } from '../state/state-contract.js';
 import { limiterContract } from '../state/limiter-contract.js';

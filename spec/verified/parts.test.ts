@@ -2,7 +2,7 @@ import test from 'ava';
 import { memoryUsedTokenStore } from '../../lib/state/used-tokens.js';
 import { stateLimiter } from '../../lib/state/limiter.js';
 import { memoryStateStore } from '../../lib/state/memory.js';
-import { compileTemplate } from '../../lib/providers/template.js';
+import { compileTemplate } from '../../lib/providers/verified/template.js';
 import { manualClock, started } from '../helpers/http.js';
 
 test('memory used-token store: first mark wins, a second is refused until the expiry, expired ids are swept', async (t) => {

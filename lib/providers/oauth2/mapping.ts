@@ -1,6 +1,6 @@
-import type { User } from '../user.js';
-import { goString, providerUserId } from '../user.js';
-import { providerError } from './oauth2.js';
+import type { User } from '../../user.js';
+import { goString, providerUserId } from '../../user.js';
+import { providerError } from './flow.js';
 
 /** What a provider's user-info JSON maps to before the id is hashed. */
 export interface RawUser {

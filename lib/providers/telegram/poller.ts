@@ -1,5 +1,5 @@
 import { TelegramApiError } from 'node-telegram-bot-api';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../../logger.js';
 import type { LoginBot } from './bot.js';
 
 /** Updates handled at once. */

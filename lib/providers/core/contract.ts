@@ -1,13 +1,18 @@
+/**
+ * The contract of a provider kind: what a provider may use (ProviderDeps) and how a kind is made from
+ * its options (ProviderModule). The Provider it makes is declared in provider.ts. A kind written
+ * outside the package has exactly this, through the main entry's exports.
+ */
 import type { Context } from 'koa';
-import type { AvatarProxy } from '../avatar/types.js';
-import type { Logger } from '../logger.js';
-import type { CompletedLogin } from '../session/login.js';
-import type { TokenService } from '../session/token-service.js';
-import type { Limiter } from '../state/limiter.js';
-import type { StateStore } from '../state/types.js';
-import type { CredentialThrottle } from '../state/throttle.js';
-import type { Provider, ProviderOptions } from './types.js';
-import type { User } from '../user.js';
+import type { Provider, ProviderOptions } from './provider.js';
+import type { AvatarProxy } from '../../avatar/types.js';
+import type { Logger } from '../../logger.js';
+import type { CompletedLogin } from '../../session/login.js';
+import type { TokenService } from '../../session/token-service.js';
+import type { Limiter } from '../../state/limiter.js';
+import type { StateStore } from '../../state/types.js';
+import type { CredentialThrottle } from '../../state/throttle.js';
+import type { User } from '../../user.js';
 
 /**
  * Everything a provider may use: the token service, the avatar saver, the logger, the URL, the clock
@@ -55,6 +60,14 @@ export interface ProviderDeps {
   sessionOnly(ctx: Context): boolean;
   /** Parses a JSON or form body (or the query for GET) capped at `limit` bytes; 413/400 AuthErrors. */
   readParams(ctx: Context, limit?: number): Promise<Record<string, string>>;
+  /** The `session` (or the original's `sess`) flag of parsed login parameters: true/false when given, else undefined. */
+  sessionFlag(params: Record<string, unknown>): boolean | undefined;
+  /** The value of the request cookie `name`, '' when it is absent (a kind's own cookie, e.g. a handshake). */
+  readCookie(ctx: Context, name: string): string;
+  /** A fresh random id (160 bits, hex): for states, nonces, one-time codes and token ids. */
+  randomId(): string;
+  /** Ends a logout: both session cookies cleared (and the session revoked), 200 with an empty body. */
+  endSession(ctx: Context): void;
 }
 
 /** How a kind of provider is made. Register third-party kinds with registerProvider(). */
@@ -68,3 +81,5 @@ export interface ProviderModule<O extends ProviderOptions = ProviderOptions> {
   /** Validates `opts` (throw a TypeError naming the option) and builds the provider; may be async (start a server, load a package). */
   create(opts: O, deps: ProviderDeps): Provider | Promise<Provider>;
 }
+
+export type { Provider, ProviderEntry, ProviderOptions } from './provider.js';

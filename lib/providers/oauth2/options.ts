@@ -1,5 +1,5 @@
-import { DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT_MS } from '../http/client.js';
-import type { User } from '../user.js';
+import { DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT_MS } from '../../http/client.js';
+import type { User } from '../../user.js';
 
 /** The token endpoint's answer (access_token, id_token, expires_in, …). */
 export type OAuthToken = Record<string, unknown> & { access_token: string };

@@ -1,7 +1,7 @@
 import type { ConnectionOptions } from 'node:tls';
 import type { Transporter } from 'nodemailer';
-import { parseDuration, type Duration } from '../util/duration.js';
-import { loadWithPackage } from '../util/optional.js';
+import { parseDuration, type Duration } from '../../util/duration.js';
+import { loadWithPackage } from '../../util/optional.js';
 import type { Sender } from './sender.js';
 
 /** Options of emailSender(): an SMTP submission account. */

@@ -1,10 +1,9 @@
 import type { Logger } from '../logger.js';
-import type { ProviderDeps, ProviderModule } from './deps.js';
-import type { Provider } from './types.js';
-import { field, finishUser, text, type RawUser } from './mapping.js';
-import { commonOptions, createFlowProvider, endpointURL, type CommonOAuth2Options, type Endpoints } from './oauth2.js';
+import type { Provider, ProviderDeps, ProviderModule } from './core/contract.js';
+import { field, finishUser, text, type RawUser } from './oauth2/mapping.js';
+import { commonOptions, createFlowProvider, endpointURL, type CommonOAuth2Options, type Endpoints } from './oauth2/flow.js';
 import { optionNames } from '../util/options.js';
-import { COMMON_OAUTH2_OPTIONS } from './oauth2-options.js';
+import { COMMON_OAUTH2_OPTIONS } from './oauth2/options.js';
 
 /**
  * The built-in social providers as rows of data (reference §4): where each one lives, the minimal

@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import { readBody } from '../http/body.js';
+import { readBody } from '../../http/body.js';
 
 /** The request and response plumbing of the local OAuth2 server (server.ts): forms, client credentials, answers. */
 

@@ -2,11 +2,11 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { once } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { noopLogger, type Logger } from '../logger.js';
-import { randomId } from '../session/claims.js';
-import { Expiring } from './server-store.js';
-import { readBody } from '../http/body.js';
-import { identicon } from '../avatar/identicon.js';
+import { noopLogger, type Logger } from '../../logger.js';
+import { randomId } from '../../session/claims.js';
+import { Expiring } from './store.js';
+import { readBody } from '../../http/body.js';
+import { identicon } from '../../avatar/identicon.js';
 
 /**
  * The development-only OAuth2 server (reference §5.5): any user name logs in through a form. It exists

@@ -1,5 +1,5 @@
-import { randomId } from '../session/claims.js';
-import type { StateEntry, StateStore } from '../state/types.js';
+import { randomId } from '../../session/claims.js';
+import type { StateEntry, StateStore } from '../../state/types.js';
 
 /** The Telegram user a bot saw pressing Start: the fields login needs, nothing more. */
 export interface TelegramIdentity {

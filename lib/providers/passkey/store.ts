@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { StateStore } from '../state/types.js';
+import type { StateStore } from '../../state/types.js';
 
 /** One registered passkey: the public half of a WebAuthn credential and whose it is. */
 export interface Passkey {

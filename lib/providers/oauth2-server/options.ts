@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { parseDuration, type Duration } from '../util/duration.js';
-import { noopLogger, toLogger, type Logger, type LoggerInput } from '../logger.js';
-import { defaultLoginPage, type LoginPageHandler } from './server-page.js';
-import { memoryStateStore } from '../state/memory.js';
-import { credentialThrottle, throttlePolicy, type CredentialThrottle } from '../state/throttle.js';
+import { parseDuration, type Duration } from '../../util/duration.js';
+import { noopLogger, toLogger, type Logger, type LoggerInput } from '../../logger.js';
+import { defaultLoginPage, type LoginPageHandler } from './page.js';
+import { memoryStateStore } from '../../state/memory.js';
+import { credentialThrottle, throttlePolicy, type CredentialThrottle } from '../../state/throttle.js';
 
 // Options of the local OAuth2 server and their validation, done synchronously so a provider entry
 // fails start-up (auth.ready) rather than the first login.

@@ -1,8 +1,8 @@
 import { AuthorizationCode } from 'simple-oauth2';
-import { AuthError, type ErrorCode } from '../errors.js';
-import { HttpError, jsonObject, request } from '../http/client.js';
-import type { Endpoints, FlowIO, FlowSpec } from './oauth2-types.js';
-import type { OAuthToken } from './oauth2-options.js';
+import { AuthError, type ErrorCode } from '../../errors.js';
+import { HttpError, jsonObject, request } from '../../http/client.js';
+import type { Endpoints, FlowIO, FlowSpec } from './types.js';
+import type { OAuthToken } from './options.js';
 
 /**
  * The outbound side of the authorization-code flow: the OAuth2 client for the token exchange, the

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Context } from 'koa';
-import { AuthError, type ErrorCode } from '../errors.js';
-import { isStateStore, USED_NS } from '../state/types.js';
-import type { UsedTokenStore } from '../state/used-tokens.js';
+import { AuthError, type ErrorCode } from '../../errors.js';
+import { isStateStore, USED_NS } from '../../state/types.js';
+import type { UsedTokenStore } from '../../state/used-tokens.js';
 import { escapeHTML } from './template.js';
 
 /**

@@ -1,5 +1,5 @@
-import type { User } from '../user.js';
-import type { OAuthToken } from './oauth2-options.js';
+import type { User } from '../../user.js';
+import type { OAuthToken } from './options.js';
 
 /** The shapes the authorization-code flow (oauth2.ts) and its outbound side (oauth2-io.ts) share. */
 

@@ -1,6 +1,5 @@
+/** A provider as the router sees it, and what an entry of `opts.providers` may be. */
 import type { Context } from 'koa';
-
-/** What an entry of `opts.providers` is: a ready Provider, or the options of a kind (registry.ts makes those). */
 
 /** What the router calls. Providers never parse the path: the router resolves them by name. */
 export interface Provider {

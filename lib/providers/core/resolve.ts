@@ -1,7 +1,7 @@
-import type { ProviderDeps, ProviderModule } from './deps.js';
+import type { ProviderDeps, ProviderModule } from './contract.js';
 import { builtinNames, providerKinds } from './kinds.js';
-import { checkOptionNames } from '../util/options.js';
-import type { Provider, ProviderEntry, ProviderOptions } from './types.js';
+import { checkOptionNames } from '../../util/options.js';
+import type { Provider, ProviderEntry, ProviderOptions } from './contract.js';
 
 /**
  * Turns `opts.providers` into the providers of one service. It happens in two steps so that what

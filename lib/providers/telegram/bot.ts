@@ -1,6 +1,6 @@
 import { Api } from 'node-telegram-bot-api';
-import { cappedFetch, request } from '../http/client.js';
-import type { Logger } from '../logger.js';
+import { cappedFetch, request } from '../../http/client.js';
+import type { Logger } from '../../logger.js';
 import type { ConfirmResult, LoginRequests, TelegramIdentity } from './requests.js';
 
 /** Options of a LoginBot: the Bot API side of Telegram login, shared by the app and `authctl bot`. */
