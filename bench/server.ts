@@ -20,7 +20,7 @@ import { authKoa, avatarId, openStore, readCookie, safeEqual, type AuthKoaOption
 export const BENCH_SECRET = 'bench-secret-0123456789abcdef0123456789';
 const PAYLOAD = { ok: true, message: 'hello' };
 
-const directProvider = { kind: 'direct', name: 'bench', checker: (user: string, passwd: string) => passwd === 'pw' && user.length > 0 };
+const directProvider = { kind: 'direct' as const, name: 'bench', checker: (user: string, passwd: string) => passwd === 'pw' && user.length > 0 };
 
 function baseAuth(url: string, extra: Partial<AuthKoaOptions> = {}) {
   return authKoa({ secret: BENCH_SECRET, url, providers: [directProvider], ...extra });

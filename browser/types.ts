@@ -40,7 +40,8 @@ export interface AjaxSettings {
 
 /** The slice of jQuery the plugin uses; both jQuery 3.x and 4.x satisfy it. */
 export interface JQueryLike {
-  ajax(settings: AjaxSettings): any;
+  // `any`, not AjaxSettings: @types/jquery's $.ajax takes its own settings type, which this one does not fit.
+  ajax(settings: any): any;
   param(data: object): string;
   RestClient?: RestClientConstructor;
 }

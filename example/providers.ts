@@ -35,7 +35,7 @@ export function demoProviders(s: ProviderSetup): ProviderEntry[] {
   for (const name of Object.keys(catalog)) {
     const cid = s.env[`${name.toUpperCase()}_CID`];
     const csecret = s.env[`${name.toUpperCase()}_CSEC`];
-    if (cid && csecret) providers.push({ name, cid, csecret });
+    if (cid && csecret) providers.push({ name, cid, csecret } as ProviderEntry); // name: a catalog row, a built-in name
   }
   const telegramToken = s.env.TELEGRAM_BOT_TOKEN ?? s.env.TELEGRAM_TOKEN;
   if (telegramToken) {

@@ -20,7 +20,7 @@ export type {
   SecretReader,
   UserUpdater,
   Validator,
-} from './options.js';
+} from './options/types.js';
 export { getUserInfo, mustGetUserInfo, type AuthMiddleware } from './middleware.js';
 export type { Claims, Handshake, RequestToken, TokenSource } from './session/claims.js';
 export type { TokenService } from './session/token-service.js';
@@ -59,7 +59,9 @@ export type { UsedTokenStore } from './state/used-tokens.js';
 export type { Logger, LogFunc } from './logger.js';
 export { emailSender, isEmailAddress, type EmailSender, type EmailSenderOptions } from './providers/verified/email.js';
 export type { Sender, SenderFunc } from './providers/verified/sender.js';
-// Option types of the built-in kinds: types only, so no provider module loads with them.
+// Option types of the built-in kinds: types only, so no provider module loads with them. entries.js also
+// enters them into ProviderKinds, which types `providers`.
+export type { ProviderKinds, SocialName } from './providers/core/entries.js';
 export type { DirectProviderOptions } from './providers/direct.js';
 export type { VerifiedProviderOptions, VerifiedRateLimit } from './providers/verified.js';
 export type { SocialProviderOptions } from './providers/social.js';
@@ -71,3 +73,4 @@ export type { ServerProviderOptions } from './providers/server.js';
 export type { LoginPage, LoginPageHandler, ServerChecker, ServerUser } from './providers/oauth2-server/local.js';
 export type { AppleProviderOptions } from './providers/apple.js';
 export type { TelegramProviderOptions, TelegramWebhookOptions } from './providers/telegram.js';
+export type { PasskeyProviderOptions } from './providers/passkey.js';

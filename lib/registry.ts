@@ -2,7 +2,7 @@ import type { ProviderModule, ProviderOptions } from './providers/core/contract.
 import { providerKinds } from './providers/core/kinds.js';
 import { stateSchemes, type StateStoreOpener } from './state/schemes.js';
 import { storeSchemes, type StoreOpener } from './stores/schemes.js';
-import { schemeName } from './util/table.js';
+import { schemeName } from './util/scheme-table.js';
 
 export type { Provider, ProviderEntry, ProviderOptions } from './providers/core/contract.js';
 export type { ProviderDeps, ProviderModule } from './providers/core/contract.js';

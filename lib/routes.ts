@@ -4,7 +4,7 @@ import { AuthError } from './errors.js';
 import { crossSite } from './http/origin.js';
 import { reportError, writeJSON } from './http/respond.js';
 import { getUserInfo, type AuthMiddleware } from './middleware.js';
-import type { ResolvedOptions } from './options.js';
+import type { Logger } from './logger.js';
 import type { ProviderRegistry } from './providers/core/resolve.js';
 import type { Provider } from './providers/core/contract.js';
 import type { Revocations } from './session/revocation.js';
@@ -13,6 +13,20 @@ import type { TokenService } from './session/token-service.js';
 
 // The routes under `<authRoutePath>`: list, user, status, logout, and each provider's login,
 // callback, logout and own actions.
+
+/** Runs before every login step; throw an AuthError to refuse the login. */
+export type PreAuthHook = (ctx: Context, provider: string) => void | Promise<void>;
+
+/** The options the auth routes read. */
+export interface RoutesConfig {
+  authRoutePath: string;
+  /** The origin of the public URL: a POST from elsewhere is cross-site. */
+  origin: string;
+  preAuthHook: PreAuthHook | undefined;
+  /** Logout answers 503 when the state store could not record the ended token. */
+  strictRevocation: boolean;
+  logger: Logger;
+}
 
 /** A provider's own action by name, else its `*` action (which reads the name from the path), else 404. */
 function providerAction(ctx: Context, provider: Provider, name: string): Promise<void> {
@@ -51,7 +65,7 @@ export function unknownRoute(ctx: Context, prefix: string): never {
  * of this token would go on working, so "logged out" would be untrue. Without it, an ended token only
  * ever stopped at its next refresh: the logout answers 200 as before.
  */
-function tokenEnder(o: ResolvedOptions, tokens: TokenService, sessions: Revocations): (ctx: Context) => Promise<void> {
+function tokenEnder(o: RoutesConfig, tokens: TokenService, sessions: Revocations): (ctx: Context) => Promise<void> {
   return async (ctx) => {
     const claims = await tokens.presented(ctx);
     if (!claims?.user || claims.handshake) return;
@@ -68,10 +82,38 @@ function tokenEnder(o: ResolvedOptions, tokens: TokenService, sessions: Revocati
   };
 }
 
+/** The provider a route names; 400 when none has that name. */
+function providerNamed(providers: ProviderRegistry, name: string): Provider {
+  const provider = providers.get(name);
+  if (!provider) throw new AuthError(400, 'unknown_provider', `provider ${name} not supported`);
+  return provider;
+}
+
+/** A provider's one-segment route: login and callback (after the preAuthHook), logout (which ends the token first), else its own action. */
+async function providerRoute(ctx: Context, o: RoutesConfig, provider: Provider, action: string, endToken: (ctx: Context) => Promise<void>): Promise<void> {
+  // DELETE only reaches a provider's own actions (removing a passkey); the login routes are GET and POST.
+  if (ctx.method === 'DELETE' && !['login', 'callback', 'logout'].includes(action)) return providerAction(ctx, provider, action);
+  if (ctx.method !== 'GET' && ctx.method !== 'POST') throw new AuthError(405, 'method_not_allowed', 'method not allowed');
+  switch (action) {
+    case 'login':
+      if (o.preAuthHook) await o.preAuthHook(ctx, provider.name);
+      return provider.login(ctx);
+    case 'callback':
+      if (!provider.callback) throw new AuthError(404, 'not_found', 'provider has no callback');
+      if (o.preAuthHook) await o.preAuthHook(ctx, provider.name);
+      return provider.callback(ctx);
+    case 'logout':
+      await endToken(ctx);
+      return provider.logout(ctx);
+    default:
+      return providerAction(ctx, provider, action);
+  }
+}
+
 /** The auth routes of one service. */
-export function buildAuthRouter(o: ResolvedOptions, tokens: TokenService, providers: ProviderRegistry, middleware: AuthMiddleware, sessions: Revocations): Router {
+export function buildAuthRouter(o: RoutesConfig, tokens: TokenService, providers: ProviderRegistry, middleware: AuthMiddleware, sessions: Revocations): Router {
   const router = new Router({ prefix: o.authRoutePath });
-  const origin = new URL(o.url).origin;
+  const origin = o.origin;
 
   router.get('/list', (ctx) => {
     const details = ctx.query.details === '1' || ctx.query.details === 'true';
@@ -104,32 +146,14 @@ export function buildAuthRouter(o: ResolvedOptions, tokens: TokenService, provid
   });
 
   router.all('/:provider/:action', async (ctx) => {
-    const provider = providers.get(ctx.params.provider!);
-    if (!provider) throw new AuthError(400, 'unknown_provider', `provider ${ctx.params.provider} not supported`);
+    const provider = providerNamed(providers, ctx.params.provider!);
     refuseCrossSite(ctx, origin, provider, ctx.params.action!);
-    // DELETE only reaches a provider's own actions (removing a passkey); the login routes are GET and POST.
-    if (ctx.method === 'DELETE' && !['login', 'callback', 'logout'].includes(ctx.params.action!)) return providerAction(ctx, provider, ctx.params.action!);
-    if (ctx.method !== 'GET' && ctx.method !== 'POST') throw new AuthError(405, 'method_not_allowed', 'method not allowed');
-    switch (ctx.params.action) {
-      case 'login':
-        if (o.preAuthHook) await o.preAuthHook(ctx, provider.name);
-        return provider.login(ctx);
-      case 'callback':
-        if (!provider.callback) throw new AuthError(404, 'not_found', 'provider has no callback');
-        if (o.preAuthHook) await o.preAuthHook(ctx, provider.name);
-        return provider.callback(ctx);
-      case 'logout':
-        await endToken(ctx);
-        return provider.logout(ctx);
-      default:
-        return providerAction(ctx, provider, ctx.params.action!);
-    }
+    return providerRoute(ctx, o, provider, ctx.params.action!, endToken);
   });
 
   // Two-segment actions (`register/options`): a provider's own routes only.
   router.all('/:provider/:action/:sub', async (ctx) => {
-    const provider = providers.get(ctx.params.provider!);
-    if (!provider) throw new AuthError(400, 'unknown_provider', `provider ${ctx.params.provider} not supported`);
+    const provider = providerNamed(providers, ctx.params.provider!);
     if (ctx.method !== 'GET' && ctx.method !== 'POST' && ctx.method !== 'DELETE') throw new AuthError(405, 'method_not_allowed', 'method not allowed');
     refuseCrossSite(ctx, origin, provider, `${ctx.params.action}/${ctx.params.sub}`);
     return providerAction(ctx, provider, `${ctx.params.action}/${ctx.params.sub}`);

@@ -1,22 +1,27 @@
+import type Router from '@koa/router';
 import type { Context, Middleware, Next } from 'koa';
 import { createAvatarProxy, type AvatarProxy } from './avatar/proxy.js';
 import { readParams } from './http/body.js';
 import { AuthError } from './errors.js';
 import { reportError, setDefenceHeaders, writeError } from './http/respond.js';
+import type { Logger } from './logger.js';
 import { completeLogin, endSession, sessionFlag } from './session/login.js';
 import { randomId } from './session/claims.js';
 import { readCookie } from './session/transport.js';
 import { createMiddleware, type AuthMiddleware } from './middleware.js';
 import { buildAuthRouter, unknownRoute } from './routes.js';
-import type { AuthKoaOptions, ResolvedOptions } from './options.js';
-import { MIN_SECRET_BYTES, resolveOptions, shortSecretBytes } from './resolve-options.js';
+import type { AuthKoaOptions } from './options/types.js';
+import type { ResolvedOptions } from './options/resolved.js';
+import { resolveOptions } from './options/resolve.js';
+import { checkSecretReader } from './options/secret.js';
 import { safeRedirect } from './http/redirect.js';
 import type { ProviderDeps } from './providers/core/contract.js';
 import { planProviders, ProviderRegistry } from './providers/core/resolve.js';
 import { sharedState, type SharedState } from './state/shared.js';
 import { credentialThrottle } from './state/throttle.js';
+import { Authenticator } from './session/authenticator.js';
 import { revocations } from './session/revocation.js';
-import { loadStoreBackend } from './stores/index.js';
+import { isStoreTarget, loadStoreBackend } from './stores/open.js';
 import { TokenService } from './session/token-service.js';
 import { providerUserId, type User } from './user.js';
 import { loadWithPackage } from './util/optional.js';
@@ -48,7 +53,8 @@ export interface AuthKoa extends Middleware {
 /**
  * Builds the authentication service. Options are validated here, once: a bad option throws a
  * TypeError naming it. The returned middleware answers `<authRoutePath>/*` and `<avatarRoutePath>/*`
- * and passes every other request on untouched, without token work.
+ * and passes every other request on untouched, without token work. Each module is handed the options
+ * as the slice it declares (TokenConfig, TransportConfig, AuthenticationConfig, …).
  */
 export function authKoa(opts: AuthKoaOptions): AuthKoa {
   const o = resolveOptions(opts);
@@ -65,9 +71,51 @@ export function authKoa(opts: AuthKoaOptions): AuthKoa {
     logger: o.logger,
   });
   const state = sharedState(o.stateStore, { clock: o.clock, logger: o.logger, option: 'stateStore' });
-  // Set once the middleware exists (it needs the providers, which need these deps).
+  // Set once the authenticator exists (it needs the providers, which need these deps).
   let sessionUser: (ctx: Context) => Promise<User> = () => Promise.reject(new Error('not ready'));
-  const deps: ProviderDeps = {
+  const deps = providerDeps(o, { tokenService, avatarProxy, state, sessionUser: (ctx) => sessionUser(ctx) });
+  const providers = new ProviderRegistry();
+  const startUp = startService(o, { plans, providers, deps, state, avatarProxy });
+  const sessions = revocations(state.store, o.clock, Math.max(o.cookieDurationMs, o.tokenDurationMs), o.tokenDurationMs);
+  const waitForStart = startUp.waitForStart;
+  const users = new Authenticator(o, { tokens: tokenService, providers, sessions, waitForStart, basicThrottle: deps.throttle('basic') });
+  sessionUser = async (ctx) => users.authenticate(ctx);
+  const middleware = createMiddleware(o, users);
+  const authRoutes = buildAuthRouter(o, tokenService, providers, middleware, sessions).routes();
+  const service = requestHandler(o, authRoutes, avatarProxy, waitForStart) as AuthKoa;
+
+  let closed: Promise<void> | undefined;
+  Object.assign(service, {
+    middleware,
+    tokenService,
+    avatarProxy,
+    providers,
+    options: o,
+    // The caller's own promise: left unhandled, a start-up failure stops the process with its message.
+    ready: startUp.starting.then(() => undefined),
+    async revokeSessions(userId: string) {
+      await startUp.starting;
+      await sessions.revokeUser(userId);
+    },
+    close() {
+      closed ??= (async () => {
+        await startUp.settled; // a failed start has already closed what it had started
+        await Promise.allSettled(providers.list().map((p) => p.close?.()));
+        await Promise.all([avatarProxy.close(), state.close()]);
+      })();
+      return closed;
+    },
+  });
+  return service;
+}
+
+/** What the service hands every provider: the narrow context of ProviderDeps, never the secrets. */
+function providerDeps(
+  o: ResolvedOptions,
+  parts: { tokenService: TokenService; avatarProxy: AvatarProxy; state: SharedState; sessionUser: (ctx: Context) => Promise<User> },
+): ProviderDeps {
+  const { tokenService, avatarProxy, state } = parts;
+  return {
     tokenService,
     avatarProxy,
     logger: o.logger,
@@ -75,7 +123,7 @@ export function authKoa(opts: AuthKoaOptions): AuthKoa {
     clock: o.clock,
     stateStore: state.store,
     limiter: state.limiter,
-    sessionUser: (ctx) => sessionUser(ctx),
+    sessionUser: parts.sessionUser,
     userId: (provider, raw) => providerUserId(provider, raw, { keepHashed: o.keepHashedIds }),
     throttle: (scope) => (o.loginThrottle ? credentialThrottle(state.store, o.loginThrottle, scope, o.clock) : undefined),
     cookies: { name: o.jwtCookieName, secure: o.secureCookies },
@@ -90,13 +138,34 @@ export function authKoa(opts: AuthKoaOptions): AuthKoa {
     randomId,
     endSession: (ctx) => endSession(ctx, tokenService),
   };
-  const providers = new ProviderRegistry();
-  const starting = start(o, plans, providers, deps, state).catch(async (err: Error) => {
+}
+
+/** Start-up under way, as the service follows it. */
+interface StartUp {
+  /** Rejects with the start-up error (after closing what had started); `ready` is the caller's copy. */
+  starting: Promise<void>;
+  /** Resolves once start-up has settled, either way: what close() waits for. */
+  settled: Promise<void>;
+  /** Undefined once started; until then a promise a request waits for, rejected with a 503 after a failure. */
+  waitForStart: () => Promise<void> | undefined;
+}
+
+interface StartParts {
+  plans: ReturnType<typeof planProviders>;
+  providers: ProviderRegistry;
+  deps: ProviderDeps;
+  state: SharedState;
+  avatarProxy: AvatarProxy;
+}
+
+/** Starts the service: a failure is logged and closes the avatar proxy and the state store again. */
+function startService(o: ResolvedOptions, parts: StartParts): StartUp {
+  const starting = start(o, parts).catch(async (err: Error) => {
     o.logger.error(`authkoa did not start: ${err.message}`);
-    await Promise.allSettled([avatarProxy.close(), state.close()]);
+    await Promise.allSettled([parts.avatarProxy.close(), parts.state.close()]);
     throw err;
   });
-  // The service's own view of start-up (`ready` below is the caller's handle): once it succeeded there is
+  // The service's own view of start-up (`ready` is the caller's handle): once it succeeded there is
   // nothing to wait for; until then a request waits for it, and after a failure it gets a 503.
   let started = false;
   const settled = starting.then(
@@ -108,72 +177,16 @@ export function authKoa(opts: AuthKoaOptions): AuthKoa {
     () => Promise.reject(new AuthError(503, 'not_started', 'authentication is not available: the service failed to start')),
   );
   notStarted.catch(() => undefined); // a rejection requests receive, not one to report on its own
-  const waitForStart = (): Promise<void> | undefined => (started ? undefined : notStarted);
-  const sessions = revocations(state.store, o.clock, Math.max(o.cookieDurationMs, o.tokenDurationMs), o.tokenDurationMs);
-  const { middleware, authenticate } = createMiddleware(o, tokenService, providers, waitForStart, deps.throttle('basic'), sessions);
-  sessionUser = authenticate;
-  const authRoutes = buildAuthRouter(o, tokenService, providers, middleware, sessions).routes();
-  const authPrefix = o.authRoutePath;
-  const avatarPrefix = o.avatarRoutePath;
-
-  // Not `async`: for every request outside its routes it returns next()'s own promise, where an async
-  // function would wrap it in one more promise and resolve that with it (two more microtask turns).
-  const service = function authKoaMiddleware(ctx: Context, next: Next) {
-    // Most requests are for neither route: when the raw URL (origin form) starts with neither prefix, its
-    // path cannot either, and Koa's URL parsing is spared.
-    const url = ctx.req.url ?? '';
-    if (url.charCodeAt(0) === 47 /* / */ && !url.startsWith(authPrefix) && !url.startsWith(avatarPrefix)) return next();
-    const path = ctx.path;
-    if (under(path, authPrefix)) {
-      const route = () => authRoutes(ctx as never, () => unknownRoute(ctx, authPrefix));
-      const waiting = waitForStart();
-      return guarded(ctx, waiting ? () => waiting.then(route) : route);
-    }
-    if (under(path, avatarPrefix)) return guarded(ctx, () => avatarProxy.handle(ctx));
-    return next();
-  } as AuthKoa;
-
-  async function guarded(ctx: Context, handle: () => Promise<unknown>): Promise<void> {
-    setDefenceHeaders(ctx);
-    try {
-      await handle();
-    } catch (err) {
-      writeError(ctx, reportError(ctx, err, o.logger));
-    }
-  }
-
-  let closed: Promise<void> | undefined;
-  Object.assign(service, {
-    middleware,
-    tokenService,
-    avatarProxy,
-    providers,
-    options: o,
-    // The caller's own promise: left unhandled, a start-up failure stops the process with its message.
-    ready: starting.then(() => undefined),
-    async revokeSessions(userId: string) {
-      await starting;
-      await sessions.revokeUser(userId);
-    },
-    close() {
-      closed ??= (async () => {
-        await settled; // a failed start has already closed what it had started
-        await Promise.allSettled(providers.list().map((p) => p.close?.()));
-        await Promise.all([avatarProxy.close(), state.close()]);
-      })();
-      return closed;
-    },
-  });
-  return service;
+  return { starting, settled, waitForStart: () => (started ? undefined : notStarted) };
 }
 
 /**
  * The asynchronous half of start-up: the optional packages and backend modules the options need are
  * loaded (a missing one rejects naming it), then the providers are created in order.
  */
-async function start(o: ResolvedOptions, plans: ReturnType<typeof planProviders>, providers: ProviderRegistry, deps: ProviderDeps, state: SharedState): Promise<void> {
+async function start(o: ResolvedOptions, { plans, providers, deps, state }: StartParts): Promise<void> {
   const checks: Promise<unknown>[] = [state.start(), checkSecretReader(o)];
-  if (typeof o.avatarStore === 'string') {
+  if (isStoreTarget(o.avatarStore)) {
     checks.push(loadStoreBackend(o.avatarStore));
     // Only resizing decodes images (in a worker, which imports jimp); identicons are encoded without it.
     if (o.avatarResizeLimit > 0) checks.push(loadWithPackage('jimp', 'avatarResizeLimit', async () => import.meta.resolve('jimp')));
@@ -182,37 +195,35 @@ async function start(o: ResolvedOptions, plans: ReturnType<typeof planProviders>
   await providers.build(plans, deps);
 }
 
-/**
- * A reader's secrets cannot be checked by authKoa(), so start-up asks it for "ignore" and for each
- * audience it will sign for. A secret shorter than 32 bytes is refused, as the `secret` option is.
- * Without `audSecrets`, tokens are signed with the secret of their audience but verified with the
- * reader's answer for "ignore" (the original's rule); a reader that answers per audience would then
- * break every token with a 401 nobody can explain, so differing answers are refused too. A reader that
- * fails now (a vault not up yet) is asked again per request, as before.
- */
-async function checkSecretReader(o: ResolvedOptions): Promise<void> {
-  if (o.staticSecret !== undefined) return;
-  const answers: Array<[string, unknown]> = [];
-  try {
-    for (const aud of ['ignore', ...(o.audiences ?? [''])]) answers.push([aud, await o.secretReader(aud)]);
-  } catch {
-    return;
-  }
-  for (const [aud, secret] of answers) {
-    // An empty answer is "not available", which requests report themselves.
-    const bytes = typeof secret === 'string' && secret !== '' ? shortSecretBytes(secret) : undefined;
-    if (bytes !== undefined) {
-      throw new TypeError(
-        `authKoa: secretReader gives audience "${aud}" a secret of ${bytes} bytes; each must be at least ${MIN_SECRET_BYTES} bytes of random text (\`npx authctl secret\` prints one)`,
-      );
+/** The service's own middleware: the auth routes and the avatar route, every other request passed on. */
+function requestHandler(o: ResolvedOptions, authRoutes: ReturnType<Router['routes']>, avatarProxy: AvatarProxy, waitForStart: StartUp['waitForStart']): Middleware {
+  const authPrefix = o.authRoutePath;
+  const avatarPrefix = o.avatarRoutePath;
+  const logger = o.logger;
+  // Not `async`: for every request outside its routes it returns next()'s own promise, where an async
+  // function would wrap it in one more promise and resolve that with it (two more microtask turns).
+  return function authKoaMiddleware(ctx: Context, next: Next) {
+    // Most requests are for neither route: when the raw URL (origin form) starts with neither prefix, its
+    // path cannot either, and Koa's URL parsing is spared.
+    const url = ctx.req.url ?? '';
+    if (url.charCodeAt(0) === 47 /* / */ && !url.startsWith(authPrefix) && !url.startsWith(avatarPrefix)) return next();
+    const path = ctx.path;
+    if (under(path, authPrefix)) {
+      const route = () => authRoutes(ctx as never, () => unknownRoute(ctx, authPrefix));
+      const waiting = waitForStart();
+      return guarded(ctx, logger, waiting ? () => waiting.then(route) : route);
     }
-  }
-  if (o.audSecrets) return;
-  const other = answers.slice(1).find(([, secret]) => secret !== answers[0]![1]);
-  if (other) {
-    throw new TypeError(
-      `authKoa: secretReader gives audience "${other[0]}" another secret than "ignore", but tokens are verified with the secret for "ignore" unless audSecrets is true: set audSecrets: true to verify each token with its audience's secret`,
-    );
+    if (under(path, avatarPrefix)) return guarded(ctx, logger, () => avatarProxy.handle(ctx));
+    return next();
+  };
+}
+
+async function guarded(ctx: Context, logger: Logger, handle: () => Promise<unknown>): Promise<void> {
+  setDefenceHeaders(ctx);
+  try {
+    await handle();
+  } catch (err) {
+    writeError(ctx, reportError(ctx, err, logger));
   }
 }
 

@@ -23,6 +23,18 @@ export interface User {
   role?: string;
 }
 
+/**
+ * `ctx.state.user` is typed wherever Koa is: the `auth`, `admin` and `rbac` middleware put the request's
+ * user there before the route runs (`trace` when there is one; `updateUser` replaces it). This file comes
+ * with any import of `authkoa`, so the augmentation needs no import of its own.
+ */
+declare module 'koa' {
+  interface DefaultState {
+    /** The request's user, once authkoa's route middleware has run; `getUserInfo(ctx)` reads it checked. */
+    user?: User;
+  }
+}
+
 const SHA1_HEX = /^[0-9a-fA-F]{40}$/;
 
 /** Lowercase hex SHA-1 of a string. */

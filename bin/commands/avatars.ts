@@ -1,7 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { Command, InvalidArgumentError } from 'commander';
 import { parseDuration } from '../../lib/util/duration.js';
-import { avatarId, migrate, openStore, parseStoreUri, prune, type AvatarEntry, type AvatarStore } from '../../lib/stores/index.js';
+import { avatarId, migrate, prune, type AvatarEntry, type AvatarStore } from '../../lib/stores/index.js';
+import { openStoreTarget, parseStoreUri } from '../../lib/stores/open.js';
 import { storeMismatch } from '../../lib/stores/layout.js';
 
 /**
@@ -86,7 +87,7 @@ async function withStore(uri: string, mustExist: boolean, body: (store: AvatarSt
   if (mismatch) throw new Error(mismatch);
   let store: AvatarStore;
   try {
-    store = await openStore(uri, 'store');
+    store = await openStoreTarget(target, 'store');
   } catch (err) {
     throw new Error(`cannot open ${target.kind} store: ${oneLine(err)}`);
   }

@@ -1,7 +1,7 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { funcLogger } from '../../lib/logger.js';
 import { loadWithPackage } from '../../lib/util/optional.js';
-import { parseStateUri } from '../../lib/state/index.js';
+import type { StateTarget } from '../../lib/state/types.js';
 import { checkSharedStore, openSharedStore, SHARED_STORES } from './shared-store.js';
 import { LoginRequests } from '../../lib/providers/telegram/requests.js';
 
@@ -21,8 +21,7 @@ function seconds(value: string): number {
 }
 
 /** Where the requests live, for the ready line: never a database URI, which may carry a password. */
-function describeStore(uri: string): string {
-  const target = parseStateUri(uri, '--store');
+function describeStore(target: StateTarget): string {
   return target.kind === 'lmdb' ? `lmdb://${target.path}` : target.kind;
 }
 
@@ -43,7 +42,7 @@ export function botCommand(): Command {
     .action(async (opts: BotOptions) => {
       const token = opts.token ?? process.env.TELEGRAM_BOT_TOKEN;
       if (!token) throw new Error('a bot token is needed: --token or $TELEGRAM_BOT_TOKEN');
-      checkSharedStore(opts.store);
+      const target = checkSharedStore(opts.store);
       if (opts.apiRoot !== undefined && !/^https?:\/\//.test(opts.apiRoot)) throw new Error('--api-root must be an http(s) URL');
       // Loaded here, not with the CLI: the Telegram client is an optional package the other commands never need.
       const [{ LoginBot }, { startPolling }] = await loadWithPackage('node-telegram-bot-api', 'the bot command', () =>
@@ -52,7 +51,7 @@ export function botCommand(): Command {
         throw new Error(err.message.replace(/^authKoa: /, ''));
       });
       const logger = funcLogger((msg) => process.stderr.write(`${new Date().toISOString()} ${msg}\n`));
-      const store = await openSharedStore(opts.store);
+      const store = await openSharedStore(target);
       const bot = new LoginBot({
         token,
         apiRoot: opts.apiRoot,
@@ -68,7 +67,7 @@ export function botCommand(): Command {
       const poller = startPolling(bot, {
         logger,
         pollTimeout: opts.pollTimeout,
-        onReady: (username) => process.stdout.write(`authctl bot: @${username} polling for logins (state in ${describeStore(opts.store)})\n`),
+        onReady: (username) => process.stdout.write(`authctl bot: @${username} polling for logins (state in ${describeStore(target)})\n`),
       });
       const signal = await stop;
       await poller.stop();

@@ -1,8 +1,8 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { stdLogger } from '../../lib/logger.js';
 import { runDevOAuthServer } from '../../lib/providers/dev.js';
+import { devEndpoints } from '../../lib/providers/oauth2-server/dev.js';
 import { port } from './args.js';
-
 
 function domain(value: string): string {
   if (!/^[A-Za-z0-9.-]+$/.test(value)) throw new InvalidArgumentError('must be a domain name');
@@ -41,7 +41,8 @@ export function devOauthCommand(): Command {
         logger: stdLogger,
         onListening: (url) => {
           process.stdout.write(`dev OAuth2 server listening on ${url}\n`);
-          process.stdout.write(`  authorize ${url}/login/oauth/authorize\n  token     ${url}/login/oauth/access_token\n  user info ${url}/user\n`);
+          const ep = devEndpoints(url);
+          process.stdout.write(`  authorize ${ep.authURL}\n  token     ${ep.tokenURL}\n  user info ${ep.infoURL}\n`);
         },
       });
       process.stdout.write('dev OAuth2 server stopped\n');

@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import { statePasskeyStore, type PasskeyStore } from '../../lib/providers/passkey/store.js';
-import { openSharedStore, SHARED_STORES } from './shared-store.js';
+import { checkSharedStore, openSharedStore, SHARED_STORES } from './shared-store.js';
 
 interface StoreOption {
   store: string;
@@ -8,7 +8,7 @@ interface StoreOption {
 
 /** Opens the passkey store at `--store` (the provider's `credentials`, or the service's `stateStore`), runs `use`, and closes it. */
 async function withPasskeys<T>(uri: string, use: (passkeys: PasskeyStore) => Promise<T>): Promise<T> {
-  const store = await openSharedStore(uri);
+  const store = await openSharedStore(checkSharedStore(uri));
   try {
     return await use(statePasskeyStore(store));
   } finally {

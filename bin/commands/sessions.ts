@@ -22,9 +22,9 @@ export function sessionsCommand(): Command {
     .requiredOption('--store <uri>', `the apps' stateStore: ${SHARED_STORES}`)
     .option('--cookie-duration <duration>', "the apps' cookieDuration: how long the record is kept", '31d')
     .action(async (userId: string, opts: RevokeOptions) => {
-      checkSharedStore(opts.store);
+      const target = checkSharedStore(opts.store);
       const keepMs = parseDuration(opts.cookieDuration, '--cookie-duration');
-      const store = await openSharedStore(opts.store);
+      const store = await openSharedStore(target);
       try {
         // The token lifetime only matters for checking; revoking needs the keep time alone.
         await revocations(store, Date.now, keepMs, 0).revokeUser(userId);

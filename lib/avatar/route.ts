@@ -6,10 +6,10 @@ import { sniffImage } from './image.js';
 const MAX_AGE = 'max-age=604800';
 
 /**
- * Answers `GET|HEAD <routePath>/<id>.image` from a store (reference §6, with authkoa's statuses: bad id
- * 400, unknown 404). Only a validated id reaches the store. The Content-Type is sniffed from the
- * stored bytes, never trusted from anywhere else; bytes that are not an allowed image get 415. Failures
- * are thrown: the service writes them as JSON and logs the store's (5xx) with their cause.
+ * Answers `GET|HEAD <routePath>/<id>.image` from a store, with authkoa's statuses (bad id 400, unknown
+ * 404; the original answered 403 and 400). Only a validated id reaches the store. The Content-Type is
+ * sniffed from the stored bytes, never trusted from anywhere else; bytes that are not an allowed image
+ * get 415. Failures are thrown: the service writes them as JSON and logs the store's (5xx) with their cause.
  */
 export async function serveAvatar(ctx: Context, routePath: string, store: (() => Promise<AvatarStore>) | undefined): Promise<void> {
   ctx.set('Content-Disposition', 'inline; filename="avatar"');

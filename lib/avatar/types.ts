@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
 import type { Logger } from '../logger.js';
-import type { AvatarStore } from '../stores/types.js';
+import type { AvatarStore, StoreTarget } from '../stores/types.js';
 import type { User } from '../user.js';
 
 /**
@@ -38,8 +38,8 @@ export interface AvatarProxyOptions {
   logger: Logger;
   /** Private addresses avatar fetches may reach anyway: exact IPs or CIDRs (an intranet picture host). */
   allowAddresses?: readonly string[];
-  /** Store URI (path, file://, lmdb://, bolt://, mongodb://) or an AvatarStore; none = pass-through. */
-  store?: string | AvatarStore;
+  /** Store URI (path, file://, lmdb://, bolt://, mongodb://), its parsed target, or an AvatarStore; none = pass-through. */
+  store?: string | StoreTarget | AvatarStore;
   /** Whole picture fetch, redirects included, in ms (default 10 000). */
   fetchTimeout?: number;
   /** Largest picture body accepted, in bytes (default 10 MiB). */

@@ -8,7 +8,10 @@ import type { Logger } from '../logger.js';
  * all end here.
  */
 
-/** Headers every auth and avatar response carries, redirects included (reference §3.1). */
+/**
+ * Headers every auth and avatar response carries, redirects included: a body is never run as a page
+ * (no sources, sandboxed, not framed) and never sniffed into another type.
+ */
 export function setDefenceHeaders(ctx: Context): void {
   ctx.set('Content-Security-Policy', "default-src 'none'; sandbox; frame-ancestors 'none'");
   ctx.set('X-Content-Type-Options', 'nosniff');

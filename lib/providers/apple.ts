@@ -1,18 +1,18 @@
 import { createPrivateKey, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { SignJWT, type JSONWebKeySet, type JWTPayload } from 'jose';
+import { SignJWT, type JSONWebKeySet } from 'jose';
 import type { Provider, ProviderDeps, ProviderModule } from './core/contract.js';
 import { finishUser } from './oauth2/mapping.js';
-import { commonOptions, createFlowProvider, endpointURL, flowIO, providerError, type FlowSpec } from './oauth2/flow.js';
-import { keyCache, verifyIdToken } from './oauth2/id-token.js';
+import { commonOptions, createFlowProvider, endpointURL, flowIO, providerError, type Endpoints, type FlowSpec, type Identified, type OAuthToken } from './oauth2/flow.js';
+import { keyCache, verifyIdToken, type KeyCache } from './oauth2/id-token.js';
 import { optionNames } from '../util/options.js';
 
 /**
- * Sign in with Apple (reference §4.2). Apple differs from other OAuth2 providers in three ways this
- * module handles: the client secret is a short-lived ES256 JWT signed with the team's key; the user
- * comes back with a cross-site form POST (see FlowSpec.formPost for how the handshake survives it);
- * and there is no user-info endpoint — the user is the verified id_token's `sub`, with the name sent
- * once, at the first sign-up, in a `user` form field.
+ * Sign in with Apple on the web, with a Services ID as the OAuth2 client. Apple differs from other
+ * OAuth2 providers in three ways this module handles: the client secret is a short-lived ES256 JWT
+ * signed with the team's key; the user comes back with a cross-site form POST (see FlowSpec.formPost
+ * for how the handshake survives it); and there is no user-info endpoint — the user is the verified
+ * id_token's `sub`, with the name sent once, at the first sign-up, in a `user` form field.
  */
 
 /** Options of `{ kind: 'apple' }` (or `{ name: 'apple' }`). */
@@ -51,6 +51,22 @@ const SECRET_TTL_S = 30 * 60;
 const SECRET_RENEW_S = 5 * 60;
 const CLOCK_TOLERANCE_S = 60;
 
+/** An Apple entry's checked options. */
+interface AppleConfig {
+  name: string;
+  clientId: string;
+  teamId: string;
+  keyId: string;
+  /** The team's EC P-256 signing key, loaded at start-up. */
+  key: KeyObject;
+  scopes: Array<'name' | 'email'>;
+  endpoints: Endpoints;
+  keysURL: string;
+  /** Where a login without a permitted `from` lands. */
+  landing: string;
+  common: ReturnType<typeof commonOptions>;
+}
+
 export const appleProvider: ProviderModule = {
   kind: 'apple',
   options: optionNames<AppleProviderOptions>({
@@ -69,80 +85,91 @@ export const appleProvider: ProviderModule = {
     maxResponseBytes: true,
   }),
   create(opts, deps: ProviderDeps): Provider {
-    const name = opts.name ?? 'apple';
-    if (typeof name !== 'string' || !name) throw new TypeError('name must be a non-empty string');
-    const missing = ['clientId', 'teamId', 'keyId'].filter((k) => typeof opts[k] !== 'string' || !opts[k]);
-    if (missing.length) throw new TypeError(`${missing.join(', ')} ${missing.length > 1 ? 'are' : 'is'} required`);
-    const { clientId, teamId, keyId } = opts as unknown as AppleProviderOptions;
-    const key = loadKey(opts as unknown as AppleProviderOptions);
-    const scopes = opts.scopes ?? ['name'];
-    if (!Array.isArray(scopes) || !scopes.every((s) => s === 'name' || s === 'email')) throw new TypeError("scopes may only hold 'name' and 'email'");
-    const ep = (opts.endpoint ?? {}) as NonNullable<AppleProviderOptions['endpoint']>;
-    if (typeof ep !== 'object') throw new TypeError('endpoint must be { authURL, tokenURL, keysURL }');
-    const endpoints = {
-      authURL: endpointURL(ep.authURL ?? `${APPLE_ISSUER}/auth/authorize`, 'endpoint.authURL'),
-      tokenURL: endpointURL(ep.tokenURL ?? `${APPLE_ISSUER}/auth/token`, 'endpoint.tokenURL'),
-    };
-    const keysURL = endpointURL(ep.keysURL ?? `${APPLE_ISSUER}/auth/keys`, 'endpoint.keysURL');
-    const landing = opts.landingURL ?? `${deps.url}/`;
-    if (typeof landing !== 'string' || !deps.safeRedirect(landing)) throw new TypeError('landingURL must be on the application\'s site or an allowed redirect host');
-    const common = commonOptions(
-      { cid: clientId, csecret: '', timeout: opts.timeout, maxResponseBytes: opts.maxResponseBytes, pkce: opts.pkce ?? false, scopes, authMethod: 'body' },
-      { scopes: ['name'] },
-    );
-    const clock = deps.clock;
-
-    let secret: { jwt: string; exp: number } | undefined;
-    async function clientSecret(): Promise<string> {
-      const now = Math.floor(clock() / 1000);
-      if (secret && secret.exp - now > SECRET_RENEW_S) return secret.jwt;
-      const exp = now + SECRET_TTL_S;
-      const jwt = await new SignJWT({})
-        .setProtectedHeader({ alg: 'ES256', kid: keyId })
-        .setIssuer(teamId)
-        .setSubject(clientId)
-        .setAudience(APPLE_ISSUER)
-        .setIssuedAt(now)
-        .setExpirationTime(exp)
-        .sign(key);
-      secret = { jwt, exp };
-      return jwt;
-    }
-
+    const config = parseAppleOptions(opts, deps);
+    const { name } = config;
+    const io = flowIO({ ...config.common, name });
+    const keys = keyCache(async () => {
+      const set = await io.getJSON(config.keysURL, 'JWKS');
+      if (!Array.isArray(set.keys) || !set.keys.length) throw providerError(name, 502, 'bad_provider_response', 'JWKS has no keys');
+      return set as unknown as JSONWebKeySet;
+    }, deps.clock);
     const spec: FlowSpec = {
-      ...common,
+      ...config.common,
       name,
       kind: 'apple',
       nonce: true,
       formPost: true,
       authParams: { response_mode: 'form_post' },
-      clientSecret,
-      endpoints: async () => endpoints,
-      async identify(token, hs, _io, params) {
-        if (typeof token.id_token !== 'string' || !token.id_token) throw providerError(name, 502, 'bad_provider_response', 'token response carries no id_token');
-        const claims = await checkIdToken(token.id_token, hs.nonce);
-        const email = scopes.includes('email') && claims.email_verified !== false && claims.email_verified !== 'false' && typeof claims.email === 'string' ? claims.email : undefined;
-        return { user: finishUser(name, { id: claims.sub!, name: nameOf(params.user), picture: '', email }, claims, {}, { userId: deps.userId }) };
-      },
+      clientSecret: clientSecretSigner(config, deps.clock),
+      endpoints: async () => config.endpoints,
+      identify: (token, hs, _io, params) => identify(config, deps, keys, token, hs.nonce, params.user),
     };
-    const io = flowIO(spec);
-    const keys = keyCache(async () => {
-      const set = await io.getJSON(keysURL, 'JWKS');
-      if (!Array.isArray(set.keys) || !set.keys.length) throw providerError(name, 502, 'bad_provider_response', 'JWKS has no keys');
-      return set as unknown as JSONWebKeySet;
-    }, clock);
-
-    const checkIdToken = (idToken: string, nonce: string | undefined): Promise<JWTPayload> =>
-      verifyIdToken(name, idToken, keys, { issuer: APPLE_ISSUER, audience: clientId, algorithms: ['RS256', 'ES256'], nonce, clock, clockToleranceS: CLOCK_TOLERANCE_S });
-
     // The callback is a POST: it must end in a 303 to a GET, never in a page a reload would post again.
     const flowDeps: ProviderDeps = {
       ...deps,
-      completeLogin: (ctx, login) => deps.completeLogin(ctx, { ...login, from: deps.safeRedirect(login.from) ? login.from : landing }),
+      completeLogin: (ctx, login) => deps.completeLogin(ctx, { ...login, from: deps.safeRedirect(login.from) ? login.from : config.landing }),
     };
     return createFlowProvider(spec, flowDeps);
   },
 };
+
+/** Checks an Apple entry's options and loads its key; TypeErrors name the option. */
+function parseAppleOptions(opts: Record<string, unknown>, deps: ProviderDeps): AppleConfig {
+  const name = opts.name ?? 'apple';
+  if (typeof name !== 'string' || !name) throw new TypeError('name must be a non-empty string');
+  const missing = ['clientId', 'teamId', 'keyId'].filter((k) => typeof opts[k] !== 'string' || !opts[k]);
+  if (missing.length) throw new TypeError(`${missing.join(', ')} ${missing.length > 1 ? 'are' : 'is'} required`);
+  const { clientId, teamId, keyId } = opts as unknown as AppleProviderOptions;
+  const key = loadKey(opts as unknown as AppleProviderOptions);
+  const scopes = opts.scopes ?? ['name'];
+  if (!Array.isArray(scopes) || !scopes.every((s) => s === 'name' || s === 'email')) throw new TypeError("scopes may only hold 'name' and 'email'");
+  const ep = (opts.endpoint ?? {}) as NonNullable<AppleProviderOptions['endpoint']>;
+  if (typeof ep !== 'object') throw new TypeError('endpoint must be { authURL, tokenURL, keysURL }');
+  const endpoints = {
+    authURL: endpointURL(ep.authURL ?? `${APPLE_ISSUER}/auth/authorize`, 'endpoint.authURL'),
+    tokenURL: endpointURL(ep.tokenURL ?? `${APPLE_ISSUER}/auth/token`, 'endpoint.tokenURL'),
+  };
+  const keysURL = endpointURL(ep.keysURL ?? `${APPLE_ISSUER}/auth/keys`, 'endpoint.keysURL');
+  const landing = opts.landingURL ?? `${deps.url}/`;
+  if (typeof landing !== 'string' || !deps.safeRedirect(landing)) throw new TypeError('landingURL must be on the application\'s site or an allowed redirect host');
+  const common = commonOptions(
+    { cid: clientId, csecret: '', timeout: opts.timeout, maxResponseBytes: opts.maxResponseBytes, pkce: opts.pkce ?? false, scopes, authMethod: 'body' },
+    { scopes: ['name'] },
+  );
+  return { name, clientId, teamId, keyId, key, scopes, endpoints, keysURL, landing, common };
+}
+
+/**
+ * Apple's client secret: an ES256 JWT from the team to Apple naming the client, valid SECRET_TTL_S,
+ * signed again once less than SECRET_RENEW_S of it is left.
+ */
+function clientSecretSigner({ clientId, teamId, keyId, key }: AppleConfig, clock: () => number): () => Promise<string> {
+  let secret: { jwt: string; exp: number } | undefined;
+  return async () => {
+    const now = Math.floor(clock() / 1000);
+    if (secret && secret.exp - now > SECRET_RENEW_S) return secret.jwt;
+    const exp = now + SECRET_TTL_S;
+    const jwt = await new SignJWT({})
+      .setProtectedHeader({ alg: 'ES256', kid: keyId })
+      .setIssuer(teamId)
+      .setSubject(clientId)
+      .setAudience(APPLE_ISSUER)
+      .setIssuedAt(now)
+      .setExpirationTime(exp)
+      .sign(key);
+    secret = { jwt, exp };
+    return jwt;
+  };
+}
+
+/** The user from the verified id_token: its `sub`, the name Apple posts at the first sign-up, the email when asked for and not unverified. */
+async function identify({ name, clientId, scopes }: AppleConfig, deps: ProviderDeps, keys: KeyCache, token: OAuthToken, nonce: string | undefined, userField: string | undefined): Promise<Identified> {
+  if (typeof token.id_token !== 'string' || !token.id_token) throw providerError(name, 502, 'bad_provider_response', 'token response carries no id_token');
+  const rules = { issuer: APPLE_ISSUER, audience: clientId, algorithms: ['RS256', 'ES256'], nonce, clock: deps.clock, clockToleranceS: CLOCK_TOLERANCE_S };
+  const claims = await verifyIdToken(name, token.id_token, keys, rules);
+  const email = scopes.includes('email') && claims.email_verified !== false && claims.email_verified !== 'false' && typeof claims.email === 'string' ? claims.email : undefined;
+  return { user: finishUser(name, { id: claims.sub!, name: nameOf(userField), picture: '', email }, claims, {}, { userId: deps.userId }) };
+}
 
 /**
  * Loads the signing key once, at start-up: a missing file, a key that is not PEM, or one that is not

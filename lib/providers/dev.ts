@@ -1,8 +1,8 @@
 import { noopLogger, stdLogger, type Logger } from '../logger.js';
 import type { Provider, ProviderDeps, ProviderModule } from './core/contract.js';
-import { startDevOAuthServer, refuseInProduction, type DevOAuthServer, type DevOAuthServerOptions } from './oauth2-server/dev.js';
-import { finishUser, text } from './oauth2/mapping.js';
-import { commonOptions, createFlowProvider, type Endpoints } from './oauth2/flow.js';
+import { devEndpoints, startDevOAuthServer, refuseInProduction, type DevOAuthServerOptions } from './oauth2-server/dev.js';
+import { commonOptions } from './oauth2/flow.js';
+import { ownServerProvider } from './oauth2-server/provider.js';
 import { optionNames } from '../util/options.js';
 
 export { startDevOAuthServer, type DevOAuthServer, type DevOAuthServerOptions } from './oauth2-server/dev.js';
@@ -45,7 +45,7 @@ export const devProvider: ProviderModule = {
     }
     if (opts.emailFunc !== undefined && typeof opts.emailFunc !== 'function') throw new TypeError('emailFunc must be a function (name) => string');
     const common = commonOptions({ cid: 'authkoa-dev', csecret: 'dev-secret', timeout: opts.timeout }, { scopes: ['user:email'] });
-    const ready: Promise<DevOAuthServer> = startDevOAuthServer({
+    const ready = startDevOAuthServer({
       host,
       port,
       emailDomain: opts.emailDomain as string | undefined,
@@ -55,33 +55,7 @@ export const devProvider: ProviderModule = {
       // Loud even when the application configured no logger: anyone can log in through this server.
       logger: deps.logger === noopLogger ? { ...noopLogger, warn: stdLogger.warn, error: stdLogger.error } : deps.logger,
     });
-    // Reported at once and again on each login (as a 503) instead of an unhandled rejection.
-    ready.catch((err: Error) => deps.logger.error(`${name}: dev OAuth2 server did not start: ${err.message}`));
-    const endpoints = async (): Promise<Required<Endpoints>> => {
-      const { url } = await ready;
-      return { authURL: `${url}/login/oauth/authorize`, tokenURL: `${url}/login/oauth/access_token`, infoURL: `${url}/user` };
-    };
-    const provider = createFlowProvider(
-      {
-        ...common,
-        name,
-        kind: 'dev',
-        endpoints,
-        async identify(token, _hs, io) {
-          const data = await io.userInfo((await endpoints()).infoURL, token);
-          const user = finishUser(name, { id: text(data, 'id'), name: text(data, 'name'), picture: text(data, 'picture'), email: text(data, 'email') }, data, {}, { rawId: true });
-          return { user };
-        },
-        async close() {
-          const server = await ready.catch(() => undefined);
-          await server?.close();
-        },
-      },
-      deps,
-    );
-    // `auth.ready` means the server is listening, or its failure has been logged (logins then answer 503).
-    await ready.catch(() => undefined);
-    return provider;
+    return ownServerProvider({ name, kind: 'dev', common, ready, what: 'dev OAuth2 server', endpoints: (server) => devEndpoints(server.url) }, deps);
   },
 };
 

@@ -18,6 +18,15 @@ export interface DirectProviderOptions {
 
 const MAX_FIELD = 1024;
 
+/** A direct entry's checked options, with the origin its logins must come from. */
+interface DirectConfig {
+  name: string;
+  checker: DirectProviderOptions['checker'];
+  userIdFunc?: DirectProviderOptions['userIdFunc'];
+  /** The service's origin: a login from anywhere else is refused. */
+  origin: string;
+}
+
 /** Logs users in with credentials from a JSON or form POST, or from the query of a GET. */
 export const directProvider: ProviderModule<DirectProviderOptions & { [k: string]: unknown }> = {
   kind: 'direct',
@@ -26,49 +35,12 @@ export const directProvider: ProviderModule<DirectProviderOptions & { [k: string
     if (typeof opts.name !== 'string') throw new TypeError('name is required');
     if (typeof opts.checker !== 'function') throw new TypeError(`checker must be a function (user, passwd) => boolean`);
     if (opts.userIdFunc !== undefined && typeof opts.userIdFunc !== 'function') throw new TypeError('userIdFunc must be a function');
-    const { name, checker, userIdFunc } = opts;
-    const throttle = deps.throttle(name);
-    const origin = new URL(deps.url).origin;
+    const config: DirectConfig = { name: opts.name, checker: opts.checker, userIdFunc: opts.userIdFunc, origin: new URL(deps.url).origin };
+    const throttle = deps.throttle(config.name);
     return {
-      name,
+      name: config.name,
       kind: 'direct',
-      async login(ctx) {
-        // Login CSRF: another site's form or link would log the visitor's browser into an account of
-        // the attacker's choosing. The router refuses a foreign POST for every provider; a direct login
-        // also takes its credentials from a GET's query, so a foreign GET (a link, an image) is refused here.
-        if (crossSite(ctx, origin)) throw new AuthError(403, 'origin_mismatch', 'login must come from this site');
-        const params = await deps.readParams(ctx);
-        const user = params.user ?? '';
-        const passwd = params.passwd ?? '';
-        if (!user || user.length > MAX_FIELD || passwd.length > MAX_FIELD || /[\r\n\0]/.test(user)) {
-          throw new AuthError(400, 'bad_request', 'failed to parse credentials');
-        }
-        // The attempt is reserved (counted as a failure) before the checker runs, so parallel guesses
-        // cannot all pass one look at the count; a locked-out name or client is refused without a check.
-        const attempt = await throttle?.attempt(user, ctx.ip);
-        if (attempt?.wait !== undefined) {
-          throw rateLimited(ctx, attempt.wait, 'too many failed login attempts, try again later');
-        }
-        let ok: boolean;
-        try {
-          ok = await checker(user, passwd);
-        } catch (err) {
-          await attempt?.abandoned();
-          throw new AuthError(500, 'checker_failed', 'failed to check user credentials', { cause: err });
-        }
-        if (ok !== true) {
-          await attempt?.failed();
-          throw new AuthError(403, 'bad_credentials', 'incorrect user or password');
-        }
-        await attempt?.succeeded();
-        const rawId = userIdFunc ? userIdFunc(user, ctx) : user;
-        await deps.completeLogin(ctx, {
-          provider: name,
-          user: { name: user, id: deps.userId(name, rawId), picture: '' },
-          aud: params.aud ?? '',
-          sessionOnly: deps.sessionOnly(ctx),
-        });
-      },
+      login: (ctx) => credentialLogin(config, deps, throttle, ctx),
       async callback(ctx) {
         ctx.status = 200;
         ctx.body = '';
@@ -79,3 +51,42 @@ export const directProvider: ProviderModule<DirectProviderOptions & { [k: string
     };
   },
 };
+
+/** Checks the credentials (throttled when `loginThrottle` is on) and issues the session. */
+async function credentialLogin({ name, checker, userIdFunc, origin }: DirectConfig, deps: ProviderDeps, throttle: ReturnType<ProviderDeps['throttle']>, ctx: Context): Promise<void> {
+  // Login CSRF: another site's form or link would log the visitor's browser into an account of
+  // the attacker's choosing. The router refuses a foreign POST for every provider; a direct login
+  // also takes its credentials from a GET's query, so a foreign GET (a link, an image) is refused here.
+  if (crossSite(ctx, origin)) throw new AuthError(403, 'origin_mismatch', 'login must come from this site');
+  const params = await deps.readParams(ctx);
+  const user = params.user ?? '';
+  const passwd = params.passwd ?? '';
+  if (!user || user.length > MAX_FIELD || passwd.length > MAX_FIELD || /[\r\n\0]/.test(user)) {
+    throw new AuthError(400, 'bad_request', 'failed to parse credentials');
+  }
+  // The attempt is reserved (counted as a failure) before the checker runs, so parallel guesses
+  // cannot all pass one look at the count; a locked-out name or client is refused without a check.
+  const attempt = await throttle?.attempt(user, ctx.ip);
+  if (attempt?.wait !== undefined) {
+    throw rateLimited(ctx, attempt.wait, 'too many failed login attempts, try again later');
+  }
+  let ok: boolean;
+  try {
+    ok = await checker(user, passwd);
+  } catch (err) {
+    await attempt?.abandoned();
+    throw new AuthError(500, 'checker_failed', 'failed to check user credentials', { cause: err });
+  }
+  if (ok !== true) {
+    await attempt?.failed();
+    throw new AuthError(403, 'bad_credentials', 'incorrect user or password');
+  }
+  await attempt?.succeeded();
+  const rawId = userIdFunc ? userIdFunc(user, ctx) : user;
+  await deps.completeLogin(ctx, {
+    provider: name,
+    user: { name: user, id: deps.userId(name, rawId), picture: '' },
+    aud: params.aud ?? '',
+    sessionOnly: deps.sessionOnly(ctx),
+  });
+}

@@ -1,8 +1,8 @@
 import type { Provider, ProviderDeps, ProviderModule } from './core/contract.js';
-import { finishUser, text } from './oauth2/mapping.js';
-import { commonOptions, createFlowProvider, endpointURL, providerError, type Endpoints } from './oauth2/flow.js';
-import { startOAuth2Server, type OAuth2Server, type OAuth2ServerOptions } from './oauth2-server/local.js';
+import { commonOptions, endpointURL, providerError } from './oauth2/flow.js';
+import { startOAuth2Server, type OAuth2ServerOptions } from './oauth2-server/local.js';
 import { resolveServerOptions } from './oauth2-server/options.js';
+import { ownServerProvider } from './oauth2-server/provider.js';
 import { optionNames } from '../util/options.js';
 
 /** `authkoa/server`: the local OAuth2 authorization server on its own, for an app that runs it apart from the provider. */
@@ -68,32 +68,19 @@ export const serverProvider: ProviderModule = {
     // Checked before the server starts, so a bad entry fails start-up (auth.ready) rather than the first login.
     resolveServerOptions(full);
     const common = commonOptions({ cid: client.id, csecret: client.secret, timeout: opts.timeout }, { scopes: [] });
-    const ready: Promise<OAuth2Server> = startOAuth2Server(full);
-    // Reported now and as a 503 at each login, never as an unhandled rejection.
-    ready.catch((err: Error) => deps.logger.error(`${name}: local OAuth2 server did not start: ${err.message}`));
-    const endpoints = async (): Promise<Required<Endpoints>> => (await ready).endpoints();
-    const provider = createFlowProvider(
+    return ownServerProvider(
       {
-        ...common,
         name,
         kind: 'server',
-        endpoints,
-        async identify(token, _hs, io) {
-          const data = await io.userInfo((await endpoints()).infoURL, token);
-          const id = text(data, 'id');
+        common,
+        ready: startOAuth2Server(full),
+        what: 'local OAuth2 server',
+        endpoints: (server) => server.endpoints(),
+        checkId(id) {
           if (FOREIGN_ID.test(id) && !id.startsWith(`${name}_`)) throw providerError(name, 403, 'bad_user_info', 'user id looks like another provider\'s id');
-          const user = finishUser(name, { id, name: text(data, 'name'), picture: text(data, 'picture'), email: text(data, 'email') }, data, {}, { rawId: true });
-          return { user };
-        },
-        async close() {
-          const server = await ready.catch(() => undefined);
-          await server?.close();
         },
       },
       deps,
     );
-    // `auth.ready` means the server is listening, or its failure has been logged (logins then answer 503).
-    await ready.catch(() => undefined);
-    return provider;
   },
 };

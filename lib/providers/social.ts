@@ -1,13 +1,15 @@
 import type { Logger } from '../logger.js';
 import type { Provider, ProviderDeps, ProviderModule } from './core/contract.js';
 import { field, finishUser, text, type RawUser } from './oauth2/mapping.js';
-import { commonOptions, createFlowProvider, endpointURL, type CommonOAuth2Options, type Endpoints } from './oauth2/flow.js';
+import { COMMON_OAUTH2_OPTIONS, commonOptions, userInfoEndpoints, type CommonOAuth2Options, type OAuthToken } from './oauth2/options.js';
+import type { Endpoints, Identified } from './oauth2/types.js';
+import { createUserInfoProvider } from './oauth2/user-info.js';
 import { optionNames } from '../util/options.js';
-import { COMMON_OAUTH2_OPTIONS } from './oauth2/options.js';
 
 /**
- * The built-in social providers as rows of data (reference §4): where each one lives, the minimal
- * scopes, and how its user-info JSON becomes a user. Adding a provider is adding a row and a test.
+ * The built-in social providers (Google, GitHub, Facebook, Yandex, Battle.net, Microsoft, Patreon,
+ * Discord, X) as rows of data: where each one lives, the minimal scopes, and how its user-info JSON
+ * becomes a user. Adding a provider is adding a row and a test.
  */
 
 /** Per-entry options a row may read (GitHub's numeric ids, Microsoft's tenant). */
@@ -158,7 +160,12 @@ export const catalogNames: Record<string, string> = { ...Object.fromEntries(Obje
 
 /** Options of a built-in social provider: `{ name: 'github', cid, csecret }` is all most users write. */
 export interface SocialProviderOptions extends CommonOAuth2Options {
+  /** Implied by a built-in name; needed with `preset`. */
+  kind?: 'social';
+  /** A built-in name (google, github, facebook, yandex, battlenet, microsoft, patreon, discord, twitter or x), or any name with `preset`. */
   name: string;
+  /** The built-in row a provider of another name uses: `{ kind: 'social', name: 'ghe', preset: 'github', … }`. */
+  preset?: string;
   /** GitHub: ids from the numeric user id (`gid:<n>`) instead of the login. */
   numericId?: boolean;
   /** Microsoft: tenant (default `common`: work, school and personal accounts). */
@@ -180,40 +187,44 @@ function tenantOf(value: unknown, log: Logger): string {
   return encodeURIComponent(value);
 }
 
+/** A social entry's checked options: its catalog row and what the row reads. */
+interface SocialConfig {
+  name: string;
+  row: CatalogRow;
+  rowOpts: RowOptions;
+  common: ReturnType<typeof commonOptions>;
+  ep: Required<Endpoints>;
+}
+
 /** The `social` kind: every catalog row, picked by the entry's name (or `preset`). */
 export const socialProvider: ProviderModule = {
   kind: 'social',
   options: optionNames<SocialProviderOptions & { kind?: 'social'; preset?: string }>({ ...COMMON_OAUTH2_OPTIONS, kind: true, name: true, preset: true, numericId: true, tenant: true, endpoint: true, infoURL: true }),
   create(opts, deps: ProviderDeps): Provider {
-    const name = opts.name;
-    if (typeof name !== 'string' || !name) throw new TypeError('name is required');
-    const preset = typeof opts.preset === 'string' ? opts.preset : catalogNames[name.toLowerCase()];
-    const row = preset ? catalog[preset] : undefined;
-    if (!row) throw new TypeError(`"${name}" is not a built-in provider (known: ${Object.keys(catalogNames).join(', ')})`);
-    const common = commonOptions(opts, { scopes: row.scopes, authMethod: row.authMethod });
-    if (opts.numericId !== undefined && typeof opts.numericId !== 'boolean') throw new TypeError('numericId must be a boolean');
-    const rowOpts: RowOptions = { numericId: opts.numericId === true, tenant: tenantOf(opts.tenant, deps.logger) };
-    const defaults = row.endpoints(rowOpts, deps.logger);
-    const endpoint = (opts.endpoint ?? {}) as Record<string, unknown>;
-    if (typeof endpoint !== 'object' || endpoint === null) throw new TypeError('endpoint must be { authURL, tokenURL }');
-    const ep: Required<Endpoints> = {
-      authURL: endpointURL(endpoint.authURL ?? defaults.authURL, 'endpoint.authURL'),
-      tokenURL: endpointURL(endpoint.tokenURL ?? defaults.tokenURL, 'endpoint.tokenURL'),
-      infoURL: endpointURL(opts.infoURL ?? defaults.infoURL, 'infoURL'),
-    };
-    return createFlowProvider(
-      {
-        ...common,
-        name,
-        kind: 'social',
-        endpoints: async () => ep,
-        async identify(token, _hs, io) {
-          const data = await io.userInfo(ep.infoURL, token);
-          const user = finishUser(name, row.map(data, rowOpts, deps.logger), data, common.userAttributes, { noName: row.noName, userId: deps.userId });
-          return { user, avatarHeaders: row.avatarBearer && user.picture ? { Authorization: `Bearer ${token.access_token}` } : undefined };
-        },
-      },
-      deps,
-    );
+    const config = parseSocialOptions(opts, deps.logger);
+    const spec = { ...config.common, name: config.name, kind: 'social' };
+    return createUserInfoProvider(spec, config.ep, (data, token) => rowUser(config, deps, data, token), deps);
   },
 };
+
+/** Picks the entry's catalog row and checks its options against it; TypeErrors name the option. */
+function parseSocialOptions(opts: Record<string, unknown>, log: Logger): SocialConfig {
+  const name = opts.name;
+  if (typeof name !== 'string' || !name) throw new TypeError('name is required');
+  const preset = typeof opts.preset === 'string' ? opts.preset : catalogNames[name.toLowerCase()];
+  const row = preset ? catalog[preset] : undefined;
+  if (!row) throw new TypeError(`"${name}" is not a built-in provider (known: ${Object.keys(catalogNames).join(', ')})`);
+  const common = commonOptions(opts, { scopes: row.scopes, authMethod: row.authMethod });
+  if (opts.numericId !== undefined && typeof opts.numericId !== 'boolean') throw new TypeError('numericId must be a boolean');
+  const rowOpts: RowOptions = { numericId: opts.numericId === true, tenant: tenantOf(opts.tenant, log) };
+  const defaults = row.endpoints(rowOpts, log);
+  const endpoint = (opts.endpoint ?? {}) as Record<string, unknown>;
+  if (typeof endpoint !== 'object' || endpoint === null) throw new TypeError('endpoint must be { authURL, tokenURL }');
+  return { name, row, rowOpts, common, ep: userInfoEndpoints(endpoint, opts.infoURL, defaults) };
+}
+
+/** The user from the user-info JSON by the row's mapping; Microsoft's photo is fetched with the user's bearer token. */
+function rowUser({ name, row, rowOpts, common }: SocialConfig, deps: ProviderDeps, data: Record<string, unknown>, token: OAuthToken): Identified {
+  const user = finishUser(name, row.map(data, rowOpts, deps.logger), data, common.userAttributes, { noName: row.noName, userId: deps.userId });
+  return { user, avatarHeaders: row.avatarBearer && user.picture ? { Authorization: `Bearer ${token.access_token}` } : undefined };
+}

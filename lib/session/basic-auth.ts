@@ -2,10 +2,24 @@ import { rateLimited } from '../http/respond.js';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Context } from 'koa';
 import { AuthError } from '../errors.js';
-import type { BasicAuthResult, ResolvedOptions } from '../options.js';
+import type { Logger } from '../logger.js';
 import type { CredentialThrottle } from '../state/throttle.js';
 import type { User } from '../user.js';
 import { isPromise } from '../util/is-promise.js';
+
+/** Decides basic-auth credentials; the returned user is put on the request. */
+export type BasicAuthChecker = (user: string, passwd: string) => BasicAuthResult | Promise<BasicAuthResult>;
+export interface BasicAuthResult {
+  ok: boolean;
+  user?: User;
+}
+
+/** The options basic auth reads; with neither `adminPasswd` nor `basicAuthChecker` it is off. */
+export interface BasicAuthConfig {
+  adminPasswd: string | undefined;
+  basicAuthChecker: BasicAuthChecker | undefined;
+  logger: Logger;
+}
 
 /** Reads a `Basic …` Authorization header into the request's user (see basicAuthenticator()). */
 export type BasicAuthenticator = (ctx: Context, header: string) => User | undefined | Promise<User | undefined>;
@@ -14,8 +28,8 @@ export type BasicAuthenticator = (ctx: Context, header: string) => User | undefi
  * Basic auth as the options configure it: a `basicAuthChecker`, or the `adminPasswd` of user `admin`,
  * with failed attempts throttled when `basicThrottle` is given.
  */
-export function basicAuthenticator(o: ResolvedOptions, basicThrottle: CredentialThrottle | undefined): BasicAuthenticator {
-  const adminDigest = o.adminPasswd !== undefined ? digest(o.adminPasswd) : undefined;
+export function basicAuthenticator(o: BasicAuthConfig, basicThrottle: CredentialThrottle | undefined): BasicAuthenticator {
+  const verdict = o.basicAuthChecker ? checkerVerdict(o.basicAuthChecker) : adminVerdict(o.adminPasswd!);
 
   /**
    * The user of a `Basic` Authorization header. Wrong credentials are a 401 with a checker; with only
@@ -52,29 +66,6 @@ export function basicAuthenticator(o: ResolvedOptions, basicThrottle: Credential
     return accepted(user, name);
   }
 
-  /** The user the credentials name, or null when they are wrong; a checker that throws is a 401 with its cause. */
-  function verdict(name: string, passwd: string): User | null | Promise<User | null> {
-    if (o.basicAuthChecker) {
-      let result: ReturnType<NonNullable<typeof o.basicAuthChecker>>;
-      try {
-        result = o.basicAuthChecker(name, passwd);
-      } catch (err) {
-        throw checkerFailed(err);
-      }
-      return isPromise(result)
-        ? result.then(
-            (r) => checkedUser(r, name),
-            (err) => {
-              throw checkerFailed(err);
-            },
-          )
-        : checkedUser(result, name);
-    }
-    // Both digests have the same length, so the compare takes the same time for any password.
-    const ok = timingSafeEqual(digest(passwd), adminDigest!) && name === 'admin';
-    return ok ? { id: 'admin', name: 'admin', picture: '', attrs: { admin: true } } : null;
-  }
-
   /** What a verdict means for the request: a checker's refusal is a 401, a wrong admin password falls through to the token. */
   function accepted(user: User | null, name: string): User | undefined {
     if (user) return user;
@@ -84,6 +75,39 @@ export function basicAuthenticator(o: ResolvedOptions, basicThrottle: Credential
   }
 
   return basicAuth;
+}
+
+/** The user a name and password stand for, or null when they are wrong. */
+type Verdict = (name: string, passwd: string) => User | null | Promise<User | null>;
+
+/** The checker's verdict; a checker that throws is a 401 with its cause. */
+function checkerVerdict(checker: BasicAuthChecker): Verdict {
+  return (name, passwd) => {
+    let result: ReturnType<BasicAuthChecker>;
+    try {
+      result = checker(name, passwd);
+    } catch (err) {
+      throw checkerFailed(err);
+    }
+    return isPromise(result)
+      ? result.then(
+          (r) => checkedUser(r, name),
+          (err) => {
+            throw checkerFailed(err);
+          },
+        )
+      : checkedUser(result, name);
+  };
+}
+
+/** User `admin` with `adminPasswd`. */
+function adminVerdict(adminPasswd: string): Verdict {
+  const adminDigest = digest(adminPasswd);
+  return (name, passwd) => {
+    // Both digests have the same length, so the compare takes the same time for any password.
+    const ok = timingSafeEqual(digest(passwd), adminDigest) && name === 'admin';
+    return ok ? { id: 'admin', name: 'admin', picture: '', attrs: { admin: true } } : null;
+  };
 }
 
 function checkedUser(result: BasicAuthResult | undefined, name: string): User | null {

@@ -15,8 +15,8 @@ export interface Handshake {
 }
 
 /**
- * The token payload. Field names and order follow the original library (reference §1.2) so tokens
- * stay readable by its users; `aud` is one plain string.
+ * The token payload. Field names, and their order on the wire (WIRE_ORDER below), are the original
+ * library's, so its users can still read the tokens; `aud` is one plain string.
  */
 export interface Claims {
   iss?: string;

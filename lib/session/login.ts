@@ -1,11 +1,24 @@
 import type { Context } from 'koa';
 import type { AvatarProxy, AvatarPutOptions } from '../avatar/types.js';
-import type { ResolvedOptions } from '../options.js';
+import type { Logger } from '../logger.js';
 import { writeJSON } from '../http/respond.js';
 import { safeRedirect } from '../http/redirect.js';
 import { randomId, type Claims } from './claims.js';
 import type { TokenService } from './token-service.js';
 import type { User } from '../user.js';
+
+/** Runs once a provider has identified the user, before the token is issued; may edit the user or throw to refuse. */
+export type PostAuthHook = (ctx: Context, user: User, provider: string) => void | Promise<void>;
+
+/** The options the end of a login reads. */
+export interface LoginConfig {
+  /** The public base URL, without a trailing slash: where `from` may always lead. */
+  url: string;
+  /** Lower case. */
+  allowedRedirects: string[];
+  postAuthHook: PostAuthHook | undefined;
+  logger: Logger;
+}
 
 /** What a provider knows once it has identified a user. */
 export interface CompletedLogin {
@@ -33,7 +46,7 @@ export interface CompletedLogin {
 export async function completeLogin(
   ctx: Context,
   login: CompletedLogin,
-  o: ResolvedOptions,
+  o: LoginConfig,
   tokens: TokenService,
   avatars: AvatarProxy,
 ): Promise<void> {

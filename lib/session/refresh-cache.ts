@@ -1,5 +1,10 @@
-import type { RefreshCache } from '../options.js';
 import type { Claims } from './claims.js';
+
+/** Remembers refreshed claims by the old token, so requests that still carry it after its refresh are not re-issued again (concurrent ones share one refresh in any case). */
+export interface RefreshCache {
+  get(oldToken: string): Claims | undefined;
+  set(oldToken: string, claims: Claims): void;
+}
 
 /** In-memory RefreshCache: bounded, entries dropped once the refreshed token itself expires. */
 export function memoryRefreshCache(clock: () => number, max = 10_000): RefreshCache {

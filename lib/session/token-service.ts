@@ -1,9 +1,27 @@
 import type { Context } from 'koa';
 import { AuthError } from '../errors.js';
-import type { ResolvedOptions } from '../options.js';
 import { canonicalUser, copyClaims, wireOrder, type Claims, type RequestToken, type TokenSource } from './claims.js';
 import { KeyRing, decodePayload, sign, split, verifySignature } from './jwt.js';
-import { Transport } from './transport.js';
+import { Transport, type TransportConfig } from './transport.js';
+
+/** The options the token service reads to mint and verify (its Transport reads the TransportConfig). */
+export interface TokenConfig {
+  /** The secret for an audience; a reader of `staticSecret` when no SecretReader was given. */
+  secretReader: (aud: string) => string | Promise<string>;
+  /** The `secret` option; undefined when a SecretReader decides. */
+  staticSecret: string | undefined;
+  previousSecrets: string[];
+  audSecrets: boolean;
+  issuer: string;
+  tokenDurationMs: number;
+  /** The Max-Age of the cookies `set()` writes. */
+  cookieDurationMs: number;
+  /** Lower case; undefined when any audience is allowed. */
+  audiences: string[] | undefined;
+  claimsUpdater: ((claims: Claims) => Claims | Promise<Claims>) | undefined;
+  disableIAT: boolean;
+  clock: () => number;
+}
 
 const VERIFIED_CACHE_MAX = 10_000;
 
@@ -14,7 +32,7 @@ const VERIFIED_CACHE_MAX = 10_000;
  */
 export class TokenService {
   // ES private fields: a provider written outside the package gets this service, never the secrets in it.
-  readonly #o: ResolvedOptions;
+  readonly #o: TokenConfig;
   readonly #keys = new KeyRing();
   // Verified tokens: a repeated token skips the HMAC and the JSON parse. An entry is only reused for the
   // very same token text under the very secret it was verified with, and expiry is checked on every read.
@@ -28,7 +46,7 @@ export class TokenService {
   /** Current time in whole seconds, from the instance's clock (the `clock` option, Date.now by default). */
   readonly now: () => number;
 
-  constructor(o: ResolvedOptions) {
+  constructor(o: TokenConfig & TransportConfig) {
     this.#o = o;
     this.#transport = new Transport(o);
     const clock = o.clock;
@@ -58,7 +76,7 @@ export class TokenService {
     if (!claims.exp) claims.exp = exp;
     claims.aud = claims.aud ?? '';
     if (typeof claims.aud !== 'string') throw new AuthError(403, 'aud_rejected', 'aud must be a single string');
-    this.checkAudience(claims.aud);
+    this.checkAudience(claims.aud, 403);
     const secret = await this.secretFor(claims.aud);
     return { token: sign(wireOrder(claims), this.#keys.key(secret)), claims };
   }
@@ -184,9 +202,10 @@ export class TokenService {
     return { token, claims, source };
   }
 
-  private checkAudience(aud: string): void {
+  /** An audience outside the list is refused: 403 when minting (the caller asked for it), 401 when reading a token. */
+  private checkAudience(aud: string, status: 401 | 403): void {
     if (this.#o.audiences && !this.#o.audiences.includes(aud.toLowerCase())) {
-      throw new AuthError(403, 'aud_rejected', `aud "${aud}" not allowed`);
+      throw new AuthError(status, 'aud_rejected', `aud "${aud}" not allowed`);
     }
   }
 
@@ -234,17 +253,11 @@ export class TokenService {
     const claims = p as Claims;
     if (aud !== undefined) {
       claims.aud = aud;
-      this.checkAudienceOnRead(aud);
+      this.checkAudience(aud, 401);
     }
     // Stored in the shape each request's copy takes, so that copy is a plain clone (see userOf).
     if (claims.user) claims.user = canonicalUser(claims.user, aud ?? '');
     return claims;
-  }
-
-  private checkAudienceOnRead(aud: string): void {
-    if (this.#o.audiences && !this.#o.audiences.includes(aud.toLowerCase())) {
-      throw new AuthError(401, 'aud_rejected', `aud "${aud}" not allowed`);
-    }
   }
 }
 

@@ -1,7 +1,24 @@
 import type { Context } from 'koa';
 import { AuthError } from '../errors.js';
-import type { ResolvedOptions } from '../options.js';
 import { safeEqual } from '../util/safe-equal.js';
+
+/** The options a token's transport reads: where a request carries its token, and the two cookies it is written to. */
+export interface TransportConfig {
+  jwtCookieName: string;
+  xsrfCookieName: string;
+  /** Lower case, as node keys `req.headers`. */
+  xsrfHeaderName: string;
+  /** Lower case, as node keys `req.headers`. */
+  jwtHeaderName: string;
+  jwtQueryName: string;
+  secureCookies: boolean;
+  sameSite: 'Lax' | 'Strict' | 'None';
+  cookieDomain: string | undefined;
+  disableXSRF: boolean;
+  /** Upper case. */
+  xsrfIgnoreMethods: Set<string>;
+  sendJWTHeader: boolean;
+}
 
 /**
  * How a token travels with a request, for one service: where it is read from (the `token` query, the
@@ -10,7 +27,7 @@ import { safeEqual } from '../util/safe-equal.js';
  * readable by scripts).
  */
 export class Transport {
-  readonly #o: ResolvedOptions;
+  readonly #o: TransportConfig;
   // Header names as node stores them in `req.headers`: read there directly, not through Koa's `ctx.get`.
   readonly #jwtHeader: string;
   readonly #xsrfHeader: string;
@@ -18,7 +35,7 @@ export class Transport {
   // that the usual request does not look its method up at all.
   readonly #xsrfExempt: ReadonlySet<string> | undefined;
 
-  constructor(o: ResolvedOptions) {
+  constructor(o: TransportConfig) {
     this.#o = o;
     this.#jwtHeader = o.jwtHeaderName.toLowerCase();
     this.#xsrfHeader = o.xsrfHeaderName.toLowerCase();

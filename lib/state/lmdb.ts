@@ -1,8 +1,7 @@
 import type { Database, RootDatabase } from 'lmdb';
 import { openLmdbEnv } from '../util/lmdb-env.js';
-import { rev } from './memory.js';
 import { countHits } from './limiter.js';
-import { checkExpiry, checkKey, checkLimitKeys, markUsedWith, type LimitKey, type StateEntry, type StateStore, type StateStoreOptions } from './types.js';
+import { checkExpiry, checkKey, checkLimitKeys, markUsedWith, rev, type LimitKey, type StateEntry, type StateStore, type StateStoreOptions } from './types.js';
 
 /** What one key holds on disk (msgpack). */
 interface Stored {
@@ -138,9 +137,4 @@ export class LmdbStateStore implements StateStore {
 /** One flat key space; NUL cannot occur in a namespace, so `ns` + key never collide. */
 function dbKey(ns: string, key: string): string {
   return `${ns}\u0000${key}`;
-}
-
-/** The `lmdb` scheme's opener: the path is the text after `://`. */
-export function openLmdbStateStore(uri: string, opts: StateStoreOptions): LmdbStateStore {
-  return new LmdbStateStore(uri.replace(/^[a-z]+:\/\//i, ''), opts);
 }

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { countHits } from './limiter.js';
 import { checkExpiry, checkKey, checkLimitKeys, markUsedWith, type LimitKey, type StateEntry, type StateStore, type StateStoreOptions } from './types.js';
 
@@ -9,111 +8,143 @@ const MAX_COUNTERS = 100_000;
  * The in-process state store, the default: right when the Telegram poller runs inside the one app
  * process. Values are copied in and out (see copy()) so a caller never mutates stored state.
  * Expired entries go every `sweepEvery` creates instead of on a timer, so an idle store keeps
- * nothing alive and needs no teardown.
+ * nothing alive and needs no teardown. The methods are the object's own, so a caller may spread it.
  */
 export function memoryStateStore(opts: StateStoreOptions = {}): StateStore & { readonly size: number } {
-  const clock = opts.clock ?? Date.now;
-  const sweepEvery = opts.sweepEvery ?? 256;
-  const entries = new Map<string, StateEntry>();
-  let creates = 0;
-  // Revisions only have to differ between the writes of this one map (it is never shared with another
-  // process), so a counter does; a random tag per write cost a microsecond each on the basic-auth path.
-  let writes = 0;
-  const nextRev = () => (++writes).toString(16).padStart(16, '0');
-  let closed = false;
-  const id = (ns: string, key: string) => `${ns}\u0000${key}`;
-  const live = (e: StateEntry | undefined, now: number): e is StateEntry => e !== undefined && e.expiresAt > now;
-  const open = (call: string) => {
-    if (closed) throw new Error(`state store is closed (${call})`);
-  };
-  const sweepNow = (now: number) => {
-    let n = 0;
-    for (const [k, e] of entries) if (e.expiresAt <= now && entries.delete(k)) n++;
-    return n;
-  };
-
-  const store = {
+  const m = new Entries(opts.clock ?? Date.now, opts.sweepEvery ?? 256);
+  const store: StateStore & { readonly size: number } = {
     get size() {
-      return entries.size;
+      return m.map.size;
     },
-    async create(ns: string, key: string, value: unknown, expiresAtMs: number) {
-      open('create');
-      checkKey('create', ns, key);
-      checkExpiry('create', expiresAtMs);
-      const now = clock();
-      if (++creates % sweepEvery === 0) sweepNow(now);
-      if (live(entries.get(id(ns, key)), now)) return false;
-      entries.set(id(ns, key), { value: copy(value), expiresAt: expiresAtMs, rev: nextRev() });
-      return true;
-    },
-    async get<V>(ns: string, key: string) {
-      open('get');
-      checkKey('get', ns, key);
-      const e = entries.get(id(ns, key));
-      return e && ({ ...e, value: copy(e.value) } as StateEntry<V>);
-    },
-    async replace(ns: string, key: string, expected: string, value: unknown, expiresAtMs: number) {
-      open('replace');
-      checkKey('replace', ns, key);
-      checkExpiry('replace', expiresAtMs);
-      const e = entries.get(id(ns, key));
-      if (!live(e, clock()) || e.rev !== expected) return false;
-      entries.set(id(ns, key), { value: copy(value), expiresAt: expiresAtMs, rev: nextRev() });
-      return true;
-    },
-    async take(ns: string, key: string, expected: string) {
-      open('take');
-      checkKey('take', ns, key);
-      const e = entries.get(id(ns, key));
-      if (!e || e.rev !== expected) return false;
-      return entries.delete(id(ns, key));
-    },
-    async remove(ns: string, key: string) {
-      open('remove');
-      checkKey('remove', ns, key);
-      entries.delete(id(ns, key));
-    },
-    async sweep() {
-      open('sweep');
-      return sweepNow(clock());
-    },
-    async hit(ns: string, keys: readonly LimitKey[], windowMs: number) {
-      open('hit');
-      checkLimitKeys(ns, keys, windowMs);
-      const now = clock();
-      if (entries.size >= MAX_COUNTERS) {
-        sweepNow(now);
-        // Still nearly full: forget the oldest tenth of the counters (a forgotten key merely starts a
-        // fresh window), so the next sweep is 10 000 hits away rather than one.
-        const prefix = id(ns, '');
-        for (const k of entries.keys()) {
-          if (entries.size < MAX_COUNTERS * 0.9) break;
-          if (k.startsWith(prefix)) entries.delete(k);
-        }
-      }
-      return countHits(
-        keys,
-        windowMs,
-        now,
-        (key) => {
-          const e = entries.get(id(ns, key));
-          return e && { count: e.value as number, endsAt: e.expiresAt };
-        },
-        (key, w) => {
-          entries.delete(id(ns, key)); // re-inserted, so Map order stays oldest-first for the bound above
-          entries.set(id(ns, key), { value: w.count, expiresAt: w.endsAt, rev: nextRev() });
-        },
-      );
-    },
-    async markUsed(tokenId: string, expiresAtMs: number) {
-      return markUsedWith(store, tokenId, expiresAtMs, clock());
-    },
-    async close() {
-      closed = true;
-      entries.clear();
-    },
+    create: async (ns, key, value, expiresAtMs) => m.create(ns, key, value, expiresAtMs),
+    get: async (ns, key) => m.get(ns, key),
+    replace: async (ns, key, expected, value, expiresAtMs) => m.replace(ns, key, expected, value, expiresAtMs),
+    take: async (ns, key, expected) => m.take(ns, key, expected),
+    remove: async (ns, key) => m.remove(ns, key),
+    sweep: async () => m.sweep(),
+    hit: async (ns, keys, windowMs) => m.hit(ns, keys, windowMs),
+    markUsed: async (tokenId, expiresAtMs) => markUsedWith(store, tokenId, expiresAtMs, m.clock()),
+    close: async () => m.close(),
   };
   return store;
+}
+
+/** The map behind a memory store and the rules of its entries, synchronous: the store's methods are one call each. */
+class Entries {
+  readonly map = new Map<string, StateEntry>();
+  #creates = 0;
+  // Revisions only have to differ between the writes of this one map (it is never shared with another
+  // process), so a counter does; a random tag per write cost a microsecond each on the basic-auth path.
+  #writes = 0;
+  #closed = false;
+
+  constructor(
+    readonly clock: () => number,
+    readonly sweepEvery: number,
+  ) {}
+
+  create(ns: string, key: string, value: unknown, expiresAtMs: number): boolean {
+    const k = this.#at('create', ns, key);
+    checkExpiry('create', expiresAtMs);
+    const now = this.clock();
+    if (++this.#creates % this.sweepEvery === 0) this.#sweep(now);
+    if (live(this.map.get(k), now)) return false;
+    this.#write(k, copy(value), expiresAtMs);
+    return true;
+  }
+
+  get<V>(ns: string, key: string): StateEntry<V> | undefined {
+    const e = this.map.get(this.#at('get', ns, key));
+    return e && ({ ...e, value: copy(e.value) } as StateEntry<V>);
+  }
+
+  replace(ns: string, key: string, expected: string, value: unknown, expiresAtMs: number): boolean {
+    const k = this.#at('replace', ns, key);
+    checkExpiry('replace', expiresAtMs);
+    const e = this.map.get(k);
+    if (!live(e, this.clock()) || e.rev !== expected) return false;
+    this.#write(k, copy(value), expiresAtMs);
+    return true;
+  }
+
+  take(ns: string, key: string, expected: string): boolean {
+    const k = this.#at('take', ns, key);
+    const e = this.map.get(k);
+    return e !== undefined && e.rev === expected && this.map.delete(k);
+  }
+
+  remove(ns: string, key: string): void {
+    this.map.delete(this.#at('remove', ns, key));
+  }
+
+  sweep(): number {
+    this.#isOpen('sweep');
+    return this.#sweep(this.clock());
+  }
+
+  hit(ns: string, keys: readonly LimitKey[], windowMs: number): number | undefined {
+    this.#isOpen('hit');
+    checkLimitKeys(ns, keys, windowMs);
+    const now = this.clock();
+    if (this.map.size >= MAX_COUNTERS) this.#makeRoom(id(ns, ''), now);
+    const read = (key: string) => {
+      const e = this.map.get(id(ns, key));
+      return e && { count: e.value as number, endsAt: e.expiresAt };
+    };
+    return countHits(keys, windowMs, now, read, (key, w) => {
+      const k = id(ns, key);
+      this.map.delete(k); // re-inserted, so Map order stays oldest-first for #makeRoom()
+      this.#write(k, w.count, w.endsAt);
+    });
+  }
+
+  close(): void {
+    this.#closed = true;
+    this.map.clear();
+  }
+
+  #isOpen(call: string): void {
+    if (this.#closed) throw new Error(`state store is closed (${call})`);
+  }
+
+  /** The map key of (ns, key), once the store is known to be open and the key valid. */
+  #at(call: string, ns: string, key: string): string {
+    this.#isOpen(call);
+    checkKey(call, ns, key);
+    return id(ns, key);
+  }
+
+  #write(k: string, value: unknown, expiresAt: number): void {
+    this.map.set(k, { value, expiresAt, rev: (++this.#writes).toString(16).padStart(16, '0') });
+  }
+
+  #sweep(now: number): number {
+    let n = 0;
+    for (const [k, e] of this.map) if (e.expiresAt <= now && this.map.delete(k)) n++;
+    return n;
+  }
+
+  /**
+   * Room for counters in a full map: expired entries go first; while still nearly full, the oldest
+   * tenth of the namespace's counters is forgotten (a forgotten key merely starts a fresh window), so
+   * the next sweep is 10 000 hits away rather than one.
+   */
+  #makeRoom(prefix: string, now: number): void {
+    this.#sweep(now);
+    for (const k of this.map.keys()) {
+      if (this.map.size < MAX_COUNTERS * 0.9) break;
+      if (k.startsWith(prefix)) this.map.delete(k);
+    }
+  }
+}
+
+/** One flat key space; NUL cannot occur in a namespace, so `ns` + key never collide. */
+function id(ns: string, key: string): string {
+  return `${ns}\u0000${key}`;
+}
+
+function live(e: StateEntry | undefined, now: number): e is StateEntry {
+  return e !== undefined && e.expiresAt > now;
 }
 
 /**
@@ -128,14 +159,4 @@ function copy<V>(value: V): V {
     if (fields.every((f) => f === null || typeof f !== 'object')) return { ...value };
   }
   return structuredClone(value);
-}
-
-/** A fresh revision tag: 64 random bits, enough that two writes never share one. */
-export function rev(): string {
-  return randomBytes(8).toString('hex');
-}
-
-/** The `memory` scheme's opener: state of this process only. */
-export function openMemoryStateStore(_uri: string, opts: StateStoreOptions): StateStore {
-  return memoryStateStore(opts);
 }

@@ -1,8 +1,8 @@
 import { MongoServerError, ObjectId, type Collection, type MongoClient } from 'mongodb';
-import { connectMongo, splitMongoUri } from '../util/mongodb.js';
+import { connectMongo } from '../util/mongodb.js';
+import { parseMongoStateUri } from '../util/mongodb-uri.js';
 import { sha1 } from '../user.js';
-import { rev } from './memory.js';
-import { checkExpiry, checkKey, markUsedWith, type StateEntry, type StateStore, type StateStoreOptions } from './types.js';
+import { checkExpiry, checkKey, markUsedWith, rev, type StateEntry, type StateStore, type StateStoreOptions } from './types.js';
 
 /** One entry as a document. `ns` and `k` are kept beside the hashed `_id` and checked by every filter. */
 interface StateDoc {
@@ -12,23 +12,6 @@ interface StateDoc {
   v: unknown;
   exp: number;
   rev: string;
-}
-
-/** Where the state lives: connection URI without our two parameters, database, collection. */
-export interface MongoStateTarget {
-  uri: string;
-  db: string;
-  collection: string;
-}
-
-/**
- * Splits `state_db` and `state_coll` (default `state`) off a MongoDB URI, as the avatar store does
- * with `ava_db` / `ava_coll`; the rest goes to the driver unchanged. The database is `state_db`, else
- * the URI's own (`mongodb://host/app` → `app`), else `authkoa`.
- */
-export function parseMongoStateUri(uri: string): MongoStateTarget {
-  const target = splitMongoUri(uri, ['state_db', 'state_coll']);
-  return { uri: target.uri, db: target.own.state_db || target.uriDb || 'authkoa', collection: target.own.state_coll || 'state' };
 }
 
 const DUPLICATE_KEY = 11000;
@@ -138,9 +121,4 @@ export class MongoStateStore implements StateStore {
 
 function docId(ns: string, key: string): ObjectId {
   return new ObjectId(sha1(`${ns}\u0000${key}`).slice(0, 24));
-}
-
-/** The `mongodb` scheme's opener: connects and pings, so an unreachable server rejects here. */
-export function openMongoStateStore(uri: string, opts: StateStoreOptions): Promise<MongoStateStore> {
-  return MongoStateStore.open(uri, opts);
 }

@@ -2,9 +2,10 @@ import { AuthError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { lazyResource } from '../util/lazy.js';
 import { MissingPackageError } from '../util/optional.js';
-import { loadStateBackend, openStateStore, parseStateUri } from './index.js';
+import { openStateTarget, parseStateUri } from './open.js';
+import { stateSchemes } from './schemes.js';
 import { hitIn, stateLimiter, type Limiter } from './limiter.js';
-import { isStateStore, type StateStore } from './types.js';
+import { isStateStore, type StateStore, type StateTarget } from './types.js';
 
 /**
  * A state store as the service and its providers hold it: opened at start-up (or on first use when the
@@ -32,14 +33,16 @@ export interface SharedStateOptions {
   option: string;
 }
 
-/** A SharedState for `source`: a URI (`memory://`, `lmdb://…`, `redis://…`, `mongodb://…`, a registered scheme) or a StateStore. */
-export function sharedState(source: string | StateStore, opts: SharedStateOptions): SharedState {
+/**
+ * A SharedState for `source`: a parsed URI (`memory://`, `lmdb://…`, `redis://…`, `mongodb://…`, a
+ * registered scheme; see parseStateUri) or a StateStore, which is used as it is.
+ */
+export function sharedState(source: StateTarget | StateStore, opts: SharedStateOptions): SharedState {
   const { clock, logger, option } = opts;
-  if (typeof source !== 'string' && !isStateStore(source)) {
-    throw new TypeError(`authKoa: ${option} must be a state store URI or an object with create, get, replace, take, remove, sweep, markUsed and close`);
-  }
-  const opened = lazyResource(() => openStateStore(source, { clock }, option), {
-    owned: typeof source === 'string',
+  const given = stateSchemes.source(source, option);
+  const target = isStateStore(given) ? undefined : given;
+  const opened = lazyResource(async () => (target ? openStateTarget(target, { clock }, option) : (given as StateStore)), {
+    owned: target !== undefined,
     final: true,
     what: 'state store',
   });
@@ -64,11 +67,6 @@ export function sharedState(source: string | StateStore, opts: SharedStateOption
     return pending.catch(unavailable);
   }
 
-  function unavailable(err: unknown): never {
-    if (err instanceof TypeError || err instanceof AuthError) throw err;
-    throw new AuthError(503, 'state_store_unavailable', 'login state is unavailable', { cause: err });
-  }
-
   const store: StateStore = {
     create: (ns, key, value, exp) => guarded((s) => s.create(ns, key, value, exp)),
     get: (ns, key) => guarded((s) => s.get(ns, key)),
@@ -85,8 +83,7 @@ export function sharedState(source: string | StateStore, opts: SharedStateOption
     store,
     limiter: stateLimiter(store, clock),
     async start() {
-      if (typeof source !== 'string') return;
-      await loadStateBackend(source, option);
+      if (!target) return;
       try {
         await opened.get();
       } catch (err) {
@@ -96,6 +93,12 @@ export function sharedState(source: string | StateStore, opts: SharedStateOption
     },
     close,
   };
+}
+
+/** A backend failure as every route answers it; argument errors (TypeErrors) and AuthErrors pass unchanged. */
+function unavailable(err: unknown): never {
+  if (err instanceof TypeError || err instanceof AuthError) throw err;
+  throw new AuthError(503, 'state_store_unavailable', 'login state is unavailable', { cause: err });
 }
 
 /**
@@ -109,14 +112,15 @@ export function providerState(
   opts: SharedStateOptions,
 ): Pick<SharedState, 'store' | 'start' | 'close'> {
   if (source === undefined) return { store: service, start: async () => {}, close: async () => {} };
-  if (typeof source === 'string') {
-    try {
-      parseStateUri(source, opts.option);
-    } catch (err) {
-      throw new TypeError((err as Error).message.replace(/^authKoa: /, ''));
-    }
-  } else if (!isStateStore(source)) {
-    throw new TypeError(`${opts.option} must be a state store URI (memory://, lmdb://<path>, redis://…, mongodb://…) or a StateStore object`);
+  if (typeof source !== 'string') {
+    if (!isStateStore(source)) throw new TypeError(`${opts.option} must be a state store URI (memory://, lmdb://<path>, redis://…, mongodb://…) or a StateStore object`);
+    return sharedState(source, opts);
   }
-  return sharedState(source, opts);
+  let target: StateTarget;
+  try {
+    target = parseStateUri(source, opts.option);
+  } catch (err) {
+    throw new TypeError((err as Error).message.replace(/^authKoa: /, ''));
+  }
+  return sharedState(target, opts);
 }

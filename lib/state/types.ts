@@ -1,3 +1,5 @@
+import { randomBytes } from 'node:crypto';
+import type { BackendTarget } from '../util/scheme-table.js';
 import type { UsedTokenStore } from './used-tokens.js';
 
 /** One entry of a state store, as read back. */
@@ -59,6 +61,9 @@ export interface StateStoreOptions {
   sweepEvery?: number;
 }
 
+/** A parsed state store URI (parseStateUri): `kind` is what opens it, `path` the LMDB folder. */
+export type StateTarget = BackendTarget;
+
 /** The namespace markUsed() writes to. */
 export const USED_NS = 'used';
 
@@ -77,6 +82,11 @@ export function usedUntil(expiresAtMs: number, now: number): number {
 export function markUsedWith(store: Pick<StateStore, 'create'>, id: string, expiresAtMs: number, now: number): Promise<boolean> {
   if (typeof id !== 'string' || id === '') throw new TypeError('markUsed() requires a non-empty id');
   return store.create(USED_NS, id, 1, usedUntil(expiresAtMs, now));
+}
+
+/** A fresh revision tag for the stores other processes share: 64 random bits, enough that two writes never share one. */
+export function rev(): string {
+  return randomBytes(8).toString('hex');
 }
 
 /** True when `value` has the methods a StateStore needs. */

@@ -147,8 +147,3 @@ function isNotFound(err: unknown): boolean {
   const code = (err as NodeJS.ErrnoException | null)?.code;
   return code === 'ENOENT' || code === 'ENOTDIR';
 }
-
-/** The `file` scheme's opener: a plain path, `file:///abs` or `file://rel` (the path is the text after `://`). */
-export function openFileStore(uri: string): FileStore {
-  return new FileStore(uri.replace(/^file:\/\//i, ''));
-}

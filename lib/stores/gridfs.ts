@@ -1,23 +1,8 @@
 import { GridFSBucket, type Db, type GridFSFile, type MongoClient, type ObjectId } from 'mongodb';
-import { connectMongo, splitMongoUri } from '../util/mongodb.js';
+import { connectMongo } from '../util/mongodb.js';
+import { parseMongoUri, type GridFsTarget } from '../util/mongodb-uri.js';
 import { sha1 } from '../user.js';
 import { avatarId, isAvatarId, toBuffer, type AvatarEntry, type AvatarStore, type StoredAvatar } from './types.js';
-
-/** Where the GridFS store keeps avatars, parsed from a `mongodb://…?ava_db=…&ava_coll=…` URI. */
-export interface GridFsTarget {
-  /** The connection URI with the `ava_*` parameters removed (it may carry credentials: never log it). */
-  uri: string;
-  /** Database name (`ava_db`, default `test`, as the original). */
-  db: string;
-  /** GridFS bucket name (`ava_coll`, default `avatars_fs`). */
-  bucket: string;
-}
-
-/** Splits the store's own parameters off a MongoDB URI; the rest goes to the driver unchanged. */
-export function parseMongoUri(uri: string): GridFsTarget {
-  const target = splitMongoUri(uri, ['ava_db', 'ava_coll']);
-  return { uri: target.uri, db: target.own.ava_db || 'test', bucket: target.own.ava_coll || 'avatars_fs' };
-}
 
 /** Per-operation limit, as the original's 5 s. */
 const OP_TIMEOUT_MS = 5_000;
@@ -121,9 +106,4 @@ export class GridFsStore implements AvatarStore {
 
 function isFileNotFound(err: unknown): boolean {
   return /FileNotFound|file not found/i.test(String((err as Error | null)?.message ?? err));
-}
-
-/** The `mongodb` scheme's opener: connects and pings, so an unreachable server rejects here. */
-export function openGridFsStore(uri: string): Promise<GridFsStore> {
-  return GridFsStore.open(uri);
 }

@@ -75,8 +75,3 @@ export class LmdbStore implements AvatarStore {
     return `lmdb store at ${this.path}`;
   }
 }
-
-/** The `lmdb` (and `bolt`) scheme's opener: the path is the text after `://`. */
-export function openLmdbStore(uri: string): LmdbStore {
-  return new LmdbStore(uri.replace(/^[a-z]+:\/\//i, ''));
-}

@@ -1,4 +1,5 @@
 import { hashId } from '../user.js';
+import type { BackendTarget } from '../util/scheme-table.js';
 
 /** One stored avatar as `list()` reports it. */
 export interface AvatarEntry {
@@ -33,6 +34,12 @@ export interface AvatarStore {
   close(): Promise<void>;
 }
 
+/**
+ * A parsed store URI (parseStoreUri): `kind` is what opens it (`file` for a plain path, `lmdb` for
+ * `bolt://`, `mongodb`, or a registered scheme), `path` the folder of the file and LMDB stores.
+ */
+export type StoreTarget = BackendTarget;
+
 const AVATAR_ID = /^[0-9a-fA-F]{40}\.image$/;
 const SUFFIX = '.image';
 
@@ -43,7 +50,7 @@ export function isAvatarId(value: string): boolean {
 
 /**
  * The original's avatar id for a user id: hex sha1(id) + ".image"; a 40-hex id passes through and an
- * id already of the form `<40 hex>.image` keeps its hash (reference §6), so migrations keep ids.
+ * id already of the form `<40 hex>.image` keeps its hash, so migrations keep ids.
  */
 export function avatarId(userId: string): string {
   if (AVATAR_ID.test(userId)) return userId;

@@ -4,7 +4,8 @@
  * Each table lives beside what it loads; registry.ts is where applications add rows.
  */
 
-type Loader<T> = () => Promise<T>;
+/** Loads a built-in row's implementation (a dynamic import). */
+export type Loader<T> = () => Promise<T>;
 
 /** One table: fixed built-in loaders plus what register*() added. */
 export class NameTable<T> {
@@ -12,7 +13,7 @@ export class NameTable<T> {
 
   constructor(
     private readonly what: string,
-    private readonly call: string,
+    protected readonly call: string,
     private readonly builtins: Readonly<Record<string, Loader<T>>>,
   ) {}
 
@@ -40,20 +41,4 @@ export class NameTable<T> {
   names(): string[] {
     return [...Object.keys(this.builtins), ...this.added.keys()];
   }
-}
-
-/** `scheme://rest` split, the scheme lower-cased as the registries key it; a text without `scheme://` (a plain path) has none. */
-export function splitUri(uri: string): { scheme: string | undefined; rest: string } {
-  const m = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//.exec(uri);
-  return m ? { scheme: m[1]!.toLowerCase(), rest: uri.slice(m[0].length) } : { scheme: undefined, rest: uri };
-}
-
-/** A URI scheme as the registries key it: letters, digits, `+`, `.` and `-`, starting with a letter, lower case. */
-const SCHEME_NAME = /^[a-z][a-z0-9+.-]*$/;
-
-export function schemeName(call: string, scheme: unknown): string {
-  if (typeof scheme !== 'string' || !SCHEME_NAME.test(scheme.toLowerCase())) {
-    throw new TypeError(`${call} requires a URI scheme such as "s3" (letters, digits, '+', '.', '-'), without "://"`);
-  }
-  return scheme.toLowerCase();
 }

@@ -1,31 +1,15 @@
-import { execFile } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
 import Router from '@koa/router';
 import test from 'ava';
 import Koa from 'koa';
 import { chromium } from 'playwright-core';
 import { authKoa, getUserInfo } from '../../lib/index.js';
+import { selfSignedCert } from '../helpers/tls.js';
 import { CLIENT_ID, KEY_ID, TEAM_ID, startAppleStandin, teamKey } from './standin.js';
 
-/** A self-signed certificate for 127.0.0.1 and localhost, made by openssl for this run. */
-async function selfSigned(dir: string): Promise<{ key: string; cert: string }> {
-  await promisify(execFile)('openssl', [
-    'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1',
-    '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'),
-    '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost',
-  ]);
-  return { key: await readFile(join(dir, 'key.pem'), 'utf8'), cert: await readFile(join(dir, 'cert.pem'), 'utf8') };
-}
-
 test('real Chromium over https: Apple’s cross-site form_post carries the handshake cookie and the login completes', async (t) => {
-  const dir = await mkdtemp(join(tmpdir(), 'authkoa-apple-tls-'));
-  t.teardown(() => rm(dir, { recursive: true, force: true }));
   const team = teamKey();
   // The stand-in's page is on http://localhost, another site than https://127.0.0.1.
   const apple = await startAppleStandin(team.publicKey, { browserHost: 'localhost' });
@@ -35,7 +19,7 @@ test('real Chromium over https: Apple’s cross-site form_post carries the hands
   const app = new Koa();
   // Koa composes its middleware when callback() is called: take it once the routes are in place.
   let handle: ReturnType<Koa['callback']> | undefined;
-  const server = https.createServer(await selfSigned(dir), (req, res) => (handle ? handle(req, res) : void res.writeHead(503).end()));
+  const server = https.createServer(await selfSignedCert(), (req, res) => (handle ? handle(req, res) : void res.writeHead(503).end()));
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   t.teardown(() => {

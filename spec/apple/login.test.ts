@@ -1,11 +1,11 @@
 import { generateKeyPairSync } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import { authKoa, type AuthKoaOptions } from '../../lib/index.js';
 import { sha1 } from '../../lib/user.js';
 import { Client, decodeJwt, manualClock, startApp, type TestApp } from '../helpers/http.js';
+import { tempDir } from '../helpers/temp.js';
 import { CLIENT_ID, KEY_ID, TEAM_ID, startAppleStandin, teamKey, type AppleStandin } from './standin.js';
 
 const SECRET = 'apple-test-secret-0123456789abcdef';
@@ -17,11 +17,10 @@ interface Setup {
   c: Client;
 }
 
-async function setup(t: { teardown(fn: () => Promise<void>): void }, entry: Record<string, unknown> = {}, extra: Partial<AuthKoaOptions> = {}): Promise<Setup> {
+async function setup(t: ExecutionContext, entry: Record<string, unknown> = {}, extra: Partial<AuthKoaOptions> = {}): Promise<Setup> {
   const apple = await startAppleStandin(key.publicKey);
   t.teardown(() => apple.close());
-  const dir = await mkdtemp(join(tmpdir(), 'authkoa-apple-'));
-  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const dir = tempDir(t, 'authkoa-apple-');
   const app = await startApp({
     secret: SECRET,
     avatarStore: join(dir, 'avatars'),
@@ -209,8 +208,7 @@ test('on plain http a callback POST without the handshake cookie is relayed as a
 });
 
 test('bad key or missing options at start-up: auth.ready rejects naming the option', async (t) => {
-  const dir = await mkdtemp(join(tmpdir(), 'authkoa-apple-keys-'));
-  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const dir = tempDir(t, 'authkoa-apple-keys-');
   const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }) as string;
   const p384 = generateKeyPairSync('ec', { namedCurve: 'P-384' }).privateKey.export({ type: 'pkcs8', format: 'pem' }) as string;
   await writeFile(join(dir, 'rsa.p8'), rsa);

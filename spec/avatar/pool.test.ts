@@ -1,11 +1,11 @@
 import test from 'ava';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ResizePool } from '../../lib/avatar/pool.js';
 import { ensureLibBuild } from '../helpers/build.js';
+import { tempDir } from '../helpers/temp.js';
 import { dimensions, palettePng } from './helpers.js';
 
 const root = join(import.meta.dirname, '..', '..');
@@ -38,9 +38,8 @@ test('the compiled pool (dist/) starts its worker without tsx', async (t) => {
     const out = await pool.resize(png, 10);
     console.log(out.readUInt32BE(16) + 'x' + out.readUInt32BE(20));
     await pool.close();`;
-  const dir = mkdtempSync(join(tmpdir(), 'authkoa-dist-'));
+  const dir = tempDir(t, 'authkoa-dist-');
   writeFileSync(join(dir, 'check.mjs'), script);
   const out = execFileSync(process.execPath, [join(dir, 'check.mjs')], { cwd: root, encoding: 'utf8' });
-  rmSync(dir, { recursive: true });
   t.is(out.trim(), '10x5');
 });

@@ -1,8 +1,5 @@
-import test from 'ava';
-import { mkdtempSync, rmSync } from 'node:fs';
+import test, { type ExecutionContext } from 'ava';
 import type { IncomingMessage } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { createAvatarProxy, type AvatarProxyOptions } from '../../lib/avatar/proxy.js';
 import { AuthError } from '../../lib/errors.js';
 import { identicon } from '../../lib/avatar/identicon.js';
@@ -10,15 +7,18 @@ import { noopLogger } from '../../lib/logger.js';
 import { avatarId, type AvatarStore } from '../../lib/stores/index.js';
 import { FileStore } from '../../lib/stores/file.js';
 import type { User } from '../../lib/user.js';
+import { tempDir } from '../helpers/temp.js';
 import { dimensions, jpeg, palettePng, pictureServer, serve } from './helpers.js';
 
 const APP = 'http://127.0.0.1:8080';
 const user = (id: string, picture: string): User => ({ id, name: id, picture });
 
-/** A proxy over a file store in a temp dir; `warnings` collects why pictures were not used. */
-function setup(over: Partial<AvatarProxyOptions> = {}) {
-  const dir = mkdtempSync(join(tmpdir(), 'authkoa-proxy-'));
-  const store = new FileStore(dir);
+/**
+ * A proxy over a file store in the test's temp dir (removed when the test ends); `warnings` collects
+ * why pictures were not used, `done` closes the proxy.
+ */
+function setup(t: ExecutionContext, over: Partial<AvatarProxyOptions> = {}) {
+  const store = new FileStore(tempDir(t, 'authkoa-proxy-'));
   const warnings: string[] = [];
   const proxy = createAvatarProxy({
     url: APP,
@@ -31,16 +31,13 @@ function setup(over: Partial<AvatarProxyOptions> = {}) {
     ...over,
   });
   const stored = async (id: string) => (await store.get(avatarId(id)))?.data;
-  const done = async () => {
-    await proxy.close();
-    rmSync(dir, { recursive: true, force: true });
-  };
+  const done = () => proxy.close();
   return { proxy, store, stored, warnings, done };
 }
 
 test('a picture larger than the limit is fetched, resized to the limit (aspect kept) and proxied', async (t) => {
   const srv = await pictureServer({ '/wide.jpg': serve(await jpeg(800, 600), 'image/jpg'), '/tall.png': serve(palettePng(300, 600)) });
-  const { proxy, stored, done } = setup();
+  const { proxy, stored, done } = setup(t);
   const url = await proxy.put(user('github_1', `${srv.url}/wide.jpg`));
   t.is(url, `${APP}/avatar/${avatarId('github_1')}`);
   t.deepEqual(await dimensions((await stored('github_1'))!), [200, 150]);
@@ -55,11 +52,11 @@ test('a picture within the limit, or with limit 0, is stored byte for byte', asy
   const small = await jpeg(120, 80);
   const big = await jpeg(400, 300);
   const srv = await pictureServer({ '/small.jpg': serve(small, 'image/jpeg'), '/big.jpg': serve(big, 'image/jpeg') });
-  const a = setup();
+  const a = setup(t);
   await a.proxy.put(user('u1', `${srv.url}/small.jpg`));
   t.deepEqual(await a.stored('u1'), small);
   await a.done();
-  const b = setup({ resizeLimit: 0 });
+  const b = setup(t, { resizeLimit: 0 });
   await b.proxy.put(user('u2', `${srv.url}/big.jpg`));
   t.deepEqual(await b.stored('u2'), big);
   await b.done();
@@ -67,7 +64,7 @@ test('a picture within the limit, or with limit 0, is stored byte for byte', asy
 });
 
 test('no picture gives a deterministic identicon', async (t) => {
-  const { proxy, stored, done } = setup();
+  const { proxy, stored, done } = setup(t);
   t.is(await proxy.put(user('nobody', '')), `${APP}/avatar/${avatarId('nobody')}`);
   t.deepEqual(await stored('nobody'), identicon('nobody', 200));
   await done();
@@ -75,7 +72,7 @@ test('no picture gives a deterministic identicon', async (t) => {
 
 test('an upstream 404 gives the identicon and the login goes on', async (t) => {
   const srv = await pictureServer({});
-  const { proxy, stored, warnings, done } = setup();
+  const { proxy, stored, warnings, done } = setup(t);
   t.is(await proxy.put(user('u404', `${srv.url}/missing.png?token=SECRET`)), `${APP}/avatar/${avatarId('u404')}`);
   t.deepEqual(await stored('u404'), identicon('u404', 200));
   t.regex(warnings.join(), /upstream status 404/);
@@ -89,7 +86,7 @@ test('the fetch sends the provider headers (Microsoft bearer token)', async (t) 
   const srv = await pictureServer({
     '/me/photo': (req, res) => (req.headers.authorization === 'Bearer abc' ? serve(pic, 'image/jpeg')(req, res) : res.writeHead(401).end()),
   });
-  const { proxy, stored, done } = setup();
+  const { proxy, stored, done } = setup(t);
   await proxy.put(user('ms_1', `${srv.url}/me/photo`), { headers: { Authorization: 'Bearer abc' } });
   t.deepEqual(await stored('ms_1'), pic);
   await done();
@@ -125,7 +122,7 @@ test('provider credentials go to the picture origin only: a redirect to another 
   t.teardown(() => api.close());
   t.not(new URL(cdn.url).origin, new URL(api.url).origin);
 
-  const { proxy, stored, done } = setup();
+  const { proxy, stored, done } = setup(t);
   t.teardown(done);
   await proxy.put(user('ms_cross', `${api.url}/me/photo`), { headers: credentials });
   t.deepEqual(await stored('ms_cross'), pic, 'the redirect was followed to the picture');
@@ -150,7 +147,7 @@ test('non-image content (HTML, SVG, text) gives the identicon', async (t) => {
     '/html': serve('<html><script>alert(1)</script></html>', 'image/png'),
     '/svg': serve('<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>', 'image/svg+xml'),
   });
-  const { proxy, stored, done } = setup();
+  const { proxy, stored, done } = setup(t);
   for (const p of ['html', 'svg']) {
     await proxy.put(user(`nonimage_${p}`, `${srv.url}/${p}`));
     t.deepEqual(await stored(`nonimage_${p}`), identicon(`nonimage_${p}`, 200), p);
@@ -168,7 +165,7 @@ test('a body over the 10 MB cap is refused (declared or streamed) and gives the 
       res.end(huge); // no content-length: the cap is counted while streaming
     },
   });
-  const { proxy, stored, warnings, done } = setup();
+  const { proxy, stored, warnings, done } = setup(t);
   for (const p of ['declared', 'chunked']) {
     await proxy.put(user(`big_${p}`, `${srv.url}/${p}`));
     t.deepEqual(await stored(`big_${p}`), identicon(`big_${p}`, 200), p);
@@ -182,7 +179,7 @@ test('a decompression bomb (36 Mpx in a few KB) is refused from its header befor
   const bomb = palettePng(6000, 6000);
   t.true(bomb.length < 200_000);
   const srv = await pictureServer({ '/bomb.png': serve(bomb) });
-  const { proxy, stored, warnings, done } = setup();
+  const { proxy, stored, warnings, done } = setup(t);
   await proxy.put(user('bomb', `${srv.url}/bomb.png`));
   t.deepEqual(await stored('bomb'), identicon('bomb', 200));
   t.regex(warnings.join(), /too many pixels \(6000x6000\)/);
@@ -193,7 +190,7 @@ test('a decompression bomb (36 Mpx in a few KB) is refused from its header befor
 
 test('a fetch that does not answer in time gives the identicon', async (t) => {
   const srv = await pictureServer({ '/slow': () => {} });
-  const { proxy, stored, warnings, done } = setup({ fetchTimeout: 300 });
+  const { proxy, stored, warnings, done } = setup(t, { fetchTimeout: 300 });
   await proxy.put(user('slow', `${srv.url}/slow`));
   t.deepEqual(await stored('slow'), identicon('slow', 200));
   t.regex(warnings.join(), /timeout/);
@@ -205,14 +202,14 @@ test('an unreachable picture host gives the identicon after the retries', async 
   const srv = await pictureServer({});
   const url = `${srv.url}/gone.png`;
   await srv.close();
-  const { proxy, stored, done } = setup({ fetchRetries: 1, retryDelay: 10 });
+  const { proxy, stored, done } = setup(t, { fetchRetries: 1, retryDelay: 10 });
   await proxy.put(user('gone', url));
   t.deepEqual(await stored('gone'), identicon('gone', 200));
   await done();
 });
 
 test('putContent stores resized bytes and rejects non-images with a 400 AuthError', async (t) => {
-  const { proxy, stored, done } = setup();
+  const { proxy, stored, done } = setup(t);
   t.is(await proxy.putContent('telegram_1', await jpeg(400, 400)), `${APP}/avatar/${avatarId('telegram_1')}`);
   t.deepEqual(await dimensions((await stored('telegram_1'))!), [200, 200]);
   const err = await t.throwsAsync(proxy.putContent('telegram_2', Buffer.from('<html>')), { instanceOf: AuthError });
@@ -240,7 +237,7 @@ test('a store failure is an AuthError 500 avatar_store_failed', async (t) => {
 
 test('the user already carrying our own proxied URL is not refetched', async (t) => {
   const srv = await pictureServer({ '/p.jpg': serve(await jpeg(60, 60), 'image/jpeg') });
-  const { proxy, stored, done } = setup();
+  const { proxy, stored, done } = setup(t);
   const url = await proxy.put(user('again', `${srv.url}/p.jpg`));
   const before = await stored('again');
   t.is(await proxy.put(user('again', url)), url);
@@ -265,7 +262,7 @@ test('a bad store URI throws at construction, naming avatarStore and the scheme'
 });
 
 test('while a large image is resized, a plain request completes first (the event loop stays free)', async (t) => {
-  const { proxy, done } = setup({ resizeLimit: 100 });
+  const { proxy, done } = setup(t, { resizeLimit: 100 });
   const big = palettePng(3000, 3000);
   const order: string[] = [];
   const resizing = proxy.putContent('large', big).then(() => order.push('resize'));

@@ -4,10 +4,7 @@
  */
 import test from 'ava';
 import Koa from 'koa';
-import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { createAvatarProxy, type AvatarProxy } from '../../lib/avatar/proxy.js';
 import { etagMatches } from '../../lib/avatar/route.js';
 import { reportError, setDefenceHeaders, writeError } from '../../lib/http/respond.js';
@@ -15,13 +12,13 @@ import { noopLogger } from '../../lib/logger.js';
 import { authKoa } from '../../lib/index.js';
 import { avatarId } from '../../lib/stores/index.js';
 import { FileStore } from '../../lib/stores/file.js';
+import { suiteTempDir } from '../helpers/temp.js';
 import { jpeg } from './helpers.js';
 
 let base: string;
 let close: () => Promise<void>;
 let store: FileStore;
 let jpegBytes: Buffer;
-let dir: string;
 
 function app(proxy: AvatarProxy) {
   const koa = new Koa();
@@ -48,7 +45,6 @@ async function listen(koa: Koa) {
 }
 
 test.before(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'authkoa-route-'));
   store = new FileStore(dir);
   jpegBytes = await jpeg(30, 20);
   await store.put('user1', jpegBytes);
@@ -63,8 +59,9 @@ test.before(async () => {
 });
 test.after.always(async () => {
   await close?.();
-  rmSync(dir, { recursive: true, force: true });
 });
+// Declared after the hook above, so the store's folder goes once the proxy has closed.
+const dir = suiteTempDir(test, 'authkoa-route-');
 
 const defence = (t: import('ava').ExecutionContext, res: Response) => {
   t.is(res.headers.get('content-security-policy'), "default-src 'none'; sandbox; frame-ancestors 'none'");

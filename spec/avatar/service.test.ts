@@ -1,20 +1,16 @@
 /** The proxy inside authKoa(): a real login through the direct provider, then the avatar route. */
 import test from 'ava';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { avatarId } from '../../lib/stores/index.js';
 import { identicon } from '../../lib/avatar/identicon.js';
 import { Client, rawGet, startApp } from '../helpers/http.js';
 import { baseOptions } from '../core/fixtures.js';
+import { tempDir } from '../helpers/temp.js';
 
 test('a login with an avatar store gets a proxied identicon, served by the avatar route', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'authkoa-svc-'));
+  const dir = tempDir(t, 'authkoa-svc-');
   const app = await startApp(baseOptions({ avatarStore: `lmdb://${join(dir, 'ava')}`, avatarResizeLimit: 100 }));
-  t.teardown(async () => {
-    await app.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  t.teardown(() => app.close());
   const c = new Client(app.url);
   const login = await c.fetch('/auth/direct/login?user=dev_direct&passwd=password');
   t.is(login.status, 200);

@@ -5,15 +5,13 @@
  * `allowAddresses`, which lets a redirect chain start somewhere allowed.
  */
 import test from 'ava';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { createAvatarProxy } from '../../lib/avatar/proxy.js';
 import { addressPolicy, isForbiddenAddress } from '../../lib/avatar/ip.js';
 import { identicon } from '../../lib/avatar/identicon.js';
 import { noopLogger } from '../../lib/logger.js';
 import { avatarId } from '../../lib/stores/index.js';
 import { FileStore } from '../../lib/stores/file.js';
+import { tempDir } from '../helpers/temp.js';
 import { jpeg, pictureServer, serve, type PictureServer } from './helpers.js';
 
 let loopback: PictureServer; // the target an attacker wants to reach
@@ -57,7 +55,7 @@ function proxyFor(dir: string, warnings: string[]) {
 
 const refused = (name: string, picture: () => string, reason: RegExp) =>
   test(`refused: ${name}; the login gets the identicon`, async (t) => {
-    const dir = mkdtempSync(join(tmpdir(), 'authkoa-ssrf-'));
+    const dir = tempDir(t, 'authkoa-ssrf-');
     const warnings: string[] = [];
     const proxy = proxyFor(dir, warnings);
     const hitsBefore = loopback.hits.length;
@@ -67,7 +65,6 @@ const refused = (name: string, picture: () => string, reason: RegExp) =>
     t.regex(warnings.join('\n'), reason);
     t.is(loopback.hits.length, hitsBefore, 'nothing reached the loopback server');
     await proxy.close();
-    rmSync(dir, { recursive: true, force: true });
   });
 
 const port = () => new URL(loopback.url).port;
@@ -86,12 +83,11 @@ refused('a file:// picture', () => 'file:///etc/passwd', /scheme file: not allow
 refused('an ftp:// picture', () => 'ftp://127.0.0.2/p.jpg', /scheme ftp: not allowed/);
 
 test('an allowed host and a same-host redirect still work', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'authkoa-ssrf-'));
+  const dir = tempDir(t, 'authkoa-ssrf-');
   const proxy = proxyFor(dir, []);
   await proxy.put({ id: 'fine', name: 'fine', picture: `${outside.url}/to-ok` });
   t.deepEqual((await new FileStore(dir).get(avatarId('fine')))?.data, pic);
   await proxy.close();
-  rmSync(dir, { recursive: true, force: true });
 });
 
 test('address classes: private, loopback, link-local, multicast, unspecified, mapped are forbidden', (t) => {

@@ -1,15 +1,13 @@
 /** `authctl passkeys list|remove` on the store a passkey provider writes. */
 import test from 'ava';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { statePasskeyStore } from '../../lib/providers/passkey/store.js';
 import { LmdbStateStore } from '../../lib/state/lmdb.js';
 import { runCli } from '../helpers/cli.js';
+import { tempDir } from '../helpers/temp.js';
 
 test('list shows a user\'s passkeys; remove takes one out, and a second remove says it is not there', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'authkoa-passkeys-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const dir = tempDir(t, 'authkoa-passkeys-');
   const uri = `lmdb://${join(dir, 'passkeys')}`;
   const state = new LmdbStateStore(join(dir, 'passkeys'));
   const passkeys = statePasskeyStore(state);

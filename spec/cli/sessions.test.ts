@@ -1,14 +1,12 @@
 /** `authctl sessions revoke`: what it writes, and how it refuses bad arguments. */
 import test from 'ava';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LmdbStateStore } from '../../lib/state/lmdb.js';
 import { runCli } from '../helpers/cli.js';
+import { tempDir } from '../helpers/temp.js';
 
 test('revoke writes the user\'s not-before time into an LMDB store the apps share', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'authkoa-sessions-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const dir = tempDir(t, 'authkoa-sessions-');
   // The CLI reads its own clock somewhere between these two readings, however long a loaded machine
   // takes to start it: the record is checked against that interval, not against a guess of the delay.
   const before = Date.now();

@@ -87,7 +87,7 @@ test.serial('an authKoa() whose later entry fails to start closes what the earli
     secret: SECRET,
     url: 'http://127.0.0.1:1',
     logger: (msg: string) => logs.push(msg),
-    providers: [...startingEverything(api.apiRoot), { kind: 'direct', name: 'broken' }],
+    providers: [...startingEverything(api.apiRoot), { kind: 'direct', name: 'broken' } as ProviderEntry],
   });
   await t.throwsAsync(auth.ready, { message: /^authKoa: providers\[4\] \(direct\): checker must be a function/ });
   t.deepEqual(await leakedAfterClose(before), []);

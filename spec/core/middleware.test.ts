@@ -550,7 +550,7 @@ test('a read user keeps fields authkoa does not know, gets aud, and edits never 
   });
   const app = await startApp(baseOptions(), (router, auth) => {
     router.get('/mutate', auth.middleware.auth, (ctx) => {
-      const user = ctx.state.user;
+      const user: any = ctx.state.user; // the token's user, with a field a User does not declare
       ctx.body = { user: structuredClone(user) };
       user.name = 'edited';
       user.attrs.tags.push('edited');
@@ -581,7 +581,7 @@ test('a "__proto__" key in a token\'s attrs stays a plain key of the copy, never
   const token = `${h}.${p}.${createHmac('sha256', SECRET).update(`${h}.${p}`).digest('base64url')}`;
   const app = await startApp(baseOptions(), (router, auth) => {
     router.get('/attrs', auth.middleware.auth, (ctx) => {
-      const attrs = ctx.state.user.attrs;
+      const attrs = ctx.state.user!.attrs!;
       ctx.body = { own: Object.keys(attrs), protoIsObject: Object.getPrototypeOf(attrs) === Object.prototype, admin: attrs.admin ?? null };
     });
   });

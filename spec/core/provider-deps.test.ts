@@ -35,7 +35,7 @@ test('a third-party provider gets the narrow context (token service, avatars, st
     },
   });
   const clock = () => 1_700_000_000_000;
-  const auth = authKoa({ secret: SECRET, previousSecrets: [OLD_SECRET], url: 'http://127.0.0.1:1', clock, providers: [{ kind: 'deps-probe', name: 'probe' }] });
+  const auth = authKoa({ secret: SECRET, previousSecrets: [OLD_SECRET], url: 'http://127.0.0.1:1', clock, providers: [{ kind: 'deps-probe', name: 'probe' } as import('../../lib/index.js').ProviderEntry] });
   await auth.ready;
   t.teardown(() => auth.close());
   t.deepEqual(Object.keys(given!).sort(), [

@@ -51,10 +51,10 @@ test('the documented option shapes of each built-in kind pass the check', async 
 test('a third-party kind without an options list is not checked; with one, it is', async (t) => {
   registerProvider({ kind: 'loose-kind', create: (o) => ({ name: String(o.name), async login() {}, async logout() {} }) });
   registerProvider({ kind: 'strict-kind', options: ['kind', 'name', 'colour'], create: (o) => ({ name: String(o.name), async login() {}, async logout() {} }) });
-  const loose = authKoa({ ...base, providers: [{ kind: 'loose-kind', name: 'l', anything: 1 }] });
+  const loose = authKoa({ ...base, providers: [{ kind: 'loose-kind', name: 'l', anything: 1 } as import('../../lib/index.js').ProviderEntry] });
   t.teardown(() => loose.close());
   await t.notThrowsAsync(loose.ready);
-  const strict = authKoa({ ...base, providers: [{ kind: 'strict-kind', name: 's', color: 'red' }] });
+  const strict = authKoa({ ...base, providers: [{ kind: 'strict-kind', name: 's', color: 'red' } as import('../../lib/index.js').ProviderEntry] });
   t.teardown(() => strict.close());
   await t.throwsAsync(strict.ready, { message: 'authKoa: providers[0] (strict-kind): unknown option "color" (did you mean "colour"?)' });
 });

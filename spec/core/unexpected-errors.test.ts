@@ -16,7 +16,7 @@ const boom = new Error('database is down');
 
 function throwingChecker(thrown: unknown = boom) {
   return {
-    kind: 'direct',
+    kind: 'direct' as const,
     name: 'direct',
     checker: (user: string, passwd: string) => {
       if (user === 'crash') throw thrown;

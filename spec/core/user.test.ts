@@ -3,7 +3,8 @@ import { hashId } from '../../lib/user.js';
 import { boolAttr, providerUserId, setBoolAttr, setSliceAttr, setStrAttr, sliceAttr, strAttr, type User } from '../../lib/index.js';
 import { goString, sha1 } from '../../lib/user.js';
 
-// Reference §1.10 vectors: the original's HashID over SHA-1.
+// Ids as the original system hashed them (its HashID): the hex SHA-1 of the raw id, so user ids and
+// avatar ids stay the same for users moving over from it.
 const vectors: Array<[string, string]> = [
   ['myid', '6e34471f84557e1713012d64a7477c71bfdac631'],
   ['', 'da39a3ee5e6b4b0d3255bfef95601890afd80709'],
@@ -15,7 +16,7 @@ const vectors: Array<[string, string]> = [
 ];
 
 for (const [input, hash] of vectors) {
-  test(`hashId(${JSON.stringify(input)}) is the reference's SHA-1 vector`, (t) => {
+  test(`hashId(${JSON.stringify(input)}) is the original's SHA-1 id`, (t) => {
     t.is(hashId(input), hash);
   });
 }

@@ -3,18 +3,17 @@
  * the dev OAuth2 server's form, shows the user and the proxied avatar, calls protected routes with
  * the XSRF header, logs out; then logs in through the direct provider's form on the page.
  */
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import test from 'ava';
 import type { Browser, Page } from 'playwright-core';
 import { startExample, type RunningExample } from '../../example/app.js';
 import { ensureBrowserBundle, launchChromium } from '../helpers/browser.js';
+import { suiteTempDir } from '../helpers/temp.js';
 
 let app: RunningExample;
 let browser: Browser;
-const dir = mkdtempSync(join(tmpdir(), 'authkoa-e2e-'));
 // Kept after the run (dir is removed), beside the passkeys test's screenshot.
 const SCREENSHOT = fileURLToPath(new URL('../.cache/demo-logged-in.png', import.meta.url));
 
@@ -24,14 +23,11 @@ test.before(async () => {
   browser = await launchChromium();
 });
 test.after.always(async () => {
-  try {
-    await browser?.close();
-    await app?.close();
-  } finally {
-    // After the app (its LMDB stores live in dir/var) has closed.
-    rmSync(dir, { recursive: true, force: true });
-  }
+  await browser?.close();
+  await app?.close();
 });
+// Declared after the hook above, so the folder goes once the app (its LMDB stores live in dir/var) has closed.
+const dir = suiteTempDir(test, 'authkoa-e2e-');
 
 async function openPage(): Promise<Page> {
   const page = await browser.newPage();

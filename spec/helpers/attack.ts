@@ -1,6 +1,13 @@
 import { createHmac } from 'node:crypto';
 import { registerProvider, type ProviderModule } from '../../lib/index.js';
 
+/** Entries of the test kind below, `{ kind: 'from-echo', name }`, as TypeScript sees them. */
+declare module '../../lib/index.js' {
+  interface ProviderKinds {
+    'from-echo': { kind: 'from-echo'; name: string };
+  }
+}
+
 /** Signs any header and payload with HMAC-SHA256 under `secret`: the attacker's token factory. */
 export function forgeToken(payload: object, secret: string, header: object = { alg: 'HS256', typ: 'JWT' }): string {
   const h = Buffer.from(JSON.stringify(header)).toString('base64url');

@@ -4,13 +4,14 @@
  * playwright-core. One Chromium per test file; one reused page per jQuery version.
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
-import { mkdir, mkdtemp, readFile, readdir, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, readFile, readdir, rename, stat } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import type { TestFn } from 'ava';
 import type { JQueryLike, RestClientConstructor } from '../../browser/index.js';
+import { withTempDir } from './temp.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const distDir = join(root, 'dist', 'browser');
@@ -164,14 +165,11 @@ export async function ensureBrowserBundle(): Promise<void> {
   if (built.every((t) => t >= newestSource)) return;
   // A fresh clone has no dist/ at all until something builds it.
   await mkdir(join(root, 'dist'), { recursive: true });
-  const tmp = await mkdtemp(join(root, 'dist', '.browser-build-'));
-  try {
+  await withTempDir('.browser-build-', async (tmp) => {
     await mod.buildBrowser({ dir: tmp, declarations: false });
     await mkdir(distDir, { recursive: true });
     for (const f of mod.bundles) await rename(join(tmp, f), join(distDir, f));
-  } finally {
-    await rm(tmp, { recursive: true, force: true });
-  }
+  }, join(root, 'dist'));
 }
 
 /**

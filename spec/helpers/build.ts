@@ -7,10 +7,11 @@
  */
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, rename, rm } from 'node:fs/promises';
+import { mkdir, readdir, rename } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { withTempDir } from './temp.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const dist = join(root, 'dist');
@@ -31,9 +32,8 @@ export function ensureLibBuild(): Promise<void> {
 async function build(): Promise<void> {
   if (missing().length === 0) return;
   await mkdir(dist, { recursive: true });
-  const tmp = await mkdtemp(join(dist, '.lib-build-'));
   let output = '';
-  try {
+  await withTempDir('.lib-build-', async (tmp) => {
     const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
     // tsc emits even when another file has a type error (exit code 2): what matters is what it wrote.
     await promisify(execFile)(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json'), '--outDir', tmp], { cwd: root, maxBuffer: 16 << 20 }).catch(
@@ -45,9 +45,7 @@ async function build(): Promise<void> {
         if (err.code !== 'ENOTEMPTY' && err.code !== 'EEXIST') throw err;
       });
     }
-  } finally {
-    await rm(tmp, { recursive: true, force: true });
-  }
+  }, dist);
   const left = missing();
   if (left.length > 0) throw new Error(`building dist/ left out ${left.join(', ')}${output ? `; tsc said:\n${output}` : ''}`);
 }

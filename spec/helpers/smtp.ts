@@ -1,12 +1,8 @@
-import { execFile } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import net from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
 import PostalMime, { type Email } from 'postal-mime';
 import { SMTPServer, type SMTPServerOptions } from 'smtp-server';
+import { selfSignedCert } from './tls.js';
 
 /** One message the test SMTP server accepted, parsed. */
 export interface ReceivedMail {
@@ -37,25 +33,6 @@ export interface SmtpPeerOptions {
   tls?: 'plain' | 'starttls' | 'implicit';
   /** Accepted AUTH credentials; AUTH is disabled without them. */
   auth?: { user: string; pass: string };
-}
-
-let certificate: Promise<{ key: string; cert: string }> | undefined;
-
-/** A self-signed certificate for localhost and 127.0.0.1, made once per test process with openssl. */
-export function selfSignedCert(): Promise<{ key: string; cert: string }> {
-  return (certificate ??= (async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'authkoa-smtp-'));
-    try {
-      await promisify(execFile)('openssl', [
-        'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1',
-        '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1',
-        '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'),
-      ]);
-      return { key: await readFile(join(dir, 'key.pem'), 'utf8'), cert: await readFile(join(dir, 'cert.pem'), 'utf8') };
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
-  })());
 }
 
 /** Starts an smtp-server on 127.0.0.1:0 that parses every message with postal-mime. */

@@ -5,7 +5,7 @@ import { readParams } from '../../lib/http/body.js';
 import { writeError } from '../../lib/http/respond.js';
 import type { CompletedLogin } from '../../lib/session/login.js';
 import { noopLogger } from '../../lib/logger.js';
-import { resolveOptions } from '../../lib/resolve-options.js';
+import { resolveOptions } from '../../lib/options/resolve.js';
 import { socialProvider } from '../../lib/providers/social.js';
 import type { ProviderDeps } from '../../lib/providers/core/contract.js';
 import { TokenService } from '../../lib/session/token-service.js';
@@ -25,7 +25,7 @@ async function handBuilt(t: any, entry: Record<string, unknown>) {
   const app = new Koa();
   const served = await serve((req, res) => app.callback()(req, res));
   t.teardown(() => served.close());
-  const o = resolveOptions({ secret: SECRET, url: served.url, providers: [{ kind: 'direct' }] });
+  const o = resolveOptions({ secret: SECRET, url: served.url, providers: [{ kind: 'direct' } as import('../../lib/index.js').ProviderEntry] });
   const state = memoryStateStore();
   const deps: ProviderDeps = {
     tokenService: new TokenService(o),

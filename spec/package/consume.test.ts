@@ -1,17 +1,19 @@
 import test from 'ava';
 import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { ensureBrowserBundle } from '../helpers/browser.js';
 import { ensureLibBuild } from '../helpers/build.js';
+import { blockProblems, checkedFiles, docBlocks, installCommands, parseTscOutput } from './doc-blocks.js';
+import { suiteTempDir } from '../helpers/temp.js';
 
 /**
- * The package as a user gets it: `npm pack`, then the tarball installed with koa and @koa/router into a
- * throw-away consumer folder (no optional peers), used from ESM and CommonJS JavaScript and type-checked
- * from TypeScript under four module settings.
+ * The package as a user gets it: `npm pack`, then the tarball installed into a throw-away consumer folder
+ * by the commands getting-started.md gives (koa and @koa/router, then TypeScript's packages; no optional
+ * peers), used from ESM and CommonJS JavaScript, type-checked from TypeScript under four module settings,
+ * and every TypeScript block of the docs type-checked there as a reader would, with the installed tsc.
  */
 
 const run = promisify(execFile);
@@ -22,7 +24,8 @@ const recorder = fileURLToPath(new URL('./record-loads.mjs', import.meta.url));
 const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.toLowerCase().startsWith('npm_')));
 const HEAVY = ['lmdb', 'mongodb', 'ioredis', '@simplewebauthn/server', 'node-telegram-bot-api', 'nodemailer', 'jimp', 'simple-oauth2', 'koa-session', 'jose'];
 
-let dir = '';
+/** The consumer folder: the packed tarball, its install and the test projects. */
+const dir = suiteTempDir(test, 'authkoa-consumer-');
 let installedBytes = 0;
 
 async function npm(args: string[], cwd: string): Promise<string> {
@@ -48,17 +51,17 @@ test.before(async (t) => {
   // npm pack packs dist/: on a fresh clone (no `npm run build` yet) the tests build it first.
   t.timeout(10 * 60_000);
   await Promise.all([ensureLibBuild(), ensureBrowserBundle()]);
-  dir = await mkdtemp(join(tmpdir(), 'authkoa-consumer-'));
   const packed = JSON.parse(await npm(['pack', '--json', '--pack-destination', dir], root)) as { filename: string }[];
   await writeFile(join(dir, 'package.json'), JSON.stringify({ name: 'consumer', version: '1.0.0', private: true }));
-  await npm(['install', join(dir, packed[0]!.filename), 'koa', '@koa/router'], dir);
-  installedBytes = await bytesUnder(join(dir, 'node_modules'));
-  // What a TypeScript user adds; installed after the size was taken.
-  await npm(['install', '@types/koa', '@types/node@20'], dir);
-});
-
-test.after.always(async () => {
-  if (dir) await rm(dir, { recursive: true, force: true });
+  // getting-started's install steps (`authkoa` being the tarball), then rest-client's for its TypeScript
+  // blocks; the size is taken after the first, the packages every app installs.
+  const tarball = join(dir, packed[0]!.filename);
+  const [runtime, ...rest] = [...installCommands('docs/getting-started.md'), ...installCommands('docs/rest-client.md')];
+  if (!runtime?.includes('authkoa')) throw new Error(`getting-started.md no longer starts with installing authkoa: npm ${runtime?.join(' ')}`);
+  for (const [i, args] of [runtime, ...rest].entries()) {
+    await npm(args.map((a) => (a === 'authkoa' ? tarball : a)), dir);
+    if (i === 0) installedBytes = await bytesUnder(join(dir, 'node_modules'));
+  }
 });
 
 test('social login with the LMDB store installs at most 35 MB of node_modules, optional peers not installed', async (t) => {
@@ -208,6 +211,28 @@ for (const [module, resolution, type] of [
     t.is(result, '', result);
   });
 }
+
+test("every TypeScript block of README.md and docs/ type-checks under strict with the consumer's own tsc and getting-started's tsconfig", async (t) => {
+  const project = join(dir, 'docs-check');
+  await mkdir(project, { recursive: true });
+  // getting-started: the examples are ES modules, checked by its tsconfig.json as written.
+  const tsconfig = docBlocks().find((b) => b.file === 'docs/getting-started.md' && b.lang === 'json' && b.code.includes('compilerOptions'));
+  if (!tsconfig) throw new Error('getting-started.md has no tsconfig.json block');
+  await writeFile(join(project, 'package.json'), JSON.stringify({ type: 'module' }));
+  await writeFile(join(project, 'tsconfig.json'), tsconfig.code);
+  const exported = JSON.parse((await node(['--input-type=module', '-e', `console.log(JSON.stringify(Object.keys(await import('authkoa'))))`])).stdout) as string[];
+  const { blocks, sources, names } = checkedFiles(['ts'], exported.filter((n) => n !== 'default'));
+  for (const [i, name] of names.entries()) await writeFile(join(project, name), sources[i]!.text);
+  const tscBin = join(dir, 'node_modules', '.bin', 'tsc');
+  const output = await run(tscBin, ['-p', project, '--pretty', 'false'], { cwd: project, env, maxBuffer: 16 << 20 }).then(
+    ({ stdout }) => stdout,
+    (err: { stdout?: string }) => err.stdout || String(err),
+  );
+  const { diagnostics, other } = parseTscOutput(output, names);
+  t.deepEqual(blockProblems(blocks, sources, diagnostics), []);
+  t.deepEqual(other, []);
+  t.log(`${blocks.length - 1} blocks and the type test, ${(await run(tscBin, ['--version'], { env })).stdout.trim()}`);
+});
 
 test('a feature whose optional package is not installed fails at start-up with one line naming the package', async (t) => {
   const { stdout } = await node([

@@ -4,13 +4,13 @@
  * addresses, redirects into the private network). The "internal service" is a real server on a loopback
  * address; the defence holds when it never sees a request and the login still succeeds with an identicon.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import test from 'ava';
 import { identicon } from '../../lib/avatar/identicon.js';
 import { registerFromEchoKind } from '../helpers/attack.js';
 import { Client, rawGet, serve, startApp, type Served, type TestApp } from '../helpers/http.js';
+import { suiteTempDir } from '../helpers/temp.js';
 
 registerFromEchoKind();
 
@@ -19,7 +19,6 @@ let internal: Served;
 let internalHits = 0;
 let gateway: Served;
 let app: TestApp;
-let storeDir: string;
 
 test.before(async () => {
   internal = await serve((_req, res) => {
@@ -35,7 +34,6 @@ test.before(async () => {
     const to = new URL(req.url!, 'http://x').searchParams.get('to') ?? '';
     res.writeHead(302, { location: to }).end();
   });
-  storeDir = mkdtempSync(join(tmpdir(), 'authkoa-sec-avatars-'));
   writeFileSync(join(storeDir, 'secret.txt'), 'do not serve me');
   app = await startApp({
     secret: 'security-suite-secret-0123456789',
@@ -45,15 +43,12 @@ test.before(async () => {
   });
 });
 test.after.always(async () => {
-  try {
-    await app.close();
-    await gateway.close();
-    await internal.close();
-  } finally {
-    // After the app (its avatar store is in storeDir) has closed.
-    if (storeDir) rmSync(storeDir, { recursive: true, force: true });
-  }
+  await app.close();
+  await gateway.close();
+  await internal.close();
 });
+// Declared after the hook above, so the folder goes once the app (its avatar store is in storeDir) has closed.
+const storeDir = suiteTempDir(test, 'authkoa-sec-avatars-');
 
 async function loginWithPicture(user: string, picture: string): Promise<{ status: number; picture: string }> {
   const res = await new Client(app.url).fetch(`/auth/echo/login?user=${user}&picture=${encodeURIComponent(picture)}`);

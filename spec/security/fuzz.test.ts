@@ -6,10 +6,10 @@
 import test from 'ava';
 import fc from 'fast-check';
 import { AuthError } from '../../lib/errors.js';
-import { resolveOptions } from '../../lib/resolve-options.js';
+import { resolveOptions } from '../../lib/options/resolve.js';
 import { safeRedirect } from '../../lib/http/redirect.js';
 import { parseStoreUri } from '../../lib/stores/index.js';
-import { isAvatarId } from '../../lib/stores/index.js';
+import { isAvatarId } from '../../lib/stores/types.js';
 import { TokenService } from '../../lib/session/token-service.js';
 import { forgeToken } from '../helpers/attack.js';
 

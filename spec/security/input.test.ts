@@ -2,7 +2,7 @@
 import test from 'ava';
 import { Client, startApp } from '../helpers/http.js';
 
-const providers = [{ kind: 'direct', name: 'direct', checker: (u: string, p: string) => u === 'alice' && p === 'pw' }];
+const providers = [{ kind: 'direct' as const, name: 'direct', checker: (u: string, p: string) => u === 'alice' && p === 'pw' }];
 const secret = 'security-suite-secret-0123456789';
 
 test('an oversized login body is refused with 413 JSON, declared or streamed, and the app stays up', async (t) => {

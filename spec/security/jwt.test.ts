@@ -8,7 +8,7 @@ import { forgeToken, payloadOf } from '../helpers/attack.js';
 import { Client, serve, startApp, type TestApp } from '../helpers/http.js';
 
 const SECRET = 'security-suite-secret-0123456789';
-const providers = [{ kind: 'direct', name: 'direct', checker: () => true }];
+const providers = [{ kind: 'direct' as const, name: 'direct', checker: () => true }];
 
 let app: TestApp;
 let genuine: string;

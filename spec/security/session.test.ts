@@ -2,7 +2,7 @@
 import test from 'ava';
 import { Client, manualClock, startApp } from '../helpers/http.js';
 
-const providers = [{ kind: 'direct', name: 'direct', checker: () => true }];
+const providers = [{ kind: 'direct' as const, name: 'direct', checker: () => true }];
 const secret = 'security-suite-secret-0123456789';
 
 async function session(url: string, user = 'victim') {

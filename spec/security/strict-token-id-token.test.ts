@@ -2,13 +2,12 @@
  * Strict token form for id_tokens: one without `exp` would be good forever, so Apple and OIDC logins refuse
  * it (403 invalid_id_token, no session), while the same id_token with `exp` logs in.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test, { type ExecutionContext } from 'ava';
 import { exportJWK, generateKeyPair, SignJWT, type JWK } from 'jose';
 import { CLIENT_ID, KEY_ID, TEAM_ID, startAppleStandin, teamKey } from '../apple/standin.js';
 import { Client, manualClock, serve, startApp } from '../helpers/http.js';
+import { tempDir } from '../helpers/temp.js';
 
 const SECRET = 'strict-id-token-secret-0123456789abcdef';
 
@@ -16,8 +15,7 @@ test('Apple: an id_token without exp → 403 invalid_id_token, no session; with 
   const key = teamKey();
   const apple = await startAppleStandin(key.publicKey);
   t.teardown(() => apple.close());
-  const dir = await mkdtemp(join(tmpdir(), 'authkoa-strict-'));
-  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const dir = tempDir(t, 'authkoa-strict-');
   const app = await startApp({
     secret: SECRET,
     avatarStore: join(dir, 'avatars'),

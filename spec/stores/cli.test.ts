@@ -1,13 +1,13 @@
 /** `authctl avatars …` run as a child process, against real stores in temp dirs. */
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { avatarId } from '../../lib/stores/index.js';
 import { FileStore } from '../../lib/stores/file.js';
 import { LmdbStore } from '../../lib/stores/lmdb.js';
 import { startMongo } from '../helpers/mongo.js';
+import { tempDir } from '../helpers/temp.js';
 
 const root = join(import.meta.dirname, '..', '..');
 
@@ -19,15 +19,17 @@ function authctl(...args: string[]): Promise<{ code: number; stdout: string; std
   });
 }
 
-async function fileStoreWith(users: string[]) {
-  const dir = mkdtempSync(join(tmpdir(), 'authkoa-cli-'));
+const PREFIX = 'authkoa-cli-';
+
+async function fileStoreWith(t: ExecutionContext, users: string[]) {
+  const dir = tempDir(t, PREFIX);
   const store = new FileStore(join(dir, 'fs'));
   for (const u of users) await store.put(u, Buffer.from(`picture of ${u}`));
   return { dir, store, path: join(dir, 'fs') };
 }
 
 test('list prints id, size and modified per avatar and the total; --json the same as JSON', async (t) => {
-  const { dir, path } = await fileStoreWith(['alice', 'bob']);
+  const { path } = await fileStoreWith(t, ['alice', 'bob']);
   const text = await authctl('list', path);
   t.is(text.code, 0, text.stderr);
   const lines = text.stdout.trim().split('\n');
@@ -37,11 +39,10 @@ test('list prints id, size and modified per avatar and the total; --json the sam
   const json = JSON.parse((await authctl('list', `file://${path}`, '--json')).stdout);
   t.deepEqual(json.avatars.map((a: { id: string }) => a.id).sort(), [avatarId('alice'), avatarId('bob')].sort());
   t.deepEqual(json.total, { count: 2, bytes: 30 });
-  rmSync(dir, { recursive: true });
 });
 
 test('prune --older-than removes only old avatars; --dry-run removes nothing', async (t) => {
-  const { dir, store, path } = await fileStoreWith(['old1', 'old2', 'fresh']);
+  const { store, path } = await fileStoreWith(t, ['old1', 'old2', 'fresh']);
   const longAgo = new Date(Date.now() - 100 * 86_400_000);
   for (const u of ['old1', 'old2']) utimesSync(store.location(avatarId(u)), longAgo, longAgo);
   const dry = await authctl('prune', path, '--older-than', '90d', '--dry-run');
@@ -53,11 +54,10 @@ test('prune --older-than removes only old avatars; --dry-run removes nothing', a
   t.regex(real.stdout, /removed 2 of 3 avatars/);
   t.is(await store.get(avatarId('old1')), undefined);
   t.truthy(await store.get(avatarId('fresh')));
-  rmSync(dir, { recursive: true });
 });
 
 test('prune --keep-file keeps listed avatar ids or user ids (LMDB store)', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'authkoa-cli-'));
+  const dir = tempDir(t, PREFIX);
   const lm = new LmdbStore(join(dir, 'ava'));
   for (const u of ['keep_me', 'keep_hash', 'drop_me']) await lm.put(u, Buffer.from(u));
   await lm.close();
@@ -70,22 +70,20 @@ test('prune --keep-file keeps listed avatar ids or user ids (LMDB store)', async
   t.truthy(await after.get(avatarId('keep_me')));
   t.truthy(await after.get(avatarId('keep_hash')));
   await after.close();
-  rmSync(dir, { recursive: true });
 });
 
 test('prune needs exactly one rule, and a valid duration', async (t) => {
-  const { dir, path } = await fileStoreWith(['x']);
+  const { path } = await fileStoreWith(t, ['x']);
   const none = await authctl('prune', path);
   t.is(none.code, 1);
   t.is(none.stderr, 'authctl: prune needs exactly one of --older-than or --keep-file\n');
   const bad = await authctl('prune', path, '--older-than', 'soon');
   t.not(bad.code, 0);
   t.regex(bad.stderr, /--older-than/);
-  rmSync(dir, { recursive: true });
 });
 
 test('migrate file → lmdb → GridFS (CongoDB stand-in for mongod) keeps ids and bytes', async (t) => {
-  const { dir, store, path } = await fileStoreWith(['m1', 'm2', 'm3']);
+  const { dir, store, path } = await fileStoreWith(t, ['m1', 'm2', 'm3']);
   const lmdb = `lmdb://${join(dir, 'ava')}`;
   const a = await authctl('migrate', path, lmdb);
   t.is(a.code, 0, a.stderr);
@@ -103,7 +101,6 @@ test('migrate file → lmdb → GridFS (CongoDB stand-in for mongod) keeps ids a
   } finally {
     await mongo.stop();
   }
-  rmSync(dir, { recursive: true });
 });
 
 test('a bad URI, a missing store and an unreachable server are one-line errors with exit 1', async (t) => {
@@ -124,7 +121,7 @@ test('a bad URI, a missing store and an unreachable server are one-line errors w
 // `script` (util-linux, part of every Debian base system) gives the child a pseudo-terminal, as a person
 // at a shell has.
 test('on a terminal, migrate draws a progress bar instead of lines', async (t) => {
-  const { dir, path } = await fileStoreWith(['t1', 't2', 't3', 't4']);
+  const { dir, path } = await fileStoreWith(t, ['t1', 't2', 't3', 't4']);
   const cmd = [process.execPath, '--import=tsx', join(root, 'bin', 'authctl.ts'), 'avatars', 'migrate', path, join(dir, 'copy')]
     .map((a) => `'${a}'`)
     .join(' ');
@@ -134,5 +131,4 @@ test('on a terminal, migrate draws a progress bar instead of lines', async (t) =
   t.regex(screen, /\rmigrating \[#{30}\] 4\/4/);
   t.notRegex(screen, /copied /);
   t.regex(screen, /migrated 4 of 4 avatars/);
-  rmSync(dir, { recursive: true });
 });

@@ -6,7 +6,8 @@ import type { ExecutionContext, TestFn } from 'ava';
 import { avatarId, type AvatarStore } from '../../lib/stores/index.js';
 import { sha1 } from '../../lib/user.js';
 
-export type OpenStore = () => Promise<{ store: AvatarStore; cleanup?: () => Promise<void> }>;
+/** Opens a fresh store for one test; a folder it needs can be the test's own (tempDir(t)), removed after the test. */
+export type OpenStore = (t: ExecutionContext) => Promise<{ store: AvatarStore; cleanup?: () => Promise<void> }>;
 
 const png = (n: number) => Buffer.concat([Buffer.from('89504e470d0a1a0a', 'hex'), Buffer.alloc(n, n % 251)]);
 
@@ -19,7 +20,7 @@ async function collect(store: AvatarStore) {
 export function storeContract(test: TestFn, kind: string, open: OpenStore): void {
   const withStore = (name: string, body: (store: AvatarStore, t: ExecutionContext) => Promise<void>) =>
     test(`${kind}: ${name}`, async (t) => {
-      const { store, cleanup } = await open();
+      const { store, cleanup } = await open(t);
       try {
         await body(store, t);
       } finally {

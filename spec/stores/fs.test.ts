@@ -1,43 +1,38 @@
 import test from 'ava';
 import { fork } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { avatarId, openStore } from '../../lib/stores/index.js';
 import { FileStore } from '../../lib/stores/file.js';
+import { tempDir } from '../helpers/temp.js';
 import { storeContract } from './contract.js';
 
-const tempDir = () => mkdtempSync(join(tmpdir(), 'authkoa-fs-'));
+const PREFIX = 'authkoa-fs-';
 
-storeContract(test, 'file store', async () => {
-  const dir = tempDir();
-  return { store: new FileStore(dir), cleanup: async () => rmSync(dir, { recursive: true, force: true }) };
-});
+storeContract(test, 'file store', async (t) => ({ store: new FileStore(tempDir(t, PREFIX)) }));
 
 test('file store uses the original partitioned layout (user1 → 30/, user2 → 84/)', async (t) => {
-  const dir = tempDir();
+  const dir = tempDir(t, PREFIX);
   const store = await openStore(`file://${dir}`);
   await store.put('user1', Buffer.from('x'));
   await store.put('user2', Buffer.from('y'));
   t.true(existsSync(join(dir, '30', 'b3daa77b4c04a9551b8781d03191fe098f325e67.image')));
   t.true(existsSync(join(dir, '84', `${avatarId('user2')}`)));
   t.true(avatarId('user2').startsWith('a1881c06'));
-  rmSync(dir, { recursive: true });
 });
 
 test('file store reads avatars written by the original (a folder laid out by hand)', async (t) => {
-  const dir = tempDir();
+  const dir = tempDir(t, PREFIX);
   const id = avatarId('user1');
   const { mkdirSync, writeFileSync } = await import('node:fs');
   mkdirSync(join(dir, '30'));
   writeFileSync(join(dir, '30', id), 'legacy');
   const store = new FileStore(dir);
   t.is((await store.get(id))?.data.toString(), 'legacy');
-  rmSync(dir, { recursive: true });
 });
 
 test('a crash between write and rename leaves no partial avatar and keeps the old one', async (t) => {
-  const dir = tempDir();
+  const dir = tempDir(t, PREFIX);
   const store = new FileStore(dir);
   const id = await store.put('victim', Buffer.from('old avatar'));
   // The child writes a new avatar and is SIGKILLed after the temp file is synced, before the rename.
@@ -57,11 +52,10 @@ test('a crash between write and rename leaves no partial avatar and keeps the ol
   const child2 = fork(join(import.meta.dirname, 'fixtures', 'crash-writer.ts'), [dir, 'newcomer'], { execArgv: ['--import=tsx'], stdio: 'ignore' });
   await new Promise((resolve) => child2.on('exit', resolve));
   t.is(await store.get(avatarId('newcomer')), undefined);
-  rmSync(dir, { recursive: true });
 });
 
 test('file store holds 10 000 avatars and lists them all', async (t) => {
-  const dir = tempDir();
+  const dir = tempDir(t, PREFIX);
   const store = new FileStore(dir);
   const n = 10_000;
   const ids = new Set<string>();
@@ -80,15 +74,13 @@ test('file store holds 10 000 avatars and lists them all', async (t) => {
   t.true(bytes > 0);
   t.is((await store.get(avatarId('user9999')))?.data.toString(), 'avatar 9999');
   t.is(readdirSync(dir).length, 100, 'spread over the 100 partitions');
-  rmSync(dir, { recursive: true });
 });
 
 test('a partition folder removed between writes is made again', async (t) => {
-  const dir = tempDir();
+  const dir = tempDir(t, PREFIX);
   const store = new FileStore(dir);
   await store.put('user1', Buffer.from('a'));
   rmSync(join(dir, '30'), { recursive: true });
   await store.put('user1', Buffer.from('b'));
   t.is((await store.get(avatarId('user1')))?.data.toString(), 'b');
-  rmSync(dir, { recursive: true });
 });

@@ -1,7 +1,5 @@
 import test from 'ava';
 import { fork } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { open } from 'lmdb';
 import { avatarId, openStore } from '../../lib/stores/index.js';
@@ -13,10 +11,7 @@ import { storeContract } from './contract.js';
 
 const PREFIX = 'authkoa-lmdb-';
 
-storeContract(test, 'lmdb store', async () => {
-  const dir = mkdtempSync(join(tmpdir(), PREFIX));
-  return { store: new LmdbStore(join(dir, 'ava')), cleanup: async () => rmSync(dir, { recursive: true, force: true }) };
-});
+storeContract(test, 'lmdb store', async (t) => ({ store: new LmdbStore(join(tempDir(t, PREFIX), 'ava')) }));
 
 test('bolt:// opens the same LMDB store as lmdb:// (alias for users of the original)', async (t) => {
   const dir = tempDir(t, PREFIX);

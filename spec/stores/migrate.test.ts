@@ -1,13 +1,12 @@
 import test from 'ava';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FileStore } from '../../lib/stores/file.js';
 import { LmdbStore } from '../../lib/stores/lmdb.js';
 import { avatarId, migrate, openStore, parseStoreUri, type AvatarStore } from '../../lib/stores/index.js';
 import { startMongo } from '../helpers/mongo.js';
+import { tempDir } from '../helpers/temp.js';
 
-const tempDir = () => mkdtempSync(join(tmpdir(), 'authkoa-migrate-'));
+const PREFIX = 'authkoa-migrate-';
 
 async function contents(store: AvatarStore): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
@@ -16,7 +15,7 @@ async function contents(store: AvatarStore): Promise<Record<string, string>> {
 }
 
 test('migrate file → lmdb → file keeps ids and bytes', async (t) => {
-  const dir = tempDir();
+  const dir = tempDir(t, PREFIX);
   const fs1 = new FileStore(join(dir, 'fs1'));
   for (let i = 0; i < 50; i++) await fs1.put(`user${i}`, Buffer.from(`picture ${i}`));
   const lm = new LmdbStore(join(dir, 'lmdb'));
@@ -32,11 +31,10 @@ test('migrate file → lmdb → file keeps ids and bytes', async (t) => {
   t.is(r2.copied, 50);
   t.deepEqual(await contents(new FileStore(join(dir, 'fs2'))), expected);
   await lm.close();
-  rmSync(dir, { recursive: true });
 });
 
 test('migrate 10 000 avatars from lmdb into a file store', async (t) => {
-  const dir = tempDir();
+  const dir = tempDir(t, PREFIX);
   const lm = new LmdbStore(join(dir, 'lmdb'));
   for (let i = 0; i < 10_000; i += 1000) await Promise.all(Array.from({ length: 1000 }, (_, k) => lm.put(`u${i + k}`, Buffer.from(`${i + k}`))));
   const r = await migrate(lm, join(dir, "fs"));
@@ -44,11 +42,10 @@ test('migrate 10 000 avatars from lmdb into a file store', async (t) => {
   const fs = await openStore(join(dir, 'fs'));
   t.is((await fs.get(avatarId('u1234')))?.data.toString(), '1234');
   await lm.close();
-  rmSync(dir, { recursive: true });
 });
 
 test('migrate skips and reports an avatar that cannot be read', async (t) => {
-  const dir = tempDir();
+  const dir = tempDir(t, PREFIX);
   const src = new FileStore(join(dir, 'src'));
   await src.put('ok', Buffer.from('fine'));
   await src.put('bad', Buffer.from('broken'));
@@ -64,13 +61,12 @@ test('migrate skips and reports an avatar that cannot be read', async (t) => {
   t.is(r.copied, 1);
   t.deepEqual(r.failed, [avatarId('bad')]);
   t.deepEqual(errors, [avatarId('bad')]);
-  rmSync(dir, { recursive: true });
 });
 
 // GridFS side: CongoDB, a MongoDB wire-protocol stand-in for mongod (see spec/helpers/mongo.ts).
 test('migrate lmdb → gridfs → file keeps ids and bytes', async (t) => {
   const mongo = await startMongo();
-  const dir = tempDir();
+  const dir = tempDir(t, PREFIX);
   const lm = new LmdbStore(join(dir, 'lmdb'));
   for (let i = 0; i < 20; i++) await lm.put(`user${i}`, Buffer.from(`gridfs ${i}`));
   const uri = mongo.uriWith({ ava_db: `mig`, ava_coll: 'av' });
@@ -79,7 +75,6 @@ test('migrate lmdb → gridfs → file keeps ids and bytes', async (t) => {
   t.deepEqual(await contents(new FileStore(join(dir, 'fs'))), await contents(lm));
   await lm.close();
   await mongo.stop();
-  rmSync(dir, { recursive: true });
 });
 
 test('store URIs: paths, file://, lmdb://, bolt:// and mongodb:// are recognised', (t) => {

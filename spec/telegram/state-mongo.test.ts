@@ -9,7 +9,8 @@
 import test from 'ava';
 import { randomBytes } from 'node:crypto';
 import { openStateStore } from '../../lib/state/index.js';
-import { MongoStateStore, parseMongoStateUri } from '../../lib/state/mongodb.js';
+import { MongoStateStore } from '../../lib/state/mongodb.js';
+import { parseMongoStateUri } from '../../lib/util/mongodb-uri.js';
 import { startMongo, type MongoPeer } from '../helpers/mongo.js';
 import { Client } from '../helpers/http.js';
 import { startFakeBotApi } from '../helpers/telegram.js';

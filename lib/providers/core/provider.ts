@@ -1,4 +1,4 @@
-/** A provider as the router sees it, and what an entry of `opts.providers` may be. */
+/** A provider as the router sees it, and what an entry of `opts.providers` may be (the built-in kinds' options: entries.ts). */
 import type { Context } from 'koa';
 
 /** What the router calls. Providers never parse the path: the router resolves them by name. */
@@ -26,11 +26,29 @@ export interface Provider {
   close?(): Promise<void>;
 }
 
-/** An entry of `opts.providers` that is not a ready Provider: a kind with its options, or a built-in name. */
+/**
+ * A kind's options as its module receives them (ProviderModule.create): whatever the entry held, checked by
+ * nothing but the module's own `options` list. What an application may write is ProviderEntry.
+ */
 export interface ProviderOptions {
   kind?: string;
   name?: string;
   [option: string]: unknown;
 }
 
-export type ProviderEntry = Provider | ProviderOptions;
+/**
+ * The options each provider kind takes, by kind: what makes `opts.providers` typed. The built-in kinds
+ * are filled in by entries.ts. A kind added with registerProvider() declares its own here, with a literal
+ * `kind`, and its entries are then checked as the built-in ones are:
+ *
+ *     declare module 'authkoa' {
+ *       interface ProviderKinds { 'api-key': ApiKeyOptions }   // ApiKeyOptions has kind: 'api-key'
+ *     }
+ *
+ * There is no catch-all member: it would take `{ kind: 'direct', checkr }` as some unknown kind's
+ * options, and a misspelled option of a built-in kind would no longer be an error.
+ */
+export interface ProviderKinds {}
+
+/** An entry of `opts.providers`: a ready Provider, or the options of a kind in ProviderKinds (told apart by `kind`, or by a built-in `name`). */
+export type ProviderEntry = Provider | ProviderKinds[keyof ProviderKinds];

@@ -35,8 +35,8 @@ export function planProviders(entries: readonly ProviderEntry[]): ProviderPlan[]
     }
     if (isProvider(entry)) return { at, provider: checkReady(entry, at) };
     const builtin = typeof entry.name === 'string' ? builtinNames.get(entry.name.toLowerCase()) : undefined;
-    let kind = entry.kind;
-    let options: ProviderOptions = entry;
+    let kind: string | undefined = entry.kind;
+    let options = entry as ProviderOptions;
     if (kind === undefined) {
       if (typeof entry.name !== 'string') throw new TypeError(`authKoa: ${at} needs a kind, or the name of a built-in provider`);
       if (!builtin) {

@@ -1,15 +1,14 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
-import { once } from 'node:events';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type http from 'node:http';
 import { noopLogger, type Logger } from '../../logger.js';
-import { randomId } from '../../session/claims.js';
-import { Expiring } from './store.js';
 import { readBody } from '../../http/body.js';
 import { identicon } from '../../avatar/identicon.js';
+import { GrantBook } from './grants.js';
+import { basicText, firstValues, withParams } from './http.js';
+import { escapeHTML } from './page.js';
+import { listen, MAX_FORM } from './listener.js';
 
 /**
- * The development-only OAuth2 server (reference §5.5): any user name logs in through a form. It exists
+ * The development-only OAuth2 server, as the original shipped one: any user name logs in through a form. It exists
  * so an application can be built and demonstrated without registering with a real provider. Unlike
  * the original it redirects to the `redirect_uri` the client sent (checked against allowed origins,
  * so any mount prefix works), keeps one remembered user per login rather than per process, and
@@ -39,7 +38,17 @@ export interface DevOAuthServer {
 
 const CODE_TTL_MS = 10 * 60_000;
 const TOKEN_TTL_MS = 60 * 60_000;
-const MAX_BODY = 16 * 1024;
+const PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'";
+
+/** A running dev server as its route handlers see it. */
+interface DevServer {
+  opts: DevOAuthServerOptions;
+  log: Logger;
+  /** Codes and tokens stand for a user name. */
+  grants: GrantBook<string>;
+  /** Base URL, known once the server listens. */
+  base: string;
+}
 
 /** Throws when NODE_ENV is production: a server where any name logs in must never run there. */
 export function refuseInProduction(): void {
@@ -48,108 +57,85 @@ export function refuseInProduction(): void {
   }
 }
 
+/** The endpoints of a dev server at `url` (GitHub's paths). */
+export function devEndpoints(url: string): { authURL: string; tokenURL: string; infoURL: string } {
+  return { authURL: `${url}/login/oauth/authorize`, tokenURL: `${url}/login/oauth/access_token`, infoURL: `${url}/user` };
+}
+
 /** Starts the server; resolves once it listens. */
 export async function startDevOAuthServer(opts: DevOAuthServerOptions = {}): Promise<DevOAuthServer> {
   refuseInProduction();
   const log = opts.logger ?? noopLogger;
   const host = opts.host ?? '127.0.0.1';
-  const codes = new Expiring<{ user: string; redirectURI: string; clientId: string; challenge?: string }>(CODE_TTL_MS, Date.now);
-  const tokens = new Expiring<{ user: string }>(TOKEN_TTL_MS, Date.now);
-  let base = '';
+  const grants = new GrantBook<string>({ codeTTL: CODE_TTL_MS, tokenTTL: TOKEN_TTL_MS, clock: Date.now, strict: false, log, label: 'dev oauth server' });
+  const dev: DevServer = { opts, log, grants, base: '' };
+  const listener = await listen((req, res) => answer(dev, req, res), opts.port ?? 8084, host);
+  dev.base = `http://${host.includes(':') ? `[${host}]` : host}:${listener.port}`;
+  log.warn(`*** DEV OAUTH2 SERVER listening on ${dev.base}: ANY user name logs in. Development only, never in production. ***`);
+  return { url: dev.base, port: listener.port, close: () => listener.close() };
+}
 
-  const server = http.createServer((req, res) => {
-    handle(req, res).catch((err) => {
-      const tooLarge = (err as { status?: number }).status === 413;
-      if (!tooLarge) log.error(`dev oauth server: ${(err as Error).message}`);
-      if (!res.headersSent) send(res, tooLarge ? 413 : 500, 'text/plain', tooLarge ? 'request body too large\n' : 'internal error\n');
-      else res.destroy();
-    });
+/** Answers one request; a failure is a plain-text 413 or 500 (logged), or a dropped connection once answering began. */
+function answer(dev: DevServer, req: http.IncomingMessage, res: http.ServerResponse): void {
+  route(dev, req, res).catch((err) => {
+    const tooLarge = (err as { status?: number }).status === 413;
+    if (!tooLarge) dev.log.error(`dev oauth server: ${(err as Error).message}`);
+    if (!res.headersSent) send(res, tooLarge ? 413 : 500, 'text/plain', tooLarge ? 'request body too large\n' : 'internal error\n');
+    else res.destroy();
   });
+}
 
-  async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-    const url = new URL(req.url ?? '/', 'http://dev.invalid');
-    const body = req.method === 'POST' ? await readForm(req) : new URLSearchParams();
-    switch (url.pathname) {
-      case '/login/oauth/authorize':
-        return authorize(url, body, res);
-      case '/login/oauth/access_token':
-        return req.method === 'POST' ? accessToken(req, body, res) : send(res, 405, 'text/plain', 'POST only\n');
-      case '/user':
-        return userInfo(req, res);
-      case '/avatar':
-        return send(res, 200, 'image/png', identicon(url.searchParams.get('user') ?? '', 120), { 'Cache-Control': 'max-age=3600' });
-      default:
-        return send(res, 400, 'text/plain', 'unknown route\n');
-    }
+async function route(dev: DevServer, req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+  const url = new URL(req.url ?? '/', 'http://dev.invalid');
+  const body: Record<string, string> = req.method === 'POST' ? await readForm(req) : Object.create(null);
+  switch (url.pathname) {
+    case '/login/oauth/authorize':
+      return authorize(dev, url, body, res);
+    case '/login/oauth/access_token':
+      return req.method === 'POST' ? accessToken(dev, req, body, res) : send(res, 405, 'text/plain', 'POST only\n');
+    case '/user':
+      return userInfo(dev, req, res);
+    case '/avatar':
+      return send(res, 200, 'image/png', identicon(url.searchParams.get('user') ?? '', 120), { 'Cache-Control': 'max-age=3600' });
+    default:
+      return send(res, 400, 'text/plain', 'unknown route\n');
   }
+}
 
-  function authorize(url: URL, body: URLSearchParams, res: http.ServerResponse): void {
-    const q = url.searchParams;
-    const redirectURI = q.get('redirect_uri') ?? '';
-    // A bad redirect_uri is answered here, never redirected to (RFC 6749 §4.1.2.1).
-    if (!redirectAllowed(redirectURI, opts.redirectOrigins)) return send(res, 400, 'text/plain', 'redirect_uri is missing or not allowed\n');
-    if (q.get('response_type') !== 'code' || !q.get('client_id')) return send(res, 400, 'text/plain', 'response_type=code and client_id are required\n');
-    const method = q.get('code_challenge_method');
-    if (q.get('code_challenge') && method !== 'S256') return send(res, 400, 'text/plain', 'only S256 PKCE is supported\n');
-    const user = (body.get('username') ?? '').trim();
-    if (!user || user.length > 64 || /[\u0000-\u001f\u007f]/.test(user)) return send(res, 200, 'text/html; charset=utf-8', loginPage(url.search), { 'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'" });
-    const code = randomId();
-    codes.set(code, { user, redirectURI, clientId: q.get('client_id')!, challenge: q.get('code_challenge') ?? undefined });
-    const target = new URL(redirectURI);
-    target.searchParams.set('code', code);
-    const state = q.get('state');
-    if (state) target.searchParams.set('state', state);
-    log.info(`dev oauth server: ${JSON.stringify(user)} logged in`);
-    res.writeHead(302, { Location: target.href, 'Content-Length': 0 }).end();
-  }
+/** The login form, and once a user name is posted to it, the code for that name sent to the client. */
+function authorize(dev: DevServer, url: URL, body: Record<string, string>, res: http.ServerResponse): void {
+  const q = url.searchParams;
+  const redirectURI = q.get('redirect_uri') ?? '';
+  // A bad redirect_uri is answered here, never redirected to (RFC 6749 §4.1.2.1).
+  if (!redirectAllowed(redirectURI, dev.opts.redirectOrigins)) return send(res, 400, 'text/plain', 'redirect_uri is missing or not allowed\n');
+  const clientId = q.get('client_id');
+  if (q.get('response_type') !== 'code' || !clientId) return send(res, 400, 'text/plain', 'response_type=code and client_id are required\n');
+  const challenge = q.get('code_challenge') ?? undefined;
+  if (!dev.grants.challengeAccepted(challenge, q.get('code_challenge_method') ?? undefined, false)) return send(res, 400, 'text/plain', 'only S256 PKCE is supported\n');
+  const user = (body.username ?? '').trim();
+  if (!user || user.length > 64 || /[\u0000-\u001f\u007f]/.test(user)) return send(res, 200, 'text/html; charset=utf-8', loginPage(url.search), { 'Content-Security-Policy': PAGE_CSP });
+  const code = dev.grants.issueCode({ user, redirectURI, clientId, challenge });
+  dev.log.info(`dev oauth server: ${JSON.stringify(user)} logged in`);
+  res.writeHead(302, { Location: withParams(redirectURI, { code, state: q.get('state') || undefined }), 'Content-Length': 0 }).end();
+}
 
-  function accessToken(req: http.IncomingMessage, body: URLSearchParams, res: http.ServerResponse): void {
-    const fail = (error: string) => send(res, 400, 'application/json', JSON.stringify({ error }) + '\n');
-    if (body.get('grant_type') !== 'authorization_code') return fail('unsupported_grant_type');
-    const code = body.get('code') ?? '';
-    const grant = codes.take(code);
-    if (!grant) return fail('invalid_grant');
-    if (body.get('redirect_uri') !== grant.redirectURI) return fail('invalid_grant');
-    const clientId = body.get('client_id') ?? basicUser(req.headers.authorization);
-    if (clientId && clientId !== grant.clientId) return fail('invalid_client');
-    if (grant.challenge) {
-      const verifier = body.get('code_verifier') ?? '';
-      const expected = Buffer.from(grant.challenge);
-      const got = Buffer.from(createHash('sha256').update(verifier).digest('base64url'));
-      if (expected.length !== got.length || !timingSafeEqual(expected, got)) return fail('invalid_grant');
-    }
-    const accessToken = randomId();
-    tokens.set(accessToken, { user: grant.user });
-    send(res, 200, 'application/json', JSON.stringify({ access_token: accessToken, token_type: 'bearer', expires_in: TOKEN_TTL_MS / 1000, scope: 'user:email' }) + '\n', { 'Cache-Control': 'no-store' });
-  }
+/** The token endpoint. Clients need no secret; one that names itself must be the one the code was issued to. */
+function accessToken(dev: DevServer, req: http.IncomingMessage, body: Record<string, string>, res: http.ServerResponse): void {
+  const result = dev.grants.exchange(body, { id: body.client_id ?? basicUser(req.headers.authorization), authenticated: false });
+  if ('error' in result) return send(res, 400, 'application/json', JSON.stringify({ error: result.error }) + '\n');
+  const token = { access_token: result.token, token_type: 'bearer', expires_in: TOKEN_TTL_MS / 1000, scope: 'user:email' };
+  send(res, 200, 'application/json', JSON.stringify(token) + '\n', { 'Cache-Control': 'no-store' });
+}
 
-  function userInfo(req: http.IncomingMessage, res: http.ServerResponse): void {
-    const m = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '');
-    const entry = m ? tokens.get(m[1]!) : undefined;
-    if (!entry) return send(res, 401, 'application/json', JSON.stringify({ error: 'invalid_token' }) + '\n');
-    const name = entry.user;
-    const email = opts.emailFunc ? opts.emailFunc(name) : opts.emailDomain ? `${name}@${opts.emailDomain}` : undefined;
-    const user = { id: name, name, picture: `${base}/avatar?user=${encodeURIComponent(name)}`, ...(email ? { email } : {}) };
-    send(res, 200, 'application/json', JSON.stringify(user) + '\n');
-  }
-
-  server.listen(opts.port ?? 8084, host);
-  await Promise.race([once(server, 'listening'), once(server, 'error').then(([err]) => Promise.reject(err))]);
-  const port = (server.address() as AddressInfo).port;
-  base = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
-  log.warn(`*** DEV OAUTH2 SERVER listening on ${base}: ANY user name logs in. Development only, never in production. ***`);
-  let closing: Promise<void> | undefined;
-  return {
-    url: base,
-    port,
-    close() {
-      closing ??= new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
-      return closing;
-    },
-  };
+/** The user a token stands for: id and name are the user name, the picture its identicon. */
+function userInfo(dev: DevServer, req: http.IncomingMessage, res: http.ServerResponse): void {
+  const grant = dev.grants.bearer(req.headers.authorization ?? '');
+  if (!grant) return send(res, 401, 'application/json', JSON.stringify({ error: 'invalid_token' }) + '\n');
+  const name = grant.user;
+  const { emailFunc, emailDomain } = dev.opts;
+  const email = emailFunc ? emailFunc(name) : emailDomain ? `${name}@${emailDomain}` : undefined;
+  const user = { id: name, name, picture: `${dev.base}/avatar?user=${encodeURIComponent(name)}`, ...(email ? { email } : {}) };
+  send(res, 200, 'application/json', JSON.stringify(user) + '\n');
 }
 
 /** Absolute http(s) redirect URIs without credentials or fragment, on an allowed origin. */
@@ -166,24 +152,22 @@ function redirectAllowed(value: string, origins: readonly string[] | undefined):
   return h === 'localhost' || h.endsWith('.localhost') || h === '127.0.0.1' || h === '[::1]';
 }
 
+/** The user part of an HTTP Basic header: the client id a client names there. */
 function basicUser(header: string | undefined): string | undefined {
-  const m = /^Basic\s+(\S+)$/i.exec(header ?? '');
-  if (!m) return undefined;
-  const decoded = Buffer.from(m[1]!, 'base64').toString('utf8');
+  const decoded = basicText(header ?? '');
+  if (decoded === undefined) return undefined;
   const i = decoded.indexOf(':');
   return decodeURIComponent(i < 0 ? decoded : decoded.slice(0, i));
 }
 
-async function readForm(req: http.IncomingMessage): Promise<URLSearchParams> {
-  return new URLSearchParams((await readBody(req, MAX_BODY)).toString('utf8'));
+async function readForm(req: http.IncomingMessage): Promise<Record<string, string>> {
+  return firstValues(new URLSearchParams((await readBody(req, MAX_FORM)).toString('utf8')));
 }
 
 function send(res: http.ServerResponse, status: number, type: string, body: string | Buffer, headers: Record<string, string> = {}): void {
   res.writeHead(status, { 'Content-Type': type, 'Content-Length': Buffer.byteLength(body), 'X-Content-Type-Options': 'nosniff', ...headers });
   res.end(body);
 }
-
-const escapeHTML = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 function loginPage(search: string): string {
   return `<!doctype html>

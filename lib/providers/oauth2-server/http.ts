@@ -1,7 +1,10 @@
 import type { Context } from 'koa';
 import { readBody } from '../../http/body.js';
 
-/** The request and response plumbing of the local OAuth2 server (server.ts): forms, client credentials, answers. */
+/**
+ * Request and response plumbing of the local servers: forms and client credentials for both, Koa answers
+ * for the local OAuth2 server (local.ts).
+ */
 
 /** Query parameters as single values; undefined when one is repeated (RFC 6749 §3.1). */
 export function singleParams(p: URLSearchParams): Record<string, string> | undefined {
@@ -13,21 +16,31 @@ export function singleParams(p: URLSearchParams): Record<string, string> | undef
   return out;
 }
 
+/** The first value of each field, in a null-prototype record (`__proto__` is a plain key). */
+export function firstValues(p: URLSearchParams): Record<string, string> {
+  const out: Record<string, string> = Object.create(null);
+  for (const [k, v] of p) out[k] ??= v;
+  return out;
+}
+
 /** A urlencoded form body (capped at `limit`), first value of each field; any other type reads as empty. */
 export async function readForm(ctx: Context, limit: number): Promise<Record<string, string>> {
   const type = (ctx.get('content-type').split(';')[0] ?? '').trim().toLowerCase();
   const raw = await readBody(ctx.req, limit);
-  const out: Record<string, string> = Object.create(null);
-  if (type !== 'application/x-www-form-urlencoded') return out;
-  for (const [k, v] of new URLSearchParams(raw.toString('utf8'))) out[k] ??= v;
-  return out;
+  if (type !== 'application/x-www-form-urlencoded') return Object.create(null);
+  return firstValues(new URLSearchParams(raw.toString('utf8')));
+}
+
+/** The `user:password` text of an HTTP Basic header, undecoded. */
+export function basicText(header: string): string | undefined {
+  const m = /^Basic\s+(\S+)$/i.exec(header);
+  return m ? Buffer.from(m[1]!, 'base64').toString('utf8') : undefined;
 }
 
 /** Client credentials from HTTP Basic; both parts are form-urlencoded (RFC 6749 §2.3.1). */
 export function basicCredentials(header: string): { id: string; secret: string } | undefined {
-  const m = /^Basic\s+(\S+)$/i.exec(header);
-  if (!m) return undefined;
-  const decoded = Buffer.from(m[1]!, 'base64').toString('utf8');
+  const decoded = basicText(header);
+  if (decoded === undefined) return undefined;
   const i = decoded.indexOf(':');
   if (i < 0) return undefined;
   const dec = (s: string) => {
@@ -40,12 +53,17 @@ export function basicCredentials(header: string): { id: string; secret: string }
   return { id: dec(decoded.slice(0, i)), secret: dec(decoded.slice(i + 1)) };
 }
 
-/** A 302 to `to` with `params` added to its query. */
-export function redirect(ctx: Context, to: string, params: Record<string, string | undefined>): void {
+/** `to` with `params` added to its query (undefined ones left out). */
+export function withParams(to: string, params: Record<string, string | undefined>): string {
   const target = new URL(to);
   for (const [k, v] of Object.entries(params)) if (v !== undefined) target.searchParams.set(k, v);
+  return target.href;
+}
+
+/** A 302 to `to` with `params` added to its query. */
+export function redirect(ctx: Context, to: string, params: Record<string, string | undefined>): void {
   ctx.status = 302;
-  ctx.redirect(target.href);
+  ctx.redirect(withParams(to, params));
 }
 
 /** A plain-text answer. */

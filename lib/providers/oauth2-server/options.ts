@@ -4,6 +4,7 @@ import { noopLogger, toLogger, type Logger, type LoggerInput } from '../../logge
 import { defaultLoginPage, type LoginPageHandler } from './page.js';
 import { memoryStateStore } from '../../state/memory.js';
 import { credentialThrottle, throttlePolicy, type CredentialThrottle } from '../../state/throttle.js';
+import type { GrantBook } from './grants.js';
 
 // Options of the local OAuth2 server and their validation, done synchronously so a provider entry
 // fails start-up (auth.ready) rather than the first login.
@@ -91,9 +92,38 @@ export interface ResolvedServerOptions {
   clock: () => number;
 }
 
+/** A running local server as its route handlers see it: options, grants, and the public address once it listens. */
+export interface LocalServer {
+  o: ResolvedServerOptions;
+  grants: GrantBook<ServerUser>;
+  /** Public base URL without a trailing slash. */
+  base: string;
+  /** Its path: routes are answered below it. */
+  basePath: string;
+}
 
 function duration(value: unknown, option: string, fallback: number): number {
   return value === undefined ? fallback : parseDuration(value as Duration, option);
+}
+
+/** The registered clients by id, each checked and copied (a later change to the options changes nothing). */
+function parseClients(list: OAuth2ServerClient[]): Map<string, OAuth2ServerClient> {
+  const clients = new Map<string, OAuth2ServerClient>();
+  for (const [i, c] of list.entries()) {
+    if (!c || typeof c.id !== 'string' || !c.id) throw new TypeError(`clients[${i}].id is required`);
+    if (c.secret !== undefined && (typeof c.secret !== 'string' || !c.secret)) throw new TypeError(`clients[${i}].secret must be a non-empty string`);
+    if (!Array.isArray(c.redirectURIs) || !c.redirectURIs.length) throw new TypeError(`clients[${i}].redirectURIs must list at least one URI`);
+    for (const uri of c.redirectURIs) {
+      let u: URL | undefined;
+      try {
+        u = new URL(uri);
+      } catch {}
+      if (!u || (u.protocol !== 'http:' && u.protocol !== 'https:') || u.hash) throw new TypeError(`clients[${i}].redirectURIs: ${JSON.stringify(uri)} is not an absolute http(s) URL without fragment`);
+    }
+    if (clients.has(c.id)) throw new TypeError(`clients[${i}].id "${c.id}" is registered twice`);
+    clients.set(c.id, { id: c.id, secret: c.secret, redirectURIs: [...c.redirectURIs] });
+  }
+  return clients;
 }
 
 /** Validates options synchronously, so a provider entry fails at authKoa() with the option's name. */
@@ -114,21 +144,7 @@ export function resolveServerOptions(o: OAuth2ServerOptions): ResolvedServerOpti
   const host = o.host ?? (hostname === '' || hostname === 'localhost' ? '127.0.0.1' : hostname);
   if (typeof host !== 'string' || !host) throw new TypeError('host must be a non-empty string');
   if (typeof o.checker !== 'function') throw new TypeError('checker(user, passwd) is required');
-  const clients = new Map<string, OAuth2ServerClient>();
-  for (const [i, c] of (o.clients ?? []).entries()) {
-    if (!c || typeof c.id !== 'string' || !c.id) throw new TypeError(`clients[${i}].id is required`);
-    if (c.secret !== undefined && (typeof c.secret !== 'string' || !c.secret)) throw new TypeError(`clients[${i}].secret must be a non-empty string`);
-    if (!Array.isArray(c.redirectURIs) || !c.redirectURIs.length) throw new TypeError(`clients[${i}].redirectURIs must list at least one URI`);
-    for (const uri of c.redirectURIs) {
-      let u: URL | undefined;
-      try {
-        u = new URL(uri);
-      } catch {}
-      if (!u || (u.protocol !== 'http:' && u.protocol !== 'https:') || u.hash) throw new TypeError(`clients[${i}].redirectURIs: ${JSON.stringify(uri)} is not an absolute http(s) URL without fragment`);
-    }
-    if (clients.has(c.id)) throw new TypeError(`clients[${i}].id "${c.id}" is registered twice`);
-    clients.set(c.id, { id: c.id, secret: c.secret, redirectURIs: [...c.redirectURIs] });
-  }
+  const clients = parseClients(o.clients ?? []);
   if (o.withLoginPage !== undefined && typeof o.withLoginPage !== 'boolean') throw new TypeError('withLoginPage must be a boolean');
   if (o.loginPageHandler !== undefined && typeof o.loginPageHandler !== 'function') throw new TypeError('loginPageHandler must be a function (ctx, page)');
   const page = o.loginPageHandler ?? (o.withLoginPage === false ? undefined : defaultLoginPage);

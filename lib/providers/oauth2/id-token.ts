@@ -1,5 +1,5 @@
 import { createLocalJWKSet, errors as joseErrors, jwtVerify, type JSONWebKeySet, type JWTPayload, type JWTVerifyGetKey } from 'jose';
-import { providerError } from './flow.js';
+import { providerError } from './io.js';
 
 /** How long a fetched key set is trusted. */
 const JWKS_TTL_MS = 10 * 60_000;

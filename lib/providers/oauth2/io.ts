@@ -15,7 +15,6 @@ export function providerError(provider: string, status: number, code: ErrorCode,
   return new AuthError(status, code, `${provider}: ${message}`, cause === undefined ? undefined : { cause });
 }
 
-/** The OAuth2 client for one set of endpoints and a client secret. */
 /**
  * The part of simple-oauth2's client the flow uses, as our own type: the package's types stay out of
  * authkoa's declaration files, so a TypeScript application needs no @types/simple-oauth2.
@@ -25,7 +24,22 @@ export interface OAuthClient {
   getToken(params: never): Promise<{ token: Record<string, unknown> }>;
 }
 
-export function buildClient(spec: FlowSpec, ep: Endpoints, secret: string): OAuthClient {
+/**
+ * The OAuth2 client for a set of endpoints and a client secret (`csecret` unless another is given).
+ * The last one built is kept while both stay the same: they change only when discovery or a signed
+ * secret (Apple's) does.
+ */
+export function clientCache(spec: FlowSpec): (ep: Endpoints, secret?: string) => OAuthClient {
+  let client: { key: string; code: OAuthClient } | undefined;
+  return (ep, secret = spec.csecret) => {
+    const key = `${ep.authURL} ${ep.tokenURL} ${secret}`;
+    if (client?.key !== key) client = { key, code: buildClient(spec, ep, secret) };
+    return client.code;
+  };
+}
+
+/** The OAuth2 client for one set of endpoints and a client secret. */
+function buildClient(spec: FlowSpec, ep: Endpoints, secret: string): OAuthClient {
   const token = new URL(ep.tokenURL);
   const auth = new URL(ep.authURL);
   return new AuthorizationCode({
@@ -92,7 +106,7 @@ export async function exchange(spec: FlowSpec, client: OAuthClient, params: Reco
 }
 
 /** The outbound helpers of one provider: its deadline and size cap, errors naming it. */
-export function flowIO(spec: FlowSpec): FlowIO {
+export function flowIO(spec: Pick<FlowSpec, 'name' | 'timeoutMs' | 'maxBytes'>): FlowIO {
   const name = spec.name;
   async function get(url: string, what: string, headers: Record<string, string>, failStatus: number, failCode: ErrorCode) {
     let res;

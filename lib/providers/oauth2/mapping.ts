@@ -1,6 +1,6 @@
 import type { User } from '../../user.js';
 import { goString, providerUserId } from '../../user.js';
-import { providerError } from './flow.js';
+import { providerError } from './io.js';
 
 /** What a provider's user-info JSON maps to before the id is hashed. */
 export interface RawUser {
@@ -10,6 +10,20 @@ export interface RawUser {
   picture?: string;
   email?: string;
   attrs?: Record<string, unknown>;
+}
+
+/** What a custom `mapUser` returns: the provider's own id (hashed by authkoa), name, picture, … */
+export type MappedUser = Partial<Omit<User, 'id'>> & { id: string | number };
+
+/** A custom mapper's user as a RawUser: fields of the wrong type are dropped, a missing id is "". */
+export function rawFromMapped(m: MappedUser): RawUser {
+  return {
+    id: typeof m.id === 'number' ? String(m.id) : typeof m.id === 'string' ? m.id : '',
+    name: typeof m.name === 'string' ? m.name : undefined,
+    picture: typeof m.picture === 'string' ? m.picture : undefined,
+    email: typeof m.email === 'string' ? m.email : undefined,
+    attrs: m.attrs,
+  };
 }
 
 /** Reads a dotted path (`data.attributes.full_name`) out of parsed JSON; undefined when absent. */

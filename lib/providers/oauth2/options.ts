@@ -92,3 +92,15 @@ export function endpointURL(value: unknown, option: string): string {
   if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new TypeError(`${option} must be an absolute http(s) URL (got ${JSON.stringify(value)})`);
   return u.href;
 }
+
+/**
+ * The `endpoint: { authURL, tokenURL }` and `infoURL` options of a provider that reads a user-info URL,
+ * each checked by endpointURL(); a missing one takes its default when there is one.
+ */
+export function userInfoEndpoints(endpoint: Record<string, unknown>, infoURL: unknown, defaults: Partial<Record<'authURL' | 'tokenURL' | 'infoURL', string>> = {}) {
+  return {
+    authURL: endpointURL(endpoint.authURL ?? defaults.authURL, 'endpoint.authURL'),
+    tokenURL: endpointURL(endpoint.tokenURL ?? defaults.tokenURL, 'endpoint.tokenURL'),
+    infoURL: endpointURL(infoURL ?? defaults.infoURL, 'infoURL'),
+  };
+}

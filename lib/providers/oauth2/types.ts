@@ -1,7 +1,7 @@
 import type { User } from '../../user.js';
 import type { OAuthToken } from './options.js';
 
-/** The shapes the authorization-code flow (oauth2.ts) and its outbound side (oauth2-io.ts) share. */
+/** The shapes the authorization-code flow (flow.ts) and its outbound side (io.ts) share. */
 
 /** Where a provider lives; resolved per login because OIDC discovers it and the dev server picks a port. */
 export interface Endpoints {

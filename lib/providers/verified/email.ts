@@ -63,12 +63,53 @@ export function isEmailAddress(address: string): boolean {
   return local.length <= 64 && LOCAL.test(local) && labels.length >= 2 && labels.every((l) => LABEL.test(l));
 }
 
+/** emailSender's options, checked, with their defaults filled in. */
+interface EmailConfig {
+  host: string;
+  port: number;
+  /** Implicit TLS from the first byte. */
+  secure: boolean;
+  /** STARTTLS required on a plain connection. */
+  startTLS: boolean;
+  auth?: { user: string; pass: string };
+  from: string;
+  subject: string;
+  contentType: 'text/plain' | 'text/html';
+  /** The charset as configured (lower case), and the Buffer encoding that writes it. */
+  charset: string;
+  encoding: BufferEncoding;
+  timeoutMs: number;
+  tls?: ConnectionOptions;
+}
+
 /**
  * Makes a Sender that submits the confirmation message over SMTP with nodemailer. Options are
  * checked here (TypeError naming the option); the connection is opened per message, so a dead
  * server costs one failed login request (502) and nothing else.
  */
 export function emailSender(opts: EmailSenderOptions): EmailSender {
+  const config = parseEmailOptions(opts);
+  const transport = smtpTransport(config);
+  return {
+    contentType: config.contentType,
+    validateAddress: isEmailAddress,
+    async ready() {
+      await transport.load().catch((err: unknown) => {
+        transport.forget(); // installed later, the next call finds it
+        throw err;
+      });
+    },
+    async send(address, text) {
+      if (!isEmailAddress(address)) throw new TypeError('emailSender: not an e-mail address');
+      const t = await transport.load();
+      await t.sendMail(message(config, address, text));
+    },
+    close: () => transport.close(),
+  };
+}
+
+/** Checks emailSender's options (a TypeError `emailSender: …` naming the option) and fills in their defaults. */
+function parseEmailOptions(opts: EmailSenderOptions): EmailConfig {
   const fail = (msg: string): never => {
     throw new TypeError(`emailSender: ${msg}`);
   };
@@ -96,58 +137,62 @@ export function emailSender(opts: EmailSenderOptions): EmailSender {
   if (opts.smtpUserName !== undefined && typeof opts.smtpUserName !== 'string') fail('smtpUserName must be a string');
   if (opts.smtpPassword !== undefined && typeof opts.smtpPassword !== 'string') fail('smtpPassword must be a string');
   const auth = opts.smtpUserName ? { user: opts.smtpUserName, pass: opts.smtpPassword ?? '' } : undefined;
+  return { host: opts.host, port, secure, startTLS, auth, from: opts.from, subject, contentType, charset, encoding, timeoutMs, tls: opts.tls };
+}
 
+/**
+ * The nodemailer transport, made on first use: nodemailer is loaded at ready() or on the first message,
+ * so applications without e-mail never load it.
+ */
+function smtpTransport(config: EmailConfig): { load(): Promise<Transporter>; forget(): void; close(): Promise<void> } {
   let transport: Promise<Transporter> | undefined;
-  // nodemailer is loaded on the first message, so applications without e-mail never load it.
-  const getTransport = () =>
-    (transport ??= loadWithPackage('nodemailer', 'emailSender', () => import('nodemailer')).then((m) =>
-      m.default.createTransport({
-        host: opts.host,
-        port,
-        secure,
-        requireTLS: startTLS,
-        auth,
-        tls: opts.tls,
-        connectionTimeout: timeoutMs,
-        greetingTimeout: timeoutMs,
-        socketTimeout: timeoutMs,
-        dnsTimeout: timeoutMs,
-        logger: false,
-        debug: false,
-      }),
-    ));
-
+  const { timeoutMs } = config;
   return {
-    contentType,
-    validateAddress: isEmailAddress,
-    async ready() {
-      await getTransport().catch((err: unknown) => {
-        transport = undefined; // installed later, the next call finds it
-        throw err;
-      });
+    load() {
+      transport ??= loadWithPackage('nodemailer', 'emailSender', () => import('nodemailer')).then((m) =>
+        m.default.createTransport({
+          host: config.host,
+          port: config.port,
+          secure: config.secure,
+          requireTLS: config.startTLS,
+          auth: config.auth,
+          tls: config.tls,
+          connectionTimeout: timeoutMs,
+          greetingTimeout: timeoutMs,
+          socketTimeout: timeoutMs,
+          dnsTimeout: timeoutMs,
+          logger: false,
+          debug: false,
+        }),
+      );
+      return transport;
     },
-    async send(address, text) {
-      if (!isEmailAddress(address)) throw new TypeError('emailSender: not an e-mail address');
-      const t = await getTransport();
-      const fits = encoding === 'utf8' || FITS[encoding]!.test(text);
-      await t.sendMail({
-        from: opts.from,
-        to: address,
-        subject,
-        // One body part with the configured type and charset; nodemailer's text/html fields force UTF-8.
-        alternatives: [
-          {
-            contentType: `${contentType}; charset=${fits ? charset : 'utf-8'}`,
-            content: Buffer.from(text, fits ? encoding : 'utf8'),
-          },
-        ],
-        headers: { 'Auto-Submitted': 'auto-generated' },
-      });
+    forget() {
+      transport = undefined;
     },
     async close() {
       const t = transport;
       transport = undefined;
       if (t) (await t.catch(() => undefined))?.close();
     },
+  };
+}
+
+/** The message to `address`, in the configured charset when the text fits it, else in UTF-8. */
+function message(config: EmailConfig, address: string, text: string) {
+  const { charset, encoding } = config;
+  const fits = encoding === 'utf8' || FITS[encoding]!.test(text);
+  return {
+    from: config.from,
+    to: address,
+    subject: config.subject,
+    // One body part with the configured type and charset; nodemailer's text/html fields force UTF-8.
+    alternatives: [
+      {
+        contentType: `${config.contentType}; charset=${fits ? charset : 'utf-8'}`,
+        content: Buffer.from(text, fits ? encoding : 'utf8'),
+      },
+    ],
+    headers: { 'Auto-Submitted': 'auto-generated' },
   };
 }

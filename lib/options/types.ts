@@ -1,17 +1,26 @@
-/** The options of `authKoa()` as an application writes them, and as the service holds them once checked (resolve-options.ts). */
-import type { Context } from 'koa';
-import type { AvatarProxyOptions } from './avatar/types.js';
-import type { AvatarStore } from './stores/types.js';
-import type { Claims } from './session/claims.js';
-import type { User } from './user.js';
-import type { AuthError } from './errors.js';
-import type { Duration } from './util/duration.js';
-import type { Logger, LoggerInput } from './logger.js';
-import type { ProviderEntry } from './providers/core/provider.js';
-import type { StateStore } from './state/types.js';
-import type { LoginThrottleOptions, ThrottlePolicy } from './state/throttle.js';
+/** The options of `authKoa()` as an application writes them; resolve.ts checks them into the ResolvedOptions the service holds. */
+import type { AvatarProxyOptions } from '../avatar/types.js';
+import type { BasicAuthChecker } from '../session/basic-auth.js';
+import type { Claims } from '../session/claims.js';
+import type { ErrorHandler } from '../middleware.js';
+import type { PostAuthHook } from '../session/login.js';
+import type { PreAuthHook } from '../routes.js';
+import type { RefreshCache } from '../session/refresh-cache.js';
+import type { AvatarStore } from '../stores/types.js';
+import type { User } from '../user.js';
+import type { Duration } from '../util/duration.js';
+import type { LoggerInput } from '../logger.js';
+import type { ProviderEntry } from '../providers/core/provider.js';
+import type { StateStore } from '../state/types.js';
+import type { LoginThrottleOptions } from '../state/throttle.js';
 
-export type { Duration } from './util/duration.js';
+export type { Duration } from '../util/duration.js';
+// Declared by the modules that call them, and part of the options all the same.
+export type { BasicAuthChecker, BasicAuthResult } from '../session/basic-auth.js';
+export type { ErrorHandler } from '../middleware.js';
+export type { PostAuthHook } from '../session/login.js';
+export type { PreAuthHook } from '../routes.js';
+export type { RefreshCache } from '../session/refresh-cache.js';
 
 /** Secret for signing and verifying; receives the token's audience (or 'ignore', see audSecrets). */
 export type SecretReader = ((aud: string) => string | Promise<string>) | { get(aud: string): string | Promise<string> };
@@ -21,23 +30,6 @@ export type ClaimsUpdater = ((claims: Claims) => Claims | Promise<Claims>) | { u
 export type Validator = ((token: string, claims: Claims) => boolean | Promise<boolean>) | { validate(token: string, claims: Claims): boolean | Promise<boolean> };
 /** Called on every request wrapped by updateUser. */
 export type UserUpdater = ((user: User) => User | Promise<User>) | { update(user: User): User | Promise<User> };
-/** Decides basic-auth credentials; the returned user is put on the request. */
-export type BasicAuthChecker = (user: string, passwd: string) => BasicAuthResult | Promise<BasicAuthResult>;
-export interface BasicAuthResult {
-  ok: boolean;
-  user?: User;
-}
-/** Replaces the default `{"error","code"}` body of a middleware failure; it owns the response. */
-export type ErrorHandler = (ctx: Context, status: number, error: AuthError) => void | Promise<void>;
-/** Runs before every login step; throw an AuthError to refuse the login. */
-export type PreAuthHook = (ctx: Context, provider: string) => void | Promise<void>;
-/** Runs once a provider has identified the user, before the token is issued; may edit the user or throw to refuse. */
-export type PostAuthHook = (ctx: Context, user: User, provider: string) => void | Promise<void>;
-/** Remembers refreshed claims by the old token, so requests that still carry it after its refresh are not re-issued again (concurrent ones share one refresh in any case). */
-export interface RefreshCache {
-  get(oldToken: string): Claims | undefined;
-  set(oldToken: string, claims: Claims): void;
-}
 
 /** Options of `authKoa()`. Only `url`, a secret and at least one provider are required. */
 export interface AuthKoaOptions {
@@ -148,55 +140,3 @@ export interface AuthKoaOptions {
 
 /** The avatar proxy's limits an application may change; see docs/avatars.md. */
 export type AvatarTuning = Partial<Omit<AvatarProxyOptions, 'url' | 'routePath' | 'resizeLimit' | 'allowPrivate' | 'logger' | 'store'>>;
-
-/** Options after validation, with every default filled in. */
-export interface ResolvedOptions {
-  secretReader: (aud: string) => string | Promise<string>;
-  staticSecret: string | undefined;
-  previousSecrets: string[];
-  audSecrets: boolean;
-  url: string;
-  origin: string;
-  issuer: string;
-  tokenDurationMs: number;
-  cookieDurationMs: number;
-  maxSessionAgeMs: number | undefined;
-  avatarStore: string | AvatarStore | undefined;
-  avatarRoutePath: string;
-  avatarResizeLimit: number;
-  avatarAllowPrivate: boolean;
-  avatarProxyOptions: AvatarTuning;
-  authRoutePath: string;
-  audiences: string[] | undefined;
-  claimsUpdater: ((claims: Claims) => Claims | Promise<Claims>) | undefined;
-  validator: ((token: string, claims: Claims) => boolean | Promise<boolean>) | undefined;
-  userUpdater: ((user: User) => User | Promise<User>) | undefined;
-  adminPasswd: string | undefined;
-  basicAuthChecker: BasicAuthChecker | undefined;
-  logger: Logger;
-  providers: ProviderEntry[];
-  allowedRedirects: string[];
-  jwtCookieName: string;
-  xsrfCookieName: string;
-  xsrfHeaderName: string;
-  jwtHeaderName: string;
-  jwtQueryName: string;
-  secureCookies: boolean;
-  sameSite: 'Lax' | 'Strict' | 'None';
-  cookieDomain: string | undefined;
-  disableXSRF: boolean;
-  xsrfIgnoreMethods: Set<string>;
-  disableIAT: boolean;
-  sendJWTHeader: boolean;
-  refreshCache: RefreshCache | undefined;
-  errorHandler: ErrorHandler | undefined;
-  preAuthHook: PreAuthHook | undefined;
-  postAuthHook: PostAuthHook | undefined;
-  /** A checked state store URI (`memory://` by default) or the StateStore object given. */
-  stateStore: string | StateStore;
-  /** undefined when throttling is off. */
-  loginThrottle: ThrottlePolicy | undefined;
-  keepHashedIds: boolean;
-  strictRevocation: boolean;
-  clock: () => number;
-}

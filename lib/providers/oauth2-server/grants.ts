@@ -1,0 +1,129 @@
+import { createHash } from 'node:crypto';
+import type { Logger } from '../../logger.js';
+import { randomId } from '../../session/claims.js';
+import { safeEqual } from '../../util/safe-equal.js';
+import { Expiring } from './store.js';
+
+/**
+ * The authorization-code grant both local servers (the dev server and the local OAuth2 server) run:
+ * one-use codes bound to a client and a redirect URI, S256 PKCE, the token endpoint's checks and the
+ * access tokens the user-info endpoint reads. How each server reads requests, authenticates clients and
+ * words its answers stays with it; what a code and a token mean is decided here, once.
+ */
+
+/** What an authorization code stands for until it is spent. */
+export interface Grant<U> {
+  clientId: string;
+  redirectURI: string;
+  /** The S256 code challenge of the authorization request. */
+  challenge?: string;
+  scope?: string;
+  user: U;
+}
+
+export interface GrantRules {
+  codeTTL: number;
+  tokenTTL: number;
+  clock: () => number;
+  /**
+   * RFC 7636 and RFC 6749 to the letter (the local server): challenges and verifiers must have the RFC's
+   * form, a verifier sent for a code issued without a challenge fails, and a code presented twice means
+   * it leaked, so the token issued for it is revoked. The dev server, open to any client under
+   * development, checks only that the verifier hashes to the challenge.
+   */
+  strict: boolean;
+  /** Makes access tokens (default: 160 random bits). */
+  tokenId?: () => string;
+  /** Hears of revoked tokens, its lines starting with `label`. */
+  log: Logger;
+  label: string;
+}
+
+/** The client at the token endpoint: one that proved who it is, or (dev server) only the id it names. */
+export interface TokenClient {
+  id: string | undefined;
+  authenticated: boolean;
+}
+
+/** A token endpoint outcome: the access token issued for a grant, or an OAuth2 error (always a 400). */
+export type Exchange<U> = { token: string; grant: Grant<U> } | { error: string; description?: string };
+
+const CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
+const VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
+
+/** The codes and access tokens of one running server, kept in memory for their lifetimes. */
+export class GrantBook<U> {
+  private readonly codes: Expiring<Grant<U>>;
+  /** Spent codes → the token issued for each, kept ten code lifetimes to catch a replay. */
+  private readonly spent: Expiring<string>;
+  private readonly tokens: Expiring<Grant<U>>;
+
+  constructor(private readonly rules: GrantRules) {
+    this.codes = new Expiring(rules.codeTTL, rules.clock);
+    this.spent = new Expiring(rules.codeTTL * 10, rules.clock);
+    this.tokens = new Expiring(rules.tokenTTL, rules.clock);
+  }
+
+  /**
+   * Whether an authorization request's PKCE parameters are acceptable. Only S256 is: a `plain`
+   * challenge would be the verifier itself, readable wherever the authorization URL is logged.
+   */
+  challengeAccepted(challenge: string | undefined, method: string | undefined, required: boolean): boolean {
+    if (!this.rules.strict) return !challenge || method === 'S256';
+    if (challenge === undefined && !required) return true;
+    return !!challenge && (method ?? 'plain') === 'S256' && CHALLENGE.test(challenge);
+  }
+
+  /** Issues a one-use authorization code for `grant`. */
+  issueCode(grant: Grant<U>): string {
+    const code = randomId();
+    this.codes.set(code, grant);
+    return code;
+  }
+
+  /**
+   * The token endpoint's authorization_code grant, in the order its errors are checked: grant type,
+   * code (spent here, whatever follows), redirect URI, client, PKCE verifier.
+   */
+  exchange(form: Record<string, string | undefined>, client: TokenClient): Exchange<U> {
+    if (form.grant_type !== 'authorization_code') return { error: 'unsupported_grant_type' };
+    const code = form.code ?? '';
+    const grant = this.codes.take(code);
+    if (!grant) {
+      this.revokeReplayed(code);
+      return { error: 'invalid_grant', description: 'code is unknown, expired or already used' };
+    }
+    const misbound = { error: 'invalid_grant', description: 'code was issued to another client or redirect_uri' };
+    if (form.redirect_uri !== grant.redirectURI) return misbound;
+    // A client that proved who it is holds a code that is not its own; one that only names itself (and
+    // need not) is the wrong client.
+    if (client.id !== grant.clientId && (client.authenticated || client.id)) {
+      return client.authenticated ? misbound : { error: 'invalid_client', description: 'code was issued to another client' };
+    }
+    if (!this.verifierMatches(grant.challenge, form.code_verifier)) return { error: 'invalid_grant', description: 'code_verifier does not match' };
+    const token = (this.rules.tokenId ?? randomId)();
+    this.tokens.set(token, grant);
+    if (this.rules.strict) this.spent.set(code, token);
+    return { token, grant };
+  }
+
+  /** The grant behind an `Authorization: Bearer <token>` header, while the token lives. */
+  bearer(authorization: string): Grant<U> | undefined {
+    const m = /^Bearer\s+(\S+)$/i.exec(authorization);
+    return m ? this.tokens.get(m[1]!) : undefined;
+  }
+
+  private verifierMatches(challenge: string | undefined, verifier: string | undefined): boolean {
+    const { strict } = this.rules;
+    if (!challenge) return !strict || verifier === undefined;
+    if (strict && !(verifier && VERIFIER.test(verifier))) return false;
+    return safeEqual(createHash('sha256').update(verifier ?? '').digest('base64url'), challenge);
+  }
+
+  private revokeReplayed(code: string): void {
+    const issued = this.rules.strict ? this.spent.take(code) : undefined;
+    if (!issued) return;
+    this.tokens.delete(issued);
+    this.rules.log.warn(`${this.rules.label}: an authorization code was used twice; the token issued for it is revoked`);
+  }
+}

@@ -1,0 +1,184 @@
+import type { Context } from 'koa';
+import { AuthError, toAuthError, type ErrorCode } from '../errors.js';
+import type { CredentialThrottle } from '../state/throttle.js';
+import type { User } from '../user.js';
+import { isPromise } from '../util/is-promise.js';
+import { basicAuthenticator, type BasicAuthConfig, type BasicAuthenticator } from './basic-auth.js';
+import { copyClaims, userOf as userOfClaims, type Claims, type RequestToken } from './claims.js';
+import { Refresher, type RefreshConfig } from './refresher.js';
+import type { Revocations } from './revocation.js';
+import type { TokenService } from './token-service.js';
+
+/** The options the authentication of a request reads, its refresh and basic auth included. */
+export interface AuthenticationConfig extends RefreshConfig, BasicAuthConfig {
+  /** Read to tell a cookie token from one the request named (see dropUnusableCookie). */
+  jwtQueryName: string;
+  jwtHeaderName: string;
+  validator: ((token: string, claims: Claims) => boolean | Promise<boolean>) | undefined;
+  strictRevocation: boolean;
+}
+
+/** What the authenticator works with besides its options. */
+export interface AuthenticatorParts {
+  tokens: TokenService;
+  /** The configured providers, by name: a token of another provider is refused. */
+  providers: { has(name: string): boolean };
+  sessions: Revocations;
+  /** Undefined once the service has started; before, a promise to wait for, rejected with a 503 when start-up failed. */
+  waitForStart: () => Promise<void> | undefined;
+  /** Counts failed basic-auth attempts; undefined when throttling is off. */
+  basicThrottle: CredentialThrottle | undefined;
+}
+
+/**
+ * Who a request is, by the rules every route middleware shares: basic auth when it is configured and the
+ * request sends it, else the token, checked against revocation (with strictRevocation), the validator and
+ * the providers still configured, and refreshed when it is an expired cookie token.
+ */
+export class Authenticator {
+  private readonly tokens: TokenService;
+  private readonly providers: AuthenticatorParts['providers'];
+  private readonly waitForStart: AuthenticatorParts['waitForStart'];
+  private readonly basicAuth: BasicAuthenticator | undefined;
+  private readonly refresher: Refresher;
+  // The checks the options add to every request: both make it asynchronous (see checkedUser).
+  private readonly validator: AuthenticationConfig['validator'];
+  private readonly strictRevocations: Revocations | undefined;
+
+  constructor(
+    private readonly o: AuthenticationConfig,
+    parts: AuthenticatorParts,
+  ) {
+    this.tokens = parts.tokens;
+    this.providers = parts.providers;
+    this.waitForStart = parts.waitForStart;
+    this.basicAuth = o.basicAuthChecker || o.adminPasswd !== undefined ? basicAuthenticator(o, parts.basicThrottle) : undefined;
+    this.refresher = new Refresher(o, parts.tokens, parts.sessions);
+    this.validator = o.validator;
+    this.strictRevocations = o.strictRevocation ? parts.sessions : undefined;
+  }
+
+  /**
+   * The request's user (basic auth, else the token), or a thrown AuthError. Synchronous when it can be (no
+   * basic auth header, a token already verified, no validator, no refresh): this runs on every protected
+   * request, and an await on a value that is already there still costs a microtask turn. Before start-up
+   * has finished it waits for it (a token names its provider); 503 when start-up failed.
+   */
+  authenticate(ctx: Context): User | Promise<User> {
+    const waiting = this.waitForStart();
+    return waiting ? waiting.then(() => this.authenticateNow(ctx)) : this.authenticateNow(ctx);
+  }
+
+  private authenticateNow(ctx: Context): User | Promise<User> {
+    if (this.basicAuth) {
+      const header = ctx.req.headers.authorization;
+      if (header && /^basic /i.test(header)) {
+        const user = this.basicAuth(ctx, header);
+        return isPromise(user) ? user.then((u) => u ?? this.tokenUser(ctx)) : (user ?? this.tokenUser(ctx));
+      }
+    }
+    return this.tokenUser(ctx);
+  }
+
+  private tokenUser(ctx: Context): User | Promise<User> {
+    let rt: ReturnType<TokenService['peek']>;
+    try {
+      rt = this.tokens.peek(ctx);
+    } catch (err) {
+      throw this.dropUnusableCookie(ctx, err);
+    }
+    if (!isPromise(rt)) return this.userOf(ctx, rt);
+    return rt.then(
+      (found) => this.userOf(ctx, found),
+      (err) => {
+        throw this.dropUnusableCookie(ctx, err);
+      },
+    );
+  }
+
+  /** A cookie that can never verify is dropped; a missing XSRF header is not a reason to log anyone out. */
+  private dropUnusableCookie(ctx: Context, err: unknown): AuthError {
+    const e = toAuthError(err);
+    const fromCookie = !ctx.query[this.o.jwtQueryName] && !ctx.get(this.o.jwtHeaderName);
+    if (e.code !== 'xsrf_mismatch' && e.status === 401 && fromCookie) this.tokens.reset(ctx);
+    return e;
+  }
+
+  /**
+   * The user of a verified token, or a thrown AuthError. `rt.claims` may be the token service's shared
+   * copy (`peek`): only read here, what goes on is copied.
+   */
+  private userOf(ctx: Context, rt: RequestToken | undefined): User | Promise<User> {
+    if (!rt) throw new AuthError(401, 'no_token', 'token is not presented');
+    const { claims } = rt;
+    if (claims.handshake) throw new AuthError(401, 'token_invalid', 'invalid kind of token');
+    if (!claims.user) throw new AuthError(401, 'no_user', 'no user info presented in the claim');
+    if (this.strictRevocations || this.validator) return this.checkedUser(ctx, rt);
+    return this.allowedUser(ctx, rt);
+  }
+
+  /**
+   * strictRevocation's check on every request (a refusal clears the cookies, an outage does not), then the
+   * validator on its own copy of the claims: the user it may have edited there is the one that goes on.
+   */
+  private async checkedUser(ctx: Context, rt: RequestToken): Promise<User> {
+    if (this.strictRevocations) {
+      try {
+        await this.strictRevocations.check(rt.claims);
+      } catch (err) {
+        const e = toAuthError(err);
+        throw e.status >= 500 ? e : this.rejectAndClear(ctx, rt, e.code, e.message);
+      }
+    }
+    if (!this.validator) return this.allowedUser(ctx, rt);
+    const own = { ...rt, claims: copyClaims(rt.claims) };
+    const user = own.claims.user!;
+    if (!(await this.validator(own.token, own.claims))) throw this.rejectAndClear(ctx, own, 'user_blocked', `user ${user.id} blocked`);
+    return this.allowedUser(ctx, own, own.claims.user ?? user);
+  }
+
+  /** The request's user, refreshed when its cookie expired; `own` is a user already copied for this request. */
+  private allowedUser(ctx: Context, rt: RequestToken, own?: User): User | Promise<User> {
+    const { claims } = rt;
+    if (!providerAllowed(claims, this.providers)) throw this.rejectAndClear(ctx, rt, 'provider_not_allowed', 'provider is not allowed');
+    if (rt.source === 'cookie' && this.tokens.isExpired(claims)) return this.refreshedUser(ctx, rt);
+    return own ?? userOfClaims(claims)!;
+  }
+
+  private async refreshedUser(ctx: Context, rt: RequestToken): Promise<User> {
+    let refreshed: Claims;
+    try {
+      refreshed = await this.refresher.refresh(ctx, rt);
+    } catch (err) {
+      const e = toAuthError(err);
+      // The state store being away says nothing about the session: answer 503 and keep the cookies.
+      if (e.status >= 500) throw e;
+      const code = e.code === 'session_expired' || e.code === 'session_revoked' ? e.code : 'refresh_failed';
+      throw this.rejectAndClear(ctx, rt, code, `can't refresh token: ${e.message}`);
+    }
+    return { ...refreshed.user!, aud: refreshed.aud ?? '' };
+  }
+
+  /** A 401 for a token that verified but may not be used; its cookies go, so the browser stops sending it. */
+  private rejectAndClear(ctx: Context, rt: RequestToken, code: ErrorCode, message: string): AuthError {
+    if (rt.source === 'cookie') this.tokens.reset(ctx);
+    return new AuthError(401, code, message);
+  }
+}
+
+/**
+ * The token's provider must be configured, by its exact name. Every login writes that name in
+ * `auth_provider`, and then nothing else counts: the user id is no evidence, since a passkey login keeps
+ * the account's `local_…` id and a removed `a_b` provider's ids start with a configured `a`. Only a
+ * token without the claim (minted by the application, or by an old version of the original) falls back
+ * on its id, `<name>_…`: names may contain `_` themselves, so the id is cut at each `_` in turn.
+ */
+function providerAllowed(claims: Claims, providers: AuthenticatorParts['providers']): boolean {
+  const named = claims.auth_provider;
+  if (named !== undefined && named !== null) return typeof named.name === 'string' && providers.has(named.name);
+  const id = claims.user?.id ?? '';
+  for (let us = id.lastIndexOf('_'); us > 0; us = id.lastIndexOf('_', us - 1)) {
+    if (providers.has(id.slice(0, us))) return true;
+  }
+  return false;
+}
