@@ -90,6 +90,20 @@ test('dev server: codes are single-use and PKCE is enforced', async (t) => {
   t.is((await exchange('dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk')).status, 400, 'a used code is refused');
 });
 
+test('dev server: a Basic header with a broken %-escape in the client id is a 4xx JSON answer, not a 500', async (t) => {
+  const server = await startDevOAuthServer({ port: 0 });
+  t.teardown(() => server.close());
+  for (const body of [{ grant_type: 'authorization_code', code: 'nope', redirect_uri: 'http://127.0.0.1:9/cb' }, { grant_type: 'password' }]) {
+    const res = await fetch(`${server.url}/login/oauth/access_token`, {
+      method: 'POST',
+      headers: { authorization: `Basic ${Buffer.from('%E0%A4%A:secret').toString('base64')}` },
+      body: new URLSearchParams(body),
+    });
+    t.is(res.status, 400, body.grant_type);
+    t.is(typeof (await res.json()).error, 'string');
+  }
+});
+
 test.serial('dev provider refuses to exist under NODE_ENV=production', async (t) => {
   const prev = process.env.NODE_ENV;
   process.env.NODE_ENV = 'production';

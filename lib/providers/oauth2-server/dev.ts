@@ -3,7 +3,7 @@ import { noopLogger, type Logger } from '../../logger.js';
 import { readBody } from '../../http/body.js';
 import { identicon } from '../../avatar/identicon.js';
 import { GrantBook } from './grants.js';
-import { basicText, firstValues, withParams } from './http.js';
+import { basicText, firstValues, formDecoded, withParams } from './http.js';
 import { escapeHTML } from './page.js';
 import { listen, MAX_FORM } from './listener.js';
 
@@ -157,7 +157,7 @@ function basicUser(header: string | undefined): string | undefined {
   const decoded = basicText(header ?? '');
   if (decoded === undefined) return undefined;
   const i = decoded.indexOf(':');
-  return decodeURIComponent(i < 0 ? decoded : decoded.slice(0, i));
+  return formDecoded(i < 0 ? decoded : decoded.slice(0, i));
 }
 
 async function readForm(req: http.IncomingMessage): Promise<Record<string, string>> {

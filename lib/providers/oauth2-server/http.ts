@@ -43,14 +43,16 @@ export function basicCredentials(header: string): { id: string; secret: string }
   if (decoded === undefined) return undefined;
   const i = decoded.indexOf(':');
   if (i < 0) return undefined;
-  const dec = (s: string) => {
-    try {
-      return decodeURIComponent(s.replace(/\+/g, ' '));
-    } catch {
-      return s;
-    }
-  };
-  return { id: dec(decoded.slice(0, i)), secret: dec(decoded.slice(i + 1)) };
+  return { id: formDecoded(decoded.slice(0, i)), secret: formDecoded(decoded.slice(i + 1)) };
+}
+
+/** A form-urlencoded part of a Basic header; broken %-escapes are kept as sent (the id then matches no client). */
+export function formDecoded(s: string): string {
+  try {
+    return decodeURIComponent(s.replace(/\+/g, ' '));
+  } catch {
+    return s;
+  }
 }
 
 /** `to` with `params` added to its query (undefined ones left out). */
