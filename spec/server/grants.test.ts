@@ -160,3 +160,16 @@ test('failed sign-ins for one user are throttled: 5 wrong passwords, then 429 wi
   clock.advance(60_000);
   t.is((await submitLogin(browser, url, 'alice', 'wonderland')).res.status, 303, 'signed in once the lock-out ended');
 });
+
+test('a token request over the body cap → 413 "request body too large", and no server error is logged', async (t) => {
+  const errors: string[] = [];
+  const server = await start(t, { logger: { info() {}, warn() {}, error: (m: string) => void errors.push(m) } });
+  const res = await fetch(`${server.url}/access_token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: `grant_type=authorization_code&code=${'x'.repeat(64 * 1024)}`,
+  });
+  t.is(res.status, 413);
+  t.is((await res.text()).trim(), 'request body too large');
+  t.deepEqual(errors, []);
+});

@@ -69,7 +69,7 @@ function buildApp(srv: LocalServer): Koa {
   return app;
 }
 
-/** Headers every answer carries; a failure is logged and answered in plain text (413 for a body too large, else 500). */
+/** Headers every answer carries; a failure is answered in plain text: 413 for a body too large, else 500 (logged). */
 function guard(log: Logger) {
   return async (ctx: Context, next: Next): Promise<void> => {
     ctx.set('X-Content-Type-Options', 'nosniff');
@@ -79,8 +79,10 @@ function guard(log: Logger) {
     try {
       await next();
     } catch (err) {
+      // A body over the cap is the client's doing: answered as such, and not logged as a server failure.
+      if ((err as { status?: number }).status === 413) return text(ctx, 413, 'request body too large');
       log.error(`oauth2 server: ${ctx.method} ${ctx.path}: ${(err as Error).message}`);
-      text(ctx, (err as { status?: number }).status === 413 ? 413 : 500, 'internal error');
+      text(ctx, 500, 'internal error');
     }
   };
 }
