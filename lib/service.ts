@@ -18,7 +18,8 @@ import { safeRedirect } from './http/redirect.js';
 import type { ProviderDeps } from './providers/core/contract.js';
 import { planProviders, ProviderRegistry } from './providers/core/resolve.js';
 import { sharedState, type SharedState } from './state/shared.js';
-import { credentialThrottle } from './state/throttle.js';
+import { credentialThrottle, type CredentialThrottle } from './state/throttle.js';
+import { checkCredentials } from './providers/core/credentials.js';
 import { Authenticator } from './session/authenticator.js';
 import { revocations } from './session/revocation.js';
 import { isStoreTarget, loadStoreBackend } from './stores/open.js';
@@ -115,6 +116,12 @@ function providerDeps(
   parts: { tokenService: TokenService; avatarProxy: AvatarProxy; state: SharedState; sessionUser: (ctx: Context) => Promise<User> },
 ): ProviderDeps {
   const { tokenService, avatarProxy, state } = parts;
+  // One throttle per scope, made on first use: a credential kind asks for its own on every login.
+  const throttles = new Map<string, CredentialThrottle | undefined>();
+  const throttle = (scope: string): CredentialThrottle | undefined => {
+    if (!throttles.has(scope)) throttles.set(scope, o.loginThrottle ? credentialThrottle(state.store, o.loginThrottle, scope, o.clock) : undefined);
+    return throttles.get(scope);
+  };
   return {
     tokenService,
     avatarProxy,
@@ -125,7 +132,8 @@ function providerDeps(
     limiter: state.limiter,
     sessionUser: parts.sessionUser,
     userId: (provider, raw) => providerUserId(provider, raw, { keepHashed: o.keepHashedIds }),
-    throttle: (scope) => (o.loginThrottle ? credentialThrottle(state.store, o.loginThrottle, scope, o.clock) : undefined),
+    throttle,
+    checkCredentials: (ctx, scope, user, check) => checkCredentials(ctx, throttle(scope), user, check),
     cookies: { name: o.jwtCookieName, secure: o.secureCookies },
     routeURL: (provider, action) => `${o.url}${o.authRoutePath}/${encodeURIComponent(provider)}/${action}`,
     completeLogin: (ctx, login) => completeLogin(ctx, login, o, tokenService, avatarProxy),

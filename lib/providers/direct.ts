@@ -1,4 +1,3 @@
-import { rateLimited } from '../http/respond.js';
 import type { Context } from 'koa';
 import { AuthError } from '../errors.js';
 import { crossSite } from '../http/origin.js';
@@ -36,11 +35,10 @@ export const directProvider: ProviderModule<DirectProviderOptions & { [k: string
     if (typeof opts.checker !== 'function') throw new TypeError(`checker must be a function (user, passwd) => boolean`);
     if (opts.userIdFunc !== undefined && typeof opts.userIdFunc !== 'function') throw new TypeError('userIdFunc must be a function');
     const config: DirectConfig = { name: opts.name, checker: opts.checker, userIdFunc: opts.userIdFunc, origin: new URL(deps.url).origin };
-    const throttle = deps.throttle(config.name);
     return {
       name: config.name,
       kind: 'direct',
-      login: (ctx) => credentialLogin(config, deps, throttle, ctx),
+      login: (ctx) => credentialLogin(config, deps, ctx),
       async callback(ctx) {
         ctx.status = 200;
         ctx.body = '';
@@ -53,7 +51,7 @@ export const directProvider: ProviderModule<DirectProviderOptions & { [k: string
 };
 
 /** Checks the credentials (throttled when `loginThrottle` is on) and issues the session. */
-async function credentialLogin({ name, checker, userIdFunc, origin }: DirectConfig, deps: ProviderDeps, throttle: ReturnType<ProviderDeps['throttle']>, ctx: Context): Promise<void> {
+async function credentialLogin({ name, checker, userIdFunc, origin }: DirectConfig, deps: ProviderDeps, ctx: Context): Promise<void> {
   // Login CSRF: another site's form or link would log the visitor's browser into an account of
   // the attacker's choosing. The router refuses a foreign POST for every provider; a direct login
   // also takes its credentials from a GET's query, so a foreign GET (a link, an image) is refused here.
@@ -64,24 +62,7 @@ async function credentialLogin({ name, checker, userIdFunc, origin }: DirectConf
   if (!user || user.length > MAX_FIELD || passwd.length > MAX_FIELD || /[\r\n\0]/.test(user)) {
     throw new AuthError(400, 'bad_request', 'failed to parse credentials');
   }
-  // The attempt is reserved (counted as a failure) before the checker runs, so parallel guesses
-  // cannot all pass one look at the count; a locked-out name or client is refused without a check.
-  const attempt = await throttle?.attempt(user, ctx.ip);
-  if (attempt?.wait !== undefined) {
-    throw rateLimited(ctx, attempt.wait, 'too many failed login attempts, try again later');
-  }
-  let ok: boolean;
-  try {
-    ok = await checker(user, passwd);
-  } catch (err) {
-    await attempt?.abandoned();
-    throw new AuthError(500, 'checker_failed', 'failed to check user credentials', { cause: err });
-  }
-  if (ok !== true) {
-    await attempt?.failed();
-    throw new AuthError(403, 'bad_credentials', 'incorrect user or password');
-  }
-  await attempt?.succeeded();
+  await deps.checkCredentials(ctx, name, user, () => checker(user, passwd));
   const rawId = userIdFunc ? userIdFunc(user, ctx) : user;
   await deps.completeLogin(ctx, {
     provider: name,

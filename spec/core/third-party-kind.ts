@@ -2,7 +2,7 @@
  * A provider kind written the way an application or a plug-in package would write one: against
  * authkoa's main entry alone (here `../../lib/index.js`, for a package `authkoa`), with no import from
  * lib/'s internals. It does what the built-in `direct` kind does: a user name and password checked by
- * the application, failed attempts throttled through `deps.throttle`, the session issued by
+ * the application, failed attempts throttled through `deps.checkCredentials`, the session issued by
  * `deps.completeLogin` and ended by `deps.endSession`. third-party-kind.test.ts checks both that it
  * behaves like `direct` and that its imports stay on the public entry.
  */
@@ -30,9 +30,6 @@ declare module '../../lib/index.js' {
 /** The longest user name or password taken, as `direct` takes them. */
 const MAX_FIELD = 1024;
 
-/** What `deps.throttle()` hands out, named from the public ProviderDeps type. */
-type Throttle = NonNullable<ReturnType<ProviderDeps['throttle']>>;
-
 /**
  * Logs users in with a user name and password from a JSON or form POST. Unlike `direct` it takes no
  * GET: the router already refuses a POST another site's page sends (login CSRF), while a GET login
@@ -43,11 +40,10 @@ export const passwordKind: ProviderModule<PasswordKindOptions> = {
   options: ['kind', 'name', 'checker'],
   create(opts, deps): Provider {
     const { name, checker } = parseOptions(opts);
-    const throttle = deps.throttle(name);
     return {
       name,
       kind: 'password',
-      login: (ctx) => login(ctx, { name, checker, throttle, deps }),
+      login: (ctx) => login(ctx, { name, checker, deps }),
       async logout(ctx) {
         deps.endSession(ctx);
       },
@@ -65,12 +61,11 @@ function parseOptions(opts: PasswordKindOptions): { name: string; checker: Passw
 interface LoginSetup {
   name: string;
   checker: PasswordKindOptions['checker'];
-  throttle: Throttle | undefined;
   deps: ProviderDeps;
 }
 
-/** One login: read the credentials, reserve a throttled attempt, check, then issue the session. */
-async function login(ctx: Context, { name, checker, throttle, deps }: LoginSetup): Promise<void> {
+/** One login: read the credentials, check them through the throttle, then issue the session. */
+async function login(ctx: Context, { name, checker, deps }: LoginSetup): Promise<void> {
   if (ctx.method !== 'POST') throw new AuthError(405, 'method_not_allowed', 'log in with a POST');
   const params = await deps.readParams(ctx);
   const user = params.user ?? '';
@@ -78,25 +73,8 @@ async function login(ctx: Context, { name, checker, throttle, deps }: LoginSetup
   if (!user || user.length > MAX_FIELD || passwd.length > MAX_FIELD || /[\r\n\0]/.test(user)) {
     throw new AuthError(400, 'bad_request', 'failed to parse credentials');
   }
-  // Reserved before the checker runs, so parallel guesses cannot all pass one look at the count.
-  const attempt = await throttle?.attempt(user, ctx.ip);
-  if (attempt?.wait !== undefined) {
-    // Whole seconds, at least one: `Retry-After: 0` would invite an immediate retry.
-    ctx.set('Retry-After', String(Math.max(1, Math.ceil(attempt.wait / 1000))));
-    throw new AuthError(429, 'rate_limited', 'too many failed login attempts, try again later');
-  }
-  let ok: boolean;
-  try {
-    ok = await checker(user, passwd);
-  } catch (err) {
-    await attempt?.abandoned();
-    throw new AuthError(500, 'checker_failed', 'failed to check user credentials', { cause: err });
-  }
-  if (ok !== true) {
-    await attempt?.failed();
-    throw new AuthError(403, 'bad_credentials', 'incorrect user or password');
-  }
-  await attempt?.succeeded();
+  // Reserved before the checker runs (429 with Retry-After while locked out), then 403 or 500 as direct answers.
+  await deps.checkCredentials(ctx, name, user, () => checker(user, passwd));
   await deps.completeLogin(ctx, {
     provider: name,
     user: { name: user, id: deps.userId(name, user), picture: '' },

@@ -52,6 +52,7 @@ async function handBuilt(t: any, entry: Record<string, unknown>) {
     readCookie: (ctx, name) => ctx.cookies.get(name) ?? '',
     randomId: () => randomBytes(20).toString('hex'),
     endSession: (ctx) => void (ctx.body = ''),
+    checkCredentials: () => Promise.reject(new Error('no credentials here')),
   };
   const provider = await socialProvider.create({ kind: 'social', ...entry }, deps);
   app.use(async (ctx) => {

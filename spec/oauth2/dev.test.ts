@@ -93,7 +93,7 @@ test('dev server: codes are single-use and PKCE is enforced', async (t) => {
 test('dev server: a Basic header with a broken %-escape in the client id is a 4xx JSON answer, not a 500', async (t) => {
   const server = await startDevOAuthServer({ port: 0 });
   t.teardown(() => server.close());
-  for (const body of [{ grant_type: 'authorization_code', code: 'nope', redirect_uri: 'http://127.0.0.1:9/cb' }, { grant_type: 'password' }]) {
+  for (const body of <Record<string, string>[]>[{ grant_type: 'authorization_code', code: 'nope', redirect_uri: 'http://127.0.0.1:9/cb' }, { grant_type: 'password' }]) {
     const res = await fetch(`${server.url}/login/oauth/access_token`, {
       method: 'POST',
       headers: { authorization: `Basic ${Buffer.from('%E0%A4%A:secret').toString('base64')}` },

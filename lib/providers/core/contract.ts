@@ -40,6 +40,12 @@ export interface ProviderDeps {
    */
   throttle(scope: string): CredentialThrottle | undefined;
   /**
+   * Checks a user's credentials through `throttle(scope)`, as `direct` does: reserved before `check`
+   * runs, 429 with Retry-After while locked out, 403 `bad_credentials` when `check` is not true, 500
+   * `checker_failed` when it throws; resolves when the credentials are good.
+   */
+  checkCredentials(ctx: Context, scope: string, user: string, check: () => boolean | Promise<boolean>): Promise<void>;
+  /**
    * The request's logged-in user by the rules of the `auth` middleware (refresh, validator, revocation,
    * basic auth), or a thrown AuthError 401: for provider routes that act for a user (adding a passkey).
    */
