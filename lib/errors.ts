@@ -16,6 +16,8 @@ export const ERROR_CODES = [
   'origin_mismatch', 'confirmation_invalid', 'confirmation_expired', 'confirmation_used', 'rate_limited',
   // Passkeys (400, 401, 409)
   'challenge_invalid', 'passkey_invalid', 'passkey_unknown', 'passkey_exists',
+  // The second factor and step-up (400, 401, 403, 409)
+  'invalid_code', 'reauth_required', 'mfa_session_invalid', 'mfa_session_expired', 'factor_not_enrolled', 'totp_not_pending',
   // authkoa's own failures (500, 503)
   'internal_error', 'checker_failed', 'secret_unavailable', 'avatar_store_failed', 'state_store_unavailable', 'not_started',
   // A provider or a sender failed (502, 503)

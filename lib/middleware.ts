@@ -5,6 +5,8 @@ import type { Logger } from './logger.js';
 import type { Authenticator } from './session/authenticator.js';
 import { isAdmin, type User } from './user.js';
 import { isPromise } from './util/is-promise.js';
+import { parseDuration, type Duration } from './util/duration.js';
+import { requireFresh } from './session/fresh.js';
 
 /** The route middleware hanging off `authKoa()` as `auth.middleware`. */
 export interface AuthMiddleware {
@@ -18,6 +20,12 @@ export interface AuthMiddleware {
   rbac(...roles: string[]): Middleware;
   /** Replaces the request's user with `userUpdater(user)`; place after auth/trace. */
   updateUser: Middleware;
+  /**
+   * Step-up: requires a user, as `auth` does, whose login (`auth_time`) is at most `maxAge` old
+   * ('5m' or ms); an older one is answered 401 `reauth_required`. Any login, and a second-factor
+   * verify, makes it fresh again. Basic auth, checked on the request itself, is always fresh.
+   */
+  fresh(maxAge: Duration): Middleware;
 }
 
 /** Replaces the default `{"error","code"}` body of a middleware failure; it owns the response. */
@@ -26,6 +34,7 @@ export type ErrorHandler = (ctx: Context, status: number, error: AuthError) => v
 /** The options the route middleware reads itself (who the user is, the Authenticator decides). */
 export interface MiddlewareConfig {
   logger: Logger;
+  clock: () => number;
   errorHandler: ErrorHandler | undefined;
   userUpdater: ((user: User) => User | Promise<User>) | undefined;
 }
@@ -54,6 +63,23 @@ export function createMiddleware(o: MiddlewareConfig, users: Authenticator): Aut
     rbac: (...roles: string[]) => guard(o, users, roleIn(roles)),
     trace: tracer(o, users),
     updateUser: userUpdater(o),
+    fresh: (maxAge: Duration) => freshGuard(o, users, parseDuration(maxAge, 'fresh(maxAge)')),
+  };
+}
+
+/** `fresh(maxAge)`: the user of `auth`, refused with `reauth_required` when their login is older than `maxAgeMs`. */
+function freshGuard(o: MiddlewareConfig, users: Authenticator, maxAgeMs: number): Middleware {
+  return async function fresh(ctx: Context, next: Next) {
+    let user: User;
+    try {
+      const session = await users.session(ctx);
+      requireFresh(session, maxAgeMs, o.clock());
+      user = session.user;
+    } catch (err) {
+      return refuse(o, ctx, err);
+    }
+    ctx.state.user = user;
+    return next();
   };
 }
 

@@ -111,9 +111,18 @@ async function providerRoute(ctx: Context, o: RoutesConfig, provider: Provider, 
 }
 
 /** The auth routes of one service. */
-export function buildAuthRouter(o: RoutesConfig, tokens: TokenService, providers: ProviderRegistry, middleware: AuthMiddleware, sessions: Revocations): Router {
+export function buildAuthRouter(
+  o: RoutesConfig,
+  tokens: TokenService,
+  providers: ProviderRegistry,
+  middleware: AuthMiddleware,
+  sessions: Revocations,
+  /** The routes of a feature the options turn on (the second factor's `/mfa/…`), taken before the providers' routes. */
+  mountFeatures?: (router: Router) => void,
+): Router {
   const router = new Router({ prefix: o.authRoutePath });
   const origin = o.origin;
+  mountFeatures?.(router);
 
   router.get('/list', (ctx) => {
     const details = ctx.query.details === '1' || ctx.query.details === 'true';

@@ -26,6 +26,10 @@ import { isStoreTarget, loadStoreBackend } from './stores/open.js';
 import { TokenService } from './session/token-service.js';
 import { providerUserId, type User } from './user.js';
 import { loadWithPackage } from './util/optional.js';
+import { createMfa, type Mfa } from './mfa/service.js';
+import type { SecondFactor } from './providers/core/provider.js';
+import type { SecondStepGate } from './session/login.js';
+import { throttlePolicy } from './state/throttle.js';
 
 /** What `authKoa()` returns: a Koa middleware serving the auth and avatar routes, plus the tools around it. */
 export interface AuthKoa extends Middleware {
@@ -72,17 +76,20 @@ export function authKoa(opts: AuthKoaOptions): AuthKoa {
     logger: o.logger,
   });
   const state = sharedState(o.stateStore, { clock: o.clock, logger: o.logger, option: 'stateStore' });
-  // Set once the authenticator exists (it needs the providers, which need these deps).
-  let sessionUser: (ctx: Context) => Promise<User> = () => Promise.reject(new Error('not ready'));
-  const deps = providerDeps(o, { tokenService, avatarProxy, state, sessionUser: (ctx) => sessionUser(ctx) });
+  const throttle = throttles(o, state);
   const providers = new ProviderRegistry();
-  const startUp = startService(o, { plans, providers, deps, state, avatarProxy });
+  // Set once the authenticator exists (it needs the providers, which need these deps).
+  let users: Authenticator | undefined;
+  const session = (ctx: Context) => (users ? users.session(ctx) : Promise.reject(new Error('not ready')));
+  const mfa = o.mfa ? createMfa(o.mfa, o, { tokens: tokenService, state: state.store, session, throttle: mfaThrottle(o, state, throttle), secondFactors: () => secondFactorsOf(providers) }) : undefined;
+  const sessionUser = async (ctx: Context) => (users ? users.authenticate(ctx) : Promise.reject(new Error('not ready')));
+  const deps = providerDeps(o, { tokenService, avatarProxy, state, throttle, gate: mfa?.gate, sessionUser });
+  const startUp = startService(o, { plans, providers, deps, state, avatarProxy, mfa });
   const sessions = revocations(state.store, o.clock, Math.max(o.cookieDurationMs, o.tokenDurationMs), o.tokenDurationMs);
   const waitForStart = startUp.waitForStart;
-  const users = new Authenticator(o, { tokens: tokenService, providers, sessions, waitForStart, basicThrottle: deps.throttle('basic') });
-  sessionUser = async (ctx) => users.authenticate(ctx);
+  users = new Authenticator(o, { tokens: tokenService, providers, sessions, waitForStart, basicThrottle: throttle('basic') });
   const middleware = createMiddleware(o, users);
-  const authRoutes = buildAuthRouter(o, tokenService, providers, middleware, sessions).routes();
+  const authRoutes = buildAuthRouter(o, tokenService, providers, middleware, sessions, mfa ? (router) => mfa.mount(router) : undefined).routes();
   const service = requestHandler(o, authRoutes, avatarProxy, waitForStart) as AuthKoa;
 
   let closed: Promise<void> | undefined;
@@ -102,7 +109,7 @@ export function authKoa(opts: AuthKoaOptions): AuthKoa {
       closed ??= (async () => {
         await startUp.settled; // a failed start has already closed what it had started
         await Promise.allSettled(providers.list().map((p) => p.close?.()));
-        await Promise.all([avatarProxy.close(), state.close()]);
+        await Promise.all([avatarProxy.close(), state.close(), mfa?.close()]);
       })();
       return closed;
     },
@@ -110,18 +117,42 @@ export function authKoa(opts: AuthKoaOptions): AuthKoa {
   return service;
 }
 
-/** What the service hands every provider: the narrow context of ProviderDeps, never the secrets. */
-function providerDeps(
-  o: ResolvedOptions,
-  parts: { tokenService: TokenService; avatarProxy: AvatarProxy; state: SharedState; sessionUser: (ctx: Context) => Promise<User> },
-): ProviderDeps {
-  const { tokenService, avatarProxy, state } = parts;
-  // One throttle per scope, made on first use: a credential kind asks for its own on every login.
-  const throttles = new Map<string, CredentialThrottle | undefined>();
-  const throttle = (scope: string): CredentialThrottle | undefined => {
-    if (!throttles.has(scope)) throttles.set(scope, o.loginThrottle ? credentialThrottle(state.store, o.loginThrottle, scope, o.clock) : undefined);
-    return throttles.get(scope);
+/** The failed-login throttle of each scope, made on first use (a credential kind asks for its own on every login); undefined ones when throttling is off. */
+function throttles(o: ResolvedOptions, state: SharedState): (scope: string) => CredentialThrottle | undefined {
+  const made = new Map<string, CredentialThrottle | undefined>();
+  return (scope) => {
+    if (!made.has(scope)) made.set(scope, o.loginThrottle ? credentialThrottle(state.store, o.loginThrottle, scope, o.clock) : undefined);
+    return made.get(scope);
   };
+}
+
+/**
+ * Failed second-factor codes are always throttled: six digits fall to guessing without a limit. With
+ * `loginThrottle: false` they are counted with its defaults.
+ */
+function mfaThrottle(o: ResolvedOptions, state: SharedState, throttle: (scope: string) => CredentialThrottle | undefined): CredentialThrottle {
+  return throttle('mfa') ?? credentialThrottle(state.store, throttlePolicy(undefined)!, 'mfa', o.clock);
+}
+
+/** The providers that can be a second factor (the passkey kind), by name. */
+function secondFactorsOf(providers: ProviderRegistry): Array<{ provider: string; factor: SecondFactor }> {
+  return providers.list().flatMap((p) => (p.secondFactor ? [{ provider: p.name, factor: p.secondFactor }] : []));
+}
+
+/** What providerDeps() is made of besides the options. */
+interface DepsParts {
+  tokenService: TokenService;
+  avatarProxy: AvatarProxy;
+  state: SharedState;
+  throttle: (scope: string) => CredentialThrottle | undefined;
+  sessionUser: (ctx: Context) => Promise<User>;
+  /** The second factor, when the `mfa` option is set. */
+  gate: SecondStepGate | undefined;
+}
+
+/** What the service hands every provider: the narrow context of ProviderDeps, never the secrets. */
+function providerDeps(o: ResolvedOptions, parts: DepsParts): ProviderDeps {
+  const { tokenService, avatarProxy, state, throttle } = parts;
   return {
     tokenService,
     avatarProxy,
@@ -136,7 +167,7 @@ function providerDeps(
     checkCredentials: (ctx, scope, user, check) => checkCredentials(ctx, throttle(scope), user, check),
     cookies: { name: o.jwtCookieName, secure: o.secureCookies },
     routeURL: (provider, action) => `${o.url}${o.authRoutePath}/${encodeURIComponent(provider)}/${action}`,
-    completeLogin: (ctx, login) => completeLogin(ctx, login, o, tokenService, avatarProxy),
+    completeLogin: (ctx, login) => completeLogin(ctx, login, o, tokenService, avatarProxy, parts.gate),
     callbackURL: (ctx) => o.url + requestPath(ctx).replace(/\/[^/]*$/, '/callback'),
     safeRedirect: (from) => safeRedirect(from, o.url, o.allowedRedirects),
     sessionOnly: (ctx) => sessionFlag(ctx.query) ?? false,
@@ -164,13 +195,14 @@ interface StartParts {
   deps: ProviderDeps;
   state: SharedState;
   avatarProxy: AvatarProxy;
+  mfa: Mfa | undefined;
 }
 
 /** Starts the service: a failure is logged and closes the avatar proxy and the state store again. */
 function startService(o: ResolvedOptions, parts: StartParts): StartUp {
   const starting = start(o, parts).catch(async (err: Error) => {
     o.logger.error(`authkoa did not start: ${err.message}`);
-    await Promise.allSettled([parts.avatarProxy.close(), parts.state.close()]);
+    await Promise.allSettled([parts.avatarProxy.close(), parts.state.close(), parts.mfa?.close()]);
     throw err;
   });
   // The service's own view of start-up (`ready` is the caller's handle): once it succeeded there is
@@ -192,8 +224,9 @@ function startService(o: ResolvedOptions, parts: StartParts): StartUp {
  * The asynchronous half of start-up: the optional packages and backend modules the options need are
  * loaded (a missing one rejects naming it), then the providers are created in order.
  */
-async function start(o: ResolvedOptions, { plans, providers, deps, state }: StartParts): Promise<void> {
+async function start(o: ResolvedOptions, { plans, providers, deps, state, mfa }: StartParts): Promise<void> {
   const checks: Promise<unknown>[] = [state.start(), checkSecretReader(o)];
+  if (mfa) checks.push(mfa.start());
   if (isStoreTarget(o.avatarStore)) {
     checks.push(loadStoreBackend(o.avatarStore));
     // Only resizing decodes images (in a worker, which imports jimp); identicons are encoded without it.
@@ -201,6 +234,8 @@ async function start(o: ResolvedOptions, { plans, providers, deps, state }: Star
   }
   await Promise.all(checks);
   await providers.build(plans, deps);
+  // The second factor's routes are /auth/mfa/…: a provider of that name could never be reached.
+  if (mfa && providers.get('mfa')) throw new TypeError('authKoa: providers: no provider may be named "mfa" while the mfa option is set (its routes are <authRoutePath>/mfa/…)');
 }
 
 /** The service's own middleware: the auth routes and the avatar route, every other request passed on. */

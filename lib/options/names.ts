@@ -47,5 +47,6 @@ export const OPTION_NAMES = optionNames<AuthKoaOptions>({
   loginThrottle: true,
   keepHashedIds: true,
   strictRevocation: true,
+  mfa: true,
   clock: true,
 });

@@ -12,6 +12,7 @@ import { OPTION_NAMES } from './names.js';
 import { bool, cookieName, duration, fail, headerName, optionalFunction, optionalString, plainObject, routePath, stringList, type RawOptions } from './read.js';
 import type { AvatarConfig, ResolvedOptions, StateConfig } from './resolved.js';
 import { readSecrets } from './secret.js';
+import { readMfaOptions } from '../mfa/options.js';
 import type { AuthKoaOptions, AvatarTuning } from './types.js';
 
 /**
@@ -44,6 +45,7 @@ export function resolveOptions(input: AuthKoaOptions): ResolvedOptions {
     logger: toLogger(o.logger as LoggerInput),
     providers: o.providers as ProviderEntry[],
     keepHashedIds: bool(o, 'keepHashedIds', false),
+    mfa: readMfaOptions(o.mfa, { url: url.href, authRoutePath, staticSecret: secrets.staticSecret, previousSecrets: secrets.previousSecrets }),
     clock,
   };
 }

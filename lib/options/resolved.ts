@@ -10,6 +10,7 @@ import type { StateStore, StateTarget } from '../state/types.js';
 import type { ThrottlePolicy } from '../state/throttle.js';
 import type { AvatarStore, StoreTarget } from '../stores/types.js';
 import type { AvatarTuning } from './types.js';
+import type { MfaConfig } from '../mfa/options.js';
 
 /**
  * The options once checked, every default filled in: one flat object, read by each module through the
@@ -51,6 +52,8 @@ export interface ServiceConfig {
   url: string;
   providers: ProviderEntry[];
   keepHashedIds: boolean;
+  /** The second factor, checked; undefined when the `mfa` option is not set. */
+  mfa: MfaConfig | undefined;
   logger: Logger;
   clock: () => number;
 }

@@ -13,6 +13,7 @@ import type { LoggerInput } from '../logger.js';
 import type { ProviderEntry } from '../providers/core/provider.js';
 import type { StateStore } from '../state/types.js';
 import type { LoginThrottleOptions } from '../state/throttle.js';
+import type { MfaOptions } from '../mfa/options.js';
 
 export type { Duration } from '../util/duration.js';
 // Declared by the modules that call them, and part of the options all the same.
@@ -134,6 +135,11 @@ export interface AuthKoaOptions {
    * protected request. Default false: it stops within `tokenDuration`.
    */
   strictRevocation?: boolean;
+  /**
+   * A second factor after every login (TOTP with recovery codes, or a passkey), and step-up for the
+   * routes that change it; `{ store }` at least. Off by default. See docs/mfa.md.
+   */
+  mfa?: MfaOptions;
   /** Clock in ms since the epoch; tests inject one. Default Date.now. */
   clock?: () => number;
 }

@@ -69,5 +69,6 @@ async function credentialLogin({ name, checker, userIdFunc, origin }: DirectConf
     user: { name: user, id: deps.userId(name, rawId), picture: '' },
     aud: params.aud ?? '',
     sessionOnly: deps.sessionOnly(ctx),
+    amr: ['pwd'],
   });
 }

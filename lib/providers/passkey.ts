@@ -1,6 +1,7 @@
 import { browserBinding, challengeStore, loginChallengeLimit } from './passkey/challenges.js';
 import type { PasskeyConfig } from './passkey/config.js';
 import { deleteRoute, listRoute, loginOptionsRoute, loginRoute, registrationOptionsRoute, registrationRoute, type PasskeyParts } from './passkey/routes.js';
+import { passkeySecondFactor } from './passkey/second-factor.js';
 import { statePasskeyStore } from './passkey/store.js';
 import type { StateStore } from '../state/index.js';
 import { providerState } from '../state/shared.js';
@@ -67,6 +68,7 @@ export const passkeyProvider: ProviderModule = {
         '*': deleteRoute(parts),
       },
       close: () => own.close(),
+      secondFactor: passkeySecondFactor(parts),
     };
   },
 };

@@ -6,6 +6,7 @@ import { isPromise } from '../util/is-promise.js';
 import { basicAuthenticator, type BasicAuthConfig, type BasicAuthenticator } from './basic-auth.js';
 import { copyClaims, userOf as userOfClaims, type Claims, type RequestToken } from './claims.js';
 import { Refresher, type RefreshConfig } from './refresher.js';
+import type { SessionOf } from './fresh.js';
 import type { Revocations } from './revocation.js';
 import type { TokenService } from './token-service.js';
 
@@ -67,6 +68,22 @@ export class Authenticator {
   authenticate(ctx: Context): User | Promise<User> {
     const waiting = this.waitForStart();
     return waiting ? waiting.then(() => this.authenticateNow(ctx)) : this.authenticateNow(ctx);
+  }
+
+  /**
+   * The request's user by the same rules, and the claims of the token that brought it (`auth_time`,
+   * `amr`): for `fresh()` and the second-factor routes, off the hot path. Basic auth has no claims.
+   */
+  async session(ctx: Context): Promise<SessionOf> {
+    const user = await this.authenticate(ctx);
+    let rt: RequestToken | undefined;
+    try {
+      rt = await this.tokens.peek(ctx);
+    } catch {
+      return { user, claims: undefined }; // basic auth let the request in; its token (if any) did not
+    }
+    const claims = rt?.claims.user?.id === user.id ? copyClaims(rt.claims) : undefined;
+    return { user, claims };
   }
 
   private authenticateNow(ctx: Context): User | Promise<User> {

@@ -33,6 +33,11 @@ export interface Claims {
   auth_provider?: { name: string };
   /** When the session began (Unix seconds); kept across refreshes, read by maxSessionAge. */
   auth_time?: number;
+  /**
+   * How the user proved who they are (RFC 8176 values: `pwd`, `otp`, `hwk`, `mfa`; authkoa's `fed` and
+   * `email`): set at login, extended by a second factor or a step-up, kept across refreshes.
+   */
+  amr?: string[];
   /** When this token was issued, in Unix milliseconds (`iat` is whole seconds); read by revocation checks. */
   iat_ms?: number;
   [extra: string]: unknown;

@@ -37,11 +37,43 @@ export interface CompletedLogin {
   avatar?: AvatarPutOptions;
   /** Claims to mint the token with (Telegram uses its login token as jti). */
   claims?: Partial<Claims>;
+  /**
+   * How the user proved who they are, as RFC 8176 `amr` values (`pwd`, `hwk`, or authkoa's `fed` for a
+   * login at another site and `email` for a link sent to the user): the token's `amr` claim starts with them.
+   */
+  amr?: string[];
+  /**
+   * The login ends a browser navigation (an OAuth2 callback, a confirmation link): a second step, when
+   * one is needed, is asked for by redirecting to the second-step page rather than in a JSON answer.
+   */
+  navigation?: boolean;
+}
+
+/** A login once its user is final (avatar stored, postAuthHook run): what a session is minted from. */
+export interface IdentifiedLogin {
+  provider: string;
+  user: User;
+  aud: string;
+  sessionOnly?: boolean;
+  noAva?: boolean;
+  from?: string;
+  claims?: Partial<Claims>;
+  amr: string[];
+  navigation?: boolean;
 }
 
 /**
- * The common end of every login: store the avatar, run the post-auth hook, mint the token and set the
- * cookies, then 303 to a permitted `from` or answer the User JSON.
+ * What may stand between a first factor and the session (the second factor): it answers the request
+ * itself and resolves true when the login must go on elsewhere, false to let the session be issued.
+ */
+export interface SecondStepGate {
+  intercept(ctx: Context, login: IdentifiedLogin): Promise<boolean>;
+}
+
+/**
+ * The common end of every login: store the avatar, run the post-auth hook, let the second-step gate
+ * (the `mfa` option) take over when it must, else mint the token and set the cookies, then 303 to a
+ * permitted `from` or answer the User JSON.
  */
 export async function completeLogin(
   ctx: Context,
@@ -49,22 +81,45 @@ export async function completeLogin(
   o: LoginConfig,
   tokens: TokenService,
   avatars: AvatarProxy,
+  gate?: SecondStepGate,
 ): Promise<void> {
   const user: User = { ...login.user };
   if (login.noAva) user.picture = '';
   user.picture = await avatars.put(user, login.avatar);
   if (o.postAuthHook) await o.postAuthHook(ctx, user, login.provider);
-  const now = tokens.now();
-  const claims = await tokens.set(ctx, {
-    aud: login.aud ?? '',
-    jti: randomId(),
+  const identified: IdentifiedLogin = {
+    provider: login.provider,
     user,
+    aud: login.aud ?? '',
+    sessionOnly: login.sessionOnly,
+    noAva: login.noAva,
+    from: login.from,
+    claims: login.claims,
+    amr: login.amr ?? [],
+    navigation: login.navigation,
+  };
+  if (gate && (await gate.intercept(ctx, identified))) return;
+  const claims = await startSession(ctx, identified, tokens);
+  answerLogin(ctx, identified, claims, o);
+}
+
+/** Mints the session of an identified login and sets its cookies; `auth_time` is now, `amr` the login's methods. */
+export async function startSession(ctx: Context, login: IdentifiedLogin, tokens: TokenService): Promise<Claims> {
+  return tokens.set(ctx, {
+    aud: login.aud,
+    jti: randomId(),
+    user: login.user,
     sess_only: login.sessionOnly || undefined,
     'no-ava': login.noAva || undefined,
     auth_provider: { name: login.provider },
-    auth_time: now,
+    auth_time: tokens.now(),
+    amr: login.amr.length > 0 ? login.amr : undefined,
     ...login.claims,
   });
+}
+
+/** The answer to a finished login: 303 to a `from` the redirect policy permits, else the User JSON. */
+export function answerLogin(ctx: Context, login: Pick<IdentifiedLogin, 'from' | 'provider'>, claims: Claims, o: LoginConfig): void {
   const location = safeRedirect(login.from, o.url, o.allowedRedirects);
   if (location) {
     ctx.status = 303;

@@ -88,4 +88,4 @@ export interface ProviderModule<O extends ProviderOptions = ProviderOptions> {
   create(opts: O, deps: ProviderDeps): Provider | Promise<Provider>;
 }
 
-export type { Provider, ProviderEntry, ProviderOptions } from './provider.js';
+export type { Provider, ProviderEntry, ProviderOptions, SecondFactor } from './provider.js';

@@ -24,6 +24,25 @@ export interface Provider {
   readonly crossSite?: readonly string[];
   /** Stops background work (servers, pollers) when the service closes. */
   close?(): Promise<void>;
+  /** Set when the kind can also be the second step of a login (the passkey kind): the `mfa` routes call it. */
+  readonly secondFactor?: SecondFactor;
+}
+
+/**
+ * A provider's credentials used as a second factor after another login: what `/auth/mfa/<factor>/options`
+ * and `/auth/mfa/<factor>` call, for the user whose first factor passed.
+ */
+export interface SecondFactor {
+  /** Its name in the `factors` a login answers and in the routes: `passkey`. */
+  readonly factor: string;
+  /** The RFC 8176 `amr` value a pass adds to the session: `hwk`. */
+  readonly amr: string;
+  /** How many credentials of this factor the user has (0: it is not offered). */
+  count(userId: string): Promise<number>;
+  /** The challenge for the user's credentials, sent to the page as JSON. */
+  options(ctx: Context, userId: string): Promise<unknown>;
+  /** Checks the answer in the request body for the user: resolves when it passes, else throws an AuthError. */
+  verify(ctx: Context, userId: string): Promise<void>;
 }
 
 /**

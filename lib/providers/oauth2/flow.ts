@@ -147,5 +147,8 @@ async function finishLogin({ spec, deps, io }: Flow, ctx: Context, claims: Hands
     from: typeof hs.from === 'string' ? hs.from : undefined,
     noAva: claims['no-ava'] === true,
     avatar: avatarHeaders ? { headers: avatarHeaders } : undefined,
+    amr: ['fed'],
+    // The provider sent the browser back here: a second step is asked for on a page, not in JSON.
+    navigation: true,
   });
 }

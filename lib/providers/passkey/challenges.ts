@@ -18,7 +18,7 @@ const BINDING = /^[A-Za-z0-9_-]{43}$/;
  * SHA-256 of its binding cookie), so an assertion made for the attacker's own challenge cannot be
  * posted from the victim's browser (login CSRF).
  */
-export type Challenge = { purpose: 'register'; userId: string } | { purpose: 'login'; aud: string; browser: string };
+export type Challenge = { purpose: 'register'; userId: string } | { purpose: 'login'; aud: string; browser: string } | { purpose: 'mfa'; userId: string };
 
 /** The challenges a provider issued and has not seen answered yet. */
 export interface Challenges {

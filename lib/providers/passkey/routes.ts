@@ -109,45 +109,68 @@ export function loginOptionsRoute({ config, deps, challenges, binding, limit }: 
 }
 
 /** `login`: verifies the assertion against this browser's login challenge, records the use and logs in. */
-export function loginRoute({ config, deps, passkeys, challenges, binding }: PasskeyParts): Route {
+export function loginRoute(parts: PasskeyParts): Route {
+  const { config, deps, binding } = parts;
   return async (ctx) => {
     post(ctx);
-    const response = (await readJSON(ctx, BODY_LIMIT)) as Parameters<WebAuthn['verifyAuthenticationResponse']>[0]['response'];
-    if (typeof response?.id !== 'string' || !CREDENTIAL_ID.test(response.id) || typeof response.response !== 'object' || response.response === null) {
-      throw new AuthError(400, 'bad_request', 'expected a WebAuthn assertion');
-    }
     const browser = binding.read(ctx);
-    const passkey = await passkeys.get(response.id);
-    if (!passkey) throw new AuthError(401, 'passkey_unknown', 'this passkey is not registered');
-    if (response.response.userHandle && response.response.userHandle !== passkey.userHandle) throw new AuthError(401, 'passkey_invalid', 'the passkey does not belong to this account');
-    let issued: Challenge | undefined;
-    let verified: Awaited<ReturnType<WebAuthn['verifyAuthenticationResponse']>>;
-    try {
-      verified = await webauthn.verifyAuthenticationResponse({
-        response,
-        expectedChallenge: challenges.spend((c) => {
-          issued = c;
-          return c.purpose === 'login' && browser !== undefined && c.browser === browser;
-        }),
-        expectedOrigin: config.origin,
-        expectedRPID: config.rpID,
-        credential: { id: passkey.id, publicKey: Buffer.from(passkey.publicKey, 'base64url'), counter: passkey.counter, transports: passkey.transports },
-        requireUserVerification: config.userVerification === 'required',
-      });
-    } catch (err) {
-      throw refused(err);
-    }
-    if (!verified.verified) throw new AuthError(401, 'passkey_invalid', 'the passkey could not be verified');
-    // A counter that did not move forward means a cloned authenticator (simplewebauthn refuses one that
-    // went back); a concurrent use that already recorded a higher value lands here too.
-    if (!(await passkeys.updateCounter(passkey.id, verified.authenticationInfo.newCounter, deps.clock()))) throw new AuthError(401, 'passkey_invalid', 'the passkey signature counter did not move forward');
+    const { passkey, issued } = await checkAssertion(parts, await readAssertion(ctx), (c) => c.purpose === 'login' && browser !== undefined && c.browser === browser);
     await deps.completeLogin(ctx, {
       provider: config.name,
       user: { id: passkey.userId, name: passkey.userName, picture: passkey.userPicture ?? '' },
       aud: issued?.purpose === 'login' ? issued.aud : '',
       sessionOnly: deps.sessionOnly(ctx),
+      amr: ['hwk'],
     });
   };
+}
+
+type Assertion = Parameters<WebAuthn['verifyAuthenticationResponse']>[0]['response'];
+
+/** The request's WebAuthn assertion, checked for shape; 400 otherwise. */
+export async function readAssertion(ctx: Context): Promise<Assertion> {
+  const response = (await readJSON(ctx, BODY_LIMIT)) as Assertion;
+  if (typeof response?.id !== 'string' || !CREDENTIAL_ID.test(response.id) || typeof response.response !== 'object' || response.response === null) {
+    throw new AuthError(400, 'bad_request', 'expected a WebAuthn assertion');
+  }
+  return response;
+}
+
+/**
+ * Verifies an assertion against a challenge `accept` takes (spent on first use) and records the use:
+ * the passkey it was made with, and the challenge. A login and a second step differ only in the
+ * challenge they accept.
+ */
+export async function checkAssertion(
+  { config, deps, passkeys, challenges }: PasskeyParts,
+  response: Assertion,
+  accept: (c: Challenge, passkey: Passkey) => boolean,
+): Promise<{ passkey: Passkey; issued: Challenge | undefined }> {
+  const passkey = await passkeys.get(response.id);
+  if (!passkey) throw new AuthError(401, 'passkey_unknown', 'this passkey is not registered');
+  if (response.response.userHandle && response.response.userHandle !== passkey.userHandle) throw new AuthError(401, 'passkey_invalid', 'the passkey does not belong to this account');
+  let issued: Challenge | undefined;
+  let verified: Awaited<ReturnType<WebAuthn['verifyAuthenticationResponse']>>;
+  try {
+    verified = await webauthn.verifyAuthenticationResponse({
+      response,
+      expectedChallenge: challenges.spend((c) => {
+        issued = c;
+        return accept(c, passkey);
+      }),
+      expectedOrigin: config.origin,
+      expectedRPID: config.rpID,
+      credential: { id: passkey.id, publicKey: Buffer.from(passkey.publicKey, 'base64url'), counter: passkey.counter, transports: passkey.transports },
+      requireUserVerification: config.userVerification === 'required',
+    });
+  } catch (err) {
+    throw refused(err);
+  }
+  if (!verified.verified) throw new AuthError(401, 'passkey_invalid', 'the passkey could not be verified');
+  // A counter that did not move forward means a cloned authenticator (simplewebauthn refuses one that
+  // went back); a concurrent use that already recorded a higher value lands here too.
+  if (!(await passkeys.updateCounter(passkey.id, verified.authenticationInfo.newCounter, deps.clock()))) throw new AuthError(401, 'passkey_invalid', 'the passkey signature counter did not move forward');
+  return { passkey, issued };
 }
 
 /** `list` (GET): the logged-in user's passkeys, without their keys. */

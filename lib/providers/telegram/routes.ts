@@ -72,6 +72,7 @@ async function claimRequest({ config, deps, bot, requests }: TelegramParts, ctx:
     aud: typeof site === 'string' ? site : '',
     // As the original: the login token becomes the session's jti (and so its XSRF value).
     claims: { jti: token },
+    amr: ['fed'],
   });
 }
 

@@ -53,6 +53,9 @@ export function confirmStep(config: VerifiedConfig, deps: ProviderDeps): (ctx: C
       aud: claims.aud ?? '',
       sessionOnly: session,
       from,
+      amr: ['email'],
+      // Opened from a message in a browser (the link, or the button of its page).
+      navigation: true,
     });
   };
   return (ctx, token, params) =>

@@ -1,0 +1,43 @@
+import type { Context } from 'koa';
+import { AuthError } from '../errors.js';
+import { requireFresh, type SessionOf } from '../session/fresh.js';
+import type { PartialLogin, PartialLogins } from './partial.js';
+
+/** Who a second-factor route acts for: a login whose second step is pending, or a logged-in user. */
+export type Actor = { partial: PartialLogin; userId: string; session?: undefined } | { session: SessionOf; userId: string; partial?: undefined };
+
+/** What finding the actor needs. */
+export interface ActorParts {
+  partials: PartialLogins;
+  /** The request's session by the rules of the `auth` middleware; rejects with a 401 when there is none. */
+  session: (ctx: Context) => Promise<SessionOf>;
+  clock: () => number;
+}
+
+/**
+ * The actor of a second-step route: the partial login the request carries, when it has one (a login in
+ * progress is what these routes finish), else the session. An enrolment-only partial login (a user
+ * `required` sends to set a factor up) is refused unless `enrolling`, since it proves one factor only.
+ */
+export async function loginOrSession(ctx: Context, parts: ActorParts, enrolling = false): Promise<Actor> {
+  const partial = parts.partials.read(ctx);
+  if (partial) {
+    if (partial.pending.enroll && !enrolling) throw new AuthError(403, 'factor_not_enrolled', 'set up a second factor to finish this login');
+    return { partial, userId: partial.pending.user.id };
+  }
+  const session = await parts.session(ctx);
+  return { session, userId: session.user.id };
+}
+
+/**
+ * The actor of a route that changes a user's factors: an enrolment-only partial login (setting up the
+ * first factor), or a session whose login is at most `freshMs` old; an older one is answered
+ * 401 `reauth_required`, so a session left open on a shared computer cannot change them.
+ */
+export async function enrollingOrFresh(ctx: Context, parts: ActorParts, freshMs: number): Promise<Actor> {
+  const partial = parts.partials.read(ctx);
+  if (partial?.pending.enroll) return { partial, userId: partial.pending.user.id };
+  const session = await parts.session(ctx);
+  requireFresh(session, freshMs, parts.clock());
+  return { session, userId: session.user.id };
+}

@@ -1,0 +1,207 @@
+/**
+ * The second-factor routes under `<authRoutePath>/mfa`: the user's factors, TOTP set-up, confirmation and
+ * removal, new recovery codes, and the second step itself (a code, a recovery code or a passkey), which
+ * finishes a pending login or, with a session, re-confirms its user (step-up).
+ */
+import type Router from '@koa/router';
+import type { Context } from 'koa';
+import { AuthError } from '../errors.js';
+import { readParams } from '../http/body.js';
+import { crossSite } from '../http/origin.js';
+import { writeJSON } from '../http/respond.js';
+import { checkCredentials } from '../providers/core/credentials.js';
+import type { SecondFactor } from '../providers/core/provider.js';
+import { answerLogin, startSession, type LoginConfig } from '../session/login.js';
+import type { TokenService } from '../session/token-service.js';
+import type { CredentialThrottle } from '../state/throttle.js';
+import { enrollingOrFresh, loginOrSession, type Actor, type ActorParts } from './actor.js';
+import type { Factors } from './factors.js';
+import type { MfaConfig } from './options.js';
+import type { PartialLogin } from './partial.js';
+import { sendMfaPage } from './page.js';
+import { qrDataURL } from './qr.js';
+import { otpauthURL } from './totp.js';
+
+/** What the routes work with. */
+export interface MfaRouteParts extends ActorParts {
+  config: MfaConfig;
+  factors: Factors;
+  tokens: TokenService;
+  login: LoginConfig;
+  /** Failed codes per user, counted with the passwords' policy in the state store. */
+  throttle: CredentialThrottle | undefined;
+  secondFactors: () => Array<{ provider: string; factor: SecondFactor }>;
+  /** The origin of `url`: a POST or DELETE from elsewhere is refused. */
+  origin: string;
+  authRoutePath: string;
+  /** The absolute URL of a `from` the redirect policy permits, else undefined. */
+  safeRedirect: (from: string | undefined) => string | undefined;
+}
+
+type Handler = (ctx: Context, p: MfaRouteParts) => Promise<void>;
+
+/** Adds the routes to the auth router (prefix `authRoutePath`), before the providers' routes. */
+export function mountMfaRoutes(router: Router, p: MfaRouteParts): void {
+  const at = (method: 'GET' | 'POST' | 'DELETE', path: string, handler: Handler) =>
+    router.all(path, async (ctx: Context) => {
+      if (ctx.method !== method && !(method === 'GET' && ctx.method === 'HEAD')) throw new AuthError(405, 'method_not_allowed', `${method} only`);
+      // Login CSRF and forced changes: the same rule as every login POST.
+      if (method !== 'GET' && crossSite(ctx, p.origin)) throw new AuthError(403, 'origin_mismatch', 'the request must come from this site');
+      ctx.set('Cache-Control', 'no-store');
+      await handler(ctx, p);
+    });
+  at('GET', '/mfa', status);
+  at('POST', '/mfa/totp/setup', setup);
+  at('POST', '/mfa/totp/confirm', confirm);
+  at('DELETE', '/mfa/totp', removeTotp);
+  at('POST', '/mfa/recovery-codes', regenerate);
+  at('POST', '/mfa/verify', verify);
+  at('POST', '/mfa/passkey/options', passkeyOptions);
+  at('POST', '/mfa/passkey', passkeyVerify);
+  at('GET', '/mfa/page', page);
+}
+
+/** `GET /mfa/page`: the built-in second-step page, for the pending login this browser has (if any). */
+async function page(ctx: Context, p: MfaRouteParts): Promise<void> {
+  let partial: PartialLogin | undefined;
+  let expired = false;
+  try {
+    partial = p.partials.read(ctx);
+  } catch {
+    expired = true;
+  }
+  sendMfaPage(ctx, {
+    authRoutePath: p.authRoutePath,
+    factors: partial?.pending.factors ?? [],
+    enroll: partial?.pending.enroll === true,
+    pending: partial !== undefined,
+    expired,
+    next: partial ? p.safeRedirect(partial.pending.from) : undefined,
+  });
+}
+
+/** `GET /mfa`: a pending login's factors to answer with, or the session user's factors. */
+async function status(ctx: Context, p: MfaRouteParts): Promise<void> {
+  const actor = await loginOrSession(ctx, p, true);
+  if (actor.partial) {
+    const { factors, enroll } = actor.partial.pending;
+    writeJSON(ctx, 200, enroll ? { mfa_required: true, enroll_required: true, factors: [] } : { mfa_required: true, factors });
+    return;
+  }
+  writeJSON(ctx, 200, await summary(p, actor.userId));
+}
+
+/** The session user's factors: `{"totp", "recoveryCodesLeft", "passkeys"}`. */
+async function summary(p: MfaRouteParts, userId: string): Promise<{ totp: boolean; recoveryCodesLeft: number; passkeys: number }> {
+  const own = await p.factors.summary(userId);
+  let passkeys = 0;
+  for (const { factor } of p.secondFactors()) if (factor.factor === 'passkey') passkeys += await factor.count(userId);
+  return { ...own, passkeys };
+}
+
+/** `POST /mfa/totp/setup`: a new key, not active until confirmed, with the URI and QR code an app reads. */
+async function setup(ctx: Context, p: MfaRouteParts): Promise<void> {
+  const actor = await enrollingOrFresh(ctx, p, p.config.freshMs);
+  const user = actor.partial ? actor.partial.pending.user : actor.session.user;
+  const secret = await p.factors.beginTotp(actor.userId);
+  const account = user.email || user.name || user.id;
+  const url = otpauthURL({ issuer: p.config.issuer, account, secret });
+  writeJSON(ctx, 200, { secret, otpauthUrl: url, qr: await qrDataURL(url) });
+}
+
+/** `POST /mfa/totp/confirm {"code"}`: turns TOTP on and answers the recovery codes, once; an enrolling login is finished too. */
+async function confirm(ctx: Context, p: MfaRouteParts): Promise<void> {
+  const actor = await enrollingOrFresh(ctx, p, p.config.freshMs);
+  const { code } = await readParams(ctx, 4096);
+  if (!code) throw new AuthError(400, 'missing_code', 'code is required: the 6 digits the app shows');
+  let codes: string[] | false = false;
+  await checkCredentials(ctx, p.throttle, actor.userId, async () => (codes = await p.factors.confirmTotp(actor.userId, code)) !== false, wrongCode);
+  const recoveryCodes = codes as unknown as string[];
+  if (!actor.partial) {
+    writeJSON(ctx, 200, { recoveryCodes });
+    return;
+  }
+  const claims = await finishLogin(ctx, p, actor, 'otp');
+  writeJSON(ctx, 200, { recoveryCodes, user: claims.user });
+}
+
+/** `DELETE /mfa/totp`: turns TOTP off (a fresh session only); its recovery codes go with it. */
+async function removeTotp(ctx: Context, p: MfaRouteParts): Promise<void> {
+  const actor = await enrollingOrFresh(ctx, p, p.config.freshMs);
+  if (actor.partial) throw new AuthError(403, 'factor_not_enrolled', 'set up a second factor to finish this login');
+  await p.factors.removeTotp(actor.userId);
+  writeJSON(ctx, 200, await summary(p, actor.userId));
+}
+
+/** `POST /mfa/recovery-codes`: ten new recovery codes replacing the old ones (a fresh session only). */
+async function regenerate(ctx: Context, p: MfaRouteParts): Promise<void> {
+  const actor = await enrollingOrFresh(ctx, p, p.config.freshMs);
+  if (actor.partial) throw new AuthError(403, 'factor_not_enrolled', 'set up a second factor to finish this login');
+  writeJSON(ctx, 200, { recoveryCodes: await p.factors.regenerateRecoveryCodes(actor.userId) });
+}
+
+/** `POST /mfa/verify {"code"} | {"recoveryCode"}`: the second step of a pending login, or a step-up of the session. */
+async function verify(ctx: Context, p: MfaRouteParts): Promise<void> {
+  const actor = await loginOrSession(ctx, p);
+  const params = await readParams(ctx, 4096);
+  const { code, recoveryCode } = params;
+  if (!code && !recoveryCode) throw new AuthError(400, 'missing_code', 'code (from the app) or recoveryCode is required');
+  const check = recoveryCode ? () => p.factors.useRecoveryCode(actor.userId, recoveryCode) : () => p.factors.checkTotp(actor.userId, code!);
+  await checkCredentials(ctx, p.throttle, actor.userId, check, wrongCode);
+  await passed(ctx, p, actor, 'otp');
+}
+
+/** `POST /mfa/passkey/options`: a challenge for the user's passkeys. */
+async function passkeyOptions(ctx: Context, p: MfaRouteParts): Promise<void> {
+  const actor = await loginOrSession(ctx, p);
+  writeJSON(ctx, 200, await passkeyFactor(p, actor).options(ctx, actor.userId));
+}
+
+/** `POST /mfa/passkey`: the assertion answering that challenge, as the second step or a step-up. */
+async function passkeyVerify(ctx: Context, p: MfaRouteParts): Promise<void> {
+  const actor = await loginOrSession(ctx, p);
+  const factor = passkeyFactor(p, actor);
+  await factor.verify(ctx, actor.userId);
+  await passed(ctx, p, actor, factor.amr);
+}
+
+/** The passkey provider that serves as a second factor; a pending login must have been offered it. */
+function passkeyFactor(p: MfaRouteParts, actor: Actor): SecondFactor {
+  const found = p.secondFactors().find(({ provider, factor }) => factor.factor === 'passkey' && provider !== actor.partial?.pending.provider);
+  if (!found || (actor.partial && !actor.partial.pending.factors.includes('passkey'))) throw new AuthError(409, 'factor_not_enrolled', 'a passkey is not a second factor of this login');
+  return found.factor;
+}
+
+/** A second step passed: the pending login gets its session, or the session its fresh `auth_time`. */
+async function passed(ctx: Context, p: MfaRouteParts, actor: Actor, method: string): Promise<void> {
+  if (actor.partial) {
+    const claims = await finishLogin(ctx, p, actor, method);
+    answerLogin(ctx, actor.partial.pending, claims, p.login);
+    return;
+  }
+  const { user, claims } = actor.session;
+  if (claims) {
+    const stepped = await p.tokens.set(ctx, { ...claims, exp: undefined, auth_time: p.tokens.now(), amr: withMethod(claims.amr ?? [], method) });
+    writeJSON(ctx, 200, stepped.user);
+    return;
+  }
+  writeJSON(ctx, 200, user);
+}
+
+/** Spends the partial login and starts its session, `amr` extended by the second step. */
+async function finishLogin(ctx: Context, p: MfaRouteParts, actor: Actor, method: string) {
+  const partial = actor.partial!;
+  await p.partials.spend(ctx, partial);
+  const pending = partial.pending;
+  return startSession(ctx, { ...pending, amr: withMethod(pending.amr, method) }, p.tokens);
+}
+
+/** The methods of a session after one more: each once, and `mfa` once two different ones were used. */
+export function withMethod(amr: readonly string[], method: string): string[] {
+  const out = amr.filter((m) => m !== 'mfa');
+  if (!out.includes(method)) out.push(method);
+  if (out.length > 1) out.push('mfa');
+  return out;
+}
+
+const wrongCode = () => new AuthError(403, 'invalid_code', 'the code is not valid');

@@ -1,0 +1,98 @@
+import type Router from '@koa/router';
+import type { Context } from 'koa';
+import type { Logger } from '../logger.js';
+import { safeRedirect } from '../http/redirect.js';
+import { randomId } from '../session/claims.js';
+import type { SecondFactor } from '../providers/core/provider.js';
+import type { LoginConfig, SecondStepGate } from '../session/login.js';
+import type { TokenService } from '../session/token-service.js';
+import { sharedState } from '../state/shared.js';
+import type { CredentialThrottle } from '../state/throttle.js';
+import type { StateStore } from '../state/types.js';
+import type { SessionOf } from '../session/fresh.js';
+import { Factors } from './factors.js';
+import { mfaGate } from './gate.js';
+import type { MfaConfig } from './options.js';
+import { PartialLogins } from './partial.js';
+import { mountMfaRoutes } from './routes.js';
+import { sealKeys } from './seal.js';
+import { isFactorStore, stateFactorStore, type FactorStore } from './store.js';
+
+/** The second factor of one service (the `mfa` option), as the service wires it in. */
+export interface Mfa {
+  /** Stands between every first factor and the session. */
+  readonly gate: SecondStepGate;
+  /** The user's factors: for the application (an admin's reset) and the CLI. */
+  readonly factors: Factors;
+  /** Adds the `/mfa` routes to the auth router. */
+  mount(router: Router): void;
+  /** Opens the factor store (a start-up error names `mfa.store`). */
+  start(): Promise<void>;
+  /** Closes the factor store when it was opened from a URI. */
+  close(): Promise<void>;
+}
+
+/** The service options the second factor reads besides `mfa` (a slice of the resolved options). */
+export interface MfaServiceConfig extends LoginConfig {
+  origin: string;
+  authRoutePath: string;
+  issuer: string;
+  jwtCookieName: string;
+  secureCookies: boolean;
+  clock: () => number;
+  logger: Logger;
+}
+
+/** What the second factor takes from the running service. */
+export interface MfaRuntime {
+  tokens: TokenService;
+  /** The service's state store: spent TOTP steps and partial logins. */
+  state: StateStore;
+  /** The request's session by the `auth` middleware's rules, with its claims. */
+  session: (ctx: Context) => Promise<SessionOf>;
+  /** The throttle failed codes count in (the passwords' policy, scope `mfa`). */
+  throttle: CredentialThrottle | undefined;
+  /** The second factors the configured providers offer, by provider name. */
+  secondFactors: () => Array<{ provider: string; factor: SecondFactor }>;
+}
+
+/** Builds the second factor from its checked options; nothing is opened until start(). */
+export function createMfa(config: MfaConfig, o: MfaServiceConfig, run: MfaRuntime): Mfa {
+  const own = isFactorStore(config.store) ? undefined : sharedState(config.store, { clock: o.clock, logger: o.logger, option: 'mfa.store' });
+  const store: FactorStore = own ? stateFactorStore(own.store) : (config.store as FactorStore);
+  const factors = new Factors({ store, seal: sealKeys(config.secret, config.previousSecrets), state: run.state, window: config.window, clock: o.clock });
+  const partials = new PartialLogins(
+    {
+      secret: config.secret,
+      previousSecrets: config.previousSecrets,
+      partialMs: config.partialMs,
+      issuer: o.issuer,
+      cookieName: `${o.jwtCookieName}-MFA`,
+      cookiePath: `${o.authRoutePath}/mfa`,
+      secure: o.secureCookies,
+      clock: o.clock,
+      randomId,
+    },
+    run.state,
+  );
+  const safe = (from: string | undefined) => safeRedirect(from, o.url, o.allowedRedirects);
+  const gate = mfaGate({ config, factors, partials, secondFactors: run.secondFactors, safeRedirect: safe, url: o.url });
+  return {
+    gate,
+    factors,
+    mount: (router) =>
+      mountMfaRoutes(router, {
+        ...run,
+        config,
+        factors,
+        partials,
+        login: o,
+        clock: o.clock,
+        origin: o.origin,
+        authRoutePath: o.authRoutePath,
+        safeRedirect: safe,
+      }),
+    start: async () => own?.start(),
+    close: async () => own?.close(),
+  };
+}

@@ -1,0 +1,36 @@
+import * as webauthn from '@simplewebauthn/server';
+import { AuthError } from '../../errors.js';
+import type { SecondFactor } from '../core/provider.js';
+import { checkAssertion, readAssertion, type PasskeyParts } from './routes.js';
+
+/**
+ * A passkey as the second step of a login (the `mfa` option): a challenge for the passkeys of the user
+ * whose first factor passed, answered with one of them. The user is the partial login's, never one the
+ * assertion names, so another account's passkey does not pass.
+ */
+export function passkeySecondFactor(parts: PasskeyParts): SecondFactor {
+  const { config, passkeys, challenges } = parts;
+  return {
+    factor: 'passkey',
+    amr: 'hwk',
+    async count(userId) {
+      return (await passkeys.listByUser(userId)).length;
+    },
+    async options(_ctx, userId) {
+      const mine = await passkeys.listByUser(userId);
+      if (mine.length === 0) throw new AuthError(409, 'factor_not_enrolled', 'this account has no passkey');
+      const options = await webauthn.generateAuthenticationOptions({
+        rpID: config.rpID,
+        userVerification: config.userVerification,
+        timeout: config.challengeMs,
+        allowCredentials: mine.map((p) => ({ id: p.id, transports: p.transports })),
+      });
+      await challenges.remember(options.challenge, { purpose: 'mfa', userId });
+      return options;
+    },
+    async verify(ctx, userId) {
+      const response = await readAssertion(ctx);
+      await checkAssertion(parts, response, (c, passkey) => c.purpose === 'mfa' && c.userId === userId && passkey.userId === userId);
+    },
+  };
+}
