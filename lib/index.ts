@@ -51,6 +51,10 @@ export {
   type StoreOpener,
 } from './registry.js';
 export type { CompletedLogin } from './session/login.js';
+export type { SecondFactor } from './providers/core/provider.js';
+export type { MfaOptions } from './mfa/options.js';
+export type { FactorStore, UserFactors } from './mfa/store.js';
+export type { FactorSummary } from './mfa/factors.js';
 export type { AvatarProxy, AvatarPutOptions } from './avatar/proxy.js';
 export { openStore, type AvatarEntry, type AvatarStore, type StoredAvatar } from './stores/index.js';
 export type { LimitKey, StateEntry, StateStore, StateStoreOptions } from './state/types.js';

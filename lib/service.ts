@@ -18,7 +18,7 @@ import { safeRedirect } from './http/redirect.js';
 import type { ProviderDeps } from './providers/core/contract.js';
 import { planProviders, ProviderRegistry } from './providers/core/resolve.js';
 import { sharedState, type SharedState } from './state/shared.js';
-import { credentialThrottle, type CredentialThrottle } from './state/throttle.js';
+import type { CredentialThrottle } from './state/throttle.js';
 import { checkCredentials } from './providers/core/credentials.js';
 import { Authenticator } from './session/authenticator.js';
 import { revocations } from './session/revocation.js';
@@ -27,9 +27,9 @@ import { TokenService } from './session/token-service.js';
 import { providerUserId, type User } from './user.js';
 import { loadWithPackage } from './util/optional.js';
 import { createMfa, type Mfa } from './mfa/service.js';
-import type { SecondFactor } from './providers/core/provider.js';
+import type { FactorSummary } from './mfa/factors.js';
 import type { SecondStepGate } from './session/login.js';
-import { throttlePolicy } from './state/throttle.js';
+import { mfaThrottle, throttlesPerScope } from './state/throttles.js';
 
 /** What `authKoa()` returns: a Koa middleware serving the auth and avatar routes, plus the tools around it. */
 export interface AuthKoa extends Middleware {
@@ -51,6 +51,11 @@ export interface AuthKoa extends Middleware {
    * tokens are refused at their next refresh (within `tokenDuration`), or at once with `strictRevocation`.
    */
   revokeSessions(userId: string): Promise<void>;
+  /**
+   * The second factor (the `mfa` option), for the application's own admin pages: a user's factors, and
+   * their removal after a lost phone (as `authctl mfa reset`). Undefined when `mfa` is not set.
+   */
+  readonly mfa: { status(userId: string): Promise<FactorSummary>; reset(userId: string): Promise<boolean> } | undefined;
   /** Stops everything the instance started: provider servers and pollers, the avatar store and its workers, the state store it opened. */
   close(): Promise<void>;
 }
@@ -76,12 +81,12 @@ export function authKoa(opts: AuthKoaOptions): AuthKoa {
     logger: o.logger,
   });
   const state = sharedState(o.stateStore, { clock: o.clock, logger: o.logger, option: 'stateStore' });
-  const throttle = throttles(o, state);
+  const throttle = throttlesPerScope(state, o.loginThrottle, o.clock);
   const providers = new ProviderRegistry();
   // Set once the authenticator exists (it needs the providers, which need these deps).
   let users: Authenticator | undefined;
   const session = (ctx: Context) => (users ? users.session(ctx) : Promise.reject(new Error('not ready')));
-  const mfa = o.mfa ? createMfa(o.mfa, o, { tokens: tokenService, state: state.store, session, throttle: mfaThrottle(o, state, throttle), secondFactors: () => secondFactorsOf(providers) }) : undefined;
+  const mfa = o.mfa ? createMfa(o.mfa, o, { tokens: tokenService, state: state.store, session, throttle: mfaThrottle(state, throttle, o.clock), secondFactors: () => providers.secondFactors() }) : undefined;
   const sessionUser = async (ctx: Context) => (users ? users.authenticate(ctx) : Promise.reject(new Error('not ready')));
   const deps = providerDeps(o, { tokenService, avatarProxy, state, throttle, gate: mfa?.gate, sessionUser });
   const startUp = startService(o, { plans, providers, deps, state, avatarProxy, mfa });
@@ -101,6 +106,16 @@ export function authKoa(opts: AuthKoaOptions): AuthKoa {
     options: o,
     // The caller's own promise: left unhandled, a start-up failure stops the process with its message.
     ready: startUp.starting.then(() => undefined),
+    mfa: mfa && {
+      async status(userId: string) {
+        await startUp.starting;
+        return mfa.factors.summary(userId);
+      },
+      async reset(userId: string) {
+        await startUp.starting;
+        return mfa.factors.reset(userId);
+      },
+    },
     async revokeSessions(userId: string) {
       await startUp.starting;
       await sessions.revokeUser(userId);
@@ -115,28 +130,6 @@ export function authKoa(opts: AuthKoaOptions): AuthKoa {
     },
   });
   return service;
-}
-
-/** The failed-login throttle of each scope, made on first use (a credential kind asks for its own on every login); undefined ones when throttling is off. */
-function throttles(o: ResolvedOptions, state: SharedState): (scope: string) => CredentialThrottle | undefined {
-  const made = new Map<string, CredentialThrottle | undefined>();
-  return (scope) => {
-    if (!made.has(scope)) made.set(scope, o.loginThrottle ? credentialThrottle(state.store, o.loginThrottle, scope, o.clock) : undefined);
-    return made.get(scope);
-  };
-}
-
-/**
- * Failed second-factor codes are always throttled: six digits fall to guessing without a limit. With
- * `loginThrottle: false` they are counted with its defaults.
- */
-function mfaThrottle(o: ResolvedOptions, state: SharedState, throttle: (scope: string) => CredentialThrottle | undefined): CredentialThrottle {
-  return throttle('mfa') ?? credentialThrottle(state.store, throttlePolicy(undefined)!, 'mfa', o.clock);
-}
-
-/** The providers that can be a second factor (the passkey kind), by name. */
-function secondFactorsOf(providers: ProviderRegistry): Array<{ provider: string; factor: SecondFactor }> {
-  return providers.list().flatMap((p) => (p.secondFactor ? [{ provider: p.name, factor: p.secondFactor }] : []));
 }
 
 /** What providerDeps() is made of besides the options. */

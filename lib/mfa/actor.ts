@@ -23,6 +23,7 @@ export async function loginOrSession(ctx: Context, parts: ActorParts, enrolling 
   const partial = parts.partials.read(ctx);
   if (partial) {
     if (partial.pending.enroll && !enrolling) throw new AuthError(403, 'factor_not_enrolled', 'set up a second factor to finish this login');
+    await parts.partials.unspent(partial);
     return { partial, userId: partial.pending.user.id };
   }
   const session = await parts.session(ctx);
@@ -36,7 +37,10 @@ export async function loginOrSession(ctx: Context, parts: ActorParts, enrolling 
  */
 export async function enrollingOrFresh(ctx: Context, parts: ActorParts, freshMs: number): Promise<Actor> {
   const partial = parts.partials.read(ctx);
-  if (partial?.pending.enroll) return { partial, userId: partial.pending.user.id };
+  if (partial?.pending.enroll) {
+    await parts.partials.unspent(partial);
+    return { partial, userId: partial.pending.user.id };
+  }
   const session = await parts.session(ctx);
   requireFresh(session, freshMs, parts.clock());
   return { session, userId: session.user.id };

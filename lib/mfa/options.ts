@@ -2,7 +2,7 @@ import { parseStateUri } from '../state/open.js';
 import { isStateStore, type StateStore, type StateTarget } from '../state/types.js';
 import type { User } from '../user.js';
 import { parseDuration, type Duration } from '../util/duration.js';
-import { checkOptionNames, optionNames } from '../util/options.js';
+import { optionNames, unknownOption } from '../util/options.js';
 import { isFactorStore, type FactorStore } from './store.js';
 
 /** The `mfa` option: a second factor after every login, and step-up for the routes that change it. */
@@ -74,7 +74,10 @@ export function readMfaOptions(input: unknown, ctx: MfaContext): MfaConfig | und
   if (input === undefined || input === false) return undefined;
   if (typeof input !== 'object' || input === null || Array.isArray(input)) throw new TypeError('authKoa: mfa must be an object: { store, issuer?, required?, window?, page?, fresh? }');
   const o = input as MfaOptions;
-  checkOptionNames(o as unknown as Record<string, unknown>, MFA_OPTIONS, 'authKoa: mfa.');
+  for (const key of Object.keys(o)) {
+    // Named with its place: `unknown option "mfa.windw" (did you mean "window"?)`.
+    if (!MFA_OPTIONS.includes(key)) throw new TypeError(`authKoa: ${unknownOption(key, MFA_OPTIONS).replace('"', '"mfa.')}`);
+  }
   const window = o.window ?? 1;
   if (!Number.isInteger(window) || window < 0 || window > 10) fail('window', 'must be a whole number of 30-second steps from 0 to 10');
   const required = o.required;

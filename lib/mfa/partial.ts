@@ -4,7 +4,7 @@ import { AuthError } from '../errors.js';
 import type { Claims } from '../session/claims.js';
 import { decodePayload, sign, split, verifySignature } from '../session/jwt.js';
 import { readCookie } from '../session/transport.js';
-import type { StateStore } from '../state/types.js';
+import { USED_NS, type StateStore } from '../state/types.js';
 import type { User } from '../user.js';
 
 /** A login whose first factor passed and whose second is pending: what the session is made of once it passes. */
@@ -92,6 +92,12 @@ export class PartialLogins {
     if (payload.typ !== 'mfa-partial' || payload.iss !== this.#o.issuer || typeof exp !== 'number' || typeof jti !== 'string' || !mfa || typeof mfa !== 'object') throw invalid();
     if (exp * 1000 <= this.#o.clock()) throw new AuthError(401, 'mfa_session_expired', 'the second step took too long: log in again');
     return { pending: mfa as PendingLogin, jti, exp };
+  }
+
+  /** Throws 401 `mfa_session_invalid` when the partial login was already finished (a copy replayed): checked before a code is, so a replay spends no code. */
+  async unspent(partial: PartialLogin): Promise<void> {
+    const used = await this.state.get(USED_NS, `mfa-partial:${partial.jti}`);
+    if (used && used.expiresAt > this.#o.clock()) throw new AuthError(401, 'mfa_session_invalid', 'this login was already finished: log in again');
   }
 
   /** Spends a partial login once its second step passed: a second use, here or in another process, is refused. Clears the cookie. */

@@ -59,6 +59,10 @@ export function mountMfaRoutes(router: Router, p: MfaRouteParts): void {
   at('POST', '/mfa/passkey/options', passkeyOptions);
   at('POST', '/mfa/passkey', passkeyVerify);
   at('GET', '/mfa/page', page);
+  // Anything else under /mfa is not a provider named "mfa" (none may be): a plain 404.
+  router.all('/mfa/{*rest}', () => {
+    throw new AuthError(404, 'not_found', 'no such second-factor route');
+  });
 }
 
 /** `GET /mfa/page`: the built-in second-step page, for the pending login this browser has (if any). */

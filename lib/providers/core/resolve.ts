@@ -1,7 +1,7 @@
 import type { ProviderDeps, ProviderModule } from './contract.js';
 import { builtinNames, providerKinds } from './kinds.js';
 import { checkOptionNames } from '../../util/options.js';
-import type { Provider, ProviderEntry, ProviderOptions } from './contract.js';
+import type { Provider, ProviderEntry, ProviderOptions, SecondFactor } from './contract.js';
 
 /**
  * Turns `opts.providers` into the providers of one service. It happens in two steps so that what
@@ -103,6 +103,11 @@ export class ProviderRegistry {
   /** All providers in registration order. */
   list(): Provider[] {
     return [...this.byName.values()];
+  }
+
+  /** The providers that can also be a second factor (the passkey kind), with their factor. */
+  secondFactors(): Array<{ provider: string; factor: SecondFactor }> {
+    return this.list().flatMap((p) => (p.secondFactor ? [{ provider: p.name, factor: p.secondFactor }] : []));
   }
 }
 

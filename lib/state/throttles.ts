@@ -1,0 +1,23 @@
+import type { SharedState } from './shared.js';
+import { credentialThrottle, throttlePolicy, type CredentialThrottle, type ThrottlePolicy } from './throttle.js';
+
+/**
+ * The failed-login throttle of each scope (a provider's name, `basic`, `mfa`), made on first use: a
+ * credential kind asks for its own on every login. Undefined for every scope when `policy` is (the
+ * `loginThrottle: false` option).
+ */
+export function throttlesPerScope(state: SharedState, policy: ThrottlePolicy | undefined, clock: () => number): (scope: string) => CredentialThrottle | undefined {
+  const made = new Map<string, CredentialThrottle | undefined>();
+  return (scope) => {
+    if (!made.has(scope)) made.set(scope, policy ? credentialThrottle(state.store, policy, scope, clock) : undefined);
+    return made.get(scope);
+  };
+}
+
+/**
+ * The throttle of second-factor codes: always on, since six digits fall to guessing without a limit.
+ * With `loginThrottle: false` they are counted with its defaults.
+ */
+export function mfaThrottle(state: SharedState, throttle: (scope: string) => CredentialThrottle | undefined, clock: () => number): CredentialThrottle {
+  return throttle('mfa') ?? credentialThrottle(state.store, throttlePolicy(undefined)!, 'mfa', clock);
+}
