@@ -8,6 +8,7 @@ import { avatarsCommand } from './commands/avatars.js';
 import { botCommand } from './commands/bot.js';
 import { demoCommand } from './commands/demo.js';
 import { devOauthCommand } from './commands/dev-oauth.js';
+import { mfaCommand } from './commands/mfa.js';
 import { secretCommand } from './commands/secret.js';
 import { passkeysCommand } from './commands/passkeys.js';
 import { sessionsCommand } from './commands/sessions.js';
@@ -27,7 +28,7 @@ function packageVersion(): string {
 }
 
 const program = new Command('authctl')
-  .description('chores around authkoa: secrets, avatar stores, the dev OAuth2 server, the Telegram poller, the demo app')
+  .description('chores around authkoa: secrets, avatar stores, sessions, passkeys, second factors, the dev OAuth2 server, the Telegram poller, the demo app')
   .version(packageVersion(), '-V, --version')
   .showHelpAfterError('(run authctl --help for usage)')
   .option('-r, --require <module>', 'import this module first, e.g. one that calls registerStore() for its own scheme (repeatable)', (m: string, all: string[]) => [...all, m], [] as string[])
@@ -59,6 +60,7 @@ program.addCommand(avatarsCommand());
 program.addCommand(botCommand());
 program.addCommand(sessionsCommand());
 program.addCommand(passkeysCommand());
+program.addCommand(mfaCommand());
 
 try {
   await program.parseAsync(process.argv);

@@ -26,7 +26,8 @@ import { isStoreTarget, loadStoreBackend } from './stores/open.js';
 import { TokenService } from './session/token-service.js';
 import { providerUserId, type User } from './user.js';
 import { loadWithPackage } from './util/optional.js';
-import { createMfa, type Mfa } from './mfa/service.js';
+import { loadMfa } from './mfa/load.js';
+import type { Mfa } from './mfa/service.js';
 import type { FactorSummary } from './mfa/factors.js';
 import type { SecondStepGate } from './session/login.js';
 import { mfaThrottle, throttlesPerScope } from './state/throttles.js';
@@ -86,7 +87,7 @@ export function authKoa(opts: AuthKoaOptions): AuthKoa {
   // Set once the authenticator exists (it needs the providers, which need these deps).
   let users: Authenticator | undefined;
   const session = (ctx: Context) => (users ? users.session(ctx) : Promise.reject(new Error('not ready')));
-  const mfa = o.mfa ? createMfa(o.mfa, o, { tokens: tokenService, state: state.store, session, throttle: mfaThrottle(state, throttle, o.clock), secondFactors: () => providers.secondFactors() }) : undefined;
+  const mfa = o.mfa ? loadMfa(o.mfa, o, { tokens: tokenService, state: state.store, session, throttle: mfaThrottle(state, throttle, o.clock), secondFactors: () => providers.secondFactors() }) : undefined;
   const sessionUser = async (ctx: Context) => (users ? users.authenticate(ctx) : Promise.reject(new Error('not ready')));
   const deps = providerDeps(o, { tokenService, avatarProxy, state, throttle, gate: mfa?.gate, sessionUser });
   const startUp = startService(o, { plans, providers, deps, state, avatarProxy, mfa });
@@ -109,11 +110,11 @@ export function authKoa(opts: AuthKoaOptions): AuthKoa {
     mfa: mfa && {
       async status(userId: string) {
         await startUp.starting;
-        return mfa.factors.summary(userId);
+        return mfa.status(userId);
       },
       async reset(userId: string) {
         await startUp.starting;
-        return mfa.factors.reset(userId);
+        return mfa.reset(userId);
       },
     },
     async revokeSessions(userId: string) {

@@ -1,4 +1,14 @@
+import { randomBytes } from 'node:crypto';
 import type { Context } from 'koa';
+import { escapeHTML } from '../providers/oauth2-server/page.js';
+
+/**
+ * The built-in second-step page: where a login that ended in a browser navigation (OAuth2 callbacks, the
+ * dev server, an email link, a login with a permitted `from`) lands when a second factor is due. It asks
+ * for a code from the authenticator app, a recovery code or a passkey, or walks a user that `mfa.required`
+ * names through setting the app up; then it goes on to `next`. Its one inline script (nonce'd) posts JSON
+ * to the MFA routes; the code forms also post without it, as plain forms.
+ */
 
 /** What the second-step page shows. */
 export interface MfaPageInput {
@@ -16,9 +26,228 @@ export interface MfaPageInput {
   next: string | undefined;
 }
 
-/** Renders the built-in second-step page into `ctx`. */
+/** Renders the built-in second-step page into `ctx`: never cached, never framed, its own strict CSP. */
 export function sendMfaPage(ctx: Context, input: MfaPageInput): void {
+  const nonce = randomBytes(16).toString('base64');
+  const next = goesTo(input.next);
+  ctx.set('Content-Security-Policy', mfaPageCSP(nonce, next));
+  ctx.set('Cache-Control', 'no-store');
+  // Not 'no-referrer': the forms' POSTs would then carry `Origin: null`, which the routes refuse.
+  ctx.set('Referrer-Policy', 'same-origin');
+  ctx.set('X-Content-Type-Options', 'nosniff');
   ctx.status = 200;
   ctx.type = 'text/html; charset=utf-8';
-  ctx.body = `<!doctype html><title>Two-step login</title><p>${input.pending ? 'Enter the code from your app.' : 'No login to finish.'}</p>`;
+  const base = `${input.authRoutePath.replace(/\/+$/, '')}/mfa`;
+  const main = !input.pending ? noLogin(input.expired) : input.enroll ? enrollSteps() : answerSteps(base, input.factors);
+  // A function, not a string, as the replacement: `$'` or `$&` in `next` must stay as they are.
+  const script = input.pending ? `<script nonce="${nonce}">${PAGE_SCRIPT.replace('__CONFIG__', () => scriptJSON({ base, next }))}</script>\n` : '';
+  ctx.body = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex">
+<title>Two-step login</title>
+<style nonce="${nonce}">${STYLE}</style>
+</head>
+<body>
+<main>
+<h1>Two-step login</h1>
+${main}
+<p id="mfa-error" class="error" aria-live="assertive"></p>
+</main>
+${script}</body>
+</html>
+`;
 }
+
+/**
+ * The page's policy: nothing but its own nonce'd script and style, requests to its own origin, the QR
+ * code as a data: image. `form-action` also lists the origin of `next`: without the script the code
+ * forms post plainly, and Chromium checks form-action along the redirect to `next` too.
+ */
+function mfaPageCSP(nonce: string, next: string): string {
+  let formAction = "'self'";
+  if (/^https?:\/\//i.test(next)) formAction += ` ${new URL(next).origin}`; // goesTo() made sure it parses
+  return `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; connect-src 'self'; img-src data:; form-action ${formAction}; frame-ancestors 'none'; base-uri 'none'`;
+}
+
+/** Where the page goes once passed: `next` when it is an http(s) URL or a path on this site, else '/' (never `javascript:`). */
+function goesTo(next: string | undefined): string {
+  if (next === undefined) return '/';
+  if (/^\/(?![/\\])/.test(next)) return next;
+  try {
+    return /^https?:$/.test(new URL(next).protocol) ? next : '/';
+  } catch {
+    return '/';
+  }
+}
+
+/** JSON that is safe inside a <script> element: no `</script>`, no `<!--`, no line separators JavaScript once choked on. */
+function scriptJSON(value: unknown): string {
+  return JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/** No pending login (none, expired or not valid): say so and where to start again. */
+function noLogin(expired: boolean): string {
+  const why = expired ? 'This login took too long or is no longer valid.' : 'There is no login to finish here.';
+  return `<p id="mfa-none">${why} Please log in again.</p>
+<p><a href="/">Go to the start page</a></p>`;
+}
+
+/** The forms for the factors the pending login may answer with. */
+function answerSteps(base: string, factors: string[]): string {
+  const parts: string[] = [];
+  if (factors.includes('totp')) {
+    parts.push(`<form id="code-form" method="post" action="${escapeHTML(base)}/verify">
+<label for="code">Enter the 6-digit code from your authenticator app</label>
+<input id="code" name="code" autocomplete="one-time-code" inputmode="numeric" maxlength="9" spellcheck="false" required autofocus>
+<button type="submit">Verify</button>
+</form>`);
+  }
+  if (factors.includes('passkey')) {
+    parts.push(`<div id="passkey-step"><p>${parts.length ? 'Or use' : 'Use'} a passkey of this account.</p>
+<button id="passkey" type="button">Use a passkey</button></div>`);
+  }
+  if (factors.includes('recovery')) {
+    parts.push(`<details${parts.length ? '' : ' open'}><summary>Use a recovery code</summary>
+<form id="recovery-form" method="post" action="${escapeHTML(base)}/verify">
+<label for="recovery-code">Recovery code (each works once)</label>
+<input id="recovery-code" name="recoveryCode" autocomplete="off" autocapitalize="off" spellcheck="false" required>
+<button type="submit">Use this code</button>
+</form></details>`);
+  }
+  if (parts.length === 0) return '<p id="mfa-none">This account has no second factor this page can ask for. Please log in again.</p>';
+  return parts.join('\n');
+}
+
+/** Setting up an authenticator app to finish the login: start, scan and confirm, the recovery codes. */
+function enrollSteps(): string {
+  return `<div id="setup-step">
+<p>This account needs two-step login. Set up an authenticator app (such as a password manager or an authenticator on your phone) to finish logging in.</p>
+<button id="setup" type="button">Set up the authenticator app</button>
+<noscript><p>Setting up needs JavaScript.</p></noscript>
+</div>
+<div id="scan-step" hidden>
+<p>Scan this code with the app:</p>
+<img id="qr" width="220" height="220" alt="QR code of the key for your authenticator app">
+<p>Or enter this key by hand: <code id="secret"></code></p>
+<form id="confirm-form">
+<label for="enroll-code">Then enter the 6-digit code the app shows</label>
+<input id="enroll-code" name="code" autocomplete="one-time-code" inputmode="numeric" maxlength="9" spellcheck="false" required>
+<button type="submit">Turn on two-step login</button>
+</form>
+</div>
+${codesStep()}`;
+}
+
+/** The recovery codes, shown once after the set-up. */
+function codesStep(): string {
+  return `<div id="codes-step" hidden>
+<h2>Your recovery codes</h2>
+<p>Each code logs you in once if you lose the app. Keep them somewhere safe: they are not shown again.</p>
+<ol id="code-list"></ol>
+<button id="continue" type="button">Continue</button>
+</div>`;
+}
+
+const STYLE = `body{font:16px/1.5 system-ui,sans-serif;max-width:28rem;margin:3rem auto;padding:0 1rem;color:#1d2330}
+label{display:block;margin:.8rem 0 .2rem}input{font:inherit;width:100%;box-sizing:border-box;padding:.35rem}
+button{font:inherit;margin-top:.8rem;padding:.35rem 1.2rem}details{margin-top:1.5rem}summary{cursor:pointer}
+#passkey-step{margin-top:1.5rem}#qr{display:block;margin:.5rem 0;image-rendering:pixelated}
+code,#code-list{font:1rem ui-monospace,monospace;word-break:break-all}#code-list li{margin:.15rem 0}
+.error{color:#a00;font-weight:bold;min-height:1.5em}`;
+
+/**
+ * The page's script, `__CONFIG__` replaced by `{"base","next"}`. Posts JSON with `redirect: 'manual'`: a
+ * login with a `from` answers 303, which a fetch sees as an opaque redirect, and that counts as passed;
+ * the page then goes to `next` itself. The partial login's cookie goes along on its own (same origin,
+ * HttpOnly); no XSRF token is needed before a session exists. WebAuthn's binary fields are base64url in
+ * JSON: the browser's own conversions where it has them, else the same by hand.
+ */
+const PAGE_SCRIPT = `(function () {
+'use strict';
+var cfg = __CONFIG__;
+function $(id) { return document.getElementById(id); }
+function say(text) { $('mfa-error').textContent = text; }
+function done() { location.assign(cfg.next); }
+function digits(v) { return String(v || '').replace(/\\s+/g, ''); }
+async function post(path, body) {
+  var res = await fetch(cfg.base + path, { method: 'POST', redirect: 'manual', credentials: 'same-origin',
+    headers: { 'content-type': 'application/json', accept: 'application/json' }, body: JSON.stringify(body || {}) });
+  if (res.type === 'opaqueredirect') return {};
+  var data = null;
+  try { data = await res.json(); } catch (e) { data = null; }
+  if (res.status !== 200) throw new Error(data && typeof data.error === 'string' ? data.error : 'HTTP ' + res.status);
+  return data || {};
+}
+async function attempt(box, run) {
+  var buttons = box.querySelectorAll('button');
+  buttons.forEach(function (b) { b.disabled = true; });
+  say('');
+  try { await run(); } catch (err) {
+    say(err && err.name === 'NotAllowedError' ? 'The passkey prompt was cancelled or timed out.' : String(err && err.message || err));
+  } finally { buttons.forEach(function (b) { b.disabled = false; }); }
+}
+function onSubmit(id, run) {
+  var form = $(id);
+  if (form) form.addEventListener('submit', function (e) { e.preventDefault(); attempt(form, function () { return run(new FormData(form)); }); });
+}
+function onClick(id, run) {
+  var button = $(id);
+  if (button) button.addEventListener('click', function () { attempt(button.parentNode, run); });
+}
+function b64u(buf) {
+  var bytes = new Uint8Array(buf), s = '';
+  for (var i = 0; i < bytes.length; i++) s += String.fromCharCode(bytes[i]);
+  return btoa(s).replace(/\\+/g, '-').replace(/\\//g, '_').replace(/=+$/, '');
+}
+function unb64u(text) {
+  var t = text.replace(/=+$/, '').replace(/-/g, '+').replace(/_/g, '/');
+  var s = atob(t + '==='.slice((t.length + 3) % 4)), bytes = new Uint8Array(s.length);
+  for (var i = 0; i < s.length; i++) bytes[i] = s.charCodeAt(i);
+  return bytes.buffer;
+}
+function requestOptions(json) {
+  if (typeof PublicKeyCredential.parseRequestOptionsFromJSON === 'function') return PublicKeyCredential.parseRequestOptionsFromJSON(json);
+  var o = Object.assign({}, json, { challenge: unb64u(json.challenge) });
+  if (json.allowCredentials) o.allowCredentials = json.allowCredentials.map(function (d) { return Object.assign({}, d, { id: unb64u(d.id) }); });
+  return o;
+}
+function assertionJSON(c) {
+  if (typeof c.toJSON === 'function') return c.toJSON();
+  var r = c.response, response = { clientDataJSON: b64u(r.clientDataJSON), authenticatorData: b64u(r.authenticatorData), signature: b64u(r.signature) };
+  if (r.userHandle) response.userHandle = b64u(r.userHandle);
+  var json = { id: c.id, rawId: b64u(c.rawId), type: c.type, response: response, clientExtensionResults: c.getClientExtensionResults ? c.getClientExtensionResults() : {} };
+  if (c.authenticatorAttachment) json.authenticatorAttachment = c.authenticatorAttachment;
+  return json;
+}
+onSubmit('code-form', async function (f) { await post('/verify', { code: digits(f.get('code')) }); done(); });
+onSubmit('recovery-form', async function (f) { await post('/verify', { recoveryCode: String(f.get('recoveryCode')).trim() }); done(); });
+onClick('passkey', async function () {
+  if (typeof PublicKeyCredential === 'undefined' || !navigator.credentials) throw new Error('This browser cannot use passkeys here.');
+  var options = await post('/passkey/options');
+  var credential = await navigator.credentials.get({ publicKey: requestOptions(options) });
+  if (!credential) throw new Error('The browser returned no passkey.');
+  await post('/passkey', assertionJSON(credential));
+  done();
+});
+onClick('setup', async function () {
+  var s = await post('/totp/setup');
+  $('qr').src = s.qr;
+  $('secret').textContent = s.secret;
+  $('setup-step').hidden = true;
+  $('scan-step').hidden = false;
+  $('enroll-code').focus();
+});
+onSubmit('confirm-form', async function (f) {
+  var r = await post('/totp/confirm', { code: digits(f.get('code')) });
+  $('code-list').replaceChildren.apply($('code-list'), r.recoveryCodes.map(function (code) {
+    var li = document.createElement('li'); li.textContent = code; return li;
+  }));
+  $('scan-step').hidden = true;
+  $('codes-step').hidden = false;
+  $('continue').focus();
+});
+onClick('continue', async function () { done(); });
+})();`;

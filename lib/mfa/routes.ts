@@ -60,7 +60,7 @@ export function mountMfaRoutes(router: Router, p: MfaRouteParts): void {
   at('POST', '/mfa/passkey', passkeyVerify);
   at('GET', '/mfa/page', page);
   // Anything else under /mfa is not a provider named "mfa" (none may be): a plain 404.
-  router.all('/mfa/{*rest}', () => {
+  router.all(['/mfa/{*rest}'], () => {
     throw new AuthError(404, 'not_found', 'no such second-factor route');
   });
 }
@@ -185,7 +185,9 @@ async function passed(ctx: Context, p: MfaRouteParts, actor: Actor, method: stri
   }
   const { user, claims } = actor.session;
   if (claims) {
-    const stepped = await p.tokens.set(ctx, { ...claims, exp: undefined, auth_time: p.tokens.now(), amr: withMethod(claims.amr ?? [], method) });
+    // The session's own start stays: a step-up renews the proof, not the session's life (maxSessionAge).
+    const sessStart = claims.sess_start ?? claims.auth_time;
+    const stepped = await p.tokens.set(ctx, { ...claims, exp: undefined, auth_time: p.tokens.now(), sess_start: sessStart, amr: withMethod(claims.amr ?? [], method) });
     writeJSON(ctx, 200, stepped.user);
     return;
   }

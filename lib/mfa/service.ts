@@ -1,5 +1,5 @@
-import type Router from '@koa/router';
-import type { Context } from 'koa';
+import Router from '@koa/router';
+import type { Context, Middleware } from 'koa';
 import type { Logger } from '../logger.js';
 import { safeRedirect } from '../http/redirect.js';
 import { randomId } from '../session/claims.js';
@@ -10,7 +10,7 @@ import { sharedState } from '../state/shared.js';
 import type { CredentialThrottle } from '../state/throttle.js';
 import type { StateStore } from '../state/types.js';
 import type { SessionOf } from '../session/fresh.js';
-import { Factors } from './factors.js';
+import { Factors, type FactorSummary } from './factors.js';
 import { mfaGate } from './gate.js';
 import type { MfaConfig } from './options.js';
 import { PartialLogins } from './partial.js';
@@ -18,14 +18,16 @@ import { mountMfaRoutes } from './routes.js';
 import { sealKeys } from './seal.js';
 import { isFactorStore, stateFactorStore, type FactorStore } from './store.js';
 
-/** The second factor of one service (the `mfa` option), as the service wires it in. */
+/** The second factor of one service (the `mfa` option), as the service wires it in (see load.ts). */
 export interface Mfa {
   /** Stands between every first factor and the session. */
   readonly gate: SecondStepGate;
-  /** The user's factors: for the application (an admin's reset) and the CLI. */
-  readonly factors: Factors;
-  /** Adds the `/mfa` routes to the auth router. */
-  mount(router: Router): void;
+  /** Answers the `<authRoutePath>/mfa…` requests the auth router hands it (404 for a path it does not know). */
+  readonly routes: Middleware;
+  /** A user's factors, for the application's own pages. */
+  status(userId: string): Promise<FactorSummary>;
+  /** Removes a user's factors (a lost phone); false when there were none. */
+  reset(userId: string): Promise<boolean>;
   /** Opens the factor store (a start-up error names `mfa.store`). */
   start(): Promise<void>;
   /** Closes the factor store when it was opened from a URI. */
@@ -77,21 +79,13 @@ export function createMfa(config: MfaConfig, o: MfaServiceConfig, run: MfaRuntim
   );
   const safe = (from: string | undefined) => safeRedirect(from, o.url, o.allowedRedirects);
   const gate = mfaGate({ config, factors, partials, secondFactors: run.secondFactors, safeRedirect: safe, url: o.url });
+  const router = new Router({ prefix: o.authRoutePath });
+  mountMfaRoutes(router, { ...run, config, factors, partials, login: o, clock: o.clock, origin: o.origin, authRoutePath: o.authRoutePath, safeRedirect: safe });
   return {
     gate,
-    factors,
-    mount: (router) =>
-      mountMfaRoutes(router, {
-        ...run,
-        config,
-        factors,
-        partials,
-        login: o,
-        clock: o.clock,
-        origin: o.origin,
-        authRoutePath: o.authRoutePath,
-        safeRedirect: safe,
-      }),
+    routes: router.routes() as unknown as Middleware,
+    status: (userId) => factors.summary(userId),
+    reset: (userId) => factors.reset(userId),
     start: async () => own?.start(),
     close: async () => own?.close(),
   };

@@ -38,6 +38,11 @@ export interface Claims {
    * `email`): set at login, extended by a second factor or a step-up, kept across refreshes.
    */
   amr?: string[];
+  /**
+   * When the session began (Unix seconds), once a step-up has moved `auth_time` on: `maxSessionAge`
+   * counts from it, so re-confirming who you are does not extend a session's life.
+   */
+  sess_start?: number;
   /** When this token was issued, in Unix milliseconds (`iat` is whole seconds); read by revocation checks. */
   iat_ms?: number;
   [extra: string]: unknown;

@@ -51,7 +51,7 @@ export class Refresher {
     }
     await this.sessions.check(claims);
     if (o.maxSessionAgeMs !== undefined) {
-      const start = claims.auth_time ?? claims.iat ?? 0;
+      const start = claims.sess_start ?? claims.auth_time ?? claims.iat ?? 0;
       if ((tokens.now() - start) * 1000 > o.maxSessionAgeMs) throw new AuthError(401, 'session_expired', 'session is older than maxSessionAge');
     }
     // Same claims, same jti (so the XSRF value scripts hold stays valid), fresh exp and cookies.

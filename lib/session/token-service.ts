@@ -231,7 +231,7 @@ export class TokenService {
 
   private checkPayload(p: Record<string, unknown>): Claims {
     const bad = (what: string) => new AuthError(401, 'token_invalid', what);
-    for (const k of ['exp', 'nbf', 'iat', 'iat_ms', 'auth_time'] as const) {
+    for (const k of ['exp', 'nbf', 'iat', 'iat_ms', 'auth_time', 'sess_start'] as const) {
       if (p[k] !== undefined && (typeof p[k] !== 'number' || !Number.isFinite(p[k]))) throw bad(`invalid ${k} claim`);
     }
     // Every token this service mints carries exp (see mint); one without it would be valid forever.
