@@ -129,3 +129,20 @@ test('a user without TOTP: a step-up verify is 409 factor_not_enrolled; logging 
   t.is(decodeJwt(c.jar.get('JWT')!).auth_time, Math.floor(app.clock() / 1000));
   t.deepEqual(await both(c), PASS);
 });
+
+test('a step-up renews auth_time but not the session: maxSessionAge still counts from the first login (sess_start)', async (t) => {
+  const app = await startMfaApp({ tokenDuration: '5m', maxSessionAge: '20m' });
+  t.teardown(() => app.close());
+  const { c, otpauthUrl } = await enrolledUser(app);
+  const login = decodeJwt(c.jar.get('JWT')!);
+  app.clock.advance(15 * MINUTE);
+  t.is((await verify(c, { code: appCode(otpauthUrl, app.clock()) })).status, 200);
+  const stepped = decodeJwt(c.jar.get('JWT')!);
+  t.true(stepped.auth_time > login.auth_time, 'the step-up renewed auth_time');
+  t.is(stepped.sess_start, login.auth_time, 'the session start is kept');
+  // 21 min after the login, 6 after the step-up: the expired token's refresh is refused by maxSessionAge.
+  app.clock.advance(6 * MINUTE);
+  const res = await c.fetch('/private', { headers: c.xsrf() });
+  t.is(res.status, 401);
+  t.is(await errorCode(res), 'session_expired');
+});
