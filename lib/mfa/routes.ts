@@ -118,9 +118,12 @@ async function confirm(ctx: Context, p: MfaRouteParts): Promise<void> {
   const actor = await enrollingOrFresh(ctx, p, p.config.freshMs);
   const { code } = await readParams(ctx, 4096);
   if (!code) throw new AuthError(400, 'missing_code', 'code is required: the 6 digits the app shows');
-  let codes: string[] | false = false;
-  await checkCredentials(ctx, p.throttle, actor.userId, async () => (codes = await p.factors.confirmTotp(actor.userId, code)) !== false, wrongCode);
-  const recoveryCodes = codes as unknown as string[];
+  let recoveryCodes: string[] = [];
+  await checkCredentials(ctx, p.throttle, actor.userId, async () => {
+    const confirmed = await p.factors.confirmTotp(actor.userId, code);
+    if (confirmed) recoveryCodes = confirmed;
+    return confirmed !== false;
+  }, wrongCode);
   if (!actor.partial) {
     writeJSON(ctx, 200, { recoveryCodes });
     return;
