@@ -5,6 +5,9 @@
 //                       (plus the named passkey exports)
 //   passkey.js          script-tag bundle of browser/passkey.ts: window.authkoaPasskey =
 //                       { registerPasskey, loginWithPasskey }
+//   mfa.js              script-tag bundle of browser/mfa.ts: window.authkoaMfa = { mfaStatus,
+//                       setupTotp, confirmTotp, verifyMfa, disableTotp, newRecoveryCodes,
+//                       verifyMfaWithPasskey }
 // Run with `node browser/build.mjs`; tests import buildBrowser() when dist/browser is missing.
 import { build } from 'esbuild';
 import { execFile } from 'node:child_process';
@@ -22,7 +25,7 @@ const banner = '/*! jquery.rest for authkoa | MIT */';
 const common = { bundle: true, target: 'es2019', platform: 'browser', logLevel: 'warning', banner: { js: banner } };
 
 /** The bundle files the build writes (besides the .d.ts declarations). */
-export const bundles = ['jquery.rest.js', 'jquery.rest.min.js', 'index.js', 'passkey.js'];
+export const bundles = ['jquery.rest.js', 'jquery.rest.min.js', 'index.js', 'passkey.js', 'mfa.js'];
 
 // The passkey script's entry, inline so only the two public functions become the global.
 const passkeyEntry = {
@@ -30,6 +33,15 @@ const passkeyEntry = {
     'window.authkoaPasskey = { registerPasskey, loginWithPasskey };\n',
   resolveDir: here,
   sourcefile: 'passkey-global.js',
+  loader: 'js',
+};
+
+// The two-step login script's entry: only the public functions become the global.
+const MFA_FUNCTIONS = 'mfaStatus, setupTotp, confirmTotp, verifyMfa, disableTotp, newRecoveryCodes, verifyMfaWithPasskey';
+const mfaEntry = {
+  contents: `import { ${MFA_FUNCTIONS} } from './mfa.js';\nwindow.authkoaMfa = { ${MFA_FUNCTIONS} };\n`,
+  resolveDir: here,
+  sourcefile: 'mfa-global.js',
   loader: 'js',
 };
 
@@ -45,6 +57,7 @@ export async function buildBrowser({ dir = outDir, declarations = true } = {}) {
     build({ ...common, entryPoints: [join(here, 'global.ts')], format: 'iife', minify: true, outfile: join(dir, bundles[1]) }),
     build({ ...common, entryPoints: [join(here, 'index.ts')], format: 'esm', outfile: join(dir, bundles[2]) }),
     build({ ...common, banner: { js: '/*! authkoa passkey | MIT */' }, stdin: passkeyEntry, format: 'iife', outfile: join(dir, bundles[3]) }),
+    build({ ...common, banner: { js: '/*! authkoa mfa | MIT */' }, stdin: mfaEntry, format: 'iife', outfile: join(dir, bundles[4]) }),
     declarations && promisify(execFile)(process.execPath, [tsc, '-p', join(here, 'tsconfig.json')], { cwd: root }),
   ]);
   return dir;

@@ -27,6 +27,21 @@ export {
   type LoginWithPasskeyOptions,
   type PasskeyUser,
 } from './passkey.js';
+export {
+  mfaStatus,
+  setupTotp,
+  confirmTotp,
+  verifyMfa,
+  disableTotp,
+  newRecoveryCodes,
+  verifyMfaWithPasskey,
+  MfaError,
+  type MfaOptions,
+  type MfaUser,
+  type MfaPending,
+  type MfaSummary,
+  type TotpSetup,
+} from './mfa.js';
 
 /** The plugin version. */
 export const VERSION = '1.0.1';

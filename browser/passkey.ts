@@ -14,6 +14,8 @@
  * function is called, so the module can be imported (and its helpers tested) in Node.
  */
 
+import { jsonOrUndefined } from './json-body.js';
+
 /** Options of {@link registerPasskey}. */
 export interface RegisterPasskeyOptions {
   /** The provider's base path. Default `/auth/passkey`. */
@@ -129,13 +131,7 @@ async function postJSON<T>(url: string, body: unknown, headers: Record<string, s
     body: JSON.stringify(body),
     signal,
   });
-  const text = await res.text();
-  let data: unknown;
-  try {
-    data = text ? JSON.parse(text) : undefined;
-  } catch {
-    data = undefined;
-  }
+  const data = jsonOrUndefined(await res.text());
   if (!res.ok) throw _errorFrom(res.status, data);
   if (data === undefined) throw new PasskeyError(`invalid JSON answer from ${url}`, 'invalid_response', res.status);
   return data as T;

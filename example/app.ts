@@ -20,7 +20,7 @@ export interface ExampleOptions {
   host: string;
   /** Port of the dev OAuth2 server (default 8084; 0 picks a free one). */
   devPort?: number;
-  /** Folder for the generated secret, the LMDB avatar store and the LMDB passkey store. */
+  /** Folder for the generated secret and the LMDB stores: avatars, passkeys, second factors. */
   varDir: string;
   log?: (line: string) => void;
   env?: NodeJS.ProcessEnv;
@@ -101,6 +101,8 @@ export async function startExample(o: ExampleOptions): Promise<RunningExample> {
       // Passkeys sit beside the avatars, so they survive a restart like the secret and the avatars do.
       passkeyCredentials: passkeys ? `lmdb://${join(varDir, 'passkeys')}` : undefined,
     }),
+    // Two-step login: TOTP keys (sealed) and hashed recovery codes beside the passkeys, so they survive a restart too.
+    mfa: { store: `lmdb://${join(varDir, 'mfa')}`, issuer: 'authkoa demo' },
     claimsUpdater: (claims) => {
       // The demo user is an admin and an editor, so every protected route of the page can be tried.
       if (claims.user?.name === DEMO_USER.name) claims.user = { ...claims.user, role: 'editor', attrs: { ...claims.user.attrs, admin: true } };

@@ -40,6 +40,12 @@
   }
 
   var current = null; // the logged-in user
+  // The two-step login part (/two-step.js): the section of a logged-in user, and the prompt after a first step.
+  var twoStep = demoTwoStep($, {
+    loggedIn: function () { return !!current; },
+    passed: function () { refreshUser(); show('#result', 'Logged in with two steps.'); },
+    say: function (text) { show('#result', text); },
+  });
   var passkey = null; // the passkey provider's resources, once /auth/list names one
 
   /** Lists the user's passkeys, each with a Remove button; shown to a logged-in user when the demo has passkeys. */
@@ -64,6 +70,7 @@
   function renderUser(user) {
     current = user;
     renderPasskeys();
+    twoStep.render();
     if (!user) {
       show('#status', 'Not logged in.');
       $('#user').prop('hidden', true);
@@ -91,7 +98,11 @@
         e.preventDefault();
         providerResource(p.name).loginPost({ user: form.find('[name=user]').val(), passwd: form.find('[name=passwd]').val() })
           // Emptied once it has done its work: a password left in the field waits for the next person at the screen.
-          .done(function () { form[0].reset(); refreshUser(); show('#result', 'Logged in through ' + p.name + '.'); })
+          .done(function (body) {
+            form[0].reset();
+            if (body && body.mfa_required) return twoStep.ask(body);
+            refreshUser(); show('#result', 'Logged in through ' + p.name + '.');
+          })
           .fail(function (xhr) { show('#result', errorText(xhr)); });
       });
       box.append(form);
@@ -124,7 +135,10 @@
       var pk = $('<button type="button">').text('Log in with a passkey').attr('data-provider', p.name);
       pk.on('click', function () {
         authkoaPasskey.loginWithPasskey({ base: base })
-          .then(function () { refreshUser(); show('#result', 'Logged in through ' + p.name + '.'); }, passkeyFailed);
+          .then(function (body) {
+            if (body && body.mfa_required) return twoStep.ask(body);
+            refreshUser(); show('#result', 'Logged in through ' + p.name + '.');
+          }, passkeyFailed);
       });
       box.append(pk);
       renderPasskeys();
@@ -152,5 +166,9 @@
   });
 
   auth.list.read({ details: 1 }).done(function (providers) { providers.forEach(addProvider); });
-  refreshUser();
+  auth.user.read().done(renderUser).fail(function () {
+    renderUser(null);
+    // A login whose second step is still pending (the page was reloaded in between): ask for it again.
+    twoStep.resume();
+  });
 })(jQuery);

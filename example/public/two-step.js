@@ -1,0 +1,116 @@
+/*
+ * The demo page's two-step login: the "Two-step login" section of a logged-in user (turn the app on with
+ * its QR code, the recovery codes shown once, new codes, turn it off) and the "Second step" prompt after
+ * a login answered {"mfa_required": true}. Every call goes through window.authkoaMfa (/vendor/mfa.js,
+ * authkoa/browser's mfa.js bundle), which sends the XSRF header itself.
+ */
+window.demoTwoStep = function ($, hooks) {
+  'use strict';
+  // hooks: loggedIn() → bool; passed() once a second step finished the login; say(text) in the page's result line.
+  function show(el, text) { $(el).text(text); }
+
+  /** A failed call shown in `where`: the server's error (an MfaError), or the browser's own (passkey prompt). */
+  function failed(where) {
+    return function (err) {
+      if (err.name === 'NotAllowedError') return show(where, 'Passkey prompt cancelled.');
+      show(where, (err.status ? 'HTTP ' + err.status + ': ' : '') + err.message + (err.code ? ' (' + err.code + ')' : ''));
+    };
+  }
+
+  /** The logged-in user's second factors: on or off, recovery codes left, and the buttons that fit. */
+  function render() {
+    $('#two-step').prop('hidden', !hooks.loggedIn());
+    $('#mfa-setup, #mfa-codes').prop('hidden', true);
+    show('#mfa-message', '');
+    if (!hooks.loggedIn()) return;
+    authkoaMfa.mfaStatus().then(function (s) {
+      show('#mfa-status', s.totp
+        ? 'On: after each login, a code from your authenticator app is asked. Recovery codes left: ' + s.recoveryCodesLeft + '.'
+        : 'Off: a password (or any other login) is enough.');
+      $('#mfa-on').prop('hidden', s.totp);
+      $('#mfa-off, #mfa-new-codes').prop('hidden', !s.totp);
+    }, failed('#mfa-message'));
+  }
+
+  /** Recovery codes, shown once, until "I have saved them". */
+  function codeList(codes) {
+    $('#mfa-code-list').empty().append(codes.map(function (c) { return $('<li>').text(c); }));
+    $('#mfa-setup').prop('hidden', true);
+    $('#mfa-codes').prop('hidden', false);
+    $('#mfa-codes-done').trigger('focus');
+  }
+
+  function bindSettings() {
+    $('#mfa-on').on('click', function () {
+      show('#mfa-message', '');
+      authkoaMfa.setupTotp().then(function (s) {
+        $('#mfa-qr').attr('src', s.qr);
+        show('#mfa-secret', s.secret);
+        show('#mfa-status', 'Setting up: not on until the app\'s code is entered.');
+        $('#mfa-on').prop('hidden', true);
+        $('#mfa-setup').prop('hidden', false);
+        $('#mfa-confirm [name=code]').trigger('focus');
+      }, failed('#mfa-message'));
+    });
+    $('#mfa-confirm').on('submit', function (e) {
+      e.preventDefault();
+      var form = this;
+      show('#mfa-message', '');
+      authkoaMfa.confirmTotp($(form).find('[name=code]').val()).then(function (r) {
+        form.reset();
+        show('#mfa-status', 'On: after each login, a code from your authenticator app is asked.');
+        codeList(r.recoveryCodes);
+      }, failed('#mfa-message'));
+    });
+    $('#mfa-new-codes').on('click', function () {
+      show('#mfa-message', '');
+      authkoaMfa.newRecoveryCodes().then(codeList, failed('#mfa-message'));
+    });
+    $('#mfa-codes-done').on('click', render);
+    $('#mfa-off').on('click', function () {
+      authkoaMfa.disableTotp().then(function () { render(); hooks.say('Two-step login turned off.'); }, failed('#mfa-message'));
+    });
+  }
+
+  /** A login answered {"mfa_required": true, "factors": [...]}: ask for what the user may answer with. */
+  function ask(pending) {
+    var f = pending.factors || [];
+    $('#mfa-verify').prop('hidden', f.indexOf('totp') < 0);
+    $('#mfa-recovery-box').prop('hidden', f.indexOf('recovery') < 0).prop('open', false);
+    $('#mfa-passkey').prop('hidden', f.indexOf('passkey') < 0);
+    show('#second-step-message', '');
+    $('#second-step').prop('hidden', false);
+    hooks.say('First step passed: the second step is asked above.');
+    $('#mfa-verify [name=code]').trigger('focus');
+  }
+
+  function bindPrompt() {
+    function passed() {
+      $('#second-step').prop('hidden', true);
+      $('#mfa-verify, #mfa-recovery').each(function () { this.reset(); });
+      hooks.passed();
+    }
+    $('#mfa-verify').on('submit', function (e) {
+      e.preventDefault();
+      authkoaMfa.verifyMfa({ code: $(this).find('[name=code]').val() }).then(passed, failed('#second-step-message'));
+    });
+    $('#mfa-recovery').on('submit', function (e) {
+      e.preventDefault();
+      authkoaMfa.verifyMfa({ recoveryCode: $(this).find('[name=recoveryCode]').val() }).then(passed, failed('#second-step-message'));
+    });
+    $('#mfa-passkey').on('click', function () {
+      authkoaMfa.verifyMfaWithPasskey().then(passed, failed('#second-step-message'));
+    });
+  }
+
+  bindSettings();
+  bindPrompt();
+  return {
+    render: render,
+    ask: ask,
+    /** Nobody logged in: a login whose second step is still pending (the page was reloaded in between) is asked again. */
+    resume: function () {
+      authkoaMfa.mfaStatus().then(function (s) { if (s.mfa_required && !s.enroll_required) ask(s); }, function () {});
+    },
+  };
+};
