@@ -5,7 +5,9 @@
  * servers live behind subpath exports (`authkoa/stores` and `/file`, `/lmdb`, `/gridfs`; `authkoa/state`
  * and `/lmdb`, `/mongodb`, `/redis`; `authkoa/dev`; `authkoa/server`).
  */
-export { authKoa, type AuthKoa } from './service.js';
+export { authKoa } from './service.js';
+export type { AuthKoa } from './instance.js';
+export type { SessionRecord } from './session/devices.js';
 export type {
   AuthKoaOptions,
   AvatarTuning,

@@ -7,7 +7,7 @@ import { getUserInfo, type AuthMiddleware } from './middleware.js';
 import type { Logger } from './logger.js';
 import type { ProviderRegistry } from './providers/core/resolve.js';
 import type { Provider } from './providers/core/contract.js';
-import type { Revocations } from './session/revocation.js';
+import type { Claims } from './session/claims.js';
 import { endSession } from './session/login.js';
 import type { TokenService } from './session/token-service.js';
 
@@ -65,12 +65,12 @@ export function unknownRoute(ctx: Context, prefix: string): never {
  * of this token would go on working, so "logged out" would be untrue. Without it, an ended token only
  * ever stopped at its next refresh: the logout answers 200 as before.
  */
-function tokenEnder(o: RoutesConfig, tokens: TokenService, sessions: Revocations): (ctx: Context) => Promise<void> {
+function tokenEnder(o: RoutesConfig, tokens: TokenService, endToken: (claims: Claims) => Promise<void>): (ctx: Context) => Promise<void> {
   return async (ctx) => {
     const claims = await tokens.presented(ctx);
     if (!claims?.user || claims.handshake) return;
     try {
-      await sessions.endToken(claims);
+      await endToken(claims);
     } catch (err) {
       const e = new AuthError(503, 'state_store_unavailable', 'the session could not be ended: the state store is unavailable', { cause: err });
       if (o.strictRevocation) {
@@ -116,7 +116,8 @@ export function buildAuthRouter(
   tokens: TokenService,
   providers: ProviderRegistry,
   middleware: AuthMiddleware,
-  sessions: Revocations,
+  /** Ends a logged-out token and its session (revocation and the session list). */
+  endLoggedOut: (claims: Claims) => Promise<void>,
   /** The routes of a feature the options turn on (the second factor's `/mfa/…`), taken before the providers' routes. */
   mountFeatures?: (router: Router) => void,
 ): Router {
@@ -146,7 +147,7 @@ export function buildAuthRouter(
     }),
   );
 
-  const endToken = tokenEnder(o, tokens, sessions);
+  const endToken = tokenEnder(o, tokens, endLoggedOut);
 
   router.all('/logout', async (ctx) => {
     if (ctx.method !== 'GET' && ctx.method !== 'POST') throw new AuthError(405, 'method_not_allowed', 'method not allowed');

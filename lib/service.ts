@@ -5,10 +5,13 @@ import { readParams } from './http/body.js';
 import { AuthError } from './errors.js';
 import { reportError, setDefenceHeaders, writeError } from './http/respond.js';
 import type { Logger } from './logger.js';
-import { completeLogin, endSession, sessionFlag } from './session/login.js';
-import { randomId } from './session/claims.js';
+import { completeLogin, endSession, sessionFlag, startSession, type SecondStepGate, type SessionStarter } from './session/login.js';
+import { randomId, type Claims } from './session/claims.js';
 import { readCookie } from './session/transport.js';
-import { createMiddleware, type AuthMiddleware } from './middleware.js';
+import { createMiddleware } from './middleware.js';
+import { instanceApi, type AuthKoa } from './instance.js';
+import { SessionRegistry } from './session/devices.js';
+import { mountDeviceRoutes } from './session/device-routes.js';
 import { buildAuthRouter, unknownRoute } from './routes.js';
 import type { AuthKoaOptions } from './options/types.js';
 import type { ResolvedOptions } from './options/resolved.js';
@@ -28,38 +31,7 @@ import { providerUserId, type User } from './user.js';
 import { loadWithPackage } from './util/optional.js';
 import { loadMfa } from './mfa/load.js';
 import type { Mfa } from './mfa/service.js';
-import type { FactorSummary } from './mfa/factors.js';
-import type { SecondStepGate } from './session/login.js';
 import { mfaThrottle, throttlesPerScope } from './state/throttles.js';
-
-/** What `authKoa()` returns: a Koa middleware serving the auth and avatar routes, plus the tools around it. */
-export interface AuthKoa extends Middleware {
-  /** auth, admin, trace, rbac(...roles), updateUser. */
-  readonly middleware: AuthMiddleware;
-  readonly tokenService: TokenService;
-  readonly avatarProxy: AvatarProxy;
-  readonly providers: ProviderRegistry;
-  /** The validated options with defaults filled in. */
-  readonly options: ResolvedOptions;
-  /**
-   * Settles once every configured provider kind and backend is loaded and every provider created.
-   * Rejects with the start-up error (a bad provider option, a missing optional package), naming the
-   * option; the instance has then closed what it had started. Await it before listening.
-   */
-  readonly ready: Promise<void>;
-  /**
-   * Ends every session of `userId` issued up to now, in every process sharing the state store: its
-   * tokens are refused at their next refresh (within `tokenDuration`), or at once with `strictRevocation`.
-   */
-  revokeSessions(userId: string): Promise<void>;
-  /**
-   * The second factor (the `mfa` option), for the application's own admin pages: a user's factors, and
-   * their removal after a lost phone (as `authctl mfa reset`). Undefined when `mfa` is not set.
-   */
-  readonly mfa: { status(userId: string): Promise<FactorSummary>; reset(userId: string): Promise<boolean> } | undefined;
-  /** Stops everything the instance started: provider servers and pollers, the avatar store and its workers, the state store it opened. */
-  close(): Promise<void>;
-}
 
 /**
  * Builds the authentication service. Options are validated here, once: a bad option throws a
@@ -72,65 +44,45 @@ export function authKoa(opts: AuthKoaOptions): AuthKoa {
   // Everything that can be checked without loading code is checked here, before anything starts.
   const plans = planProviders(o.providers);
   const tokenService = new TokenService(o);
-  const avatarProxy = createAvatarProxy({
-    ...o.avatarProxyOptions,
-    store: o.avatarStore,
-    url: o.url,
-    routePath: o.avatarRoutePath,
-    resizeLimit: o.avatarResizeLimit,
-    allowPrivate: o.avatarAllowPrivate,
-    logger: o.logger,
-  });
+  const avatarProxy = createAvatarProxy({ ...o.avatarProxyOptions, store: o.avatarStore, url: o.url, routePath: o.avatarRoutePath, resizeLimit: o.avatarResizeLimit, allowPrivate: o.avatarAllowPrivate, logger: o.logger });
   const state = sharedState(o.stateStore, { clock: o.clock, logger: o.logger, option: 'stateStore' });
   const throttle = throttlesPerScope(state, o.loginThrottle, o.clock);
+  const sessions = revocations(state.store, o.clock, Math.max(o.cookieDurationMs, o.tokenDurationMs), o.tokenDurationMs);
+  const registry = new SessionRegistry(o, state.store, sessions);
+  const begin: SessionStarter = (ctx, login) => startSession(ctx, login, tokenService, registry);
   const providers = new ProviderRegistry();
   // Set once the authenticator exists (it needs the providers, which need these deps).
   let users: Authenticator | undefined;
   const session = (ctx: Context) => (users ? users.session(ctx) : Promise.reject(new Error('not ready')));
-  const mfa = o.mfa ? loadMfa(o.mfa, o, { tokens: tokenService, state: state.store, session, throttle: mfaThrottle(state, throttle, o.clock), secondFactors: () => providers.secondFactors() }) : undefined;
   const sessionUser = async (ctx: Context) => (users ? users.authenticate(ctx) : Promise.reject(new Error('not ready')));
-  const deps = providerDeps(o, { tokenService, avatarProxy, state, throttle, gate: mfa?.gate, sessionUser });
+  const factorChanged = (userId: string, keep: string | undefined) => (o.endOtherSessionsOnFactorChange ? registry.revokeAll(userId, keep) : Promise.resolve());
+  const mfa = o.mfa
+    ? loadMfa(o.mfa, o, { tokens: tokenService, startSession: begin, state: state.store, session, throttle: mfaThrottle(state, throttle, o.clock), secondFactors: () => providers.secondFactors(), factorChanged })
+    : undefined;
+  const deps = providerDeps(o, { tokenService, avatarProxy, state, throttle, gate: mfa?.gate, sessionUser, startSession: begin, factorChanged: async (ctx) => {
+    const me = await session(ctx);
+    await factorChanged(me.user.id, me.claims?.sid);
+  } });
   const startUp = startService(o, { plans, providers, deps, state, avatarProxy, mfa });
-  const sessions = revocations(state.store, o.clock, Math.max(o.cookieDurationMs, o.tokenDurationMs), o.tokenDurationMs);
   const waitForStart = startUp.waitForStart;
-  users = new Authenticator(o, { tokens: tokenService, providers, sessions, waitForStart, basicThrottle: throttle('basic') });
+  users = new Authenticator(o, { tokens: tokenService, providers, sessions, registry, waitForStart, basicThrottle: throttle('basic') });
   const middleware = createMiddleware(o, users);
-  const authRoutes = buildAuthRouter(o, tokenService, providers, middleware, sessions, mfa ? (router) => mfa.mount(router) : undefined).routes();
-  const service = requestHandler(o, authRoutes, avatarProxy, waitForStart) as AuthKoa;
-
-  let closed: Promise<void> | undefined;
-  Object.assign(service, {
-    middleware,
-    tokenService,
-    avatarProxy,
-    providers,
-    options: o,
-    // The caller's own promise: left unhandled, a start-up failure stops the process with its message.
-    ready: startUp.starting.then(() => undefined),
-    mfa: mfa && {
-      async status(userId: string) {
-        await startUp.starting;
-        return mfa.status(userId);
-      },
-      async reset(userId: string) {
-        await startUp.starting;
-        return mfa.reset(userId);
-      },
-    },
-    async revokeSessions(userId: string) {
-      await startUp.starting;
-      await sessions.revokeUser(userId);
-    },
-    close() {
-      closed ??= (async () => {
-        await startUp.settled; // a failed start has already closed what it had started
-        await Promise.allSettled(providers.list().map((p) => p.close?.()));
-        await Promise.all([avatarProxy.close(), state.close(), mfa?.close()]);
-      })();
-      return closed;
-    },
-  });
-  return service;
+  const endToken = async (claims: Claims) => {
+    await sessions.endToken(claims);
+    await registry.forget(claims);
+  };
+  const mountFeatures = (router: Router) => {
+    mountDeviceRoutes(router, { registry, session, tokens: tokenService, origin: o.origin });
+    mfa?.mount(router);
+  };
+  const authRoutes = buildAuthRouter(o, tokenService, providers, middleware, endToken, mountFeatures).routes();
+  const service = requestHandler(o, authRoutes, avatarProxy, waitForStart);
+  const closeAll = async () => {
+    await startUp.settled; // a failed start has already closed what it had started
+    await Promise.allSettled(providers.list().map((p) => p.close?.()));
+    await Promise.all([avatarProxy.close(), state.close(), mfa?.close()]);
+  };
+  return Object.assign(service, instanceApi({ middleware, tokenService, avatarProxy, providers, options: o, starting: startUp.starting, registry, mfa, close: closeAll }));
 }
 
 /** What providerDeps() is made of besides the options. */
@@ -142,6 +94,9 @@ interface DepsParts {
   sessionUser: (ctx: Context) => Promise<User>;
   /** The second factor, when the `mfa` option is set. */
   gate: SecondStepGate | undefined;
+  startSession: SessionStarter;
+  /** After a credential change of the request's user: their other sessions end (endOtherSessionsOnFactorChange). */
+  factorChanged: (ctx: Context) => Promise<void>;
 }
 
 /** What the service hands every provider: the narrow context of ProviderDeps, never the secrets. */
@@ -161,7 +116,8 @@ function providerDeps(o: ResolvedOptions, parts: DepsParts): ProviderDeps {
     checkCredentials: (ctx, scope, user, check) => checkCredentials(ctx, throttle(scope), user, check),
     cookies: { name: o.jwtCookieName, secure: o.secureCookies },
     routeURL: (provider, action) => `${o.url}${o.authRoutePath}/${encodeURIComponent(provider)}/${action}`,
-    completeLogin: (ctx, login) => completeLogin(ctx, login, o, tokenService, avatarProxy, parts.gate),
+    completeLogin: (ctx, login) => completeLogin(ctx, login, o, parts.startSession, avatarProxy, parts.gate),
+    factorChanged: parts.factorChanged,
     callbackURL: (ctx) => o.url + requestPath(ctx).replace(/\/[^/]*$/, '/callback'),
     safeRedirect: (from) => safeRedirect(from, o.url, o.allowedRedirects),
     sessionOnly: (ctx) => sessionFlag(ctx.query) ?? false,
@@ -228,7 +184,8 @@ async function start(o: ResolvedOptions, { plans, providers, deps, state, mfa }:
   }
   await Promise.all(checks);
   await providers.build(plans, deps);
-  // The second factor's routes are /auth/mfa/…: a provider of that name could never be reached.
+  // The session list's routes are /auth/sessions/…, the second factor's /auth/mfa/…: a provider of either name could never be reached.
+  if (providers.get('sessions')) throw new TypeError('authKoa: providers: no provider may be named "sessions" (the session list\'s routes are <authRoutePath>/sessions/…)');
   if (mfa && providers.get('mfa')) throw new TypeError('authKoa: providers: no provider may be named "mfa" while the mfa option is set (its routes are <authRoutePath>/mfa/…)');
 }
 

@@ -11,7 +11,7 @@ import { crossSite } from '../http/origin.js';
 import { writeJSON } from '../http/respond.js';
 import { checkCredentials } from '../providers/core/credentials.js';
 import type { SecondFactor } from '../providers/core/provider.js';
-import { answerLogin, startSession, type LoginConfig } from '../session/login.js';
+import { answerLogin, type LoginConfig, type SessionStarter } from '../session/login.js';
 import type { TokenService } from '../session/token-service.js';
 import type { CredentialThrottle } from '../state/throttle.js';
 import { enrollingOrFresh, loginOrSession, type Actor, type ActorParts } from './actor.js';
@@ -27,6 +27,9 @@ export interface MfaRouteParts extends ActorParts {
   config: MfaConfig;
   factors: Factors;
   tokens: TokenService;
+  startSession: SessionStarter;
+  /** After the user's factors changed: their sessions but `keep` end (endOtherSessionsOnFactorChange). */
+  factorChanged: (userId: string, keep: string | undefined) => Promise<void>;
   login: LoginConfig;
   /** Failed codes per user, counted with the passwords' policy in the state store. */
   throttle: CredentialThrottle | undefined;
@@ -125,10 +128,12 @@ async function confirm(ctx: Context, p: MfaRouteParts): Promise<void> {
     return confirmed !== false;
   }, wrongCode);
   if (!actor.partial) {
+    await p.factorChanged(actor.userId, actor.session.claims?.sid);
     writeJSON(ctx, 200, { recoveryCodes });
     return;
   }
   const claims = await finishLogin(ctx, p, actor, 'otp');
+  await p.factorChanged(actor.userId, claims.sid);
   writeJSON(ctx, 200, { recoveryCodes, user: claims.user });
 }
 
@@ -136,7 +141,7 @@ async function confirm(ctx: Context, p: MfaRouteParts): Promise<void> {
 async function removeTotp(ctx: Context, p: MfaRouteParts): Promise<void> {
   const actor = await enrollingOrFresh(ctx, p, p.config.freshMs);
   if (actor.partial) throw new AuthError(403, 'factor_not_enrolled', 'set up a second factor to finish this login');
-  await p.factors.removeTotp(actor.userId);
+  if (await p.factors.removeTotp(actor.userId)) await p.factorChanged(actor.userId, actor.session.claims?.sid);
   writeJSON(ctx, 200, await summary(p, actor.userId));
 }
 
@@ -202,7 +207,7 @@ async function finishLogin(ctx: Context, p: MfaRouteParts, actor: Actor, method:
   const partial = actor.partial!;
   await p.partials.spend(ctx, partial);
   const pending = partial.pending;
-  return startSession(ctx, { ...pending, amr: withMethod(pending.amr, method) }, p.tokens);
+  return p.startSession(ctx, { ...pending, amr: withMethod(pending.amr, method) });
 }
 
 /** The methods of a session after one more: each once, and `mfa` once two different ones were used. */

@@ -4,7 +4,7 @@ import type { Logger } from '../logger.js';
 import { safeRedirect } from '../http/redirect.js';
 import { randomId } from '../session/claims.js';
 import type { SecondFactor } from '../providers/core/provider.js';
-import type { LoginConfig, SecondStepGate } from '../session/login.js';
+import type { LoginConfig, SecondStepGate, SessionStarter } from '../session/login.js';
 import type { TokenService } from '../session/token-service.js';
 import { sharedState } from '../state/shared.js';
 import type { CredentialThrottle } from '../state/throttle.js';
@@ -48,6 +48,8 @@ export interface MfaServiceConfig extends LoginConfig {
 /** What the second factor takes from the running service. */
 export interface MfaRuntime {
   tokens: TokenService;
+  /** Starts the session of a login whose second step passed, as any login's. */
+  startSession: SessionStarter;
   /** The service's state store: spent TOTP steps and partial logins. */
   state: StateStore;
   /** The request's session by the `auth` middleware's rules, with its claims. */
@@ -56,6 +58,8 @@ export interface MfaRuntime {
   throttle: CredentialThrottle | undefined;
   /** The second factors the configured providers offer, by provider name. */
   secondFactors: () => Array<{ provider: string; factor: SecondFactor }>;
+  /** After the user's factors changed: their sessions but `keep` (a sid) end, per endOtherSessionsOnFactorChange. */
+  factorChanged: (userId: string, keep: string | undefined) => Promise<void>;
 }
 
 /** Builds the second factor from its checked options; nothing is opened until start(). */

@@ -47,6 +47,8 @@ export const OPTION_NAMES = optionNames<AuthKoaOptions>({
   loginThrottle: true,
   keepHashedIds: true,
   strictRevocation: true,
+  maxSessionsPerUser: true,
+  endOtherSessionsOnFactorChange: true,
   mfa: true,
   clock: true,
 });

@@ -59,6 +59,12 @@ export function plainObject(o: RawOptions, key: string): Record<string, unknown>
   return v as Record<string, unknown>;
 }
 
+export function positiveInteger(o: RawOptions, key: string, dflt: number): number {
+  const v = o[key] ?? dflt;
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 1) fail(key, `must be a whole number, 1 or more (got ${JSON.stringify(v)})`);
+  return v as number;
+}
+
 export function bool(o: RawOptions, key: string, dflt: boolean): boolean {
   const v = o[key];
   if (v === undefined) return dflt;

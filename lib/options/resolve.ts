@@ -9,7 +9,7 @@ import type { AvatarStore } from '../stores/index.js';
 import { parseStoreUri } from '../stores/open.js';
 import { checkOptionNames } from '../util/options.js';
 import { OPTION_NAMES } from './names.js';
-import { bool, cookieName, duration, fail, headerName, optionalFunction, optionalString, plainObject, routePath, stringList, type RawOptions } from './read.js';
+import { bool, positiveInteger, cookieName, duration, fail, headerName, optionalFunction, optionalString, plainObject, routePath, stringList, type RawOptions } from './read.js';
 import type { AvatarConfig, ResolvedOptions, StateConfig } from './resolved.js';
 import { readSecrets } from './secret.js';
 import { readMfaOptions } from '../mfa/options.js';
@@ -85,6 +85,8 @@ function readToken(o: RawOptions, clock: () => number) {
     disableIAT: bool(o, 'disableIAT', false),
     refreshCache,
     strictRevocation: bool(o, 'strictRevocation', false),
+    maxSessionsPerUser: positiveInteger(o, 'maxSessionsPerUser', 50),
+    endOtherSessionsOnFactorChange: bool(o, 'endOtherSessionsOnFactorChange', true),
   };
 }
 

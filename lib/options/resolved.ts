@@ -11,6 +11,7 @@ import type { ThrottlePolicy } from '../state/throttle.js';
 import type { AvatarStore, StoreTarget } from '../stores/types.js';
 import type { AvatarTuning } from './types.js';
 import type { MfaConfig } from '../mfa/options.js';
+import type { DevicesConfig } from '../session/devices.js';
 
 /**
  * The options once checked, every default filled in: one flat object, read by each module through the
@@ -26,6 +27,7 @@ export type ResolvedOptions = TokenConfig &
   RoutesConfig &
   AvatarConfig &
   StateConfig &
+  DevicesConfig &
   ServiceConfig;
 
 /** The avatar options, which the service turns into its avatar proxy's options. */
@@ -52,6 +54,8 @@ export interface ServiceConfig {
   url: string;
   providers: ProviderEntry[];
   keepHashedIds: boolean;
+  /** A passkey or second factor added or removed ends the user's other sessions. */
+  endOtherSessionsOnFactorChange: boolean;
   /** The second factor, checked; undefined when the `mfa` option is not set. */
   mfa: MfaConfig | undefined;
   logger: Logger;

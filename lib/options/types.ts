@@ -136,6 +136,16 @@ export interface AuthKoaOptions {
    */
   strictRevocation?: boolean;
   /**
+   * Sessions kept per user (one per login, per device; see docs/sessions.md): a login past it ends the
+   * user's oldest session. Default 50.
+   */
+  maxSessionsPerUser?: number;
+  /**
+   * When a user adds or removes a passkey or a second factor, their other sessions end (the one that
+   * made the change goes on): a credential change is when a stolen session must stop. Default true.
+   */
+  endOtherSessionsOnFactorChange?: boolean;
+  /**
    * A second factor after every login (TOTP with recovery codes, or a passkey), and step-up for the
    * routes that change it; `{ store }` at least. Off by default. See docs/mfa.md.
    */

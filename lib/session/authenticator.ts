@@ -8,6 +8,7 @@ import { copyClaims, userOf as userOfClaims, type Claims, type RequestToken } fr
 import { Refresher, type RefreshConfig } from './refresher.js';
 import type { SessionOf } from './fresh.js';
 import type { Revocations } from './revocation.js';
+import type { SessionRegistry } from './devices.js';
 import type { TokenService } from './token-service.js';
 
 /** The options the authentication of a request reads, its refresh and basic auth included. */
@@ -25,6 +26,8 @@ export interface AuthenticatorParts {
   /** The configured providers, by name: a token of another provider is refused. */
   providers: { has(name: string): boolean };
   sessions: Revocations;
+  /** The session list a refresh updates. */
+  registry?: SessionRegistry;
   /** Undefined once the service has started; before, a promise to wait for, rejected with a 503 when start-up failed. */
   waitForStart: () => Promise<void> | undefined;
   /** Counts failed basic-auth attempts; undefined when throttling is off. */
@@ -54,7 +57,7 @@ export class Authenticator {
     this.providers = parts.providers;
     this.waitForStart = parts.waitForStart;
     this.basicAuth = o.basicAuthChecker || o.adminPasswd !== undefined ? basicAuthenticator(o, parts.basicThrottle) : undefined;
-    this.refresher = new Refresher(o, parts.tokens, parts.sessions);
+    this.refresher = new Refresher(o, parts.tokens, parts.sessions, parts.registry);
     this.validator = o.validator;
     this.strictRevocations = o.strictRevocation ? parts.sessions : undefined;
   }

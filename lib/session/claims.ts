@@ -43,6 +43,11 @@ export interface Claims {
    * counts from it, so re-confirming who you are does not extend a session's life.
    */
   sess_start?: number;
+  /**
+   * The session this token belongs to: one id per login, kept across refreshes and step-ups, so one
+   * device's session can be listed and ended (`/auth/sessions`) while the others go on.
+   */
+  sid?: string;
   /** When this token was issued, in Unix milliseconds (`iat` is whole seconds); read by revocation checks. */
   iat_ms?: number;
   [extra: string]: unknown;

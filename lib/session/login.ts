@@ -4,6 +4,7 @@ import type { Logger } from '../logger.js';
 import { writeJSON } from '../http/respond.js';
 import { safeRedirect } from '../http/redirect.js';
 import { randomId, type Claims } from './claims.js';
+import type { SessionRegistry } from './devices.js';
 import type { TokenService } from './token-service.js';
 import type { User } from '../user.js';
 
@@ -79,7 +80,7 @@ export async function completeLogin(
   ctx: Context,
   login: CompletedLogin,
   o: LoginConfig,
-  tokens: TokenService,
+  start: SessionStarter,
   avatars: AvatarProxy,
   gate?: SecondStepGate,
 ): Promise<void> {
@@ -99,15 +100,22 @@ export async function completeLogin(
     navigation: login.navigation,
   };
   if (gate && (await gate.intercept(ctx, identified))) return;
-  const claims = await startSession(ctx, identified, tokens);
+  const claims = await start(ctx, identified);
   answerLogin(ctx, identified, claims, o);
 }
 
-/** Mints the session of an identified login and sets its cookies; `auth_time` is now, `amr` the login's methods. */
-export async function startSession(ctx: Context, login: IdentifiedLogin, tokens: TokenService): Promise<Claims> {
-  return tokens.set(ctx, {
+/** Starts the session of an identified login (see startSession): what completeLogin and the second step call. */
+export type SessionStarter = (ctx: Context, login: IdentifiedLogin) => Promise<Claims>;
+
+/**
+ * Mints the session of an identified login and sets its cookies: a new session id (`sid`), `auth_time`
+ * now, `amr` the login's methods; then records the session in the user's list (sessions per device).
+ */
+export async function startSession(ctx: Context, login: IdentifiedLogin, tokens: TokenService, registry: SessionRegistry): Promise<Claims> {
+  const claims = await tokens.set(ctx, {
     aud: login.aud,
     jti: randomId(),
+    sid: randomId(),
     user: login.user,
     sess_only: login.sessionOnly || undefined,
     'no-ava': login.noAva || undefined,
@@ -116,6 +124,8 @@ export async function startSession(ctx: Context, login: IdentifiedLogin, tokens:
     amr: login.amr.length > 0 ? login.amr : undefined,
     ...login.claims,
   });
+  await registry.begin(ctx, claims);
+  return claims;
 }
 
 /** The answer to a finished login: 303 to a `from` the redirect policy permits, else the User JSON. */

@@ -1,8 +1,10 @@
 import type { Context } from 'koa';
+import type { Logger } from '../logger.js';
 import { AuthError } from '../errors.js';
 import { copyClaims, type Claims, type RequestToken } from './claims.js';
 import type { RefreshCache } from './refresh-cache.js';
 import { issuedAtS, type Revocations } from './revocation.js';
+import type { SessionRegistry } from './devices.js';
 import type { TokenService } from './token-service.js';
 
 /** The options a refresh reads: the cache of refreshed tokens and the limits a session may not pass. */
@@ -11,6 +13,7 @@ export interface RefreshConfig {
   tokenDurationMs: number;
   cookieDurationMs: number;
   maxSessionAgeMs: number | undefined;
+  logger: Logger;
 }
 
 /**
@@ -26,6 +29,8 @@ export class Refresher {
     private readonly o: RefreshConfig,
     private readonly tokens: TokenService,
     private readonly sessions: Revocations,
+    /** The session list, whose `lastSeen` a refresh moves; undefined when there is none to keep. */
+    private readonly registry?: SessionRegistry,
   ) {}
 
   /** The refreshed claims for an expired cookie token: cached, in flight, or re-issued on this request. */
@@ -57,6 +62,8 @@ export class Refresher {
     // Same claims, same jti (so the XSRF value scripts hold stays valid), fresh exp and cookies.
     const refreshed = await tokens.set(ctx, { ...claims, exp: undefined, user: claims.user });
     o.refreshCache?.set(rt.token, refreshed);
+    // The refresh stands whatever happens to the list: a store that failed now is retried at the next one.
+    await this.registry?.seen(ctx, refreshed).catch((err: unknown) => o.logger.warn(`session list not updated at refresh: ${(err as Error).message}`));
     return refreshed;
   }
 }

@@ -9,12 +9,14 @@ import type { Claims } from './claims.js';
  * stops within `tokenDuration` without a store read per request; `strictRevocation` checks every request.
  */
 export interface Revocations {
-  /** Throws 401 `session_revoked` for the claims of a revoked user or an ended token. */
+  /** Throws 401 `session_revoked` for the claims of a revoked user, an ended token or an ended session (`sid`). */
   check(claims: Claims): Promise<void>;
-  /** Ends every session of `userId` issued up to now. */
-  revokeUser(userId: string): Promise<void>;
-  /** Ends the session these claims belong to (its `jti`). */
+  /** Ends every session of `userId` issued up to now, but the session `except` (a `sid`) when given. */
+  revokeUser(userId: string, except?: string): Promise<void>;
+  /** Ends the token these claims belong to (its `jti`), and its session (`sid`). */
   endToken(claims: Claims): Promise<void>;
+  /** Ends one session by its id (`sid`): its tokens are refused until `untilMs`, past which none could be refreshed anyway. */
+  endSession(sid: string, untilMs: number): Promise<void>;
 }
 
 export const SESSIONS_NS = 'sessions';
@@ -28,6 +30,8 @@ export const SESSIONS_NS = 'sessions';
 interface UserRevocation {
   notBefore: number;
   notBeforeMs?: number;
+  /** The session (`sid`) a "log out everywhere else" kept. */
+  except?: string;
 }
 
 /**
@@ -37,28 +41,37 @@ interface UserRevocation {
 export function revocations(store: StateStore, clock: () => number, keepMs: number, tokenDurationMs: number): Revocations {
   const userKey = (id: string) => `u:${id}`;
   const tokenKey = (jti: string) => `t:${jti}`;
+  const sessionKey = (sid: string) => `s:${sid}`;
 
   return {
     async check(claims) {
       const id = claims.user?.id;
-      const [user, ended] = await Promise.all([
+      const sid = typeof claims.sid === 'string' ? claims.sid : undefined;
+      const [user, ended, endedSession] = await Promise.all([
         id ? store.get<UserRevocation>(SESSIONS_NS, userKey(id)) : undefined,
         claims.jti ? store.get(SESSIONS_NS, tokenKey(claims.jti)) : undefined,
+        sid ? store.get(SESSIONS_NS, sessionKey(sid)) : undefined,
       ]);
       const now = clock();
-      if (ended && ended.expiresAt > now) throw new AuthError(401, 'session_revoked', 'session was ended');
+      if ((ended && ended.expiresAt > now) || (endedSession && endedSession.expiresAt > now)) throw new AuthError(401, 'session_revoked', 'session was ended');
       if (user && user.expiresAt > now && revokedBy(claims, user.value, tokenDurationMs)) {
         throw new AuthError(401, 'session_revoked', 'sessions of this user were revoked');
       }
     },
-    async revokeUser(userId) {
+    async revokeUser(userId, except) {
       if (typeof userId !== 'string' || userId === '') throw new TypeError('revokeSessions() requires a user id');
+      if (except !== undefined && (typeof except !== 'string' || except === '')) throw new TypeError('revokeSessions(): except must be a session id (sid)');
       const now = clock();
-      await put(store, userKey(userId), { notBefore: Math.floor(now / 1000), notBeforeMs: now } satisfies UserRevocation, now + keepMs);
+      await put(store, userKey(userId), { notBefore: Math.floor(now / 1000), notBeforeMs: now, except } satisfies UserRevocation, now + keepMs);
     },
     async endToken(claims) {
-      if (!claims.jti) return;
-      await put(store, tokenKey(claims.jti), 1, issuedAtS(claims, tokenDurationMs) * 1000 + keepMs);
+      const until = issuedAtS(claims, tokenDurationMs) * 1000 + keepMs;
+      if (claims.jti) await put(store, tokenKey(claims.jti), 1, until);
+      if (typeof claims.sid === 'string' && claims.sid) await put(store, sessionKey(claims.sid), 1, until);
+    },
+    async endSession(sid, untilMs) {
+      if (typeof sid !== 'string' || sid === '') throw new TypeError('endSession() requires a session id (sid)');
+      await put(store, sessionKey(sid), 1, Math.max(untilMs, clock() + 60_000));
     },
   };
 }
@@ -70,6 +83,7 @@ export function issuedAtS(claims: Claims, tokenDurationMs: number): number {
 
 /** True when the token of `claims` was issued at or before the revocation `r`. */
 function revokedBy(claims: Claims, r: UserRevocation, tokenDurationMs: number): boolean {
+  if (r.except !== undefined && claims.sid === r.except) return false;
   if (typeof r.notBeforeMs !== 'number') return issuedAtS(claims, tokenDurationMs) <= r.notBefore;
   return issuedAtMs(claims, tokenDurationMs) <= r.notBeforeMs;
 }

@@ -240,6 +240,7 @@ export class TokenService {
     if (p.aud !== undefined && aud === undefined) throw bad('aud is not of size 1');
     if (p.iss !== this.#o.issuer) throw bad('wrong issuer');
     if (p.jti !== undefined && typeof p.jti !== 'string') throw bad('invalid jti claim');
+    if (p.sid !== undefined && (typeof p.sid !== 'string' || p.sid === '')) throw bad('invalid sid claim');
     if (p.amr !== undefined && !(Array.isArray(p.amr) && p.amr.every((m) => typeof m === 'string'))) throw bad('invalid amr claim');
     const user = p.user;
     if (user !== undefined) {

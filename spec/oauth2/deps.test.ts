@@ -37,6 +37,7 @@ async function handBuilt(t: any, entry: Record<string, unknown>) {
     limiter: stateLimiter(state, Date.now),
     throttle: () => undefined,
     sessionUser: () => Promise.reject(new Error('no sessions here')),
+    factorChanged: async () => undefined,
     userId: (provider, raw) => providerUserId(provider, raw),
     cookies: { name: 'JWT', secure: false },
     routeURL: (name, action) => `${served.url}/auth/${name}/${action}`,

@@ -74,6 +74,11 @@ export interface ProviderDeps {
   randomId(): string;
   /** Ends a logout: both session cookies cleared (and the session revoked), 200 with an empty body. */
   endSession(ctx: Context): void;
+  /**
+   * Call after the request's user added or removed a credential (a passkey): their other sessions end,
+   * unless the app set `endOtherSessionsOnFactorChange: false`; this one goes on.
+   */
+  factorChanged(ctx: Context): Promise<void>;
 }
 
 /** How a kind of provider is made. Register third-party kinds with registerProvider(). */

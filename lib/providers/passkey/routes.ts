@@ -89,6 +89,7 @@ export function registrationRoute({ config, deps, passkeys, challenges }: Passke
       createdAt: deps.clock(),
     };
     if (!(await passkeys.save(passkey))) throw new AuthError(409, 'passkey_exists', 'this passkey is already registered');
+    await deps.factorChanged(ctx);
     noStore(ctx);
     writeJSON(ctx, 201, { id: passkey.id });
   };
@@ -197,6 +198,7 @@ export function deleteRoute({ deps, passkeys }: PasskeyParts): Route {
     const passkey = CREDENTIAL_ID.test(id) ? await passkeys.get(id) : undefined;
     // Someone else's passkey is answered like a missing one: ids are not a way to probe other accounts.
     if (!passkey || passkey.userId !== user.id || !(await passkeys.remove(id))) throw new AuthError(404, 'not_found', 'no such passkey');
+    await deps.factorChanged(ctx);
     ctx.status = 204;
   };
 }

@@ -1,0 +1,81 @@
+/**
+ * The session list routes under the auth path: a user's own sessions (one per login, per device), and
+ * ending one of them or all the others. JSON in and out; POST and DELETE refused from another site.
+ */
+import type Router from '@koa/router';
+import type { Context } from 'koa';
+import { AuthError } from '../errors.js';
+import { crossSite } from '../http/origin.js';
+import { writeJSON } from '../http/respond.js';
+import type { SessionRegistry } from './devices.js';
+import type { SessionOf } from './fresh.js';
+import type { TokenService } from './token-service.js';
+
+/** What the routes work with. */
+export interface DeviceRouteParts {
+  registry: SessionRegistry;
+  /** The request's session by the `auth` middleware's rules, with its claims; 401 without one. */
+  session: (ctx: Context) => Promise<SessionOf>;
+  tokens: TokenService;
+  /** The origin of `url`: a POST or DELETE from elsewhere is refused. */
+  origin: string;
+}
+
+/** The answer's shape of one session. */
+export interface SessionView {
+  sid: string;
+  /** The session of this very request. */
+  current: boolean;
+  provider: string;
+  device: string;
+  /** ISO 8601. */
+  created: string;
+  lastSeen: string;
+}
+
+/** Adds `GET /sessions`, `DELETE /sessions/<sid>` and `POST /sessions/revoke-others` to the auth router. */
+export function mountDeviceRoutes(router: Router, p: DeviceRouteParts): void {
+  const guarded = (method: 'GET' | 'POST' | 'DELETE', handle: (ctx: Context, me: SessionOf) => Promise<void>) => async (ctx: Context) => {
+    if (ctx.method !== method && !(method === 'GET' && ctx.method === 'HEAD')) throw new AuthError(405, 'method_not_allowed', `${method} only`);
+    if (method !== 'GET' && crossSite(ctx, p.origin)) throw new AuthError(403, 'origin_mismatch', 'the request must come from this site');
+    ctx.set('Cache-Control', 'no-store');
+    await handle(ctx, await p.session(ctx));
+  };
+  router.all(
+    '/sessions',
+    guarded('GET', async (ctx, me) => {
+      const mine = await p.registry.list(me.user.id);
+      writeJSON(ctx, 200, mine.map((r): SessionView => ({ sid: r.sid, current: r.sid === me.claims?.sid, provider: r.provider, device: r.device, created: iso(r.created), lastSeen: iso(r.lastSeen) })));
+    }),
+  );
+  router.all(
+    '/sessions/revoke-others',
+    guarded('POST', async (ctx, me) => {
+      const current = sidOf(me);
+      await p.registry.revokeAll(me.user.id, current);
+      writeJSON(ctx, 200, { ended: 'others', current });
+    }),
+  );
+  router.all(
+    '/sessions/:sid',
+    guarded('DELETE', async (ctx, me) => {
+      const sid = ctx.params.sid!;
+      // Another user's session is answered like a missing one: sids are not a way to probe accounts.
+      if (sid.length > 128 || !(await p.registry.revoke(me.user.id, sid))) throw new AuthError(404, 'not_found', 'no such session');
+      // Ending this very session is a logout of this browser too.
+      if (sid === me.claims?.sid) p.tokens.reset(ctx);
+      ctx.status = 204;
+    }),
+  );
+}
+
+/** The sid of the request's session; a session without one (basic auth, a token the app minted) cannot keep itself. */
+function sidOf(me: SessionOf): string {
+  const sid = me.claims?.sid;
+  if (typeof sid !== 'string') throw new AuthError(400, 'bad_request', 'this request has no session id to keep (basic auth, or a token minted without one)');
+  return sid;
+}
+
+function iso(ms: number): string {
+  return new Date(ms).toISOString();
+}

@@ -1,0 +1,165 @@
+import { createHash } from 'node:crypto';
+import type { Context } from 'koa';
+import type { Logger } from '../logger.js';
+import type { StateStore } from '../state/types.js';
+import type { Claims } from './claims.js';
+import { deviceLabel, networkOf } from './device.js';
+import { SESSIONS_NS, type Revocations } from './revocation.js';
+
+/** One login of a user, as the session list keeps it (in the state store, under the user). */
+export interface SessionRecord {
+  /** The session id, the token's `sid`. */
+  sid: string;
+  /** The provider the user logged in with. */
+  provider: string;
+  /** How they proved who they are (the token's `amr`). */
+  amr: string[];
+  /** When the session began and when it was last refreshed, ms since the epoch. */
+  created: number;
+  lastSeen: number;
+  /** "Chrome on macOS" (deviceLabel), and the client's /24 or /64 (networkOf): never the address. */
+  device: string;
+  ip: string;
+  /** Past this (ms), the session cannot be refreshed any more: cookieDuration after lastSeen, or maxSessionAge after created. */
+  expiresAt: number;
+}
+
+/** The options the session list reads. */
+export interface DevicesConfig {
+  cookieDurationMs: number;
+  maxSessionAgeMs: number | undefined;
+  /** At most this many sessions per user: a login past it ends the oldest. */
+  maxSessionsPerUser: number;
+  clock: () => number;
+  logger: Logger;
+}
+
+interface UserSessions {
+  list: SessionRecord[];
+}
+
+const TRIES = 16;
+
+/**
+ * Sessions per device for stateless tokens: every login is recorded under its user with its `sid`, its
+ * refreshes move `lastSeen`, and ending one writes a tombstone the revocation check reads (at refresh,
+ * or on every request with strictRevocation), so token verification stays stateless. A record the store
+ * lost (a restarted memory store) is written again at the session's next refresh: losing the list never
+ * ends a session, only a tombstone does.
+ */
+export class SessionRegistry {
+  constructor(
+    private readonly o: DevicesConfig,
+    private readonly store: StateStore,
+    private readonly revocations: Revocations,
+  ) {}
+
+  /** Records a new login; past maxSessionsPerUser the oldest sessions end. A store that is away is logged: the login goes on, listed at its first refresh. */
+  async begin(ctx: Context, claims: Claims): Promise<void> {
+    // Created now, to the millisecond: two logins in one second still list in their order.
+    const record = this.recordOf(ctx, claims, this.o.clock());
+    if (!record) return;
+    try {
+      let ended: SessionRecord[] = [];
+      await this.update(claims.user!.id, (list) => {
+        const all = [...list.filter((r) => r.sid !== record.sid), record].sort((a, b) => b.created - a.created);
+        ended = all.slice(this.o.maxSessionsPerUser);
+        return all.slice(0, this.o.maxSessionsPerUser);
+      });
+      await Promise.all(ended.map((r) => this.revocations.endSession(r.sid, r.expiresAt)));
+    } catch (err) {
+      this.o.logger.warn(`session of ${claims.user!.id} not recorded in the state store (listed at its next refresh): ${(err as Error).message}`);
+    }
+  }
+
+  /** At a refresh: `lastSeen` (and the expiry) moves on; a record the store lost is written again. */
+  async seen(ctx: Context, claims: Claims): Promise<void> {
+    const fresh = this.recordOf(ctx, claims);
+    if (!fresh) return;
+    await this.update(claims.user!.id, (list) => {
+      const old = list.find((r) => r.sid === fresh.sid);
+      const next = old ? { ...old, lastSeen: fresh.lastSeen, device: fresh.device, ip: fresh.ip, expiresAt: this.expiry(old.created, fresh.lastSeen) } : fresh;
+      return [...list.filter((r) => r.sid !== fresh.sid), next].sort((a, b) => b.created - a.created).slice(0, this.o.maxSessionsPerUser);
+    });
+  }
+
+  /** The user's live sessions, newest first. */
+  async list(userId: string): Promise<SessionRecord[]> {
+    const entry = await this.store.get<UserSessions>(SESSIONS_NS, this.key(userId));
+    const now = this.o.clock();
+    return (entry?.value.list ?? []).filter((r) => r.expiresAt > now).sort((a, b) => b.created - a.created);
+  }
+
+  /** Ends one of the user's sessions; false when the user has no such session (another user's sid included). */
+  async revoke(userId: string, sid: string): Promise<boolean> {
+    let found: SessionRecord | undefined;
+    await this.update(userId, (list) => {
+      found = list.find((r) => r.sid === sid);
+      return found ? list.filter((r) => r.sid !== sid) : list;
+    });
+    if (!found) return false;
+    await this.revocations.endSession(sid, found.expiresAt);
+    return true;
+  }
+
+  /** Ends every session of the user but `keep` (a sid), or all of them. */
+  async revokeAll(userId: string, keep?: string): Promise<void> {
+    await this.revocations.revokeUser(userId, keep);
+    await this.update(userId, (list) => list.filter((r) => r.sid === keep));
+  }
+
+  /** A logout: the session leaves the list (its tokens are ended by Revocations.endToken). */
+  async forget(claims: Claims): Promise<void> {
+    const id = claims.user?.id;
+    if (!id || typeof claims.sid !== 'string') return;
+    await this.update(id, (list) => list.filter((r) => r.sid !== claims.sid));
+  }
+
+  /** The record of a session token (undefined without a user or a sid: tokens minted by the app). */
+  private recordOf(ctx: Context, claims: Claims, createdAt?: number): SessionRecord | undefined {
+    if (!claims.user || typeof claims.sid !== 'string') return undefined;
+    const now = this.o.clock();
+    const start = claims.sess_start ?? claims.auth_time;
+    const created = createdAt ?? (typeof start === 'number' ? start * 1000 : now);
+    return {
+      sid: claims.sid,
+      provider: claims.auth_provider?.name ?? '',
+      amr: Array.isArray(claims.amr) ? claims.amr : [],
+      created,
+      lastSeen: now,
+      device: deviceLabel(ctx.get('user-agent')),
+      ip: networkOf(ctx.ip),
+      expiresAt: this.expiry(created, now),
+    };
+  }
+
+  private expiry(created: number, lastSeen: number): number {
+    const idle = lastSeen + this.o.cookieDurationMs;
+    return this.o.maxSessionAgeMs === undefined ? idle : Math.min(idle, created + this.o.maxSessionAgeMs);
+  }
+
+  /** The store key of a user's list: `d:<id>`, or the id's SHA-256 when it is too long for a key. */
+  private key(userId: string): string {
+    return userId.length <= 480 ? `d:${userId}` : `d:sha256:${createHash('sha256').update(userId).digest('base64url')}`;
+  }
+
+  /** Applies `change` to the user's live sessions by compare-and-set; an empty list removes the entry. */
+  private async update(userId: string, change: (list: SessionRecord[]) => SessionRecord[]): Promise<void> {
+    const key = this.key(userId);
+    for (let i = 0; i < TRIES; i++) {
+      const now = this.o.clock();
+      const cur = await this.store.get<UserSessions>(SESSIONS_NS, key);
+      const live = cur && cur.expiresAt > now ? cur : undefined;
+      const list = change(live ? live.value.list.filter((r) => r.expiresAt > now) : []);
+      if (list.length === 0) {
+        if (!live || (await this.store.take(SESSIONS_NS, key, live.rev))) return;
+        continue;
+      }
+      const expiresAt = Math.max(...list.map((r) => r.expiresAt));
+      // An expired entry not yet swept is overwritten by create(), which replace() would refuse.
+      const written = live ? await this.store.replace(SESSIONS_NS, key, live.rev, { list }, expiresAt) : await this.store.create(SESSIONS_NS, key, { list }, expiresAt);
+      if (written) return;
+    }
+    throw new Error(`sessions of ${userId}: the list kept changing`);
+  }
+}
