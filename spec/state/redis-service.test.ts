@@ -56,7 +56,7 @@ test.before(async () => {
 });
 test.after.always(() => shared?.stop());
 
-test('a confirmation token is spent in Redis and rate-limit counters live there, under the prefix', async (t) => {
+test('a confirmation token is spent in Redis and rate-limit counters and the session list live there, under the prefix', async (t) => {
   const p = prefix();
   const e = await emailApp(t, `${shared.uri}/0?prefix=${p}`);
   const { res, token } = await e.request();
@@ -66,8 +66,9 @@ test('a confirmation token is spent in Redis and rate-limit counters live there,
   const raw = new Redis(shared.port, '127.0.0.1');
   t.teardown(() => raw.quit());
   const keys = (await raw.keys(`${p}*`)).sort();
-  t.is(keys.length, 3, keys.join(' '));
+  t.is(keys.length, 4, keys.join(' '));
   t.true(keys.some((k) => k.startsWith(`${p}used:verified:email:`)), 'the spent token id');
+  t.true(keys.some((k) => k.startsWith(`${p}sessions:d:email_`)), "the user's session list");
   t.true(keys.includes(`${p}limit:verified:email:a:a@example.com`), 'the per-address counter');
   t.true(keys.some((k) => k.startsWith(`${p}limit:verified:email:i:`)), 'the per-IP counter');
   t.is(await raw.hget(`${p}limit:verified:email:a:a@example.com`, 'v'), '1');
