@@ -78,7 +78,8 @@ export class SessionRegistry {
     if (!fresh) return;
     await this.update(claims.user!.id, (list) => {
       const old = list.find((r) => r.sid === fresh.sid);
-      const next = old ? { ...old, lastSeen: fresh.lastSeen, device: fresh.device, ip: fresh.ip, expiresAt: this.expiry(old.created, fresh.lastSeen) } : fresh;
+      // The device is the login's (it names the row); the network is where it was last seen from.
+      const next = old ? { ...old, lastSeen: fresh.lastSeen, ip: fresh.ip, expiresAt: this.expiry(old.created, fresh.lastSeen) } : fresh;
       return [...list.filter((r) => r.sid !== fresh.sid), next].sort((a, b) => b.created - a.created).slice(0, this.o.maxSessionsPerUser);
     });
   }
