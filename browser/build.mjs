@@ -8,6 +8,8 @@
 //   mfa.js              script-tag bundle of browser/mfa.ts: window.authkoaMfa = { mfaStatus,
 //                       setupTotp, confirmTotp, verifyMfa, disableTotp, newRecoveryCodes,
 //                       verifyMfaWithPasskey }
+//   sessions.js         script-tag bundle of browser/sessions.ts: window.authkoaSessions =
+//                       { listSessions, endSession, endOtherSessions }
 // Run with `node browser/build.mjs`; tests import buildBrowser() when dist/browser is missing.
 import { build } from 'esbuild';
 import { execFile } from 'node:child_process';
@@ -25,7 +27,7 @@ const banner = '/*! jquery.rest for authkoa | MIT */';
 const common = { bundle: true, target: 'es2019', platform: 'browser', logLevel: 'warning', banner: { js: banner } };
 
 /** The bundle files the build writes (besides the .d.ts declarations). */
-export const bundles = ['jquery.rest.js', 'jquery.rest.min.js', 'index.js', 'passkey.js', 'mfa.js'];
+export const bundles = ['jquery.rest.js', 'jquery.rest.min.js', 'index.js', 'passkey.js', 'mfa.js', 'sessions.js'];
 
 // The passkey script's entry, inline so only the two public functions become the global.
 const passkeyEntry = {
@@ -45,6 +47,15 @@ const mfaEntry = {
   loader: 'js',
 };
 
+// The sessions-per-device script's entry: the three public functions become the global.
+const SESSION_FUNCTIONS = 'listSessions, endSession, endOtherSessions';
+const sessionsEntry = {
+  contents: `import { ${SESSION_FUNCTIONS} } from './sessions.js';\nwindow.authkoaSessions = { ${SESSION_FUNCTIONS} };\n`,
+  resolveDir: here,
+  sourcefile: 'sessions-global.js',
+  loader: 'js',
+};
+
 /**
  * Builds the bundles into `dir` (default dist/browser), and the type declarations into
  * dist/browser unless `declarations` is false. Returns `dir`.
@@ -58,6 +69,7 @@ export async function buildBrowser({ dir = outDir, declarations = true } = {}) {
     build({ ...common, entryPoints: [join(here, 'index.ts')], format: 'esm', outfile: join(dir, bundles[2]) }),
     build({ ...common, banner: { js: '/*! authkoa passkey | MIT */' }, stdin: passkeyEntry, format: 'iife', outfile: join(dir, bundles[3]) }),
     build({ ...common, banner: { js: '/*! authkoa mfa | MIT */' }, stdin: mfaEntry, format: 'iife', outfile: join(dir, bundles[4]) }),
+    build({ ...common, banner: { js: '/*! authkoa sessions | MIT */' }, stdin: sessionsEntry, format: 'iife', outfile: join(dir, bundles[5]) }),
     declarations && promisify(execFile)(process.execPath, [tsc, '-p', join(here, 'tsconfig.json')], { cwd: root }),
   ]);
   return dir;

@@ -42,6 +42,7 @@ export {
   type MfaSummary,
   type TotpSetup,
 } from './mfa.js';
+export { listSessions, endSession, endOtherSessions, SessionError, type SessionsOptions, type SessionInfo } from './sessions.js';
 
 /** The plugin version. */
 export const VERSION = '1.0.1';

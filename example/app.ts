@@ -24,6 +24,8 @@ export interface ExampleOptions {
   varDir: string;
   log?: (line: string) => void;
   env?: NodeJS.ProcessEnv;
+  /** authkoa's clock, ms since the epoch (default Date.now): tests move it past the 5-minute tokenDuration instead of waiting. */
+  clock?: () => number;
 }
 
 export interface RunningExample {
@@ -109,6 +111,7 @@ export async function startExample(o: ExampleOptions): Promise<RunningExample> {
       return claims;
     },
     logger: { info: () => {}, warn: (m: string) => log(`warn: ${m}`), error: (m: string) => log(`error: ${m}`) },
+    ...(o.clock ? { clock: o.clock } : {}),
   });
   // Provider kinds and the LMDB store load here; a bad option or a missing package rejects, naming it.
   await auth.ready;

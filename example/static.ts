@@ -20,7 +20,7 @@ const TYPES: Record<string, string> = { '.html': 'text/html; charset=utf-8', '.j
 
 /**
  * The page and its scripts: a fixed table of files (no request path reaches the file system), read once
- * and kept in memory. jQuery comes from node_modules, the plugin, the passkey and the two-step login scripts from the build
+ * and kept in memory. jQuery comes from node_modules, the plugin, the passkey, the two-step login and the sessions scripts from the build
  * (`npm run build`).
  */
 export async function mountStatic(router: Router): Promise<void> {
@@ -30,6 +30,7 @@ export async function mountStatic(router: Router): Promise<void> {
     '/': join(root, 'example/public/index.html'),
     '/app.js': join(root, 'example/public/app.js'),
     '/two-step.js': join(root, 'example/public/two-step.js'),
+    '/devices.js': join(root, 'example/public/devices.js'),
     '/style.css': join(root, 'example/public/style.css'),
     // require('jquery') resolves to dist/jquery.js (its "default" export); the minified build sits beside it.
     '/vendor/jquery.js': join(dirname(require.resolve('jquery')), 'jquery.min.js'),
@@ -38,6 +39,8 @@ export async function mountStatic(router: Router): Promise<void> {
     '/vendor/passkey.js': join(root, 'dist/browser/passkey.js'),
     // window.authkoaMfa (setupTotp, confirmTotp, verifyMfa, …): authkoa/browser's mfa.js bundle.
     '/vendor/mfa.js': join(root, 'dist/browser/mfa.js'),
+    // window.authkoaSessions (listSessions, endSession, endOtherSessions): authkoa/browser's sessions.js bundle.
+    '/vendor/sessions.js': join(root, 'dist/browser/sessions.js'),
   };
   for (const [path, file] of Object.entries(files)) {
     if (!existsSync(file)) throw new Error(`${file} is missing: run npm run build first`);

@@ -45,6 +45,14 @@
     loggedIn: function () { return !!current; },
     passed: function () { refreshUser(); show('#result', 'Logged in with two steps.'); },
     say: function (text) { show('#result', text); },
+    // A second factor added or removed ends the user's other sessions (endOtherSessionsOnFactorChange).
+    changed: function () { devices.render(); },
+  });
+  // "Your devices" (/devices.js): the user's sessions, and logging other ones out.
+  var devices = demoDevices($, {
+    loggedIn: function () { return !!current; },
+    say: function (text) { show('#result', text); },
+    ended: function () { refreshUser(); },
   });
   var passkey = null; // the passkey provider's resources, once /auth/list names one
 
@@ -57,7 +65,7 @@
       $('#passkey-list').empty().append(keys.length ? keys.map(function (k) {
         var remove = $('<button type="button">').text('Remove').on('click', function () {
           passkey.keys.destroy(k.id)
-            .done(function () { show('#result', 'Passkey removed.'); renderPasskeys(); })
+            .done(function () { show('#result', 'Passkey removed.'); renderPasskeys(); devices.render(); })
             .fail(function (xhr) { show('#result', errorText(xhr)); });
         });
         var used = k.lastUsedAt ? 'last used ' + new Date(k.lastUsedAt).toLocaleString() : 'never used';
@@ -71,6 +79,7 @@
     current = user;
     renderPasskeys();
     twoStep.render();
+    devices.render();
     if (!user) {
       show('#status', 'Not logged in.');
       $('#user').prop('hidden', true);
@@ -156,13 +165,17 @@
   });
   $('#passkey-add').on('click', function () {
     authkoaPasskey.registerPasskey({ base: passkey.base })
-      .then(function () { show('#result', 'Passkey added.'); renderPasskeys(); }, passkeyFailed);
+      .then(function () { show('#result', 'Passkey added.'); renderPasskeys(); devices.render(); }, passkeyFailed);
   });
   $('[data-call]').on('click', function () {
     var name = $(this).attr('data-call');
     api[name].read()
       .done(function (body) { show('#result', JSON.stringify(body, null, 2)); })
-      .fail(function (xhr) { show('#result', errorText(xhr)); });
+      .fail(function (xhr) {
+        show('#result', errorText(xhr));
+        // 401: this browser's session is over (logged out, or ended from another device): show it.
+        if (xhr.status === 401 && current) refreshUser();
+      });
   });
 
   auth.list.read({ details: 1 }).done(function (providers) { providers.forEach(addProvider); });

@@ -6,7 +6,8 @@
  */
 window.demoTwoStep = function ($, hooks) {
   'use strict';
-  // hooks: loggedIn() → bool; passed() once a second step finished the login; say(text) in the page's result line.
+  // hooks: loggedIn() → bool; passed() once a second step finished the login; say(text) in the page's result line;
+  // changed() once the user's factors changed (their other sessions end then).
   function show(el, text) { $(el).text(text); }
 
   /** A failed call shown in `where`: the server's error (an MfaError), or the browser's own (passkey prompt). */
@@ -60,6 +61,7 @@ window.demoTwoStep = function ($, hooks) {
         form.reset();
         show('#mfa-status', 'On: after each login, a code from your authenticator app is asked.');
         codeList(r.recoveryCodes);
+        hooks.changed();
       }, failed('#mfa-message'));
     });
     $('#mfa-new-codes').on('click', function () {
@@ -68,7 +70,7 @@ window.demoTwoStep = function ($, hooks) {
     });
     $('#mfa-codes-done').on('click', render);
     $('#mfa-off').on('click', function () {
-      authkoaMfa.disableTotp().then(function () { render(); hooks.say('Two-step login turned off.'); }, failed('#mfa-message'));
+      authkoaMfa.disableTotp().then(function () { render(); hooks.changed(); hooks.say('Two-step login turned off.'); }, failed('#mfa-message'));
     });
   }
 
