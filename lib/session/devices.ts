@@ -62,7 +62,8 @@ export class SessionRegistry {
     try {
       let ended: SessionRecord[] = [];
       await this.update(claims.user!.id, (list) => {
-        const all = [...list.filter((r) => r.sid !== record.sid), record].sort((a, b) => b.created - a.created);
+        // The new record first: the sort is stable, so among logins of the same millisecond it stays the newest.
+        const all = [record, ...list.filter((r) => r.sid !== record.sid)].sort((a, b) => b.created - a.created);
         ended = all.slice(this.o.maxSessionsPerUser);
         return all.slice(0, this.o.maxSessionsPerUser);
       });
@@ -76,11 +77,14 @@ export class SessionRegistry {
   async seen(ctx: Context, claims: Claims): Promise<void> {
     const fresh = this.recordOf(ctx, claims);
     if (!fresh) return;
+    // Ended while this refresh was under way (after its revocation check): not listed again.
+    if (await this.revocations.sessionEnded(fresh.sid)) return;
     await this.update(claims.user!.id, (list) => {
       const old = list.find((r) => r.sid === fresh.sid);
-      // The device is the login's (it names the row); the network is where it was last seen from.
-      const next = old ? { ...old, lastSeen: fresh.lastSeen, ip: fresh.ip, expiresAt: this.expiry(old.created, fresh.lastSeen) } : fresh;
-      return [...list.filter((r) => r.sid !== fresh.sid), next].sort((a, b) => b.created - a.created).slice(0, this.o.maxSessionsPerUser);
+      // Updated in place, so the order of logins stays; the device is the login's (it names the row),
+      // the network is where it was last seen from.
+      if (old) return list.map((r) => (r === old ? { ...old, lastSeen: fresh.lastSeen, ip: fresh.ip, expiresAt: this.expiry(old.created, fresh.lastSeen) } : r));
+      return [...list, fresh].sort((a, b) => b.created - a.created).slice(0, this.o.maxSessionsPerUser);
     });
   }
 

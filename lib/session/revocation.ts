@@ -17,6 +17,8 @@ export interface Revocations {
   endToken(claims: Claims): Promise<void>;
   /** Ends one session by its id (`sid`): its tokens are refused until `untilMs`, past which none could be refreshed anyway. */
   endSession(sid: string, untilMs: number): Promise<void>;
+  /** True when the session `sid` was ended (endSession, or a logout of one of its tokens). */
+  sessionEnded(sid: string): Promise<boolean>;
 }
 
 export const SESSIONS_NS = 'sessions';
@@ -68,6 +70,10 @@ export function revocations(store: StateStore, clock: () => number, keepMs: numb
       const until = issuedAtS(claims, tokenDurationMs) * 1000 + keepMs;
       if (claims.jti) await put(store, tokenKey(claims.jti), 1, until);
       if (typeof claims.sid === 'string' && claims.sid) await put(store, sessionKey(claims.sid), 1, until);
+    },
+    async sessionEnded(sid) {
+      const ended = await store.get(SESSIONS_NS, sessionKey(sid));
+      return ended !== undefined && ended.expiresAt > clock();
     },
     async endSession(sid, untilMs) {
       if (typeof sid !== 'string' || sid === '') throw new TypeError('endSession() requires a session id (sid)');
