@@ -12,6 +12,7 @@ import { createMiddleware } from './middleware.js';
 import { instanceApi, type AuthKoa } from './instance.js';
 import { SessionRegistry } from './session/devices.js';
 import { mountDeviceRoutes } from './session/device-routes.js';
+import { mountJwksRoute } from './session/jwks-route.js';
 import { buildAuthRouter, unknownRoute } from './routes.js';
 import type { AuthKoaOptions } from './options/types.js';
 import type { ResolvedOptions } from './options/resolved.js';
@@ -73,6 +74,7 @@ export function authKoa(opts: AuthKoaOptions): AuthKoa {
   };
   const mountFeatures = (router: Router) => {
     mountDeviceRoutes(router, { registry, session, tokens: tokenService, origin: o.origin });
+    mountJwksRoute(router, o.signing);
     mfa?.mount(router);
   };
   const authRoutes = buildAuthRouter(o, tokenService, providers, middleware, endToken, mountFeatures).routes();

@@ -50,5 +50,6 @@ export const OPTION_NAMES = optionNames<AuthKoaOptions>({
   maxSessionsPerUser: true,
   endOtherSessionsOnFactorChange: true,
   mfa: true,
+  signing: true,
   clock: true,
 });

@@ -13,6 +13,7 @@ import { bool, positiveInteger, cookieName, duration, fail, headerName, optional
 import type { AvatarConfig, ResolvedOptions, StateConfig } from './resolved.js';
 import { readSecrets } from './secret.js';
 import { readMfaOptions } from '../mfa/options.js';
+import { readSigning } from '../session/signing.js';
 import type { AuthKoaOptions, AvatarTuning } from './types.js';
 
 /**
@@ -45,6 +46,7 @@ export function resolveOptions(input: AuthKoaOptions): ResolvedOptions {
     logger: toLogger(o.logger as LoggerInput),
     providers: o.providers as ProviderEntry[],
     keepHashedIds: bool(o, 'keepHashedIds', false),
+    signing: readSigning(o.signing),
     mfa: readMfaOptions(o.mfa, { url: url.href, authRoutePath, staticSecret: secrets.staticSecret, previousSecrets: secrets.previousSecrets }),
     clock,
   };

@@ -14,6 +14,7 @@ import type { ProviderEntry } from '../providers/core/provider.js';
 import type { StateStore } from '../state/types.js';
 import type { LoginThrottleOptions } from '../state/throttle.js';
 import type { MfaOptions } from '../mfa/options.js';
+import type { SigningOptions } from '../session/signing.js';
 
 export type { Duration } from '../util/duration.js';
 // Declared by the modules that call them, and part of the options all the same.
@@ -145,6 +146,12 @@ export interface AuthKoaOptions {
    * made the change goes on): a credential change is when a stolen session must stop. Default true.
    */
   endOtherSessionsOnFactorChange?: boolean;
+  /**
+   * Sign session tokens with a private key (EdDSA, ES256 or RS256) so other services verify them with the
+   * public key alone, published at `<authRoutePath>/.well-known/jwks.json`. `secret` stays required: it
+   * signs what never leaves the service (OAuth2 handshakes, confirmation links). See docs/verify.md.
+   */
+  signing?: SigningOptions;
   /**
    * A second factor after every login (TOTP with recovery codes, or a passkey), and step-up for the
    * routes that change it; `{ store }` at least. Off by default. See docs/mfa.md.

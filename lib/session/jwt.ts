@@ -8,8 +8,9 @@ import { AuthError } from '../errors.js';
  */
 
 const HEADER_JSON = '{"alg":"HS256","typ":"JWT"}';
-const HEADER_B64 = Buffer.from(HEADER_JSON).toString('base64url');
-const B64URL = /^[A-Za-z0-9_-]*$/;
+/** The header every HS256 token authkoa mints has, encoded. */
+export const HEADER_B64 = Buffer.from(HEADER_JSON).toString('base64url');
+export const B64URL = /^[A-Za-z0-9_-]*$/;
 const B64URL_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
 /** The 6-bit value of each base64url character by char code (the alphabet is checked by B64URL first). */
 const B64URL_VALUE = new Uint8Array(128);
@@ -70,7 +71,7 @@ export function split(token: string): SplitToken {
  * remainder of 1 encodes nothing. Testing that one character costs nothing next to a decode and
  * re-encode, and this runs on every verification the token cache misses.
  */
-function canonicalEnd(seg: string): boolean {
+export function canonicalEnd(seg: string): boolean {
   switch (seg.length & 3) {
     case 0:
       return true;
@@ -105,7 +106,7 @@ export function decodePayload(payloadB64: string): Record<string, unknown> {
 }
 
 /** A base64url segment that must hold a JSON object; anything else is a 401 `token_invalid` saying `malformed`. */
-function jsonObjectOf(b64: string, malformed: string): Record<string, unknown> {
+export function jsonObjectOf(b64: string, malformed: string): Record<string, unknown> {
   let value: unknown;
   try {
     value = JSON.parse(Buffer.from(b64, 'base64url').toString('utf8'));

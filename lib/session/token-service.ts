@@ -1,7 +1,11 @@
 import type { Context } from 'koa';
 import { AuthError } from '../errors.js';
-import { canonicalUser, copyClaims, wireOrder, type Claims, type RequestToken, type TokenSource } from './claims.js';
-import { KeyRing, decodePayload, sign, split, verifySignature } from './jwt.js';
+import { copyClaims, wireOrder, type Claims, type RequestToken, type TokenSource } from './claims.js';
+import type { KeyObject } from 'node:crypto';
+import { HEADER_B64, KeyRing, decodePayload, sign, split, verifySignature } from './jwt.js';
+import { keyForHeader, signJws, splitJws, verifyJwsSignature } from './jws.js';
+import type { SigningConfig, SigningKey } from './signing.js';
+import { audienceOf, checkClaims } from './payload.js';
 import { Transport, type TransportConfig } from './transport.js';
 
 /** The options the token service reads to mint and verify (its Transport reads the TransportConfig). */
@@ -21,9 +25,13 @@ export interface TokenConfig {
   claimsUpdater: ((claims: Claims) => Claims | Promise<Claims>) | undefined;
   disableIAT: boolean;
   clock: () => number;
+  /** Public-key signing of session tokens (the `signing` option); undefined: HS256 with the secret. */
+  signing: SigningConfig | undefined;
 }
 
 const VERIFIED_CACHE_MAX = 10_000;
+/** Marks a cache entry verified with a signing key (by its kid) rather than a secret. */
+const KID = 'kid:';
 
 /**
  * Signs and verifies the service's tokens (HS256, the key prepared once, verified tokens cached) and
@@ -77,6 +85,10 @@ export class TokenService {
     claims.aud = claims.aud ?? '';
     if (typeof claims.aud !== 'string') throw new AuthError(403, 'aud_rejected', 'aud must be a single string');
     this.checkAudience(claims.aud, 403);
+    // Sessions are signed with the signing key when there is one; handshakes and confirmation links,
+    // which never leave the service, always with the secret.
+    const signing = this.#o.signing;
+    if (signing && !claims.handshake) return { token: signJws(wireOrder(claims), signing.current as SigningKey & { privateKey: KeyObject }), claims };
     const secret = await this.secretFor(claims.aud);
     return { token: sign(wireOrder(claims), this.#keys.key(secret)), claims };
   }
@@ -89,6 +101,7 @@ export class TokenService {
   async parse(token: string): Promise<Claims> {
     const known = this.alreadyVerified(token);
     if (known) return copyClaims(known);
+    if (this.#o.signing && !token.startsWith(`${HEADER_B64}.`)) return copyClaims(this.usable(this.verifySigned(token, this.#o.signing)));
     const parts = split(token);
     const secret = await this.verifySecret(parts.payloadB64);
     const hit = this.#verified.get(signatureKey(token));
@@ -100,10 +113,30 @@ export class TokenService {
         throw new AuthError(401, 'token_invalid', 'signature is invalid');
       }
       claims = this.checkPayload(decodePayload(parts.payloadB64));
-      if (this.#verified.size >= VERIFIED_CACHE_MAX) this.#verified.delete(this.#verified.keys().next().value!);
-      this.#verified.set(signatureKey(token), { token, claims, secret });
+      // With a signing key, the secret signs only what never leaves the service: a session token signed
+      // with it (or with a public key taken for an HMAC secret) is refused.
+      if (this.#o.signing && !claims.handshake) throw new AuthError(401, 'token_invalid', 'session tokens are signed with the signing key, not the secret');
+      this.remember(token, claims, secret);
     }
     return copyClaims(this.usable(claims));
+  }
+
+  /** Verifies a token signed with one of the signing keys (by its `kid`, the key's algorithm pinned). */
+  private verifySigned(token: string, signing: SigningConfig): Claims {
+    const hit = this.#verified.get(signatureKey(token));
+    if (hit && hit.token === token && hit.secret.startsWith(KID)) return hit.claims;
+    const parts = splitJws(token);
+    const key = keyForHeader(parts.headerB64, (kid) => signing.byKid.get(kid));
+    if (!verifyJwsSignature(parts, key)) throw new AuthError(401, 'token_invalid', 'signature is invalid');
+    const claims = this.checkPayload(decodePayload(parts.payloadB64));
+    if (claims.handshake) throw new AuthError(401, 'token_invalid', 'invalid kind of token');
+    this.remember(token, claims, KID + key.kid);
+    return claims;
+  }
+
+  private remember(token: string, claims: Claims, secret: string): void {
+    if (this.#verified.size >= VERIFIED_CACHE_MAX) this.#verified.delete(this.#verified.keys().next().value!);
+    this.#verified.set(signatureKey(token), { token, claims, secret });
   }
 
   /**
@@ -112,9 +145,10 @@ export class TokenService {
    * a SecretReader).
    */
   private alreadyVerified(token: string): Claims | undefined {
-    if (this.#o.staticSecret === undefined) return undefined;
     const hit = this.#verified.get(signatureKey(token));
-    return hit && hit.token === token ? this.usable(hit.claims) : undefined;
+    if (!hit || hit.token !== token) return undefined;
+    // A secret from a SecretReader may change between calls; a signing key cannot.
+    return this.#o.staticSecret !== undefined || hit.secret.startsWith(KID) ? this.usable(hit.claims) : undefined;
   }
 
   /** Verified claims, once their `nbf` has come. */
@@ -229,45 +263,10 @@ export class TokenService {
     return this.secretFor(aud);
   }
 
+  /** A verified payload's claims (see checkClaims), its audience one this service allows. */
   private checkPayload(p: Record<string, unknown>): Claims {
-    const bad = (what: string) => new AuthError(401, 'token_invalid', what);
-    for (const k of ['exp', 'nbf', 'iat', 'iat_ms', 'auth_time', 'sess_start'] as const) {
-      if (p[k] !== undefined && (typeof p[k] !== 'number' || !Number.isFinite(p[k]))) throw bad(`invalid ${k} claim`);
-    }
-    // Every token this service mints carries exp (see mint); one without it would be valid forever.
-    if (p.exp === undefined) throw bad('missing exp claim');
-    const aud = p.aud === undefined ? undefined : audienceOf(p.aud);
-    if (p.aud !== undefined && aud === undefined) throw bad('aud is not of size 1');
-    if (p.iss !== this.#o.issuer) throw bad('wrong issuer');
-    if (p.jti !== undefined && typeof p.jti !== 'string') throw bad('invalid jti claim');
-    if (p.sid !== undefined && (typeof p.sid !== 'string' || p.sid === '')) throw bad('invalid sid claim');
-    if (p.amr !== undefined && !(Array.isArray(p.amr) && p.amr.every((m) => typeof m === 'string'))) throw bad('invalid amr claim');
-    const user = p.user;
-    if (user !== undefined) {
-      if (!user || typeof user !== 'object' || Array.isArray(user)) throw bad('invalid user claim');
-      const u = user as Record<string, unknown>;
-      if (typeof u.id !== 'string' || typeof u.name !== 'string') throw bad('invalid user claim');
-      if (u.attrs !== undefined && (typeof u.attrs !== 'object' || u.attrs === null || Array.isArray(u.attrs))) throw bad('invalid user claim');
-      if (aud === undefined) throw bad('aud is not of size 1');
-      if (typeof u.picture !== 'string') u.picture = '';
-    }
-    if (p.handshake !== undefined && (typeof p.handshake !== 'object' || p.handshake === null || Array.isArray(p.handshake))) throw bad('invalid handshake claim');
-    const claims = p as Claims;
-    if (aud !== undefined) {
-      claims.aud = aud;
-      this.checkAudience(aud, 401);
-    }
-    // Stored in the shape each request's copy takes, so that copy is a plain clone (see userOf).
-    if (claims.user) claims.user = canonicalUser(claims.user, aud ?? '');
-    return claims;
+    return checkClaims(p, this.#o.issuer, (aud) => this.checkAudience(aud, 401));
   }
-}
-
-/** `aud` as one string: a string, or a one-element list of a string (RFC 7519 allows both). */
-function audienceOf(v: unknown): string | undefined {
-  if (typeof v === 'string') return v;
-  if (Array.isArray(v) && v.length === 1 && typeof v[0] === 'string') return v[0];
-  return undefined;
 }
 
 /**
