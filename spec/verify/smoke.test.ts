@@ -16,3 +16,16 @@ test('smoke: EdDSA session verifies with jose through the JWKS', async (t) => {
   t.is((payload.user as { name: string }).name, 'alice');
   t.is((await c.fetch('/auth/user', { headers: c.xsrf() })).status, 200);
 });
+
+test('smoke: authkoa/verify accepts the session token from the JWKS URL', async (t) => {
+  const { verifier } = await import('../../lib/verify/index.js');
+  const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const app = await startApp({ secret: 'verify-test-secret-0123456789abcdef', signing: { alg: 'ES256', key: privateKey.export({ format: 'pem', type: 'pkcs8' }) as string }, providers: [{ kind: 'direct', name: 'direct', checker: () => true }] });
+  t.teardown(() => app.close());
+  const c = new Client(app.url);
+  await c.fetch('/auth/direct/login', { method: 'POST', json: { user: 'alice', passwd: 'x' } });
+  const v = verifier({ jwks: `${app.url}/auth/.well-known/jwks.json` });
+  const claims = await v.verify(c.jar.get('JWT')!);
+  t.is(claims.user?.name, 'alice');
+  await t.throwsAsync(v.verify(c.jar.get('JWT')!.slice(0, -3) + 'AAA'), { message: /signature/ });
+});

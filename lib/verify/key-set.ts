@@ -1,0 +1,92 @@
+import { createPublicKey, type JsonWebKey } from 'node:crypto';
+import { request } from '../http/client.js';
+import { algOf, thumbprint, type SigningAlg } from '../session/signing.js';
+import type { VerifyKey } from '../session/jws.js';
+
+/** How a remote key set is fetched and kept. */
+export interface KeySetConfig {
+  url: string;
+  /** Keys are used this long before they are fetched again (a failed fetch keeps them). */
+  maxAgeMs: number;
+  /** At most one fetch per this long for a token naming an unknown key. */
+  cooldownMs: number;
+  timeoutMs: number;
+  clock: () => number;
+}
+
+/** The largest key set accepted: a few keys take a few kilobytes. */
+const MAX_BYTES = 256 * 1024;
+
+/**
+ * A remote JWKS (the app's `/auth/.well-known/jwks.json`), cached: fetched on first use, again once
+ * `maxAgeMs` has passed, and for a token naming an unknown key at most every `cooldownMs`. A fetch that
+ * fails keeps the keys already held; no key is ever made up, so a token no held key verifies is refused.
+ */
+export class RemoteKeySet {
+  #keys = new Map<string, VerifyKey>();
+  #fetchedAt = -Infinity;
+  #pending: Promise<void> | undefined;
+  #lastError: Error | undefined;
+
+  constructor(private readonly o: KeySetConfig) {}
+
+  /** The key `kid` names, fetching the set when it is stale or does not have it (within the cooldown). */
+  async key(kid: string): Promise<VerifyKey | undefined> {
+    const age = this.o.clock() - this.#fetchedAt;
+    if (age >= this.o.maxAgeMs || (!this.#keys.has(kid) && age >= this.o.cooldownMs)) await this.refresh();
+    const key = this.#keys.get(kid);
+    if (!key && this.#keys.size === 0 && this.#lastError) throw this.#lastError;
+    return key;
+  }
+
+  /** Fetches the set once for every caller waiting; a failure is kept for the answer and the held keys stay. */
+  private refresh(): Promise<void> {
+    this.#pending ??= this.fetchKeys()
+      .then((keys) => {
+        this.#keys = keys;
+        this.#lastError = undefined;
+      })
+      .catch((err: Error) => {
+        this.#lastError = err;
+      })
+      .finally(() => {
+        this.#fetchedAt = this.o.clock();
+        this.#pending = undefined;
+      });
+    return this.#pending;
+  }
+
+  private async fetchKeys(): Promise<Map<string, VerifyKey>> {
+    const res = await request(this.o.url, { timeoutMs: this.o.timeoutMs, maxBytes: MAX_BYTES, headers: { accept: 'application/json' } });
+    if (res.status !== 200) throw new Error(`key set ${this.o.url} answered ${res.status}`);
+    let doc: unknown;
+    try {
+      doc = JSON.parse(res.body.toString('utf8'));
+    } catch {
+      throw new Error(`key set ${this.o.url} is not JSON`);
+    }
+    return keysOf(doc);
+  }
+}
+
+/**
+ * The usable keys of a JWK set by kid: signature keys of the three algorithms whose `kid` is their own
+ * RFC 7638 thumbprint (so a set cannot pass one key off under another's id); others are skipped.
+ */
+export function keysOf(doc: unknown): Map<string, VerifyKey> {
+  const list = (doc as { keys?: unknown })?.keys;
+  if (!Array.isArray(list)) throw new Error('not a JWK set: no "keys" array');
+  const keys = new Map<string, VerifyKey>();
+  for (const jwk of list as JsonWebKey[]) {
+    if (!jwk || typeof jwk !== 'object' || (jwk.use !== undefined && jwk.use !== 'sig') || jwk.d !== undefined) continue;
+    try {
+      const publicKey = createPublicKey({ key: jwk, format: 'jwk' });
+      const alg = algOf(publicKey);
+      const kid = thumbprint(publicKey.export({ format: 'jwk' }));
+      if (alg && (jwk.alg === undefined || jwk.alg === alg) && jwk.kid === kid) keys.set(kid, { alg: alg as SigningAlg, kid, publicKey });
+    } catch {
+      // A key of another kind or a malformed one is not ours to use.
+    }
+  }
+  return keys;
+}
