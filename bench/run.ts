@@ -25,7 +25,7 @@ import { authkoaShare, type CpuProfile } from './profile.js';
 import { scaleBench, type ScaleResult } from './scale.js';
 import { median, medianInterval } from './stats.js';
 import { stateBench, stateReport, type StateRow } from './state.js';
-import { verifyBench, type MicroResult } from './verify.js';
+import { algorithmBench, verifyBench, type MicroResult } from './verify.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const args = process.argv.slice(2);
@@ -169,6 +169,8 @@ interface Case {
   profile?: boolean;
   /** Rounds as a multiple of --rounds: the rows the 2 µs target is read from get more (see TARGET_ROUND_FACTOR). */
   roundsFactor?: number;
+  /** The server case whose login signs this case's tokens, when not the HS256 one (the EdDSA and ES256 rows). */
+  signer?: string;
 }
 
 /** The row that checks the hot path's 2 µs target (see httpBench); the headline reports it apart. */
@@ -243,6 +245,12 @@ async function httpBench(): Promise<HttpRow[]> {
     // gets tokens minted just before it (see fresh tokens below). A case measured with an expired token
     // would measure the refresh of an expired cookie, or the 401 of an expired header token.
     const signer = await fresh('authkoa');
+    // The signers of the public-key rows, started when their first case comes (and, like this one, kept up).
+    const signers = new Map<string, Promise<Server>>();
+    const signerOf = (name: string) => {
+      if (!signers.has(name)) signers.set(name, fresh(name));
+      return signers.get(name)!;
+    };
     const first = await login(signer.url);
     const { jwt, xsrf } = first;
     const { AVATAR_ID } = await import('./server.js');
@@ -253,6 +261,8 @@ async function httpBench(): Promise<HttpRow[]> {
       { label: 'control: bare Koa against bare Koa', server: 'baseline', against: 'baseline', job: { url: '/private', headers: cookie } },
       { label: 'authkoa auth: JWT cookie + XSRF header', server: 'authkoa', against: 'baseline', job: { url: '/private', headers: cookie }, profile: true },
       { label: 'authkoa auth: X-JWT header', server: 'authkoa', against: 'baseline', job: { url: '/private', headers: { 'x-jwt': jwt } }, profile: true },
+      { label: 'authkoa auth, EdDSA tokens: JWT cookie + XSRF header', server: 'authkoa-eddsa', signer: 'authkoa-eddsa', against: 'baseline', job: { url: '/private', headers: cookie } },
+      { label: 'authkoa auth, ES256 tokens: JWT cookie + XSRF header', server: 'authkoa-es256', signer: 'authkoa-es256', against: 'baseline', job: { url: '/private', headers: cookie } },
       { label: 'authkoa auth: basic auth via checker', server: 'authkoa-basic', against: 'baseline', job: { url: '/private', headers: { authorization: `Basic ${Buffer.from('u:pw').toString('base64')}` } }, profile: true },
       { label: 'two no-op middlewares in authkoa’s places (reference)', server: 'noop-middleware', against: 'baseline', job: { url: '/private', headers: cookie } },
       // A cost of known size (3.3 µs of CPU, sized when its server starts), read by the same method: how the HTTP figures
@@ -313,7 +323,7 @@ async function httpBench(): Promise<HttpRow[]> {
       const mine: Measured[] = [];
       const ref: Measured[] = [];
       let share: number | null = null;
-      const job = withTokens(c.job, first, await login(signer.url));
+      const job = withTokens(c.job, first, await login((c.signer ? await signerOf(c.signer) : signer).url));
       const rounds = ROUNDS * (c.roundsFactor ?? 1);
       for (let round = 0; round < rounds; round++) {
         // Which of the two is started, and loaded, first alternates between rounds, so neither side always
@@ -435,7 +445,7 @@ function importReport(imp: ImportResult): string[] {
   ];
 }
 
-function report(httpRows: HttpRow[], costs: MiddlewareCost[], micro: MicroResult[], scale: ScaleResult[], about: string, imp: ImportResult, state: StateRow[]): string {
+function report(httpRows: HttpRow[], costs: MiddlewareCost[], micro: MicroResult[], byAlg: MicroResult[], scale: ScaleResult[], about: string, imp: ImportResult, state: StateRow[]): string {
   const f = (n: number) => Math.round(n).toLocaleString('en-US');
   // Bare Koa's CPU per request: the median over every bare-Koa run of this report (its own row and each
   // case's reference), steadier than any single run.
@@ -473,6 +483,12 @@ function report(httpRows: HttpRow[], costs: MiddlewareCost[], micro: MicroResult
     '| verifier | ops/s | vs authkoa |',
     '|---|---:|---:|',
     ...micro.map((m) => `| ${m.name} | ${f(m.opsPerSec)} | ${(m.opsPerSec / micro.find((x) => x.name.startsWith('authkoa'))!.opsPerSec).toFixed(2)} |`),
+    '',
+    'Session-token verification by algorithm (the `signing` option; ops/s and µs per verify, same process, one at a time): a repeated token is the verified-token cache hit a protected route pays; a cold verify checks the signature.',
+    '',
+    '| verifier | ops/s | µs |',
+    '|---|---:|---:|',
+    ...byAlg.map((m) => `| ${m.name} | ${f(m.opsPerSec)} | ${(1e6 / m.opsPerSec).toFixed(2)} |`),
   ];
   lines.push('', ...stateReport(state, STATE_ROUNDS, STATE_LOGINS));
   if (scale.length > 0) {
@@ -502,10 +518,12 @@ const state = await stateBench(STATE_ROUNDS, STATE_LOGINS);
 const httpRows = await httpBench();
 process.stderr.write('token verification micro benchmark…\n');
 const micro = await verifyBench(quick ? 500 : 2000);
+process.stderr.write('token verification by algorithm…\n');
+const byAlg = await algorithmBench(quick ? 500 : 2000);
 process.stderr.write('middleware cost, in-process…\n');
 const costs = await middlewareBench(quick ? 300 : 1500, quick ? 1 : 3);
 const scale = flag('--skip-scale') ? [] : await scaleBench(quick ? [1000] : [10_000, 100_000]);
-const text = report(httpRows, costs, micro, scale, about, imp, state);
+const text = report(httpRows, costs, micro, byAlg, scale, about, imp, state);
 process.stdout.write(text + '\n');
 if (flag('--write') && only !== undefined) process.stderr.write('--only: a partial run, docs/performance.md left as it was\n');
 else if (flag('--write')) {

@@ -17,6 +17,8 @@ import { ExtractJwt, Strategy as JwtStrategy } from 'passport-jwt';
 import serveStatic from 'koa-static';
 import { authKoa, avatarId, openStore, readCookie, safeEqual, type AuthKoaOptions, type User } from './built.js';
 
+import { BENCH_KEYS } from './keys.js';
+
 export const BENCH_SECRET = 'bench-secret-0123456789abcdef0123456789';
 const PAYLOAD = { ok: true, message: 'hello' };
 
@@ -37,6 +39,19 @@ const cases: Record<string, CaseBuilder> = {
   },
   authkoa(app, router, url) {
     const auth = baseAuth(url);
+    router.get('/private', auth.middleware.auth, (ctx) => void (ctx.body = PAYLOAD));
+    app.use(auth);
+    app.use(router.routes());
+  },
+  // The same with session tokens signed by a public-key algorithm (the `signing` option).
+  'authkoa-eddsa'(app, router, url) {
+    const auth = baseAuth(url, { signing: { alg: 'EdDSA', key: BENCH_KEYS.EdDSA } });
+    router.get('/private', auth.middleware.auth, (ctx) => void (ctx.body = PAYLOAD));
+    app.use(auth);
+    app.use(router.routes());
+  },
+  'authkoa-es256'(app, router, url) {
+    const auth = baseAuth(url, { signing: { alg: 'ES256', key: BENCH_KEYS.ES256 } });
     router.get('/private', auth.middleware.auth, (ctx) => void (ctx.body = PAYLOAD));
     app.use(auth);
     app.use(router.routes());

@@ -56,6 +56,52 @@ export async function verifyBench(ms = 2000): Promise<MicroResult[]> {
   return results.sort((a, b) => b.opsPerSec - a.opsPerSec);
 }
 
+/** The claims every algorithm row signs: those of a session. */
+function sessionClaims(jti: string) {
+  return {
+    aud: 'bench',
+    jti,
+    exp: Math.floor(Date.now() / 1000) + 3600,
+    user: { name: 'bench user', id: 'direct_0123456789abcdef0123456789abcdef01234567', picture: 'http://127.0.0.1:8080/avatar/x.image' },
+    auth_provider: { name: 'd' },
+  };
+}
+
+/** Distinct tokens enough that cycling through them misses the verified-token cache (10 000 entries, oldest evicted first). */
+const COLD_TOKENS = 20_000;
+
+/**
+ * Session-token verification by algorithm (the `signing` option): TokenService.parse on one repeated
+ * token (the verified-token cache's hit, what a protected route pays per request) and on tokens it has
+ * not seen (a cold verify: the signature checked), for HS256, EdDSA and ES256; jose's EdDSA verify for
+ * reference (it has no cache, so every call is cold).
+ */
+export async function algorithmBench(ms = 2000): Promise<MicroResult[]> {
+  const { BENCH_KEYS } = await import('./keys.js');
+  const base = { secret: SECRET, url: 'http://127.0.0.1:8080', providers: [{ kind: 'direct' as const, name: 'd', checker: () => true }] };
+  const services = {
+    HS256: new TokenService(resolveOptions(base)),
+    EdDSA: new TokenService(resolveOptions({ ...base, signing: { alg: 'EdDSA', key: BENCH_KEYS.EdDSA } })),
+    ES256: new TokenService(resolveOptions({ ...base, signing: { alg: 'ES256', key: BENCH_KEYS.ES256 } })),
+  };
+  const results: MicroResult[] = [];
+  for (const [alg, service] of Object.entries(services)) {
+    const one = await service.create(sessionClaims('f'.repeat(40)));
+    results.push(await measure(`authkoa ${alg}, repeated token (cache hit)`, () => service.parse(one), ms));
+    const cold = await Promise.all(Array.from({ length: COLD_TOKENS }, (_, i) => service.create(sessionClaims(i.toString(16).padStart(40, '0')))));
+    // A fresh service, so none of these tokens is in its cache; cycling through more than it holds keeps it so.
+    const verifier = new TokenService(resolveOptions(alg === 'HS256' ? base : { ...base, signing: { alg: alg as 'EdDSA' | 'ES256', key: BENCH_KEYS[alg as 'EdDSA' | 'ES256'] } }));
+    let i = 0;
+    results.push(await measure(`authkoa ${alg}, cold verify`, () => verifier.parse(cold[i++ % COLD_TOKENS]!), ms));
+  }
+  const { createPublicKey } = await import('node:crypto');
+  const edPublic = createPublicKey(BENCH_KEYS.EdDSA);
+  const edToken = await services.EdDSA.create(sessionClaims('e'.repeat(40)));
+  results.push(await measure('jose jwtVerify EdDSA (KeyObject)', () => jwtVerify(edToken, edPublic, { algorithms: ['EdDSA'] }), ms));
+  return results;
+}
+
 if (import.meta.url === `file://${process.argv[1]}`) {
-  for (const r of await verifyBench(Number(process.argv[2] ?? 2000))) console.log(`${r.name.padEnd(32)} ${r.opsPerSec.toLocaleString('en-US').padStart(12)} ops/s`);
+  const ms = Number(process.argv[2] ?? 2000);
+  for (const r of [...(await verifyBench(ms)), ...(await algorithmBench(ms))]) console.log(`${r.name.padEnd(48)} ${r.opsPerSec.toLocaleString('en-US').padStart(12)} ops/s`);
 }
