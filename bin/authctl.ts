@@ -8,6 +8,7 @@ import { avatarsCommand } from './commands/avatars.js';
 import { botCommand } from './commands/bot.js';
 import { demoCommand } from './commands/demo.js';
 import { devOauthCommand } from './commands/dev-oauth.js';
+import { keysCommand } from './commands/keys.js';
 import { mfaCommand } from './commands/mfa.js';
 import { secretCommand } from './commands/secret.js';
 import { passkeysCommand } from './commands/passkeys.js';
@@ -28,7 +29,7 @@ function packageVersion(): string {
 }
 
 const program = new Command('authctl')
-  .description('chores around authkoa: secrets, avatar stores, sessions, passkeys, second factors, the dev OAuth2 server, the Telegram poller, the demo app')
+  .description('chores around authkoa: secrets, signing keys, avatar stores, sessions, passkeys, second factors, the dev OAuth2 server, the Telegram poller, the demo app')
   .version(packageVersion(), '-V, --version')
   .showHelpAfterError('(run authctl --help for usage)')
   .option('-r, --require <module>', 'import this module first, e.g. one that calls registerStore() for its own scheme (repeatable)', (m: string, all: string[]) => [...all, m], [] as string[])
@@ -54,6 +55,7 @@ async function importPlugin(spec: string): Promise<void> {
 }
 
 program.addCommand(secretCommand());
+program.addCommand(keysCommand());
 program.addCommand(demoCommand());
 program.addCommand(devOauthCommand());
 program.addCommand(avatarsCommand());
