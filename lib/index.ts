@@ -8,6 +8,7 @@
 export { authKoa } from './service.js';
 export type { AuthKoa } from './instance.js';
 export type { SessionRecord } from './session/devices.js';
+export type { KeyInput, PublicJwk, SigningAlg, SigningOptions } from './session/signing.js';
 export type {
   AuthKoaOptions,
   AvatarTuning,

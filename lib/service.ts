@@ -20,6 +20,7 @@ import { resolveOptions } from './options/resolve.js';
 import { checkSecretReader } from './options/secret.js';
 import { safeRedirect } from './http/redirect.js';
 import type { ProviderDeps } from './providers/core/contract.js';
+import { signerOf } from './session/signer.js';
 import { planProviders, ProviderRegistry } from './providers/core/resolve.js';
 import { sharedState, type SharedState } from './state/shared.js';
 import type { CredentialThrottle } from './state/throttle.js';
@@ -128,6 +129,7 @@ function providerDeps(o: ResolvedOptions, parts: DepsParts): ProviderDeps {
     readCookie: (ctx, name) => readCookie(ctx.get('cookie'), name),
     randomId,
     endSession: (ctx) => endSession(ctx, tokenService),
+    signer: o.signing && signerOf(o.signing),
   };
 }
 

@@ -9,7 +9,7 @@ import { optionNames } from '../util/options.js';
 export { startOAuth2Server, type OAuth2Server, type OAuth2ServerClient, type OAuth2ServerOptions, type LoginPage, type LoginPageHandler, type ServerChecker, type ServerUser } from './oauth2-server/local.js';
 
 /** Options of a `kind: 'server'` entry: the local OAuth2 server plus the provider that consumes it. */
-export interface ServerProviderOptions extends Omit<OAuth2ServerOptions, 'logger'> {
+export interface ServerProviderOptions extends Omit<OAuth2ServerOptions, 'logger' | 'signing'> {
   kind: 'server';
   /** Provider name (default `server`). User ids are the checker's ids, unhashed, as in the original. */
   name?: string;
@@ -28,7 +28,9 @@ const FOREIGN_ID = /^[A-Za-z0-9.~-]+_[0-9a-f]{40}$/;
 /**
  * `kind: 'server'` wires both ends at once: it starts the local OAuth2 server with authkoa registered
  * as a client (a random secret per start, the callback as the only redirect URI) and returns the
- * OAuth2 provider that signs users in through it. The server stops with `auth.close()`.
+ * OAuth2 provider that signs users in through it. The server stops with `auth.close()`. With the
+ * service's `signing` keys the server is also an OpenID provider for other apps, its id_tokens signed
+ * with those keys.
  */
 export const serverProvider: ProviderModule = {
   kind: 'server',
@@ -64,6 +66,7 @@ export const serverProvider: ProviderModule = {
       ...serverOpts,
       clients: [...(serverOpts.clients ?? []), client],
       logger: deps.logger,
+      signing: deps.signer,
     };
     // Checked before the server starts, so a bad entry fails start-up (auth.ready) rather than the first login.
     resolveServerOptions(full);

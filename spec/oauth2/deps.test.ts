@@ -54,6 +54,7 @@ async function handBuilt(t: any, entry: Record<string, unknown>) {
     randomId: () => randomBytes(20).toString('hex'),
     endSession: (ctx) => void (ctx.body = ''),
     checkCredentials: () => Promise.reject(new Error('no credentials here')),
+    signer: undefined,
   };
   const provider = await socialProvider.create({ kind: 'social', ...entry }, deps);
   app.use(async (ctx) => {

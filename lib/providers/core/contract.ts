@@ -8,6 +8,7 @@ import type { Provider, ProviderOptions } from './provider.js';
 import type { AvatarProxy } from '../../avatar/types.js';
 import type { Logger } from '../../logger.js';
 import type { CompletedLogin } from '../../session/login.js';
+import type { JwtSigner } from '../../session/signer.js';
 import type { TokenService } from '../../session/token-service.js';
 import type { Limiter } from '../../state/limiter.js';
 import type { StateStore } from '../../state/types.js';
@@ -79,7 +80,14 @@ export interface ProviderDeps {
    * unless the app set `endOtherSessionsOnFactorChange: false`; this one goes on.
    */
   factorChanged(ctx: Context): Promise<void>;
+  /**
+   * Signs tokens with the service's current signing key (the `signing` option), for parties that verify
+   * them by its public keys (the local server's id_tokens); undefined without signing keys.
+   */
+  readonly signer: JwtSigner | undefined;
 }
+
+export type { JwtSigner } from '../../session/signer.js';
 
 /** How a kind of provider is made. Register third-party kinds with registerProvider(). */
 export interface ProviderModule<O extends ProviderOptions = ProviderOptions> {

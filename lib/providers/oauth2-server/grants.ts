@@ -18,6 +18,10 @@ export interface Grant<U> {
   /** The S256 code challenge of the authorization request. */
   challenge?: string;
   scope?: string;
+  /** The OpenID `nonce` of the authorization request, echoed in the id_token. */
+  nonce?: string;
+  /** When the user signed in, in seconds: the id_token's `auth_time`. */
+  authTime?: number;
   user: U;
 }
 

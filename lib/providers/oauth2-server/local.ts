@@ -10,6 +10,7 @@ import { basicCredentials, json, readForm, text } from './http.js';
 import { GrantBook } from './grants.js';
 import { listen, MAX_FORM } from './listener.js';
 import { authorize, signOut } from './sign-in.js';
+import { hasOpenIDScope, idToken, openIDRoute } from './openid.js';
 
 export type { LoginPage, LoginPageHandler } from './page.js';
 export type { OAuth2Server, OAuth2ServerClient, OAuth2ServerOptions, ServerChecker, ServerUser } from './options.js';
@@ -19,7 +20,8 @@ export type { OAuth2Server, OAuth2ServerClient, OAuth2ServerOptions, ServerCheck
  * in on its login page with a password the application checks, and registered clients — authkoa's
  * own `kind: 'server'` provider, or any other OAuth2 client — get them through the authorization-code
  * grant with S256 PKCE. It keeps codes, tokens and sign-in sessions in memory: one process, one
- * server, state lost on restart (a signed-in user simply signs in again).
+ * server, state lost on restart (a signed-in user simply signs in again). Given signing keys it is
+ * also an OpenID provider (openid.ts).
  */
 
 /** Starts the server; resolves once it listens. Bad options throw a TypeError naming the option. */
@@ -89,6 +91,7 @@ function guard(log: Logger) {
 
 async function route(srv: LocalServer, ctx: Context): Promise<void> {
   const path = ctx.path.startsWith(srv.basePath) ? ctx.path.slice(srv.basePath.length) : '';
+  if (srv.o.signer && openIDRoute(srv, srv.o.signer, path, ctx)) return;
   switch (path) {
     case '/authorize':
       return authorize(srv, ctx);
@@ -121,8 +124,10 @@ async function accessToken(srv: LocalServer, ctx: Context): Promise<void> {
   const result = srv.grants.exchange(form, { id: client.id, authenticated: true });
   if ('error' in result) return json(ctx, 400, { error: result.error, ...(result.description ? { error_description: result.description } : {}) });
   const { scope } = result.grant;
+  const signer = srv.o.signer;
+  const id_token = signer && hasOpenIDScope(scope) ? await idToken(srv, signer, result.grant) : undefined;
   ctx.set('Pragma', 'no-cache');
-  json(ctx, 200, { access_token: result.token, token_type: 'Bearer', expires_in: Math.floor(srv.o.tokenTTL / 1000), ...(scope ? { scope } : {}) });
+  json(ctx, 200, { access_token: result.token, token_type: 'Bearer', expires_in: Math.floor(srv.o.tokenTTL / 1000), ...(scope ? { scope } : {}), ...(id_token ? { id_token } : {}) });
 }
 
 /** The signed-in user a token stands for; a user without a name or picture gets the id and its identicon. */

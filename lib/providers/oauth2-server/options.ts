@@ -5,6 +5,8 @@ import { defaultLoginPage, type LoginPageHandler } from './page.js';
 import { memoryStateStore } from '../../state/memory.js';
 import { credentialThrottle, throttlePolicy, type CredentialThrottle } from '../../state/throttle.js';
 import type { GrantBook } from './grants.js';
+import { signerOf, type JwtSigner } from '../../session/signer.js';
+import { readSigning, type SigningOptions } from '../../session/signing.js';
 
 // Options of the local OAuth2 server and their validation, done synchronously so a provider entry
 // fails start-up (auth.ready) rather than the first login.
@@ -64,6 +66,11 @@ export interface OAuth2ServerOptions {
   throttle?: CredentialThrottle | false;
   /** Time source in ms (tests). */
   clock?: () => number;
+  /**
+   * Makes the server an OpenID provider: id_tokens signed with these keys (authKoa's `signing` option
+   * form: `{ alg, key, previousKeys? }`) or by this signer. A `kind: 'server'` entry gets the service's.
+   */
+  signing?: SigningOptions | JwtSigner;
 }
 
 export interface OAuth2Server {
@@ -90,6 +97,8 @@ export interface ResolvedServerOptions {
   logger: Logger;
   throttle: CredentialThrottle | undefined;
   clock: () => number;
+  /** Signs id_tokens; undefined: a plain OAuth2 server (no discovery, userinfo or id_token). */
+  signer: JwtSigner | undefined;
 }
 
 /** A running local server as its route handlers see it: options, grants, and the public address once it listens. */
@@ -170,6 +179,15 @@ export function resolveServerOptions(o: OAuth2ServerOptions): ResolvedServerOpti
     logger: toLogger(o.logger ?? noopLogger),
     throttle: o.throttle === false ? undefined : (o.throttle ?? credentialThrottle(memoryStateStore({ clock }), throttlePolicy(undefined)!, 'server', clock)),
     clock,
+    signer: readSigner(o.signing),
   };
 }
 
+/** The id_token signer: one given as such (a `kind: 'server'` entry passes the service's), or one over keys in the `signing` form. */
+function readSigner(value: unknown): JwtSigner | undefined {
+  if (value === undefined) return undefined;
+  const given = value as Partial<JwtSigner>;
+  if (typeof given !== 'object' || given === null || typeof given.sign !== 'function') return signerOf(readSigning(value)!);
+  if (typeof given.alg !== 'string' || !given.alg || typeof given.keySet !== 'function') throw new TypeError('signing: a signer needs alg, sign(claims) and keySet()');
+  return given as JwtSigner;
+}

@@ -17,6 +17,8 @@ import { FIELDS, pageCSP } from './page.js';
 /** The sign-in session koa-session keeps (in memory, by a random cookie id). */
 interface Sess {
   user?: ServerUser;
+  /** When the user signed in, in seconds (the id_token's auth_time). */
+  authTime?: number;
   csrf?: string;
   regenerate(): Promise<void>;
 }
@@ -28,6 +30,7 @@ interface AuthorizationRequest {
   redirectURI: string;
   challenge?: string;
   scope?: string;
+  nonce?: string;
   state?: string;
 }
 
@@ -40,10 +43,19 @@ export async function authorize(srv: LocalServer, ctx: Context): Promise<void> {
   if (!req) return;
   const showPage = pageFor(srv, ctx, req);
   if (ctx.method === 'POST') return signIn(srv, ctx, showPage);
-  const user = sessionOf(ctx).user;
+  const { user, authTime } = sessionOf(ctx);
   if (!user) return showPage(200);
-  const code = srv.grants.issueCode({ clientId: req.client.id, redirectURI: req.redirectURI, challenge: req.challenge, scope: req.scope, user });
-  redirect(ctx, req.redirectURI, { code, state: req.state });
+  const { client, redirectURI, challenge, scope, nonce, state } = req;
+  const code = srv.grants.issueCode({ clientId: client.id, redirectURI, challenge, scope, nonce, authTime: authTime ?? Math.floor(srv.o.clock() / 1000), user });
+  redirect(ctx, redirectURI, { code, state, iss: issuerParam(srv) });
+}
+
+/**
+ * The `iss` of authorization responses (RFC 9207) when the server is an OpenID provider: a client
+ * talking to several servers can tell which one answered (mix-up attacks).
+ */
+function issuerParam(srv: LocalServer): string | undefined {
+  return srv.o.signer ? srv.base : undefined;
 }
 
 /** Ends the sign-in session. */
@@ -62,12 +74,14 @@ function authorizationRequest(srv: LocalServer, ctx: Context): AuthorizationRequ
   const redirectURI = q.redirect_uri ?? '';
   if (!client.redirectURIs.includes(redirectURI)) return refuse(ctx, 400, 'redirect_uri is not registered for this client');
   const back = (error: string, description: string) => {
-    redirect(ctx, redirectURI, { error, error_description: description, state: q.state });
+    redirect(ctx, redirectURI, { error, error_description: description, state: q.state, iss: issuerParam(srv) });
     return undefined;
   };
   if (q.response_type !== 'code') return back('unsupported_response_type', 'only response_type=code is supported');
-  if (!srv.grants.challengeAccepted(q.code_challenge, q.code_challenge_method, srv.o.requirePKCE)) return back('invalid_request', 'an S256 code_challenge is required');
-  return { client, redirectURI, challenge: q.code_challenge, scope: q.scope, state: q.state };
+  // A public client has no secret to prove the code is its own: only PKCE binds the code to it.
+  const pkceRequired = srv.o.requirePKCE || client.secret === undefined;
+  if (!srv.grants.challengeAccepted(q.code_challenge, q.code_challenge_method, pkceRequired)) return back('invalid_request', 'an S256 code_challenge is required');
+  return { client, redirectURI, challenge: q.code_challenge, scope: q.scope, nonce: q.nonce, state: q.state };
 }
 
 function refuse(ctx: Context, status: number, message: string): undefined {
@@ -107,6 +121,7 @@ async function signIn(srv: LocalServer, ctx: Context, showPage: ShowPage): Promi
   if ('status' in verdict) return showPage(verdict.status, verdict.message, username);
   // A new session id at sign-in: an id planted before it (session fixation) is worth nothing.
   sess.user = verdict.user;
+  sess.authTime = Math.floor(srv.o.clock() / 1000);
   sess.csrf = randomId();
   await sess.regenerate();
   srv.o.logger.info(`oauth2 server: ${JSON.stringify(verdict.user.id)} signed in`);
