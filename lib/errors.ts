@@ -19,7 +19,7 @@ export const ERROR_CODES = [
   // The second factor and step-up (400, 401, 403, 409)
   'invalid_code', 'reauth_required', 'mfa_session_invalid', 'mfa_session_expired', 'factor_not_enrolled', 'totp_not_pending',
   // authkoa's own failures (500, 503)
-  'internal_error', 'checker_failed', 'secret_unavailable', 'avatar_store_failed', 'state_store_unavailable', 'not_started',
+  'internal_error', 'checker_failed', 'secret_unavailable', 'avatar_store_failed', 'state_store_unavailable', 'not_started', 'keys_unavailable',
   // A provider or a sender failed (502, 503)
   'provider_error', 'provider_unavailable', 'provider_timeout', 'exchange_failed', 'userinfo_failed', 'bad_provider_response',
   'response_too_large', 'sender_failed',

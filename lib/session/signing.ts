@@ -1,4 +1,7 @@
-import { createHash, createPrivateKey, createPublicKey, type JsonWebKey, type KeyObject } from 'node:crypto';
+import { createHash, createPrivateKey, createPublicKey, type KeyObject, type webcrypto } from 'node:crypto';
+
+/** A JSON Web Key (RFC 7517), as WebCrypto types it: the one JWK type every @types/node version has. */
+export type JsonWebKey = webcrypto.JsonWebKey;
 import { readFileSync } from 'node:fs';
 
 /**
@@ -106,7 +109,7 @@ function loadKey(input: unknown, at: string, mustBePrivate: boolean): KeyObject 
   }
   const jwk = typeof text === 'object' && text !== null ? (text as JsonWebKey) : typeof text === 'string' && text.trim().startsWith('{') ? parseJwk(text, at) : undefined;
   try {
-    if (jwk) return jwk.d !== undefined ? createPrivateKey({ key: jwk, format: 'jwk' }) : publicOnly(createPublicKey({ key: jwk, format: 'jwk' }), at, mustBePrivate);
+    if (jwk) return jwk.d !== undefined ? createPrivateKey({ key: jwk as never, format: 'jwk' }) : publicOnly(createPublicKey({ key: jwk as never, format: 'jwk' }), at, mustBePrivate);
     if (typeof text !== 'string' || !text.includes('-----BEGIN')) throw new TypeError('not a PEM key or a JWK');
     return /PRIVATE KEY-----/.test(text) ? createPrivateKey(text) : publicOnly(createPublicKey(text), at, mustBePrivate);
   } catch (err) {

@@ -8,20 +8,21 @@
  *     app.use(auth);                                   // ctx.state.user, or 401 JSON
  *     const claims = await auth.verify(token);         // elsewhere: the claims, or a VerifyError with `code`
  */
-import type { JsonWebKey } from 'node:crypto';
+import type { webcrypto } from 'node:crypto';
 import type { Context, Middleware, Next } from 'koa';
 import { AuthError } from '../errors.js';
 import { userOf, type Claims } from '../session/claims.js';
 import { decodePayload } from '../session/jwt.js';
 import { keyForHeader, splitJws, verifyJwsSignature, type VerifyKey } from '../session/jws.js';
 import { checkClaims } from '../session/payload.js';
+import type { User } from '../user.js';
 import { parseDuration, type Duration } from '../util/duration.js';
-import { keysOf, RemoteKeySet } from './key-set.js';
+import { keysOf, KeysUnavailable, RemoteKeySet } from './key-set.js';
 
 /** Options of verifier(). */
 export interface VerifierOptions {
   /** The app's key set: its URL (`<url>/auth/.well-known/jwks.json`), or a JWK set object held locally. */
-  jwks: string | URL | { keys: JsonWebKey[] };
+  jwks: string | URL | { keys: webcrypto.JsonWebKey[] };
   /** The app's `issuer` option. Default `authkoa`. */
   issuer?: string;
   /** The audiences accepted (case-insensitive); undefined accepts any. */
@@ -38,7 +39,11 @@ export interface VerifierOptions {
   clock?: () => number;
 }
 
-/** A refused token: `code` as authkoa's error codes (`no_token`, `token_invalid`, `token_expired`, `aud_rejected`, `no_user`, `keys_unavailable`), `status` the HTTP status the middleware answers. */
+/**
+ * A refused token: `code` as authkoa's error codes (401 `no_token`, `token_invalid`, `token_expired`,
+ * `token_not_valid_yet`, `aud_rejected`, `no_user`; 503 `keys_unavailable` while no key could be fetched),
+ * `status` the HTTP status the middleware answers. Callers branch on `code`, never on the message.
+ */
 export class VerifyError extends Error {
   readonly code: string;
   readonly status: number;
@@ -50,50 +55,56 @@ export class VerifyError extends Error {
   }
 }
 
+/** The claims of a session token that verified: it always has a user, and `aud` (the user's `aud` too). */
+export type VerifiedClaims = Claims & { user: User; aud: string };
+
 /** The middleware, with `verify` for other frameworks. */
 export interface Verifier extends Middleware {
   /** The claims of a valid session token; rejects with a VerifyError. */
-  verify(token: string): Promise<Claims>;
+  verify(token: string): Promise<VerifiedClaims>;
 }
 
-/** Builds a verifier; a bad option throws a TypeError naming it. */
+/** Builds a verifier (one per service: it holds the cache of the key set); a bad or unknown option throws a TypeError naming it. */
 export function verifier(opts: VerifierOptions): Verifier {
   const o = checkOptions(opts);
   const keys = keySource(o);
-  const audiences = o.audiences?.map((a) => a.toLowerCase());
-  const header = (o.headerName ?? 'X-JWT').toLowerCase();
 
-  async function verify(token: string): Promise<Claims> {
+  async function verify(token: string): Promise<VerifiedClaims> {
+    // Another framework may hand over a missing header as it is (undefined, an array of repeated headers).
+    if (typeof token !== 'string' || token === '') throw new VerifyError(401, 'no_token', 'token is not presented');
     try {
       const parts = splitJws(token);
       const kid = kidOf(parts.headerB64);
       const known = await keys(kid);
       const key = keyForHeader(parts.headerB64, (k) => (k === kid ? known : undefined));
       if (!verifyJwsSignature(parts, key)) throw new AuthError(401, 'token_invalid', 'signature is invalid');
-      const claims = checkClaims(decodePayload(parts.payloadB64), o.issuer ?? 'authkoa', (aud) => {
-        if (audiences && !audiences.includes(aud.toLowerCase())) throw new AuthError(401, 'aud_rejected', `aud "${aud}" not allowed`);
+      const claims = checkClaims(decodePayload(parts.payloadB64), o.issuer, (aud) => {
+        if (o.audiences && !o.audiences.includes(aud.toLowerCase())) throw new AuthError(401, 'aud_rejected', `aud "${aud}" not allowed`);
       });
       const now = Math.floor(o.clock() / 1000);
       if (claims.exp !== undefined && now >= claims.exp) throw new AuthError(401, 'token_expired', 'token expired');
       if (claims.nbf !== undefined && claims.nbf > now) throw new AuthError(401, 'token_not_valid_yet', 'token is not valid yet');
       if (!claims.user || claims.handshake) throw new AuthError(401, 'no_user', 'not a session token');
-      return claims;
+      return claims as VerifiedClaims;
     } catch (err) {
-      throw err instanceof VerifyError ? err : err instanceof AuthError ? new VerifyError(err.status, err.code, err.message) : new VerifyError(503, 'keys_unavailable', `the key set could not be fetched: ${(err as Error).message}`, { cause: err });
+      if (err instanceof AuthError) throw new VerifyError(err.status, err.code, err.message);
+      if (err instanceof KeysUnavailable) throw new VerifyError(503, 'keys_unavailable', err.message, { cause: err.cause });
+      throw err;
     }
   }
 
   const middleware = async function verifyRequest(ctx: Context, next: Next) {
-    const token = bearer(ctx.get('authorization')) || ctx.get(header);
+    const token = bearer(ctx.get('authorization')) || ctx.get(o.header);
     try {
       if (!token) throw new VerifyError(401, 'no_token', 'token is not presented');
       const claims = await verify(token);
       ctx.state.user = userOf(claims);
     } catch (err) {
-      const e = err as VerifyError;
-      ctx.status = e.status;
+      // Anything else is a fault of this service, not of the request: Koa answers it with a 500.
+      if (!(err instanceof VerifyError)) throw err;
+      ctx.status = err.status;
       ctx.type = 'application/json; charset=utf-8';
-      ctx.body = JSON.stringify({ error: e.message, code: e.code });
+      ctx.body = JSON.stringify({ error: err.message, code: err.code });
       return;
     }
     return next();
@@ -102,31 +113,64 @@ export function verifier(opts: VerifierOptions): Verifier {
   return middleware;
 }
 
-/** Where keys come from: a held set, or the remote set with its cache. */
-function keySource(o: VerifierOptions & { clock: () => number }): (kid: string) => Promise<VerifyKey | undefined> {
-  if (typeof o.jwks === 'object' && !(o.jwks instanceof URL)) {
-    const held = keysOf(o.jwks);
-    return async (kid) => held.get(kid);
-  }
-  const remote = new RemoteKeySet({
-    url: String(o.jwks),
-    maxAgeMs: parseDuration(o.maxAge ?? '10m', 'maxAge'),
-    cooldownMs: parseDuration(o.cooldown ?? '30s', 'cooldown'),
-    timeoutMs: parseDuration(o.timeout ?? '5s', 'timeout'),
-    clock: o.clock,
-  });
+/** The options checked, defaults filled in. */
+interface CheckedOptions {
+  /** The remote set's URL, or the keys of a set given as an object. */
+  jwks: string | Map<string, VerifyKey>;
+  issuer: string;
+  /** Lower case; undefined accepts any audience. */
+  audiences: string[] | undefined;
+  /** The token header besides Authorization, lower case. */
+  header: string;
+  maxAgeMs: number;
+  cooldownMs: number;
+  timeoutMs: number;
+  clock: () => number;
+}
+
+/** Where keys come from: a held set, or the remote set with its cache (one per verifier, never shared). */
+function keySource(o: CheckedOptions): (kid: string) => Promise<VerifyKey | undefined> {
+  const { jwks } = o;
+  if (jwks instanceof Map) return async (kid) => jwks.get(kid);
+  const remote = new RemoteKeySet({ url: jwks, maxAgeMs: o.maxAgeMs, cooldownMs: o.cooldownMs, timeoutMs: o.timeoutMs, clock: o.clock });
   return (kid) => remote.key(kid);
 }
 
-function checkOptions(opts: VerifierOptions): VerifierOptions & { clock: () => number } {
-  if (!opts || typeof opts !== 'object') throw new TypeError('verifier() requires an options object: { jwks, issuer?, audiences? }');
-  const { jwks } = opts;
+const OPTION_NAMES = ['jwks', 'issuer', 'audiences', 'headerName', 'maxAge', 'cooldown', 'timeout', 'clock'];
+/** An HTTP header name (RFC 9110 token). */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+function checkOptions(opts: VerifierOptions): CheckedOptions {
+  if (!opts || typeof opts !== 'object' || Array.isArray(opts)) throw new TypeError('verifier() requires an options object: { jwks, issuer?, audiences? }');
+  for (const k of Object.keys(opts)) if (!OPTION_NAMES.includes(k)) throw new TypeError(`verifier: unknown option "${k}" (known: ${OPTION_NAMES.join(', ')})`);
+  const { issuer, audiences, headerName, clock } = opts;
+  if (issuer !== undefined && (typeof issuer !== 'string' || issuer === '')) throw new TypeError("verifier: issuer must be a non-empty string (the app's issuer option)");
+  if (audiences !== undefined && (!Array.isArray(audiences) || !audiences.every((a) => typeof a === 'string'))) throw new TypeError('verifier: audiences must be an array of strings');
+  if (headerName !== undefined && (typeof headerName !== 'string' || !HEADER_NAME.test(headerName))) throw new TypeError(`verifier: headerName must be an HTTP header name such as 'X-JWT' (got ${JSON.stringify(headerName)})`);
+  if (clock !== undefined && typeof clock !== 'function') throw new TypeError('verifier: clock must be a function returning the time in ms');
+  return {
+    jwks: jwksOf(opts.jwks),
+    issuer: issuer ?? 'authkoa',
+    audiences: audiences?.map((a) => a.toLowerCase()),
+    header: (headerName ?? 'X-JWT').toLowerCase(),
+    maxAgeMs: parseDuration(opts.maxAge ?? '10m', 'verifier: maxAge'),
+    cooldownMs: parseDuration(opts.cooldown ?? '30s', 'verifier: cooldown'),
+    timeoutMs: parseDuration(opts.timeout ?? '5s', 'verifier: timeout'),
+    clock: clock ?? Date.now,
+  };
+}
+
+/** The `jwks` option: an http(s) URL, or a set given as an object with at least one usable key. */
+function jwksOf(jwks: unknown): string | Map<string, VerifyKey> {
   if (typeof jwks === 'string' || jwks instanceof URL) {
-    const url = new URL(String(jwks));
-    if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new TypeError('verifier: jwks must be an http(s) URL or a JWK set');
-  } else if (!jwks || typeof jwks !== 'object' || !Array.isArray(jwks.keys)) throw new TypeError('verifier: jwks must be the URL of the key set or a JWK set { keys }');
-  if (opts.audiences !== undefined && (!Array.isArray(opts.audiences) || !opts.audiences.every((a) => typeof a === 'string'))) throw new TypeError('verifier: audiences must be an array of strings');
-  return { ...opts, clock: opts.clock ?? Date.now };
+    const url = URL.canParse(String(jwks)) ? new URL(String(jwks)) : undefined;
+    if (url?.protocol !== 'https:' && url?.protocol !== 'http:') throw new TypeError(`verifier: jwks must be an http(s) URL or a JWK set (got ${JSON.stringify(String(jwks))})`);
+    return url.href;
+  }
+  if (!jwks || typeof jwks !== 'object' || !Array.isArray((jwks as { keys?: unknown }).keys)) throw new TypeError('verifier: jwks must be the URL of the key set or a JWK set { keys }');
+  const held = keysOf(jwks);
+  if (held.size === 0) throw new TypeError('verifier: jwks holds no usable key (public Ed25519, P-256 or RSA keys of 2048 bits or more, each with its RFC 7638 thumbprint as kid)');
+  return held;
 }
 
 /** The `kid` of a token header (checked fully by keyForHeader). */

@@ -1,4 +1,4 @@
-import { createPublicKey, type JsonWebKey } from 'node:crypto';
+import { createPublicKey } from 'node:crypto';
 import { request } from '../http/client.js';
 import { algOf, thumbprint, type SigningAlg } from '../session/signing.js';
 import type { VerifyKey } from '../session/jws.js';
@@ -14,6 +14,14 @@ export interface KeySetConfig {
   clock: () => number;
 }
 
+/** The key set could not be fetched (and no key is held): the verifier answers 503 `keys_unavailable`. */
+export class KeysUnavailable extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'KeysUnavailable';
+  }
+}
+
 /** The largest key set accepted: a few keys take a few kilobytes. */
 const MAX_BYTES = 256 * 1024;
 
@@ -26,7 +34,7 @@ export class RemoteKeySet {
   #keys = new Map<string, VerifyKey>();
   #fetchedAt = -Infinity;
   #pending: Promise<void> | undefined;
-  #lastError: Error | undefined;
+  #lastError: KeysUnavailable | undefined;
 
   constructor(private readonly o: KeySetConfig) {}
 
@@ -47,7 +55,7 @@ export class RemoteKeySet {
         this.#lastError = undefined;
       })
       .catch((err: Error) => {
-        this.#lastError = err;
+        this.#lastError = new KeysUnavailable(`the key set could not be fetched: ${err.message}`, { cause: err });
       })
       .finally(() => {
         this.#fetchedAt = this.o.clock();
@@ -77,10 +85,11 @@ export function keysOf(doc: unknown): Map<string, VerifyKey> {
   const list = (doc as { keys?: unknown })?.keys;
   if (!Array.isArray(list)) throw new Error('not a JWK set: no "keys" array');
   const keys = new Map<string, VerifyKey>();
-  for (const jwk of list as JsonWebKey[]) {
+  for (const jwk of list as Array<Record<string, unknown> | null>) {
     if (!jwk || typeof jwk !== 'object' || (jwk.use !== undefined && jwk.use !== 'sig') || jwk.d !== undefined) continue;
     try {
-      const publicKey = createPublicKey({ key: jwk, format: 'jwk' });
+      // The JWK type moved between @types/node versions (crypto's, then webcrypto's); node:crypto checks the members.
+      const publicKey = createPublicKey({ key: jwk, format: 'jwk' } as Parameters<typeof createPublicKey>[0]);
       const alg = algOf(publicKey);
       const kid = thumbprint(publicKey.export({ format: 'jwk' }));
       if (alg && (jwk.alg === undefined || jwk.alg === alg) && jwk.kid === kid) keys.set(kid, { alg: alg as SigningAlg, kid, publicKey });

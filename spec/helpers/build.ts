@@ -17,7 +17,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const dist = join(root, 'dist');
 
 /** What the tests load from dist/: the package entry, the worker the pool starts, the CLI and the demo. */
-const NEEDED = ['lib/index.js', 'lib/avatar/pool.js', 'lib/avatar/worker.js', 'bin/authctl.js', 'example/app.js'];
+const NEEDED = ['lib/index.js', 'lib/verify/index.js', 'lib/avatar/pool.js', 'lib/avatar/worker.js', 'bin/authctl.js', 'example/app.js'];
 
 const missing = () => NEEDED.filter((f) => !existsSync(join(dist, f)));
 
