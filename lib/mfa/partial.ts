@@ -1,25 +1,13 @@
 import { createSecretKey, hkdfSync, type KeyObject } from 'node:crypto';
 import type { Context } from 'koa';
 import { AuthError } from '../errors.js';
-import type { Claims } from '../session/claims.js';
+import type { IdentifiedLogin } from '../session/login.js';
 import { decodePayload, sign, split, verifySignature } from '../session/jwt.js';
 import { readCookie } from '../session/transport.js';
 import { USED_NS, type StateStore } from '../state/types.js';
-import type { User } from '../user.js';
 
 /** A login whose first factor passed and whose second is pending: what the session is made of once it passes. */
-export interface PendingLogin {
-  provider: string;
-  /** The user as the provider and the postAuthHook left it (the avatar already stored). */
-  user: User;
-  aud: string;
-  sessionOnly?: boolean;
-  noAva?: boolean;
-  from?: string;
-  /** Claims the provider asked the session to be minted with. */
-  claims?: Partial<Claims>;
-  /** The methods of the first factor (RFC 8176 `amr` values). */
-  amr: string[];
+export interface PendingLogin extends Omit<IdentifiedLogin, 'navigation'> {
   /** What the user may answer with: `totp`, `recovery`, `passkey`; empty when they must set one up. */
   factors: string[];
   /** True when the user has no factor and `mfa.required` says they need one: only setup and confirm take it. */
