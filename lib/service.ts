@@ -32,6 +32,7 @@ import { TokenService } from './session/token-service.js';
 import { providerUserId, type User } from './user.js';
 import { loadWithPackage } from './util/optional.js';
 import { loadMfa } from './mfa/load.js';
+import { ConnectionShare } from './util/connections.js';
 import type { Mfa } from './mfa/service.js';
 import { mfaThrottle, throttlesPerScope } from './state/throttles.js';
 
@@ -46,8 +47,10 @@ export function authKoa(opts: AuthKoaOptions): AuthKoa {
   // Everything that can be checked without loading code is checked here, before anything starts.
   const plans = planProviders(o.providers);
   const tokenService = new TokenService(o);
-  const avatarProxy = createAvatarProxy({ ...o.avatarProxyOptions, store: o.avatarStore, url: o.url, routePath: o.avatarRoutePath, resizeLimit: o.avatarResizeLimit, allowPrivate: o.avatarAllowPrivate, logger: o.logger });
-  const state = sharedState(o.stateStore, { clock: o.clock, logger: o.logger, option: 'stateStore' });
+  // Stores of this instance on one database URI share a pool (PostgreSQL); closed with the last of them.
+  const connections = new ConnectionShare();
+  const avatarProxy = createAvatarProxy({ ...o.avatarProxyOptions, connections, store: o.avatarStore, url: o.url, routePath: o.avatarRoutePath, resizeLimit: o.avatarResizeLimit, allowPrivate: o.avatarAllowPrivate, logger: o.logger });
+  const state = sharedState(o.stateStore, { clock: o.clock, logger: o.logger, option: 'stateStore', connections });
   const throttle = throttlesPerScope(state, o.loginThrottle, o.clock);
   const sessions = revocations(state.store, o.clock, Math.max(o.cookieDurationMs, o.tokenDurationMs), o.tokenDurationMs);
   const registry = new SessionRegistry(o, state.store, sessions);
@@ -59,9 +62,9 @@ export function authKoa(opts: AuthKoaOptions): AuthKoa {
   const sessionUser = async (ctx: Context) => (users ? users.authenticate(ctx) : Promise.reject(new Error('not ready')));
   const factorChanged = (userId: string, keep: string | undefined) => (o.endOtherSessionsOnFactorChange ? registry.revokeAll(userId, keep) : Promise.resolve());
   const mfa = o.mfa
-    ? loadMfa(o.mfa, o, { tokens: tokenService, startSession: begin, state: state.store, session, throttle: mfaThrottle(state, throttle, o.clock), secondFactors: () => providers.secondFactors(), factorChanged })
+    ? loadMfa(o.mfa, o, { connections, tokens: tokenService, startSession: begin, state: state.store, session, throttle: mfaThrottle(state, throttle, o.clock), secondFactors: () => providers.secondFactors(), factorChanged })
     : undefined;
-  const deps = providerDeps(o, { tokenService, avatarProxy, state, throttle, gate: mfa?.gate, sessionUser, startSession: begin, factorChanged: async (ctx) => {
+  const deps = providerDeps(o, { connections, tokenService, avatarProxy, state, throttle, gate: mfa?.gate, sessionUser, startSession: begin, factorChanged: async (ctx) => {
     const me = await session(ctx);
     await factorChanged(me.user.id, me.claims?.sid);
   } });
@@ -90,6 +93,7 @@ export function authKoa(opts: AuthKoaOptions): AuthKoa {
 
 /** What providerDeps() is made of besides the options. */
 interface DepsParts {
+  connections: ConnectionShare;
   tokenService: TokenService;
   avatarProxy: AvatarProxy;
   state: SharedState;
@@ -112,6 +116,7 @@ function providerDeps(o: ResolvedOptions, parts: DepsParts): ProviderDeps {
     url: o.url,
     clock: o.clock,
     stateStore: state.store,
+    connections: parts.connections,
     limiter: state.limiter,
     sessionUser: parts.sessionUser,
     userId: (provider, raw) => providerUserId(provider, raw, { keepHashed: o.keepHashedIds }),

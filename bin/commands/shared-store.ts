@@ -2,7 +2,7 @@ import { openStateTarget, parseStateUri } from '../../lib/state/open.js';
 import type { StateStore, StateTarget } from '../../lib/state/types.js';
 
 /** The state stores several processes can share, as `--store` help and errors name them. */
-export const SHARED_STORES = 'lmdb://<path>, redis://… or mongodb://…';
+export const SHARED_STORES = 'lmdb://<path>, redis://…, mongodb://… or postgres://…';
 
 /**
  * Checks `--store` for a command that works on the apps' shared state (bot, sessions, passkeys), and

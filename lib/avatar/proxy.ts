@@ -70,7 +70,7 @@ export function createAvatarProxy(opts: AvatarProxyOptions): AvatarProxyImpl {
   const source = storeSource(opts.store, 'avatarStore');
   const cfg = proxyConfig(opts);
   const pool = new ResizePool(opts.workers);
-  const opened = lazyResource(async () => (isAvatarStore(source) ? source : openStoreTarget(source)), {
+  const opened = lazyResource(async () => (isAvatarStore(source) ? source : openStoreTarget(source, 'avatarStore', { connections: opts.connections })), {
     onError(err) {
       cfg.log.error(`avatar store unavailable: ${(err as Error).message}`);
       return new AuthError(500, 'avatar_store_failed', "can't save avatar", { cause: err });

@@ -1,3 +1,4 @@
+import type { ConnectionShare } from '../util/connections.js';
 import type { Context } from 'koa';
 import type { Logger } from '../logger.js';
 import type { AvatarStore, StoreTarget } from '../stores/types.js';
@@ -40,6 +41,8 @@ export interface AvatarProxyOptions {
   allowAddresses?: readonly string[];
   /** Store URI (path, file://, lmdb://, bolt://, mongodb://), its parsed target, or an AvatarStore; none = pass-through. */
   store?: string | StoreTarget | AvatarStore;
+  /** The instance's connections: a store on the state store's database URI shares its pool. */
+  connections?: ConnectionShare;
   /** Whole picture fetch, redirects included, in ms (default 10 000). */
   fetchTimeout?: number;
   /** Largest picture body accepted, in bytes (default 10 MiB). */

@@ -1,3 +1,4 @@
+import type { ConnectionShare } from '../util/connections.js';
 import Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import type { Logger } from '../logger.js';
@@ -47,6 +48,8 @@ export interface MfaServiceConfig extends LoginConfig {
 
 /** What the second factor takes from the running service. */
 export interface MfaRuntime {
+  /** The instance's connections: `mfa.store` on the state store's database URI shares its pool. */
+  connections: ConnectionShare;
   tokens: TokenService;
   /** Starts the session of a login whose second step passed, as any login's. */
   startSession: SessionStarter;
@@ -64,7 +67,7 @@ export interface MfaRuntime {
 
 /** Builds the second factor from its checked options; nothing is opened until start(). */
 export function createMfa(config: MfaConfig, o: MfaServiceConfig, run: MfaRuntime): Mfa {
-  const own = isFactorStore(config.store) ? undefined : sharedState(config.store, { clock: o.clock, logger: o.logger, option: 'mfa.store' });
+  const own = isFactorStore(config.store) ? undefined : sharedState(config.store, { clock: o.clock, logger: o.logger, option: 'mfa.store', connections: run.connections });
   const store: FactorStore = own ? stateFactorStore(own.store) : (config.store as FactorStore);
   const factors = new Factors({ store, seal: sealKeys(config.secret, config.previousSecrets), state: run.state, window: config.window, clock: o.clock });
   const partials = new PartialLogins(

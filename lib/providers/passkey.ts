@@ -43,7 +43,7 @@ export const passkeyProvider: ProviderModule = {
   async create(input, deps: ProviderDeps): Promise<Provider> {
     const config = parsePasskeyOptions(input as unknown as PasskeyProviderOptions, deps);
     // Its own `credentials` store when it has one, else the service's.
-    const own = providerState(config.credentials, deps.stateStore, { clock: deps.clock, logger: deps.logger, option: 'credentials' });
+    const own = providerState(config.credentials, deps.stateStore, { clock: deps.clock, logger: deps.logger, option: 'credentials', connections: deps.connections });
     await own.start();
     const parts: PasskeyParts = {
       config,

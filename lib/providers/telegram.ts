@@ -80,7 +80,7 @@ export const telegramProvider: ProviderModule<TelegramProviderOptions & { [k: st
     const config = parseTelegramOptions(opts);
     const log = deps.logger;
     // Its own `stateStore` when it has one (an object passed in belongs to the caller), else the service's.
-    const state = providerState(config.stateStore, deps.stateStore, { clock: deps.clock, logger: log, option: 'stateStore' });
+    const state = providerState(config.stateStore, deps.stateStore, { clock: deps.clock, logger: log, option: 'stateStore', connections: deps.connections });
     // The backend (and its optional package) now, so a missing one fails start-up; an unreachable server is retried on use.
     await state.start();
     const requests = new LoginRequests(async () => state.store, deps.clock);

@@ -6,10 +6,12 @@ import { isStateStore, type StateStore, type StateStoreOptions, type StateTarget
 export type StateStoreOpener = (uri: string, opts: StateStoreOptions) => StateStore | Promise<StateStore>;
 
 /** A row of the table: a registered StateStoreOpener, or a built-in one, which also takes the parsed target. */
-type OpenState = (uri: string, opts: StateStoreOptions, target: StateTarget) => StateStore | Promise<StateStore>;
+type OpenState = (uri: string, opts: StateStoreOptions, target: StateTarget, option: string) => StateStore | Promise<StateStore>;
 
 const mongoState = () =>
   loadWithPackage('mongodb', 'stateStore mongodb://', () => import('./mongodb.js')).then((m): OpenState => (uri, opts) => m.MongoStateStore.open(uri, opts));
+const postgresState = () =>
+  loadWithPackage('pg', 'stateStore postgres://', () => import('./postgres.js')).then((m): OpenState => (uri, opts, _target, option) => m.openPostgresStateStore(uri, opts, option));
 const redisState = () => loadWithPackage('ioredis', 'stateStore redis://', () => import('./redis.js')).then((m): OpenState => m.openRedisStateStore);
 
 /** Lists the schemes as messages name them: `memory://, lmdb://<path>, …`. */
@@ -17,7 +19,7 @@ const known = (names: readonly string[]) => names.map((s) => (s === 'lmdb' ? 'lm
 
 /**
  * State-store schemes. Every state URI has a scheme; `lmdb://` takes a path (the text after `://`, as
- * for avatar stores), `mongodb+srv://` is MongoDB and `rediss://` Redis over TLS.
+ * for avatar stores), `mongodb+srv://` is MongoDB, `rediss://` Redis over TLS and `postgresql://` PostgreSQL.
  */
 export const stateSchemes = new SchemeTable<OpenState, StateStore>(
   'state store scheme',
@@ -29,9 +31,11 @@ export const stateSchemes = new SchemeTable<OpenState, StateStore>(
     'mongodb+srv': mongoState,
     redis: redisState,
     rediss: redisState,
+    postgres: postgresState,
+    postgresql: postgresState,
   },
   {
-    aliases: { 'mongodb+srv': 'mongodb', rediss: 'redis' },
+    aliases: { 'mongodb+srv': 'mongodb', rediss: 'redis', postgresql: 'postgres' },
     pathKinds: ['lmdb'],
     isStore: isStateStore,
     list: known,

@@ -1,5 +1,6 @@
 import { AuthError } from '../errors.js';
 import type { Logger } from '../logger.js';
+import type { ConnectionShare } from '../util/connections.js';
 import { lazyResource } from '../util/lazy.js';
 import { MissingPackageError } from '../util/optional.js';
 import { openStateTarget, parseStateUri } from './open.js';
@@ -31,6 +32,8 @@ export interface SharedStateOptions {
   logger: Logger;
   /** The option being served, for messages: `stateStore`, `providers[2].stateStore`. */
   option: string;
+  /** The instance's connections: stores on one database URI share one pool. */
+  connections?: ConnectionShare;
 }
 
 /**
@@ -38,10 +41,10 @@ export interface SharedStateOptions {
  * registered scheme; see parseStateUri) or a StateStore, which is used as it is.
  */
 export function sharedState(source: StateTarget | StateStore, opts: SharedStateOptions): SharedState {
-  const { clock, logger, option } = opts;
+  const { clock, logger, option, connections } = opts;
   const given = stateSchemes.source(source, option);
   const target = isStateStore(given) ? undefined : given;
-  const opened = lazyResource(async () => (target ? openStateTarget(target, { clock }, option) : (given as StateStore)), {
+  const opened = lazyResource(async () => (target ? openStateTarget(target, { clock, connections }, option) : (given as StateStore)), {
     owned: target !== undefined,
     final: true,
     what: 'state store',
@@ -113,7 +116,7 @@ export function providerState(
 ): Pick<SharedState, 'store' | 'start' | 'close'> {
   if (source === undefined) return { store: service, start: async () => {}, close: async () => {} };
   if (typeof source !== 'string') {
-    if (!isStateStore(source)) throw new TypeError(`${opts.option} must be a state store URI (memory://, lmdb://<path>, redis://…, mongodb://…) or a StateStore object`);
+    if (!isStateStore(source)) throw new TypeError(`${opts.option} must be a state store URI (memory://, lmdb://<path>, redis://…, mongodb://…, postgres://…) or a StateStore object`);
     return sharedState(source, opts);
   }
   let target: StateTarget;

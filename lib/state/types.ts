@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { ConnectionShare } from '../util/connections.js';
 import type { BackendTarget } from '../util/scheme-table.js';
 import type { UsedTokenStore } from './used-tokens.js';
 
@@ -59,6 +60,11 @@ export interface StateStoreOptions {
   clock?: () => number;
   /** Sweep expired entries every this many create() calls. Default 256. */
   sweepEvery?: number;
+  /**
+   * The connections of the instance the store belongs to: stores on one database URI share one pool
+   * (PostgreSQL). The service passes its own; a store opened alone has its own connection.
+   */
+  connections?: ConnectionShare;
 }
 
 /** A parsed state store URI (parseStateUri): `kind` is what opens it, `path` the LMDB folder. */

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, readdir, rename, stat, unlink } from 'node:fs/promises';
+import { mkdir, open, readdir, rename, stat, unlink, utimes } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { sha1 } from '../user.js';
 import { partition } from './crc64.js';
-import { avatarHash, avatarId, isAvatarId, toBuffer, type AvatarEntry, type AvatarStore, type StoredAvatar } from './types.js';
+import { avatarHash, avatarId, isAvatarId, toBuffer, type AvatarEntry, type AvatarStore, type PutOptions, type StoredAvatar } from './types.js';
 
 /** Options of the file store; `beforeRename` exists so tests can crash between write and rename. */
 export interface FileStoreOptions {
@@ -42,7 +42,7 @@ export class FileStore implements AvatarStore {
     return join(this.root, partition(avatarHash(lower)), lower);
   }
 
-  async put(userId: string, image: Buffer): Promise<string> {
+  async put(userId: string, image: Buffer, opts: PutOptions = {}): Promise<string> {
     const data = toBuffer(image, 'FileStore.put');
     const id = avatarId(userId).toLowerCase();
     const final = this.location(id);
@@ -65,6 +65,8 @@ export class FileStore implements AvatarStore {
       } finally {
         await fh.close();
       }
+      // A migration keeps the source's time; set before the rename, so the file appears with it.
+      if (opts.modified) await utimes(temp, opts.modified, opts.modified);
       await this.#opts.beforeRename?.(temp);
       await rename(temp, final);
     } catch (err) {

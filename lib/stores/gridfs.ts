@@ -2,7 +2,7 @@ import { GridFSBucket, type Db, type GridFSFile, type MongoClient, type ObjectId
 import { connectMongo } from '../util/mongodb.js';
 import { parseMongoUri, type GridFsTarget } from '../util/mongodb-uri.js';
 import { sha1 } from '../user.js';
-import { avatarId, isAvatarId, toBuffer, type AvatarEntry, type AvatarStore, type StoredAvatar } from './types.js';
+import { avatarId, isAvatarId, toBuffer, type AvatarEntry, type AvatarStore, type PutOptions, type StoredAvatar } from './types.js';
 
 /** Per-operation limit, as the original's 5 s. */
 const OP_TIMEOUT_MS = 5_000;
@@ -31,10 +31,12 @@ export class GridFsStore implements AvatarStore {
     return new GridFsStore(client, db, target);
   }
 
-  async put(userId: string, image: Buffer): Promise<string> {
+  async put(userId: string, image: Buffer, opts: PutOptions = {}): Promise<string> {
     const data = toBuffer(image, 'GridFsStore.put');
     const id = avatarId(userId).toLowerCase();
-    const upload = this.#bucket.openUploadStream(id, { metadata: { hash: sha1(data) } });
+    // uploadDate orders revisions, so a migrated avatar's own time goes in the metadata.
+    const metadata = opts.modified ? { hash: sha1(data), modified: opts.modified } : { hash: sha1(data) };
+    const upload = this.#bucket.openUploadStream(id, { metadata });
     await new Promise<void>((resolve, reject) => {
       upload.once('error', reject);
       upload.once('finish', () => resolve());
@@ -76,7 +78,7 @@ export class GridFsStore implements AvatarStore {
     for await (const f of cursor) {
       if (f.filename === last || !isAvatarId(f.filename)) continue;
       last = f.filename;
-      yield { id: f.filename, size: f.length, modified: f.uploadDate };
+      yield { id: f.filename, size: f.length, modified: f.metadata?.modified instanceof Date ? f.metadata.modified : f.uploadDate };
     }
   }
 

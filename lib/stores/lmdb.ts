@@ -1,7 +1,7 @@
 import type { Database, RootDatabase } from 'lmdb';
 import { openLmdbEnv } from '../util/lmdb-env.js';
 import { sha1 } from '../user.js';
-import { avatarId, isAvatarId, toBuffer, type AvatarEntry, type AvatarStore, type StoredAvatar } from './types.js';
+import { avatarId, isAvatarId, toBuffer, type AvatarEntry, type AvatarStore, type PutOptions, type StoredAvatar } from './types.js';
 
 /** What the `metas` database keeps per avatar: listing and ETags without reading the bytes. */
 interface Meta {
@@ -29,10 +29,10 @@ export class LmdbStore implements AvatarStore {
     this.#metas = this.#root.openDB<Meta, string>({ name: 'metas' });
   }
 
-  async put(userId: string, image: Buffer): Promise<string> {
+  async put(userId: string, image: Buffer, opts: PutOptions = {}): Promise<string> {
     const data = toBuffer(image, 'LmdbStore.put');
     const id = avatarId(userId).toLowerCase();
-    const meta: Meta = { hash: sha1(data), size: data.length, modified: Date.now() };
+    const meta: Meta = { hash: sha1(data), size: data.length, modified: opts.modified?.getTime() ?? Date.now() };
     // One write transaction: bytes and meta are never seen apart.
     await this.#root.transaction(() => {
       this.#avatars.put(id, data);

@@ -1,5 +1,5 @@
 import { openStore } from './open.js';
-import { avatarHash, type AvatarStore } from './types.js';
+import { avatarHash, type AvatarEntry, type AvatarStore } from './types.js';
 
 /** Outcome of a migration. */
 export interface MigrateResult {
@@ -21,7 +21,7 @@ export interface MigrateOptions {
 }
 
 /**
- * Copies every avatar of `from` into `to`, ids kept (the 40-hex hash passes through avatarId). Either
+ * Copies every avatar of `from` into `to`, ids and modified times kept (the 40-hex hash passes through avatarId). Either
  * side may be a URI (opened and closed here) or an open store (left open). Per-avatar failures are
  * reported and skipped; listing or opening failures reject.
  */
@@ -30,8 +30,10 @@ export async function migrate(from: string | AvatarStore, to: string | AvatarSto
   let dst: AvatarStore | undefined;
   try {
     dst = await openStore(to, 'to');
-    const ids: string[] = [];
-    for await (const e of src.list()) ids.push(e.id); // list first: the total drives progress bars
+    const entries: AvatarEntry[] = [];
+    for await (const e of src.list()) entries.push(e); // list first: the total drives progress bars
+    const ids = entries.map((e) => e.id);
+    const modified = new Map(entries.map((e) => [e.id, e.modified]));
     const result: MigrateResult = { total: ids.length, copied: 0, failed: [] };
     let done = 0;
     let next = 0;
@@ -42,7 +44,7 @@ export async function migrate(from: string | AvatarStore, to: string | AvatarSto
         try {
           const got = await src.get(id);
           if (got) {
-            await dst!.put(avatarHash(id), got.data);
+            await dst!.put(avatarHash(id), got.data, { modified: modified.get(id) });
             result.copied++;
           }
         } catch (err) {

@@ -1,6 +1,6 @@
 import { storeMismatch } from './layout.js';
 import { storeSchemes } from './schemes.js';
-import { isAvatarStore, type AvatarStore, type StoreTarget } from './types.js';
+import { isAvatarStore, type AvatarStore, type StoreOpenOptions, type StoreTarget } from './types.js';
 
 /**
  * Parses an avatar store URI without loading any backend: `file:///abs`, `file://rel`, a plain path,
@@ -34,9 +34,9 @@ export async function loadStoreBackend(target: StoreTarget, option = 'avatarStor
 }
 
 /** Opens the store a parsed URI names, loading its backend on first use. */
-export async function openStoreTarget(target: StoreTarget, option = 'avatarStore'): Promise<AvatarStore> {
+export async function openStoreTarget(target: StoreTarget, option = 'avatarStore', opts: StoreOpenOptions = {}): Promise<AvatarStore> {
   checkLayout(target, option);
-  return storeSchemes.open(target, option, (open) => open(target.uri, target));
+  return storeSchemes.open(target, option, (open) => open(target.uri, target, { ...opts, option }));
 }
 
 /**

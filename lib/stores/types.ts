@@ -1,3 +1,4 @@
+import type { ConnectionShare } from '../util/connections.js';
 import { hashId } from '../user.js';
 import type { BackendTarget } from '../util/scheme-table.js';
 
@@ -22,8 +23,11 @@ export interface StoredAvatar {
  * `openStore(uri)` builds the built-in ones.
  */
 export interface AvatarStore {
-  /** Stores `image` for the user, replacing any earlier one; returns the avatar id `<hash>.image`. */
-  put(userId: string, image: Buffer): Promise<string>;
+  /**
+   * Stores `image` for the user, replacing any earlier one; returns the avatar id `<hash>.image`.
+   * `opts.modified` (a migration keeping times) is honoured by the built-in stores.
+   */
+  put(userId: string, image: Buffer, opts?: PutOptions): Promise<string>;
   /** Reads an avatar by id; undefined when it is not stored. */
   get(avatarId: string): Promise<StoredAvatar | undefined>;
   /** Deletes an avatar; deleting a missing one is not an error. */
@@ -32,6 +36,18 @@ export interface AvatarStore {
   list(): AsyncIterable<AvatarEntry>;
   /** Releases files, handles and connections; safe to call twice. */
   close(): Promise<void>;
+}
+
+/** What opening a built-in store may take beyond its URI. */
+export interface StoreOpenOptions {
+  /** The instance's connections: stores on one database URI share one pool (PostgreSQL). */
+  connections?: ConnectionShare;
+}
+
+/** Options a stored avatar may be written with. */
+export interface PutOptions {
+  /** When the avatar was last written, kept by a migration; default now. */
+  modified?: Date;
 }
 
 /**

@@ -1,3 +1,4 @@
+import { ConnectionShare } from '../../lib/util/connections.js';
 import test from 'ava';
 import Koa from 'koa';
 import { randomBytes } from 'node:crypto';
@@ -34,6 +35,7 @@ async function handBuilt(t: any, entry: Record<string, unknown>) {
     url: served.url,
     clock: Date.now,
     stateStore: state,
+    connections: new ConnectionShare(),
     limiter: stateLimiter(state, Date.now),
     throttle: () => undefined,
     sessionUser: () => Promise.reject(new Error('no sessions here')),

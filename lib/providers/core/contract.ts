@@ -7,6 +7,7 @@ import type { Context } from 'koa';
 import type { Provider, ProviderOptions } from './provider.js';
 import type { AvatarProxy } from '../../avatar/types.js';
 import type { Logger } from '../../logger.js';
+import type { ConnectionShare } from '../../util/connections.js';
 import type { CompletedLogin } from '../../session/login.js';
 import type { JwtSigner } from '../../session/signer.js';
 import type { TokenService } from '../../session/token-service.js';
@@ -33,6 +34,8 @@ export interface ProviderDeps {
    * A backend failure rejects with AuthError 503 `state_store_unavailable` (its cause is logged when it is answered).
    */
   readonly stateStore: StateStore;
+  /** The instance's connections: a provider's own store on the same database URI shares its pool. */
+  readonly connections: ConnectionShare;
   /** Rate limits counted in the service-wide state store. Prefix keys with the provider's name. */
   readonly limiter: Limiter;
   /**

@@ -1,0 +1,166 @@
+import pg from 'pg';
+import type { ConnectionOptions } from 'node:tls';
+import { unshared, type ConnectionShare, type Lease } from '../util/connections.js';
+import { tableName, type PostgresTarget } from './uri.js';
+
+/**
+ * A PostgreSQL pool as authkoa's stores use it: shared per URI within one instance (ConnectionShare),
+ * checked before it is handed out, every statement bounded by the URI's timeout on both sides (the
+ * client gives up, the server cancels), and every failure worded with the redacted URI. Imported only
+ * by the PostgreSQL backends, so `pg` loads when a `postgres://` URI is configured.
+ */
+
+/** Options of the PostgreSQL backends beyond the URI. */
+export interface PostgresOptions {
+  /** The instance's connection share; without it the store opens a pool of its own. */
+  connections?: ConnectionShare;
+  /** TLS options for node-postgres (a CA, a client certificate); the URI's `sslmode` and friends take precedence. */
+  ssl?: ConnectionOptions;
+}
+
+/** Server answers that no retry will fix: a refused login, a missing database or role, no rights. */
+const CONFIG_CODES = new Set(['28P01', '28000', '3D000', '42501', '3F000']);
+
+/** One statement runner: the pool's, or a transaction's client. */
+export type Query = <R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[]) => Promise<pg.QueryResult<R>>;
+
+export class PostgresDb {
+  readonly target: PostgresTarget;
+  readonly #lease: Lease<pg.Pool>;
+  #closed = false;
+
+  constructor(target: PostgresTarget, lease: Lease<pg.Pool>) {
+    this.target = target;
+    this.#lease = lease;
+  }
+
+  get redacted(): string {
+    return this.target.redacted;
+  }
+
+  /** `"schema"."<prefix>name"`. */
+  table(name: string): string {
+    return tableName(this.target, name);
+  }
+
+  /** Runs one statement; a failure names the database (password redacted) and the call. */
+  async query<R extends pg.QueryResultRow = pg.QueryResultRow>(call: string, text: string, values?: unknown[]): Promise<pg.QueryResult<R>> {
+    this.#open(call);
+    try {
+      return await this.#lease.value.query<R>(text, values);
+    } catch (err) {
+      throw this.#failed(call, err);
+    }
+  }
+
+  /**
+   * Runs `work` in one transaction on one connection: committed when it resolves, rolled back when it
+   * throws. A connection that failed mid-transaction is dropped from the pool, not reused.
+   */
+  async transaction<T>(call: string, work: (query: Query) => Promise<T>): Promise<T> {
+    this.#open(call);
+    let client: pg.PoolClient;
+    try {
+      client = await this.#lease.value.connect();
+    } catch (err) {
+      throw this.#failed(call, err);
+    }
+    let broken: Error | undefined;
+    try {
+      await client.query('BEGIN');
+      const result = await work((text, values) => client.query(text, values));
+      await client.query('COMMIT');
+      return result;
+    } catch (err) {
+      await client.query('ROLLBACK').catch((e: Error) => (broken = e));
+      throw err instanceof TypeError ? err : this.#failed(call, err);
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  /** Releases this store's use of the pool; the pool ends with its last user. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.#lease.release();
+  }
+
+  #open(call: string): void {
+    if (this.#closed) throw new Error(`store is closed (${call})`);
+  }
+
+  #failed(call: string, err: unknown): Error {
+    return new Error(`postgres ${this.redacted}: ${call} failed: ${(err as Error)?.message ?? err}`, { cause: err });
+  }
+}
+
+/**
+ * The pool for `target`, shared through `opts.connections` with the instance's other stores on the same
+ * URI. The first user connects and runs `SELECT 1`: a refused password, a missing database or role
+ * rejects with a TypeError naming the option and the redacted URI (a start-up error: no retry fixes
+ * it); a server that cannot be reached rejects with an Error (the service retries on first use).
+ */
+export async function openPostgres(target: PostgresTarget, opts: PostgresOptions, option: string): Promise<PostgresDb> {
+  const open = () => connectPool(target, opts.ssl, option);
+  const close = (pool: pg.Pool) => pool.end();
+  // TLS options are objects (keys, certificates): a pool given its own is not shared by URI alone.
+  const lease = opts.connections && !opts.ssl ? await opts.connections.acquire(`postgres ${target.connectionString} ${target.timeoutMs}`, open, close) : await unshared(open, close);
+  return new PostgresDb(target, lease);
+}
+
+async function connectPool(target: PostgresTarget, ssl: ConnectionOptions | undefined, option: string): Promise<pg.Pool> {
+  const t = target.timeoutMs;
+  const pool = new pg.Pool({
+    connectionString: target.connectionString,
+    ssl,
+    max: 10,
+    connectionTimeoutMillis: t,
+    query_timeout: t,
+    statement_timeout: t,
+    // A transaction left open by a process that hung must not hold its row locks for long.
+    idle_in_transaction_session_timeout: 2 * t,
+    idleTimeoutMillis: 30_000,
+    keepAlive: true,
+    allowExitOnIdle: true,
+  });
+  // An idle connection the server dropped (a restart) is reported here; without a listener the
+  // process would die. The pool replaces it at the next query.
+  pool.on('error', () => {});
+  try {
+    await pool.query('SELECT 1');
+    return pool;
+  } catch (err) {
+    await pool.end().catch(() => {});
+    throw startError(err, target, option);
+  }
+}
+
+/** A start-up failure: a TypeError when the server refused (no retry fixes it), else an outage. */
+export function startError(err: unknown, target: PostgresTarget, option: string): Error {
+  const e = err as { code?: string; message?: string };
+  if (e?.code && CONFIG_CODES.has(e.code)) return new TypeError(`authKoa: ${option} ${target.redacted}: ${e.message}`);
+  return new Error(`postgres ${target.redacted} is unavailable (${e?.message ?? err})`, { cause: err });
+}
+
+/** A fixed advisory-lock id for schema changes: two processes opening at once create tables one after the other. */
+const DDL_LOCK = 0x6175_7468_6b6f_61n; // "authkoa"
+
+/**
+ * Creates the tables `ddl` describes when one is missing, in one transaction under an advisory lock,
+ * so two processes opening at once do not race CREATE TABLE. When every table exists nothing is
+ * changed, so a role without CREATE rights works against tables made by `authctl db migrate` or by
+ * the DDL in docs/scaling.md.
+ */
+export async function ensureTables(db: PostgresDb, tables: readonly string[], ddl: readonly string[], option: string): Promise<void> {
+  const present = await db.query<{ missing: boolean }>('schema', 'SELECT bool_or(to_regclass(t) IS NULL) AS missing FROM unnest($1::text[]) AS t', [tables]);
+  if (present.rows[0]?.missing === false) return;
+  try {
+    await db.transaction('schema', async (query) => {
+      await query('SELECT pg_advisory_xact_lock($1)', [DDL_LOCK.toString()]);
+      for (const statement of ddl) await query(statement);
+    });
+  } catch (err) {
+    throw startError((err as Error).cause ?? err, db.target, option);
+  }
+}

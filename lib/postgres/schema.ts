@@ -1,0 +1,58 @@
+import { tableName, type PostgresTarget } from './uri.js';
+
+/**
+ * The tables authkoa keeps in PostgreSQL, as statements that can run again without harm (IF NOT
+ * EXISTS). The stores create theirs on first open; `authctl db migrate <uri>` creates all of them;
+ * docs/scaling.md prints them for teams that manage their schema themselves (`authctl db migrate
+ * --print`). Names follow the URI's `schema` and `prefix`.
+ */
+
+type Names = Pick<PostgresTarget, 'schema' | 'prefix'>;
+
+/** The state table: login state, limits, revocations, passkeys, second factors, sessions per device. */
+export function stateTable(target: Names): string {
+  return tableName(target, 'state');
+}
+
+/** The avatar table: one row per avatar, the bytes beside their hash and modified time. */
+export function avatarTable(target: Names): string {
+  return tableName(target, 'avatars');
+}
+
+function schemaDdl(target: Names): string[] {
+  return target.schema === 'public' ? [] : [`CREATE SCHEMA IF NOT EXISTS "${target.schema}"`];
+}
+
+export function stateDdl(target: Names): string[] {
+  const t = stateTable(target);
+  return [
+    ...schemaDdl(target),
+    `CREATE TABLE IF NOT EXISTS ${t} (
+  ns text NOT NULL,
+  key text NOT NULL,
+  value json NOT NULL,
+  expires_at bigint NOT NULL,
+  rev text NOT NULL,
+  PRIMARY KEY (ns, key)
+)`,
+    `CREATE INDEX IF NOT EXISTS "${target.prefix}state_expires_at" ON ${t} (expires_at)`,
+  ];
+}
+
+export function avatarDdl(target: Names): string[] {
+  return [
+    ...schemaDdl(target),
+    `CREATE TABLE IF NOT EXISTS ${avatarTable(target)} (
+  id text PRIMARY KEY,
+  data bytea NOT NULL,
+  hash text NOT NULL,
+  size integer NOT NULL,
+  modified timestamptz NOT NULL
+)`,
+  ];
+}
+
+/** Every table, for `authctl db migrate`. */
+export function allDdl(target: Names): string[] {
+  return [...new Set([...stateDdl(target), ...avatarDdl(target)])];
+}
