@@ -501,7 +501,7 @@ function report(httpRows: HttpRow[], costs: MiddlewareCost[], micro: MicroResult
 const STATE_ROUNDS = quick ? 1 : 5;
 const STATE_LOGINS = quick ? 200 : 1000;
 if (flag('--state-only')) {
-  process.stderr.write('logins by state store (memory, LMDB, Redis)…\n');
+  process.stderr.write('logins by state store (memory, LMDB, Redis, PostgreSQL)…\n');
   process.stdout.write(stateReport(await stateBench(STATE_ROUNDS, STATE_LOGINS), STATE_ROUNDS, STATE_LOGINS).join('\n') + '\n');
   process.exit(0);
 }
@@ -513,7 +513,7 @@ if (flag('--import-only')) {
   process.stdout.write(importReport(imp).join('\n') + '\n');
   process.exit(0);
 }
-process.stderr.write('logins by state store (memory, LMDB, Redis)…\n');
+process.stderr.write('logins by state store (memory, LMDB, Redis, PostgreSQL)…\n');
 const state = await stateBench(STATE_ROUNDS, STATE_LOGINS);
 const httpRows = await httpBench();
 process.stderr.write('token verification micro benchmark…\n');

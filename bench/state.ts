@@ -1,6 +1,7 @@
 /**
  * What the state store costs a login: verified-login step 2 (spends the token: one store write) and a
- * direct login, with the service's `stateStore` on memory, LMDB and a real redis-server, in one run.
+ * direct login, with the service's `stateStore` on memory, LMDB, a real redis-server and a real
+ * PostgreSQL server, in one run.
  * Each login is one HTTP request to an app in this process, sent one at a time, so the figure is a
  * login's latency and (store − memory) is what the store adds to it. Stores alternate within each
  * round, in an order that rotates, so drift during the run falls on all of them alike.
@@ -12,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Koa from 'koa';
 import { authKoa } from './built.js';
+import { startPostgres } from '../spec/helpers/postgres.js';
 import { startRedis } from '../spec/helpers/redis.js';
 
 export interface StateRow {
@@ -82,11 +84,12 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 /** `rounds` rounds of `n` logins of each kind per store. */
 export async function stateBench(rounds = 5, n = 1000): Promise<StateRow[]> {
   const dir = mkdtempSync(join(tmpdir(), 'authkoa-bench-state-'));
-  const redis = await startRedis();
+  const [redis, postgres] = await Promise.all([startRedis(), startPostgres()]);
   const stores: Array<[string, string]> = [
     ['memory', 'memory'],
     ['lmdb', `lmdb://${join(dir, 'state')}`],
     ['redis', `${redis.uri}/0?prefix=bench:`],
+    ['postgres', postgres.uri],
   ];
   const apps = await Promise.all(stores.map(([, uri]) => app(uri)));
   const times = stores.map(() => ({ verified: [] as number[], direct: [] as number[] }));
@@ -107,7 +110,7 @@ export async function stateBench(rounds = 5, n = 1000): Promise<StateRow[]> {
     }
   } finally {
     await Promise.all(apps.map((a) => a.close()));
-    await redis.stop();
+    await Promise.all([redis.stop(), postgres.destroy()]);
     rmSync(dir, { recursive: true, force: true });
   }
   return stores.map(([store], i) => ({ store, verifiedUs: median(times[i]!.verified), directUs: median(times[i]!.direct) }));

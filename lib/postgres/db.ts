@@ -1,6 +1,7 @@
 import pg from 'pg';
 import type { ConnectionOptions } from 'node:tls';
-import { unshared, type ConnectionShare, type Lease } from '../util/connections.js';
+import type { PostgresOptions } from './options.js';
+import { unshared, type Lease } from '../util/connections.js';
 import { tableName, type PostgresTarget } from './uri.js';
 
 /**
@@ -9,14 +10,6 @@ import { tableName, type PostgresTarget } from './uri.js';
  * client gives up, the server cancels), and every failure worded with the redacted URI. Imported only
  * by the PostgreSQL backends, so `pg` loads when a `postgres://` URI is configured.
  */
-
-/** Options of the PostgreSQL backends beyond the URI. */
-export interface PostgresOptions {
-  /** The instance's connection share; without it the store opens a pool of its own. */
-  connections?: ConnectionShare;
-  /** TLS options for node-postgres (a CA, a client certificate); the URI's `sslmode` and friends take precedence. */
-  ssl?: ConnectionOptions;
-}
 
 /** Server answers that no retry will fix: a refused login, a missing database or role, no rights. */
 const CONFIG_CODES = new Set(['28P01', '28000', '3D000', '42501', '3F000']);
@@ -161,6 +154,9 @@ export async function ensureTables(db: PostgresDb, tables: readonly string[], dd
       for (const statement of ddl) await query(statement);
     });
   } catch (err) {
-    throw startError((err as Error).cause ?? err, db.target, option);
+    const failed = startError((err as Error).cause ?? err, db.target, option);
+    // A role without CREATE rights: say how the tables get made without them.
+    if (failed instanceof TypeError) failed.message += ' (create the tables with `authctl db migrate <uri>` or the DDL in docs/scaling.md)';
+    throw failed;
   }
 }

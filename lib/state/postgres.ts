@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { ensureTables, openPostgres, type PostgresDb, type PostgresOptions, type Query } from '../postgres/db.js';
+import { ensureTables, openPostgres, type PostgresDb, type Query } from '../postgres/db.js';
+import type { PostgresOptions } from '../postgres/options.js';
 import { stateDdl, stateTable } from '../postgres/schema.js';
 import { parsePostgresUri } from '../postgres/uri.js';
 import { countHits, type Window } from './limiter.js';

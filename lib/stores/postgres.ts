@@ -1,4 +1,5 @@
-import { ensureTables, openPostgres, type PostgresDb, type PostgresOptions } from '../postgres/db.js';
+import { ensureTables, openPostgres, type PostgresDb } from '../postgres/db.js';
+import type { PostgresOptions } from '../postgres/options.js';
 import { avatarDdl, avatarTable } from '../postgres/schema.js';
 import { parsePostgresUri } from '../postgres/uri.js';
 import { sha1 } from '../user.js';

@@ -1,6 +1,6 @@
 /**
  * Every persistent state-store backend a test can run against here, each opened fresh per test:
- * LMDB files, a real redis-server, and MongoDB through the CongoDB stand-in (no mongod can run here;
+ * LMDB files, a real redis-server, a real PostgreSQL server, and MongoDB through the CongoDB stand-in (no mongod can run here;
  * the stand-in proves the protocol, not MongoDB's behaviour). The servers start once per test file.
  */
 import type { ExecutionContext, TestFn } from 'ava';
@@ -8,28 +8,32 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { LmdbStateStore } from '../../lib/state/lmdb.js';
 import { MongoStateStore } from '../../lib/state/mongodb.js';
+import { openPostgresStateStore } from '../../lib/state/postgres.js';
 import { openRedisStateStore } from '../../lib/state/redis.js';
 import type { StateStore } from '../../lib/state/types.js';
 import { startMongo, type MongoPeer } from './mongo.js';
+import { startPostgres, type PostgresPeer } from './postgres.js';
 import { startRedis, type RedisPeer } from './redis.js';
 import { tempDir } from './temp.js';
 
 export type OpenStore = (t: ExecutionContext) => Promise<StateStore>;
 
-/** Starts redis-server and the Mongo stand-in for this file's tests; returns a label and an opener per backend. */
+/** Starts redis-server, PostgreSQL and the Mongo stand-in for this file's tests; returns a label and an opener per backend. */
 export function useStateBackends(test: TestFn): Array<[label: string, open: OpenStore]> {
   let redis: RedisPeer | undefined;
+  let postgres: PostgresPeer | undefined;
   let mongo: MongoPeer | undefined;
   test.before(async () => {
-    [redis, mongo] = await Promise.all([startRedis(), startMongo()]);
+    [redis, postgres, mongo] = await Promise.all([startRedis(), startPostgres(), startMongo()]);
   });
   test.after.always(async () => {
-    await Promise.all([redis?.stop(), mongo?.stop()]);
+    await Promise.all([redis?.stop(), postgres?.destroy(), mongo?.stop()]);
   });
   const unique = () => randomBytes(5).toString('hex');
   return [
     ['lmdb', async (t) => new LmdbStateStore(join(tempDir(t), 'state'))],
     ['redis', async () => openRedisStateStore(`${redis!.uri}/0?prefix=t${unique()}:`)],
+    ['postgres', async () => openPostgresStateStore(`${postgres!.uri}?prefix=t${unique()}_`)],
     ['mongodb (CongoDB stand-in)', async () => MongoStateStore.open(`${mongo!.uri}${mongo!.uri.includes('?') ? '&' : '/?'}state_coll=t_${unique()}`)],
   ];
 }
