@@ -11,8 +11,17 @@ import { tableName, type PostgresTarget } from './uri.js';
  * by the PostgreSQL backends, so `pg` loads when a `postgres://` URI is configured.
  */
 
-/** Server answers that no retry will fix: a refused login, a missing database or role, no rights. */
-const CONFIG_CODES = new Set(['28P01', '28000', '3D000', '42501', '3F000']);
+/**
+ * Failures no retry will fix: the server refused the login, the database or role is missing, the role
+ * lacks a right; a TLS file the URI names cannot be read; the server's certificate does not verify.
+ */
+const CONFIG_CODES = new Set([
+  '28P01', '28000', '3D000', '42501', '3F000',
+  'ENOENT', 'EACCES', 'EISDIR',
+  'DEPTH_ZERO_SELF_SIGNED_CERT', 'SELF_SIGNED_CERT_IN_CHAIN', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'ERR_TLS_CERT_ALTNAME_INVALID', 'CERT_HAS_EXPIRED',
+]);
+/** node-postgres's own words when TLS was asked for and the server has none (it gives no code). */
+const NO_TLS = /does not support SSL/i;
 
 /** One statement runner: the pool's, or a transaction's client. */
 export type Query = <R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[]) => Promise<pg.QueryResult<R>>;
@@ -132,7 +141,7 @@ async function connectPool(target: PostgresTarget, ssl: ConnectionOptions | unde
 /** A start-up failure: a TypeError when the server refused (no retry fixes it), else an outage. */
 export function startError(err: unknown, target: PostgresTarget, option: string): Error {
   const e = err as { code?: string; message?: string };
-  if (e?.code && CONFIG_CODES.has(e.code)) return new TypeError(`authKoa: ${option} ${target.redacted}: ${e.message}`);
+  if ((e?.code && CONFIG_CODES.has(e.code)) || NO_TLS.test(String(e?.message))) return new TypeError(`authKoa: ${option} ${target.redacted}: ${e.message}`);
   return new Error(`postgres ${target.redacted} is unavailable (${e?.message ?? err})`, { cause: err });
 }
 

@@ -186,6 +186,8 @@ async function crash(proc: ChildProcess, dataDir: string, port: number): Promise
 
 interface Cluster {
   bin: string;
+  /** Server options beyond the defaults: TLS, when started with a certificate. */
+  extra: string[];
   /** The temp folder: the data directory's parent and the unix socket's folder. */
   root: string;
   dataDir: string;
@@ -201,7 +203,7 @@ async function launch(cluster: Cluster, port: number, deadline: number): Promise
   // No durability beyond what a killed process (not a lost machine) needs: its writes are in the OS page
   // cache. synchronous_commit stays on: off lets a commit acknowledged just before stop() vanish with
   // the WAL buffers (every time, when tried), and with fsync off it costs only a write() per commit.
-  args.push('-c', 'fsync=off', '-c', 'full_page_writes=off', '-c', 'max_connections=200', '-c', 'shared_buffers=32MB');
+  args.push('-c', 'fsync=off', '-c', 'full_page_writes=off', '-c', 'max_connections=200', '-c', 'shared_buffers=32MB', ...cluster.extra);
   const proc = spawn(join(cluster.bin, 'postgres'), args, { ...cluster.as, cwd: cluster.root, env: ENV, stdio: ['ignore', 'pipe', 'pipe'] });
   let timer: NodeJS.Timeout | undefined;
   let out: { readonly text: string } = { text: '' };
@@ -218,8 +220,9 @@ async function launch(cluster: Cluster, port: number, deadline: number): Promise
   throw new Error(`postgres did not start on port ${port}${ready === 'timeout' ? ' in time' : ''}:\n${lastLines(out.text)}`);
 }
 
-async function createDatabase(adminUri: string, name: string): Promise<void> {
-  const admin = new pg.Client({ connectionString: adminUri });
+async function createDatabase(adminUri: string, name: string, tls: boolean): Promise<void> {
+  // Over TLS when the server takes nothing else; the tests check certificates, the helper need not.
+  const admin = new pg.Client({ connectionString: adminUri, ssl: tls ? { rejectUnauthorized: false } : undefined });
   admin.on('error', () => undefined); // a server stopped meanwhile: the pending call rejects, that is enough
   await admin.connect();
   try {
@@ -229,10 +232,25 @@ async function createDatabase(adminUri: string, name: string): Promise<void> {
   }
 }
 
-export async function startPostgres(opts: { password?: string } = {}): Promise<PostgresPeer> {
+/**
+ * With `tls`, the server speaks TLS with that certificate and accepts TCP logins only over it
+ * (`hostssl` in pg_hba.conf): a client that does not ask for TLS is refused.
+ */
+function requireTls(cluster: Cluster, tls: { cert: string; key: string }): void {
+  const cert = join(cluster.root, 'server.crt');
+  const key = join(cluster.root, 'server.key');
+  writeFileSync(cert, tls.cert);
+  writeFileSync(key, tls.key, { mode: 0o600 }); // PostgreSQL refuses a key others can read
+  if (cluster.as.uid !== undefined) for (const f of [cert, key]) chownSync(f, cluster.as.uid, cluster.as.gid!);
+  const hba = join(cluster.dataDir, 'pg_hba.conf');
+  writeFileSync(hba, readFileSync(hba, 'utf8').replace(/^host(\s)/gm, 'hostssl$1'));
+  cluster.extra.push('-c', 'ssl=on', '-c', `ssl_cert_file=${cert}`, '-c', `ssl_key_file=${key}`);
+}
+
+export async function startPostgres(opts: { password?: string; tls?: { cert: string; key: string } } = {}): Promise<PostgresPeer> {
   const bin = findBinDir(); // first: a missing package is the likelier cause, and its message names the fix
   const as = runAs();
-  const cluster: Cluster = { bin, root: mkdtempSync(join(tmpdir(), 'authkoa-pg-')), dataDir: '', as };
+  const cluster: Cluster = { bin, root: mkdtempSync(join(tmpdir(), 'authkoa-pg-')), dataDir: '', as, extra: [] };
   if (as.uid !== undefined) chownSync(cluster.root, as.uid, as.gid!);
   let child: ChildProcess | undefined;
   let port = 0;
@@ -249,12 +267,13 @@ export async function startPostgres(opts: { password?: string } = {}): Promise<P
 
   try {
     cluster.dataDir = await initdb(cluster.bin, cluster.root, as, opts.password);
+    if (opts.tls) requireTls(cluster, opts.tls);
     const deadline = Date.now() + START_DEADLINE_MS;
     for (let attempt = 0; port === 0 || !(await serve(deadline)); attempt++) {
       if (attempt > 5) throw new Error('postgres: no free port');
       port = (await tryPort(0))!;
     }
-    await createDatabase(uriFor('postgres'), USER);
+    await createDatabase(uriFor('postgres'), USER, opts.tls !== undefined);
   } catch (err) {
     await stop().catch(() => undefined);
     rmSync(cluster.root, { recursive: true, force: true });
@@ -268,7 +287,7 @@ export async function startPostgres(opts: { password?: string } = {}): Promise<P
       return child && child.exitCode === null && child.signalCode === null ? child.pid : undefined;
     },
     async database(name) {
-      await createDatabase(uriFor('postgres'), name);
+      await createDatabase(uriFor('postgres'), name, opts.tls !== undefined);
       return uriFor(name);
     },
     stop,
