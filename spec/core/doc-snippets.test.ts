@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import test, { type ExecutionContext } from 'ava';
 import ts from 'typescript';
 import * as authkoa from '../../lib/index.js';
+import { allDdl } from '../../lib/postgres/schema.js';
 import { ROOT, blockProblems, checkedFiles, docBlocks, type BlockDiagnostic, type DocBlock } from '../package/doc-blocks.js';
 
 /** The source file of each package entry point, from package.json's exports (./dist/lib/x.js → lib/x.ts). */
@@ -143,4 +144,11 @@ test('every TypeScript block type-checks under strict against lib/, and every Ja
     }));
   });
   t.deepEqual(blockProblems(blocks, sources, diagnostics), []);
+});
+
+test("docs/scaling.md's PostgreSQL DDL is what `authctl db migrate --print` and the stores create, for the default schema and prefix", (t) => {
+  const doc = readFileSync(join(ROOT, 'docs', 'scaling.md'), 'utf8');
+  const blocks = [...doc.matchAll(/```sql\n([\s\S]*?)```/g)].map((m) => m[1]);
+  t.is(blocks.length, 1, 'one sql block');
+  t.is(blocks[0], allDdl({ schema: 'public', prefix: 'authkoa_' }).map((s) => `${s};\n`).join(''));
 });
