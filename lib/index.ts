@@ -64,6 +64,26 @@ export type { LimitKey, StateEntry, StateStore, StateStoreOptions } from './stat
 export type { Limiter } from './state/limiter.js';
 export type { UsedTokenStore } from './state/used-tokens.js';
 export type { Logger, LogFunc } from './logger.js';
+export { AUTH_EVENT_TYPES } from './events/types.js';
+export type {
+  AuthEvent,
+  AuthEventBase,
+  AuthEventListener,
+  AuthEventMap,
+  AuthEventType,
+  ClientFields,
+  LockoutEvent,
+  LoginEvent,
+  LoginFailedEvent,
+  LogoutEvent,
+  MfaChangedEvent,
+  MfaFailedEvent,
+  PasskeyAddedEvent,
+  PasskeyRemovedEvent,
+  RefreshEvent,
+  SessionRevokedEvent,
+} from './events/types.js';
+export type { AuditOption, AuditStream } from './events/options.js';
 export { emailSender, isEmailAddress, type EmailSender, type EmailSenderOptions } from './providers/verified/email.js';
 export type { Sender, SenderFunc } from './providers/verified/sender.js';
 // Option types of the built-in kinds: types only, so no provider module loads with them. entries.js also

@@ -1,3 +1,5 @@
+import type { AuthEventBus } from './events/bus.js';
+import type { AuthEventListener, AuthEventType } from './events/types.js';
 import type { Middleware } from 'koa';
 import type { AvatarProxy } from './avatar/types.js';
 import type { AuthMiddleware } from './middleware.js';
@@ -40,6 +42,15 @@ export interface AuthKoa extends Middleware {
    * their removal after a lost phone (as `authctl mfa reset`). Undefined when `mfa` is not set.
    */
   readonly mfa: { status(userId: string): Promise<FactorSummary>; reset(userId: string): Promise<boolean> } | undefined;
+  /**
+   * Listens to one type of auth event (docs/events.md): `login`, `login_failed`, `lockout`, `logout`,
+   * `refresh`, `session_revoked`, `passkey_added`, `passkey_removed`, `mfa_changed`, `mfa_failed`.
+   * Listeners run after the answer is sent; one that throws, rejects or is still running after
+   * `eventListenerTimeout` is reported through Koa's `app.emit('error')`. An unknown type is a TypeError.
+   */
+  on<T extends AuthEventType>(type: T, listener: AuthEventListener<T>): void;
+  /** Stops a listener added with on(). */
+  off<T extends AuthEventType>(type: T, listener: AuthEventListener<T>): void;
   /** Stops everything the instance started: provider servers and pollers, the avatar store and its workers, the state store it opened. */
   close(): Promise<void>;
 }
@@ -55,6 +66,7 @@ export interface InstanceParts {
   starting: Promise<void>;
   registry: SessionRegistry;
   mfa: Mfa | undefined;
+  events: AuthEventBus;
   /** Closes what the instance started. */
   close(): Promise<void>;
 }
@@ -80,6 +92,8 @@ export function instanceApi(p: InstanceParts): Omit<AuthKoa, keyof Middleware | 
       status: (userId: string) => started(() => p.mfa!.status(userId)),
       reset: (userId: string) => started(() => p.mfa!.reset(userId)),
     },
+    on: (type, listener) => p.events.on(type, listener),
+    off: (type, listener) => p.events.off(type, listener),
     close() {
       closed ??= p.close();
       return closed;

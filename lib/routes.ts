@@ -10,6 +10,7 @@ import type { Provider } from './providers/core/contract.js';
 import type { Claims } from './session/claims.js';
 import { endSession } from './session/login.js';
 import type { TokenService } from './session/token-service.js';
+import type { FailedLogins } from './events/session-events.js';
 
 // The routes under `<authRoutePath>`: list, user, status, logout, and each provider's login,
 // callback, logout and own actions.
@@ -65,12 +66,12 @@ export function unknownRoute(ctx: Context, prefix: string): never {
  * of this token would go on working, so "logged out" would be untrue. Without it, an ended token only
  * ever stopped at its next refresh: the logout answers 200 as before.
  */
-function tokenEnder(o: RoutesConfig, tokens: TokenService, endToken: (claims: Claims) => Promise<void>): (ctx: Context) => Promise<void> {
+function tokenEnder(o: RoutesConfig, tokens: TokenService, endToken: EndToken): (ctx: Context) => Promise<void> {
   return async (ctx) => {
     const claims = await tokens.presented(ctx);
     if (!claims?.user || claims.handshake) return;
     try {
-      await endToken(claims);
+      await endToken(claims, ctx);
     } catch (err) {
       const e = new AuthError(503, 'state_store_unavailable', 'the session could not be ended: the state store is unavailable', { cause: err });
       if (o.strictRevocation) {
@@ -90,18 +91,14 @@ function providerNamed(providers: ProviderRegistry, name: string): Provider {
 }
 
 /** A provider's one-segment route: login and callback (after the preAuthHook), logout (which ends the token first), else its own action. */
-async function providerRoute(ctx: Context, o: RoutesConfig, provider: Provider, action: string, endToken: (ctx: Context) => Promise<void>): Promise<void> {
+async function providerRoute(ctx: Context, o: RoutesConfig & { failed: FailedLogins }, provider: Provider, action: string, endToken: (ctx: Context) => Promise<void>): Promise<void> {
   // DELETE only reaches a provider's own actions (removing a passkey); the login routes are GET and POST.
   if (ctx.method === 'DELETE' && !['login', 'callback', 'logout'].includes(action)) return providerAction(ctx, provider, action);
   if (ctx.method !== 'GET' && ctx.method !== 'POST') throw new AuthError(405, 'method_not_allowed', 'method not allowed');
   switch (action) {
     case 'login':
-      if (o.preAuthHook) await o.preAuthHook(ctx, provider.name);
-      return provider.login(ctx);
     case 'callback':
-      if (!provider.callback) throw new AuthError(404, 'not_found', 'provider has no callback');
-      if (o.preAuthHook) await o.preAuthHook(ctx, provider.name);
-      return provider.callback(ctx);
+      return loginStep(ctx, o, provider, action);
     case 'logout':
       await endToken(ctx);
       return provider.logout(ctx);
@@ -110,19 +107,41 @@ async function providerRoute(ctx: Context, o: RoutesConfig, provider: Provider, 
   }
 }
 
+/** A login or callback step, after the preAuthHook; a refusal is told as `login_failed`, then answered. */
+async function loginStep(ctx: Context, o: RoutesConfig & { failed: FailedLogins }, provider: Provider, action: 'login' | 'callback'): Promise<void> {
+  try {
+    if (action === 'callback' && !provider.callback) throw new AuthError(404, 'not_found', 'provider has no callback');
+    if (o.preAuthHook) await o.preAuthHook(ctx, provider.name);
+    return await (action === 'login' ? provider.login(ctx) : provider.callback!(ctx));
+  } catch (err) {
+    o.failed.tell(ctx, provider.name, provider.kind ?? 'custom', err);
+    throw err;
+  }
+}
+
+/** Ends a logged-out token and its session (revocation and the session list), for the request that asked. */
+export type EndToken = (claims: Claims, ctx: Context) => Promise<void>;
+
+/** What the auth routes work with besides their options. */
+export interface AuthRouterParts {
+  tokens: TokenService;
+  providers: ProviderRegistry;
+  middleware: AuthMiddleware;
+  /** Where refused logins are told (`login_failed`). */
+  failed: FailedLogins;
+}
+
 /** The auth routes of one service. */
 export function buildAuthRouter(
   o: RoutesConfig,
-  tokens: TokenService,
-  providers: ProviderRegistry,
-  middleware: AuthMiddleware,
-  /** Ends a logged-out token and its session (revocation and the session list). */
-  endLoggedOut: (claims: Claims) => Promise<void>,
+  { tokens, providers, middleware, failed }: AuthRouterParts,
+  endLoggedOut: EndToken,
   /** The routes of a feature the options turn on (the second factor's `/mfa/…`), taken before the providers' routes. */
   mountFeatures?: (router: Router) => void,
 ): Router {
   const router = new Router({ prefix: o.authRoutePath });
   const origin = o.origin;
+  const routeConfig = { ...o, failed };
   mountFeatures?.(router);
 
   router.get('/list', (ctx) => {
@@ -158,7 +177,7 @@ export function buildAuthRouter(
   router.all('/:provider/:action', async (ctx) => {
     const provider = providerNamed(providers, ctx.params.provider!);
     refuseCrossSite(ctx, origin, provider, ctx.params.action!);
-    return providerRoute(ctx, o, provider, ctx.params.action!, endToken);
+    return providerRoute(ctx, routeConfig, provider, ctx.params.action!, endToken);
   });
 
   // Two-segment actions (`register/options`): a provider's own routes only.

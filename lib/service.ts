@@ -33,6 +33,8 @@ import { providerUserId, type User } from './user.js';
 import { loadWithPackage } from './util/optional.js';
 import { loadMfa } from './mfa/load.js';
 import { ConnectionShare } from './util/connections.js';
+import { createEvents, type InstanceEvents } from './events/instance.js';
+import { loginEvent, logoutEvent } from './events/session-events.js';
 import type { Mfa } from './mfa/service.js';
 import { mfaThrottle, throttlesPerScope } from './state/throttles.js';
 
@@ -51,28 +53,35 @@ export function authKoa(opts: AuthKoaOptions): AuthKoa {
   const connections = new ConnectionShare();
   const avatarProxy = createAvatarProxy({ ...o.avatarProxyOptions, connections, store: o.avatarStore, url: o.url, routePath: o.avatarRoutePath, resizeLimit: o.avatarResizeLimit, allowPrivate: o.avatarAllowPrivate, logger: o.logger });
   const state = sharedState(o.stateStore, { clock: o.clock, logger: o.logger, option: 'stateStore', connections });
-  const throttle = throttlesPerScope(state, o.loginThrottle, o.clock);
+  const events = createEvents(o);
+  const throttle = throttlesPerScope(state, o.loginThrottle, o.clock, events.bus);
   const sessions = revocations(state.store, o.clock, Math.max(o.cookieDurationMs, o.tokenDurationMs), o.tokenDurationMs);
-  const registry = new SessionRegistry(o, state.store, sessions);
-  const begin: SessionStarter = (ctx, login) => startSession(ctx, login, tokenService, registry);
+  const registry = new SessionRegistry(o, state.store, sessions, events.bus);
   const providers = new ProviderRegistry();
+  const kindOf = (name: string) => providers.get(name)?.kind ?? 'custom';
+  const begin: SessionStarter = async (ctx, login) => {
+    const claims = await startSession(ctx, login, tokenService, registry);
+    loginEvent(events.bus, ctx, kindOf(login.provider), claims);
+    return claims;
+  };
   // Set once the authenticator exists (it needs the providers, which need these deps).
   let users: Authenticator | undefined;
   const session = (ctx: Context) => (users ? users.session(ctx) : Promise.reject(new Error('not ready')));
   const sessionUser = async (ctx: Context) => (users ? users.authenticate(ctx) : Promise.reject(new Error('not ready')));
   const factorChanged = (userId: string, keep: string | undefined) => (o.endOtherSessionsOnFactorChange ? registry.revokeAll(userId, keep) : Promise.resolve());
   const mfa = o.mfa
-    ? loadMfa(o.mfa, o, { connections, tokens: tokenService, startSession: begin, state: state.store, session, throttle: mfaThrottle(state, throttle, o.clock), secondFactors: () => providers.secondFactors(), factorChanged })
+    ? loadMfa(o.mfa, o, { connections, tokens: tokenService, startSession: begin, state: state.store, session, throttle: mfaThrottle(state, throttle, o.clock, events.bus), events: events.bus, secondFactors: () => providers.secondFactors(), factorChanged })
     : undefined;
-  const deps = providerDeps(o, { connections, tokenService, avatarProxy, state, throttle, gate: mfa?.gate, sessionUser, startSession: begin, factorChanged: async (ctx) => {
+  const deps = providerDeps(o, { events, kindOf, connections, tokenService, avatarProxy, state, throttle, gate: mfa?.gate, sessionUser, startSession: begin, factorChanged: async (ctx) => {
     const me = await session(ctx);
     await factorChanged(me.user.id, me.claims?.sid);
   } });
   const startUp = startService(o, { plans, providers, deps, state, avatarProxy, mfa });
   const waitForStart = startUp.waitForStart;
-  users = new Authenticator(o, { tokens: tokenService, providers, sessions, registry, waitForStart, basicThrottle: throttle('basic') });
+  users = new Authenticator(o, { tokens: tokenService, providers, sessions, registry, waitForStart, basicThrottle: throttle('basic'), events: events.bus });
   const middleware = createMiddleware(o, users);
-  const endToken = async (claims: Claims) => {
+  const endToken = async (claims: Claims, ctx: Context) => {
+    logoutEvent(events.bus, ctx, claims);
     await sessions.endToken(claims);
     await registry.forget(claims);
   };
@@ -81,18 +90,21 @@ export function authKoa(opts: AuthKoaOptions): AuthKoa {
     mountJwksRoute(router, o.signing);
     mfa?.mount(router);
   };
-  const authRoutes = buildAuthRouter(o, tokenService, providers, middleware, endToken, mountFeatures).routes();
+  const authRoutes = buildAuthRouter(o, { tokens: tokenService, providers, middleware, failed: events.failed }, endToken, mountFeatures).routes();
   const service = requestHandler(o, authRoutes, avatarProxy, waitForStart);
   const closeAll = async () => {
     await startUp.settled; // a failed start has already closed what it had started
     await Promise.allSettled(providers.list().map((p) => p.close?.()));
-    await Promise.all([avatarProxy.close(), state.close(), mfa?.close()]);
+    await Promise.all([avatarProxy.close(), state.close(), mfa?.close(), events.close()]);
   };
-  return Object.assign(service, instanceApi({ middleware, tokenService, avatarProxy, providers, options: o, starting: startUp.starting, registry, mfa, close: closeAll }));
+  return Object.assign(service, instanceApi({ middleware, tokenService, avatarProxy, providers, options: o, starting: startUp.starting, registry, mfa, events: events.bus, close: closeAll }));
 }
 
 /** What providerDeps() is made of besides the options. */
 interface DepsParts {
+  events: InstanceEvents;
+  /** A configured provider's kind, by name. */
+  kindOf: (name: string) => string;
   connections: ConnectionShare;
   tokenService: TokenService;
   avatarProxy: AvatarProxy;
@@ -121,7 +133,13 @@ function providerDeps(o: ResolvedOptions, parts: DepsParts): ProviderDeps {
     sessionUser: parts.sessionUser,
     userId: (provider, raw) => providerUserId(provider, raw, { keepHashed: o.keepHashedIds }),
     throttle,
-    checkCredentials: (ctx, scope, user, check) => checkCredentials(ctx, throttle(scope), user, check),
+    // A refusal is told here, where the typed name is known; the route then does not tell it again.
+    checkCredentials: (ctx, scope, user, check) =>
+      checkCredentials(ctx, throttle(scope), user, check).catch((err: unknown) => {
+        parts.events.failed.tell(ctx, scope, parts.kindOf(scope), err, user);
+        throw err;
+      }),
+    events: parts.events.bus,
     cookies: { name: o.jwtCookieName, secure: o.secureCookies },
     routeURL: (provider, action) => `${o.url}${o.authRoutePath}/${encodeURIComponent(provider)}/${action}`,
     completeLogin: (ctx, login) => completeLogin(ctx, login, o, parts.startSession, avatarProxy, parts.gate),

@@ -3,6 +3,8 @@
  * removal, new recovery codes, and the second step itself (a code, a recovery code or a passkey), which
  * finishes a pending login or, with a session, re-confirms its user (step-up).
  */
+import { clientOf, type EventSink } from '../events/bus.js';
+import type { MfaChangedEvent } from '../events/types.js';
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { AuthError } from '../errors.js';
@@ -33,6 +35,8 @@ export interface MfaRouteParts extends ActorParts {
   login: LoginConfig;
   /** Failed codes per user, counted with the passwords' policy in the state store. */
   throttle: CredentialThrottle | undefined;
+  /** `mfa_changed`, `mfa_failed`. */
+  events: EventSink;
   secondFactors: () => Array<{ provider: string; factor: SecondFactor }>;
   /** The origin of `url`: a POST or DELETE from elsewhere is refused. */
   origin: string;
@@ -122,11 +126,13 @@ async function confirm(ctx: Context, p: MfaRouteParts): Promise<void> {
   const { code } = await readParams(ctx, 4096);
   if (!code) throw new AuthError(400, 'missing_code', 'code is required: the 6 digits the app shows');
   let recoveryCodes: string[] = [];
-  await checkCredentials(ctx, p.throttle, actor.userId, async () => {
+  const check = async () => {
     const confirmed = await p.factors.confirmTotp(actor.userId, code);
     if (confirmed) recoveryCodes = confirmed;
     return confirmed !== false;
-  }, wrongCode);
+  };
+  await checkCode(ctx, p, actor, check);
+  changed(ctx, p, actor, 'totp_enabled');
   if (!actor.partial) {
     await p.factorChanged(actor.userId, actor.session.claims?.sid);
     writeJSON(ctx, 200, { recoveryCodes });
@@ -141,7 +147,10 @@ async function confirm(ctx: Context, p: MfaRouteParts): Promise<void> {
 async function removeTotp(ctx: Context, p: MfaRouteParts): Promise<void> {
   const actor = await enrollingOrFresh(ctx, p, p.config.freshMs);
   if (actor.partial) throw new AuthError(403, 'factor_not_enrolled', 'set up a second factor to finish this login');
-  if (await p.factors.removeTotp(actor.userId)) await p.factorChanged(actor.userId, actor.session.claims?.sid);
+  if (await p.factors.removeTotp(actor.userId)) {
+    changed(ctx, p, actor, 'totp_disabled');
+    await p.factorChanged(actor.userId, actor.session.claims?.sid);
+  }
   writeJSON(ctx, 200, await summary(p, actor.userId));
 }
 
@@ -149,7 +158,9 @@ async function removeTotp(ctx: Context, p: MfaRouteParts): Promise<void> {
 async function regenerate(ctx: Context, p: MfaRouteParts): Promise<void> {
   const actor = await enrollingOrFresh(ctx, p, p.config.freshMs);
   if (actor.partial) throw new AuthError(403, 'factor_not_enrolled', 'set up a second factor to finish this login');
-  writeJSON(ctx, 200, { recoveryCodes: await p.factors.regenerateRecoveryCodes(actor.userId) });
+  const recoveryCodes = await p.factors.regenerateRecoveryCodes(actor.userId);
+  changed(ctx, p, actor, 'recovery_codes_generated');
+  writeJSON(ctx, 200, { recoveryCodes });
 }
 
 /** `POST /mfa/verify {"code"} | {"recoveryCode"}`: the second step of a pending login, or a step-up of the session. */
@@ -159,7 +170,7 @@ async function verify(ctx: Context, p: MfaRouteParts): Promise<void> {
   const { code, recoveryCode } = params;
   if (!code && !recoveryCode) throw new AuthError(400, 'missing_code', 'code (from the app) or recoveryCode is required');
   const check = recoveryCode ? () => p.factors.useRecoveryCode(actor.userId, recoveryCode) : () => p.factors.checkTotp(actor.userId, code!);
-  await checkCredentials(ctx, p.throttle, actor.userId, check, wrongCode);
+  await checkCode(ctx, p, actor, check);
   await passed(ctx, p, actor, 'otp');
 }
 
@@ -173,7 +184,10 @@ async function passkeyOptions(ctx: Context, p: MfaRouteParts): Promise<void> {
 async function passkeyVerify(ctx: Context, p: MfaRouteParts): Promise<void> {
   const actor = await loginOrSession(ctx, p);
   const factor = passkeyFactor(p, actor);
-  await factor.verify(ctx, actor.userId);
+  await factor.verify(ctx, actor.userId).catch((err: unknown) => {
+    failedStep(ctx, p, actor, err);
+    throw err;
+  });
   await passed(ctx, p, actor, factor.amr);
 }
 
@@ -219,3 +233,29 @@ export function withMethod(amr: readonly string[], method: string): string[] {
 }
 
 const wrongCode = () => new AuthError(403, 'invalid_code', 'the code is not valid');
+
+/** A code checked through the throttle; a refusal is told as `mfa_failed`. */
+async function checkCode(ctx: Context, p: MfaRouteParts, actor: Actor, check: () => Promise<boolean>): Promise<void> {
+  try {
+    await checkCredentials(ctx, p.throttle, actor.userId, check, wrongCode);
+  } catch (err) {
+    failedStep(ctx, p, actor, err);
+    throw err;
+  }
+}
+
+/** The provider of the first factor: the pending login's, or the session's. */
+function providerOf(actor: Actor): string {
+  return actor.partial ? actor.partial.pending.provider : (actor.session.claims?.auth_provider?.name ?? '');
+}
+
+function failedStep(ctx: Context, p: MfaRouteParts, actor: Actor, err: unknown): void {
+  if (!p.events.has('mfa_failed')) return;
+  const reason = err instanceof AuthError ? err.code : 'internal_error';
+  p.events.emit('mfa_failed', { userId: actor.userId, provider: providerOf(actor), reason, ...clientOf(ctx) }, ctx);
+}
+
+function changed(ctx: Context, p: MfaRouteParts, actor: Actor, change: MfaChangedEvent['change']): void {
+  const sid = actor.session?.claims?.sid;
+  p.events.emit('mfa_changed', { userId: actor.userId, change, ...(sid ? { sid } : {}) }, ctx);
+}

@@ -1,3 +1,4 @@
+import type { EventSink } from '../events/bus.js';
 import type { ConnectionShare } from '../util/connections.js';
 import Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
@@ -50,6 +51,8 @@ export interface MfaServiceConfig extends LoginConfig {
 export interface MfaRuntime {
   /** The instance's connections: `mfa.store` on the state store's database URI shares its pool. */
   connections: ConnectionShare;
+  /** The instance's events: `mfa_changed`, `mfa_failed`. */
+  events: EventSink;
   tokens: TokenService;
   /** Starts the session of a login whose second step passed, as any login's. */
   startSession: SessionStarter;

@@ -25,6 +25,8 @@ export const OPTION_NAMES = optionNames<AuthKoaOptions>({
   adminPasswd: true,
   basicAuthChecker: true,
   logger: true,
+  audit: true,
+  eventListenerTimeout: true,
   providers: true,
   allowedRedirects: true,
   jwtCookieName: true,

@@ -1,3 +1,4 @@
+import { readEventOptions } from '../events/options.js';
 import { toLogger, type LoggerInput } from '../logger.js';
 import type { ProviderEntry } from '../providers/core/provider.js';
 import { memoryRefreshCache, type RefreshCache } from '../session/refresh-cache.js';
@@ -39,6 +40,7 @@ export function resolveOptions(input: AuthKoaOptions): ResolvedOptions {
     ...readAvatar(o, authRoutePath),
     ...readState(o),
     ...readHooks(o),
+    ...readEventOptions(o),
     url: url.href.replace(/\/+$/, ''),
     origin: url.origin,
     authRoutePath,

@@ -12,6 +12,7 @@ import type { AvatarStore, StoreTarget } from '../stores/types.js';
 import type { AvatarTuning } from './types.js';
 import type { MfaConfig } from '../mfa/options.js';
 import type { DevicesConfig } from '../session/devices.js';
+import type { EventsConfig } from '../events/options.js';
 
 /**
  * The options once checked, every default filled in: one flat object, read by each module through the
@@ -28,6 +29,7 @@ export type ResolvedOptions = TokenConfig &
   AvatarConfig &
   StateConfig &
   DevicesConfig &
+  EventsConfig &
   ServiceConfig;
 
 /** The avatar options, which the service turns into its avatar proxy's options. */

@@ -1,4 +1,5 @@
 /** The options of `authKoa()` as an application writes them; resolve.ts checks them into the ResolvedOptions the service holds. */
+import type { AuditOption } from '../events/options.js';
 import type { AvatarProxyOptions } from '../avatar/types.js';
 import type { BasicAuthChecker } from '../session/basic-auth.js';
 import type { Claims } from '../session/claims.js';
@@ -74,8 +75,12 @@ export interface AuthKoaOptions {
   adminPasswd?: string;
   /** Enables basic auth decided by this checker; `adminPasswd` is then ignored. */
   basicAuthChecker?: BasicAuthChecker;
-  /** Anything with info/warn/error, or a printf-like function. Silent by default. */
+  /** Anything with info/warn/error (console, pino: records then carry fields), or a printf-like function. Silent by default. */
   logger?: LoggerInput;
+  /** Every auth event (docs/events.md) appended as a JSON line to this file, or written to this stream. Off by default. */
+  audit?: AuditOption;
+  /** An event listener still running after this long is reported through Koa's `app.emit('error')`. Default `5s`. */
+  eventListenerTimeout?: Duration;
   /** Login providers; at least one. */
   providers: ProviderEntry[];
   /** Hosts (optionally host:port) a login may redirect to besides the host of `url`. */

@@ -1,3 +1,4 @@
+import type { EventSink } from '../events/bus.js';
 import type { Context } from 'koa';
 import { AuthError, toAuthError, type ErrorCode } from '../errors.js';
 import type { CredentialThrottle } from '../state/throttle.js';
@@ -32,6 +33,8 @@ export interface AuthenticatorParts {
   waitForStart: () => Promise<void> | undefined;
   /** Counts failed basic-auth attempts; undefined when throttling is off. */
   basicThrottle: CredentialThrottle | undefined;
+  /** Told of every refresh (`refresh`). */
+  events?: EventSink;
 }
 
 /**
@@ -57,7 +60,7 @@ export class Authenticator {
     this.providers = parts.providers;
     this.waitForStart = parts.waitForStart;
     this.basicAuth = o.basicAuthChecker || o.adminPasswd !== undefined ? basicAuthenticator(o, parts.basicThrottle) : undefined;
-    this.refresher = new Refresher(o, parts.tokens, parts.sessions, parts.registry);
+    this.refresher = new Refresher(o, parts.tokens, parts.sessions, parts.registry, parts.events);
     this.validator = o.validator;
     this.strictRevocations = o.strictRevocation ? parts.sessions : undefined;
   }

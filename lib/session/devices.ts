@@ -1,3 +1,4 @@
+import { noEvents, type EventSink } from '../events/bus.js';
 import { createHash } from 'node:crypto';
 import type { Context } from 'koa';
 import type { Logger } from '../logger.js';
@@ -52,6 +53,8 @@ export class SessionRegistry {
     private readonly o: DevicesConfig,
     private readonly store: StateStore,
     private readonly revocations: Revocations,
+    /** Told when sessions end from elsewhere (`session_revoked`). */
+    private readonly events: EventSink = noEvents,
   ) {}
 
   /** Records a new login; past maxSessionsPerUser the oldest sessions end. A store that is away is logged: the login goes on, listed at its first refresh. */
@@ -104,6 +107,7 @@ export class SessionRegistry {
     });
     if (!found) return false;
     await this.revocations.endSession(sid, found.expiresAt);
+    this.events.emit('session_revoked', { userId, sid });
     return true;
   }
 
@@ -111,6 +115,7 @@ export class SessionRegistry {
   async revokeAll(userId: string, keep?: string): Promise<void> {
     await this.revocations.revokeUser(userId, keep);
     await this.update(userId, (list) => list.filter((r) => r.sid === keep));
+    this.events.emit('session_revoked', keep === undefined ? { userId } : { userId, keptSid: keep });
   }
 
   /** A logout: the session leaves the list (its tokens are ended by Revocations.endToken). */

@@ -1,3 +1,5 @@
+import { noEvents, type EventSink } from '../events/bus.js';
+import { refreshEvent } from '../events/session-events.js';
 import type { Context } from 'koa';
 import type { Logger } from '../logger.js';
 import { AuthError } from '../errors.js';
@@ -31,6 +33,7 @@ export class Refresher {
     private readonly sessions: Revocations,
     /** The session list, whose `lastSeen` a refresh moves; undefined when there is none to keep. */
     private readonly registry?: SessionRegistry,
+    private readonly events: EventSink = noEvents,
   ) {}
 
   /** The refreshed claims for an expired cookie token: cached, in flight, or re-issued on this request. */
@@ -62,6 +65,7 @@ export class Refresher {
     // Same claims, same jti (so the XSRF value scripts hold stays valid), fresh exp and cookies.
     const refreshed = await tokens.set(ctx, { ...claims, exp: undefined, user: claims.user });
     o.refreshCache?.set(rt.token, refreshed);
+    refreshEvent(this.events, ctx, refreshed);
     // The refresh stands whatever happens to the list: a store that failed now is retried at the next one.
     await this.registry?.seen(ctx, refreshed).catch((err: unknown) => o.logger.warn(`session list not updated at refresh: ${(err as Error).message}`));
     return refreshed;

@@ -102,6 +102,8 @@ const CAS_TRIES = 64;
 /** What a reservation on one key did, so it can be given back exactly. */
 interface Reserved {
   key: string;
+  /** The key as a lock-out event names it: `pair:<name>@<client>`, `user:<name>`, `ip:<client>`. */
+  label: string;
   limit: number;
   /** The lock-out this reservation started (its `until`), when it was the one that reached the limit. */
   locked?: number;
@@ -120,7 +122,14 @@ interface Reserved {
  * checker and without being counted, so a lock-out always ends. Unknown and known user names are
  * counted alike, so the answers never tell them apart.
  */
-export function credentialThrottle(store: StateStore, policy: ThrottlePolicy, scope: string, clock: () => number): CredentialThrottle {
+export function credentialThrottle(
+  store: StateStore,
+  policy: ThrottlePolicy,
+  scope: string,
+  clock: () => number,
+  /** Told when a failed attempt locks a key out (the `lockout` event). */
+  onLockout?: (lock: { scope: string; key: string; until: number }) => void,
+): CredentialThrottle {
   /** The record after one more attempt: a lock-out when it reaches the limit. */
   const next = (r: Failures, limit: number, now: number): Failures => {
     if (r.n + 1 < limit) return { n: r.n + 1, locks: r.locks, until: 0 };
@@ -131,14 +140,14 @@ export function credentialThrottle(store: StateStore, policy: ThrottlePolicy, sc
   const live = (e: StateEntry<Failures> | undefined, now: number) => (e && e.expiresAt > now ? e : undefined);
 
   /** Counts one attempt on `key` unless it is locked out: the reservation, or the ms to wait. */
-  const reserve = async (key: string, limit: number): Promise<Reserved | number> => {
+  const reserve = async (key: string, label: string, limit: number): Promise<Reserved | number> => {
     for (let i = 0; i < CAS_TRIES; i++) {
       const now = clock();
       const e = live(await store.get<Failures>(THROTTLE_NS, key), now);
       if (e && e.value.until > now) return e.value.until - now;
       const updated = next(e?.value ?? { n: 0, locks: 0, until: 0 }, limit, now);
       const written = e ? await store.replace(THROTTLE_NS, key, e.rev, updated, expiry(updated, now)) : await store.create(THROTTLE_NS, key, updated, expiry(updated, now));
-      if (written) return { key, limit, locked: updated.until || undefined };
+      if (written) return { key, label, limit, locked: updated.until || undefined };
     }
     return policy.lockoutMs;
   };
@@ -162,17 +171,17 @@ export function credentialThrottle(store: StateStore, policy: ThrottlePolicy, sc
     async attempt(user, ip) {
       const name = normalise(user);
       const client = clientKey(ip);
-      const keys: Array<[string, number]> = [
-        [`${scope}:uc:${client}:${name}`, policy.perUser],
-        [`${scope}:u:${name}`, policy.perUserTotal],
-        [`${scope}:ip:${client}`, policy.perIP],
+      const keys: Array<[string, string, number]> = [
+        [`${scope}:uc:${client}:${name}`, `pair:${name}@${client}`, policy.perUser],
+        [`${scope}:u:${name}`, `user:${name}`, policy.perUserTotal],
+        [`${scope}:ip:${client}`, `ip:${client}`, policy.perIP],
       ];
       const giveBack = (rs: Reserved[]) => Promise.all(rs.map(release)).then(() => undefined);
       // One key after the other, the narrowest first: a burst on one name stops at its first lock-out
       // and never contends for the wider counters, which other names share.
       const held: Reserved[] = [];
-      for (const [key, limit] of keys) {
-        const r = await reserve(key, limit);
+      for (const [key, label, limit] of keys) {
+        const r = await reserve(key, label, limit);
         if (typeof r === 'number') {
           // Refused: what this attempt counted on the narrower keys is given back, so waiting out a
           // lock-out does not extend another.
@@ -184,7 +193,10 @@ export function credentialThrottle(store: StateStore, policy: ThrottlePolicy, sc
       const [pair, ...rest] = held as [Reserved, Reserved, Reserved];
       return {
         wait: undefined,
-        failed: async () => {},
+        // The failure stands, so a lock-out this attempt started is now real.
+        failed: async () => {
+          for (const r of held) if (r.locked !== undefined) onLockout?.({ scope, key: r.label, until: r.locked });
+        },
         succeeded: async () => {
           await Promise.all([store.remove(THROTTLE_NS, pair.key), giveBack(rest)]);
         },

@@ -1,3 +1,4 @@
+import { noEvents, type EventSink } from '../events/bus.js';
 import type { SharedState } from './shared.js';
 import { credentialThrottle, throttlePolicy, type CredentialThrottle, type ThrottlePolicy } from './throttle.js';
 
@@ -6,10 +7,16 @@ import { credentialThrottle, throttlePolicy, type CredentialThrottle, type Throt
  * credential kind asks for its own on every login. Undefined for every scope when `policy` is (the
  * `loginThrottle: false` option).
  */
-export function throttlesPerScope(state: SharedState, policy: ThrottlePolicy | undefined, clock: () => number): (scope: string) => CredentialThrottle | undefined {
+export function throttlesPerScope(
+  state: SharedState,
+  policy: ThrottlePolicy | undefined,
+  clock: () => number,
+  events: EventSink = noEvents,
+): (scope: string) => CredentialThrottle | undefined {
   const made = new Map<string, CredentialThrottle | undefined>();
+  const onLockout = (lock: { scope: string; key: string; until: number }) => events.emit('lockout', lock);
   return (scope) => {
-    if (!made.has(scope)) made.set(scope, policy ? credentialThrottle(state.store, policy, scope, clock) : undefined);
+    if (!made.has(scope)) made.set(scope, policy ? credentialThrottle(state.store, policy, scope, clock, onLockout) : undefined);
     return made.get(scope);
   };
 }
@@ -18,6 +25,11 @@ export function throttlesPerScope(state: SharedState, policy: ThrottlePolicy | u
  * The throttle of second-factor codes: always on, since six digits fall to guessing without a limit.
  * With `loginThrottle: false` they are counted with its defaults.
  */
-export function mfaThrottle(state: SharedState, throttle: (scope: string) => CredentialThrottle | undefined, clock: () => number): CredentialThrottle {
-  return throttle('mfa') ?? credentialThrottle(state.store, throttlePolicy(undefined)!, 'mfa', clock);
+export function mfaThrottle(
+  state: SharedState,
+  throttle: (scope: string) => CredentialThrottle | undefined,
+  clock: () => number,
+  events: EventSink = noEvents,
+): CredentialThrottle {
+  return throttle('mfa') ?? credentialThrottle(state.store, throttlePolicy(undefined)!, 'mfa', clock, (lock) => events.emit('lockout', lock));
 }

@@ -1,4 +1,5 @@
 import { ConnectionShare } from '../../lib/util/connections.js';
+import { noEvents } from '../../lib/events/bus.js';
 import test from 'ava';
 import Koa from 'koa';
 import { randomBytes } from 'node:crypto';
@@ -36,6 +37,7 @@ async function handBuilt(t: any, entry: Record<string, unknown>) {
     clock: Date.now,
     stateStore: state,
     connections: new ConnectionShare(),
+    events: noEvents,
     limiter: stateLimiter(state, Date.now),
     throttle: () => undefined,
     sessionUser: () => Promise.reject(new Error('no sessions here')),

@@ -3,6 +3,7 @@
  * its options (ProviderModule). The Provider it makes is declared in provider.ts. A kind written
  * outside the package has exactly this, through the main entry's exports.
  */
+import type { EventSink } from '../../events/bus.js';
 import type { Context } from 'koa';
 import type { Provider, ProviderOptions } from './provider.js';
 import type { AvatarProxy } from '../../avatar/types.js';
@@ -34,6 +35,8 @@ export interface ProviderDeps {
    * A backend failure rejects with AuthError 503 `state_store_unavailable` (its cause is logged when it is answered).
    */
   readonly stateStore: StateStore;
+  /** The instance's events: a kind tells what only it sees (`passkey_added`, `passkey_removed`). */
+  readonly events: EventSink;
   /** The instance's connections: a provider's own store on the same database URI shares its pool. */
   readonly connections: ConnectionShare;
   /** Rate limits counted in the service-wide state store. Prefix keys with the provider's name. */

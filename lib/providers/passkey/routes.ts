@@ -89,6 +89,7 @@ export function registrationRoute({ config, deps, passkeys, challenges }: Passke
       createdAt: deps.clock(),
     };
     if (!(await passkeys.save(passkey))) throw new AuthError(409, 'passkey_exists', 'this passkey is already registered');
+    await tellPasskey(deps, ctx, 'passkey_added', user.id, config.name);
     await deps.factorChanged(ctx);
     noStore(ctx);
     writeJSON(ctx, 201, { id: passkey.id });
@@ -190,7 +191,7 @@ export function listRoute({ deps, passkeys }: PasskeyParts): Route {
 }
 
 /** `DELETE <credential id>`: removes one of the logged-in user's passkeys. */
-export function deleteRoute({ deps, passkeys }: PasskeyParts): Route {
+export function deleteRoute({ config, deps, passkeys }: PasskeyParts): Route {
   return async (ctx) => {
     if (ctx.method !== 'DELETE') throw new AuthError(404, 'not_found', 'no such provider route');
     const user = await deps.sessionUser(ctx);
@@ -198,6 +199,7 @@ export function deleteRoute({ deps, passkeys }: PasskeyParts): Route {
     const passkey = CREDENTIAL_ID.test(id) ? await passkeys.get(id) : undefined;
     // Someone else's passkey is answered like a missing one: ids are not a way to probe other accounts.
     if (!passkey || passkey.userId !== user.id || !(await passkeys.remove(id))) throw new AuthError(404, 'not_found', 'no such passkey');
+    await tellPasskey(deps, ctx, 'passkey_removed', user.id, config.name);
     await deps.factorChanged(ctx);
     ctx.status = 204;
   };
@@ -217,4 +219,11 @@ function refused(err: unknown): AuthError {
   const message = (err as Error)?.message ?? String(err);
   if (/challenge/i.test(message)) return new AuthError(400, 'challenge_invalid', 'the challenge is unknown, used or expired');
   return new AuthError(401, 'passkey_invalid', `the passkey could not be verified: ${message}`);
+}
+
+/** `passkey_added` / `passkey_removed`, with the session that made the change. */
+async function tellPasskey(deps: ProviderDeps, ctx: Context, type: 'passkey_added' | 'passkey_removed', userId: string, provider: string): Promise<void> {
+  if (!deps.events.has(type)) return;
+  const sid = (await deps.tokenService.presented(ctx))?.sid;
+  deps.events.emit(type, { userId, provider, ...(typeof sid === 'string' ? { sid } : {}) }, ctx);
 }

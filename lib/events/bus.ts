@@ -1,0 +1,123 @@
+import type { Context } from 'koa';
+import { closest } from '../util/options.js';
+import { AUTH_EVENT_TYPES, type AuthEventListener, type AuthEventMap, type AuthEventType } from './types.js';
+
+/** Where a listener's failure goes: Koa's `app.emit('error', err, ctx)` when the event came from a request. */
+export type ReportListenerError = (err: Error, ctx: Context | undefined) => void;
+
+type AnyListener = (event: never) => unknown;
+
+/** What an emitter gives: the event without `type` and `time`, which the bus adds. */
+export type EventFields<T extends AuthEventType> = Omit<AuthEventMap[T], 'type' | 'time'>;
+
+/** The part of the bus the emitting modules see (sessions, providers, throttles, the second factor). */
+export interface EventSink {
+  has(type: AuthEventType): boolean;
+  emit<T extends AuthEventType>(type: T, fields: EventFields<T>, ctx?: Context): void;
+}
+
+/** A sink that hears nothing: for modules built without an instance (the CLI, tests of one module). */
+export const noEvents: EventSink = { has: () => false, emit: () => {} };
+
+/** Where a request came from, as an event names it. */
+export function clientOf(ctx: Context): { ip: string; userAgent: string } {
+  return { ip: ctx.ip, userAgent: (ctx.get('user-agent') || '').slice(0, 256) };
+}
+
+/**
+ * The instance's event stream. Listeners run after the answer is on its way: emit() only queues them
+ * (setImmediate), so a listener never delays a response, and one that throws or rejects is reported,
+ * never thrown into the request. A listener still running after `slowMs` is reported too, once; it
+ * is left to finish. Events are built only when someone listens (`has(type)`), so an instance without
+ * listeners pays one Map lookup per event.
+ */
+export class AuthEventBus implements EventSink {
+  readonly #listeners = new Map<AuthEventType, Set<AnyListener>>();
+  readonly #report: ReportListenerError;
+  readonly #slowMs: number;
+  readonly #clock: () => number;
+
+  constructor(report: ReportListenerError, slowMs: number, clock: () => number) {
+    this.#report = report;
+    this.#slowMs = slowMs;
+    this.#clock = clock;
+  }
+
+  on<T extends AuthEventType>(type: T, listener: AuthEventListener<T>): void {
+    checkType('on', type);
+    if (typeof listener !== 'function') throw new TypeError(`auth.on("${type}", listener): listener must be a function`);
+    let set = this.#listeners.get(type);
+    if (!set) this.#listeners.set(type, (set = new Set()));
+    set.add(listener as AnyListener);
+  }
+
+  off<T extends AuthEventType>(type: T, listener: AuthEventListener<T>): void {
+    checkType('off', type);
+    const set = this.#listeners.get(type);
+    set?.delete(listener as AnyListener);
+    if (set?.size === 0) this.#listeners.delete(type);
+  }
+
+  /** Whether anyone listens to `type`: emitters skip building an event nobody reads. */
+  has(type: AuthEventType): boolean {
+    return this.#listeners.has(type);
+  }
+
+  /** Queues the listeners of `type` with the event; `ctx` is the request it came from, for reporting. */
+  emit<T extends AuthEventType>(type: T, fields: EventFields<T>, ctx?: Context): void {
+    const set = this.#listeners.get(type);
+    if (!set) return;
+    // A copy: a listener that calls off() does not change who hears this event.
+    const listeners = [...set];
+    // One frozen object for every listener: none can change what the next one sees.
+    const event = Object.freeze({ type, time: this.#clock(), ...fields });
+    setImmediate(() => {
+      for (const listener of listeners) this.#call(type, listener, event, ctx);
+    });
+  }
+
+  #call(type: AuthEventType, listener: AnyListener, event: unknown, ctx: Context | undefined): void {
+    const fail = (err: unknown) => this.#report(asError(err, type), ctx);
+    let result: unknown;
+    try {
+      result = (listener as (e: unknown) => unknown)(event);
+    } catch (err) {
+      fail(err);
+      return;
+    }
+    if (!isThenable(result)) return;
+    let settled = false;
+    const timer = setTimeout(() => {
+      if (!settled) this.#report(new Error(`authkoa: a "${type}" event listener is still running after ${this.#slowMs} ms`), ctx);
+    }, this.#slowMs);
+    timer.unref();
+    Promise.resolve(result).then(
+      () => {
+        settled = true;
+        clearTimeout(timer);
+      },
+      (err: unknown) => {
+        settled = true;
+        clearTimeout(timer);
+        fail(err);
+      },
+    );
+  }
+}
+
+function checkType(call: string, type: unknown): asserts type is AuthEventType {
+  if (typeof type === 'string' && (AUTH_EVENT_TYPES as readonly string[]).includes(type)) return;
+  const guess = typeof type === 'string' ? closest(type, AUTH_EVENT_TYPES) : undefined;
+  throw new TypeError(`auth.${call}(): unknown event type ${JSON.stringify(type)}${guess ? ` (did you mean "${guess}"?)` : ''}; the types are ${AUTH_EVENT_TYPES.join(', ')}`);
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof (value as PromiseLike<unknown> | null)?.then === 'function';
+}
+
+function asError(err: unknown, type: AuthEventType): Error {
+  const e = err instanceof Error ? err : new Error(String(err));
+  // Koa's default error handler prints err.message; say where it came from.
+  if (!e.message.startsWith('authkoa:')) e.message = `authkoa: a "${type}" event listener failed: ${e.message}`;
+  return e;
+}

@@ -1,0 +1,23 @@
+import type { Logger } from '../logger.js';
+import { startAudit } from './audit.js';
+import { AuthEventBus } from './bus.js';
+import type { EventsConfig } from './options.js';
+import { FailedLogins } from './session-events.js';
+
+/** An instance's events: the bus its modules emit on, the audit sink when configured, and the failures already told. */
+export interface InstanceEvents {
+  bus: AuthEventBus;
+  failed: FailedLogins;
+  close(): Promise<void>;
+}
+
+/**
+ * The events of one authKoa instance. A listener's failure from a request goes to Koa's
+ * `app.emit('error', err, ctx)` (the app's own error reporting); one from outside any request (an
+ * operator's revocation from code) to the logger.
+ */
+export function createEvents(o: EventsConfig & { logger: Logger; clock: () => number }): InstanceEvents {
+  const bus = new AuthEventBus((err, ctx) => (ctx ? ctx.app.emit('error', err, ctx) : o.logger.error(err.message)), o.eventListenerTimeoutMs, o.clock);
+  const audit = o.audit ? startAudit(bus, o.audit, (err) => o.logger.error(err.message)) : undefined;
+  return { bus, failed: new FailedLogins(bus), close: async () => audit?.close() };
+}
