@@ -159,7 +159,7 @@ export async function ensureTables(db: PostgresDb, tables: readonly string[], dd
   if (present.rows[0]?.missing === false) return;
   try {
     await db.transaction('schema', async (query) => {
-      void DDL_LOCK;
+      await query('SELECT pg_advisory_xact_lock($1)', [DDL_LOCK.toString()]);
       for (const statement of ddl) await query(statement);
     });
   } catch (err) {
