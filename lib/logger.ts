@@ -1,16 +1,36 @@
 /**
  * Logging: silent unless the application hands one in. Accepts anything with info/warn/error
- * (console, pino, winston) or a single printf-style function, the original's `Logf`.
+ * (console, pino, winston) or a single printf-style function, the original's `Logf`. Messages carry
+ * fields (the provider, the error code, the user id) beside their text: a pino logger receives them
+ * as its merging object (`logger.warn(fields, message)`), other objects as a second argument
+ * (`logger.warn(message, fields)`: winston's meta, console's extra), a function only the text.
  */
+
+/** What a message is about, for structured logs. Never a secret, a token or a password. */
+export interface LogFields {
+  provider?: string;
+  /** The error code (ERROR_CODES) answered or met. */
+  code?: string;
+  status?: number;
+  userId?: string;
+  [field: string]: unknown;
+}
+
 export interface Logger {
-  debug?(msg: string): void;
-  info(msg: string): void;
-  warn(msg: string): void;
-  error(msg: string): void;
+  debug?(msg: string, fields?: LogFields): void;
+  info(msg: string, fields?: LogFields): void;
+  warn(msg: string, fields?: LogFields): void;
+  error(msg: string, fields?: LogFields): void;
 }
 
 /** A printf-like function: `(format, ...args)`; the original library's Logger.Func adapter. */
 export type LogFunc = (msg: string, ...args: unknown[]) => void;
+
+/** Methods as pino (and bunyan) take them: the fields first, then the message. */
+interface FieldsFirst {
+  bindings(): unknown;
+  child(...args: unknown[]): unknown;
+}
 
 export type LoggerInput = Logger | LogFunc | Pick<Console, 'info' | 'warn' | 'error'> | undefined | null;
 
@@ -19,7 +39,7 @@ const noop = () => {};
 /** The default: prints nothing. */
 export const noopLogger: Logger = { debug: noop, info: noop, warn: noop, error: noop };
 
-/** Wraps a single function: every level calls it with a `[LEVEL] ` prefix. */
+/** Wraps a single function: every level calls it with a `[LEVEL] ` prefix; fields are not passed (it formats text). */
 export function funcLogger(fn: LogFunc): Logger {
   return {
     debug: (m) => fn(`[DEBUG] ${m}`),
@@ -32,13 +52,29 @@ export function funcLogger(fn: LogFunc): Logger {
 /** Writes to the process's standard streams, like Go's Std adapter. */
 export const stdLogger: Logger = funcLogger((m) => process.stderr.write(`authkoa ${m}\n`));
 
+type Level = 'debug' | 'info' | 'warn' | 'error';
+type Method = (...args: unknown[]) => void;
+
+/** True for pino's shape: `bindings()` and `child()` beside the level methods. */
+function fieldsFirst(l: object): l is FieldsFirst {
+  return typeof (l as FieldsFirst).bindings === 'function' && typeof (l as FieldsFirst).child === 'function';
+}
+
 /** Turns any accepted logger input into a Logger; throws a TypeError naming `option` otherwise. */
 export function toLogger(input: LoggerInput, option = 'logger'): Logger {
   if (input == null) return noopLogger;
   if (typeof input === 'function') return funcLogger(input);
   if (typeof input === 'object' && typeof input.info === 'function' && typeof input.warn === 'function' && typeof input.error === 'function') {
-    const l = input as Logger;
-    return { debug: (m) => l.debug?.(m), info: (m) => l.info(m), warn: (m) => l.warn(m), error: (m) => l.error(m) };
+    const l = input as unknown as Record<Level, Method | undefined>;
+    const pino = fieldsFirst(input);
+    // Called as methods of `l`: pino's and winston's need their `this`.
+    const level = (name: Level) => (m: string, f?: LogFields) => {
+      if (typeof l[name] !== 'function') return;
+      if (f === undefined) l[name]!(m);
+      else if (pino) l[name]!(f, m);
+      else l[name]!(m, f);
+    };
+    return { debug: level('debug'), info: level('info'), warn: level('warn'), error: level('error') };
   }
   throw new TypeError(`authKoa: ${option} must be a function or an object with info, warn and error methods`);
 }

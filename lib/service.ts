@@ -1,6 +1,6 @@
 import type Router from '@koa/router';
 import type { Context, Middleware, Next } from 'koa';
-import { createAvatarProxy, type AvatarProxy } from './avatar/proxy.js';
+import { createAvatarProxy, type AvatarProxy, type AvatarProxyImpl } from './avatar/proxy.js';
 import { readParams } from './http/body.js';
 import { AuthError } from './errors.js';
 import { reportError, setDefenceHeaders, writeError } from './http/respond.js';
@@ -171,14 +171,14 @@ interface StartParts {
   providers: ProviderRegistry;
   deps: ProviderDeps;
   state: SharedState;
-  avatarProxy: AvatarProxy;
+  avatarProxy: AvatarProxyImpl;
   mfa: Mfa | undefined;
 }
 
 /** Starts the service: a failure is logged and closes the avatar proxy and the state store again. */
 function startService(o: ResolvedOptions, parts: StartParts): StartUp {
   const starting = start(o, parts).catch(async (err: Error) => {
-    o.logger.error(`authkoa did not start: ${err.message}`);
+    o.logger.error(`authkoa did not start: ${err.message}`, { code: 'not_started' });
     await Promise.allSettled([parts.avatarProxy.close(), parts.state.close(), parts.mfa?.close()]);
     throw err;
   });
@@ -201,11 +201,11 @@ function startService(o: ResolvedOptions, parts: StartParts): StartUp {
  * The asynchronous half of start-up: the optional packages and backend modules the options need are
  * loaded (a missing one rejects naming it), then the providers are created in order.
  */
-async function start(o: ResolvedOptions, { plans, providers, deps, state, mfa }: StartParts): Promise<void> {
+async function start(o: ResolvedOptions, { plans, providers, deps, state, mfa, avatarProxy }: StartParts): Promise<void> {
   const checks: Promise<unknown>[] = [state.start(), checkSecretReader(o)];
   if (mfa) checks.push(mfa.start());
   if (isStoreTarget(o.avatarStore)) {
-    checks.push(loadStoreBackend(o.avatarStore));
+    checks.push(loadStoreBackend(o.avatarStore).then(() => avatarProxy.start()));
     // Only resizing decodes images (in a worker, which imports jimp); identicons are encoded without it.
     if (o.avatarResizeLimit > 0) checks.push(loadWithPackage('jimp', 'avatarResizeLimit', async () => import.meta.resolve('jimp')));
   }

@@ -1,3 +1,4 @@
+import { MissingPackageError } from '../util/optional.js';
 import { serveAvatar } from './route.js';
 import { ResizePool } from './pool.js';
 import { FetchError, safeFetch, type FetchLimits } from './fetch.js';
@@ -17,7 +18,16 @@ export type { AvatarProxy, AvatarProxyOptions, AvatarPutOptions } from './types.
 /** The proxy, plus a count of resizes in flight (for monitoring and tests). */
 export interface AvatarProxyImpl extends AvatarProxy {
   readonly pendingResizes: number;
+  /**
+   * Start-up: a database store (`postgres://`) is opened now, so a refused password or a missing
+   * database fails start-up naming the URI, as the state store's do; one that cannot be reached is
+   * logged and opened on first use. Other stores open on first use.
+   */
+  start(): Promise<void>;
 }
+
+/** Stores opened at start-up: connecting is where their configuration errors show. */
+const OPENED_AT_START = new Set(['postgres']);
 
 /** Thrown inside the proxy when bytes are not an acceptable image; never escapes put(). */
 class InvalidImage extends Error {}
@@ -72,13 +82,21 @@ export function createAvatarProxy(opts: AvatarProxyOptions): AvatarProxyImpl {
   const pool = new ResizePool(opts.workers);
   const opened = lazyResource(async () => (isAvatarStore(source) ? source : openStoreTarget(source, 'avatarStore', { connections: opts.connections })), {
     onError(err) {
-      cfg.log.error(`avatar store unavailable: ${(err as Error).message}`);
+      cfg.log.error(`avatar store unavailable: ${(err as Error).message}`, { code: 'avatar_store_failed' });
       return new AuthError(500, 'avatar_store_failed', "can't save avatar", { cause: err });
     },
   });
   const parts: Parts = { cfg, pool, store: opened.get };
   return {
     routePath,
+    async start() {
+      if (isAvatarStore(source) || !OPENED_AT_START.has(source.kind)) return;
+      await opened.get().catch((err: unknown) => {
+        // onError wrapped it for requests: a configuration error stops start-up, an outage does not.
+        const cause = (err as AuthError).cause;
+        if (cause instanceof TypeError || cause instanceof MissingPackageError) throw cause;
+      });
+    },
     get pendingResizes() {
       return pool.pending;
     },
@@ -133,7 +151,7 @@ async function save(p: Parts, userId: string, bytes: Buffer): Promise<string> {
   try {
     return p.cfg.base + (await s.put(userId, bytes));
   } catch (err) {
-    p.cfg.log.error(`avatar store failed for ${avatarId(userId)}: ${(err as Error).message}`);
+    p.cfg.log.error(`avatar store failed for ${avatarId(userId)}: ${(err as Error).message}`, { code: 'avatar_store_failed', userId });
     throw new AuthError(500, 'avatar_store_failed', "can't save avatar", { cause: err });
   }
 }
@@ -153,6 +171,7 @@ function passThrough(routePath: string): AvatarProxyImpl {
   return {
     routePath,
     pendingResizes: 0,
+    async start() {},
     async put(user) {
       return user.picture;
     },

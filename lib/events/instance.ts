@@ -1,3 +1,4 @@
+import type { Context } from 'koa';
 import type { Logger } from '../logger.js';
 import { startAudit } from './audit.js';
 import { AuthEventBus } from './bus.js';
@@ -17,7 +18,15 @@ export interface InstanceEvents {
  * operator's revocation from code) to the logger.
  */
 export function createEvents(o: EventsConfig & { logger: Logger; clock: () => number }): InstanceEvents {
-  const bus = new AuthEventBus((err, ctx) => (ctx ? ctx.app.emit('error', err, ctx) : o.logger.error(err.message)), o.eventListenerTimeoutMs, o.clock);
-  const audit = o.audit ? startAudit(bus, o.audit, (err) => o.logger.error(err.message)) : undefined;
+  const report = (err: Error, ctx: Context | undefined) => {
+    if (!ctx) return o.logger.error(err.message, { code: 'event_listener_failed' });
+    try {
+      ctx.app.emit('error', err, ctx);
+    } catch {
+      // An 'error' listener that throws is the application's to fix; it must not crash the process from a timer.
+    }
+  };
+  const bus = new AuthEventBus(report, o.eventListenerTimeoutMs, o.clock);
+  const audit = o.audit ? startAudit(bus, o.audit, (err) => o.logger.error(err.message, { code: 'audit_failed' })) : undefined;
   return { bus, failed: new FailedLogins(bus), close: async () => audit?.close() };
 }

@@ -42,7 +42,7 @@ export function reportError(ctx: Context, err: unknown, log: Logger): AuthError 
   const e = toAuthError(err);
   if (e.status >= 500) {
     const cause = e.cause === undefined ? '' : `: ${(e.cause as Error)?.message ?? String(e.cause)}`;
-    log.error(`${ctx.method} ${ctx.path}: ${e.message}${cause}`);
+    log.error(`${ctx.method} ${ctx.path}: ${e.message}${cause}`, { status: e.status, code: e.code, method: ctx.method, path: ctx.path });
     emitError(ctx, e);
   }
   return e;

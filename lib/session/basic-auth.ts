@@ -70,7 +70,7 @@ export function basicAuthenticator(o: BasicAuthConfig, basicThrottle: Credential
   function accepted(user: User | null, name: string): User | undefined {
     if (user) return user;
     if (o.basicAuthChecker) throw new AuthError(401, 'basic_auth_failed', 'credentials are wrong for basic auth');
-    o.logger.warn(`basic auth: wrong credentials for user ${JSON.stringify(name.slice(0, 64))}`);
+    o.logger.warn(`basic auth: wrong credentials for user ${JSON.stringify(name.slice(0, 64))}`, { provider: 'basic', code: 'bad_credentials', userName: name.slice(0, 64) });
     return undefined;
   }
 

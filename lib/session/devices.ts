@@ -72,7 +72,7 @@ export class SessionRegistry {
       });
       await Promise.all(ended.map((r) => this.revocations.endSession(r.sid, r.expiresAt)));
     } catch (err) {
-      this.o.logger.warn(`session of ${claims.user!.id} not recorded in the state store (listed at its next refresh): ${(err as Error).message}`);
+      this.o.logger.warn(`session of ${claims.user!.id} not recorded in the state store (listed at its next refresh): ${(err as Error).message}`, { code: 'state_store_unavailable', userId: claims.user!.id });
     }
   }
 

@@ -136,7 +136,7 @@ export function answerLogin(ctx: Context, login: Pick<IdentifiedLogin, 'from' | 
     ctx.redirect(location);
     return;
   }
-  if (login.from) o.logger.warn(`login by ${login.provider}: redirect target refused, answering the user instead`);
+  if (login.from) o.logger.warn(`login by ${login.provider}: redirect target refused, answering the user instead`, { provider: login.provider, code: 'redirect_refused' });
   writeJSON(ctx, 200, claims.user);
 }
 

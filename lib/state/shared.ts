@@ -91,7 +91,7 @@ export function sharedState(source: StateTarget | StateStore, opts: SharedStateO
         await opened.get();
       } catch (err) {
         if (err instanceof TypeError || err instanceof MissingPackageError) throw err;
-        logger.warn(`authkoa: ${option} cannot be reached at start-up (${(err as Error)?.message ?? err}); it is tried again on first use`);
+        logger.warn(`authkoa: ${option} cannot be reached at start-up (${(err as Error)?.message ?? err}); it is tried again on first use`, { code: 'state_store_unavailable', option });
       }
     },
     close,

@@ -124,7 +124,7 @@ async function signIn(srv: LocalServer, ctx: Context, showPage: ShowPage): Promi
   sess.authTime = Math.floor(srv.o.clock() / 1000);
   sess.csrf = randomId();
   await sess.regenerate();
-  srv.o.logger.info(`oauth2 server: ${JSON.stringify(verdict.user.id)} signed in`);
+  srv.o.logger.info(`oauth2 server: ${JSON.stringify(verdict.user.id)} signed in`, { provider: 'server', userId: verdict.user.id });
   // Post/redirect/get: the code is issued by a GET, so reloading never re-posts the password.
   ctx.status = 303;
   ctx.redirect(`${srv.basePath}/authorize?${ctx.querystring}`);
@@ -170,7 +170,7 @@ async function check(o: ResolvedServerOptions, ctx: Context, username: string, p
     return unavailable(o, err);
   }
   if (user) return { user };
-  o.logger.info(`oauth2 server: sign-in refused for ${JSON.stringify(username)}`);
+  o.logger.info(`oauth2 server: sign-in refused for ${JSON.stringify(username)}`, { provider: 'server', code: 'bad_credentials', userName: username });
   return { status: 200, message: 'Wrong user name or password.' };
 }
 

@@ -50,7 +50,7 @@ export function sendStep(config: VerifiedConfig, deps: ProviderDeps): (ctx: Cont
       await config.sender.send(request.address, text);
     } catch (err) {
       // No cause on the AuthError: the service logs causes, and SMTP replies may quote the request.
-      deps.logger.error(`verified ${config.name}: sending the confirmation failed: ${describeSendError(err)}`);
+      deps.logger.error(`verified ${config.name}: sending the confirmation failed: ${describeSendError(err)}`, { provider: config.name, code: 'send_failed' });
       throw new AuthError(502, 'sender_failed', 'failed to send confirmation');
     }
     writeJSON(ctx, 200, { user: request.user, address: request.address });
