@@ -15,7 +15,7 @@ import { promisify } from 'node:util';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const run = promisify(execFile);
 /** Packages an app that does not configure them must not load by importing authkoa. */
-export const HEAVY = ['lmdb', 'mongodb', 'node-telegram-bot-api', 'nodemailer', 'jimp', 'simple-oauth2', 'koa-session', 'jose'];
+export const HEAVY = ['lmdb', 'mongodb', 'ioredis', 'pg', '@opentelemetry/api', 'node-telegram-bot-api', 'nodemailer', 'jimp', 'simple-oauth2', 'koa-session', 'jose'];
 
 export interface ImportRow {
   module: string;

@@ -11,6 +11,7 @@ import type { Claims } from './session/claims.js';
 import { endSession } from './session/login.js';
 import type { TokenService } from './session/token-service.js';
 import type { FailedLogins } from './events/session-events.js';
+import type { Tracing } from './telemetry/types.js';
 
 // The routes under `<authRoutePath>`: list, user, status, logout, and each provider's login,
 // callback, logout and own actions.
@@ -91,7 +92,7 @@ function providerNamed(providers: ProviderRegistry, name: string): Provider {
 }
 
 /** A provider's one-segment route: login and callback (after the preAuthHook), logout (which ends the token first), else its own action. */
-async function providerRoute(ctx: Context, o: RoutesConfig & { failed: FailedLogins }, provider: Provider, action: string, endToken: (ctx: Context) => Promise<void>): Promise<void> {
+async function providerRoute(ctx: Context, o: StepConfig, provider: Provider, action: string, endToken: (ctx: Context) => Promise<void>): Promise<void> {
   // DELETE only reaches a provider's own actions (removing a passkey); the login routes are GET and POST.
   if (ctx.method === 'DELETE' && !['login', 'callback', 'logout'].includes(action)) return providerAction(ctx, provider, action);
   if (ctx.method !== 'GET' && ctx.method !== 'POST') throw new AuthError(405, 'method_not_allowed', 'method not allowed');
@@ -108,7 +109,16 @@ async function providerRoute(ctx: Context, o: RoutesConfig & { failed: FailedLog
 }
 
 /** A login or callback step, after the preAuthHook; a refusal is told as `login_failed`, then answered. */
-async function loginStep(ctx: Context, o: RoutesConfig & { failed: FailedLogins }, provider: Provider, action: 'login' | 'callback'): Promise<void> {
+async function loginStep(ctx: Context, o: StepConfig, provider: Provider, action: 'login' | 'callback'): Promise<void> {
+  if (!o.tracing.on) return step(ctx, o, provider, action);
+  const attributes = { 'authkoa.provider': provider.name, 'authkoa.kind': provider.kind ?? 'custom' };
+  return o.tracing.span(`authkoa.${action}`, attributes, () => step(ctx, o, provider, action));
+}
+
+/** What a provider route works with: the options, and where its refusals and spans go. */
+type StepConfig = RoutesConfig & { failed: FailedLogins; tracing: Tracing };
+
+async function step(ctx: Context, o: StepConfig, provider: Provider, action: 'login' | 'callback'): Promise<void> {
   try {
     if (action === 'callback' && !provider.callback) throw new AuthError(404, 'not_found', 'provider has no callback');
     if (o.preAuthHook) await o.preAuthHook(ctx, provider.name);
@@ -129,19 +139,21 @@ export interface AuthRouterParts {
   middleware: AuthMiddleware;
   /** Where refused logins are told (`login_failed`). */
   failed: FailedLogins;
+  /** Login and callback steps as spans, when the instance has OpenTelemetry. */
+  tracing: Tracing;
 }
 
 /** The auth routes of one service. */
 export function buildAuthRouter(
   o: RoutesConfig,
-  { tokens, providers, middleware, failed }: AuthRouterParts,
+  { tokens, providers, middleware, failed, tracing }: AuthRouterParts,
   endLoggedOut: EndToken,
   /** The routes of a feature the options turn on (the second factor's `/mfa/…`), taken before the providers' routes. */
   mountFeatures?: (router: Router) => void,
 ): Router {
   const router = new Router({ prefix: o.authRoutePath });
   const origin = o.origin;
-  const routeConfig = { ...o, failed };
+  const routeConfig = { ...o, failed, tracing };
   mountFeatures?.(router);
 
   router.get('/list', (ctx) => {

@@ -34,6 +34,8 @@ import { loadWithPackage } from './util/optional.js';
 import { loadMfa } from './mfa/load.js';
 import { ConnectionShare } from './util/connections.js';
 import { createEvents, type InstanceEvents } from './events/instance.js';
+import type { AuthEventBus } from './events/bus.js';
+import { InstanceTelemetry } from './telemetry/instance.js';
 import { loginEvent, logoutEvent } from './events/session-events.js';
 import type { Mfa } from './mfa/service.js';
 import { mfaThrottle, throttlesPerScope } from './state/throttles.js';
@@ -48,11 +50,13 @@ export function authKoa(opts: AuthKoaOptions): AuthKoa {
   const o = resolveOptions(opts);
   // Everything that can be checked without loading code is checked here, before anything starts.
   const plans = planProviders(o.providers);
-  const tokenService = new TokenService(o);
+  // OpenTelemetry when installed and on (found at start-up); until then, and without it, nothing is recorded.
+  const telemetry = new InstanceTelemetry();
+  const tokenService = new TokenService(o, telemetry);
   // Stores of this instance on one database URI share a pool (PostgreSQL); closed with the last of them.
   const connections = new ConnectionShare();
-  const avatarProxy = createAvatarProxy({ ...o.avatarProxyOptions, connections, store: o.avatarStore, url: o.url, routePath: o.avatarRoutePath, resizeLimit: o.avatarResizeLimit, allowPrivate: o.avatarAllowPrivate, logger: o.logger });
-  const state = sharedState(o.stateStore, { clock: o.clock, logger: o.logger, option: 'stateStore', connections });
+  const avatarProxy = createAvatarProxy({ ...o.avatarProxyOptions, connections, tracing: telemetry, store: o.avatarStore, url: o.url, routePath: o.avatarRoutePath, resizeLimit: o.avatarResizeLimit, allowPrivate: o.avatarAllowPrivate, logger: o.logger });
+  const state = sharedState(o.stateStore, { clock: o.clock, logger: o.logger, option: 'stateStore', connections, tracing: telemetry });
   const events = createEvents(o);
   const throttle = throttlesPerScope(state, o.loginThrottle, o.clock, events.bus);
   const sessions = revocations(state.store, o.clock, Math.max(o.cookieDurationMs, o.tokenDurationMs), o.tokenDurationMs);
@@ -72,13 +76,13 @@ export function authKoa(opts: AuthKoaOptions): AuthKoa {
   const mfa = o.mfa
     ? loadMfa(o.mfa, o, { connections, tokens: tokenService, startSession: begin, state: state.store, session, throttle: mfaThrottle(state, throttle, o.clock, events.bus), events: events.bus, secondFactors: () => providers.secondFactors(), factorChanged })
     : undefined;
-  const deps = providerDeps(o, { events, kindOf, connections, tokenService, avatarProxy, state, throttle, gate: mfa?.gate, sessionUser, startSession: begin, factorChanged: async (ctx) => {
+  const deps = providerDeps(o, { events, telemetry, kindOf, connections, tokenService, avatarProxy, state, throttle, gate: mfa?.gate, sessionUser, startSession: begin, factorChanged: async (ctx) => {
     const me = await session(ctx);
     await factorChanged(me.user.id, me.claims?.sid);
   } });
-  const startUp = startService(o, { plans, providers, deps, state, avatarProxy, mfa });
+  const startUp = startService(o, { plans, providers, deps, state, avatarProxy, mfa, telemetry, events: events.bus });
   const waitForStart = startUp.waitForStart;
-  users = new Authenticator(o, { tokens: tokenService, providers, sessions, registry, waitForStart, basicThrottle: throttle('basic'), events: events.bus });
+  users = new Authenticator(o, { tokens: tokenService, providers, sessions, registry, waitForStart, basicThrottle: throttle('basic'), events: events.bus, tracing: telemetry });
   const middleware = createMiddleware(o, users);
   const endToken = async (claims: Claims, ctx: Context) => {
     logoutEvent(events.bus, ctx, claims);
@@ -90,7 +94,7 @@ export function authKoa(opts: AuthKoaOptions): AuthKoa {
     mountJwksRoute(router, o.signing);
     mfa?.mount(router);
   };
-  const authRoutes = buildAuthRouter(o, { tokens: tokenService, providers, middleware, failed: events.failed }, endToken, mountFeatures).routes();
+  const authRoutes = buildAuthRouter(o, { tokens: tokenService, providers, middleware, failed: events.failed, tracing: telemetry }, endToken, mountFeatures).routes();
   const service = requestHandler(o, authRoutes, avatarProxy, waitForStart);
   const closeAll = async () => {
     await startUp.settled; // a failed start has already closed what it had started
@@ -103,6 +107,7 @@ export function authKoa(opts: AuthKoaOptions): AuthKoa {
 /** What providerDeps() is made of besides the options. */
 interface DepsParts {
   events: InstanceEvents;
+  telemetry: InstanceTelemetry;
   /** A configured provider's kind, by name. */
   kindOf: (name: string) => string;
   connections: ConnectionShare;
@@ -140,6 +145,7 @@ function providerDeps(o: ResolvedOptions, parts: DepsParts): ProviderDeps {
         throw err;
       }),
     events: parts.events.bus,
+    tracing: parts.telemetry,
     cookies: { name: o.jwtCookieName, secure: o.secureCookies },
     routeURL: (provider, action) => `${o.url}${o.authRoutePath}/${encodeURIComponent(provider)}/${action}`,
     completeLogin: (ctx, login) => completeLogin(ctx, login, o, parts.startSession, avatarProxy, parts.gate),
@@ -173,6 +179,8 @@ interface StartParts {
   state: SharedState;
   avatarProxy: AvatarProxyImpl;
   mfa: Mfa | undefined;
+  telemetry: InstanceTelemetry;
+  events: AuthEventBus;
 }
 
 /** Starts the service: a failure is logged and closes the avatar proxy and the state store again. */
@@ -201,8 +209,8 @@ function startService(o: ResolvedOptions, parts: StartParts): StartUp {
  * The asynchronous half of start-up: the optional packages and backend modules the options need are
  * loaded (a missing one rejects naming it), then the providers are created in order.
  */
-async function start(o: ResolvedOptions, { plans, providers, deps, state, mfa, avatarProxy }: StartParts): Promise<void> {
-  const checks: Promise<unknown>[] = [state.start(), checkSecretReader(o)];
+async function start(o: ResolvedOptions, { plans, providers, deps, state, mfa, avatarProxy, telemetry, events }: StartParts): Promise<void> {
+  const checks: Promise<unknown>[] = [state.start(), checkSecretReader(o), telemetry.start(o.telemetry, events)];
   if (mfa) checks.push(mfa.start());
   if (isStoreTarget(o.avatarStore)) {
     checks.push(loadStoreBackend(o.avatarStore).then(() => avatarProxy.start()));

@@ -1,3 +1,4 @@
+import { noTracing, type Tracing } from '../telemetry/types.js';
 import { MissingPackageError } from '../util/optional.js';
 import { serveAvatar } from './route.js';
 import { ResizePool } from './pool.js';
@@ -41,12 +42,14 @@ interface ProxyConfig {
   resizeLimit: number;
   identiconSize: number;
   limits: FetchLimits;
+  tracing: Tracing;
 }
 
 function proxyConfig(opts: AvatarProxyOptions): ProxyConfig {
   return {
     base: opts.url.replace(/\/+$/, '') + opts.routePath.replace(/\/+$/, '') + '/',
     log: opts.logger,
+    tracing: opts.tracing ?? noTracing,
     maxPixels: opts.maxPixels ?? 16_777_216,
     resizeLimit: opts.resizeLimit,
     // Identicons match the stored avatars' size when a resize limit is set (never above 300, the original's).
@@ -159,7 +162,10 @@ async function save(p: Parts, userId: string, bytes: Buffer): Promise<string> {
 /** Fetch + prepare; undefined (logged) on any failure, so the caller falls back to an identicon. */
 async function fetchPicture(p: Parts, user: User, headers: Record<string, string>): Promise<Buffer | undefined> {
   try {
-    return await prepare(p, await safeFetch(user.picture, headers, p.cfg.limits));
+    const fetch = () => safeFetch(user.picture, headers, p.cfg.limits);
+    const tracing = p.cfg.tracing;
+    const bytes = tracing.on ? await tracing.client({ method: 'GET', url: user.picture, what: 'avatar' }, fetch) : await fetch();
+    return await prepare(p, bytes);
   } catch (err) {
     const why = err instanceof FetchError || err instanceof InvalidImage ? err.message : 'unexpected error';
     p.cfg.log.warn(`avatar for ${user.id} from ${redact(user.picture)} not used (${why}); identicon instead`);

@@ -1,3 +1,4 @@
+import type { Tracing } from '../telemetry/types.js';
 import type { ConnectionShare } from '../util/connections.js';
 import type { Context } from 'koa';
 import type { Logger } from '../logger.js';
@@ -43,6 +44,8 @@ export interface AvatarProxyOptions {
   store?: string | StoreTarget | AvatarStore;
   /** The instance's connections: a store on the state store's database URI shares its pool. */
   connections?: ConnectionShare;
+  /** Picture fetches as client spans, when the instance has OpenTelemetry. */
+  tracing?: Tracing;
   /** Whole picture fetch, redirects included, in ms (default 10 000). */
   fetchTimeout?: number;
   /** Largest picture body accepted, in bytes (default 10 MiB). */

@@ -14,10 +14,17 @@ export interface EventsConfig {
   audit: { path: string } | { stream: AuditStream } | undefined;
   /** A listener still running after this long is reported through `app.emit('error')`. */
   eventListenerTimeoutMs: number;
+  /** OpenTelemetry: `true` requires `@opentelemetry/api`, `false` never loads it, unset uses it when installed. */
+  telemetry: boolean | undefined;
 }
 
-export function readEventOptions(o: { audit?: unknown; eventListenerTimeout?: unknown }): EventsConfig {
-  return { audit: readAudit(o.audit), eventListenerTimeoutMs: parseDuration((o.eventListenerTimeout ?? '5s') as Duration, 'eventListenerTimeout') };
+export function readEventOptions(o: { audit?: unknown; eventListenerTimeout?: unknown; telemetry?: unknown }): EventsConfig {
+  if (o.telemetry !== undefined && typeof o.telemetry !== 'boolean') throw new TypeError('authKoa: telemetry must be true (require @opentelemetry/api), false (never load it) or unset (use it when installed)');
+  return {
+    audit: readAudit(o.audit),
+    eventListenerTimeoutMs: parseDuration((o.eventListenerTimeout ?? '5s') as Duration, 'eventListenerTimeout'),
+    telemetry: o.telemetry as boolean | undefined,
+  };
 }
 
 function readAudit(value: unknown): EventsConfig['audit'] {

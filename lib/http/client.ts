@@ -5,6 +5,8 @@
  * garbage therefore costs at most `timeoutMs` and `maxBytes`, never a stuck request or a full heap.
  */
 
+import type { Tracing } from '../telemetry/types.js';
+
 /** Default deadline for one outbound call. */
 export const DEFAULT_TIMEOUT_MS = 10_000;
 /** Default cap on a response body: 1 MiB is far above any token, user-info, discovery or JWKS answer. */
@@ -20,6 +22,8 @@ export interface HttpRequest {
   maxBytes?: number;
   /** Abandons the call early (the caller is closing); a network error then. */
   signal?: AbortSignal;
+  /** Records the call as a client span (OpenTelemetry, when the instance has it), named by `what`. */
+  tracing?: { tracing: Tracing; what: string };
 }
 
 export interface HttpResponse {
@@ -49,6 +53,16 @@ export class HttpError extends Error {
  * the caller decides what a non-2xx means.
  */
 export async function request(url: string, req: HttpRequest = {}): Promise<HttpResponse> {
+  const t = req.tracing;
+  if (!t?.tracing.on) return send(url, req);
+  return t.tracing.client({ method: req.method ?? 'GET', url, what: t.what }, async (status) => {
+    const res = await send(url, req);
+    status(res.status);
+    return res;
+  });
+}
+
+async function send(url: string, req: HttpRequest): Promise<HttpResponse> {
   const timeoutMs = req.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const maxBytes = req.maxBytes ?? DEFAULT_MAX_BYTES;
   const controller = new AbortController();
@@ -91,8 +105,8 @@ export async function request(url: string, req: HttpRequest = {}): Promise<HttpR
  * and the body is read under `maxBytes` before the client sees it. The client keeps its own deadline,
  * which reaches the transfer through its signal.
  */
-export function cappedFetch(maxBytes: number): typeof fetch {
-  return async (input, init) => {
+export function cappedFetch(maxBytes: number, traced?: { tracing: Tracing; what: string }): typeof fetch {
+  const capped: typeof fetch = async (input, init) => {
     const res = await fetch(input, { ...init, redirect: 'manual' });
     const declared = Number(res.headers.get('content-length'));
     if (Number.isFinite(declared) && declared > maxBytes) {
@@ -101,6 +115,16 @@ export function cappedFetch(maxBytes: number): typeof fetch {
     }
     const body = await readCapped(res, maxBytes);
     return new Response(res.status === 204 || res.status === 304 ? null : new Uint8Array(body), { status: res.status, statusText: res.statusText, headers: res.headers });
+  };
+  if (!traced) return capped;
+  return (input, init) => {
+    if (!traced.tracing.on) return capped(input, init);
+    const url = input instanceof Request ? input.url : String(input);
+    return traced.tracing.client({ method: init?.method ?? (input instanceof Request ? input.method : 'GET'), url, what: traced.what }, async (status) => {
+      const res = await capped(input, init);
+      status(res.status);
+      return res;
+    });
   };
 }
 

@@ -27,6 +27,7 @@ export const OPTION_NAMES = optionNames<AuthKoaOptions>({
   logger: true,
   audit: true,
   eventListenerTimeout: true,
+  telemetry: true,
   providers: true,
   allowedRedirects: true,
   jwtCookieName: true,

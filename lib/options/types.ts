@@ -81,6 +81,11 @@ export interface AuthKoaOptions {
   audit?: AuditOption;
   /** An event listener still running after this long is reported through Koa's `app.emit('error')`. Default `5s`. */
   eventListenerTimeout?: Duration;
+  /**
+   * OpenTelemetry spans and metrics through `@opentelemetry/api` (docs/events.md): unset, when that
+   * optional package is installed; `true` requires it (a start-up error names it when missing); `false` never loads it.
+   */
+  telemetry?: boolean;
   /** Login providers; at least one. */
   providers: ProviderEntry[];
   /** Hosts (optionally host:port) a login may redirect to besides the host of `url`. */

@@ -87,7 +87,7 @@ export const appleProvider: ProviderModule = {
   create(opts, deps: ProviderDeps): Provider {
     const config = parseAppleOptions(opts, deps);
     const { name } = config;
-    const io = flowIO({ ...config.common, name });
+    const io = flowIO({ ...config.common, name, tracing: deps.tracing });
     const keys = keyCache(async () => {
       const set = await io.getJSON(config.keysURL, 'JWKS');
       if (!Array.isArray(set.keys) || !set.keys.length) throw providerError(name, 502, 'bad_provider_response', 'JWKS has no keys');

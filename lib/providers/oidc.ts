@@ -62,7 +62,7 @@ export const oidcProvider: ProviderModule = {
   create(opts, deps: ProviderDeps): Provider {
     const config = parseOIDCOptions(opts);
     // Discovery and JWKS go through the same limits and error mapping as the flow's own calls.
-    const io = flowIO({ ...config.common, name: config.name });
+    const io = flowIO({ ...config.common, name: config.name, tracing: deps.tracing });
     const discover = cachedDiscovery(config, io);
     const keys = keyCache(async () => {
       const set = await io.getJSON((await discover()).jwksURI, 'JWKS');

@@ -84,7 +84,7 @@ export const telegramProvider: ProviderModule<TelegramProviderOptions & { [k: st
     // The backend (and its optional package) now, so a missing one fails start-up; an unreachable server is retried on use.
     await state.start();
     const requests = new LoginRequests(async () => state.store, deps.clock);
-    const bot = new LoginBot({ ...config.bot, requests, logger: log });
+    const bot = new LoginBot({ ...config.bot, requests, logger: log, tracing: deps.tracing });
     const poller = config.polling ? startPolling(bot, { logger: log, ...config.polling }) : undefined;
     if (config.webhook?.register) registerWebhook(config.name, config.webhook.secret, bot, deps);
     const parts: TelegramParts = { config, deps, bot, requests };

@@ -1,3 +1,4 @@
+import type { Tracing } from '../telemetry/types.js';
 import type { EventSink } from '../events/bus.js';
 import type { Context } from 'koa';
 import { AuthError, toAuthError, type ErrorCode } from '../errors.js';
@@ -35,6 +36,8 @@ export interface AuthenticatorParts {
   basicThrottle: CredentialThrottle | undefined;
   /** Told of every refresh (`refresh`). */
   events?: EventSink;
+  /** Spans for refreshes, when the instance has OpenTelemetry. */
+  tracing?: Tracing;
 }
 
 /**
@@ -60,7 +63,7 @@ export class Authenticator {
     this.providers = parts.providers;
     this.waitForStart = parts.waitForStart;
     this.basicAuth = o.basicAuthChecker || o.adminPasswd !== undefined ? basicAuthenticator(o, parts.basicThrottle) : undefined;
-    this.refresher = new Refresher(o, parts.tokens, parts.sessions, parts.registry, parts.events);
+    this.refresher = new Refresher(o, parts.tokens, parts.sessions, parts.registry, parts.events, parts.tracing);
     this.validator = o.validator;
     this.strictRevocations = o.strictRevocation ? parts.sessions : undefined;
   }

@@ -1,3 +1,4 @@
+import { noTracing, type Tracing } from '../telemetry/types.js';
 import { noEvents, type EventSink } from '../events/bus.js';
 import { refreshEvent } from '../events/session-events.js';
 import type { Context } from 'koa';
@@ -34,6 +35,7 @@ export class Refresher {
     /** The session list, whose `lastSeen` a refresh moves; undefined when there is none to keep. */
     private readonly registry?: SessionRegistry,
     private readonly events: EventSink = noEvents,
+    private readonly tracing: Tracing = noTracing,
   ) {}
 
   /** The refreshed claims for an expired cookie token: cached, in flight, or re-issued on this request. */
@@ -42,7 +44,10 @@ export class Refresher {
     if (cached) return Promise.resolve(cached);
     let pending = this.inFlight.get(rt.token);
     if (!pending) {
-      pending = this.reissue(ctx, rt).finally(() => this.inFlight.delete(rt.token));
+      const reissue = () => this.reissue(ctx, rt);
+      pending = (this.tracing.on ? this.tracing.span('authkoa.refresh', { 'authkoa.provider': rt.claims.auth_provider?.name ?? '' }, reissue) : reissue()).finally(() =>
+        this.inFlight.delete(rt.token),
+      );
       this.inFlight.set(rt.token, pending);
     }
     return pending;

@@ -1,3 +1,4 @@
+import { noTracing, type Tracing } from '../telemetry/types.js';
 import type { Context } from 'koa';
 import { AuthError } from '../errors.js';
 import { copyClaims, wireOrder, type Claims, type RequestToken, type TokenSource } from './claims.js';
@@ -54,8 +55,12 @@ export class TokenService {
   /** Current time in whole seconds, from the instance's clock (the `clock` option, Date.now by default). */
   readonly now: () => number;
 
-  constructor(o: TokenConfig & TransportConfig) {
+  /** Where verifications are counted (OpenTelemetry, when the instance has it); nothing by default. */
+  readonly #tracing: Tracing;
+
+  constructor(o: TokenConfig & TransportConfig, tracing: Tracing = noTracing) {
     this.#o = o;
+    this.#tracing = tracing;
     this.#transport = new Transport(o);
     const clock = o.clock;
     this.now = () => Math.floor(clock() / 1000);
@@ -225,8 +230,21 @@ export class TokenService {
     }
     if (!token) return undefined;
     const known = this.alreadyVerified(token);
-    if (known) return this.accept(ctx, token, copy ? copyClaims(known) : known, source);
-    return this.parse(token).then((claims) => this.accept(ctx, token, claims, source));
+    if (known) {
+      if (this.#tracing.on) this.#tracing.verified(true, true, source);
+      return this.accept(ctx, token, copy ? copyClaims(known) : known, source);
+    }
+    if (!this.#tracing.on) return this.parse(token).then((claims) => this.accept(ctx, token, claims, source));
+    return this.parse(token).then(
+      (claims) => {
+        this.#tracing.verified(false, true, source);
+        return this.accept(ctx, token, claims, source);
+      },
+      (err: unknown) => {
+        this.#tracing.verified(false, false, source);
+        throw err;
+      },
+    );
   }
 
   /** The checks that depend on where a verified token came from: expiry for query and header, XSRF for cookies. */

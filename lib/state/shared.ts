@@ -1,3 +1,4 @@
+import { noTracing, type Tracing } from '../telemetry/types.js';
 import { AuthError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { ConnectionShare } from '../util/connections.js';
@@ -34,6 +35,8 @@ export interface SharedStateOptions {
   option: string;
   /** The instance's connections: stores on one database URI share one pool. */
   connections?: ConnectionShare;
+  /** Where operation durations and failures are recorded (OpenTelemetry, when the instance has it). */
+  tracing?: Tracing;
 }
 
 /**
@@ -42,6 +45,7 @@ export interface SharedStateOptions {
  */
 export function sharedState(source: StateTarget | StateStore, opts: SharedStateOptions): SharedState {
   const { clock, logger, option, connections } = opts;
+  const tracing = opts.tracing ?? noTracing;
   const given = stateSchemes.source(source, option);
   const target = isStateStore(given) ? undefined : given;
   const opened = lazyResource(async () => (target ? openStateTarget(target, { clock, connections }, option) : (given as StateStore)), {
@@ -58,7 +62,28 @@ export function sharedState(source: StateTarget | StateStore, opts: SharedStateO
    * Runs one store call; a backend failure becomes the 503 every route answers alike, carrying the
    * cause, which the service logs when it answers (redacted by the store: no password in it).
    */
-  function guarded<T>(call: (s: StateStore) => Promise<T>): Promise<T> {
+  function guarded<T>(operation: string, call: (s: StateStore) => Promise<T>): Promise<T> {
+    if (tracing.on) return timed(operation, call);
+    return untimed(call);
+  }
+
+  /** guarded() in a span, its duration and outcome recorded. */
+  function timed<T>(operation: string, call: (s: StateStore) => Promise<T>): Promise<T> {
+    const started = performance.now();
+    return tracing.span(`authkoa.state_store.${operation}`, { 'db.operation.name': operation, 'authkoa.state_store': option }, () => untimed(call)).then(
+      (value) => {
+        tracing.storeOperation(operation, performance.now() - started, false);
+        return value;
+      },
+      (err: unknown) => {
+        // A TypeError is the caller's mistake, not the store's: not counted as a store failure.
+        tracing.storeOperation(operation, performance.now() - started, !(err instanceof TypeError));
+        throw err;
+      },
+    );
+  }
+
+  function untimed<T>(call: (s: StateStore) => Promise<T>): Promise<T> {
     // Once open, the store's own promise is passed on with only the error mapping: the basic-auth path
     // reads the store on every request, and each extra await there showed in the bench.
     let pending: Promise<T>;
@@ -71,14 +96,14 @@ export function sharedState(source: StateTarget | StateStore, opts: SharedStateO
   }
 
   const store: StateStore = {
-    create: (ns, key, value, exp) => guarded((s) => s.create(ns, key, value, exp)),
-    get: (ns, key) => guarded((s) => s.get(ns, key)),
-    replace: (ns, key, rev, value, exp) => guarded((s) => s.replace(ns, key, rev, value, exp)),
-    take: (ns, key, rev) => guarded((s) => s.take(ns, key, rev)),
-    remove: (ns, key) => guarded((s) => s.remove(ns, key)),
-    sweep: () => guarded((s) => s.sweep()),
-    markUsed: (id, exp) => guarded((s) => s.markUsed(id, exp)),
-    hit: (ns, keys, windowMs) => guarded((s) => hitIn(s, ns, keys, windowMs, clock)),
+    create: (ns, key, value, exp) => guarded('create', (s) => s.create(ns, key, value, exp)),
+    get: (ns, key) => guarded('get', (s) => s.get(ns, key)),
+    replace: (ns, key, rev, value, exp) => guarded('replace', (s) => s.replace(ns, key, rev, value, exp)),
+    take: (ns, key, rev) => guarded('take', (s) => s.take(ns, key, rev)),
+    remove: (ns, key) => guarded('remove', (s) => s.remove(ns, key)),
+    sweep: () => guarded('sweep', (s) => s.sweep()),
+    markUsed: (id, exp) => guarded('markUsed', (s) => s.markUsed(id, exp)),
+    hit: (ns, keys, windowMs) => guarded('hit', (s) => hitIn(s, ns, keys, windowMs, clock)),
     close,
   };
 

@@ -1,5 +1,6 @@
 import { ConnectionShare } from '../../lib/util/connections.js';
 import { noEvents } from '../../lib/events/bus.js';
+import { noTracing } from '../../lib/telemetry/types.js';
 import test from 'ava';
 import Koa from 'koa';
 import { randomBytes } from 'node:crypto';
@@ -38,6 +39,7 @@ async function handBuilt(t: any, entry: Record<string, unknown>) {
     stateStore: state,
     connections: new ConnectionShare(),
     events: noEvents,
+    tracing: noTracing,
     limiter: stateLimiter(state, Date.now),
     throttle: () => undefined,
     sessionUser: () => Promise.reject(new Error('no sessions here')),

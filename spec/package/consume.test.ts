@@ -22,7 +22,7 @@ const tsc = join(root, 'node_modules/typescript/bin/tsc');
 const recorder = fileURLToPath(new URL('./record-loads.mjs', import.meta.url));
 // The outer `npm test` leaks its npm_* settings; the consumer's npm must behave as a user's would.
 const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.toLowerCase().startsWith('npm_')));
-const HEAVY = ['lmdb', 'mongodb', 'ioredis', '@simplewebauthn/server', 'node-telegram-bot-api', 'nodemailer', 'jimp', 'simple-oauth2', 'koa-session', 'jose'];
+const HEAVY = ['lmdb', 'mongodb', 'ioredis', 'pg', '@opentelemetry/api', '@simplewebauthn/server', 'node-telegram-bot-api', 'nodemailer', 'jimp', 'simple-oauth2', 'koa-session', 'jose'];
 
 /** The consumer folder: the packed tarball, its install and the test projects. */
 const dir = suiteTempDir(test, 'authkoa-consumer-');
@@ -67,7 +67,7 @@ test.before(async (t) => {
 test('social login with the LMDB store installs at most 35 MB of node_modules, optional peers not installed', async (t) => {
   t.log(`node_modules: ${(installedBytes / 1e6).toFixed(1)} MB`);
   t.true(installedBytes <= 35e6, `${(installedBytes / 1e6).toFixed(1)} MB`);
-  for (const pkg of ['mongodb', 'ioredis', 'pg', '@simplewebauthn/server', 'node-telegram-bot-api', 'nodemailer', 'jimp']) {
+  for (const pkg of ['mongodb', 'ioredis', 'pg', '@opentelemetry/api', '@simplewebauthn/server', 'node-telegram-bot-api', 'nodemailer', 'jimp']) {
     await t.throwsAsync(stat(join(dir, 'node_modules', pkg)), undefined, `${pkg} was installed`);
   }
 });
@@ -245,6 +245,7 @@ test('a feature whose optional package is not installed fails at start-up with o
       mongodb: { ...base, avatarStore: 'mongodb://127.0.0.1:1/db', providers: [direct] },
       ioredis: { ...base, stateStore: 'redis://127.0.0.1:1/0', providers: [direct] },
       pg: { ...base, stateStore: 'postgres://127.0.0.1:1/db', providers: [direct] },
+      '@opentelemetry/api': { ...base, telemetry: true, providers: [direct] },
       '@simplewebauthn/server': { ...base, url: 'http://localhost:1', providers: [{ kind: 'passkey', rpName: 'x' }] },
       'node-telegram-bot-api': { ...base, providers: [{ kind: 'telegram', token: '1:abc' }] },
       nodemailer: { ...base, providers: [{ kind: 'verified', name: 'email', sender: emailSender({ host: '127.0.0.1', from: 'a@b.example' }) }] },
@@ -259,7 +260,7 @@ test('a feature whose optional package is not installed fails at start-up with o
     console.log(JSON.stringify(out));`,
   ]);
   const results = JSON.parse(stdout) as Record<string, { message: string; stack: string }>;
-  for (const pkg of ['mongodb', 'ioredis', 'pg', '@simplewebauthn/server', 'node-telegram-bot-api', 'nodemailer', 'jimp']) {
+  for (const pkg of ['mongodb', 'ioredis', 'pg', '@opentelemetry/api', '@simplewebauthn/server', 'node-telegram-bot-api', 'nodemailer', 'jimp']) {
     const r = results[pkg]!;
     t.regex(r.message, new RegExp(`^authKoa: .* needs the package "${pkg}", which is not installed: npm install ${pkg}$`), pkg);
     t.false(r.stack.includes('\n'), `${pkg}: the error prints as one line`);

@@ -3,6 +3,7 @@
  * its options (ProviderModule). The Provider it makes is declared in provider.ts. A kind written
  * outside the package has exactly this, through the main entry's exports.
  */
+import type { Tracing } from '../../telemetry/types.js';
 import type { EventSink } from '../../events/bus.js';
 import type { Context } from 'koa';
 import type { Provider, ProviderOptions } from './provider.js';
@@ -35,6 +36,11 @@ export interface ProviderDeps {
    * A backend failure rejects with AuthError 503 `state_store_unavailable` (its cause is logged when it is answered).
    */
   readonly stateStore: StateStore;
+  /**
+   * The instance's OpenTelemetry, recording nothing unless it is installed and on: a kind's outbound
+   * calls go through `request(url, { tracing: { tracing, what } })` (lib/http/client.ts) to be client spans.
+   */
+  readonly tracing: Tracing;
   /** The instance's events: a kind tells what only it sees (`passkey_added`, `passkey_removed`). */
   readonly events: EventSink;
   /** The instance's connections: a provider's own store on the same database URI shares its pool. */

@@ -35,7 +35,7 @@ interface Flow {
 
 /** Builds the provider object the router calls. */
 export function createFlowProvider(spec: FlowSpec, deps: ProviderDeps): Provider {
-  const flow: Flow = { spec, deps, io: flowIO(spec), client: clientCache(spec) };
+  const flow: Flow = { spec, deps, io: flowIO({ ...spec, tracing: deps.tracing }), client: clientCache(spec) };
   return {
     name: spec.name,
     kind: spec.kind,
@@ -127,11 +127,8 @@ function callbackCode(spec: FlowSpec, params: Record<string, string>): string {
 /** The code for the provider's token, with the PKCE verifier the handshake kept. */
 async function exchangeCode({ spec, deps, client }: Flow, ctx: Context, ep: Endpoints, code: string, hs: Handshake): Promise<OAuthToken> {
   const secret = spec.clientSecret ? await spec.clientSecret() : undefined;
-  return exchange(spec, client(ep, secret), {
-    code,
-    redirect_uri: deps.callbackURL(ctx),
-    ...(typeof hs.verifier === 'string' ? { code_verifier: hs.verifier } : {}),
-  });
+  const params = { code, redirect_uri: deps.callbackURL(ctx), ...(typeof hs.verifier === 'string' ? { code_verifier: hs.verifier } : {}) };
+  return exchange(spec, client(ep, secret), params, { tracing: deps.tracing, tokenURL: ep.tokenURL });
 }
 
 /** Identifies the user from the token and issues the session with the login's parameters from the handshake. */

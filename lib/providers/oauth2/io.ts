@@ -1,3 +1,4 @@
+import type { Tracing } from '../../telemetry/types.js';
 import { AuthorizationCode } from 'simple-oauth2';
 import { AuthError, type ErrorCode } from '../../errors.js';
 import { HttpError, jsonObject, request } from '../../http/client.js';
@@ -66,7 +67,12 @@ interface BoomLike {
 }
 
 /** The code-for-token exchange under one deadline, with every failure mapped to a provider error. */
-export async function exchange(spec: FlowSpec, client: OAuthClient, params: Record<string, string>): Promise<OAuthToken> {
+export async function exchange(spec: FlowSpec, client: OAuthClient, params: Record<string, string>, traced?: { tracing: Tracing; tokenURL: string }): Promise<OAuthToken> {
+  if (!traced?.tracing.on) return exchangeNow(spec, client, params);
+  return traced.tracing.client({ method: 'POST', url: traced.tokenURL, what: 'token' }, () => exchangeNow(spec, client, params));
+}
+
+async function exchangeNow(spec: FlowSpec, client: OAuthClient, params: Record<string, string>): Promise<OAuthToken> {
   const name = spec.name;
   let timer: NodeJS.Timeout | undefined;
   // simple-oauth2's transport times the request and the body read separately; one deadline caps both.
@@ -106,12 +112,18 @@ export async function exchange(spec: FlowSpec, client: OAuthClient, params: Reco
 }
 
 /** The outbound helpers of one provider: its deadline and size cap, errors naming it. */
-export function flowIO(spec: Pick<FlowSpec, 'name' | 'timeoutMs' | 'maxBytes'>): FlowIO {
+export function flowIO(spec: Pick<FlowSpec, 'name' | 'timeoutMs' | 'maxBytes'> & { tracing?: Tracing }): FlowIO {
   const name = spec.name;
+  const tracing = spec.tracing;
   async function get(url: string, what: string, headers: Record<string, string>, failStatus: number, failCode: ErrorCode) {
     let res;
     try {
-      res = await request(url, { headers: { Accept: 'application/json', 'User-Agent': 'authkoa', ...headers }, timeoutMs: spec.timeoutMs, maxBytes: spec.maxBytes });
+      res = await request(url, {
+        headers: { Accept: 'application/json', 'User-Agent': 'authkoa', ...headers },
+        timeoutMs: spec.timeoutMs,
+        maxBytes: spec.maxBytes,
+        tracing: tracing && { tracing, what: what.replace(/\s+/g, '_').toLowerCase() },
+      });
     } catch (err) {
       throw transportError(name, what, err);
     }

@@ -1,3 +1,4 @@
+import type { Tracing } from '../../telemetry/types.js';
 import { Api } from 'node-telegram-bot-api';
 import { cappedFetch, request } from '../../http/client.js';
 import type { Logger } from '../../logger.js';
@@ -7,6 +8,8 @@ import type { ConfirmResult, LoginRequests, TelegramIdentity } from './requests.
 export interface LoginBotOptions {
   /** Bot token from BotFather. Never logged, never answered: see redact(). */
   token: string;
+  /** Bot API calls as client spans (the token redacted from `url.full`), when the instance has OpenTelemetry. */
+  tracing?: Tracing;
   /** Bot API root; default https://api.telegram.org (self-hosted Bot API servers, tests). */
   apiRoot?: string;
   /** Reply after a successful Start. */
@@ -53,6 +56,7 @@ export class LoginBot {
   readonly #log: Logger;
   readonly #maxPhoto: number;
   readonly #timeout: number;
+  readonly #tracing: Tracing | undefined;
   readonly #secrets: string[];
   #me: Promise<string> | undefined;
 
@@ -66,11 +70,12 @@ export class LoginBot {
     this.#log = o.logger;
     this.#maxPhoto = o.maxPhotoBytes ?? 10 * 1024 * 1024;
     this.#timeout = o.timeoutMs ?? 10_000;
+    this.#tracing = o.tracing;
     // The raw token and its URL-encoded form (':' becomes %3A), longest first.
     this.#secrets = [...new Set([encodeURIComponent(o.token), o.token])].sort((a, b) => b.length - a.length);
     // Three attempts 50 ms apart for transient failures, as the original; longer outages are the
     // poller's backoff's business.
-    this.api = new Api(o.token, { apiRoot: this.#apiRoot, timeoutMs: this.#timeout, maxRetries: 2, retryBackoffMs: 50, fetch: cappedFetch(API_MAX_BYTES) });
+    this.api = new Api(o.token, { apiRoot: this.#apiRoot, timeoutMs: this.#timeout, maxRetries: 2, retryBackoffMs: 50, fetch: cappedFetch(API_MAX_BYTES, o.tracing && { tracing: o.tracing, what: 'telegram' }) });
     if (o.username) this.#me = Promise.resolve(o.username);
   }
 
@@ -162,7 +167,8 @@ export class LoginBot {
   /** GETs a file under the deadline and the size cap. Redirects are not followed: the URL holds the token. */
   async #download(filePath: string, signal?: AbortSignal): Promise<Buffer> {
     const path = filePath.split('/').map(encodeURIComponent).join('/');
-    const res = await request(`${this.#apiRoot}/file/bot${this.#token}/${path}`, { timeoutMs: this.#timeout, maxBytes: this.#maxPhoto, signal });
+    const tracing = this.#tracing && { tracing: this.#tracing, what: 'telegram_file' };
+    const res = await request(`${this.#apiRoot}/file/bot${this.#token}/${path}`, { timeoutMs: this.#timeout, maxBytes: this.#maxPhoto, signal, tracing });
     if (res.status !== 200) throw new Error(`file download answered ${res.status}`);
     return res.body;
   }
