@@ -10,7 +10,7 @@ import type { Logger } from '../logger.js';
 import { identicon } from './identicon.js';
 import { lazyResource } from '../util/lazy.js';
 import { openStoreTarget, storeSource } from '../stores/open.js';
-import { avatarId, isAvatarStore, type AvatarStore } from '../stores/types.js';
+import { avatarId, isAvatarStore, storeUnavailable, type AvatarStore } from '../stores/types.js';
 import type { User } from '../user.js';
 import type { AvatarProxy, AvatarProxyOptions, AvatarPutOptions } from './types.js';
 
@@ -155,7 +155,8 @@ async function save(p: Parts, userId: string, bytes: Buffer): Promise<string> {
     return p.cfg.base + (await s.put(userId, bytes));
   } catch (err) {
     p.cfg.log.error(`avatar store failed for ${avatarId(userId)}: ${(err as Error).message}`, { code: 'avatar_store_failed', userId });
-    throw new AuthError(500, 'avatar_store_failed', "can't save avatar", { cause: err });
+    // A store whose backend is away (PostgreSQL down) is an outage, 503; anything else a fault, 500.
+    throw new AuthError(storeUnavailable(err) ? 503 : 500, 'avatar_store_failed', "can't save avatar", { cause: err });
   }
 }
 

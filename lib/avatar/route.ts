@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
 import { AuthError } from '../errors.js';
-import { isAvatarId, type AvatarStore } from '../stores/types.js';
+import { isAvatarId, storeUnavailable, type AvatarStore } from '../stores/types.js';
 import { sniffImage } from './image.js';
 
 const MAX_AGE = 'max-age=604800';
@@ -43,7 +43,9 @@ async function read(store: () => Promise<AvatarStore>, id: string) {
   try {
     return await (await store()).get(id);
   } catch (err) {
-    throw err instanceof AuthError ? err : new AuthError(500, 'avatar_store_failed', "can't load avatar", { cause: err });
+    if (err instanceof AuthError) throw err;
+    // A backend that is away (a PostgreSQL store marks such errors) is an outage: 503, not a fault.
+    throw new AuthError(storeUnavailable(err) ? 503 : 500, 'avatar_store_failed', "can't load avatar", { cause: err });
   }
 }
 

@@ -20,8 +20,11 @@ const CONFIG_CODES = new Set([
   'ENOENT', 'EACCES', 'EISDIR',
   'DEPTH_ZERO_SELF_SIGNED_CERT', 'SELF_SIGNED_CERT_IN_CHAIN', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'ERR_TLS_CERT_ALTNAME_INVALID', 'CERT_HAS_EXPIRED',
 ]);
-/** node-postgres's own words when TLS was asked for and the server has none (it gives no code). */
-const NO_TLS = /does not support SSL/i;
+/**
+ * node-postgres's own words, without a code, for what no retry fixes: TLS asked for and the server has
+ * none; a server that wants a password the URI does not give.
+ */
+const CLIENT_CONFIG = /does not support SSL|client password must be a string/i;
 
 /** One statement runner: the pool's, or a transaction's client. */
 export type Query = <R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[]) => Promise<pg.QueryResult<R>>;
@@ -68,6 +71,10 @@ export class PostgresDb {
       throw this.#failed(call, err);
     }
     let broken: Error | undefined;
+    // While checked out, a client has no listener of its own: a server that dies mid-transaction would
+    // emit an 'error' nobody hears, which ends the process. The failing query rejects all the same.
+    const onError = (err: Error) => (broken = err);
+    client.on('error', onError);
     try {
       await client.query('BEGIN');
       const result = await work((text, values) => client.query(text, values));
@@ -77,6 +84,7 @@ export class PostgresDb {
       await client.query('ROLLBACK').catch((e: Error) => (broken = e));
       throw err instanceof TypeError ? err : this.#failed(call, err);
     } finally {
+      client.off('error', onError);
       client.release(broken);
     }
   }
@@ -93,7 +101,12 @@ export class PostgresDb {
   }
 
   #failed(call: string, err: unknown): Error {
-    return new Error(`postgres ${this.redacted}: ${call} failed: ${(err as Error)?.message ?? err}`, { cause: err });
+    const failed = new Error(`postgres ${this.redacted}: ${call} failed: ${(err as Error)?.message ?? err}`, { cause: err });
+    // The server is away or did not answer in time (no SQLSTATE, or class 08 / 57P0x): an outage, which
+    // callers answer with 503, unlike a statement the server refused.
+    const code = (err as { code?: unknown })?.code;
+    if (typeof code !== 'string' || /^(08|57P0)/.test(code) || !/^[0-9A-Z]{5}$/.test(code)) Object.assign(failed, { unavailable: true });
+    return failed;
   }
 }
 
@@ -141,7 +154,7 @@ async function connectPool(target: PostgresTarget, ssl: ConnectionOptions | unde
 /** A start-up failure: a TypeError when the server refused (no retry fixes it), else an outage. */
 export function startError(err: unknown, target: PostgresTarget, option: string): Error {
   const e = err as { code?: string; message?: string };
-  if ((e?.code && CONFIG_CODES.has(e.code)) || NO_TLS.test(String(e?.message))) return new TypeError(`authKoa: ${option} ${target.redacted}: ${e.message}`);
+  if ((e?.code && CONFIG_CODES.has(e.code)) || CLIENT_CONFIG.test(String(e?.message))) return new TypeError(`authKoa: ${option} ${target.redacted}: ${e.message}`);
   return new Error(`postgres ${target.redacted} is unavailable (${e?.message ?? err})`, { cause: err });
 }
 

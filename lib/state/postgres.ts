@@ -65,7 +65,7 @@ export class PostgresStateStore implements StateStore {
       `INSERT INTO ${this.#table} AS t (ns, key, value, expires_at, rev) VALUES ($1, $2, $3, $4, $5)
        ON CONFLICT (ns, key) DO UPDATE SET value = EXCLUDED.value, expires_at = EXCLUDED.expires_at, rev = EXCLUDED.rev
        WHERE t.expires_at <= $6`,
-      [ns, dbKey(key), json, expiresAtMs, rev(), this.#clock()],
+      [ns, dbKey(key), json, ms(expiresAtMs), rev(), ms(this.#clock())],
     );
     return res.rowCount === 1;
   }
@@ -87,7 +87,7 @@ export class PostgresStateStore implements StateStore {
     const res = await this.#db.query(
       'replace',
       `UPDATE ${this.#table} SET value = $3, expires_at = $4, rev = $5 WHERE ns = $1 AND key = $2 AND rev = $6 AND expires_at > $7`,
-      [ns, dbKey(key), encode(value), expiresAtMs, rev(), String(expected), this.#clock()],
+      [ns, dbKey(key), encode(value), ms(expiresAtMs), rev(), String(expected), ms(this.#clock())],
     );
     return res.rowCount === 1;
   }
@@ -104,13 +104,13 @@ export class PostgresStateStore implements StateStore {
   }
 
   async sweep(): Promise<number> {
-    const res = await this.#db.query('sweep', `DELETE FROM ${this.#table} WHERE expires_at <= $1`, [this.#clock()]);
+    const res = await this.#db.query('sweep', `DELETE FROM ${this.#table} WHERE expires_at <= $1`, [ms(this.#clock())]);
     return res.rowCount ?? 0;
   }
 
   async hit(ns: string, keys: readonly LimitKey[], windowMs: number): Promise<number | undefined> {
     checkLimitKeys(ns, keys, windowMs);
-    const now = this.#clock();
+    const now = ms(this.#clock());
     const names = keys.map((k) => dbKey(k.key));
     return this.#db.transaction('hit', async (query) => {
       await lockKeys(query, this.#table, ns, names);
@@ -176,6 +176,11 @@ function lockId(table: string, ns: string, key: string): bigint {
  */
 function dbKey(key: string): string {
   return /[\\\u0000]/.test(key) ? key.replace(/[\\\u0000]/g, (c) => (c === '\\' ? '\\\\' : '\\0')) : key;
+}
+
+/** A time for the `bigint` column: whole ms (a clock or an expiry may carry a fraction; the column cannot). */
+function ms(t: number): number {
+  return Math.round(t);
 }
 
 function encode(value: unknown): string {

@@ -91,3 +91,11 @@ export function toBuffer(image: Buffer | Uint8Array, where: string): Buffer {
   if (image instanceof Uint8Array) return Buffer.from(image.buffer, image.byteOffset, image.byteLength);
   throw new TypeError(`${where}: image must be a Buffer`);
 }
+
+/**
+ * True for a store error that says its backend is away rather than that it refused (`unavailable: true`,
+ * as the PostgreSQL store marks a dropped connection or a timeout): the routes answer those with 503.
+ */
+export function storeUnavailable(err: unknown): boolean {
+  return (err as { unavailable?: unknown } | null)?.unavailable === true;
+}
