@@ -12,7 +12,7 @@ if (!existsSync(fileURLToPath(new URL('index.js', dist)))) throw new Error('dist
 
 const load = <T>(path: string): Promise<T> => import(new URL(path, dist).href) as Promise<T>;
 
-export const { authKoa } = await load<typeof import('../lib/index.js')>('index.js');
+export const { authKoa, AUTH_EVENT_TYPES } = await load<typeof import('../lib/index.js')>('index.js');
 export const { avatarId, openStore, prune } = await load<typeof import('../lib/stores/index.js')>('stores/index.js');
 export const { safeEqual } = await load<typeof import('../lib/util/safe-equal.js')>('util/safe-equal.js');
 export const { readCookie } = await load<typeof import('../lib/session/transport.js')>('session/transport.js');

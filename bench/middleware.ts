@@ -8,7 +8,7 @@
 import http from 'node:http';
 import net from 'node:net';
 import Koa from 'koa';
-import { authKoa } from './built.js';
+import { AUTH_EVENT_TYPES, authKoa } from './built.js';
 
 export interface MiddlewareCost {
   name: string;
@@ -54,10 +54,16 @@ async function timePerCall(make: () => Koa.Context, mw: Koa.Middleware, ms: numb
 /** Per-request cost of each middleware path, in microseconds, fastest measurement of `rounds`. */
 export async function middlewareBench(ms = 1500, rounds = 3): Promise<MiddlewareCost[]> {
   const url = 'http://127.0.0.1:8080';
-  const auth = authKoa({ secret: SECRET, url, providers: [{ kind: 'direct', name: 'bench', checker: () => true }] });
+  // OpenTelemetry is installed here (for the tests): off in the plain rows, on (no SDK: the API's no-ops) in its own.
+  const auth = authKoa({ secret: SECRET, url, telemetry: false, providers: [{ kind: 'direct', name: 'bench', checker: () => true }] });
+  const traced = authKoa({ secret: SECRET, url, telemetry: true, providers: [{ kind: 'direct', name: 'bench', checker: () => true }] });
+  const listened = authKoa({ secret: SECRET, url, telemetry: false, providers: [{ kind: 'direct', name: 'bench', checker: () => true }] });
+  for (const type of AUTH_EVENT_TYPES) listened.on(type, () => {});
+  await Promise.all([auth.ready, traced.ready, listened.ready]);
   const basic = authKoa({
     secret: SECRET,
     url,
+    telemetry: false,
     providers: [{ kind: 'direct', name: 'bench', checker: () => true }],
     basicAuthChecker: (user, passwd) => ({ ok: passwd === 'pw', user: { id: `basic_${user}`, name: user, picture: '' } }),
   });
@@ -73,6 +79,8 @@ export async function middlewareBench(ms = 1500, rounds = 3): Promise<Middleware
   const variants: Array<[string, () => Koa.Context, Koa.Middleware]> = [
     ['auth: JWT cookie + XSRF header', request(app, '/private', { cookie: `JWT=${token}`, 'x-xsrf-token': 'a'.repeat(40) }), auth.middleware.auth],
     ['auth: X-JWT header', request(app, '/private', { 'x-jwt': token }), auth.middleware.auth],
+    ['auth: JWT cookie + XSRF header, OpenTelemetry API on, no SDK', request(app, '/private', { cookie: `JWT=${token}`, 'x-xsrf-token': 'a'.repeat(40) }), traced.middleware.auth],
+    ['auth: JWT cookie + XSRF header, every event type subscribed', request(app, '/private', { cookie: `JWT=${token}`, 'x-xsrf-token': 'a'.repeat(40) }), listened.middleware.auth],
     ['auth: basic auth via checker', request(app, '/private', { authorization: `Basic ${Buffer.from('u:pw').toString('base64')}` }), basic.middleware.auth],
     ['app.use(auth) on a route outside /auth', request(app, '/public', { cookie: `JWT=${token}` }), auth],
   ];
@@ -91,8 +99,7 @@ export async function middlewareBench(ms = 1500, rounds = 3): Promise<Middleware
     }
     out.push({ name, us: Math.max(0, mine - none) });
   }
-  await auth.close();
-  await basic.close();
+  await Promise.all([auth.close(), basic.close(), traced.close(), listened.close()]);
   return out;
 }
 

@@ -261,6 +261,8 @@ async function httpBench(): Promise<HttpRow[]> {
       { label: 'control: bare Koa against bare Koa', server: 'baseline', against: 'baseline', job: { url: '/private', headers: cookie } },
       { label: 'authkoa auth: JWT cookie + XSRF header', server: 'authkoa', against: 'baseline', job: { url: '/private', headers: cookie }, profile: true },
       { label: 'authkoa auth: X-JWT header', server: 'authkoa', against: 'baseline', job: { url: '/private', headers: { 'x-jwt': jwt } }, profile: true },
+      { label: 'authkoa auth, OpenTelemetry API on, no SDK: JWT cookie + XSRF header', server: 'authkoa-otel', against: 'baseline', job: { url: '/private', headers: cookie } },
+      { label: 'authkoa auth, every event type subscribed: JWT cookie + XSRF header', server: 'authkoa-events', against: 'baseline', job: { url: '/private', headers: cookie } },
       { label: 'authkoa auth, EdDSA tokens: JWT cookie + XSRF header', server: 'authkoa-eddsa', signer: 'authkoa-eddsa', against: 'baseline', job: { url: '/private', headers: cookie } },
       { label: 'authkoa auth, ES256 tokens: JWT cookie + XSRF header', server: 'authkoa-es256', signer: 'authkoa-es256', against: 'baseline', job: { url: '/private', headers: cookie } },
       { label: 'authkoa auth: basic auth via checker', server: 'authkoa-basic', against: 'baseline', job: { url: '/private', headers: { authorization: `Basic ${Buffer.from('u:pw').toString('base64')}` } }, profile: true },

@@ -15,7 +15,7 @@ import koaJwt from 'koa-jwt';
 import passport from 'koa-passport';
 import { ExtractJwt, Strategy as JwtStrategy } from 'passport-jwt';
 import serveStatic from 'koa-static';
-import { authKoa, avatarId, openStore, readCookie, safeEqual, type AuthKoaOptions, type User } from './built.js';
+import { AUTH_EVENT_TYPES, authKoa, avatarId, openStore, readCookie, safeEqual, type AuthKoaOptions, type User } from './built.js';
 
 import { BENCH_KEYS } from './keys.js';
 
@@ -24,9 +24,15 @@ const PAYLOAD = { ok: true, message: 'hello' };
 
 const directProvider = { kind: 'direct' as const, name: 'bench', checker: (user: string, passwd: string) => passwd === 'pw' && user.length > 0 };
 
+/**
+ * authkoa as the rows measure it: OpenTelemetry off unless a case turns it on (the package is installed
+ * here, for the tests, and would otherwise be used by default).
+ */
 function baseAuth(url: string, extra: Partial<AuthKoaOptions> = {}) {
-  return authKoa({ secret: BENCH_SECRET, url, providers: [directProvider], ...extra });
+  return authKoa({ secret: BENCH_SECRET, url, providers: [directProvider], telemetry: false, ...extra });
 }
+
+
 
 type CaseBuilder = (app: Koa, router: Router, url: string, dir: string) => Promise<void> | void;
 
@@ -39,6 +45,21 @@ const cases: Record<string, CaseBuilder> = {
   },
   authkoa(app, router, url) {
     const auth = baseAuth(url);
+    router.get('/private', auth.middleware.auth, (ctx) => void (ctx.body = PAYLOAD));
+    app.use(auth);
+    app.use(router.routes());
+  },
+  // The same with OpenTelemetry on and no SDK registered: the API's own no-op tracer and meter.
+  'authkoa-otel'(app, router, url) {
+    const auth = baseAuth(url, { telemetry: true });
+    router.get('/private', auth.middleware.auth, (ctx) => void (ctx.body = PAYLOAD));
+    app.use(auth);
+    app.use(router.routes());
+  },
+  // The same with a listener on every event type.
+  'authkoa-events'(app, router, url) {
+    const auth = baseAuth(url);
+    for (const type of AUTH_EVENT_TYPES) auth.on(type, () => {}); // a listener that does nothing, on every type
     router.get('/private', auth.middleware.auth, (ctx) => void (ctx.body = PAYLOAD));
     app.use(auth);
     app.use(router.routes());

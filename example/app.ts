@@ -7,6 +7,7 @@ import { join, resolve } from 'node:path';
 import Router from '@koa/router';
 import Koa from 'koa';
 import { authKoa, getUserInfo, type AuthKoa } from '../lib/index.js';
+import { RecentEvents } from './events.js';
 import { Outbox } from './outbox.js';
 import { DEMO_USER, demoProviders } from './providers.js';
 import { publicHostOnly } from './public-host.js';
@@ -113,6 +114,8 @@ export async function startExample(o: ExampleOptions): Promise<RunningExample> {
     logger: { info: () => {}, warn: (m: string) => log(`warn: ${m}`), error: (m: string) => log(`error: ${m}`) },
     ...(o.clock ? { clock: o.clock } : {}),
   });
+  // Subscribed before anything can log in: the page's "Recent auth events" and the terminal's event lines.
+  const recentEvents = new RecentEvents(auth, log);
   // Provider kinds and the LMDB store load here; a bad option or a missing package rejects, naming it.
   await auth.ready;
 
@@ -124,6 +127,11 @@ export async function startExample(o: ExampleOptions): Promise<RunningExample> {
   });
   router.get('/api/private', auth.middleware.auth, (ctx) => {
     ctx.body = { message: 'private: any logged-in user', user: getUserInfo(ctx) };
+  });
+  router.get('/api/events', auth.middleware.auth, (ctx) => {
+    // The user's own events and others' refused logins: nothing a shared cache may keep or hand on.
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = recentEvents.visibleTo(getUserInfo(ctx)!.id);
   });
   router.get('/api/admin', auth.middleware.admin, (ctx) => {
     ctx.body = { message: 'admin only', user: getUserInfo(ctx) };
@@ -143,6 +151,7 @@ export async function startExample(o: ExampleOptions): Promise<RunningExample> {
     auth,
     outbox,
     async close() {
+      recentEvents.close();
       await auth.close();
       server.closeAllConnections();
       await new Promise<void>((done) => server.close(() => done()));

@@ -31,6 +31,7 @@ export async function mountStatic(router: Router): Promise<void> {
     '/app.js': join(root, 'example/public/app.js'),
     '/two-step.js': join(root, 'example/public/two-step.js'),
     '/devices.js': join(root, 'example/public/devices.js'),
+    '/events.js': join(root, 'example/public/events.js'),
     '/style.css': join(root, 'example/public/style.css'),
     // require('jquery') resolves to dist/jquery.js (its "default" export); the minified build sits beside it.
     '/vendor/jquery.js': join(dirname(require.resolve('jquery')), 'jquery.min.js'),

@@ -17,7 +17,7 @@
   auth.add('user', { isSingle: true });
   auth.add('logout', { isSingle: true, ajax: { dataType: 'text' } });
   var api = client.add('api', { isSingle: true });
-  ['private', 'admin', 'editors'].forEach(function (name) { api.add(name, { isSingle: true }); });
+  ['private', 'admin', 'editors', 'events'].forEach(function (name) { api.add(name, { isSingle: true }); });
 
   /** A resource for /auth/<provider> with a login verb; the plugin builds /auth/<name>/login. */
   function providerResource(name, options) {
@@ -34,6 +34,7 @@
   }
   /** A failed passkey call: a PasskeyError (server refusal, or status 0 in the browser) or the browser's own error. */
   function passkeyFailed(err) {
+    events.render(); // a refused passkey login is a login_failed event
     if (err.name === 'NotAllowedError') return show('#result', 'Passkey prompt cancelled.');
     if (err.name === 'PasskeyError') return show('#result', (err.status ? 'HTTP ' + err.status + ': ' : '') + err.message + ' (' + err.code + ')');
     show('#result', err.name + ': ' + err.message);
@@ -46,13 +47,19 @@
     passed: function () { refreshUser(); show('#result', 'Logged in with two steps.'); },
     say: function (text) { show('#result', text); },
     // A second factor added or removed ends the user's other sessions (endOtherSessionsOnFactorChange).
-    changed: function () { devices.render(); },
+    changed: function () { devices.render(); events.render(); },
   });
   // "Your devices" (/devices.js): the user's sessions, and logging other ones out.
   var devices = demoDevices($, {
     loggedIn: function () { return !!current; },
-    say: function (text) { show('#result', text); },
+    // Said after each action on the list: a device logged out is a session_revoked event to show.
+    say: function (text) { show('#result', text); events.render(); },
     ended: function () { refreshUser(); },
+  });
+  // "Recent auth events" (/events.js): read again after everything the page does that the server may tell as an event.
+  var events = demoEvents($, {
+    loggedIn: function () { return !!current; },
+    read: function () { return api.events.read(); },
   });
   var passkey = null; // the passkey provider's resources, once /auth/list names one
 
@@ -65,7 +72,7 @@
       $('#passkey-list').empty().append(keys.length ? keys.map(function (k) {
         var remove = $('<button type="button">').text('Remove').on('click', function () {
           passkey.keys.destroy(k.id)
-            .done(function () { show('#result', 'Passkey removed.'); renderPasskeys(); devices.render(); })
+            .done(function () { show('#result', 'Passkey removed.'); renderPasskeys(); devices.render(); events.render(); })
             .fail(function (xhr) { show('#result', errorText(xhr)); });
         });
         var used = k.lastUsedAt ? 'last used ' + new Date(k.lastUsedAt).toLocaleString() : 'never used';
@@ -80,6 +87,7 @@
     renderPasskeys();
     twoStep.render();
     devices.render();
+    events.render();
     if (!user) {
       show('#status', 'Not logged in.');
       $('#user').prop('hidden', true);
@@ -112,7 +120,7 @@
             if (body && body.mfa_required) return twoStep.ask(body);
             refreshUser(); show('#result', 'Logged in through ' + p.name + '.');
           })
-          .fail(function (xhr) { show('#result', errorText(xhr)); });
+          .fail(function (xhr) { show('#result', errorText(xhr)); events.render(); });
       });
       box.append(form);
     } else if (p.kind === 'verified') {
@@ -165,12 +173,12 @@
   });
   $('#passkey-add').on('click', function () {
     authkoaPasskey.registerPasskey({ base: passkey.base })
-      .then(function () { show('#result', 'Passkey added.'); renderPasskeys(); devices.render(); }, passkeyFailed);
+      .then(function () { show('#result', 'Passkey added.'); renderPasskeys(); devices.render(); events.render(); }, passkeyFailed);
   });
   $('[data-call]').on('click', function () {
     var name = $(this).attr('data-call');
     api[name].read()
-      .done(function (body) { show('#result', JSON.stringify(body, null, 2)); })
+      .done(function (body) { show('#result', JSON.stringify(body, null, 2)); events.render(); })
       .fail(function (xhr) {
         show('#result', errorText(xhr));
         // 401: this browser's session is over (logged out, or ended from another device): show it.
