@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import { createWriteStream, type WriteStream } from 'node:fs';
 import type { AuthEventBus } from './bus.js';
 import type { EventsConfig, AuditStream } from './options.js';
@@ -36,7 +37,12 @@ export function startAudit(bus: AuthEventBus, target: NonNullable<EventsConfig['
   return {
     async close() {
       for (const type of AUTH_EVENT_TYPES) bus.off(type, write);
-      if (file && !file.closed) await new Promise<void>((resolve) => file.end(resolve));
+      // Resolved once the descriptor is closed, not only flushed: close() means the file is let go.
+      if (file && !file.closed) {
+        const closed = once(file, 'close');
+        file.end();
+        await closed;
+      }
     },
   };
 }

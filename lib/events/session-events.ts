@@ -17,7 +17,8 @@ function sessionOf(claims: Claims): { userId: string; provider: string; sid: str
 export function loginEvent(events: EventSink, ctx: Context, kind: string, claims: Claims): void {
   if (!events.has('login')) return;
   const { userId, provider, sid } = sessionOf(claims);
-  events.emit('login', { provider, kind, amr: [...(claims.amr ?? [])], userId, sid, ...clientOf(ctx) }, ctx);
+  // The list frozen too: a listener cannot change what the next one sees.
+  events.emit('login', { provider, kind, amr: Object.freeze([...(claims.amr ?? [])]), userId, sid, ...clientOf(ctx) }, ctx);
 }
 
 /** A token was renewed: `refresh`. */

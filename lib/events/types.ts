@@ -25,7 +25,7 @@ export interface LoginEvent extends AuthEventBase, ClientFields {
   /** The provider's kind (`oauth2`, `direct`, `verified`, `passkey`, …). */
   kind: string;
   /** How the user proved who they are (`pwd`, `fed`, `hwk`, `otp`, `mfa`, …), as the session's `amr` claim. */
-  amr: string[];
+  amr: readonly string[];
   userId: string;
   sid: string;
 }

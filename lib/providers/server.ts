@@ -1,3 +1,4 @@
+import { clientOf } from '../events/bus.js';
 import type { Provider, ProviderDeps, ProviderModule } from './core/contract.js';
 import { commonOptions, endpointURL, providerError } from './oauth2/flow.js';
 import { startOAuth2Server, type OAuth2ServerOptions } from './oauth2-server/local.js';
@@ -9,7 +10,7 @@ import { optionNames } from '../util/options.js';
 export { startOAuth2Server, type OAuth2Server, type OAuth2ServerClient, type OAuth2ServerOptions, type LoginPage, type LoginPageHandler, type ServerChecker, type ServerUser } from './oauth2-server/local.js';
 
 /** Options of a `kind: 'server'` entry: the local OAuth2 server plus the provider that consumes it. */
-export interface ServerProviderOptions extends Omit<OAuth2ServerOptions, 'logger' | 'signing'> {
+export interface ServerProviderOptions extends Omit<OAuth2ServerOptions, 'logger' | 'signing' | 'onSignInRefused'> {
   kind: 'server';
   /** Provider name (default `server`). User ids are the checker's ids, unhashed, as in the original. */
   name?: string;
@@ -67,6 +68,9 @@ export const serverProvider: ProviderModule = {
       clients: [...(serverOpts.clients ?? []), client],
       logger: deps.logger,
       signing: deps.signer,
+      onSignInRefused: (ctx, { userName, reason, status }) => {
+        if (deps.events.has('login_failed')) deps.events.emit('login_failed', { provider: name, kind: 'server', reason, status, userName: userName.slice(0, 256), ...clientOf(ctx) }, ctx);
+      },
     };
     // Checked before the server starts, so a bad entry fails start-up (auth.ready) rather than the first login.
     resolveServerOptions(full);

@@ -1,3 +1,4 @@
+import type { Context } from 'koa';
 import { randomBytes } from 'node:crypto';
 import { parseDuration, type Duration } from '../../util/duration.js';
 import { noopLogger, toLogger, type Logger, type LoggerInput } from '../../logger.js';
@@ -64,6 +65,13 @@ export interface OAuth2ServerOptions {
    * `credentialThrottle(store, throttlePolicy({}), 'server', clock)` from `authkoa/state`.
    */
   throttle?: CredentialThrottle | false;
+  /**
+   * Told of each sign-in the login page refused: the request, the user name as typed (never the
+   * password), why (`bad_credentials`, `too_many_attempts`, `state_store_unavailable`) and the status
+   * answered (the page is shown again with 200 for a wrong password). A `kind: 'server'` entry uses it
+   * for the service's `login_failed` event.
+   */
+  onSignInRefused?: (ctx: Context, refusal: { userName: string; reason: string; status: number }) => void;
   /** Time source in ms (tests). */
   clock?: () => number;
   /**
@@ -83,6 +91,7 @@ export interface OAuth2Server {
 }
 
 export interface ResolvedServerOptions {
+  onSignInRefused: OAuth2ServerOptions['onSignInRefused'];
   url: URL;
   host: string;
   port: number;
@@ -177,6 +186,7 @@ export function resolveServerOptions(o: OAuth2ServerOptions): ResolvedServerOpti
     sessionTTL: duration(o.sessionTTL, 'sessionTTL', 3_600_000),
     sessionKeys: keys,
     logger: toLogger(o.logger ?? noopLogger),
+    onSignInRefused: typeof o.onSignInRefused === 'function' ? o.onSignInRefused : undefined,
     throttle: o.throttle === false ? undefined : (o.throttle ?? credentialThrottle(memoryStateStore({ clock }), throttlePolicy(undefined)!, 'server', clock)),
     clock,
     signer: readSigner(o.signing),

@@ -147,6 +147,15 @@ type Verdict = { user: ServerUser } | { status: number; message: string };
  * counted, so the lock-out ends on time. A checker that throws gives its reservation back and fails the request.
  */
 async function check(o: ResolvedServerOptions, ctx: Context, username: string, password: string): Promise<Verdict> {
+  const verdict = await checkNow(o, ctx, username, password);
+  if ('status' in verdict) o.onSignInRefused?.(ctx, { userName: username, reason: REASONS[verdict.status] ?? 'bad_credentials', status: verdict.status });
+  return verdict;
+}
+
+/** The error code a refusal stands for, by the status the page answers with. */
+const REASONS: Record<number, string> = { 200: 'bad_credentials', 429: 'too_many_attempts', 503: 'state_store_unavailable' };
+
+async function checkNow(o: ResolvedServerOptions, ctx: Context, username: string, password: string): Promise<Verdict> {
   let attempt: Attempt | undefined;
   try {
     attempt = await o.throttle?.attempt(username, ctx.ip);
