@@ -21,7 +21,19 @@ export const noEvents: EventSink = { has: () => false, emit: () => {} };
 
 /** Where a request came from, as an event names it. */
 export function clientOf(ctx: Context): { ip: string; userAgent: string } {
-  return { ip: ctx.ip, userAgent: (ctx.get('user-agent') || '').slice(0, 256) };
+  return { ip: ipOf(ctx), userAgent: (ctx.get('user-agent') || '').slice(0, 256) };
+}
+
+/**
+ * `ctx.ip`, or '' once the connection is gone: Koa reads the socket's address, and a request whose body
+ * was cut off (too large, aborted) may have no socket left when its refusal is told.
+ */
+function ipOf(ctx: Context): string {
+  try {
+    return ctx.ip;
+  } catch {
+    return '';
+  }
 }
 
 /**

@@ -1,6 +1,5 @@
 import type { Context } from 'koa';
 import { AuthError } from '../errors.js';
-import type { Claims } from '../session/claims.js';
 import { clientOf, type EventSink } from './bus.js';
 
 /**
@@ -8,13 +7,21 @@ import { clientOf, type EventSink } from './bus.js';
  * (the request, the claims, the error answered). Each builds its event only when someone listens.
  */
 
+/** What the session events read of a session's claims (lib/session/claims.ts's Claims has these). */
+interface SessionClaims {
+  user?: { id: string };
+  auth_provider?: { name: string };
+  sid?: unknown;
+  amr?: readonly string[];
+}
+
 /** The user, provider and session a token names, as the session events carry them. */
-function sessionOf(claims: Claims): { userId: string; provider: string; sid: string } {
+function sessionOf(claims: SessionClaims): { userId: string; provider: string; sid: string } {
   return { userId: claims.user?.id ?? '', provider: claims.auth_provider?.name ?? '', sid: typeof claims.sid === 'string' ? claims.sid : '' };
 }
 
 /** A session began: `login`. */
-export function loginEvent(events: EventSink, ctx: Context, kind: string, claims: Claims): void {
+export function loginEvent(events: EventSink, ctx: Context, kind: string, claims: SessionClaims): void {
   if (!events.has('login')) return;
   const { userId, provider, sid } = sessionOf(claims);
   // The list frozen too: a listener cannot change what the next one sees.
@@ -22,12 +29,12 @@ export function loginEvent(events: EventSink, ctx: Context, kind: string, claims
 }
 
 /** A token was renewed: `refresh`. */
-export function refreshEvent(events: EventSink, ctx: Context, claims: Claims): void {
+export function refreshEvent(events: EventSink, ctx: Context, claims: SessionClaims): void {
   if (events.has('refresh')) events.emit('refresh', sessionOf(claims), ctx);
 }
 
 /** A session was ended by its user: `logout`. */
-export function logoutEvent(events: EventSink, ctx: Context, claims: Claims): void {
+export function logoutEvent(events: EventSink, ctx: Context, claims: SessionClaims): void {
   if (events.has('logout')) events.emit('logout', sessionOf(claims), ctx);
 }
 

@@ -2,7 +2,7 @@ import pg from 'pg';
 import type { ConnectionOptions } from 'node:tls';
 import type { PostgresOptions } from './options.js';
 import { unshared, type Lease } from '../util/connections.js';
-import { tableName, type PostgresTarget } from './uri.js';
+import { parsePostgresUri, tableName, type PostgresTarget } from './uri.js';
 
 /**
  * A PostgreSQL pool as authkoa's stores use it: shared per URI within one instance (ConnectionShare),
@@ -181,4 +181,21 @@ export async function ensureTables(db: PostgresDb, tables: readonly string[], dd
     if (failed instanceof TypeError) failed.message += ' (create the tables with `authctl db migrate <uri>` or the DDL in docs/scaling.md)';
     throw failed;
   }
+}
+
+/**
+ * The pool for a backend's URI with its tables ready: what each PostgreSQL store opens with. A failure
+ * after connecting releases the pool again.
+ */
+export async function openWithTables(uri: string, opts: PostgresOptions, option: string, tables: (target: PostgresTarget) => { names: string[]; ddl: string[] }): Promise<PostgresDb> {
+  const target = parsePostgresUri(uri, option);
+  const db = await openPostgres(target, opts, option);
+  const { names, ddl } = tables(target);
+  try {
+    await ensureTables(db, names, ddl, option);
+  } catch (err) {
+    await db.close();
+    throw err;
+  }
+  return db;
 }

@@ -1,8 +1,7 @@
 import { createHash } from 'node:crypto';
-import { ensureTables, openPostgres, type PostgresDb, type Query } from '../postgres/db.js';
+import { openWithTables, type PostgresDb, type Query } from '../postgres/db.js';
 import type { PostgresOptions } from '../postgres/options.js';
 import { stateDdl, stateTable } from '../postgres/schema.js';
-import { parsePostgresUri } from '../postgres/uri.js';
 import { countHits, type Window } from './limiter.js';
 import { checkExpiry, checkKey, checkLimitKeys, markUsedWith, rev, type LimitKey, type StateEntry, type StateStore, type StateStoreOptions } from './types.js';
 
@@ -42,14 +41,7 @@ export class PostgresStateStore implements StateStore {
 
   /** Connects, checks the credentials and creates the table when it is missing (see ensureTables). */
   static async open(uri: string, opts: PostgresStateStoreOptions = {}, option = 'stateStore'): Promise<PostgresStateStore> {
-    const target = parsePostgresUri(uri, option);
-    const db = await openPostgres(target, opts, option);
-    try {
-      await ensureTables(db, [stateTable(target)], stateDdl(target), option);
-    } catch (err) {
-      await db.close();
-      throw err;
-    }
+    const db = await openWithTables(uri, opts, option, (target) => ({ names: [stateTable(target)], ddl: stateDdl(target) }));
     return new PostgresStateStore(db, opts);
   }
 

@@ -1,7 +1,6 @@
-import { ensureTables, openPostgres, type PostgresDb } from '../postgres/db.js';
+import { openWithTables, type PostgresDb } from '../postgres/db.js';
 import type { PostgresOptions } from '../postgres/options.js';
 import { avatarDdl, avatarTable } from '../postgres/schema.js';
-import { parsePostgresUri } from '../postgres/uri.js';
 import { sha1 } from '../user.js';
 import { avatarId, isAvatarId, toBuffer, type AvatarEntry, type AvatarStore, type PutOptions, type StoredAvatar } from './types.js';
 
@@ -25,14 +24,7 @@ export class PostgresStore implements AvatarStore {
 
   /** Connects, checks the credentials and creates the table when it is missing. */
   static async open(uri: string, opts: PostgresOptions = {}, option = 'avatarStore'): Promise<PostgresStore> {
-    const target = parsePostgresUri(uri, option);
-    const db = await openPostgres(target, opts, option);
-    try {
-      await ensureTables(db, [avatarTable(target)], avatarDdl(target), option);
-    } catch (err) {
-      await db.close();
-      throw err;
-    }
+    const db = await openWithTables(uri, opts, option, (target) => ({ names: [avatarTable(target)], ddl: avatarDdl(target) }));
     return new PostgresStore(db);
   }
 

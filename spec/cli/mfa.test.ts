@@ -119,7 +119,7 @@ test('bad arguments: a message naming the argument, a non-zero exit, no stack tr
   t.not(memory.code, 0);
   t.regex(memory.stderr, /--store must be the apps' shared store/);
   t.not(bad.code, 0);
-  t.regex(bad.stderr, /--store must be lmdb:\/\/<path>, redis:\/\/… or mongodb:\/\//);
+  t.regex(bad.stderr, /--store must be lmdb:\/\/<path>, redis:\/\/…, mongodb:\/\/… or postgres:\/\//);
   t.false(bad.stderr.includes('hunter2'));
   t.not(missing.code, 0);
   t.regex(missing.stderr, /required option '--store <uri>'/);

@@ -42,7 +42,7 @@ test('revoke refuses a memory store, a bad URI (without echoing it) and a bad du
   t.not(memory.code, 0);
   t.regex(memory.stderr, /--store must be the apps' shared store/);
   t.not(bad.code, 0);
-  t.regex(bad.stderr, /--store must be lmdb:\/\/<path>, redis:\/\/… or mongodb:\/\//);
+  t.regex(bad.stderr, /--store must be lmdb:\/\/<path>, redis:\/\/…, mongodb:\/\/… or postgres:\/\//);
   t.false(bad.stderr.includes('hunter2'));
   t.not(duration.code, 0);
   t.regex(duration.stderr, /--cookie-duration/);
@@ -172,8 +172,8 @@ test('list and revoke --sid refuse a memory store, a bad or unreachable URI (wit
   // None of these gets as far as opening the store (lmdb:///tmp/x is never created).
   const cases: Array<[args: string[], message: RegExp]> = [
     [['list', 'u', '--store', 'memory://'], /--store must be the apps' shared store/],
-    [['list', 'u', '--store', 'etcd://u:hunter2@h'], /--store must be lmdb:\/\/<path>, redis:\/\/… or mongodb:\/\//],
-    [['revoke', 'u', '--sid', 'abc', '--store', 'etcd://u:hunter2@h'], /--store must be lmdb:\/\/<path>, redis:\/\/… or mongodb:\/\//],
+    [['list', 'u', '--store', 'etcd://u:hunter2@h'], /--store must be lmdb:\/\/<path>, redis:\/\/…, mongodb:\/\/… or postgres:\/\//],
+    [['revoke', 'u', '--sid', 'abc', '--store', 'etcd://u:hunter2@h'], /--store must be lmdb:\/\/<path>, redis:\/\/…, mongodb:\/\/… or postgres:\/\//],
     [['list', 'u', '--store', 'redis://:hunter2@127.0.0.1:1/0'], /cannot open the state store: redis redis:\/\/:\*\*\*@127\.0\.0\.1:1\/0 is unavailable/],
     [['list', 'u'], /required option '--store <uri>'/],
     [['list', '', '--store', 'lmdb:///tmp/x'], /<user-id> must not be empty/],

@@ -93,6 +93,6 @@ test('authctl bot refuses a missing token, a memory store and a bad URI', async 
   t.not(memory.code, 0);
   t.regex(memory.stderr, /shared with the app/);
   t.not(bad.code, 0);
-  t.regex(bad.stderr, /--store must be lmdb:\/\/<path>, redis:\/\/… or mongodb:\/\//);
+  t.regex(bad.stderr, /--store must be lmdb:\/\/<path>, redis:\/\/…, mongodb:\/\/… or postgres:\/\//);
   t.false(bad.stderr.includes('hunter2'));
 });
