@@ -5,21 +5,20 @@
  * a browser's authenticator, is in login-kinds.test.ts with Chromium.
  */
 import type { ExecutionContext } from 'ava';
-import type { ClientMetadata } from 'oidc-provider';
-import { emailSender, type ProviderEntry } from '../../lib/index.js';
+import { emailSender } from '../../lib/index.js';
 import { devEndpoints, startDevOAuthServer } from '../../lib/providers/oauth2-server/dev.js';
 import { startAppleStandin, teamKey, CLIENT_ID, KEY_ID, TEAM_ID } from '../apple/standin.js';
 import { Client } from '../helpers/http.js';
-import { startOidcServer, type OidcServer } from '../helpers/oidc.js';
 import { startSmtp } from '../helpers/smtp.js';
 import { BOT_TOKEN, startFakeBotApi } from '../helpers/telegram.js';
-import { passwordLogin, startMfaApp, type MfaApp } from '../mfa/fixtures.js';
+import { kindApp, oidcClient, oidcPeer, passwordLogin, type MfaApp } from '../mfa/fixtures.js';
+
+export { kindApp, quiet } from '../mfa/fixtures.js';
 import { devAuthorize, startLogin } from '../oauth2/fixtures.js';
 import { checker, signIn } from '../server/fixtures.js';
 import { ALICE } from '../telegram/fixtures.js';
 import { TEMPLATE, tokenIn } from '../verified/fixtures.js';
 
-export const quiet = { info() {}, warn() {}, error() {} };
 
 /** A kind as the event tests drive it. */
 export interface EventKind {
@@ -35,30 +34,6 @@ export interface EventKind {
   refusal: string;
   /** A login the kind refuses (after login() ran once); its answer and the user name typed, when one was. */
   refuse(c: Client): Promise<{ res: Response; userName?: string }>;
-}
-
-/** An app with `providers` (its second factor on, nobody enrolled), stopped at teardown. */
-export async function kindApp(t: ExecutionContext, providers: unknown[]): Promise<MfaApp> {
-  const app = await startMfaApp({ logger: quiet }, providers as ProviderEntry[]);
-  t.teardown(() => app.close());
-  return app;
-}
-
-async function oidcPeer(t: ExecutionContext): Promise<OidcServer> {
-  const idp = await startOidcServer();
-  t.teardown(() => idp.close());
-  return idp;
-}
-
-function oidcClient(app: MfaApp, name: string): ClientMetadata {
-  return {
-    client_id: `${name}-client`,
-    client_secret: `${name}-secret`,
-    redirect_uris: [`${app.url}/auth/${name}/callback`],
-    grant_types: ['authorization_code'],
-    response_types: ['code'],
-    token_endpoint_auth_method: 'client_secret_basic',
-  };
 }
 
 /** An OAuth2 login through the peer's page (`authorize` drives it as alice): the callback's answer. */

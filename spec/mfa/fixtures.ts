@@ -9,6 +9,8 @@ import type { StateStore } from '../../lib/state/types.js';
 import type Router from '@koa/router';
 import type { AuthKoa, AuthKoaOptions, ProviderEntry } from '../../lib/index.js';
 import type { ExecutionContext } from 'ava';
+import type { ClientMetadata } from 'oidc-provider';
+import { startOidcServer, type OidcServer } from '../helpers/oidc.js';
 import { Client, decodeJwt, manualClock, startApp, type TestApp } from '../helpers/http.js';
 
 export const SECRET = 'mfa-test-secret-0123456789abcdef';
@@ -260,4 +262,33 @@ async function expectExpiry(t: ExecutionContext, kind: GatedKind, otpauthUrl: st
   const refresh = await fetch(`${app.url}/auth/user`, { headers: { cookie: `JWT=${partial}`, 'X-XSRF-TOKEN': decodeJwt(partial).jti } });
   t.is(refresh.status, 401, 'an expired partial as the JWT cookie is not refreshed into a session');
   t.false(setsSession(refresh));
+}
+
+/** A logger that keeps quiet. */
+export const quiet = { info() {}, warn() {}, error() {} };
+
+/** An app with `providers` (its second factor on, nobody enrolled), stopped at teardown. */
+export async function kindApp(t: ExecutionContext, providers: unknown[]): Promise<MfaApp> {
+  const app = await startMfaApp({ logger: quiet }, providers as ProviderEntry[]);
+  t.teardown(() => app.close());
+  return app;
+}
+
+/** oidc-provider on 127.0.0.1, stopped at teardown. */
+export async function oidcPeer(t: ExecutionContext): Promise<OidcServer> {
+  const idp = await startOidcServer();
+  t.teardown(() => idp.close());
+  return idp;
+}
+
+/** The oidc-provider client of provider `name` in `app`. */
+export function oidcClient(app: MfaApp, name: string): ClientMetadata {
+  return {
+    client_id: `${name}-client`,
+    client_secret: `${name}-secret`,
+    redirect_uris: [`${app.url}/auth/${name}/callback`],
+    grant_types: ['authorization_code'],
+    response_types: ['code'],
+    token_endpoint_auth_method: 'client_secret_basic',
+  };
 }

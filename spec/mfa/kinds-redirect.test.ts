@@ -8,47 +8,18 @@
  * inside what their tokens allow, and the 5 minutes of the expiry check pass after the peer's last answer.
  */
 import test, { type ExecutionContext } from 'ava';
-import type { ClientMetadata } from 'oidc-provider';
-import { emailSender, type ProviderEntry } from '../../lib/index.js';
+import { emailSender } from '../../lib/index.js';
 import { devEndpoints, startDevOAuthServer } from '../../lib/providers/oauth2-server/dev.js';
 import { sha1 } from '../../lib/user.js';
 import { startAppleStandin, teamKey, CLIENT_ID, KEY_ID, TEAM_ID } from '../apple/standin.js';
 import { Client } from '../helpers/http.js';
-import { startOidcServer, type OidcServer } from '../helpers/oidc.js';
 import { startSmtp } from '../helpers/smtp.js';
 import { devAuthorize, startLogin } from '../oauth2/fixtures.js';
 import { checker, signIn } from '../server/fixtures.js';
 import { TEMPLATE, tokenIn } from '../verified/fixtures.js';
-import { proveGated, startMfaApp, type GatedKind, type MfaApp } from './fixtures.js';
+import { kindApp, oidcClient, oidcPeer, proveGated, type GatedKind } from './fixtures.js';
 
-const quiet = { info() {}, warn() {}, error() {} };
 const appleKey = teamKey();
-
-/** An MFA app with `providers`, stopped at teardown. */
-async function mfaApp(t: ExecutionContext, providers: unknown[]): Promise<MfaApp> {
-  const app = await startMfaApp({ logger: quiet }, providers as ProviderEntry[]);
-  t.teardown(() => app.close());
-  return app;
-}
-
-/** oidc-provider on 127.0.0.1, stopped at teardown. */
-async function oidcPeer(t: ExecutionContext): Promise<OidcServer> {
-  const idp = await startOidcServer();
-  t.teardown(() => idp.close());
-  return idp;
-}
-
-/** The oidc-provider client of provider `name` in `app`. */
-function oidcClient(app: MfaApp, name: string): ClientMetadata {
-  return {
-    client_id: `${name}-client`,
-    client_secret: `${name}-secret`,
-    redirect_uris: [`${app.url}/auth/${name}/callback`],
-    grant_types: ['authorization_code'],
-    response_types: ['code'],
-    token_endpoint_auth_method: 'client_secret_basic',
-  };
-}
 
 /** The query asking a login to go to `from` afterwards ('' for none). */
 const fromQuery = (from: string | undefined) => (from ? `from=${encodeURIComponent(from)}` : '');
@@ -63,7 +34,7 @@ const kinds: Record<string, (t: ExecutionContext) => Promise<GatedKind>> = {
     const smtp = await startSmtp();
     t.teardown(() => smtp.close());
     const sender = emailSender({ host: '127.0.0.1', port: smtp.port, secure: false, from: 'login@example.com', subject: 'Confirm your login', timeout: '30s' });
-    const app = await mfaApp(t, [{ kind: 'verified', name: 'email', template: TEMPLATE, sender }]);
+    const app = await kindApp(t, [{ kind: 'verified', name: 'email', template: TEMPLATE, sender }]);
     const login = async (c: Client, from?: string) => {
       const asked = await c.fetch(`/auth/email/login?user=alice&address=alice@example.com&${fromQuery(from)}`);
       if (asked.status !== 200) throw new Error(`verified step 1: ${asked.status} ${await asked.text()}`);
@@ -74,7 +45,7 @@ const kinds: Record<string, (t: ExecutionContext) => Promise<GatedKind>> = {
   },
 
   async dev(t) {
-    const app = await mfaApp(t, [{ kind: 'dev', port: 0 }]);
+    const app = await kindApp(t, [{ kind: 'dev', port: 0 }]);
     const login = (c: Client, from?: string) => oauth2Login(c, 'dev', from, (url) => devAuthorize(url, 'alice'));
     return { app, provider: 'dev', amr: 'fed', userId: 'alice', redirects: true, login };
   },
@@ -84,14 +55,14 @@ const kinds: Record<string, (t: ExecutionContext) => Promise<GatedKind>> = {
     const peer = await startDevOAuthServer({ port: 0 });
     t.teardown(() => peer.close());
     const { authURL, tokenURL, infoURL } = devEndpoints(peer.url);
-    const app = await mfaApp(t, [{ name: 'facebook', cid: 'fb-cid', csecret: 'fb-secret', endpoint: { authURL, tokenURL }, infoURL }]);
+    const app = await kindApp(t, [{ name: 'facebook', cid: 'fb-cid', csecret: 'fb-secret', endpoint: { authURL, tokenURL }, infoURL }]);
     const login = (c: Client, from?: string) => oauth2Login(c, 'facebook', from, (url) => devAuthorize(url, 'alice'));
     return { app, provider: 'facebook', amr: 'fed', userId: `facebook_${sha1('alice')}`, redirects: true, login };
   },
 
   async oauth2(t) {
     const idp = await oidcPeer(t);
-    const app = await mfaApp(t, [
+    const app = await kindApp(t, [
       {
         kind: 'oauth2',
         name: 'corp2',
@@ -109,7 +80,7 @@ const kinds: Record<string, (t: ExecutionContext) => Promise<GatedKind>> = {
 
   async oidc(t) {
     const idp = await oidcPeer(t);
-    const app = await mfaApp(t, [{ kind: 'oidc', name: 'corp', issuer: idp.issuer, cid: 'corp-client', csecret: 'corp-secret', scopes: ['openid', 'profile'] }]);
+    const app = await kindApp(t, [{ kind: 'oidc', name: 'corp', issuer: idp.issuer, cid: 'corp-client', csecret: 'corp-secret', scopes: ['openid', 'profile'] }]);
     idp.setup([oidcClient(app, 'corp')]);
     const login = (c: Client, from?: string) => oauth2Login(c, 'corp', from, (url) => idp.authorize(url, 'alice'));
     return { app, provider: 'corp', amr: 'fed', userId: `corp_${sha1('alice')}`, redirects: true, login };
@@ -118,7 +89,7 @@ const kinds: Record<string, (t: ExecutionContext) => Promise<GatedKind>> = {
   async apple(t) {
     const apple = await startAppleStandin(appleKey.publicKey);
     t.teardown(() => apple.close());
-    const app = await mfaApp(t, [{ kind: 'apple', clientId: CLIENT_ID, teamId: TEAM_ID, keyId: KEY_ID, privateKey: appleKey.pem, endpoint: apple.endpoint() }]);
+    const app = await kindApp(t, [{ kind: 'apple', clientId: CLIENT_ID, teamId: TEAM_ID, keyId: KEY_ID, privateKey: appleKey.pem, endpoint: apple.endpoint() }]);
     const login = async (c: Client, from?: string) => {
       const start = await c.fetch(`/auth/apple/login?${fromQuery(from)}`);
       if (start.status !== 302) throw new Error(`apple login: ${start.status} ${await start.text()}`);
@@ -133,7 +104,7 @@ const kinds: Record<string, (t: ExecutionContext) => Promise<GatedKind>> = {
   },
 
   async server(t) {
-    const app = await mfaApp(t, [{ kind: 'server', url: 'http://127.0.0.1:0', checker }]);
+    const app = await kindApp(t, [{ kind: 'server', url: 'http://127.0.0.1:0', checker }]);
     // A new browser at the server each time: its sign-in page asks for the password again.
     const login = (c: Client, from?: string) => oauth2Login(c, 'server', from, async (url) => (await signIn(new Client(url.origin), url.href, 'alice', 'wonderland')).href);
     return { app, provider: 'server', amr: 'fed', userId: 'alice', redirects: true, login };
