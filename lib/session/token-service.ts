@@ -1,4 +1,4 @@
-import { noTracing, type Tracing } from '../telemetry/types.js';
+import { noTracing, signatureChecked, type Tracing } from '../telemetry/types.js';
 import type { Context } from 'koa';
 import { AuthError } from '../errors.js';
 import { copyClaims, wireOrder, type Claims, type RequestToken, type TokenSource } from './claims.js';
@@ -234,17 +234,8 @@ export class TokenService {
       if (this.#tracing.on) this.#tracing.verified(true, true, source);
       return this.accept(ctx, token, copy ? copyClaims(known) : known, source);
     }
-    if (!this.#tracing.on) return this.parse(token).then((claims) => this.accept(ctx, token, claims, source));
-    return this.parse(token).then(
-      (claims) => {
-        this.#tracing.verified(false, true, source);
-        return this.accept(ctx, token, claims, source);
-      },
-      (err: unknown) => {
-        this.#tracing.verified(false, false, source);
-        throw err;
-      },
-    );
+    const parsed = this.#tracing.on ? signatureChecked(this.#tracing, source, this.parse(token)) : this.parse(token);
+    return parsed.then((claims) => this.accept(ctx, token, claims, source));
   }
 
   /** The checks that depend on where a verified token came from: expiry for query and header, XSRF for cookies. */

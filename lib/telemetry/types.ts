@@ -39,3 +39,17 @@ export const noTracing: Tracing = {
   verified: () => {},
   storeOperation: () => {},
 };
+
+/** `pending`, a token's signature check (not a cache hit), counted as a verification when it settles. */
+export function signatureChecked<T>(tracing: Tracing, source: string, pending: Promise<T>): Promise<T> {
+  return pending.then(
+    (value) => {
+      tracing.verified(false, true, source);
+      return value;
+    },
+    (err: unknown) => {
+      tracing.verified(false, false, source);
+      throw err;
+    },
+  );
+}

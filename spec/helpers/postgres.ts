@@ -316,3 +316,15 @@ export async function startPostgres(opts: { password?: string; tls?: { cert: str
     },
   };
 }
+
+/**
+ * A plain `pg` client on `uri`, for reading what a store wrote; closed when the test ends. A server the
+ * test stops meanwhile only makes its pending call reject.
+ */
+export async function rawClient(t: { teardown(fn: () => unknown): void }, uri: string): Promise<pg.Client> {
+  const client = new pg.Client({ connectionString: uri });
+  client.on('error', () => undefined);
+  await client.connect();
+  t.teardown(() => client.end().catch(() => undefined));
+  return client;
+}

@@ -8,47 +8,16 @@ import test, { type ExecutionContext } from 'ava';
 import { createHash, randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { authKoa, type AuthKoaOptions } from '../../lib/index.js';
-import { Client, startApp } from '../helpers/http.js';
-import { startPostgres, type PostgresPeer } from '../helpers/postgres.js';
+import { Client } from '../helpers/http.js';
+import { emailApp as sharedEmailApp } from './email-app.js';
+import { rawClient, startPostgres, type PostgresPeer } from '../helpers/postgres.js';
 
 const SECRET = 'postgres-service-test-secret-0123456789';
 const tag = () => randomBytes(5).toString('hex');
 
-/** An app with a verified provider whose "sender" keeps the messages, and a direct one, on the state store `stateStore`. */
-async function emailApp(t: ExecutionContext, stateStore: string, more: Partial<AuthKoaOptions> = {}) {
-  const sent: string[] = [];
-  const logs: string[] = [];
-  const log = (level: string) => (m: string) => logs.push(`${level} ${m}`);
-  const app = await startApp({
-    secret: SECRET,
-    stateStore,
-    logger: { info: log('info'), warn: log('warn'), error: log('error') },
-    providers: [
-      { kind: 'verified', name: 'email', template: '{{.Token}}', sender: async (_address: string, text: string) => void sent.push(text) },
-      { kind: 'direct', name: 'local', checker: (_user: string, passwd: string) => passwd === 'pw' },
-    ],
-    ...more,
-  });
-  t.teardown(() => app.close());
-  const client = new Client(app.url);
-  /** Step 1; resolves the response and, when it was sent, the token. */
-  const request = async (address = 'a@example.com') => {
-    const before = sent.length;
-    const res = await client.fetch(`/auth/email/login?user=u&address=${encodeURIComponent(address)}`);
-    return { res, token: sent.length > before ? sent.at(-1)! : undefined };
-  };
-  const confirm = (token: string) => client.fetch(`/auth/email/login?token=${encodeURIComponent(token)}`, { method: 'POST' });
-  const login = (user: string, c = client) => c.fetch('/auth/local/login', { method: 'POST', json: { user, passwd: 'pw' } });
-  return { app, client, logs, request, confirm, login };
-}
+const emailApp = (t: ExecutionContext, stateStore: string, more: Partial<AuthKoaOptions> = {}) => sharedEmailApp(t, SECRET, stateStore, more);
 
-async function raw(t: ExecutionContext, uri: string): Promise<pg.Client> {
-  const client = new pg.Client({ connectionString: uri });
-  client.on('error', () => undefined);
-  await client.connect();
-  t.teardown(() => client.end().catch(() => undefined));
-  return client;
-}
+const raw = rawClient;
 
 /** A server of the test's own, for the tests that stop or pause it. */
 async function ownServer(t: ExecutionContext, opts: { password?: string } = {}): Promise<PostgresPeer> {

@@ -11,7 +11,7 @@ import { once } from 'node:events';
 import pg from 'pg';
 import { openPostgresStateStore } from '../../lib/state/postgres.js';
 import { runCli } from '../helpers/cli.js';
-import { startPostgres, type PostgresPeer } from '../helpers/postgres.js';
+import { rawClient, startPostgres, type PostgresPeer } from '../helpers/postgres.js';
 
 let server: PostgresPeer;
 test.before(async () => {
@@ -23,13 +23,7 @@ const tag = () => randomBytes(5).toString('hex');
 /** The advisory lock id lib/postgres/db.ts takes around table creation ("authkoa" in ASCII). */
 const DDL_LOCK = '27432215569461089';
 
-async function raw(t: ExecutionContext, uri: string): Promise<pg.Client> {
-  const client = new pg.Client({ connectionString: uri });
-  client.on('error', () => undefined);
-  await client.connect();
-  t.teardown(() => client.end().catch(() => undefined));
-  return client;
-}
+const raw = rawClient;
 
 async function open(t: ExecutionContext, uri: string) {
   const store = await openPostgresStateStore(uri);

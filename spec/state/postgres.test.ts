@@ -9,13 +9,12 @@ import { randomBytes } from 'node:crypto';
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { once } from 'node:events';
-import pg from 'pg';
 import { openStateStore } from '../../lib/state/index.js';
 import { PostgresStateStore, openPostgresStateStore } from '../../lib/state/postgres.js';
 import { parsePostgresUri } from '../../lib/postgres/uri.js';
 import { ROOT } from '../helpers/cli.js';
 import { manualClock } from '../helpers/http.js';
-import { startPostgres, type PostgresPeer } from '../helpers/postgres.js';
+import { rawClient, startPostgres, type PostgresPeer } from '../helpers/postgres.js';
 import { stateStoreContract } from './state-contract.js';
 import { limiterContract } from './limiter-contract.js';
 
@@ -30,13 +29,7 @@ const tag = () => randomBytes(5).toString('hex');
 const fresh = (more = '') => `${server.uri}?prefix=t${tag()}_${more}`;
 
 /** A plain client for reading what the store wrote, closed with the test. */
-async function raw(t: ExecutionContext, uri = server.uri): Promise<pg.Client> {
-  const client = new pg.Client({ connectionString: uri });
-  client.on('error', () => undefined);
-  await client.connect();
-  t.teardown(() => client.end().catch(() => undefined));
-  return client;
-}
+const raw = (t: ExecutionContext, uri = server.uri) => rawClient(t, uri);
 
 async function open(t: ExecutionContext, uri: string, opts: Parameters<typeof openPostgresStateStore>[1] = {}): Promise<PostgresStateStore> {
   const store = await openPostgresStateStore(uri, opts);

@@ -6,34 +6,13 @@
 import test, { type ExecutionContext } from 'ava';
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { authKoa } from '../../lib/index.js';
-import { Client, startApp } from '../helpers/http.js';
+import { authKoa, type AuthKoaOptions } from '../../lib/index.js';
+import { emailApp as sharedEmailApp } from './email-app.js';
 import { startRedis, type RedisPeer } from '../helpers/redis.js';
 
 const SECRET = 'redis-service-test-secret-0123456789';
 
-/** An app with one verified provider whose "sender" keeps the messages, on the Redis at `uri`. */
-async function emailApp(t: ExecutionContext, stateStore: string) {
-  const sent: string[] = [];
-  const logs: string[] = [];
-  const log = (level: string) => (m: string) => logs.push(`${level} ${m}`);
-  const app = await startApp({
-    secret: SECRET,
-    stateStore,
-    logger: { info: log('info'), warn: log('warn'), error: log('error') },
-    providers: [{ kind: 'verified', name: 'email', template: '{{.Token}}', sender: async (_address: string, text: string) => void sent.push(text) }],
-  });
-  t.teardown(() => app.close());
-  const client = new Client(app.url);
-  /** Step 1; resolves the response and, when it was sent, the token. */
-  const request = async (address = 'a@example.com') => {
-    const before = sent.length;
-    const res = await client.fetch(`/auth/email/login?user=u&address=${encodeURIComponent(address)}`);
-    return { res, token: sent.length > before ? sent.at(-1)! : undefined };
-  };
-  const confirm = (token: string) => client.fetch(`/auth/email/login?token=${encodeURIComponent(token)}`, { method: 'POST' });
-  return { app, client, sent, logs, request, confirm };
-}
+const emailApp = (t: ExecutionContext, stateStore: string, more: Partial<AuthKoaOptions> = {}) => sharedEmailApp(t, SECRET, stateStore, more);
 
 /**
  * Polls `probe` until it returns true: waiting on a reconnect, not on a clock. The client's reconnect
