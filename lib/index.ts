@@ -84,6 +84,7 @@ export type {
   SessionRevokedEvent,
 } from './events/types.js';
 export type { AuditOption, AuditStream } from './events/options.js';
+export type { OpenAPIDocument } from './openapi/document.js';
 export { emailSender, isEmailAddress, type EmailSender, type EmailSenderOptions } from './providers/verified/email.js';
 export type { Sender, SenderFunc } from './providers/verified/sender.js';
 // Option types of the built-in kinds: types only, so no provider module loads with them. entries.js also

@@ -1,4 +1,5 @@
 import type { AuthEventBus } from './events/bus.js';
+import type { OpenAPIDocument } from './openapi/document.js';
 import type { AuthEventListener, AuthEventType } from './events/types.js';
 import type { Middleware } from 'koa';
 import type { AvatarProxy } from './avatar/types.js';
@@ -51,6 +52,12 @@ export interface AuthKoa extends Middleware {
   on<T extends AuthEventType>(type: T, listener: AuthEventListener<T>): void;
   /** Stops a listener added with on(). */
   off<T extends AuthEventType>(type: T, listener: AuthEventListener<T>): void;
+  /**
+   * The OpenAPI 3.1 description of the routes this configuration serves (docs/openapi.md), once
+   * start-up has built the providers: the core, provider, feature and avatar routes, the error body with
+   * every code, the ways a session is carried.
+   */
+  openapi(): Promise<OpenAPIDocument>;
   /** Stops everything the instance started: provider servers and pollers, the avatar store and its workers, the state store it opened. */
   close(): Promise<void>;
 }
@@ -93,6 +100,8 @@ export function instanceApi(p: InstanceParts): Omit<AuthKoa, keyof Middleware | 
       reset: (userId: string) => started(() => p.mfa!.reset(userId)),
     },
     on: (type, listener) => p.events.on(type, listener),
+    // Loaded when asked for: describing the routes is no part of serving them.
+    openapi: () => started(async () => (await import('./openapi/describe.js')).describe(p.options, p.providers.list())),
     off: (type, listener) => p.events.off(type, listener),
     close() {
       closed ??= p.close();
