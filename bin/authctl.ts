@@ -10,6 +10,7 @@ import { demoCommand } from './commands/demo.js';
 import { devOauthCommand } from './commands/dev-oauth.js';
 import { keysCommand } from './commands/keys.js';
 import { dbCommand } from './commands/db.js';
+import { openapiCommand } from './commands/openapi.js';
 import { mfaCommand } from './commands/mfa.js';
 import { secretCommand } from './commands/secret.js';
 import { passkeysCommand } from './commands/passkeys.js';
@@ -30,7 +31,7 @@ function packageVersion(): string {
 }
 
 const program = new Command('authctl')
-  .description('chores around authkoa: secrets, signing keys, database tables, avatar stores, sessions, passkeys, second factors, the dev OAuth2 server, the Telegram poller, the demo app')
+  .description('chores around authkoa: secrets, signing keys, database tables, the OpenAPI description, avatar stores, sessions, passkeys, second factors, the dev OAuth2 server, the Telegram poller, the demo app')
   .version(packageVersion(), '-V, --version')
   .showHelpAfterError('(run authctl --help for usage)')
   .option('-r, --require <module>', 'import this module first, e.g. one that calls registerStore() for its own scheme (repeatable)', (m: string, all: string[]) => [...all, m], [] as string[])
@@ -65,6 +66,7 @@ program.addCommand(sessionsCommand());
 program.addCommand(passkeysCommand());
 program.addCommand(mfaCommand());
 program.addCommand(dbCommand());
+program.addCommand(openapiCommand());
 
 try {
   await program.parseAsync(process.argv);
