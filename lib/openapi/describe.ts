@@ -5,7 +5,13 @@ import type { ProviderRoutes } from './paths.js';
 
 /** The document of a running instance: what its options turn on, and its providers as built. */
 export function describe(o: ResolvedOptions, providers: readonly Provider[]): OpenAPIDocument {
-  const routes: ProviderRoutes[] = providers.map((p) => ({ name: p.name, kind: p.kind ?? 'custom', callback: typeof p.callback === 'function', actions: Object.keys(p.actions ?? {}) }));
+  const routes: ProviderRoutes[] = providers.map((p) => ({
+    name: p.name,
+    kind: p.kind ?? 'custom',
+    callback: typeof p.callback === 'function',
+    actions: Object.keys(p.actions ?? {}),
+    docs: p.routeDocs,
+  }));
   return openApiDocument(
     {
       url: o.url,

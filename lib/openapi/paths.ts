@@ -36,13 +36,22 @@ export function corePaths(prefix: string, basic: boolean): Record<string, PathIt
   };
 }
 
-/** What the service knows of one provider: its name, kind, and which routes it has. */
+/** What the service knows of one provider: its name, kind, which routes it has and what it says of them. */
 export interface ProviderRoutes {
   name: string;
   kind: string;
   callback: boolean;
   /** Its own actions (`register/options`, `*` for a path segment of its choosing). */
   actions: string[];
+  /** The kind's own operation objects by route and method (Provider.routeDocs), where it gives them. */
+  docs?: Readonly<Record<string, Readonly<Record<string, Readonly<Record<string, unknown>>>>>>;
+}
+
+/** The kind's own description of `route` `method`, with the common error answers; else `generic`. */
+function described(p: ProviderRoutes, route: string, method: string, generic: Operation): Operation {
+  const own = p.docs?.[route]?.[method];
+  if (!own) return generic;
+  return { summary: generic.summary, tags: [p.name], ...own, responses: { ...(own.responses as object), ...COMMON_ERRORS } };
 }
 
 /** A provider's login, callback, logout and own routes. */
@@ -52,17 +61,19 @@ export function providerPaths(prefix: string, p: ProviderRoutes): Record<string,
   const step = (what: string) =>
     op(`${what} (${p.kind})`, { 200: json({ oneOf: [ref('User'), ref('MfaRequired')] }, 'the user, or a second step due'), 302: redirect, 303: redirect }, { tags });
   const paths: Record<string, PathItem> = {
-    [`${base}/login`]: { get: step('Starts or completes a login'), post: step('Completes a login with credentials') },
+    [`${base}/login`]: { get: described(p, 'login', 'get', step('Starts or completes a login')), post: described(p, 'login', 'post', step('Completes a login with credentials')) },
     [`${base}/logout`]: { get: op('Logs out', { 200: empty('logged out') }, { tags }), post: op('Logs out', { 200: empty('logged out') }, { tags }) },
   };
-  if (p.callback) paths[`${base}/callback`] = { get: step('The provider comes back'), post: step('The provider comes back with a form post') };
+  if (p.callback) {
+    paths[`${base}/callback`] = { get: described(p, 'callback', 'get', step('The provider comes back')), post: described(p, 'callback', 'post', step('The provider comes back with a form post')) };
+  }
   for (const action of p.actions) {
     const path = action === '*' ? `${base}/{id}` : `${base}/${action}`;
     const own = op(`${p.kind}: ${action === '*' ? 'an item by id' : action}`, { 200: json({}, 'its answer'), 201: json({}, 'created'), 204: empty('done') }, {
       tags,
       ...(action === '*' ? { parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }] } : {}),
     });
-    paths[path] = { get: own, post: own, delete: own };
+    paths[path] = { get: described(p, action, 'get', own), post: described(p, action, 'post', own), delete: described(p, action, 'delete', own) };
   }
   return paths;
 }

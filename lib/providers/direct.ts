@@ -1,3 +1,4 @@
+import { DIRECT_ROUTE_DOCS } from './direct-docs.js';
 import type { Context } from 'koa';
 import { AuthError } from '../errors.js';
 import { crossSite } from '../http/origin.js';
@@ -46,6 +47,7 @@ export const directProvider: ProviderModule<DirectProviderOptions & { [k: string
       async logout(ctx) {
         deps.endSession(ctx);
       },
+      routeDocs: DIRECT_ROUTE_DOCS,
     };
   },
 };

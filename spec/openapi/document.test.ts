@@ -89,3 +89,25 @@ test('real answers of the routes conform to the document; a body with a wrong fi
   t.false(contract.check('POST', '/auth/local/login', 403, { error: 'no', code: 'no_such_code' }).ok);
   t.false(contract.check('GET', '/auth/user', 200, { name: 'alice', id: 'x' }).ok, 'a user without its picture');
 });
+
+test("a kind's own route docs: direct's login reads a query or a JSON or form body, its callback answers an empty 200; a kind without them is described generically", async (t) => {
+  const app = await fullApp(t);
+  const doc = (await app.auth.openapi()) as unknown as { paths: Record<string, Record<string, { requestBody?: { content: Record<string, unknown> }; parameters?: Array<{ name: string }>; responses: Record<string, unknown> }>> };
+  const login = doc.paths['/auth/local/login']!;
+  t.deepEqual(Object.keys(login.post!.requestBody!.content).sort(), ['application/json', 'application/x-www-form-urlencoded']);
+  t.deepEqual(login.get!.parameters!.map((p) => p.name), ['user', 'passwd', 'aud', 'session']);
+  t.truthy(login.get!.responses['4XX'], 'the common error answers are added to a kind\'s own operation');
+  t.falsy(doc.paths['/auth/dev/login']!.post!.requestBody, 'dev declares nothing: described generically');
+
+  const contract = contractChecker(doc as never);
+  const c = new Client(app.url);
+  const callback = await c.fetch('/auth/local/callback');
+  t.is(callback.status, 200);
+  t.is(await callback.text(), '');
+  t.true(contract.check('GET', '/auth/local/callback', 200, undefined).ok, 'an empty 200, as described');
+  t.false(contract.check('GET', '/auth/local/callback', 200, { name: 'x' }).ok, 'a JSON body where none is described is caught');
+  const viaQuery = await c.fetch('/auth/local/login?user=alice&passwd=pw');
+  t.is(viaQuery.status, 200);
+  const r = contract.check('GET', '/auth/local/login', 200, await viaQuery.json());
+  t.true(r.ok, r.errors);
+});

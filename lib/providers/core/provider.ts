@@ -26,7 +26,16 @@ export interface Provider {
   close?(): Promise<void>;
   /** Set when the kind can also be the second step of a login (the passkey kind): the `mfa` routes call it. */
   readonly secondFactor?: SecondFactor;
+  /**
+   * How its routes read and answer, for the OpenAPI description (`auth.openapi()`): OpenAPI operation
+   * objects by route (`login`, `callback`, an action name) and lower-case method. A route or method it
+   * leaves out is described generically; the 4XX/5XX error answers are added to every operation.
+   */
+  readonly routeDocs?: RouteDocs;
 }
+
+/** OpenAPI operation objects (plain JSON; schemas may `$ref` `#/components/schemas/…`) by route and method. */
+export type RouteDocs = Readonly<Record<string, Readonly<Record<string, Readonly<Record<string, unknown>>>>>>;
 
 /**
  * A provider's credentials used as a second factor after another login: what `/auth/mfa/<factor>/options`
