@@ -1,3 +1,4 @@
+import { redirectDoc } from '../providers/core/route-docs.js';
 import { ref, sessionSecurity, type Schema } from './components.js';
 
 /**
@@ -11,7 +12,7 @@ export type PathItem = Record<string, Operation>;
 
 const json = (schema: Schema, description: string) => ({ description, content: { 'application/json': { schema } } });
 const error = (description: string) => json(ref('Error'), description);
-const redirect = { description: 'a redirect (Location)', headers: { Location: { schema: { type: 'string' } } } };
+const redirect = redirectDoc('a redirect (Location)');
 const empty = (description: string) => ({ description });
 
 /** The error answers any route may give, beside its own. */
@@ -47,11 +48,11 @@ export interface ProviderRoutes {
   docs?: Readonly<Record<string, Readonly<Record<string, Readonly<Record<string, unknown>>>>>>;
 }
 
-/** The kind's own description of `route` `method`, with the common error answers; else `generic`. */
+/** The kind's own description of `route` `method`, with the common error answers (its own 4XX/5XX win); else `generic`. */
 function described(p: ProviderRoutes, route: string, method: string, generic: Operation): Operation {
   const own = p.docs?.[route]?.[method];
   if (!own) return generic;
-  return { summary: generic.summary, tags: [p.name], ...own, responses: { ...(own.responses as object), ...COMMON_ERRORS } };
+  return { summary: generic.summary, tags: [p.name], ...own, responses: { ...COMMON_ERRORS, ...(own.responses as object) } };
 }
 
 /** A provider's login, callback, logout and own routes. */

@@ -1,4 +1,5 @@
 import type { RouteDocs } from './core/provider.js';
+import { redirectDoc } from './core/route-docs.js';
 
 /**
  * The direct kind's routes for the OpenAPI description: the credentials it reads (query of a GET, or a
@@ -21,7 +22,7 @@ const ANSWER = {
     description: 'logged in: the user (session cookies set), or a second step due',
     content: { 'application/json': { schema: { oneOf: [{ $ref: '#/components/schemas/User' }, { $ref: '#/components/schemas/MfaRequired' }] } } },
   },
-  303: { description: 'a browser navigation with a second step due: to the second-step page', headers: { Location: { schema: { type: 'string' } } } },
+  303: redirectDoc('a browser navigation with a second step due: to the second-step page'),
 };
 
 export const DIRECT_ROUTE_DOCS: RouteDocs = {

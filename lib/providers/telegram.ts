@@ -1,3 +1,4 @@
+import { TELEGRAM_ROUTE_DOCS } from './telegram/docs.js';
 import { parseDuration, type Duration } from '../util/duration.js';
 import type { Provider, ProviderDeps, ProviderModule } from './core/contract.js';
 import type { StateStore } from '../state/index.js';
@@ -97,6 +98,7 @@ export const telegramProvider: ProviderModule<TelegramProviderOptions & { [k: st
         deps.endSession(ctx);
       },
       actions: { webhook: (ctx) => webhookRoute(parts, ctx) },
+      routeDocs: TELEGRAM_ROUTE_DOCS,
       close() {
         closing ??= (async () => {
           await poller?.stop();

@@ -67,10 +67,35 @@ export function rawGet(port: number, path: string, headers: http.OutgoingHttpHea
   });
 }
 
+/** One answer of the app's auth or avatar routes, as the server sent it (for the OpenAPI checks). */
+export interface Answer {
+  method: string;
+  path: string;
+  status: number;
+  /** The media type without parameters; '' when there was no body. */
+  type: string;
+  /** The JSON body parsed, the text of any other text body, undefined without one. */
+  body: unknown;
+}
+
 /** An app the way a user wires it: authkoa mounted, then protected routes on a router. */
 export interface TestApp extends Served {
   auth: AuthKoa;
   app: Koa;
+  /** Every answer of the auth and avatar routes so far (spec/openapi checks them against auth.openapi()). */
+  answers: Answer[];
+}
+
+/** Records the answers of authkoa's routes as they leave, without changing them. */
+function recordAnswers(answers: Answer[], prefixes: string[]): Koa.Middleware {
+  return async (ctx, next) => {
+    await next();
+    if (!prefixes.some((p) => ctx.path === p || ctx.path.startsWith(`${p}/`))) return;
+    const type = ctx.body == null ? '' : (ctx.response.type || '').split(';')[0]!;
+    let body: unknown = typeof ctx.body === 'string' ? ctx.body : undefined;
+    if (type === 'application/json' && typeof ctx.body === 'string') body = JSON.parse(ctx.body);
+    answers.push({ method: ctx.method, path: ctx.path, status: ctx.status, type, body });
+  };
 }
 
 /**
@@ -102,12 +127,15 @@ export async function startApp(opts: Omit<AuthKoaOptions, 'url'> & { url?: strin
   router.get('/editors', auth.middleware.rbac('editor', 'admin'), echo);
   router.get('/updated', auth.middleware.trace, auth.middleware.updateUser, echo);
   extra?.(router, auth);
+  const answers: Answer[] = [];
+  app.use(recordAnswers(answers, [auth.options.authRoutePath, auth.options.avatarRoutePath]));
   app.use(auth);
   app.use(router.routes());
   return {
     ...served,
     auth,
     app,
+    answers,
     async close() {
       await auth.close();
       await served.close();
