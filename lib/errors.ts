@@ -61,3 +61,17 @@ export function toAuthError(err: unknown): AuthError {
   }
   return new AuthError(500, 'internal_error', 'internal error', { cause: err });
 }
+
+/**
+ * Koa's convention for an error the application should hear of: `ctx.app.emit('error', err, ctx)`. A
+ * listener that throws is the application's to handle: never rethrown into a request or a timer.
+ */
+export function emitOnApp(ctx: { app?: unknown }, err: Error): void {
+  const app = ctx.app as { emit?: (event: string, ...args: unknown[]) => boolean } | undefined;
+  if (typeof app?.emit !== 'function') return;
+  try {
+    app.emit('error', err, ctx);
+  } catch {
+    // The listener's own failure is the application's to handle; the answer stands.
+  }
+}

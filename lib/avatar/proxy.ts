@@ -20,15 +20,12 @@ export type { AvatarProxy, AvatarProxyOptions, AvatarPutOptions } from './types.
 export interface AvatarProxyImpl extends AvatarProxy {
   readonly pendingResizes: number;
   /**
-   * Start-up: a database store (`postgres://`) is opened now, so a refused password or a missing
-   * database fails start-up naming the URI, as the state store's do; one that cannot be reached is
-   * logged and opened on first use. Other stores open on first use.
+   * Start-up: a store named by URI is opened now, as the state store is, so a refused password or a
+   * missing database fails start-up naming the URI; one that cannot be reached is logged and opened
+   * again on first use.
    */
   start(): Promise<void>;
 }
-
-/** Stores opened at start-up: connecting is where their configuration errors show. */
-const OPENED_AT_START = new Set(['postgres']);
 
 /** Thrown inside the proxy when bytes are not an acceptable image; never escapes put(). */
 class InvalidImage extends Error {}
@@ -65,7 +62,7 @@ function proxyConfig(opts: AvatarProxyOptions): ProxyConfig {
   };
 }
 
-/** What a storing proxy works with: its settings, the resize pool and the store (opened on first use). */
+/** What a storing proxy works with: its settings, the resize pool and the store (opened at start-up, or at first use after a failed open). */
 interface Parts {
   cfg: ProxyConfig;
   pool: ResizePool;
@@ -75,7 +72,7 @@ interface Parts {
 /**
  * Builds the avatar proxy. Without `store` it is the original's pass-through: pictures stay the
  * provider's URLs and the route answers 404 JSON. A bad store URI throws a TypeError here (start-up);
- * the store itself is opened on first use, and reopened later if that failed.
+ * the store itself is opened by start() (auth.ready), and opened again at a later use if that failed.
  */
 export function createAvatarProxy(opts: AvatarProxyOptions): AvatarProxyImpl {
   const routePath = opts.routePath;
@@ -93,7 +90,7 @@ export function createAvatarProxy(opts: AvatarProxyOptions): AvatarProxyImpl {
   return {
     routePath,
     async start() {
-      if (isAvatarStore(source) || !OPENED_AT_START.has(source.kind)) return;
+      if (isAvatarStore(source)) return; // the application's own, opened by it
       await opened.get().catch((err: unknown) => {
         // onError wrapped it for requests: a configuration error stops start-up, an outage does not.
         const cause = (err as AuthError).cause;

@@ -1,5 +1,6 @@
 import type { Context } from 'koa';
 import type { Logger } from '../logger.js';
+import { emitOnApp } from '../errors.js';
 import { startAudit } from './audit.js';
 import { AuthEventBus } from './bus.js';
 import type { EventsConfig } from './options.js';
@@ -18,14 +19,8 @@ export interface InstanceEvents {
  * operator's revocation from code) to the logger.
  */
 export function createEvents(o: EventsConfig & { logger: Logger; clock: () => number }): InstanceEvents {
-  const report = (err: Error, ctx: Context | undefined) => {
-    if (!ctx) return o.logger.error(err.message, { code: 'event_listener_failed' });
-    try {
-      ctx.app.emit('error', err, ctx);
-    } catch {
-      // An 'error' listener that throws is the application's to fix; it must not crash the process from a timer.
-    }
-  };
+  // From a timer: an 'error' listener that throws must not end the process (emitOnApp catches it).
+  const report = (err: Error, ctx: Context | undefined) => (ctx ? emitOnApp(ctx, err) : o.logger.error(err.message, { code: 'event_listener_failed' }));
   const bus = new AuthEventBus(report, o.eventListenerTimeoutMs, o.clock);
   const audit = o.audit ? startAudit(bus, o.audit, (err) => o.logger.error(err.message, { code: 'audit_failed' })) : undefined;
   return { bus, failed: new FailedLogins(bus), close: async () => audit?.close() };

@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import { AuthError } from '../errors.js';
+import { toAuthError } from '../errors.js';
 import { clientOf, type EventSink } from './bus.js';
 
 /**
@@ -50,8 +50,8 @@ export class FailedLogins {
   tell(ctx: Context, provider: string, kind: string, err: unknown, userName?: string): void {
     if (!this.events.has('login_failed') || typeof err !== 'object' || err === null || this.#told.has(err)) return;
     this.#told.add(err);
-    const status = err instanceof AuthError ? err.status : 500;
-    const reason = err instanceof AuthError ? err.code : 'internal_error';
+    // As the client was answered: http-errors' exposed 4xx included (toAuthError is what writeError uses).
+    const { status, code: reason } = toAuthError(err);
     this.events.emit('login_failed', { provider, kind, reason, status, ...(userName === undefined ? {} : { userName: userName.slice(0, 256) }), ...clientOf(ctx) }, ctx);
   }
 }

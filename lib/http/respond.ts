@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import { AuthError, toAuthError, type ErrorBody } from '../errors.js';
+import { AuthError, emitOnApp, toAuthError, type ErrorBody } from '../errors.js';
 import type { Logger } from '../logger.js';
 
 /**
@@ -57,14 +57,9 @@ export function reportError(ctx: Context, err: unknown, log: Logger): AuthError 
  * authkoa, so Koa's own error response never runs; a listener that throws must not change that.
  */
 export function emitError(ctx: Context, e: AuthError): void {
-  const app = ctx.app as { emit?: (event: string, ...args: unknown[]) => boolean } | undefined;
-  if (typeof app?.emit !== 'function') return;
-  try {
-    app.emit('error', originalError(e), ctx);
-  } catch {
-    // The listener's own failure is the application's to handle; the answer stands.
-  }
+  emitOnApp(ctx, originalError(e));
 }
+
 
 /** The first error in `e`'s cause chain that is not an AuthError (what the foreign code threw), else `e`. */
 function originalError(e: AuthError): Error {

@@ -7,7 +7,7 @@ import { clientOf, type EventSink } from '../events/bus.js';
 import type { MfaChangedEvent } from '../events/types.js';
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import { AuthError } from '../errors.js';
+import { AuthError, toAuthError } from '../errors.js';
 import { readParams } from '../http/body.js';
 import { crossSite } from '../http/origin.js';
 import { writeJSON } from '../http/respond.js';
@@ -251,8 +251,7 @@ function providerOf(actor: Actor): string {
 
 function failedStep(ctx: Context, p: MfaRouteParts, actor: Actor, err: unknown): void {
   if (!p.events.has('mfa_failed')) return;
-  const reason = err instanceof AuthError ? err.code : 'internal_error';
-  p.events.emit('mfa_failed', { userId: actor.userId, provider: providerOf(actor), reason, ...clientOf(ctx) }, ctx);
+  p.events.emit('mfa_failed', { userId: actor.userId, provider: providerOf(actor), reason: toAuthError(err).code, ...clientOf(ctx) }, ctx);
 }
 
 function changed(ctx: Context, p: MfaRouteParts, actor: Actor, change: MfaChangedEvent['change']): void {

@@ -3,7 +3,7 @@ import { openWithTables, type PostgresDb, type Query } from '../postgres/db.js';
 import type { PostgresOptions } from '../postgres/options.js';
 import { stateDdl, stateTable } from '../postgres/schema.js';
 import { countHits, type Window } from './limiter.js';
-import { checkExpiry, checkKey, checkLimitKeys, markUsedWith, rev, type LimitKey, type StateEntry, type StateStore, type StateStoreOptions } from './types.js';
+import { checkExpiry, checkKey, checkLimitKeys, encodeValue, markUsedWith, rev, type LimitKey, type StateEntry, type StateStore, type StateStoreOptions } from './types.js';
 
 /** Options of a PostgreSQL state store beyond the URI. */
 export interface PostgresStateStoreOptions extends StateStoreOptions, PostgresOptions {}
@@ -48,7 +48,7 @@ export class PostgresStateStore implements StateStore {
   async create(ns: string, key: string, value: unknown, expiresAtMs: number): Promise<boolean> {
     checkKey('create', ns, key);
     checkExpiry('create', expiresAtMs);
-    const json = encode(value);
+    const json = encodeValue(value);
     if (++this.#creates % this.#sweepEvery === 0) void this.sweep().catch(() => {});
     // A live row blocks the insert; an expired one is taken over. The WHERE is checked on the row as
     // it is once locked, so of two racing creators the second sees the first's live row.
@@ -79,7 +79,7 @@ export class PostgresStateStore implements StateStore {
     const res = await this.#db.query(
       'replace',
       `UPDATE ${this.#table} SET value = $3, expires_at = $4, rev = $5 WHERE ns = $1 AND key = $2 AND rev = $6 AND expires_at > $7`,
-      [ns, dbKey(key), encode(value), ms(expiresAtMs), rev(), String(expected), ms(this.#clock())],
+      [ns, dbKey(key), encodeValue(value), ms(expiresAtMs), rev(), String(expected), ms(this.#clock())],
     );
     return res.rowCount === 1;
   }
@@ -173,12 +173,6 @@ function dbKey(key: string): string {
 /** A time for the `bigint` column: whole ms (a clock or an expiry may carry a fraction; the column cannot). */
 function ms(t: number): number {
   return Math.round(t);
-}
-
-function encode(value: unknown): string {
-  const json = JSON.stringify(value);
-  if (json === undefined) throw new TypeError('state values must be JSON data');
-  return json;
 }
 
 /** The `postgres` and `postgresql` schemes' opener. */

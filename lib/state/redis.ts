@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
 import { parseRedisUri } from './redis-uri.js';
 import { CREATE, HIT, REPLACE, SWEEP, TAKE } from './redis-scripts.js';
-import { checkExpiry, checkKey, checkLimitKeys, markUsedWith, rev, type LimitKey, type StateEntry, type StateStore, type StateStoreOptions } from './types.js';
+import { checkExpiry, checkKey, checkLimitKeys, encodeValue, markUsedWith, rev, type LimitKey, type StateEntry, type StateStore, type StateStoreOptions } from './types.js';
 
 /** Options of a Redis state store beyond the URI. */
 export interface RedisStateStoreOptions extends StateStoreOptions {
@@ -92,7 +92,7 @@ export class RedisStateStore implements StateStore {
     checkKey('create', ns, key);
     checkExpiry('create', expiresAtMs);
     const now = this.#clock();
-    const json = encode(value);
+    const json = encodeValue(value);
     return (await this.#run('create', (c) => c.authkoaCreate(this.#key(ns, key), now, json, expiresAtMs, rev(), ttl(expiresAtMs, now)))) === 1;
   }
 
@@ -107,7 +107,7 @@ export class RedisStateStore implements StateStore {
     checkKey('replace', ns, key);
     checkExpiry('replace', expiresAtMs);
     const now = this.#clock();
-    const json = encode(value);
+    const json = encodeValue(value);
     const k = this.#key(ns, key);
     return (await this.#run('replace', (c) => c.authkoaReplace(k, now, String(expected), json, expiresAtMs, rev(), ttl(expiresAtMs, now)))) === 1;
   }
@@ -169,12 +169,6 @@ export class RedisStateStore implements StateStore {
       throw new Error(`redis ${this.uri}: ${call} failed: ${(err as Error).message}`, { cause: err });
     }
   }
-}
-
-function encode(value: unknown): string {
-  const json = JSON.stringify(value);
-  if (json === undefined) throw new TypeError('state values must be JSON data');
-  return json;
 }
 
 /** The Redis TTL: the time left by the caller's clock, at least 1 ms (an expired entry is still written, as elsewhere). */

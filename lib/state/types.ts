@@ -124,3 +124,10 @@ export function checkLimitKeys(ns: string, keys: readonly LimitKey[], windowMs: 
 export function checkExpiry(call: string, expiresAtMs: number): void {
   if (typeof expiresAtMs !== 'number' || !Number.isFinite(expiresAtMs)) throw new TypeError(`${call}() requires expiresAtMs as a finite number`);
 }
+
+/** A state value as the network stores keep it: its JSON text; a value JSON cannot hold is a TypeError. */
+export function encodeValue(value: unknown): string {
+  const json = JSON.stringify(value);
+  if (json === undefined) throw new TypeError('state values must be JSON data');
+  return json;
+}

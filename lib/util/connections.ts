@@ -64,15 +64,6 @@ export class ConnectionShare {
 }
 
 /** Opens without sharing: what a store opened on its own (no instance around it) uses. */
-export async function unshared<T>(open: () => Promise<T>, close: (value: T) => Promise<void>): Promise<Lease<T>> {
-  const value = await open();
-  let released = false;
-  return {
-    value,
-    release: async () => {
-      if (released) return;
-      released = true;
-      await close(value);
-    },
-  };
+export function unshared<T>(open: () => Promise<T>, close: (value: T) => Promise<void>): Promise<Lease<T>> {
+  return new ConnectionShare().acquire('', open, close);
 }
