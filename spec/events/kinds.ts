@@ -11,7 +11,7 @@ import { startAppleStandin, teamKey, CLIENT_ID, KEY_ID, TEAM_ID } from '../apple
 import { Client } from '../helpers/http.js';
 import { startSmtp } from '../helpers/smtp.js';
 import { BOT_TOKEN, startFakeBotApi } from '../helpers/telegram.js';
-import { kindApp, oidcClient, oidcPeer, passwordLogin, type MfaApp } from '../mfa/fixtures.js';
+import { kindApp, oauth2Entry, oidcClient, oidcPeer, passwordLogin, type MfaApp } from '../mfa/fixtures.js';
 
 export { kindApp, quiet } from '../mfa/fixtures.js';
 import { devAuthorize, startLogin } from '../oauth2/fixtures.js';
@@ -109,17 +109,7 @@ export const KINDS: Record<string, (t: ExecutionContext) => Promise<EventKind>> 
 
   async oauth2(t) {
     const idp = await oidcPeer(t);
-    const app = await kindApp(t, [
-      {
-        kind: 'oauth2',
-        name: 'corp2',
-        client: { cid: 'corp2-client', csecret: 'corp2-secret' },
-        endpoint: { authURL: `${idp.issuer}/auth`, tokenURL: `${idp.issuer}/token` },
-        infoURL: `${idp.issuer}/me`,
-        scopes: ['openid', 'profile'],
-        mapUser: (d: Record<string, string>) => ({ id: d.sub!, name: d.name!, picture: '' }),
-      },
-    ]);
+    const app = await kindApp(t, [oauth2Entry(idp.issuer)]);
     idp.setup([oidcClient(app, 'corp2')]);
     return redirectKind(app, 'corp2', 'oauth2', (url) => idp.authorize(url, 'alice'));
   },

@@ -292,3 +292,16 @@ export function oidcClient(app: MfaApp, name: string): ClientMetadata {
     token_endpoint_auth_method: 'client_secret_basic',
   };
 }
+
+/** An `oauth2` entry named `corp2` against the oidc-provider at `issuer` (its client: oidcClient(app, 'corp2')). */
+export function oauth2Entry(issuer: string) {
+  return {
+    kind: 'oauth2',
+    name: 'corp2',
+    client: { cid: 'corp2-client', csecret: 'corp2-secret' },
+    endpoint: { authURL: `${issuer}/auth`, tokenURL: `${issuer}/token` },
+    infoURL: `${issuer}/me`,
+    scopes: ['openid', 'profile'],
+    mapUser: (d: Record<string, string>) => ({ id: d.sub!, name: d.name!, picture: '' }),
+  };
+}

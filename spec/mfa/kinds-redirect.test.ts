@@ -17,7 +17,7 @@ import { startSmtp } from '../helpers/smtp.js';
 import { devAuthorize, startLogin } from '../oauth2/fixtures.js';
 import { checker, signIn } from '../server/fixtures.js';
 import { TEMPLATE, tokenIn } from '../verified/fixtures.js';
-import { kindApp, oidcClient, oidcPeer, proveGated, type GatedKind } from './fixtures.js';
+import { kindApp, oauth2Entry, oidcClient, oidcPeer, proveGated, type GatedKind } from './fixtures.js';
 
 const appleKey = teamKey();
 
@@ -62,17 +62,7 @@ const kinds: Record<string, (t: ExecutionContext) => Promise<GatedKind>> = {
 
   async oauth2(t) {
     const idp = await oidcPeer(t);
-    const app = await kindApp(t, [
-      {
-        kind: 'oauth2',
-        name: 'corp2',
-        client: { cid: 'corp2-client', csecret: 'corp2-secret' },
-        endpoint: { authURL: `${idp.issuer}/auth`, tokenURL: `${idp.issuer}/token` },
-        infoURL: `${idp.issuer}/me`,
-        scopes: ['openid', 'profile'],
-        mapUser: (d: Record<string, string>) => ({ id: d.sub!, name: d.name!, picture: '' }),
-      },
-    ]);
+    const app = await kindApp(t, [oauth2Entry(idp.issuer)]);
     idp.setup([oidcClient(app, 'corp2')]);
     const login = (c: Client, from?: string) => oauth2Login(c, 'corp2', from, (url) => idp.authorize(url, 'alice'));
     return { app, provider: 'corp2', amr: 'fed', userId: `corp2_${sha1('alice')}`, redirects: true, login };
