@@ -10,6 +10,8 @@
 //                       verifyMfaWithPasskey }
 //   sessions.js         script-tag bundle of browser/sessions.ts: window.authkoaSessions =
 //                       { listSessions, endSession, endOtherSessions }
+//   client.js           ES module for `authkoa/client` (browser and Node): createAuthClient, AuthClientError
+//   client.global.js    script-tag bundle of the same: window.authkoaClient = { createAuthClient, AuthClientError }
 // Run with `node browser/build.mjs`; tests import buildBrowser() when dist/browser is missing.
 import { build } from 'esbuild';
 import { execFile } from 'node:child_process';
@@ -27,7 +29,7 @@ const banner = '/*! jquery.rest for authkoa | MIT */';
 const common = { bundle: true, target: 'es2019', platform: 'browser', logLevel: 'warning', banner: { js: banner } };
 
 /** The bundle files the build writes (besides the .d.ts declarations). */
-export const bundles = ['jquery.rest.js', 'jquery.rest.min.js', 'index.js', 'passkey.js', 'mfa.js', 'sessions.js'];
+export const bundles = ['jquery.rest.js', 'jquery.rest.min.js', 'index.js', 'passkey.js', 'mfa.js', 'sessions.js', 'client.js', 'client.global.js'];
 
 // The passkey script's entry, inline so only the two public functions become the global.
 const passkeyEntry = {
@@ -56,6 +58,14 @@ const sessionsEntry = {
   loader: 'js',
 };
 
+// The client's script-tag entry: the factory and the error class become the global.
+const clientEntry = {
+  contents: "import { createAuthClient, AuthClientError } from './client.js';\nwindow.authkoaClient = { createAuthClient, AuthClientError };\n",
+  resolveDir: here,
+  sourcefile: 'client-global.js',
+  loader: 'js',
+};
+
 /**
  * Builds the bundles into `dir` (default dist/browser), and the type declarations into
  * dist/browser unless `declarations` is false. Returns `dir`.
@@ -70,6 +80,9 @@ export async function buildBrowser({ dir = outDir, declarations = true } = {}) {
     build({ ...common, banner: { js: '/*! authkoa passkey | MIT */' }, stdin: passkeyEntry, format: 'iife', outfile: join(dir, bundles[3]) }),
     build({ ...common, banner: { js: '/*! authkoa mfa | MIT */' }, stdin: mfaEntry, format: 'iife', outfile: join(dir, bundles[4]) }),
     build({ ...common, banner: { js: '/*! authkoa sessions | MIT */' }, stdin: sessionsEntry, format: 'iife', outfile: join(dir, bundles[5]) }),
+    // No platform built-ins: the same file runs in a browser and in Node.
+    build({ ...common, banner: { js: '/*! authkoa client | MIT */' }, platform: 'neutral', entryPoints: [join(here, 'client.ts')], format: 'esm', outfile: join(dir, bundles[6]) }),
+    build({ ...common, banner: { js: '/*! authkoa client | MIT */' }, stdin: clientEntry, format: 'iife', outfile: join(dir, bundles[7]) }),
     declarations && promisify(execFile)(process.execPath, [tsc, '-p', join(here, 'tsconfig.json')], { cwd: root }),
   ]);
   return dir;

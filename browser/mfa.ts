@@ -18,7 +18,7 @@
  * `document` or `navigator` until a function is called, so the module can be imported in Node.
  */
 import { jsonOrUndefined } from './json-body.js';
-import { _credentialToJSON, _parseRequestOptions, _readCookie } from './passkey.js';
+import { _credentialJSON, _readCookie, _requestOptions } from './passkey.js';
 
 /** Options of every function here. */
 export interface MfaOptions {
@@ -126,12 +126,9 @@ export async function verifyMfaWithPasskey<U extends object = MfaUser>(opts: Mfa
   const container = typeof navigator !== 'undefined' ? navigator.credentials : undefined;
   if (!container || typeof PublicKeyCredential === 'undefined') throw new MfaError('passkeys are not available here (old browser or not a secure context)', 'unsupported', 0);
   const json = await request<PublicKeyCredentialRequestOptionsJSON>(opts, 'POST', '/mfa/passkey/options', {});
-  const native = PublicKeyCredential as Partial<typeof PublicKeyCredential>;
-  const publicKey = typeof native.parseRequestOptionsFromJSON === 'function' ? native.parseRequestOptionsFromJSON(json) : _parseRequestOptions(json);
-  const credential = (await container.get({ publicKey, signal: opts.signal })) as PublicKeyCredential | null;
+  const credential = (await container.get({ publicKey: _requestOptions(json), signal: opts.signal })) as PublicKeyCredential | null;
   if (!credential) throw new MfaError('the browser returned no credential', 'no_credential', 0);
-  const body = typeof credential.toJSON === 'function' ? credential.toJSON() : _credentialToJSON(credential);
-  return finished<U>(opts, await request<U | undefined>(opts, 'POST', '/mfa/passkey', body));
+  return finished<U>(opts, await request<U | undefined>(opts, 'POST', '/mfa/passkey', _credentialJSON(credential)));
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -84,9 +84,9 @@ export async function registerPasskey(opts: RegisterPasskeyOptions = {}): Promis
   if (token !== undefined) headers[opts.xsrfHeader ?? 'X-XSRF-TOKEN'] = token;
 
   const json = await postJSON<PublicKeyCredentialCreationOptionsJSON>(`${base}/register/options`, {}, headers, opts.signal);
-  const credential = await credentials.create({ publicKey: creationOptions(json), signal: opts.signal });
+  const credential = await credentials.create({ publicKey: _creationOptions(json), signal: opts.signal });
   if (!credential) throw new PasskeyError('the browser created no credential', 'no_credential', 0);
-  return postJSON<{ id: string }>(`${base}/register`, credentialJSON(credential as PublicKeyCredential), headers, opts.signal);
+  return postJSON<{ id: string }>(`${base}/register`, _credentialJSON(credential as PublicKeyCredential), headers, opts.signal);
 }
 
 /**
@@ -99,11 +99,11 @@ export async function loginWithPasskey<U extends object = PasskeyUser>(opts: Log
   const body = opts.site !== undefined ? { site: opts.site } : {};
 
   const json = await postJSON<PublicKeyCredentialRequestOptionsJSON>(`${base}/login/options`, body, {}, opts.signal);
-  const request: CredentialRequestOptions = { publicKey: requestOptions(json), signal: opts.signal };
+  const request: CredentialRequestOptions = { publicKey: _requestOptions(json), signal: opts.signal };
   if (opts.mediation) request.mediation = opts.mediation;
   const credential = await credentials.get(request);
   if (!credential) throw new PasskeyError('the browser returned no credential', 'no_credential', 0);
-  return postJSON<U>(`${base}/login`, credentialJSON(credential as PublicKeyCredential), {}, opts.signal);
+  return postJSON<U>(`${base}/login`, _credentialJSON(credential as PublicKeyCredential), {}, opts.signal);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -263,20 +263,23 @@ export function _credentialToJSON(credential: PublicKeyCredential): Record<strin
   return json;
 }
 
-function creationOptions(json: PublicKeyCredentialCreationOptionsJSON): PublicKeyCredentialCreationOptions {
+/** The creation options for `navigator.credentials.create`: the browser's own parser, else the fallback. */
+export function _creationOptions(json: PublicKeyCredentialCreationOptionsJSON): PublicKeyCredentialCreationOptions {
   const native = PublicKeyCredential as Partial<typeof PublicKeyCredential>;
   return typeof native.parseCreationOptionsFromJSON === 'function'
     ? native.parseCreationOptionsFromJSON(json)
     : _parseCreationOptions(json);
 }
 
-function requestOptions(json: PublicKeyCredentialRequestOptionsJSON): PublicKeyCredentialRequestOptions {
+/** The request options for `navigator.credentials.get`: the browser's own parser, else the fallback. */
+export function _requestOptions(json: PublicKeyCredentialRequestOptionsJSON): PublicKeyCredentialRequestOptions {
   const native = PublicKeyCredential as Partial<typeof PublicKeyCredential>;
   return typeof native.parseRequestOptionsFromJSON === 'function'
     ? native.parseRequestOptionsFromJSON(json)
     : _parseRequestOptions(json);
 }
 
-function credentialJSON(credential: PublicKeyCredential): unknown {
+/** A created credential or an assertion as the JSON the server reads: `toJSON()`, else the fallback. */
+export function _credentialJSON(credential: PublicKeyCredential): unknown {
   return typeof credential.toJSON === 'function' ? credential.toJSON() : _credentialToJSON(credential);
 }

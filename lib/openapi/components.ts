@@ -18,7 +18,7 @@ export const SCHEMAS: Record<string, Schema> = {
     description: 'Every error authkoa answers: a message for people and a code for programs.',
     required: ['error', 'code'],
     additionalProperties: false,
-    properties: { error: string, code: { type: 'string', enum: [...ERROR_CODES] } },
+    properties: { error: string, code: { title: 'ErrorCode', type: 'string', enum: [...ERROR_CODES] } },
   },
   User: {
     type: 'object',

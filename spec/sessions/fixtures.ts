@@ -2,11 +2,10 @@
  * Sessions per device over real HTTP: browsers that each send their own User-Agent, an app with a
  * `direct` provider on a hand-moved clock, and the session list's routes as a page script calls them.
  */
-import { createHash, generateKeyPairSync, randomBytes } from 'node:crypto';
 import type { ExecutionContext } from 'ava';
-import { isoCBOR } from '@simplewebauthn/server/helpers';
 import type { AuthKoaOptions } from '../../lib/index.js';
 import { Client, decodeJwt, manualClock, startApp, type TestApp } from '../helpers/http.js';
+import { SoftAuthenticator } from '../helpers/webauthn.js';
 
 export const SECRET = 'sessions-test-secret-0123456789abcdef';
 export const MIN = 60_000;
@@ -123,50 +122,12 @@ export function copyOf(c: Browser): Browser {
   return other;
 }
 
-const sha256 = (data: Buffer | string) => createHash('sha256').update(data).digest();
-
-/** A value CBOR encodes (tiny-cbor's, through simplewebauthn's helpers). */
-type CBOR = Parameters<typeof isoCBOR.encode>[0];
-
-/**
- * A passkey authenticator in software (spec/mfa/kinds.test.ts's, which that file does not export): one
- * P-256 key and the JSON a browser's WebAuthn call hands the page, `none` attestation, UP and UV flagged.
- */
-export class SoftAuthenticator {
-  readonly #keys = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-  readonly id = randomBytes(16).toString('base64url');
-  #counter = 0;
-
-  constructor(
-    private readonly origin: string,
-    private readonly rpID: string,
-  ) {}
-
-  /** The answer to registration options: the credential's public key (COSE) in the attested data. */
-  register(options: { challenge: string }) {
-    const jwk = this.#keys.publicKey.export({ format: 'jwk' });
-    const coordinate = (v: string | undefined) => new Uint8Array(Buffer.from(v!, 'base64url'));
-    const cose = isoCBOR.encode(new Map<number, CBOR>([[1, 2], [3, -7], [-1, 1], [-2, coordinate(jwk.x)], [-3, coordinate(jwk.y)]]));
-    const id = Buffer.from(this.id, 'base64url');
-    const length = Buffer.alloc(2);
-    length.writeUInt16BE(id.length);
-    const counter = Buffer.alloc(4);
-    counter.writeUInt32BE(++this.#counter);
-    // Flags UP | UV | AT; an all-zero AAGUID, as a `none` attestation gives.
-    const authData = Buffer.concat([sha256(this.rpID), Buffer.from([0x45]), counter, Buffer.alloc(16), length, id, cose]);
-    const attestationObject = isoCBOR.encode(new Map<string, CBOR>([['fmt', 'none'], ['attStmt', new Map()], ['authData', new Uint8Array(authData)]]));
-    const clientDataJSON = Buffer.from(JSON.stringify({ type: 'webauthn.create', challenge: options.challenge, origin: this.origin, crossOrigin: false })).toString('base64url');
-    const response = { clientDataJSON, attestationObject: Buffer.from(attestationObject).toString('base64url'), transports: ['internal'] };
-    return { id: this.id, rawId: this.id, type: 'public-key', response, clientExtensionResults: {}, authenticatorAttachment: 'platform' };
-  }
-}
-
 /** Registers a new passkey for `c`'s user over HTTP (options, then the attestation); answers its credential id. */
 export async function registerPasskey(c: Client): Promise<string> {
   const authenticator = new SoftAuthenticator(c.base, new URL(c.base).hostname);
   const options = await c.fetch('/auth/passkey/register/options', { method: 'POST', headers: c.xsrf(), json: {} });
   if (options.status !== 200) throw new Error(`register/options: ${options.status} ${await options.text()}`);
-  const created = await c.fetch('/auth/passkey/register', { method: 'POST', headers: c.xsrf(), json: authenticator.register((await options.json()) as { challenge: string }) });
+  const created = await c.fetch('/auth/passkey/register', { method: 'POST', headers: c.xsrf(), json: authenticator.register((await options.json()) as { challenge: string; user: { id: string } }) });
   if (created.status !== 201) throw new Error(`register: ${created.status} ${await created.text()}`);
   return ((await created.json()) as { id: string }).id;
 }

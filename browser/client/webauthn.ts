@@ -1,0 +1,63 @@
+/**
+ * The authenticator the passkey calls use: the browser's (`navigator.credentials`) by default, or any
+ * object with the same two calls in JSON form (a test's software authenticator, a native bridge), which is
+ * how the passkey routes work outside a browser.
+ */
+import { _creationOptions, _credentialJSON, _requestOptions } from '../passkey.js';
+import { AuthClientError } from './errors.js';
+
+// The JSON shapes are spelled out here rather than taken from the DOM library, so a Node program's types
+// (no "DOM" in its lib) check against the client as well as a page's do.
+
+/** WebAuthn's PublicKeyCredentialCreationOptionsJSON as the server sends it: binary fields in base64url. */
+export interface CreationOptionsJSON {
+  challenge: string;
+  rp: { id?: string; name: string };
+  user: { id: string; name: string; displayName: string };
+  [key: string]: unknown;
+}
+
+/** WebAuthn's PublicKeyCredentialRequestOptionsJSON as the server sends it. */
+export interface RequestOptionsJSON {
+  challenge: string;
+  rpId?: string;
+  [key: string]: unknown;
+}
+
+/** How the browser asks (`conditional`: the passkeys are offered in the autofill of a username field). */
+export type Mediation = 'conditional' | 'optional' | 'required' | 'silent';
+
+/** Makes and uses passkeys, in the JSON the server speaks (WebAuthn's `…JSON` types, binary as base64url). */
+export interface WebAuthnDevice {
+  /** A new credential for the creation options: the RegistrationResponseJSON. */
+  create(options: CreationOptionsJSON, signal?: AbortSignal): Promise<unknown>;
+  /** An assertion for the request options: the AuthenticationResponseJSON. */
+  get(options: RequestOptionsJSON, signal?: AbortSignal, mediation?: Mediation): Promise<unknown>;
+}
+
+/** The browser's authenticator. A user who cancels the prompt gets the browser's `NotAllowedError` unchanged. */
+export const browserWebAuthn: WebAuthnDevice = {
+  async create(options, signal) {
+    const credentials = container();
+    const credential = await credentials.create({ publicKey: _creationOptions(options as unknown as PublicKeyCredentialCreationOptionsJSON), signal });
+    if (!credential) throw new AuthClientError('the browser created no credential', 'no_credential', 0);
+    return _credentialJSON(credential as PublicKeyCredential);
+  },
+  async get(options, signal, mediation) {
+    const credentials = container();
+    const request: CredentialRequestOptions = { publicKey: _requestOptions(options as unknown as PublicKeyCredentialRequestOptionsJSON), signal };
+    if (mediation) request.mediation = mediation;
+    const credential = await credentials.get(request);
+    if (!credential) throw new AuthClientError('the browser returned no credential', 'no_credential', 0);
+    return _credentialJSON(credential as PublicKeyCredential);
+  },
+};
+
+function container(): CredentialsContainer {
+  // Missing outside secure contexts and in Node: say so before the server spends a challenge on it.
+  const found = typeof navigator !== 'undefined' ? navigator.credentials : undefined;
+  if (!found || typeof PublicKeyCredential === 'undefined') {
+    throw new AuthClientError('passkeys are not available here (no WebAuthn: an old browser, not a secure context, or no browser; pass `webauthn`)', 'unsupported', 0);
+  }
+  return found;
+}

@@ -1,0 +1,29 @@
+/**
+ * Writes browser/client/schema.ts, the types `authkoa/client` answers with, from the component schemas
+ * of the OpenAPI document (`auth.openapi()`): the client's types and the routes' contract come from one
+ * place. `npm run client-types` after changing lib/openapi/components.ts; spec/client/types.test.ts
+ * fails while the file is stale.
+ */
+import { writeFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { openApiDocument } from '../lib/openapi/document.js';
+import { typeScriptOf } from '../lib/openapi/typescript.js';
+
+export const SCHEMA_FILE = fileURLToPath(new URL('../browser/client/schema.ts', import.meta.url));
+
+const HEADER = `/**
+ * The bodies authkoa's routes answer, as the OpenAPI document (\`auth.openapi()\`) describes them.
+ * Written by \`npm run client-types\` (scripts/client-types.ts) from lib/openapi/components.ts: do not edit.
+ */`;
+
+/** The text of browser/client/schema.ts for the current component schemas. */
+export function clientSchemaSource(): string {
+  const names = { jwtCookieName: 'JWT', xsrfHeaderName: 'X-XSRF-TOKEN', jwtHeaderName: 'X-JWT', jwtQueryName: 'token' };
+  const doc = openApiDocument({ url: 'http://localhost', authRoutePath: '/auth', avatarRoutePath: '/avatar', ...names, basic: false, avatars: true, jwks: true, mfa: true }, []);
+  return typeScriptOf(doc.components.schemas as Record<string, Record<string, unknown>>, HEADER, { Error: 'ErrorBody' });
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  await writeFile(SCHEMA_FILE, clientSchemaSource());
+  console.log(`wrote ${SCHEMA_FILE}`);
+}
