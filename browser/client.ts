@@ -46,8 +46,8 @@ export interface LoginRedirectOptions {
 
 export type AuthClient = ReturnType<typeof createAuthClient>;
 
-/** A client of the authkoa app at `baseURL`. A bad option is a TypeError naming it. */
-export function createAuthClient(options: AuthClientOptions) {
+/** A client of the authkoa app at `baseURL` (in a browser, by default the page's origin). A bad option is a TypeError naming it. */
+export function createAuthClient(options: AuthClientOptions = {}) {
   const config = clientConfig(options);
   const t = new Transport(config.transport);
   const auth = config.authPath;

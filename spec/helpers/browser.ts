@@ -149,13 +149,14 @@ async function mtime(path: string): Promise<number> {
 
 /**
  * Builds the bundles with browser/build.mjs when one is missing (a fresh clone has no dist/) or older
- * than a browser/*.ts source. It builds into a private folder under dist/ and renames each file into
+ * than a browser/*.ts or browser/client/*.ts source. It builds into a private folder under dist/ and renames each file into
  * dist/browser, so test files starting at once never serve a half-written bundle: each rename is
  * atomic, and the last one wins with the same bytes.
  */
 export async function ensureBrowserBundle(): Promise<void> {
   const srcDir = join(root, 'browser');
-  const sources = (await readdir(srcDir)).filter((f) => f.endsWith('.ts') || f.endsWith('.mjs'));
+  // The sources: browser/*.ts and build.mjs, and the client's modules under browser/client/.
+  const sources = [...(await readdir(srcDir)), ...(await readdir(join(srcDir, 'client'))).map((f) => join('client', f))].filter((f) => f.endsWith('.ts') || f.endsWith('.mjs'));
   const newestSource = Math.max(...(await Promise.all(sources.map((f) => mtime(join(srcDir, f))))));
   const mod = (await import(pathToFileURL(join(srcDir, 'build.mjs')).href)) as {
     bundles: string[];
