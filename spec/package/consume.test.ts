@@ -187,7 +187,9 @@ for (const [module, resolution, type] of [
     const files = ['app.ts'];
     if (resolution !== 'node10') {
       await writeFile(join(project, 'subpaths.ts'), SUBPATHS);
-      files.push('subpaths.ts');
+      // authkoa/client as a program uses it, from the tarball: spec/client/consumer.mts.
+      await writeFile(join(project, 'client.mts'), await readFile(join(root, 'spec/client/consumer.mts'), 'utf8'));
+      files.push('subpaths.ts', 'client.mts');
     }
     const tsconfig = {
       compilerOptions: {

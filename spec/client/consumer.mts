@@ -1,0 +1,57 @@
+/**
+ * A TypeScript program using `authkoa/client`, as a Node program (no DOM library) writes it. Not a test
+ * file: spec/client/types.test.ts compiles it under `strict`, and spec/package/consume.test.ts in the
+ * packed-tarball consumer. Each `@ts-expect-error` line must be an error (else TS2578) and no other line may be.
+ */
+import { AuthClientError, createAuthClient, type ErrorCode, type LoginResult, type Session, type User } from 'authkoa/client';
+
+const auth = createAuthClient({ baseURL: 'https://app.example', timeout: 5000 });
+
+export async function signIn(password: string): Promise<User | string[]> {
+  const result: LoginResult = await auth.login('local', { user: 'ann', passwd: password });
+  switch (result.state) {
+    case 'logged_in':
+      return result.user;
+    case 'mfa_required':
+      // A second step is a state with its factors, not an error.
+      return result.factors;
+    case 'pending':
+      return Object.keys(result.answer);
+    case 'redirected':
+      return [result.location ?? ''];
+  }
+}
+
+export async function whoAmI(): Promise<string> {
+  try {
+    const user = await auth.user();
+    const id: string = user.id;
+    const picture: string = user.picture;
+    return `${id} ${picture}`;
+  } catch (err) {
+    if (err instanceof AuthClientError) {
+      // The code is typed: the server's codes and the client's own.
+      const code: ErrorCode | 'network_error' | 'timeout' | 'invalid_response' | 'response_too_large' | 'http_error' | 'unsupported' | 'no_credential' = err.code;
+      if (err.code === 'no_token') return 'nobody';
+      // @ts-expect-error not a code authkoa has
+      if (err.code === 'no_such_code') return code;
+    }
+    throw err;
+  }
+}
+
+export async function devices(): Promise<string[]> {
+  const sessions: Session[] = await auth.sessions.list();
+  const status = await auth.mfa.status();
+  const totp: boolean = status.state === 'logged_in' ? status.summary.totp : false;
+  const names: string[] = await auth.providers();
+  const detailed = await auth.providers({ details: true });
+  return [...sessions.map((s) => `${s.device} ${s.current} ${totp}`), ...names, ...detailed.map((p) => p.kind)];
+}
+
+// @ts-expect-error the option is baseURL
+createAuthClient({ baseUrl: 'https://app.example' });
+// @ts-expect-error credentials are strings
+void auth.login('local', { user: 'ann', passwd: 42 });
+// @ts-expect-error verify takes a code or a recovery code
+void auth.mfa.verify({ otp: '123456' });
