@@ -91,6 +91,14 @@ export function createAuthClient(options: AuthClientOptions = {}) {
     async logout(): Promise<void> {
       await t.request('POST', `${auth}/logout`);
     },
+    /**
+     * A request to any route of the app as this client: its session cookies (the browser's, or those it
+     * keeps) and the XSRF header go along; the answer is fetch's, as is (redirects not followed).
+     */
+    async fetch(path: string, init?: RequestInit): Promise<Response> {
+      if (typeof path !== 'string' || !path.startsWith('/')) throw new TypeError('fetch(path): path must be a path of the app, starting with "/"');
+      return t.raw(path, init);
+    },
     /** A passkey provider's routes (its name in each call's options; default `passkey`). */
     passkeys: passkeyCalls(t, auth, config.webauthn),
     /** The second factor and step-up (the server's `mfa` option). */

@@ -48,27 +48,12 @@ export class Transport {
   }
 
   async request(method: string, path: string, init: RequestInit = {}): Promise<Answer> {
-    const { jar } = this.config;
     const url = this.url(path, init.query);
-    const pathname = new URL(url, 'http://base.invalid').pathname;
-    const headers: Record<string, string> = { accept: 'application/json' };
-    if (init.body !== undefined) headers['content-type'] = 'application/json';
-    const xsrf = this.#xsrfToken(pathname);
-    if (xsrf !== undefined) headers[this.config.xsrfHeaderName] = xsrf;
-    const cookie = jar?.header(pathname);
-    if (cookie) headers.cookie = cookie;
+    const headers = this.#headers(url, { accept: 'application/json', ...(init.body === undefined ? {} : { 'content-type': 'application/json' }) });
     const timeout = timeoutSignal(this.config.timeout, init.signal);
-    let res: Response;
     try {
-      res = await this.config.fetch(url, {
-        method,
-        headers,
-        body: init.body === undefined ? undefined : JSON.stringify(init.body),
-        credentials: 'include',
-        redirect: 'manual',
-        signal: timeout.signal,
-      });
-      jar?.store(setCookies(res.headers), pathname);
+      const body = init.body === undefined ? undefined : JSON.stringify(init.body);
+      const res = await this.#fetch(url, { method, headers, body, signal: timeout.signal });
       const answer = await this.#read(res, url, timeout.signal);
       if (answer.status >= 400) throw answerError(answer.status, answer.body);
       return answer;
@@ -77,6 +62,40 @@ export class Transport {
     } finally {
       timeout.clear();
     }
+  }
+
+  /**
+   * Any request to the app as this client (its cookies and XSRF header added), answered as fetch answers:
+   * the timeout runs until the answer's headers arrive; the body is the caller's to read.
+   */
+  async raw(path: string, init: globalThis.RequestInit = {}): Promise<Response> {
+    const url = this.url(path);
+    const timeout = timeoutSignal(this.config.timeout, init.signal ?? undefined);
+    try {
+      return await this.#fetch(url, { ...init, headers: this.#headers(url, init.headers), signal: timeout.signal });
+    } catch (err) {
+      throw timeout.expired() ? new AuthClientError(`no answer from ${url} within ${this.config.timeout} ms`, 'timeout', 0, { cause: err }) : fetchFailure(err, url);
+    } finally {
+      timeout.clear();
+    }
+  }
+
+  /** `given`, and what every request carries: the XSRF token and, without a browser, the jar's cookies for the path. */
+  #headers(url: string, given: HeadersInit = {}): Headers {
+    const headers = new Headers(given);
+    const path = new URL(url, 'http://base.invalid').pathname;
+    const xsrf = this.#xsrfToken(path);
+    if (xsrf !== undefined && !headers.has(this.config.xsrfHeaderName)) headers.set(this.config.xsrfHeaderName, xsrf);
+    const cookie = this.config.jar?.header(path);
+    if (cookie && !headers.has('cookie')) headers.set('cookie', cookie);
+    return headers;
+  }
+
+  /** The fetch itself: the browser's cookies go along, redirects come back unfollowed, Set-Cookie lands in the jar. */
+  async #fetch(url: string, init: globalThis.RequestInit): Promise<Response> {
+    const res = await this.config.fetch(url, { ...init, credentials: 'include', redirect: 'manual' });
+    this.config.jar?.store(setCookies(res.headers), new URL(url, 'http://base.invalid').pathname);
+    return res;
   }
 
   /** The XSRF token a page script would copy: from `document.cookie` in a browser, else from the jar. */

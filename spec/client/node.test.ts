@@ -84,6 +84,14 @@ test('the XSRF header is sent by itself, equal to the XSRF-TOKEN cookie the logi
   t.is(sentUser.headers.get('x-xsrf-token'), xsrf);
   t.regex(sentUser.headers.get('cookie') ?? '', /(^|; )JWT=/);
 
+  // The app's own routes as this client: fetch() sends the session and the header too.
+  const before = await client(a).fetch('/private', { method: 'POST' });
+  t.is(before.status, 401);
+  const mine = await auth.fetch('/private', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+  t.is(mine.status, 201);
+  t.like(await mine.json(), { user: { name: 'alice' } });
+  await t.throwsAsync(auth.fetch('private'), { instanceOf: TypeError });
+
   // The cookies the client sent, without the header: the server refuses them, so the header is what let user() in.
   const bare = await fetch(`${a.url}/auth/user`, { headers: { cookie: sentUser.headers.get('cookie')! } });
   t.is(bare.status, 401);
