@@ -20,7 +20,7 @@ const TYPES: Record<string, string> = { '.html': 'text/html; charset=utf-8', '.j
 
 /**
  * The page and its scripts: a fixed table of files (no request path reaches the file system), read once
- * and kept in memory. jQuery comes from node_modules, the plugin, the passkey, the two-step login and the sessions scripts from the build
+ * and kept in memory. jQuery comes from node_modules, the plugin and authkoa/client's script-tag bundle from the build
  * (`npm run build`).
  */
 export async function mountStatic(router: Router): Promise<void> {
@@ -36,12 +36,8 @@ export async function mountStatic(router: Router): Promise<void> {
     // require('jquery') resolves to dist/jquery.js (its "default" export); the minified build sits beside it.
     '/vendor/jquery.js': join(dirname(require.resolve('jquery')), 'jquery.min.js'),
     '/vendor/jquery.rest.js': join(root, 'dist/browser/jquery.rest.js'),
-    // window.authkoaPasskey (registerPasskey, loginWithPasskey): authkoa/browser/passkey.js in an installed app.
-    '/vendor/passkey.js': join(root, 'dist/browser/passkey.js'),
-    // window.authkoaMfa (setupTotp, confirmTotp, verifyMfa, …): authkoa/browser's mfa.js bundle.
-    '/vendor/mfa.js': join(root, 'dist/browser/mfa.js'),
-    // window.authkoaSessions (listSessions, endSession, endOtherSessions): authkoa/browser's sessions.js bundle.
-    '/vendor/sessions.js': join(root, 'dist/browser/sessions.js'),
+    // window.authkoaClient ({ createAuthClient, AuthClientError }): authkoa/browser/client.global.js in an installed app.
+    '/vendor/authkoa-client.js': join(root, 'dist/browser/client.global.js'),
   };
   for (const [path, file] of Object.entries(files)) {
     if (!existsSync(file)) throw new Error(`${file} is missing: run npm run build first`);

@@ -1,4 +1,9 @@
-/* The demo page: every call goes through $.RestClient, built once from the tree of routes below. */
+/*
+ * The demo page. Its auth calls (providers, the user, logins, logout, passkeys) go through authkoa/client
+ * (window.authkoaClient, /vendor/authkoa-client.js), which sends the XSRF header itself and rejects with
+ * an AuthClientError carrying the server's code; the calls to the app's own protected routes go through
+ * $.RestClient, built once from the tree of routes below.
+ */
 (function ($) {
   'use strict';
 
@@ -8,41 +13,40 @@
     return m ? decodeURIComponent(m[1]) : '';
   }
 
+  // The app's own API (/api/…): $.RestClient, echoing the XSRF token itself.
   var client = new $.RestClient('/', {
     stripTrailingSlash: true,
     ajax: { beforeSend: function (xhr) { xhr.setRequestHeader('X-XSRF-TOKEN', xsrf()); } },
   });
-  var auth = client.add('auth', { isSingle: true });
-  auth.add('list', { isSingle: true });
-  auth.add('user', { isSingle: true });
-  auth.add('logout', { isSingle: true, ajax: { dataType: 'text' } });
   var api = client.add('api', { isSingle: true });
   ['private', 'admin', 'editors', 'events'].forEach(function (name) { api.add(name, { isSingle: true }); });
 
-  /** A resource for /auth/<provider> with a login verb; the plugin builds /auth/<name>/login. */
-  function providerResource(name, options) {
-    var r = auth[name] || auth.add(name, $.extend({ isSingle: true }, options));
-    if (!r.login) r.addVerb('login', 'GET');
-    if (!r.loginPost) r.addVerb('loginPost', 'POST', { url: 'login', stringifyData: true });
-    return r;
-  }
+  // authkoa's routes (/auth/…): the page's origin is the app's, so the client needs no options.
+  var auth = authkoaClient.createAuthClient();
 
   function show(el, text) { $(el).text(text); }
   function errorText(xhr) {
     var body = xhr.responseJSON;
     return 'HTTP ' + xhr.status + (body && body.error ? ': ' + body.error + ' (' + body.code + ')' : '');
   }
-  /** A failed passkey call: a PasskeyError (server refusal, or status 0 in the browser) or the browser's own error. */
-  function passkeyFailed(err) {
-    events.render(); // a refused passkey login is a login_failed event
+  /** An AuthClientError (the server's refusal, or status 0 for one in the browser) or the browser's own error (the passkey prompt). */
+  function authFailed(err) {
+    events.render(); // a refused login is a login_failed event
     if (err.name === 'NotAllowedError') return show('#result', 'Passkey prompt cancelled.');
-    if (err.name === 'PasskeyError') return show('#result', (err.status ? 'HTTP ' + err.status + ': ' : '') + err.message + ' (' + err.code + ')');
+    if (err.name === 'AuthClientError') return show('#result', (err.status ? 'HTTP ' + err.status + ': ' : '') + err.message + ' (' + err.code + ')');
     show('#result', err.name + ': ' + err.message);
+  }
+  /** What a login resolved to: a second step to ask, or the session. */
+  function loggedIn(name) {
+    return function (result) {
+      if (result.state === 'mfa_required') return twoStep.ask(result);
+      refreshUser(); show('#result', 'Logged in through ' + name + '.');
+    };
   }
 
   var current = null; // the logged-in user
   // The two-step login part (/two-step.js): the section of a logged-in user, and the prompt after a first step.
-  var twoStep = demoTwoStep($, {
+  var twoStep = demoTwoStep($, auth, {
     loggedIn: function () { return !!current; },
     passed: function () { refreshUser(); show('#result', 'Logged in with two steps.'); },
     say: function (text) { show('#result', text); },
@@ -50,7 +54,7 @@
     changed: function () { devices.render(); events.render(); },
   });
   // "Your devices" (/devices.js): the user's sessions, and logging other ones out.
-  var devices = demoDevices($, {
+  var devices = demoDevices($, auth, {
     loggedIn: function () { return !!current; },
     // Said after each action on the list: a device logged out is a session_revoked event to show.
     say: function (text) { show('#result', text); events.render(); },
@@ -61,25 +65,24 @@
     loggedIn: function () { return !!current; },
     read: function () { return api.events.read(); },
   });
-  var passkey = null; // the passkey provider's resources, once /auth/list names one
+  var passkey = null; // the passkey provider's name, once /auth/list names one
 
   /** Lists the user's passkeys, each with a Remove button; shown to a logged-in user when the demo has passkeys. */
   function renderPasskeys() {
     var on = !!(current && passkey);
     $('#passkeys').prop('hidden', !on);
     if (!on) return $('#passkey-list').empty();
-    passkey.list.read().done(function (keys) {
+    auth.passkeys.list({ provider: passkey }).then(function (keys) {
       $('#passkey-list').empty().append(keys.length ? keys.map(function (k) {
         var remove = $('<button type="button">').text('Remove').on('click', function () {
-          passkey.keys.destroy(k.id)
-            .done(function () { show('#result', 'Passkey removed.'); renderPasskeys(); devices.render(); events.render(); })
-            .fail(function (xhr) { show('#result', errorText(xhr)); });
+          auth.passkeys.remove(k.id, { provider: passkey })
+            .then(function () { show('#result', 'Passkey removed.'); renderPasskeys(); devices.render(); events.render(); }, authFailed);
         });
         var used = k.lastUsedAt ? 'last used ' + new Date(k.lastUsedAt).toLocaleString() : 'never used';
         return $('<li>').attr('data-passkey', k.id).append($('<code>').text(k.id.slice(0, 12) + '…'),
           ' ' + (k.backedUp ? 'synced' : 'this device') + ', added ' + new Date(k.createdAt).toLocaleString() + ', ' + used + ' ', remove);
       }) : $('<li class="none">').text('No passkeys yet.'));
-    }).fail(function (xhr) { show('#result', errorText(xhr)); });
+    }, authFailed);
   }
 
   function renderUser(user) {
@@ -102,7 +105,7 @@
   }
 
   function refreshUser() {
-    return auth.user.read().done(renderUser).fail(function () { renderUser(null); });
+    return auth.user().then(renderUser, function () { renderUser(null); });
   }
 
   function addProvider(p) {
@@ -113,14 +116,9 @@
       form.attr('data-provider', p.name);
       form.on('submit', function (e) {
         e.preventDefault();
-        providerResource(p.name).loginPost({ user: form.find('[name=user]').val(), passwd: form.find('[name=passwd]').val() })
+        auth.login(p.name, { user: form.find('[name=user]').val(), passwd: form.find('[name=passwd]').val() })
           // Emptied once it has done its work: a password left in the field waits for the next person at the screen.
-          .done(function (body) {
-            form[0].reset();
-            if (body && body.mfa_required) return twoStep.ask(body);
-            refreshUser(); show('#result', 'Logged in through ' + p.name + '.');
-          })
-          .fail(function (xhr) { show('#result', errorText(xhr)); events.render(); });
+          .then(function (result) { form[0].reset(); loggedIn(p.name)(result); }, authFailed);
       });
       box.append(form);
     } else if (p.kind === 'verified') {
@@ -128,52 +126,49 @@
       vform.find('legend').text(p.name + ' (the message lands in the outbox)');
       vform.on('submit', function (e) {
         e.preventDefault();
-        providerResource(p.name).login({ user: vform.find('[name=user]').val(), address: vform.find('[name=address]').val(), from: '/' })
-          .done(function () { vform[0].reset(); show('#result', 'Sent. Open the outbox: /outbox'); $('#result').append(' <a href="/outbox">outbox</a>'); })
-          .fail(function (xhr) { show('#result', errorText(xhr)); });
+        // Step 1 resolves `pending`: the link is sent; opening it is step 2.
+        auth.login(p.name, { user: vform.find('[name=user]').val(), address: vform.find('[name=address]').val(), from: '/' })
+          .then(function () { vform[0].reset(); show('#result', 'Sent. Open the outbox: /outbox'); $('#result').append(' <a href="/outbox">outbox</a>'); }, authFailed);
       });
       box.append(vform);
     } else if (p.kind === 'telegram') {
       var tg = $('<button type="button">').text('Log in with ' + p.name);
       tg.on('click', function () {
-        providerResource(p.name).login().done(function (r) {
+        auth.login(p.name).then(function (opened) {
+          var r = opened.answer; // `pending`: { bot, token }
           var link = 'https://t.me/' + encodeURIComponent(r.bot) + '?start=' + encodeURIComponent(r.token);
           $('#result').empty().append('Open ', $('<a target="_blank" rel="noopener">').attr('href', link).text(link), ' and press Start…');
+          // request_not_verified until Start was pressed; then the session (or a second step).
           var poll = setInterval(function () {
-            providerResource(p.name).login({ token: r.token }).done(function () { clearInterval(poll); refreshUser(); show('#result', 'Logged in through Telegram.'); });
+            auth.login(p.name, { token: r.token }).then(function (result) { clearInterval(poll); loggedIn('Telegram')(result); }, function () {});
           }, 2000);
-        });
+        }, authFailed);
       });
       box.append(tg);
     } else if (p.kind === 'passkey') {
-      // window.authkoaPasskey (/vendor/passkey.js) runs the browser prompt; list and removal go through the client.
-      var base = '/auth/' + encodeURIComponent(p.name);
-      passkey = { base: base, list: providerResource(p.name).add('list', { isSingle: true }), keys: auth.add(p.name + '-keys', { url: p.name }) };
+      // The client runs the browser's prompt between the options and the answer.
+      passkey = p.name;
       var pk = $('<button type="button">').text('Log in with a passkey').attr('data-provider', p.name);
       pk.on('click', function () {
-        authkoaPasskey.loginWithPasskey({ base: base })
-          .then(function (body) {
-            if (body && body.mfa_required) return twoStep.ask(body);
-            refreshUser(); show('#result', 'Logged in through ' + p.name + '.');
-          }, passkeyFailed);
+        auth.passkeys.login({ provider: p.name }).then(loggedIn(p.name), authFailed);
       });
       box.append(pk);
       renderPasskeys();
     } else {
       // OAuth2 kinds: the browser itself goes to the provider and comes back to `from`.
       var a = $('<a class="button" role="button">').text('Log in with ' + p.name)
-        .attr('href', '/auth/' + encodeURIComponent(p.name) + '/login?from=' + encodeURIComponent(location.pathname));
+        .attr('href', auth.loginRedirect(p.name, { from: location.pathname, navigate: false }));
       a.attr('data-provider', p.name);
       box.append(a);
     }
   }
 
   $('#logout').on('click', function () {
-    auth.logout.read().always(function () { renderUser(null); show('#result', 'Logged out.'); });
+    auth.logout().then(function () { renderUser(null); show('#result', 'Logged out.'); }, authFailed);
   });
   $('#passkey-add').on('click', function () {
-    authkoaPasskey.registerPasskey({ base: passkey.base })
-      .then(function () { show('#result', 'Passkey added.'); renderPasskeys(); devices.render(); events.render(); }, passkeyFailed);
+    auth.passkeys.register({ provider: passkey })
+      .then(function () { show('#result', 'Passkey added.'); renderPasskeys(); devices.render(); events.render(); }, authFailed);
   });
   $('[data-call]').on('click', function () {
     var name = $(this).attr('data-call');
@@ -186,8 +181,8 @@
       });
   });
 
-  auth.list.read({ details: 1 }).done(function (providers) { providers.forEach(addProvider); });
-  auth.user.read().done(renderUser).fail(function () {
+  auth.providers({ details: true }).then(function (providers) { providers.forEach(addProvider); }, authFailed);
+  auth.user().then(renderUser, function () {
     renderUser(null);
     // A login whose second step is still pending (the page was reloaded in between): ask for it again.
     twoStep.resume();

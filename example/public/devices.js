@@ -1,10 +1,9 @@
 /*
  * The demo page's "Your devices": the logged-in user's sessions, one row per login (per browser), with
- * "Log out" for each other one and "Log out everywhere else". Every call goes through
- * window.authkoaSessions (/vendor/sessions.js, authkoa/browser's sessions.js bundle), which sends the
- * XSRF header itself. The list is read again after each action.
+ * "Log out" for each other one and "Log out everywhere else". Every call goes through the page's
+ * authkoa/client (`auth.sessions`), which sends the XSRF header itself. The list is read again after each action.
  */
-window.demoDevices = function ($, hooks) {
+window.demoDevices = function ($, auth, hooks) {
   'use strict';
   // hooks: loggedIn() → bool; say(text) in the page's result line; ended() when this browser's own session is found ended.
 
@@ -24,7 +23,7 @@ window.demoDevices = function ($, hooks) {
       ? $('<td>').append($('<strong class="this-device">').text('This device'))
       : $('<td>').append($('<button type="button" class="device-logout">').text('Log out').on('click', function () {
         show('');
-        authkoaSessions.endSession(s.sid).then(function () {
+        auth.sessions.end(s.sid).then(function () {
           hooks.say('Logged out ' + s.device + ' (' + s.provider + ').');
           render();
         }, failed);
@@ -46,7 +45,7 @@ window.demoDevices = function ($, hooks) {
       show('');
       return;
     }
-    authkoaSessions.listSessions().then(function (sessions) {
+    auth.sessions.list().then(function (sessions) {
       $('#device-list').empty().append(sessions.map(row));
       var others = sessions.filter(function (s) { return !s.current; }).length;
       $('#devices-end-others').prop('disabled', others === 0);
@@ -57,7 +56,7 @@ window.demoDevices = function ($, hooks) {
   $('#devices-refresh').on('click', function () { show(''); render(); });
   $('#devices-end-others').on('click', function () {
     show('');
-    authkoaSessions.endOtherSessions().then(function () {
+    auth.sessions.endOthers().then(function () {
       hooks.say('Logged out everywhere else.');
       render();
     }, failed);

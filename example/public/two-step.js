@@ -1,16 +1,16 @@
 /*
  * The demo page's two-step login: the "Two-step login" section of a logged-in user (turn the app on with
  * its QR code, the recovery codes shown once, new codes, turn it off) and the "Second step" prompt after
- * a login answered {"mfa_required": true}. Every call goes through window.authkoaMfa (/vendor/mfa.js,
- * authkoa/browser's mfa.js bundle), which sends the XSRF header itself.
+ * a login resolved `mfa_required`. Every call goes through the page's authkoa/client (`auth.mfa`), which
+ * sends the XSRF header itself.
  */
-window.demoTwoStep = function ($, hooks) {
+window.demoTwoStep = function ($, auth, hooks) {
   'use strict';
   // hooks: loggedIn() → bool; passed() once a second step finished the login; say(text) in the page's result line;
   // changed() once the user's factors changed (their other sessions end then).
   function show(el, text) { $(el).text(text); }
 
-  /** A failed call shown in `where`: the server's error (an MfaError), or the browser's own (passkey prompt). */
+  /** A failed call shown in `where`: the server's error (an AuthClientError), or the browser's own (passkey prompt). */
   function failed(where) {
     return function (err) {
       if (err.name === 'NotAllowedError') return show(where, 'Passkey prompt cancelled.');
@@ -24,7 +24,8 @@ window.demoTwoStep = function ($, hooks) {
     $('#mfa-setup, #mfa-codes').prop('hidden', true);
     show('#mfa-message', '');
     if (!hooks.loggedIn()) return;
-    authkoaMfa.mfaStatus().then(function (s) {
+    auth.mfa.status().then(function (status) {
+      var s = status.summary || { totp: false, recoveryCodesLeft: 0 };
       show('#mfa-status', s.totp
         ? 'On: after each login, a code from your authenticator app is asked. Recovery codes left: ' + s.recoveryCodesLeft + '.'
         : 'Off: a password (or any other login) is enough.');
@@ -44,7 +45,7 @@ window.demoTwoStep = function ($, hooks) {
   function bindSettings() {
     $('#mfa-on').on('click', function () {
       show('#mfa-message', '');
-      authkoaMfa.setupTotp().then(function (s) {
+      auth.mfa.setupTotp().then(function (s) {
         $('#mfa-qr').attr('src', s.qr);
         show('#mfa-secret', s.secret);
         show('#mfa-status', 'Setting up: not on until the app\'s code is entered.');
@@ -57,7 +58,7 @@ window.demoTwoStep = function ($, hooks) {
       e.preventDefault();
       var form = this;
       show('#mfa-message', '');
-      authkoaMfa.confirmTotp($(form).find('[name=code]').val()).then(function (r) {
+      auth.mfa.confirmTotp($(form).find('[name=code]').val()).then(function (r) {
         form.reset();
         show('#mfa-status', 'On: after each login, a code from your authenticator app is asked.');
         codeList(r.recoveryCodes);
@@ -66,15 +67,15 @@ window.demoTwoStep = function ($, hooks) {
     });
     $('#mfa-new-codes').on('click', function () {
       show('#mfa-message', '');
-      authkoaMfa.newRecoveryCodes().then(codeList, failed('#mfa-message'));
+      auth.mfa.newRecoveryCodes().then(codeList, failed('#mfa-message'));
     });
     $('#mfa-codes-done').on('click', render);
     $('#mfa-off').on('click', function () {
-      authkoaMfa.disableTotp().then(function () { render(); hooks.changed(); hooks.say('Two-step login turned off.'); }, failed('#mfa-message'));
+      auth.mfa.disableTotp().then(function () { render(); hooks.changed(); hooks.say('Two-step login turned off.'); }, failed('#mfa-message'));
     });
   }
 
-  /** A login answered {"mfa_required": true, "factors": [...]}: ask for what the user may answer with. */
+  /** A login resolved `mfa_required` with its `factors`: ask for what the user may answer with. */
   function ask(pending) {
     var f = pending.factors || [];
     $('#mfa-verify').prop('hidden', f.indexOf('totp') < 0);
@@ -94,14 +95,14 @@ window.demoTwoStep = function ($, hooks) {
     }
     $('#mfa-verify').on('submit', function (e) {
       e.preventDefault();
-      authkoaMfa.verifyMfa({ code: $(this).find('[name=code]').val() }).then(passed, failed('#second-step-message'));
+      auth.mfa.verify({ code: $(this).find('[name=code]').val() }).then(passed, failed('#second-step-message'));
     });
     $('#mfa-recovery').on('submit', function (e) {
       e.preventDefault();
-      authkoaMfa.verifyMfa({ recoveryCode: $(this).find('[name=recoveryCode]').val() }).then(passed, failed('#second-step-message'));
+      auth.mfa.verify({ recoveryCode: $(this).find('[name=recoveryCode]').val() }).then(passed, failed('#second-step-message'));
     });
     $('#mfa-passkey').on('click', function () {
-      authkoaMfa.verifyMfaWithPasskey().then(passed, failed('#second-step-message'));
+      auth.mfa.verifyWithPasskey().then(passed, failed('#second-step-message'));
     });
   }
 
@@ -112,7 +113,7 @@ window.demoTwoStep = function ($, hooks) {
     ask: ask,
     /** Nobody logged in: a login whose second step is still pending (the page was reloaded in between) is asked again. */
     resume: function () {
-      authkoaMfa.mfaStatus().then(function (s) { if (s.mfa_required && !s.enroll_required) ask(s); }, function () {});
+      auth.mfa.status().then(function (s) { if (s.state === 'mfa_required' && !s.enrollRequired) ask(s); }, function () {});
     },
   };
 };
