@@ -46,6 +46,7 @@ async function startClientApp(t: ExecutionContext): Promise<ClientApp> {
     providers: [
       { kind: 'direct', name: 'direct', checker: (user: string, pw: string) => PASSWORDS[user] === pw },
       { kind: 'passkey', rpName: 'authkoa tests', userVerification: 'required' },
+      { kind: 'dev', port: 0 },
     ],
     mfa: { store: memoryStateStore({ clock }) },
   } as AuthKoaOptions);
@@ -73,6 +74,10 @@ async function startClientApp(t: ExecutionContext): Promise<ClientApp> {
   router.get('/client.global.js', (ctx) => {
     ctx.type = 'text/javascript';
     ctx.body = global;
+  });
+  router.post('/private', auth.middleware.auth, (ctx) => {
+    ctx.status = 201;
+    ctx.body = { user: ctx.state.user };
   });
   const xsrfSent: ClientApp['xsrfSent'] = [];
   koa.use(async (ctx, next) => {
@@ -129,8 +134,8 @@ test('ES module: providers, status, a login, the user, logout; user() after logo
      try { await auth.user(); } catch (e) { out.refused = { code: e.code, status: e.status, typed: e instanceof window.authkoaClient.AuthClientError }; }
      return out;`,
   );
-  t.deepEqual(r.providers, ['direct', 'passkey']);
-  t.deepEqual(r.details, [{ name: 'direct', kind: 'direct' }, { name: 'passkey', kind: 'passkey' }]);
+  t.deepEqual(r.providers, ['direct', 'passkey', 'dev']);
+  t.deepEqual(r.details, [{ name: 'direct', kind: 'direct' }, { name: 'passkey', kind: 'passkey' }, { name: 'dev', kind: 'dev' }]);
   t.deepEqual(r.before, { status: 'not logged in' });
   t.is(r.login.state, 'logged_in');
   t.is(r.user.id, `direct_${sha1('alice')}`);
@@ -177,6 +182,50 @@ test('mfa_required is a state in the page too; mfa.verify() finishes the login; 
   t.is(done.sessions.length, 1);
   t.true(done.sessions[0].current);
   t.deepEqual(done.status, { state: 'logged_in', summary: { totp: true, recoveryCodesLeft: 10, passkeys: 0 } });
+
+  // A passkey as the second step, through the browser's prompt.
+  const second = await inPage<any>(
+    page,
+    `await auth.passkeys.register();
+     await auth.logout();
+     const first = await auth.login('direct', { user: 'alice', passwd: 'alice-pw' });
+     const user = await auth.mfa.verifyWithPasskey();
+     return { first, user };`,
+  );
+  t.deepEqual(second.first, { state: 'mfa_required', factors: ['totp', 'recovery', 'passkey'], enrollRequired: false });
+  t.is(second.user.name, 'alice');
+
+  // The rest of the calls: new recovery codes, turning the app off, the app's own route, ending sessions.
+  const other = await open(t, app, '/module');
+  app.clock.advance(30_000); // the step whose code logged the first page in is spent
+  t.like(await inPage<any>(other, `return auth.login('direct', { user: 'alice', passwd: 'alice-pw' });`), { state: 'mfa_required' });
+  t.like(await inPage<any>(other, `return auth.mfa.verify({ code: arg });`, appCode(setup.otpauthUrl, app.clock())), { name: 'alice' });
+  const rest = await inPage<any>(
+    page,
+    `const sessions = await auth.sessions.list();
+     const codes = await auth.mfa.newRecoveryCodes();
+     const off = await auth.mfa.disableTotp(); // a factor changed: the user's other sessions end
+     const mine = await auth.fetch('/private', { method: 'POST' });
+     const ended = await auth.sessions.endOthers();
+     const after = await auth.sessions.list();
+     await auth.sessions.end(after[0].sid);
+     let gone; try { await auth.user(); } catch (e) { gone = e.code; }
+     return { codes: codes.length, off, mine: { status: mine.status, body: await mine.json() }, sessions: sessions.length, ended, after: after.length, gone };`,
+  );
+  t.like(rest, { codes: 10, off: { totp: false, recoveryCodesLeft: 0, passkeys: 1 }, mine: { status: 201, body: { user: { name: 'alice' } } }, after: 1, gone: 'no_token' });
+  t.is(rest.sessions, 2);
+  t.is(rest.ended.ended, 'others');
+});
+
+test('loginRedirect() leaves the page for the provider (the dev server) and comes back to `from` logged in', async (t) => {
+  const app = await startClientApp(t);
+  const page = await open(t, app, '/module');
+  // The call returns the URL as the page starts navigating: its context may be gone before the answer arrives.
+  await Promise.all([page.waitForURL((u) => !u.pathname.startsWith('/module')), page.evaluate(() => void (window as any).authkoaClient.createAuthClient().loginRedirect('dev', { from: '/module' })).catch(() => undefined)]);
+  await page.fill('input[name=username]', 'dev_user');
+  await Promise.all([page.waitForURL(`${app.url}/module`), page.click('button')]);
+  await page.waitForFunction(() => (window as any).loaded === true);
+  t.like(await inPage<any>(page, `return auth.user();`), { name: 'dev_user' });
 });
 
 test('script tag: passkeys through the browser prompt (virtual authenticator): register, list, log in, remove', async (t) => {

@@ -260,3 +260,27 @@ test('the built bundle (what `import "authkoa/client"` loads) runs in Node: log 
   t.true(err instanceof built.AuthClientError);
   t.like(err, { code: 'no_token' });
 });
+
+test('a passkey as the second step: mfa.verifyWithPasskey() with the device; sessions.end() of another session', async (t) => {
+  const a = await app(t);
+  const authenticator = new SoftAuthenticator(a.url, '127.0.0.1');
+  const auth = client(a, { webauthn: authenticator });
+  await auth.login('direct', { user: 'bob', passwd: 'bob-pw' });
+  await auth.passkeys.register();
+  const setup = await auth.mfa.setupTotp();
+  await auth.mfa.confirmTotp(appCode(setup.otpauthUrl, a.clock()));
+  a.clock.advance(30_000);
+  await auth.logout();
+
+  const first = await auth.login('direct', { user: 'bob', passwd: 'bob-pw' });
+  t.deepEqual(first, { state: 'mfa_required', factors: ['totp', 'recovery', 'passkey'], enrollRequired: false });
+  const user = await auth.mfa.verifyWithPasskey();
+  t.is(user.id, `direct_${sha1('bob')}`);
+
+  const other = client(a);
+  t.like(await other.login('direct', { user: 'bob', passwd: 'bob-pw' }), { state: 'mfa_required' });
+  t.is((await other.mfa.verify({ code: appCode(setup.otpauthUrl, a.clock()) })).id, user.id);
+  const theirs = (await auth.sessions.list()).find((s) => !s.current)!;
+  await auth.sessions.end(theirs.sid);
+  t.deepEqual((await auth.sessions.list()).map((s) => s.current), [true]);
+});
