@@ -1,4 +1,5 @@
-import { redirectDoc } from '../providers/core/route-docs.js';
+import { REQUEST_OPTIONS } from '../providers/passkey/docs.js';
+import { emptyTextDoc, redirectDoc } from '../providers/core/route-docs.js';
 import { ref, sessionSecurity, type Schema } from './components.js';
 
 /**
@@ -24,7 +25,7 @@ function op(summary: string, responses: Record<string, unknown>, more: Operation
 
 /** The routes every configuration has. */
 export function corePaths(prefix: string, basic: boolean): Record<string, PathItem> {
-  const logout = op('Ends the session of this browser (cookies cleared) and its token', { 200: empty('logged out (an empty text body)') });
+  const logout = op('Ends the session of this browser (cookies cleared) and its token', { 200: emptyTextDoc('logged out (an empty text body)') });
   return {
     [`${prefix}/list`]: {
       get: op('The configured providers', { 200: json(ref('ProviderList'), 'names, or `{name, kind}` with `details=1`') }, {
@@ -48,12 +49,25 @@ export interface ProviderRoutes {
   docs?: Readonly<Record<string, Readonly<Record<string, Readonly<Record<string, unknown>>>>>>;
 }
 
-/** The kind's own description of `route` `method`, with the common error answers (its own 4XX/5XX win); else `generic`. */
-function described(p: ProviderRoutes, route: string, method: string, generic: Operation): Operation {
-  const own = p.docs?.[route]?.[method];
-  if (!own) return generic;
-  return { summary: generic.summary, tags: [p.name], ...own, responses: { ...COMMON_ERRORS, ...(own.responses as object) } };
+/**
+ * The operations of one provider route: the kind's own, by method, when it declares the route (only
+ * those methods: any other is refused, 405 or 404, and is no operation of it), each with the common
+ * error answers (its own 4XX/5XX win); else `generic` for each of `methods`.
+ */
+function operations(p: ProviderRoutes, route: string, methods: readonly string[], generic: (method: string) => Operation): PathItem {
+  const own = p.docs?.[route];
+  const item: PathItem = {};
+  if (!own) {
+    for (const method of methods) item[method] = generic(method);
+    return item;
+  }
+  for (const [method, doc] of Object.entries(own)) {
+    item[method] = { summary: generic(method).summary, tags: [p.name], ...doc, responses: { ...COMMON_ERRORS, ...(doc.responses as object) } };
+  }
+  return item;
 }
+
+const ID = { name: 'id', in: 'path', required: true, schema: { type: 'string' } };
 
 /** A provider's login, callback, logout and own routes. */
 export function providerPaths(prefix: string, p: ProviderRoutes): Record<string, PathItem> {
@@ -61,20 +75,21 @@ export function providerPaths(prefix: string, p: ProviderRoutes): Record<string,
   const tags = [p.name];
   const step = (what: string) =>
     op(`${what} (${p.kind})`, { 200: json({ oneOf: [ref('User'), ref('MfaRequired')] }, 'the user, or a second step due'), 302: redirect, 303: redirect }, { tags });
+  const logout = () => op('Logs out', { 200: emptyTextDoc('logged out') }, { tags });
   const paths: Record<string, PathItem> = {
-    [`${base}/login`]: { get: described(p, 'login', 'get', step('Starts or completes a login')), post: described(p, 'login', 'post', step('Completes a login with credentials')) },
-    [`${base}/logout`]: { get: op('Logs out', { 200: empty('logged out') }, { tags }), post: op('Logs out', { 200: empty('logged out') }, { tags }) },
+    [`${base}/login`]: operations(p, 'login', ['get', 'post'], (m) => step(m === 'get' ? 'Starts or completes a login' : 'Completes a login with credentials')),
+    [`${base}/logout`]: { get: logout(), post: logout() },
   };
   if (p.callback) {
-    paths[`${base}/callback`] = { get: described(p, 'callback', 'get', step('The provider comes back')), post: described(p, 'callback', 'post', step('The provider comes back with a form post')) };
+    paths[`${base}/callback`] = operations(p, 'callback', ['get', 'post'], (m) => step(m === 'get' ? 'The provider comes back' : 'The provider comes back with a form post'));
   }
   for (const action of p.actions) {
-    const path = action === '*' ? `${base}/{id}` : `${base}/${action}`;
-    const own = op(`${p.kind}: ${action === '*' ? 'an item by id' : action}`, { 200: json({}, 'its answer'), 201: json({}, 'created'), 204: empty('done') }, {
-      tags,
-      ...(action === '*' ? { parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }] } : {}),
-    });
-    paths[path] = { get: described(p, action, 'get', own), post: described(p, action, 'post', own), delete: described(p, action, 'delete', own) };
+    const any = action === '*';
+    const own = () => op(`${p.kind}: ${any ? 'an item by id' : action}`, { 200: json({}, 'its answer'), 201: json({}, 'created'), 204: empty('done') }, { tags });
+    const item = operations(p, action, ['get', 'post', 'delete'], own);
+    // The `{id}` segment is a parameter of every operation of the path, whoever described it.
+    if (any) for (const m of Object.keys(item)) item[m] = { parameters: [ID], ...item[m] };
+    paths[any ? `${base}/{id}` : `${base}/${action}`] = item;
   }
   return paths;
 }
@@ -96,17 +111,33 @@ export function featurePaths(prefix: string, f: { jwks: boolean; mfa: boolean },
   return paths;
 }
 
+const closed = (properties: Record<string, Schema>): Schema => ({ type: 'object', required: Object.keys(properties), additionalProperties: false, properties });
+/** The session user's factors: TOTP on or off, the recovery codes left, the passkeys they have. */
+const FACTORS = closed({ totp: { type: 'boolean' }, recoveryCodesLeft: { type: 'integer', minimum: 0 }, passkeys: { type: 'integer', minimum: 0 } });
+const RECOVERY_CODES = { type: 'array', items: { type: 'string' }, description: 'shown once: each works once' };
+/** The second step passed: the pending login's user (session cookies set) or the stepped-up session's, or a browser's redirect. */
+const PASSED = { 200: json(ref('User'), 'the user'), 303: redirect };
+
+/** The second-factor routes (docs/mfa.md), each with what lib/mfa/routes.ts answers. */
 function mfaPaths(prefix: string): Record<string, PathItem> {
-  const any = (summary: string) => op(summary, { 200: json({ type: 'object' }, 'its answer') });
   return {
-    [`${prefix}/mfa`]: { get: any("The user's second factors") },
-    [`${prefix}/mfa/totp/setup`]: { post: any('Starts a TOTP set-up: secret, otpauth URL, QR code') },
-    [`${prefix}/mfa/totp/confirm`]: { post: any('Turns TOTP on with a first code; answers the recovery codes') },
-    [`${prefix}/mfa/totp`]: { delete: any('Turns TOTP off') },
-    [`${prefix}/mfa/recovery-codes`]: { post: any('New recovery codes') },
-    [`${prefix}/mfa/verify`]: { post: op('The second step, or a step-up, with a code', { 200: json(ref('User'), 'the user'), 303: redirect }) },
-    [`${prefix}/mfa/passkey/options`]: { post: any('A passkey challenge for the second step') },
-    [`${prefix}/mfa/passkey`]: { post: op('The second step with a passkey', { 200: json(ref('User'), 'the user'), 303: redirect }) },
+    [`${prefix}/mfa`]: { get: op("A pending login's factors to answer with, or the session user's factors", { 200: json({ oneOf: [ref('MfaRequired'), FACTORS] }, 'the second step due, or the factors') }) },
+    [`${prefix}/mfa/totp/setup`]: {
+      post: op('Starts a TOTP set-up: secret, otpauth URL, QR code', {
+        200: json(closed({ secret: { type: 'string', pattern: '^[A-Z2-7]+$' }, otpauthUrl: { type: 'string', pattern: '^otpauth://totp/' }, qr: { type: 'string', pattern: '^data:image/svg\\+xml;base64,' } }), 'the new key, not active until confirmed'),
+      }),
+    },
+    [`${prefix}/mfa/totp/confirm`]: {
+      post: op('Turns TOTP on with a first code; answers the recovery codes', {
+        200: json({ oneOf: [closed({ recoveryCodes: RECOVERY_CODES }), closed({ recoveryCodes: RECOVERY_CODES, user: ref('User') })] }, 'the recovery codes; with the user when it finished an enrolling login'),
+      }),
+    },
+    [`${prefix}/mfa/totp`]: { delete: op('Turns TOTP off', { 200: json(FACTORS, 'the factors left') }) },
+    [`${prefix}/mfa/recovery-codes`]: { post: op('New recovery codes', { 200: json(closed({ recoveryCodes: RECOVERY_CODES }), 'the codes, replacing the old ones') }) },
+    [`${prefix}/mfa/verify`]: { post: op('The second step, or a step-up, with a code', PASSED) },
+    // The passkey kind is the one provider that is a second factor (SecondFactor): its request options.
+    [`${prefix}/mfa/passkey/options`]: { post: op('A passkey challenge for the second step', { 200: json(REQUEST_OPTIONS, "the options for the user's passkeys, for navigator.credentials.get()") }) },
+    [`${prefix}/mfa/passkey`]: { post: op('The second step with a passkey', PASSED) },
     [`${prefix}/mfa/page`]: { get: op('The second-step page', { 200: { description: 'HTML', content: { 'text/html': { schema: { type: 'string' } } } } }) },
   };
 }

@@ -1,5 +1,5 @@
 import type { RouteDocs } from './core/provider.js';
-import { redirectDoc } from './core/route-docs.js';
+import { emptyTextDoc, redirectDoc } from './core/route-docs.js';
 
 /**
  * The direct kind's routes for the OpenAPI description: the credentials it reads (query of a GET, or a
@@ -39,7 +39,7 @@ export const DIRECT_ROUTE_DOCS: RouteDocs = {
     },
   },
   callback: {
-    get: { description: 'Kept for the original system\'s clients: answers an empty 200.', responses: { 200: { description: 'empty' } } },
-    post: { description: 'As GET.', responses: { 200: { description: 'empty' } } },
+    get: { description: "Kept for the original system's clients: answers an empty 200.", responses: { 200: emptyTextDoc('empty') } },
+    post: { description: 'As GET.', responses: { 200: emptyTextDoc('empty') } },
   },
 };

@@ -1,5 +1,6 @@
 import { browserBinding, challengeStore, loginChallengeLimit } from './passkey/challenges.js';
 import type { PasskeyConfig } from './passkey/config.js';
+import { PASSKEY_ROUTE_DOCS } from './passkey/docs.js';
 import { deleteRoute, listRoute, loginOptionsRoute, loginRoute, registrationOptionsRoute, registrationRoute, type PasskeyParts } from './passkey/routes.js';
 import { passkeySecondFactor } from './passkey/second-factor.js';
 import { statePasskeyStore } from './passkey/store.js';
@@ -69,6 +70,7 @@ export const passkeyProvider: ProviderModule = {
       },
       close: () => own.close(),
       secondFactor: passkeySecondFactor(parts),
+      routeDocs: PASSKEY_ROUTE_DOCS,
     };
   },
 };

@@ -1,4 +1,4 @@
-import { VERIFIED_ROUTE_DOCS } from './verified/docs.js';
+import { verifiedRouteDocs } from './verified/docs.js';
 import { parseDuration, type Duration } from '../util/duration.js';
 import { optionNames } from '../util/options.js';
 import type { UsedTokenStore } from '../state/used-tokens.js';
@@ -71,7 +71,7 @@ export const verifiedProvider: ProviderModule<VerifiedProviderOptions & { [k: st
       async close() {
         await config.sender.close?.(); // a usedTokens store passed in belongs to the application
       },
-      routeDocs: VERIFIED_ROUTE_DOCS,
+      routeDocs: verifiedRouteDocs(config.confirmPage),
     };
   },
 };

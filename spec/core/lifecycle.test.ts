@@ -9,6 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import Koa from 'koa';
 import { authKoa, registerProvider, type AuthKoaOptions, type ProviderEntry } from '../../lib/index.js';
 import { BOT_TOKEN, startFakeBotApi } from '../helpers/telegram.js';
+import { contractRecorder } from '../helpers/answers.js';
 import { Client, serve } from '../helpers/http.js';
 import { tempDir } from '../helpers/temp.js';
 
@@ -111,6 +112,8 @@ test.serial('requests that arrive before start-up has finished wait for it inste
           ctx.body = { ok: true };
         },
         async logout() {},
+        // Its login answers its own body, so it says so (the test app checks every answer against auth.openapi()).
+        routeDocs: { login: { get: { responses: { 200: { description: 'done', content: { 'application/json': { schema: { const: { ok: true } } } } } } } } },
       };
     },
   });
@@ -123,10 +126,12 @@ test.serial('requests that arrive before start-up has finished wait for it inste
     if (++count === 3) allIn();
     return next();
   });
+  const contract = contractRecorder(auth);
+  app.use(contract.use);
   app.use(auth);
   app.use(auth.middleware.auth);
   const served = await serve(app.callback());
-  t.teardown(() => served.close());
+  t.teardown(() => contract.closed(() => served.close()));
   const c = new Client(served.url);
   const login = c.fetch('/auth/slow/login');
   const list = c.fetch('/auth/list');

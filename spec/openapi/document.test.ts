@@ -104,7 +104,9 @@ test("a kind's own route docs: direct's login reads a query or a JSON or form bo
   const callback = await c.fetch('/auth/local/callback');
   t.is(callback.status, 200);
   t.is(await callback.text(), '');
-  t.true(contract.check('GET', '/auth/local/callback', 200, undefined).ok, 'an empty 200, as described');
+  t.is(callback.headers.get('content-type'), 'text/plain; charset=utf-8');
+  t.true(contract.check('GET', '/auth/local/callback', 200, '', 'text/plain').ok, 'an empty text body, as described');
+  t.false(contract.check('GET', '/auth/local/callback', 200, 'x', 'text/plain').ok, 'text where the body is described empty is caught');
   t.false(contract.check('GET', '/auth/local/callback', 200, { name: 'x' }).ok, 'a JSON body where none is described is caught');
   const viaQuery = await c.fetch('/auth/local/login?user=alice&passwd=pw');
   t.is(viaQuery.status, 200);

@@ -14,3 +14,11 @@ export function redirectDoc(description: string): Record<string, unknown> {
     content: { 'text/html': { schema: { type: 'string' } }, 'text/plain': { schema: { type: 'string' } } },
   };
 }
+
+/**
+ * The empty answer of a logout or a kept-for-compatibility callback: 200 with a zero-length text/plain
+ * body (Koa still sends the type), so a client that reads the body gets '' and nothing else.
+ */
+export function emptyTextDoc(description: string): Record<string, unknown> {
+  return { description, content: { 'text/plain': { schema: { type: 'string', maxLength: 0 } } } };
+}
