@@ -6,6 +6,7 @@ import test from 'ava';
 import Koa from 'koa';
 import { chromium } from 'playwright-core';
 import { authKoa, getUserInfo } from '../../lib/index.js';
+import { contractRecorder } from '../helpers/answers.js';
 import { selfSignedCert } from '../helpers/tls.js';
 import { CLIENT_ID, KEY_ID, TEAM_ID, startAppleStandin, teamKey } from './standin.js';
 
@@ -32,7 +33,8 @@ test('real Chromium over https: Apple’s cross-site form_post carries the hands
     url,
     providers: [{ kind: 'apple', clientId: CLIENT_ID, teamId: TEAM_ID, keyId: KEY_ID, privateKey: team.pem, endpoint: apple.endpoint() }],
   });
-  t.teardown(() => auth.close());
+  const contract = contractRecorder(auth);
+  t.teardown(() => contract.closed(() => auth.close()));
   const callbacks: Array<{ method: string; site: string; handshake: boolean; laxProbe: boolean }> = [];
   app.use(async (ctx, next) => {
     const cookie = ctx.get('cookie');
@@ -41,6 +43,7 @@ test('real Chromium over https: Apple’s cross-site form_post carries the hands
     // A control: a cookie like the handshake but SameSite=Lax, which the cross-site POST must leave out.
     if (ctx.path === '/auth/apple/login') ctx.append('Set-Cookie', 'probe=1; Path=/auth/apple; Secure; HttpOnly; SameSite=Lax');
   });
+  app.use(contract.use);
   app.use(auth);
   const router = new Router();
   router.get('/welcome', (ctx) => {

@@ -12,6 +12,7 @@ import { noopLogger } from '../../lib/logger.js';
 import { authKoa } from '../../lib/index.js';
 import { avatarId } from '../../lib/stores/index.js';
 import { FileStore } from '../../lib/stores/file.js';
+import { contractRecorder } from '../helpers/answers.js';
 import { suiteTempDir } from '../helpers/temp.js';
 import { jpeg } from './helpers.js';
 
@@ -160,15 +161,22 @@ test('through authKoa(), a store failure on the avatar route is a 500 JSON and i
   await auth.ready;
   const koa = new Koa();
   koa.silent = true; // failures on purpose: authkoa emits each 5xx, which Koa would print
+  const contract = contractRecorder(auth);
+  koa.use(contract.use);
   koa.use(auth);
   const srv = await listen(koa);
-  t.teardown(() => srv.close());
+  const close = () =>
+    contract.closed(async () => {
+      await srv.close();
+      await auth.close();
+    });
+  t.teardown(close);
   const res = await fetch(`${srv.url}/avatar/${avatarId('user1')}`);
   t.is(res.status, 500);
   t.deepEqual(await res.json(), { error: "can't load avatar", code: 'avatar_store_failed' });
   t.is(res.headers.get('x-content-type-options'), 'nosniff');
   t.true(logs.some((l) => l.includes(`GET /avatar/${avatarId('user1')}`) && l.includes('EIO on /srv/avatars')), logs.join('\n'));
-  await auth.close();
+  await close();
 });
 
 test('etagMatches: exact, weak, list and * match; other values do not', (t) => {

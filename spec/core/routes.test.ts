@@ -1,6 +1,7 @@
 import test from 'ava';
 import Koa from 'koa';
 import { authKoa, type Provider } from '../../lib/index.js';
+import { contractRecorder } from '../helpers/answers.js';
 import { Client, decodeJwt, serve, startApp } from '../helpers/http.js';
 import { baseOptions, directProvider } from './fixtures.js';
 
@@ -158,13 +159,16 @@ test('the app behind a mount prefix still builds provider URLs from the full pat
   app.use(async (ctx, next) => {
     if (!ctx.path.startsWith('/api/')) return next();
     ctx.path = ctx.path.slice(4);
-    return auth(ctx, next);
+    return contract.use(ctx, () => auth(ctx, next));
   });
+  const contract = contractRecorder(auth);
   const served = await serve(app.callback());
-  t.teardown(async () => {
-    await auth.close();
-    await served.close();
-  });
+  t.teardown(() =>
+    contract.closed(async () => {
+      await auth.close();
+      await served.close();
+    }),
+  );
   const res = await new Client(served.url).fetch('/api/auth/list');
   t.deepEqual(await res.json(), ['direct']);
 });

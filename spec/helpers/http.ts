@@ -4,6 +4,9 @@ import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
 import Router from '@koa/router';
 import { authKoa, getUserInfo, type AuthKoa, type AuthKoaOptions } from '../../lib/index.js';
+import { contractRecorder, type Answer } from './answers.js';
+
+export type { Answer } from './answers.js';
 
 /** A real HTTP server on 127.0.0.1 with a random port; close() stops it. */
 export interface Served {
@@ -67,43 +70,23 @@ export function rawGet(port: number, path: string, headers: http.OutgoingHttpHea
   });
 }
 
-/** One answer of the app's auth or avatar routes, as the server sent it (for the OpenAPI checks). */
-export interface Answer {
-  method: string;
-  path: string;
-  status: number;
-  /** The media type without parameters; '' when there was no body. */
-  type: string;
-  /** The JSON body parsed, the text of any other text body, undefined without one. */
-  body: unknown;
-}
-
 /** An app the way a user wires it: authkoa mounted, then protected routes on a router. */
 export interface TestApp extends Served {
   auth: AuthKoa;
   app: Koa;
-  /** Every answer of the auth and avatar routes so far (spec/openapi checks them against auth.openapi()). */
+  /** Every answer of the auth and avatar routes so far: close() checks them against auth.openapi() (answers.ts). */
   answers: Answer[];
-}
-
-/** Records the answers of authkoa's routes as they leave, without changing them. */
-function recordAnswers(answers: Answer[], prefixes: string[]): Koa.Middleware {
-  return async (ctx, next) => {
-    await next();
-    if (!prefixes.some((p) => ctx.path === p || ctx.path.startsWith(`${p}/`))) return;
-    const type = ctx.body == null ? '' : (ctx.response.type || '').split(';')[0]!;
-    let body: unknown = typeof ctx.body === 'string' ? ctx.body : undefined;
-    if (type === 'application/json' && typeof ctx.body === 'string') body = JSON.parse(ctx.body);
-    answers.push({ method: ctx.method, path: ctx.path, status: ctx.status, type, body });
-  };
 }
 
 /**
  * Starts a Koa app with authKoa(opts) and the routes the core tests use:
  * /private (auth), /admin (admin), /open (trace), /editors (rbac editor, admin), /updated (trace + updateUser).
- * `url` in opts is filled with the server's own address when omitted.
+ * `url` in opts is filled with the server's own address when omitted; `extra` adds routes to `router`, or
+ * middleware in front of authkoa to `app`. Every answer of the auth and
+ * avatar routes is recorded, and close() rejects, naming them, when any does not conform to
+ * `auth.openapi()` (spec/helpers/answers.ts): the HTTP contract is checked by every test that uses it.
  */
-export async function startApp(opts: Omit<AuthKoaOptions, 'url'> & { url?: string }, extra?: (router: Router, auth: AuthKoa) => void): Promise<TestApp> {
+export async function startApp(opts: Omit<AuthKoaOptions, 'url'> & { url?: string }, extra?: (router: Router, auth: AuthKoa, app: Koa) => void): Promise<TestApp> {
   const app = new Koa();
   // authkoa emits every 5xx on the app (Koa's convention), which Koa prints: tests that fail on purpose
   // would fill the output with stacks. spec/core/unexpected-errors.test.ts turns it back on to check it.
@@ -126,19 +109,25 @@ export async function startApp(opts: Omit<AuthKoaOptions, 'url'> & { url?: strin
   router.get('/open', auth.middleware.trace, echo);
   router.get('/editors', auth.middleware.rbac('editor', 'admin'), echo);
   router.get('/updated', auth.middleware.trace, auth.middleware.updateUser, echo);
-  extra?.(router, auth);
-  const answers: Answer[] = [];
-  app.use(recordAnswers(answers, [auth.options.authRoutePath, auth.options.avatarRoutePath]));
+  // The recorder comes first, so it sees each answer as it leaves the server, after any middleware
+  // `extra` puts in front of authkoa.
+  const contract = contractRecorder(auth);
+  app.use(contract.use);
+  extra?.(router, auth, app);
   app.use(auth);
   app.use(router.routes());
+  let closed: Promise<void> | undefined;
   return {
     ...served,
     auth,
     app,
-    answers,
-    async close() {
-      await auth.close();
-      await served.close();
+    answers: contract.answers,
+    close() {
+      closed ??= contract.closed(async () => {
+        await auth.close();
+        await served.close();
+      });
+      return closed;
     },
   };
 }

@@ -15,6 +15,7 @@ import type { Page } from 'playwright-core';
 import { authKoa } from '../../lib/index.js';
 import { memoryStateStore } from '../../lib/state/memory.js';
 import { addVirtualAuthenticator, useChromium } from '../helpers/browser.js';
+import { contractRecorder } from '../helpers/answers.js';
 import { decodeJwt, serve } from '../helpers/http.js';
 
 const DIST = join(fileURLToPath(new URL('../../', import.meta.url)), 'dist', 'browser');
@@ -39,10 +40,13 @@ async function startApp(t: ExecutionContext) {
     ],
     mfa: { store: memoryStateStore(), required: () => required.on },
   });
-  t.teardown(async () => {
-    await auth.close();
-    await served.close();
-  });
+  const contract = contractRecorder(auth);
+  t.teardown(() =>
+    contract.closed(async () => {
+      await auth.close();
+      await served.close();
+    }),
+  );
   await auth.ready;
   const [passkeyJs, mfaJs] = await Promise.all([readFile(join(DIST, 'passkey.js'), 'utf8'), readFile(join(DIST, 'mfa.js'), 'utf8')]);
   const router = new Router();
@@ -52,6 +56,7 @@ async function startApp(t: ExecutionContext) {
   });
   router.get('/passkey.js', (ctx) => void ((ctx.type = 'text/javascript'), (ctx.body = passkeyJs)));
   router.get('/mfa.js', (ctx) => void ((ctx.type = 'text/javascript'), (ctx.body = mfaJs)));
+  koa.use(contract.use);
   koa.use(auth);
   koa.use(router.routes());
   return { url, required };

@@ -5,6 +5,7 @@ import Router from '@koa/router';
 import { authKoa, getUserInfo, type AuthKoa, type ProviderEntry } from '../../lib/index.js';
 import { memoryStateStore } from '../../lib/state/memory.js';
 import type { StateStore } from '../../lib/state/types.js';
+import { contractRecorder } from '../helpers/answers.js';
 import { serve, type Served } from '../helpers/http.js';
 
 export const SECRET = 'passkey-test-secret-0123456789abcdef';
@@ -46,16 +47,19 @@ export async function startPasskeyApp(t: ExecutionContext, state: StateStore = m
     stateStore: state,
     providers: providers ?? [{ kind: 'dev', port: 0 }, { kind: 'passkey', rpName: 'authkoa tests', userVerification: 'required' }],
   });
-  const close = async () => {
-    await auth.close();
-    await served.close();
-  };
+  const contract = contractRecorder(auth);
+  const close = () =>
+    contract.closed(async () => {
+      await auth.close();
+      await served.close();
+    });
   t.teardown(close);
   await auth.ready;
   const router = new Router();
   router.get('/private', auth.middleware.auth, (ctx) => {
     ctx.body = { user: getUserInfo(ctx) };
   });
+  koa.use(contract.use);
   koa.use(auth);
   koa.use(router.routes());
   return { url, auth, state, router, port: served.port, served, close };

@@ -3,6 +3,7 @@ import test from 'ava';
 import Koa from 'koa';
 import { authKoa } from '../../lib/index.js';
 import { startOAuth2Server } from '../../lib/providers/oauth2-server/local.js';
+import { contractRecorder } from '../helpers/answers.js';
 import { Client, decodeJwt, serve, startApp } from '../helpers/http.js';
 import { checker, form, options, signIn, submitLogin } from './fixtures.js';
 
@@ -140,8 +141,10 @@ test('a standalone server consumed as kind oauth2', async (t) => {
     ...options([{ kind: 'oauth2', name: 'corp', cid: 'shop', csecret: 'shop-secret', endpoint: { authURL, tokenURL }, infoURL, mapUser: (d: any) => ({ id: d.id, name: d.name }) }]),
     url: served.url,
   });
-  t.teardown(() => auth.close());
+  const contract = contractRecorder(auth);
+  t.teardown(() => contract.closed(() => auth.close()));
   const app = new Koa();
+  app.use(contract.use);
   app.use(auth);
   handler = app.callback();
 

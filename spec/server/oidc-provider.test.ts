@@ -7,6 +7,7 @@ import { authKoa } from '../../lib/index.js';
 import { verifier } from '../../lib/verify/index.js';
 import { sha1 } from '../../lib/user.js';
 import { startOAuth2Server } from '../../lib/providers/oauth2-server/local.js';
+import { contractRecorder } from '../helpers/answers.js';
 import { Client, decodeJwt, serve } from '../helpers/http.js';
 import { checker, options, signIn } from './fixtures.js';
 import { pemKey, relyingParty, rpSignIn, RP, SPA, startProvider } from './openid-fixtures.js';
@@ -90,9 +91,11 @@ test('a second authkoa app logs in with kind oidc against the local server', asy
   const shopClient = { id: 'shop', secret: 'shop-secret', redirectURIs: [`${shop.url}/auth/corp/callback`] };
   const { serverURL } = await startProvider(t, {}, { clients: [shopClient] });
   const auth = authKoa({ ...options([{ kind: 'oidc', name: 'corp', issuer: serverURL, cid: 'shop', csecret: 'shop-secret', scopes: ['openid', 'profile', 'email'] }]), url: shop.url });
-  t.teardown(() => auth.close());
+  const contract = contractRecorder(auth);
+  t.teardown(() => contract.closed(() => auth.close()));
   const app = new Koa();
   app.silent = true;
+  app.use(contract.use);
   app.use(auth);
   handler = app.callback();
 

@@ -19,6 +19,7 @@ import Koa from 'koa';
 import { authKoa, type AuthKoa } from '../../lib/index.js';
 import type { SigningOptions } from '../../lib/session/signing.js';
 import { ensureLibBuild } from '../helpers/build.js';
+import { contractRecorder } from '../helpers/answers.js';
 import { Client, serve } from '../helpers/http.js';
 import { tempDir } from '../helpers/temp.js';
 import { SECRET, directProvider, pemKey, signingWith } from './fixtures.js';
@@ -42,6 +43,12 @@ test.before(async () => {
 async function appHost(t: ExecutionContext) {
   let current: RequestListener = (_req, res) => res.writeHead(503).end();
   let auth: AuthKoa | undefined;
+  /** The answers of the current instance, checked against its document when it closes. */
+  let contract: ReturnType<typeof contractRecorder> | undefined;
+  const closeCurrent = async () => {
+    const instance = auth;
+    if (instance) await contract!.closed(() => instance.close());
+  };
   const host = { jwksFetches: 0, jwksUrl: '', start, login };
   const served = await serve((req, res) => {
     if (req.url === JWKS) host.jwksFetches++;
@@ -49,17 +56,19 @@ async function appHost(t: ExecutionContext) {
   });
   host.jwksUrl = served.url + JWKS;
   t.teardown(async () => {
-    await auth?.close();
+    await closeCurrent();
     await served.close();
   });
 
   async function start(signing: SigningOptions): Promise<void> {
     current = (_req, res) => res.writeHead(503).end();
-    await auth?.close();
+    await closeCurrent();
     const koa = new Koa();
     koa.silent = true;
     auth = authKoa({ secret: SECRET, url: served.url, signing, providers: [directProvider] });
     await auth.ready;
+    contract = contractRecorder(auth);
+    koa.use(contract.use);
     koa.use(auth);
     current = koa.callback();
   }
