@@ -19,10 +19,19 @@ export interface Answer {
   body: unknown;
 }
 
+/** JSON text parsed; text that does not parse stays text, for the schema check to refuse. */
+function parsed(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
 /** The body as a client reads it: JSON text parsed, other text as is, a buffer or a stream left out. */
 function bodyOf(ctx: Context, type: string): unknown {
   const body: unknown = ctx.body;
-  if (typeof body === 'string') return type === 'application/json' ? JSON.parse(body) : body;
+  if (typeof body === 'string') return type === 'application/json' ? parsed(body) : body;
   // Koa serialises an object or array body itself: what the client gets is its JSON.
   if (body !== null && typeof body === 'object' && !Buffer.isBuffer(body) && typeof (body as { pipe?: unknown }).pipe !== 'function') {
     return JSON.parse(JSON.stringify(body));
@@ -32,8 +41,9 @@ function bodyOf(ctx: Context, type: string): unknown {
 
 /**
  * Records the answers of the routes under `prefixes` (the app's authRoutePath and avatarRoutePath) as
- * they leave, without changing them. An error that escapes authkoa is recorded too, as the text answer
- * Koa's default handler then writes: that is what the client gets, and the document does not describe it.
+ * they leave, without changing them. An error that escapes authkoa is recorded too: Koa's default
+ * handler answers it with a text body, which the document does not describe; the recorded body names
+ * the error, so the failure says what escaped.
  */
 export function recordAnswers(answers: Answer[], prefixes: readonly string[]): Middleware {
   const ours = (path: string) => prefixes.some((p) => path === p || path.startsWith(`${p}/`));

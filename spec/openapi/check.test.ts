@@ -82,3 +82,18 @@ test('a route answering a status the document does not give it, or a text error 
   const err = await t.throwsAsync(app.close(), { instanceOf: ContractError });
   t.regex(err!.message, /GET \/auth\/list 418 text\/plain: GET \/auth\/list 418: text\/plain is not an answer the document lists/);
 });
+
+test("an error that escapes to Koa's own handler (a text body) fails too", async (t) => {
+  const app = await startApp(options, (_router, _auth, koa) =>
+    koa.use(async (ctx, next) => {
+      if (ctx.path === '/auth/status') throw new Error('a middleware in front failed');
+      await next();
+    }),
+  );
+  t.teardown(() => app.close().catch(() => undefined));
+  const res = await new Client(app.url).fetch('/auth/status');
+  t.is(res.status, 500);
+  t.is(await res.text(), 'Internal Server Error');
+  const err = await t.throwsAsync(app.close(), { instanceOf: ContractError });
+  t.regex(err!.message, /GET \/auth\/status 500 text\/plain: .*text\/plain is not an answer the document lists in "\(escaped: a middleware in front failed\)"/);
+});
