@@ -20,11 +20,28 @@ import type { Status, User } from './client/schema.js';
 import { Transport } from './client/transport.js';
 
 export { AuthClientError, type ClientErrorCode } from './client/errors.js';
-export type { MfaStatus, MfaSummary, PasskeyCallOptions, PasskeyInfo, TotpSetup } from './client/features.js';
+export type { MfaStatus, PasskeyCallOptions } from './client/features.js';
 export type { LoginResult } from './client/login.js';
 export type { AuthClientOptions } from './client/options.js';
-export type { ErrorBody, ErrorCode, KeySet, MfaRequired, ProviderList, Session, Status, User } from './client/schema.js';
-export type { CreationOptionsJSON, Mediation, RequestOptionsJSON, WebAuthnDevice } from './client/webauthn.js';
+export type {
+  ErrorBody,
+  ErrorCode,
+  KeySet,
+  MfaFactors,
+  MfaRequired,
+  Passkey,
+  PasskeyCreationOptions,
+  PasskeyCredential,
+  PasskeyRequestOptions,
+  ProviderList,
+  RecoveryCodes,
+  Session,
+  Status,
+  TotpConfirmed,
+  TotpSetup,
+  User,
+} from './client/schema.js';
+export type { Mediation, WebAuthnDevice } from './client/webauthn.js';
 
 /** A provider as `providers({ details: true })` lists it. */
 export interface ProviderInfo {

@@ -3,39 +3,12 @@
  * second factor (`mfa`) and the user's sessions per device. Each speaks the JSON of the route it names.
  */
 import { expect, isUser, loginResult, type LoginResult } from './login.js';
-import type { Session, User } from './schema.js';
+import type { MfaFactors, Passkey, PasskeyCreationOptions, PasskeyRequestOptions, RecoveryCodes, Session, TotpConfirmed, TotpSetup, User } from './schema.js';
 import type { Transport } from './transport.js';
-import type { CreationOptionsJSON, Mediation, RequestOptionsJSON, WebAuthnDevice } from './webauthn.js';
-
-/** One of the user's passkeys as the provider lists it (its key is never sent). */
-export interface PasskeyInfo {
-  id: string;
-  createdAt: string;
-  lastUsedAt: string | null;
-  deviceType: string;
-  backedUp: boolean;
-  transports: string[];
-}
-
-/** The logged-in user's second factors. */
-export interface MfaSummary {
-  totp: boolean;
-  recoveryCodesLeft: number;
-  passkeys: number;
-}
+import type { Mediation, WebAuthnDevice } from './webauthn.js';
 
 /** What `mfa.status()` finds: a login waiting for its second step, or a session and its factors. */
-export type MfaStatus = Extract<LoginResult, { state: 'mfa_required' }> | { state: 'logged_in'; summary: MfaSummary };
-
-/** A new authenticator-app key, not on until `confirmTotp`. */
-export interface TotpSetup {
-  /** The key in base32, to type into the app by hand. */
-  secret: string;
-  /** The `otpauth://totp/…` URI the QR code holds. */
-  otpauthUrl: string;
-  /** The QR code as a `data:image/svg+xml` URL, for an `<img src>`. */
-  qr: string;
-}
+export type MfaStatus = Extract<LoginResult, { state: 'mfa_required' }> | { state: 'logged_in'; summary: MfaFactors };
 
 /** Which passkey provider a call is for (its `name`; default `passkey`), and an abort signal. */
 export interface PasskeyCallOptions {
@@ -51,18 +24,18 @@ export function passkeyCalls(t: Transport, authPath: string, device: WebAuthnDev
     /** Adds a passkey to the logged-in user's account: the options, the browser's prompt, the attestation. Resolves to its id. */
     async register(o: PasskeyCallOptions = {}): Promise<{ id: string }> {
       const options = await t.request('POST', `${base(o)}/register/options`, { body: {}, signal: o.signal });
-      const credential = await device.create(expect<CreationOptionsJSON>(options, t.url(`${base(o)}/register/options`), isObject, 'creation options'), o.signal);
+      const credential = await device.create(expect<PasskeyCreationOptions>(options, t.url(`${base(o)}/register/options`), isObject, 'creation options'), o.signal);
       const created = await t.request('POST', `${base(o)}/register`, { body: credential, signal: o.signal });
       return expect(created, t.url(`${base(o)}/register`), (b) => isObject(b) && typeof (b as { id?: unknown }).id === 'string', 'the new passkey id');
     },
     /** Logs in with a passkey; `site` is the audience, `mediation: 'conditional'` offers passkeys in the autofill. */
     async login(o: PasskeyCallOptions & { site?: string; mediation?: Mediation } = {}): Promise<LoginResult> {
       const options = await t.request('POST', `${base(o)}/login/options`, { body: o.site === undefined ? {} : { site: o.site }, signal: o.signal });
-      const assertion = await device.get(expect<RequestOptionsJSON>(options, t.url(`${base(o)}/login/options`), isObject, 'request options'), o.signal, o.mediation);
+      const assertion = await device.get(expect<PasskeyRequestOptions>(options, t.url(`${base(o)}/login/options`), isObject, 'request options'), o.signal, o.mediation);
       return loginResult(await t.request('POST', `${base(o)}/login`, { body: assertion, signal: o.signal }), t.url(`${base(o)}/login`));
     },
     /** The logged-in user's passkeys. */
-    async list(o: PasskeyCallOptions = {}): Promise<PasskeyInfo[]> {
+    async list(o: PasskeyCallOptions = {}): Promise<Passkey[]> {
       return expect(await t.request('GET', `${base(o)}/list`, { signal: o.signal }), t.url(`${base(o)}/list`), Array.isArray, 'a list');
     },
     /** Removes one of the logged-in user's passkeys (`not_found` for one that is not theirs). */
@@ -84,14 +57,14 @@ export function mfaCalls(t: Transport, authPath: string, device: WebAuthnDevice,
       const answer = await call('GET', '');
       const result = isObject(answer.body) && (answer.body as { mfa_required?: unknown }).mfa_required === true ? loginResult(answer, t.url(path(''))) : undefined;
       if (result?.state === 'mfa_required') return result;
-      return { state: 'logged_in', summary: expect<MfaSummary>(answer, t.url(path('')), (b) => isObject(b) && typeof (b as MfaSummary).totp === 'boolean', 'the factors') };
+      return { state: 'logged_in', summary: expect<MfaFactors>(answer, t.url(path('')), (b) => isObject(b) && typeof (b as MfaFactors).totp === 'boolean', 'the factors') };
     },
     /** A new authenticator-app key: its secret, URI and QR code. Needs a fresh login (`reauth_required`) or a login sent to enrol. */
     async setupTotp(): Promise<TotpSetup> {
       return expect(await call('POST', '/totp/setup', {}), t.url(path('/totp/setup')), (b) => isObject(b) && typeof (b as TotpSetup).secret === 'string', 'a key');
     },
     /** Turns the app on with a first code: the ten recovery codes, to show once; a login sent to enrol is finished too (`user`). */
-    async confirmTotp(code: string): Promise<{ recoveryCodes: string[]; user?: User }> {
+    async confirmTotp(code: string): Promise<TotpConfirmed> {
       if (typeof code !== 'string') throw new TypeError('mfa.confirmTotp(code): code must be a string (the 6 digits the app shows)');
       return expect(await call('POST', '/totp/confirm', { code: code.replace(/\s+/g, '') }), t.url(path('/totp/confirm')), (b) => isObject(b) && Array.isArray((b as { recoveryCodes?: unknown }).recoveryCodes), 'recovery codes');
     },
@@ -102,16 +75,16 @@ export function mfaCalls(t: Transport, authPath: string, device: WebAuthnDevice,
     /** The second step with one of the user's passkeys. */
     async verifyWithPasskey(signal?: AbortSignal): Promise<User> {
       const options = await call('POST', '/passkey/options', {});
-      const assertion = await device.get(expect<RequestOptionsJSON>(options, t.url(path('/passkey/options')), isObject, 'request options'), signal);
+      const assertion = await device.get(expect<PasskeyRequestOptions>(options, t.url(path('/passkey/options')), isObject, 'request options'), signal);
       return passed(await call('POST', '/passkey', assertion), '/passkey');
     },
     /** Turns the app off (its recovery codes go with it); needs a fresh login. Resolves to the factors left. */
-    async disableTotp(): Promise<MfaSummary> {
+    async disableTotp(): Promise<MfaFactors> {
       return expect(await call('DELETE', '/totp'), t.url(path('/totp')), isObject, 'the factors');
     },
     /** Ten new recovery codes replacing the old ones; needs a fresh login and the app on. */
     async newRecoveryCodes(): Promise<string[]> {
-      return expect<{ recoveryCodes: string[] }>(await call('POST', '/recovery-codes', {}), t.url(path('/recovery-codes')), (b) => isObject(b) && Array.isArray((b as { recoveryCodes?: unknown }).recoveryCodes), 'recovery codes').recoveryCodes;
+      return expect<RecoveryCodes>(await call('POST', '/recovery-codes', {}), t.url(path('/recovery-codes')), (b) => isObject(b) && Array.isArray((b as { recoveryCodes?: unknown }).recoveryCodes), 'recovery codes').recoveryCodes;
     },
   };
 }

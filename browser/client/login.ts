@@ -4,12 +4,12 @@
  * sent, a Telegram request opened), or a redirect (the browser is to go on elsewhere; the cookies are set).
  */
 import { AuthClientError } from './errors.js';
-import type { User } from './schema.js';
+import type { MfaRequired, User } from './schema.js';
 import type { Answer } from './transport.js';
 
 export type LoginResult =
   | { state: 'logged_in'; user: User }
-  | { state: 'mfa_required'; factors: string[]; enrollRequired: boolean }
+  | { state: 'mfa_required'; factors: MfaRequired['factors']; enrollRequired: boolean }
   /** A first step that is not a login yet: the `verified` kind's `{ user, address }`, Telegram's `{ bot, token }`. */
   | { state: 'pending'; answer: Record<string, unknown> }
   /** The server sent the browser on (a `from`, the second-step page): `location` is null in a browser, which hides it. */
@@ -20,7 +20,7 @@ export function loginResult(answer: Answer, url: string): LoginResult {
   const body = answer.body;
   if (!body || typeof body !== 'object' || Array.isArray(body)) throw new AuthClientError(`${url} answered no login`, 'invalid_response', answer.status);
   const b = body as Record<string, unknown>;
-  if (b.mfa_required === true) return { state: 'mfa_required', factors: Array.isArray(b.factors) ? (b.factors as string[]) : [], enrollRequired: b.enroll_required === true };
+  if (b.mfa_required === true) return { state: 'mfa_required', factors: Array.isArray(b.factors) ? (b.factors as MfaRequired['factors']) : [], enrollRequired: b.enroll_required === true };
   if (isUser(b)) return { state: 'logged_in', user: b };
   return { state: 'pending', answer: b };
 }

@@ -11,6 +11,7 @@ export interface ErrorBody {
   code: ErrorCode;
 }
 
+/** The user of a session: what /auth/user and every login answer (lib/user.ts). */
 export interface User {
   name: string;
   /** `<provider>_<sha1 hex>` for most providers */
@@ -22,15 +23,13 @@ export interface User {
   email?: string;
   role?: string;
   attrs?: Record<string, unknown>;
-  [key: string]: unknown;
 }
 
 /** A first factor passed and a second step is due (docs/mfa.md): not an error. */
 export interface MfaRequired {
   mfa_required: true;
   enroll_required?: boolean;
-  factors: string[];
-  [key: string]: unknown;
+  factors: Array<"totp" | "recovery" | "passkey">;
 }
 
 export type ProviderList = string[] | Array<{
@@ -55,4 +54,104 @@ export interface Session {
   device: string;
   created: string;
   lastSeen: string;
+}
+
+/** The session user's second factors: TOTP on or off, the recovery codes left, the passkeys they have. */
+export interface MfaFactors {
+  totp: boolean;
+  recoveryCodesLeft: number;
+  passkeys: number;
+}
+
+/** A new authenticator-app key, not on until confirmed with a code it shows. */
+export interface TotpSetup {
+  /** the key in base32, to type into an app by hand */
+  secret: string;
+  /** the `otpauth://totp/…` URI the QR code holds */
+  otpauthUrl: string;
+  /** the QR code as a data URL, for an `<img src>` */
+  qr: string;
+}
+
+/** TOTP turned on: the recovery codes, and the user when it finished a login that had to enrol (the session is set). */
+export interface TotpConfirmed {
+  /** shown once: each works once */
+  recoveryCodes: string[];
+  user?: User;
+}
+
+/** New recovery codes, replacing the old ones. */
+export interface RecoveryCodes {
+  /** shown once: each works once */
+  recoveryCodes: string[];
+}
+
+/** What `navigator.credentials.create()` takes, as JSON: a new passkey for the session user. */
+export interface PasskeyCreationOptions {
+  challenge: string;
+  rp: {
+    name: string;
+    id?: string;
+  };
+  user: {
+    id: string;
+    name: string;
+    displayName: string;
+  };
+  pubKeyCredParams: Array<{
+    alg: number;
+    type: "public-key";
+  }>;
+  timeout?: number;
+  excludeCredentials?: Array<{
+    id: string;
+    type: "public-key";
+    transports?: string[];
+  }>;
+  authenticatorSelection?: {
+    authenticatorAttachment?: string;
+    residentKey?: "required" | "preferred" | "discouraged";
+    requireResidentKey?: boolean;
+    userVerification?: "required" | "preferred" | "discouraged";
+  };
+  hints?: string[];
+  attestation?: "none" | "indirect" | "direct" | "enterprise";
+  attestationFormats?: string[];
+  extensions?: Record<string, unknown>;
+}
+
+/** What `navigator.credentials.get()` takes, as JSON: a challenge for a passkey of the site (a login) or of one user (a second step). */
+export interface PasskeyRequestOptions {
+  challenge: string;
+  timeout?: number;
+  rpId?: string;
+  allowCredentials?: Array<{
+    id: string;
+    type: "public-key";
+    transports?: string[];
+  }>;
+  userVerification?: "required" | "preferred" | "discouraged";
+  hints?: string[];
+  extensions?: Record<string, unknown>;
+}
+
+/** A WebAuthn credential's JSON (a browser's `PublicKeyCredential.toJSON()`): what register, login and the second step read. */
+export interface PasskeyCredential {
+  id: string;
+  rawId: string;
+  type: "public-key";
+  response: Record<string, unknown>;
+  clientExtensionResults?: Record<string, unknown>;
+  authenticatorAttachment?: string;
+  [key: string]: unknown;
+}
+
+/** One of the user's passkeys as the list shows it: no key, no counter. */
+export interface Passkey {
+  id: string;
+  createdAt: string;
+  lastUsedAt: string | null;
+  deviceType: "singleDevice" | "multiDevice";
+  backedUp: boolean;
+  transports: string[];
 }

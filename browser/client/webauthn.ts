@@ -5,34 +5,20 @@
  */
 import { _creationOptions, _credentialJSON, _requestOptions } from '../passkey.js';
 import { AuthClientError } from './errors.js';
-
-// The JSON shapes are spelled out here rather than taken from the DOM library, so a Node program's types
-// (no "DOM" in its lib) check against the client as well as a page's do.
-
-/** WebAuthn's PublicKeyCredentialCreationOptionsJSON as the server sends it: binary fields in base64url. */
-export interface CreationOptionsJSON {
-  challenge: string;
-  rp: { id?: string; name: string };
-  user: { id: string; name: string; displayName: string };
-  [key: string]: unknown;
-}
-
-/** WebAuthn's PublicKeyCredentialRequestOptionsJSON as the server sends it. */
-export interface RequestOptionsJSON {
-  challenge: string;
-  rpId?: string;
-  [key: string]: unknown;
-}
+import type { PasskeyCreationOptions, PasskeyRequestOptions } from './schema.js';
 
 /** How the browser asks (`conditional`: the passkeys are offered in the autofill of a username field). */
 export type Mediation = 'conditional' | 'optional' | 'required' | 'silent';
 
-/** Makes and uses passkeys, in the JSON the server speaks (WebAuthn's `…JSON` types, binary as base64url). */
+/**
+ * Makes and uses passkeys, in the JSON the server speaks (WebAuthn's `…JSON` types, binary as base64url;
+ * their types come from the OpenAPI document, not the DOM library, so a Node program's types check too).
+ */
 export interface WebAuthnDevice {
   /** A new credential for the creation options: the RegistrationResponseJSON. */
-  create(options: CreationOptionsJSON, signal?: AbortSignal): Promise<unknown>;
+  create(options: PasskeyCreationOptions, signal?: AbortSignal): Promise<unknown>;
   /** An assertion for the request options: the AuthenticationResponseJSON. */
-  get(options: RequestOptionsJSON, signal?: AbortSignal, mediation?: Mediation): Promise<unknown>;
+  get(options: PasskeyRequestOptions, signal?: AbortSignal, mediation?: Mediation): Promise<unknown>;
 }
 
 /** The browser's authenticator. A user who cancels the prompt gets the browser's `NotAllowedError` unchanged. */

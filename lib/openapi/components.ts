@@ -1,4 +1,5 @@
 import { ERROR_CODES } from '../errors.js';
+import { MFA_SCHEMAS, PASSKEY_SCHEMAS } from './feature-schemas.js';
 
 /**
  * The parts of the OpenAPI document every configuration shares: the error body with every error code,
@@ -22,7 +23,9 @@ export const SCHEMAS: Record<string, Schema> = {
   },
   User: {
     type: 'object',
+    description: 'The user of a session: what /auth/user and every login answer (lib/user.ts).',
     required: ['name', 'id', 'picture'],
+    additionalProperties: false,
     properties: {
       name: string,
       id: { type: 'string', description: '`<provider>_<sha1 hex>` for most providers' },
@@ -38,7 +41,8 @@ export const SCHEMAS: Record<string, Schema> = {
     type: 'object',
     description: 'A first factor passed and a second step is due (docs/mfa.md): not an error.',
     required: ['mfa_required', 'factors'],
-    properties: { mfa_required: { const: true }, enroll_required: { type: 'boolean' }, factors: { type: 'array', items: string } },
+    additionalProperties: false,
+    properties: { mfa_required: { const: true }, enroll_required: { type: 'boolean' }, factors: { type: 'array', items: { enum: ['totp', 'recovery', 'passkey'] } } },
   },
   ProviderList: {
     oneOf: [
@@ -59,6 +63,8 @@ export const SCHEMAS: Record<string, Schema> = {
     additionalProperties: false,
     properties: { sid: string, current: { type: 'boolean' }, provider: string, device: string, created: { type: 'string', format: 'date-time' }, lastSeen: { type: 'string', format: 'date-time' } },
   },
+  ...MFA_SCHEMAS,
+  ...PASSKEY_SCHEMAS,
 };
 
 /** How a request carries its session: the cookie with its XSRF header (both), the header, the query, basic auth. */

@@ -1,4 +1,3 @@
-import { REQUEST_OPTIONS } from '../providers/passkey/docs.js';
 import { emptyTextDoc, redirectDoc } from '../providers/core/route-docs.js';
 import { ref, sessionSecurity, type Schema } from './components.js';
 
@@ -111,32 +110,28 @@ export function featurePaths(prefix: string, f: { jwks: boolean; mfa: boolean },
   return paths;
 }
 
-const closed = (properties: Record<string, Schema>): Schema => ({ type: 'object', required: Object.keys(properties), additionalProperties: false, properties });
-/** The session user's factors: TOTP on or off, the recovery codes left, the passkeys they have. */
-const FACTORS = closed({ totp: { type: 'boolean' }, recoveryCodesLeft: { type: 'integer', minimum: 0 }, passkeys: { type: 'integer', minimum: 0 } });
-const RECOVERY_CODES = { type: 'array', items: { type: 'string' }, description: 'shown once: each works once' };
 /** The second step passed: the pending login's user (session cookies set) or the stepped-up session's, or a browser's redirect. */
 const PASSED = { 200: json(ref('User'), 'the user'), 303: redirect };
 
 /** The second-factor routes (docs/mfa.md), each with what lib/mfa/routes.ts answers. */
 function mfaPaths(prefix: string): Record<string, PathItem> {
   return {
-    [`${prefix}/mfa`]: { get: op("A pending login's factors to answer with, or the session user's factors", { 200: json({ oneOf: [ref('MfaRequired'), FACTORS] }, 'the second step due, or the factors') }) },
+    [`${prefix}/mfa`]: { get: op("A pending login's factors to answer with, or the session user's factors", { 200: json({ oneOf: [ref('MfaRequired'), ref('MfaFactors')] }, 'the second step due, or the factors') }) },
     [`${prefix}/mfa/totp/setup`]: {
       post: op('Starts a TOTP set-up: secret, otpauth URL, QR code', {
-        200: json(closed({ secret: { type: 'string', pattern: '^[A-Z2-7]+$' }, otpauthUrl: { type: 'string', pattern: '^otpauth://totp/' }, qr: { type: 'string', pattern: '^data:image/svg\\+xml;base64,' } }), 'the new key, not active until confirmed'),
+        200: json(ref('TotpSetup'), 'the new key, not active until confirmed'),
       }),
     },
     [`${prefix}/mfa/totp/confirm`]: {
       post: op('Turns TOTP on with a first code; answers the recovery codes', {
-        200: json({ oneOf: [closed({ recoveryCodes: RECOVERY_CODES }), closed({ recoveryCodes: RECOVERY_CODES, user: ref('User') })] }, 'the recovery codes; with the user when it finished an enrolling login'),
+        200: json(ref('TotpConfirmed'), 'the recovery codes; with the user when it finished an enrolling login'),
       }),
     },
-    [`${prefix}/mfa/totp`]: { delete: op('Turns TOTP off', { 200: json(FACTORS, 'the factors left') }) },
-    [`${prefix}/mfa/recovery-codes`]: { post: op('New recovery codes', { 200: json(closed({ recoveryCodes: RECOVERY_CODES }), 'the codes, replacing the old ones') }) },
+    [`${prefix}/mfa/totp`]: { delete: op('Turns TOTP off', { 200: json(ref('MfaFactors'), 'the factors left') }) },
+    [`${prefix}/mfa/recovery-codes`]: { post: op('New recovery codes', { 200: json(ref('RecoveryCodes'), 'the codes, replacing the old ones') }) },
     [`${prefix}/mfa/verify`]: { post: op('The second step, or a step-up, with a code', PASSED) },
     // The passkey kind is the one provider that is a second factor (SecondFactor): its request options.
-    [`${prefix}/mfa/passkey/options`]: { post: op('A passkey challenge for the second step', { 200: json(REQUEST_OPTIONS, "the options for the user's passkeys, for navigator.credentials.get()") }) },
+    [`${prefix}/mfa/passkey/options`]: { post: op('A passkey challenge for the second step', { 200: json(ref('PasskeyRequestOptions'), "the options for the user's passkeys, for navigator.credentials.get()") }) },
     [`${prefix}/mfa/passkey`]: { post: op('The second step with a passkey', PASSED) },
     [`${prefix}/mfa/page`]: { get: op('The second-step page', { 200: { description: 'HTML', content: { 'text/html': { schema: { type: 'string' } } } } }) },
   };

@@ -2,84 +2,17 @@ import type { RouteDocs } from '../core/provider.js';
 import { redirectDoc } from '../core/route-docs.js';
 
 /**
- * The passkey kind's routes for the OpenAPI description. The options and responses are the JSON forms
- * of WebAuthn's dictionaries (PublicKeyCredentialCreationOptionsJSON and its request counterpart, as
- * @simplewebauthn/server writes them and a browser's parse…FromJSON reads them): their members are the
- * specification's, so the objects are closed to others. Plain JSON: describing the routes does not load
- * the optional WebAuthn package.
+ * The passkey kind's routes for the OpenAPI description. Its bodies are components of the document
+ * (lib/openapi/feature-schemas.ts: the WebAuthn options and credential, a listed passkey), referred to
+ * here by name: plain JSON, so describing the routes loads neither the document's code nor WebAuthn's.
  */
 const string = { type: 'string' };
 const base64url = { type: 'string', pattern: '^[A-Za-z0-9_-]*$' };
-const transports = { type: 'array', items: string };
-const descriptor = {
-  type: 'object',
-  required: ['id', 'type'],
-  additionalProperties: false,
-  properties: { id: base64url, type: { const: 'public-key' }, transports },
-};
-const userVerification = { enum: ['required', 'preferred', 'discouraged'] };
-
-/** What `navigator.credentials.create()` takes, as JSON: a new passkey for the session's user. */
-export const CREATION_OPTIONS = {
-  type: 'object',
-  required: ['challenge', 'rp', 'user', 'pubKeyCredParams'],
-  additionalProperties: false,
-  properties: {
-    challenge: base64url,
-    rp: { type: 'object', required: ['name'], additionalProperties: false, properties: { name: string, id: string } },
-    user: { type: 'object', required: ['id', 'name', 'displayName'], additionalProperties: false, properties: { id: base64url, name: string, displayName: string } },
-    pubKeyCredParams: { type: 'array', items: { type: 'object', required: ['alg', 'type'], additionalProperties: false, properties: { alg: { type: 'integer' }, type: { const: 'public-key' } } } },
-    timeout: { type: 'integer' },
-    excludeCredentials: { type: 'array', items: descriptor },
-    authenticatorSelection: {
-      type: 'object',
-      additionalProperties: false,
-      properties: { authenticatorAttachment: string, residentKey: { enum: ['required', 'preferred', 'discouraged'] }, requireResidentKey: { type: 'boolean' }, userVerification },
-    },
-    hints: { type: 'array', items: string },
-    attestation: { enum: ['none', 'indirect', 'direct', 'enterprise'] },
-    attestationFormats: { type: 'array', items: string },
-    extensions: { type: 'object' },
-  },
-};
-
-/** What `navigator.credentials.get()` takes, as JSON: a challenge for a passkey of the site (a login) or of one user (a second step). */
-export const REQUEST_OPTIONS = {
-  type: 'object',
-  required: ['challenge'],
-  additionalProperties: false,
-  properties: {
-    challenge: base64url,
-    timeout: { type: 'integer' },
-    rpId: string,
-    allowCredentials: { type: 'array', items: descriptor },
-    userVerification,
-    hints: { type: 'array', items: string },
-    extensions: { type: 'object' },
-  },
-};
-
-/** A WebAuthn credential's JSON (a browser's PublicKeyCredential.toJSON()): what register, login and the second step read. */
-export const CREDENTIAL = {
-  type: 'object',
-  required: ['id', 'rawId', 'type', 'response'],
-  properties: { id: base64url, rawId: base64url, type: { const: 'public-key' }, response: { type: 'object' }, clientExtensionResults: { type: 'object' }, authenticatorAttachment: string },
-};
-
-/** One of the user's passkeys as the list shows it: no key, no counter. */
-const LISTED = {
-  type: 'object',
-  required: ['id', 'createdAt', 'lastUsedAt', 'deviceType', 'backedUp', 'transports'],
-  additionalProperties: false,
-  properties: {
-    id: base64url,
-    createdAt: { type: 'string', format: 'date-time' },
-    lastUsedAt: { oneOf: [{ type: 'string', format: 'date-time' }, { type: 'null' }] },
-    deviceType: { enum: ['singleDevice', 'multiDevice'] },
-    backedUp: { type: 'boolean' },
-    transports,
-  },
-};
+const component = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const CREATION_OPTIONS = component('PasskeyCreationOptions');
+const REQUEST_OPTIONS = component('PasskeyRequestOptions');
+const CREDENTIAL = component('PasskeyCredential');
+const LISTED = component('Passkey');
 
 const json = (schema: Record<string, unknown>, description: string) => ({ description, content: { 'application/json': { schema } } });
 const body = (schema: Record<string, unknown>) => ({ required: true, content: { 'application/json': { schema } } });

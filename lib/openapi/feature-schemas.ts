@@ -1,0 +1,103 @@
+/**
+ * The component schemas of what the features answer beyond the core routes: the second factor's bodies
+ * and the passkey kind's WebAuthn JSON. Named components rather than inline schemas so that a kind's
+ * `routeDocs`, the `/mfa` paths and `authkoa/client`'s generated types all refer to one definition.
+ *
+ * The WebAuthn options are the JSON forms of the specification's dictionaries
+ * (PublicKeyCredentialCreationOptionsJSON and its request counterpart, as @simplewebauthn/server writes
+ * them and a browser's parse…FromJSON reads them): their members are the specification's, so the objects
+ * are closed to others. Plain JSON: describing them loads no WebAuthn package.
+ */
+type Schema = Record<string, unknown>;
+
+const string = { type: 'string' };
+const base64url = { type: 'string', pattern: '^[A-Za-z0-9_-]*$' };
+const transports = { type: 'array', items: string };
+const userVerification = { enum: ['required', 'preferred', 'discouraged'] };
+const descriptor = { type: 'object', required: ['id', 'type'], additionalProperties: false, properties: { id: base64url, type: { const: 'public-key' }, transports } };
+const user = { $ref: '#/components/schemas/User' };
+const recoveryCodes = { type: 'array', items: string, description: 'shown once: each works once' };
+
+/** A closed object whose members are all required. */
+const closed = (properties: Record<string, Schema>, description?: string): Schema => ({ type: 'object', ...(description ? { description } : {}), required: Object.keys(properties), additionalProperties: false, properties });
+
+export const MFA_SCHEMAS: Record<string, Schema> = {
+  MfaFactors: closed({ totp: { type: 'boolean' }, recoveryCodesLeft: { type: 'integer', minimum: 0 }, passkeys: { type: 'integer', minimum: 0 } }, "The session user's second factors: TOTP on or off, the recovery codes left, the passkeys they have."),
+  TotpSetup: closed(
+    {
+      secret: { type: 'string', pattern: '^[A-Z2-7]+$', description: 'the key in base32, to type into an app by hand' },
+      otpauthUrl: { type: 'string', pattern: '^otpauth://totp/', description: 'the `otpauth://totp/…` URI the QR code holds' },
+      qr: { type: 'string', pattern: '^data:image/svg\\+xml;base64,', description: 'the QR code as a data URL, for an `<img src>`' },
+    },
+    'A new authenticator-app key, not on until confirmed with a code it shows.',
+  ),
+  TotpConfirmed: {
+    type: 'object',
+    description: 'TOTP turned on: the recovery codes, and the user when it finished a login that had to enrol (the session is set).',
+    required: ['recoveryCodes'],
+    additionalProperties: false,
+    properties: { recoveryCodes, user },
+  },
+  RecoveryCodes: closed({ recoveryCodes }, 'New recovery codes, replacing the old ones.'),
+};
+
+export const PASSKEY_SCHEMAS: Record<string, Schema> = {
+  PasskeyCreationOptions: {
+    type: 'object',
+    description: 'What `navigator.credentials.create()` takes, as JSON: a new passkey for the session user.',
+    required: ['challenge', 'rp', 'user', 'pubKeyCredParams'],
+    additionalProperties: false,
+    properties: {
+      challenge: base64url,
+      rp: { type: 'object', required: ['name'], additionalProperties: false, properties: { name: string, id: string } },
+      user: { type: 'object', required: ['id', 'name', 'displayName'], additionalProperties: false, properties: { id: base64url, name: string, displayName: string } },
+      pubKeyCredParams: { type: 'array', items: { type: 'object', required: ['alg', 'type'], additionalProperties: false, properties: { alg: { type: 'integer' }, type: { const: 'public-key' } } } },
+      timeout: { type: 'integer' },
+      excludeCredentials: { type: 'array', items: descriptor },
+      authenticatorSelection: {
+        type: 'object',
+        additionalProperties: false,
+        properties: { authenticatorAttachment: string, residentKey: { enum: ['required', 'preferred', 'discouraged'] }, requireResidentKey: { type: 'boolean' }, userVerification },
+      },
+      hints: { type: 'array', items: string },
+      attestation: { enum: ['none', 'indirect', 'direct', 'enterprise'] },
+      attestationFormats: { type: 'array', items: string },
+      extensions: { type: 'object' },
+    },
+  },
+  PasskeyRequestOptions: {
+    type: 'object',
+    description: 'What `navigator.credentials.get()` takes, as JSON: a challenge for a passkey of the site (a login) or of one user (a second step).',
+    required: ['challenge'],
+    additionalProperties: false,
+    properties: {
+      challenge: base64url,
+      timeout: { type: 'integer' },
+      rpId: string,
+      allowCredentials: { type: 'array', items: descriptor },
+      userVerification,
+      hints: { type: 'array', items: string },
+      extensions: { type: 'object' },
+    },
+  },
+  PasskeyCredential: {
+    type: 'object',
+    description: "A WebAuthn credential's JSON (a browser's `PublicKeyCredential.toJSON()`): what register, login and the second step read.",
+    required: ['id', 'rawId', 'type', 'response'],
+    properties: { id: base64url, rawId: base64url, type: { const: 'public-key' }, response: { type: 'object' }, clientExtensionResults: { type: 'object' }, authenticatorAttachment: string },
+  },
+  Passkey: {
+    type: 'object',
+    description: "One of the user's passkeys as the list shows it: no key, no counter.",
+    required: ['id', 'createdAt', 'lastUsedAt', 'deviceType', 'backedUp', 'transports'],
+    additionalProperties: false,
+    properties: {
+      id: base64url,
+      createdAt: { type: 'string', format: 'date-time' },
+      lastUsedAt: { oneOf: [{ type: 'string', format: 'date-time' }, { type: 'null' }] },
+      deviceType: { enum: ['singleDevice', 'multiDevice'] },
+      backedUp: { type: 'boolean' },
+      transports,
+    },
+  },
+};
