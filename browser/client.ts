@@ -16,7 +16,7 @@
 import { mfaCalls, passkeyCalls, sessionCalls } from './client/features.js';
 import { expect, isUser, loginResult, type LoginResult } from './client/login.js';
 import { clientConfig, type AuthClientOptions } from './client/options.js';
-import type { Status, User } from './client/schema.js';
+import type { ProviderList, Status, User } from './client/schema.js';
 import { Transport } from './client/transport.js';
 
 export { AuthClientError, type ClientErrorCode } from './client/errors.js';
@@ -43,11 +43,8 @@ export type {
 } from './client/schema.js';
 export type { Mediation, WebAuthnDevice } from './client/webauthn.js';
 
-/** A provider as `providers({ details: true })` lists it. */
-export interface ProviderInfo {
-  name: string;
-  kind: string;
-}
+/** A provider as `providers({ details: true })` lists it: `{ name, kind }`. */
+export type ProviderInfo = Exclude<ProviderList, string[]>[number];
 
 /** Where a redirect login goes on to, and how the token is to be made. */
 export interface LoginRedirectOptions {
