@@ -27,6 +27,11 @@ export interface ExampleOptions {
   env?: NodeJS.ProcessEnv;
   /** authkoa's clock, ms since the epoch (default Date.now): tests move it past the 5-minute tokenDuration instead of waiting. */
   clock?: () => number;
+  /**
+   * A middleware placed right before authkoa, once it is started (the tests' recorder of authkoa's answers;
+   * after the demo's own host check, whose 421 is the demo's answer, not authkoa's).
+   */
+  beforeAuth?: (auth: AuthKoa) => Koa.Middleware;
 }
 
 export interface RunningExample {
@@ -140,6 +145,7 @@ export async function startExample(o: ExampleOptions): Promise<RunningExample> {
     ctx.body = { message: 'editors only (rbac)', user: getUserInfo(ctx) };
   });
   app.use(publicHostOnly(url));
+  if (o.beforeAuth) app.use(o.beforeAuth(auth));
   app.use(auth);
   app.use(router.routes());
   app.use(router.allowedMethods());

@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import test from 'ava';
 import type { Browser, Page } from 'playwright-core';
-import { startExample, type RunningExample } from '../../example/app.js';
+import { type RunningExample } from '../../example/app.js';
+import { startCheckedExample } from '../helpers/example.js';
 import { ensureBrowserBundle, launchChromium } from '../helpers/browser.js';
 import { suiteTempDir } from '../helpers/temp.js';
 
@@ -19,7 +20,7 @@ const SCREENSHOT = fileURLToPath(new URL('../.cache/demo-logged-in.png', import.
 
 test.before(async () => {
   await ensureBrowserBundle();
-  app = await startExample({ port: 0, devPort: 0, host: '127.0.0.1', varDir: join(dir, 'var'), env: {} });
+  app = await startCheckedExample({ port: 0, devPort: 0, host: '127.0.0.1', varDir: join(dir, 'var'), env: {} });
   browser = await launchChromium();
 });
 test.after.always(async () => {

@@ -8,7 +8,7 @@
 import { join } from 'node:path';
 import test from 'ava';
 import type { Page } from 'playwright-core';
-import { startExample } from '../../example/app.js';
+import { startCheckedExample } from '../helpers/example.js';
 import { useChromium } from '../helpers/browser.js';
 import { tempDir } from '../helpers/temp.js';
 
@@ -50,7 +50,7 @@ async function submitLocal(page: Page, passwd: string): Promise<void> {
 test('after logging in on the page, "Recent auth events" lists the login; it follows a refusal and a renewal, and goes at logout', async (t) => {
   const clock = movableClock();
   const lines: string[] = [];
-  const app = await startExample({ port: 0, devPort: 0, host: '127.0.0.1', varDir: join(tempDir(t, 'authkoa-events-page-'), 'var'), env: {}, clock, log: (l) => lines.push(l) });
+  const app = await startCheckedExample({ port: 0, devPort: 0, host: '127.0.0.1', varDir: join(tempDir(t, 'authkoa-events-page-'), 'var'), env: {}, clock, log: (l) => lines.push(l) });
   t.teardown(() => app.close());
   // A refusal from elsewhere, before the page logs in: the demo user sees it, with the name as it was typed.
   const refused = await fetch(`${app.url}/auth/local/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ user: HOSTILE_NAME, passwd: 'x' }) });

@@ -6,7 +6,7 @@
 import { once } from 'node:events';
 import { join } from 'node:path';
 import test, { type ExecutionContext } from 'ava';
-import { startExample } from '../../example/app.js';
+import { startCheckedExample } from '../helpers/example.js';
 import { logLine, RECENT_EVENTS } from '../../example/events.js';
 import type { AuthEvent } from '../../lib/index.js';
 import { spawnCli, waitForLine } from '../helpers/cli.js';
@@ -93,7 +93,7 @@ test('npm start prints a refused then a successful login and a logout; /api/even
 
 test("each user sees their own events and the refused logins, not another user's; the list keeps the last 20, a lock-out among them", async (t) => {
   const lines: string[] = [];
-  const app = await startExample({ port: 0, devPort: 0, host: '127.0.0.1', varDir: join(tempDir(t, 'authkoa-events-'), 'var'), env: {}, log: (l) => lines.push(l) });
+  const app = await startCheckedExample({ port: 0, devPort: 0, host: '127.0.0.1', varDir: join(tempDir(t, 'authkoa-events-'), 'var'), env: {}, log: (l) => lines.push(l) });
   t.teardown(() => app.close());
 
   const bob = new Client(app.url);

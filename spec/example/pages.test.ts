@@ -6,7 +6,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import test from 'ava';
-import { startExample, type RunningExample } from '../../example/app.js';
+import { type RunningExample } from '../../example/app.js';
+import { startCheckedExample } from '../helpers/example.js';
 import { tempDir } from '../helpers/temp.js';
 
 const VIEWPORT = '<meta name="viewport" content="width=device-width, initial-scale=1">';
@@ -14,7 +15,7 @@ const HTML = { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/
 
 async function demo(t: Parameters<typeof tempDir>[0]): Promise<RunningExample> {
   const dir = tempDir(t, 'authkoa-pages-');
-  const app = await startExample({ port: 0, devPort: 0, host: '127.0.0.1', varDir: join(dir, 'var'), env: {} });
+  const app = await startCheckedExample({ port: 0, devPort: 0, host: '127.0.0.1', varDir: join(dir, 'var'), env: {} });
   t.teardown(() => app.close());
   return app;
 }

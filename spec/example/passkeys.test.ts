@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import test from 'ava';
 import type { BrowserContext, Page } from 'playwright-core';
-import { publicUrl, startExample, type RunningExample } from '../../example/app.js';
+import { publicUrl, type RunningExample } from '../../example/app.js';
+import { startCheckedExample } from '../helpers/example.js';
 import { demoProviders } from '../../example/providers.js';
 import { Outbox } from '../../example/outbox.js';
 import { addVirtualAuthenticator, useChromium } from '../helpers/browser.js';
@@ -41,7 +42,7 @@ const resultIs = (page: Page, text: string) => page.waitForFunction((t) => docum
 
 test('passkeys on the demo page: add after a dev login, listed, log out, restart, log in with it as the same user, protected route, remove', async (t) => {
   const dir = tempDir(t, 'authkoa-e2e-passkeys-');
-  const start = () => startExample({ port: 0, devPort: 0, host: '127.0.0.1', varDir: join(dir, 'var'), env: {} });
+  const start = () => startCheckedExample({ port: 0, devPort: 0, host: '127.0.0.1', varDir: join(dir, 'var'), env: {} });
   let app = await start();
   t.teardown(() => app.close());
   t.regex(app.url, /^http:\/\/localhost:\d+$/, 'published as localhost: WebAuthn refuses IP addresses');
@@ -118,7 +119,7 @@ test('the listen address: loopback IPs are published as localhost, other IPs hav
 test('the demo on another IP address (127.0.0.2) runs without passkeys and says why; on 127.0.0.1 it names the address', async (t) => {
   const dir = tempDir(t, 'authkoa-e2e-passkeys-');
   const lines: string[] = [];
-  const other = await startExample({ port: 0, devPort: 0, host: '127.0.0.2', varDir: join(dir, 'other'), env: {}, log: (l) => lines.push(l) });
+  const other = await startCheckedExample({ port: 0, devPort: 0, host: '127.0.0.2', varDir: join(dir, 'other'), env: {}, log: (l) => lines.push(l) });
   t.teardown(() => other.close());
   t.regex(other.url, /^http:\/\/127\.0\.0\.2:\d+$/);
   t.deepEqual(other.auth.providers.list().map((p) => p.name), ['dev', 'local', 'email']);
@@ -126,7 +127,7 @@ test('the demo on another IP address (127.0.0.2) runs without passkeys and says 
   t.is((await fetch(`${other.url}/`)).status, 200, 'the page still loads');
 
   lines.length = 0;
-  const local = await startExample({ port: 0, devPort: 0, host: '127.0.0.1', varDir: join(dir, 'local'), env: {}, log: (l) => lines.push(l) });
+  const local = await startCheckedExample({ port: 0, devPort: 0, host: '127.0.0.1', varDir: join(dir, 'local'), env: {}, log: (l) => lines.push(l) });
   t.teardown(() => local.close());
   t.true(lines.includes(`authkoa example listening on ${local.url} (address 127.0.0.1)`), lines.join('\n'));
   t.false(lines.some((l) => l.includes('passkeys:')));

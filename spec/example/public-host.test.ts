@@ -6,13 +6,14 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import test from 'ava';
-import { publicUrl, startExample, type RunningExample } from '../../example/app.js';
+import { publicUrl, type RunningExample } from '../../example/app.js';
+import { startCheckedExample } from '../helpers/example.js';
 import { tempDir } from '../helpers/temp.js';
 
 async function demo(t: Parameters<typeof tempDir>[0]): Promise<{ app: RunningExample; direct: string; lines: string[] }> {
   const dir = tempDir(t, 'authkoa-public-host-');
   const lines: string[] = [];
-  const app = await startExample({ port: 0, devPort: 0, host: '127.0.0.1', varDir: join(dir, 'var'), env: {}, log: (l) => lines.push(l) });
+  const app = await startCheckedExample({ port: 0, devPort: 0, host: '127.0.0.1', varDir: join(dir, 'var'), env: {}, log: (l) => lines.push(l) });
   t.teardown(() => app.close());
   return { app, direct: app.url.replace('localhost', '127.0.0.1'), lines };
 }

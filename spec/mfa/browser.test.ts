@@ -12,7 +12,8 @@ import jsqr from 'jsqr';
 import * as OTPAuth from 'otpauth';
 import type { Page, Response } from 'playwright-core';
 import { PNG } from 'pngjs';
-import { startExample, type RunningExample } from '../../example/app.js';
+import { type RunningExample } from '../../example/app.js';
+import { startCheckedExample } from '../helpers/example.js';
 import { memoryStateStore } from '../../lib/state/memory.js';
 import { useChromium } from '../helpers/browser.js';
 import { startApp } from '../helpers/http.js';
@@ -27,7 +28,7 @@ const quiet = { info() {}, warn() {}, error() {} };
 
 /** The demo on its own folder, stopped at teardown. */
 async function demo(t: ExecutionContext): Promise<RunningExample> {
-  const app = await startExample({ port: 0, devPort: 0, host: '127.0.0.1', varDir: join(tempDir(t, 'authkoa-mfa-demo-'), 'var'), env: {} });
+  const app = await startCheckedExample({ port: 0, devPort: 0, host: '127.0.0.1', varDir: join(tempDir(t, 'authkoa-mfa-demo-'), 'var'), env: {} });
   t.teardown(() => app.close());
   return app;
 }

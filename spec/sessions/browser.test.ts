@@ -8,7 +8,8 @@
 import { join } from 'node:path';
 import test, { type ExecutionContext } from 'ava';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { startExample, type RunningExample } from '../../example/app.js';
+import { type RunningExample } from '../../example/app.js';
+import { startCheckedExample } from '../helpers/example.js';
 import { useChromium } from '../helpers/browser.js';
 import { decodeJwt } from '../helpers/http.js';
 import { tempDir } from '../helpers/temp.js';
@@ -86,7 +87,7 @@ function rows(page: Page) {
 }
 
 async function demo(t: ExecutionContext, clock: () => number): Promise<RunningExample> {
-  const app = await startExample({ port: 0, devPort: 0, host: '127.0.0.1', varDir: join(tempDir(t, 'authkoa-sessions-demo-'), 'var'), env: {}, clock });
+  const app = await startCheckedExample({ port: 0, devPort: 0, host: '127.0.0.1', varDir: join(tempDir(t, 'authkoa-sessions-demo-'), 'var'), env: {}, clock });
   t.teardown(() => app.close());
   return app;
 }
