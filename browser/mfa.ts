@@ -18,6 +18,7 @@
  * `document` or `navigator` until a function is called, so the module can be imported in Node.
  */
 import { jsonOrUndefined } from './json-body.js';
+import type { MfaFactors, TotpSetup } from './client/schema.js';
 import { _credentialJSON, _readCookie, _requestOptions } from './passkey.js';
 
 /** Options of every function here. */
@@ -49,22 +50,11 @@ export interface MfaPending {
   enroll_required?: true;
 }
 
-/** `GET <base>/mfa` with a session: the user's second factors. */
-export interface MfaSummary {
-  totp: boolean;
-  recoveryCodesLeft: number;
-  passkeys: number;
-}
+/** `GET <base>/mfa` with a session: the user's second factors (the OpenAPI document's `MfaFactors`). */
+export type MfaSummary = MfaFactors;
 
-/** A new authenticator-app key, not active until {@link confirmTotp}. */
-export interface TotpSetup {
-  /** The key in base32, for typing into the app by hand. */
-  secret: string;
-  /** The `otpauth://totp/…` URI the QR code holds. */
-  otpauthUrl: string;
-  /** The QR code as a `data:image/svg+xml` URL, for an `<img src>`. */
-  qr: string;
-}
+/** A new authenticator-app key, not active until {@link confirmTotp} (the document's `TotpSetup`). */
+export type { TotpSetup };
 
 /**
  * A refused request: `message` is the server's `error`, `code` its `code` (`invalid_code`,

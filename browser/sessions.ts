@@ -15,6 +15,7 @@
  * cookie session needs the header. Nothing here touches `window` or `document` until a function is
  * called, so the module can be imported in Node.
  */
+import type { Session } from './client/schema.js';
 import { jsonOrUndefined } from './json-body.js';
 import { _headers, _url } from './mfa.js';
 
@@ -30,20 +31,8 @@ export interface SessionsOptions {
   signal?: AbortSignal;
 }
 
-/** One of the user's sessions, as `GET <base>/sessions` lists it. */
-export interface SessionInfo {
-  /** The session id (the token's `sid`), what {@link endSession} takes. */
-  sid: string;
-  /** The session of this browser, the one making the request. */
-  current: boolean;
-  /** The provider the session logged in with. */
-  provider: string;
-  /** A short label of the browser and system at the last refresh: "Chrome on macOS", "curl", "Unknown device". */
-  device: string;
-  /** When the session began and when it was last refreshed (ISO 8601). */
-  created: string;
-  lastSeen: string;
-}
+/** One of the user's sessions, as `GET <base>/sessions` lists it (the OpenAPI document's `Session`). */
+export type SessionInfo = Session;
 
 /**
  * A refused request: `message` is the server's `error`, `code` its `code` (`not_found` for a session

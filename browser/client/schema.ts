@@ -47,12 +47,19 @@ export interface KeySet {
   [key: string]: unknown;
 }
 
+/** One of the user's sessions (one per login, per browser), as the sessions list shows it. */
 export interface Session {
+  /** the session id (the token's `sid`), what ending one takes */
   sid: string;
+  /** the session of the browser making the request */
   current: boolean;
+  /** the provider the session logged in with */
   provider: string;
+  /** a short label of the browser and system at the last refresh: "Chrome on macOS", "curl", "Unknown device" */
   device: string;
+  /** when the session began (ISO 8601) */
   created: string;
+  /** when it was last refreshed (ISO 8601) */
   lastSeen: string;
 }
 
