@@ -17,7 +17,7 @@
  * it; the second step of a login has no session yet and needs none). Nothing here touches `window`,
  * `document` or `navigator` until a function is called, so the module can be imported in Node.
  */
-import { jsonOrUndefined } from './json-body.js';
+import { errorParts, jsonOrUndefined } from './json-body.js';
 import type { MfaFactors, TotpSetup } from './client/schema.js';
 import { _credentialJSON, _readCookie, _requestOptions } from './passkey.js';
 
@@ -174,8 +174,6 @@ export function _verifyBody(answer: unknown): { code: string } | { recoveryCode:
 
 /** The MfaError for a non-2xx answer with body `data` (the server's `{ error, code }`). */
 export function _errorFrom(status: number, data: unknown): MfaError {
-  const body = (data && typeof data === 'object' ? data : {}) as { error?: unknown; code?: unknown };
-  const message = typeof body.error === 'string' ? body.error : `HTTP ${status}`;
-  const code = typeof body.code === 'string' ? body.code : 'http_error';
+  const { message, code } = errorParts(status, data);
   return new MfaError(message, code, status);
 }

@@ -14,7 +14,7 @@
  * function is called, so the module can be imported (and its helpers tested) in Node.
  */
 
-import { jsonOrUndefined } from './json-body.js';
+import { errorParts, jsonOrUndefined } from './json-body.js';
 
 /** Options of {@link registerPasskey}. */
 export interface RegisterPasskeyOptions {
@@ -142,9 +142,7 @@ async function postJSON<T>(url: string, body: unknown, headers: Record<string, s
 
 /** The PasskeyError for a non-2xx answer with body `data` (the server's `{ error, code }`). */
 export function _errorFrom(status: number, data: unknown): PasskeyError {
-  const body = (data && typeof data === 'object' ? data : {}) as { error?: unknown; code?: unknown };
-  const message = typeof body.error === 'string' ? body.error : `HTTP ${status}`;
-  const code = typeof body.code === 'string' ? body.code : 'http_error';
+  const { message, code } = errorParts(status, data);
   return new PasskeyError(message, code, status);
 }
 

@@ -16,7 +16,7 @@
  * called, so the module can be imported in Node.
  */
 import type { Session } from './client/schema.js';
-import { jsonOrUndefined } from './json-body.js';
+import { errorParts, jsonOrUndefined } from './json-body.js';
 import { _headers, _url } from './mfa.js';
 
 /** Options of every function here. */
@@ -90,8 +90,6 @@ async function request<T>(opts: SessionsOptions, method: string, path: string): 
 
 /** The SessionError for a non-2xx answer with body `data` (the server's `{ error, code }`). */
 export function _sessionError(status: number, data: unknown): SessionError {
-  const body = (data && typeof data === 'object' ? data : {}) as { error?: unknown; code?: unknown };
-  const message = typeof body.error === 'string' ? body.error : `HTTP ${status}`;
-  const code = typeof body.code === 'string' ? body.code : 'http_error';
+  const { message, code } = errorParts(status, data);
   return new SessionError(message, code, status);
 }

@@ -1,3 +1,4 @@
+import { errorParts } from '../json-body.js';
 import type { ErrorCode } from './schema.js';
 
 /**
@@ -27,8 +28,6 @@ export class AuthClientError extends Error {
 
 /** The error for a non-2xx answer: the server's `{ error, code }` when the body is one, else `http_error`. */
 export function answerError(status: number, body: unknown): AuthClientError {
-  const b = (body && typeof body === 'object' ? body : {}) as { error?: unknown; code?: unknown };
-  const message = typeof b.error === 'string' ? b.error : `HTTP ${status}`;
-  const code = typeof b.code === 'string' && typeof b.error === 'string' ? (b.code as ErrorCode) : 'http_error';
-  return new AuthClientError(message, code, status);
+  const { message, code } = errorParts(status, body);
+  return new AuthClientError(message, code as ErrorCode | 'http_error', status);
 }

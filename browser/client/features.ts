@@ -55,7 +55,7 @@ export function mfaCalls(t: Transport, authPath: string, device: WebAuthnDevice,
     /** A login's pending second step, or the logged-in user's factors; `no_token` with neither. */
     async status(): Promise<MfaStatus> {
       const answer = await call('GET', '');
-      const result = isObject(answer.body) && (answer.body as { mfa_required?: unknown }).mfa_required === true ? loginResult(answer, t.url(path(''))) : undefined;
+      const result = isObject(answer.body) ? loginResult(answer, t.url(path(''))) : undefined;
       if (result?.state === 'mfa_required') return result;
       return { state: 'logged_in', summary: expect<MfaFactors>(answer, t.url(path('')), (b) => isObject(b) && typeof (b as MfaFactors).totp === 'boolean', 'the factors') };
     },

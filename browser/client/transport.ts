@@ -50,18 +50,12 @@ export class Transport {
   async request(method: string, path: string, init: RequestInit = {}): Promise<Answer> {
     const url = this.url(path, init.query);
     const headers = this.#headers(url, { accept: 'application/json', ...(init.body === undefined ? {} : { 'content-type': 'application/json' }) });
-    const timeout = timeoutSignal(this.config.timeout, init.signal);
-    try {
-      const body = init.body === undefined ? undefined : JSON.stringify(init.body);
-      const res = await this.#fetch(url, { method, headers, body, signal: timeout.signal });
-      const answer = await this.#read(res, url, timeout.signal);
+    const body = init.body === undefined ? undefined : JSON.stringify(init.body);
+    return this.#timed(url, init.signal, async (signal) => {
+      const answer = await this.#read(await this.#fetch(url, { method, headers, body, signal }), url, signal);
       if (answer.status >= 400) throw answerError(answer.status, answer.body);
       return answer;
-    } catch (err) {
-      throw timeout.expired() ? new AuthClientError(`no answer from ${url} within ${this.config.timeout} ms`, 'timeout', 0, { cause: err }) : fetchFailure(err, url);
-    } finally {
-      timeout.clear();
-    }
+    });
   }
 
   /**
@@ -70,9 +64,14 @@ export class Transport {
    */
   async raw(path: string, init: globalThis.RequestInit = {}): Promise<Response> {
     const url = this.url(path);
-    const timeout = timeoutSignal(this.config.timeout, init.signal ?? undefined);
+    return this.#timed(url, init.signal ?? undefined, (signal) => this.#fetch(url, { ...init, headers: this.#headers(url, init.headers), signal }));
+  }
+
+  /** `work` under the client's timeout and the caller's signal; a failure becomes `timeout` or `network_error` (an AuthClientError passes). */
+  async #timed<T>(url: string, outer: AbortSignal | undefined, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    const timeout = timeoutSignal(this.config.timeout, outer);
     try {
-      return await this.#fetch(url, { ...init, headers: this.#headers(url, init.headers), signal: timeout.signal });
+      return await work(timeout.signal);
     } catch (err) {
       throw timeout.expired() ? new AuthClientError(`no answer from ${url} within ${this.config.timeout} ms`, 'timeout', 0, { cause: err }) : fetchFailure(err, url);
     } finally {

@@ -116,19 +116,17 @@ export async function startApp(opts: Omit<AuthKoaOptions, 'url'> & { url?: strin
   extra?.(router, auth, app);
   app.use(auth);
   app.use(router.routes());
-  let closed: Promise<void> | undefined;
   return {
     ...served,
     auth,
     app,
     answers: contract.answers,
-    close() {
-      closed ??= contract.closed(async () => {
+    // contract.closed() runs the close once, however often it is called.
+    close: () =>
+      contract.closed(async () => {
         await auth.close();
         await served.close();
-      });
-      return closed;
-    },
+      }),
   };
 }
 
