@@ -11,6 +11,7 @@ export const ERROR_CODES = [
   // Tokens and the route middleware (401, 403)
   'no_token', 'no_user', 'token_invalid', 'token_expired', 'token_not_valid_yet', 'xsrf_mismatch', 'aud_rejected', 'user_blocked',
   'provider_not_allowed', 'refresh_failed', 'session_expired', 'session_revoked', 'basic_auth_failed', 'not_admin', 'role_denied', 'webhook_unauthorized',
+  'full_login_required',
   // Logins refused (403, 429)
   'bad_credentials', 'access_denied', 'state_mismatch', 'invalid_handshake', 'invalid_id_token', 'issuer_mismatch', 'bad_user_info',
   'origin_mismatch', 'confirmation_invalid', 'confirmation_expired', 'confirmation_used', 'rate_limited',

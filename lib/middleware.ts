@@ -23,7 +23,8 @@ export interface AuthMiddleware {
   /**
    * Step-up: requires a user, as `auth` does, whose login (`auth_time`) is at most `maxAge` old
    * ('5m' or ms); an older one is answered 401 `reauth_required`. Any login, and a second-factor
-   * verify, makes it fresh again. Basic auth, checked on the request itself, is always fresh.
+   * verify, makes it fresh again. Only a full login's token can be fresh: basic auth (one factor on
+   * every request) and a token the app minted are answered 403 `full_login_required`.
    */
   fresh(maxAge: Duration): Middleware;
 }
@@ -67,12 +68,15 @@ export function createMiddleware(o: MiddlewareConfig, users: Authenticator): Aut
   };
 }
 
-/** `fresh(maxAge)`: the user of `auth`, refused with `reauth_required` when their login is older than `maxAgeMs`. */
+/**
+ * `fresh(maxAge)`: the user of a full login's token, refused with `reauth_required` when their login is older
+ * than `maxAgeMs`, and with `full_login_required` for basic auth or a token that is not a full login.
+ */
 function freshGuard(o: MiddlewareConfig, users: Authenticator, maxAgeMs: number): Middleware {
   return async function fresh(ctx: Context, next: Next) {
     let user: User;
     try {
-      const session = await users.session(ctx);
+      const session = await users.loginSession(ctx, 'fresh()');
       requireFresh(session, maxAgeMs, o.clock());
       user = session.user;
     } catch (err) {

@@ -70,15 +70,16 @@ export function authKoa(opts: AuthKoaOptions): AuthKoa {
   };
   // Set once the authenticator exists (it needs the providers, which need these deps).
   let users: Authenticator | undefined;
-  const session = (ctx: Context) => (users ? users.session(ctx) : Promise.reject(new Error('not ready')));
-  const sessionUser = async (ctx: Context) => (users ? users.authenticate(ctx) : Promise.reject(new Error('not ready')));
+  // What manages factors, sessions and passkeys acts for a full login only, never basic auth (full-login.ts).
+  const session = (ctx: Context) => (users ? users.loginSession(ctx) : Promise.reject(new Error('not ready')));
+  const sessionUser = async (ctx: Context) => (await session(ctx)).user;
   const factorChanged = (userId: string, keep: string | undefined) => (o.endOtherSessionsOnFactorChange ? registry.revokeAll(userId, keep) : Promise.resolve());
   const mfa = o.mfa
     ? loadMfa(o.mfa, o, { connections, tokens: tokenService, startSession: begin, state: state.store, session, throttle: mfaThrottle(state, throttle, o.clock, events.bus), events: events.bus, secondFactors: () => providers.secondFactors(), factorChanged })
     : undefined;
   const deps = providerDeps(o, { events, telemetry, kindOf, connections, tokenService, avatarProxy, state, throttle, gate: mfa?.gate, sessionUser, startSession: begin, factorChanged: async (ctx) => {
     const me = await session(ctx);
-    await factorChanged(me.user.id, me.claims?.sid);
+    await factorChanged(me.user.id, me.claims.sid);
   } });
   const startUp = startService(o, { plans, providers, deps, state, avatarProxy, mfa, telemetry, events: events.bus });
   const waitForStart = startUp.waitForStart;

@@ -9,14 +9,17 @@ export type Actor = { partial: PartialLogin; userId: string; session?: undefined
 /** What finding the actor needs. */
 export interface ActorParts {
   partials: PartialLogins;
-  /** The request's session by the rules of the `auth` middleware; rejects with a 401 when there is none. */
+  /**
+   * The request's full-login session (Authenticator.loginSession): 401 without a token, 403
+   * `full_login_required` for basic auth or a token that is not a full login.
+   */
   session: (ctx: Context) => Promise<SessionOf>;
   clock: () => number;
 }
 
 /**
  * The actor of a second-step route: the partial login the request carries, when it has one (a login in
- * progress is what these routes finish), else the session. An enrolment-only partial login (a user
+ * progress is what these routes finish), else the full-login session. An enrolment-only partial login (a user
  * `required` sends to set a factor up) is refused unless `enrolling`, since it proves one factor only.
  */
 export async function loginOrSession(ctx: Context, parts: ActorParts, enrolling = false): Promise<Actor> {
@@ -32,7 +35,7 @@ export async function loginOrSession(ctx: Context, parts: ActorParts, enrolling 
 
 /**
  * The actor of a route that changes a user's factors: an enrolment-only partial login (setting up the
- * first factor), or a session whose login is at most `freshMs` old; an older one is answered
+ * first factor), or a full-login session whose login is at most `freshMs` old; an older one is answered
  * 401 `reauth_required`, so a session left open on a shared computer cannot change them.
  */
 export async function enrollingOrFresh(ctx: Context, parts: ActorParts, freshMs: number): Promise<Actor> {

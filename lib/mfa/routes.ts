@@ -134,7 +134,7 @@ async function confirm(ctx: Context, p: MfaRouteParts): Promise<void> {
   await checkCode(ctx, p, actor, check);
   changed(ctx, p, actor, 'totp_enabled');
   if (!actor.partial) {
-    await p.factorChanged(actor.userId, actor.session.claims?.sid);
+    await p.factorChanged(actor.userId, actor.session.claims.sid);
     writeJSON(ctx, 200, { recoveryCodes });
     return;
   }
@@ -149,7 +149,7 @@ async function removeTotp(ctx: Context, p: MfaRouteParts): Promise<void> {
   if (actor.partial) throw new AuthError(403, 'factor_not_enrolled', 'set up a second factor to finish this login');
   if (await p.factors.removeTotp(actor.userId)) {
     changed(ctx, p, actor, 'totp_disabled');
-    await p.factorChanged(actor.userId, actor.session.claims?.sid);
+    await p.factorChanged(actor.userId, actor.session.claims.sid);
   }
   writeJSON(ctx, 200, await summary(p, actor.userId));
 }
@@ -163,7 +163,7 @@ async function regenerate(ctx: Context, p: MfaRouteParts): Promise<void> {
   writeJSON(ctx, 200, { recoveryCodes });
 }
 
-/** `POST /mfa/verify {"code"} | {"recoveryCode"}`: the second step of a pending login, or a step-up of the session. */
+/** `POST /mfa/verify {"code"} | {"recoveryCode"}`: the second step of a pending login, or a step-up of a full-login session. */
 async function verify(ctx: Context, p: MfaRouteParts): Promise<void> {
   const actor = await loginOrSession(ctx, p);
   const params = await readParams(ctx, 4096);
@@ -205,15 +205,11 @@ async function passed(ctx: Context, p: MfaRouteParts, actor: Actor, method: stri
     answerLogin(ctx, actor.partial.pending, claims, p.login);
     return;
   }
-  const { user, claims } = actor.session;
-  if (claims) {
-    // The session's own start stays: a step-up renews the proof, not the session's life (maxSessionAge).
-    const sessStart = claims.sess_start ?? claims.auth_time;
-    const stepped = await p.tokens.set(ctx, { ...claims, exp: undefined, auth_time: p.tokens.now(), sess_start: sessStart, amr: withMethod(claims.amr ?? [], method) });
-    writeJSON(ctx, 200, stepped.user);
-    return;
-  }
-  writeJSON(ctx, 200, user);
+  const { claims } = actor.session;
+  // The session's own start stays: a step-up renews the proof, not the session's life (maxSessionAge).
+  const sessStart = claims.sess_start ?? claims.auth_time;
+  const stepped = await p.tokens.set(ctx, { ...claims, exp: undefined, auth_time: p.tokens.now(), sess_start: sessStart, amr: withMethod(claims.amr ?? [], method) });
+  writeJSON(ctx, 200, stepped.user);
 }
 
 /** Spends the partial login and starts its session, `amr` extended by the second step. */
@@ -246,7 +242,7 @@ async function checkCode(ctx: Context, p: MfaRouteParts, actor: Actor, check: ()
 
 /** The provider of the first factor: the pending login's, or the session's. */
 function providerOf(actor: Actor): string {
-  return actor.partial ? actor.partial.pending.provider : (actor.session.claims?.auth_provider?.name ?? '');
+  return actor.partial ? actor.partial.pending.provider : (actor.session.claims.auth_provider?.name ?? '');
 }
 
 function failedStep(ctx: Context, p: MfaRouteParts, actor: Actor, err: unknown): void {

@@ -58,7 +58,7 @@ export interface MfaRuntime {
   startSession: SessionStarter;
   /** The service's state store: spent TOTP steps and partial logins. */
   state: StateStore;
-  /** The request's session by the `auth` middleware's rules, with its claims. */
+  /** The request's full-login session, with its claims (Authenticator.loginSession). */
   session: (ctx: Context) => Promise<SessionOf>;
   /** The throttle failed codes count in (the passwords' policy, scope `mfa`). */
   throttle: CredentialThrottle | undefined;

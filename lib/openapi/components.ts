@@ -88,5 +88,13 @@ export function securitySchemes(o: { jwtCookieName: string; xsrfHeaderName: stri
 
 /** The security requirement of a route that needs a session: any one of the ways. */
 export function sessionSecurity(basic: boolean): Array<Record<string, string[]>> {
-  return [{ jwtCookie: [], xsrfHeader: [] }, { jwtHeader: [] }, { jwtQuery: [] }, ...(basic ? [{ basicAuth: [] }] : [])];
+  return [...loginSecurity(), ...(basic ? [{ basicAuth: [] }] : [])];
+}
+
+/**
+ * The security requirement of a route that manages factors, sessions, passkeys or credentials: the token
+ * of a full login by any of its ways, never basic auth (403 `full_login_required`, lib/session/full-login.ts).
+ */
+export function loginSecurity(): Array<Record<string, string[]>> {
+  return [{ jwtCookie: [], xsrfHeader: [] }, { jwtHeader: [] }, { jwtQuery: [] }];
 }

@@ -1,5 +1,5 @@
 import { emptyTextDoc, redirectDoc } from '../providers/core/route-docs.js';
-import { ref, sessionSecurity, type Schema } from './components.js';
+import { loginSecurity, ref, sessionSecurity, type Schema } from './components.js';
 
 /**
  * The routes a configuration serves, as OpenAPI path items. Core routes are written here once; a
@@ -94,8 +94,9 @@ export function providerPaths(prefix: string, p: ProviderRoutes): Record<string,
 }
 
 /** The routes the options turn on: the key set, the session list, the second factor. */
-export function featurePaths(prefix: string, f: { jwks: boolean; mfa: boolean }, basic: boolean): Record<string, PathItem> {
-  const session = { security: sessionSecurity(basic) };
+export function featurePaths(prefix: string, f: { jwks: boolean; mfa: boolean }): Record<string, PathItem> {
+  // The session list is managed by a full login only: never basic auth (full-login.ts).
+  const session = { security: loginSecurity() };
   const paths: Record<string, PathItem> = {
     [`${prefix}/sessions`]: { get: op("The user's sessions, one per login", { 200: json({ type: 'array', items: ref('Session') }, 'newest first') }, session) },
     [`${prefix}/sessions/revoke-others`]: {
@@ -113,8 +114,13 @@ export function featurePaths(prefix: string, f: { jwks: boolean; mfa: boolean },
 /** The second step passed: the pending login's user (session cookies set) or the stepped-up session's, or a browser's redirect. */
 const PASSED = { 200: json(ref('User'), 'the user'), 303: redirect };
 
-/** The second-factor routes (docs/mfa.md), each with what lib/mfa/routes.ts answers. */
+/**
+ * The second-factor routes (docs/mfa.md), each with what lib/mfa/routes.ts answers. Each takes a pending
+ * login's cookie or the session of a full login, never basic auth (403 `full_login_required`); the two
+ * that only a session may use say so as their security.
+ */
 function mfaPaths(prefix: string): Record<string, PathItem> {
+  const session = { security: loginSecurity() };
   return {
     [`${prefix}/mfa`]: { get: op("A pending login's factors to answer with, or the session user's factors", { 200: json({ oneOf: [ref('MfaRequired'), ref('MfaFactors')] }, 'the second step due, or the factors') }) },
     [`${prefix}/mfa/totp/setup`]: {
@@ -127,8 +133,8 @@ function mfaPaths(prefix: string): Record<string, PathItem> {
         200: json(ref('TotpConfirmed'), 'the recovery codes; with the user when it finished an enrolling login'),
       }),
     },
-    [`${prefix}/mfa/totp`]: { delete: op('Turns TOTP off', { 200: json(ref('MfaFactors'), 'the factors left') }) },
-    [`${prefix}/mfa/recovery-codes`]: { post: op('New recovery codes', { 200: json(ref('RecoveryCodes'), 'the codes, replacing the old ones') }) },
+    [`${prefix}/mfa/totp`]: { delete: op('Turns TOTP off', { 200: json(ref('MfaFactors'), 'the factors left') }, session) },
+    [`${prefix}/mfa/recovery-codes`]: { post: op('New recovery codes', { 200: json(ref('RecoveryCodes'), 'the codes, replacing the old ones') }, session) },
     [`${prefix}/mfa/verify`]: { post: op('The second step, or a step-up, with a code', PASSED) },
     // The passkey kind is the one provider that is a second factor (SecondFactor): its request options.
     [`${prefix}/mfa/passkey/options`]: { post: op('A passkey challenge for the second step', { 200: json(ref('PasskeyRequestOptions'), "the options for the user's passkeys, for navigator.credentials.get()") }) },

@@ -9,6 +9,7 @@ import { basicAuthenticator, type BasicAuthConfig, type BasicAuthenticator } fro
 import { copyClaims, userOf as userOfClaims, type Claims, type RequestToken } from './claims.js';
 import { Refresher, type RefreshConfig } from './refresher.js';
 import type { SessionOf } from './fresh.js';
+import { fullLoginRequired, isFullLogin } from './full-login.js';
 import type { Revocations } from './revocation.js';
 import type { SessionRegistry } from './devices.js';
 import type { TokenService } from './token-service.js';
@@ -80,18 +81,27 @@ export class Authenticator {
   }
 
   /**
-   * The request's user by the same rules, and the claims of the token that brought it (`auth_time`,
-   * `amr`): for `fresh()` and the second-factor routes, off the hot path. Basic auth has no claims.
+   * The request's session when it is a full login (full-login.ts), for `fresh()` and every route that
+   * manages the user's factors, sessions, passkeys or credentials; off the hot path. Only the token
+   * counts: a Basic header is not consulted, so a request with both acts for the token's session (and
+   * one whose token is missing or refused is refused, whatever its password). Throws 403
+   * `full_login_required` for basic auth alone or a token that is not a full login; else what `auth`
+   * throws for the token (401 `no_token`, `token_invalid`, …).
    */
-  async session(ctx: Context): Promise<SessionOf> {
-    const user = await this.authenticate(ctx);
-    let rt: RequestToken | undefined;
+  async loginSession(ctx: Context, what = 'this route'): Promise<SessionOf> {
+    await this.waitForStart();
+    let user: User;
     try {
-      rt = await this.tokens.peek(ctx);
-    } catch {
-      return { user, claims: undefined }; // basic auth let the request in; its token (if any) did not
+      user = await this.tokenUser(ctx);
+    } catch (err) {
+      const header = ctx.req.headers.authorization;
+      if (toAuthError(err).code === 'no_token' && header && /^basic /i.test(header)) throw fullLoginRequired(what);
+      throw err;
     }
-    const claims = rt?.claims.user?.id === user.id ? copyClaims(rt.claims) : undefined;
+    // The token tokenUser accepted (a refreshed cookie's new one included): its claims decide.
+    const rt = await this.tokens.peek(ctx);
+    const claims = rt && rt.claims.user?.id === user.id ? copyClaims(rt.claims) : undefined;
+    if (!claims || !isFullLogin(claims)) throw fullLoginRequired(what);
     return { user, claims };
   }
 

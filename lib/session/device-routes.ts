@@ -14,7 +14,7 @@ import type { TokenService } from './token-service.js';
 /** What the routes work with. */
 export interface DeviceRouteParts {
   registry: SessionRegistry;
-  /** The request's session by the `auth` middleware's rules, with its claims; 401 without one. */
+  /** The request's full-login session, with its claims; 401 without one, 403 `full_login_required` for basic auth. */
   session: (ctx: Context) => Promise<SessionOf>;
   tokens: TokenService;
   /** The origin of `url`: a POST or DELETE from elsewhere is refused. */
@@ -45,7 +45,7 @@ export function mountDeviceRoutes(router: Router, p: DeviceRouteParts): void {
     '/sessions',
     guarded('GET', async (ctx, me) => {
       const mine = await p.registry.list(me.user.id);
-      writeJSON(ctx, 200, mine.map((r): SessionView => ({ sid: r.sid, current: r.sid === me.claims?.sid, provider: r.provider, device: r.device, created: iso(r.created), lastSeen: iso(r.lastSeen) })));
+      writeJSON(ctx, 200, mine.map((r): SessionView => ({ sid: r.sid, current: r.sid === me.claims.sid, provider: r.provider, device: r.device, created: iso(r.created), lastSeen: iso(r.lastSeen) })));
     }),
   );
   router.all(
@@ -63,17 +63,15 @@ export function mountDeviceRoutes(router: Router, p: DeviceRouteParts): void {
       // Another user's session is answered like a missing one: sids are not a way to probe accounts.
       if (sid.length > 128 || !(await p.registry.revoke(me.user.id, sid))) throw new AuthError(404, 'not_found', 'no such session');
       // Ending this very session is a logout of this browser too.
-      if (sid === me.claims?.sid) p.tokens.reset(ctx);
+      if (sid === me.claims.sid) p.tokens.reset(ctx);
       ctx.status = 204;
     }),
   );
 }
 
-/** The sid of the request's session; a session without one (basic auth, a token the app minted) cannot keep itself. */
+/** The sid of the request's session: a full login always has one (full-login.ts). */
 function sidOf(me: SessionOf): string {
-  const sid = me.claims?.sid;
-  if (typeof sid !== 'string') throw new AuthError(400, 'bad_request', 'this request has no session id to keep (basic auth, or a token minted without one)');
-  return sid;
+  return me.claims.sid!;
 }
 
 function iso(ms: number): string {

@@ -59,8 +59,10 @@ export interface ProviderDeps {
    */
   checkCredentials(ctx: Context, scope: string, user: string, check: () => boolean | Promise<boolean>): Promise<void>;
   /**
-   * The request's logged-in user by the rules of the `auth` middleware (refresh, validator, revocation,
-   * basic auth), or a thrown AuthError 401: for provider routes that act for a user (adding a passkey).
+   * The user of the request's full login, its token by the rules of the `auth` middleware (refresh,
+   * validator, revocation), for provider routes that manage a user's credentials (adding a passkey):
+   * a thrown AuthError 401 without a token, 403 `full_login_required` for basic auth or a token the app
+   * minted, since a credential that did not pass every factor must not add or remove one.
    */
   sessionUser(ctx: Context): Promise<User>;
   /** `<provider>_<sha1(raw)>`, the user id a provider builds from its raw id (the original's HashID with `keepHashedIds`). */
