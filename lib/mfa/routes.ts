@@ -163,7 +163,10 @@ async function regenerate(ctx: Context, p: MfaRouteParts): Promise<void> {
   writeJSON(ctx, 200, { recoveryCodes });
 }
 
-/** `POST /mfa/verify {"code"} | {"recoveryCode"}`: the second step of a pending login, or a step-up of a full-login session. */
+/**
+ * `POST /mfa/verify {"code"} | {"recoveryCode"}`: the second step of a pending login, or a step-up of a
+ * full-login session.
+ */
 async function verify(ctx: Context, p: MfaRouteParts): Promise<void> {
   const actor = await loginOrSession(ctx, p);
   const params = await readParams(ctx, 4096);
@@ -208,7 +211,9 @@ async function passed(ctx: Context, p: MfaRouteParts, actor: Actor, method: stri
   const { claims } = actor.session;
   // The session's own start stays: a step-up renews the proof, not the session's life (maxSessionAge).
   const sessStart = claims.sess_start ?? claims.auth_time;
-  const stepped = await p.tokens.set(ctx, { ...claims, exp: undefined, auth_time: p.tokens.now(), sess_start: sessStart, amr: withMethod(claims.amr ?? [], method) });
+  const amr = withMethod(claims.amr ?? [], method);
+  const renewed = { exp: undefined, auth_time: p.tokens.now(), sess_start: sessStart, amr };
+  const stepped = await p.tokens.set(ctx, { ...claims, ...renewed });
   writeJSON(ctx, 200, stepped.user);
 }
 

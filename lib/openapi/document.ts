@@ -34,7 +34,10 @@ export interface OpenAPIConfig {
  * so it follows the configuration.
  */
 export function openApiDocument(c: OpenAPIConfig, providers: readonly ProviderRoutes[]): OpenAPIDocument {
-  const paths: Record<string, PathItem> = { ...corePaths(c.authRoutePath, c.basic), ...featurePaths(c.authRoutePath, c) };
+  const paths: Record<string, PathItem> = {
+    ...corePaths(c.authRoutePath, c.basic),
+    ...featurePaths(c.authRoutePath, c),
+  };
   for (const p of providers) Object.assign(paths, providerPaths(c.authRoutePath, p));
   if (c.avatars) Object.assign(paths, avatarPaths(c.avatarRoutePath));
   return {

@@ -134,7 +134,9 @@ function mfaPaths(prefix: string): Record<string, PathItem> {
       }),
     },
     [`${prefix}/mfa/totp`]: { delete: op('Turns TOTP off', { 200: json(ref('MfaFactors'), 'the factors left') }, session) },
-    [`${prefix}/mfa/recovery-codes`]: { post: op('New recovery codes', { 200: json(ref('RecoveryCodes'), 'the codes, replacing the old ones') }, session) },
+    [`${prefix}/mfa/recovery-codes`]: {
+      post: op('New recovery codes', { 200: json(ref('RecoveryCodes'), 'the codes, replacing the old ones') }, session),
+    },
     [`${prefix}/mfa/verify`]: { post: op('The second step, or a step-up, with a code', PASSED) },
     // The passkey kind is the one provider that is a second factor (SecondFactor): its request options.
     [`${prefix}/mfa/passkey/options`]: { post: op('A passkey challenge for the second step', { 200: json(ref('PasskeyRequestOptions'), "the options for the user's passkeys, for navigator.credentials.get()") }) },

@@ -45,7 +45,15 @@ export function mountDeviceRoutes(router: Router, p: DeviceRouteParts): void {
     '/sessions',
     guarded('GET', async (ctx, me) => {
       const mine = await p.registry.list(me.user.id);
-      writeJSON(ctx, 200, mine.map((r): SessionView => ({ sid: r.sid, current: r.sid === me.claims.sid, provider: r.provider, device: r.device, created: iso(r.created), lastSeen: iso(r.lastSeen) })));
+      const view = (r: (typeof mine)[number]): SessionView => ({
+        sid: r.sid,
+        current: r.sid === me.claims.sid,
+        provider: r.provider,
+        device: r.device,
+        created: iso(r.created),
+        lastSeen: iso(r.lastSeen),
+      });
+      writeJSON(ctx, 200, mine.map(view));
     }),
   );
   router.all(

@@ -67,7 +67,8 @@ test('credential ids are checked at the edge: 600 characters at login or in a DE
   }
   // A logged-in user removing an id of any shape: "no such passkey", like a missing one.
   const user = app.auth.tokenService;
-  const token = await user.create({ user: { id: 'dev_x', name: 'x', picture: '' } } as never);
+  // A token as a login issues it (sid, auth_time): only a full login manages passkeys.
+  const token = await user.create({ user: { id: 'dev_x', name: 'x', picture: '' }, sid: 's'.repeat(40), auth_time: user.now() } as never);
   for (const id of ['A'.repeat(600), '%00%00', 'x'.repeat(5000)]) {
     const res = await c.fetch(`/auth/passkey/${id}`, { method: 'DELETE', headers: { 'x-jwt': token } });
     t.is(res.status, 404, `DELETE of a ${id.length}-character id`);

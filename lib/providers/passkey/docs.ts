@@ -16,8 +16,9 @@ const LISTED = component('Passkey');
 
 const json = (schema: Record<string, unknown>, description: string) => ({ description, content: { 'application/json': { schema } } });
 const body = (schema: Record<string, unknown>) => ({ required: true, content: { 'application/json': { schema } } });
+const SAVED = { type: 'object', required: ['id'], additionalProperties: false, properties: { id: base64url } };
 const LOGIN_PARAMS = { type: 'object', properties: { site: string, aud: string } };
-/** What manages passkeys takes the token of a full login by any of its ways, never basic auth (403 `full_login_required`). */
+/** Managing passkeys takes a full login's token by any of its ways, never basic auth (403 `full_login_required`). */
 const FULL_LOGIN = [{ jwtCookie: [], xsrfHeader: [] }, { jwtHeader: [] }, { jwtQuery: [] }];
 
 export const PASSKEY_ROUTE_DOCS: RouteDocs = {
@@ -32,10 +33,21 @@ export const PASSKEY_ROUTE_DOCS: RouteDocs = {
     },
   },
   'register/options': {
-    post: { description: "Creation options for a new passkey of the session's user (excluding the ones it has).", security: FULL_LOGIN, responses: { 200: json(CREATION_OPTIONS, 'the options, for navigator.credentials.create()') } },
+    post: {
+      description: "Creation options for a new passkey of the session's user (excluding the ones it has).",
+      security: FULL_LOGIN,
+      responses: { 200: json(CREATION_OPTIONS, 'the options, for navigator.credentials.create()') },
+    },
   },
   register: {
-    post: { description: "The attestation answering the user's register challenge: the passkey is saved.", security: FULL_LOGIN, requestBody: body(CREDENTIAL), responses: { 201: json({ type: 'object', required: ['id'], additionalProperties: false, properties: { id: base64url } }, 'saved: its credential id') } },
+    post: {
+      description: "The attestation answering the user's register challenge: the passkey is saved.",
+      security: FULL_LOGIN,
+      requestBody: body(CREDENTIAL),
+      responses: {
+        201: json(SAVED, 'saved: its credential id'),
+      },
+    },
   },
   'login/options': {
     post: {
@@ -45,9 +57,17 @@ export const PASSKEY_ROUTE_DOCS: RouteDocs = {
     },
   },
   list: {
-    get: { description: "The session user's passkeys, without their keys.", security: FULL_LOGIN, responses: { 200: json({ type: 'array', items: LISTED }, 'oldest first') } },
+    get: {
+      description: "The session user's passkeys, without their keys.",
+      security: FULL_LOGIN,
+      responses: { 200: json({ type: 'array', items: LISTED }, 'oldest first') },
+    },
   },
   '*': {
-    delete: { description: "Removes one of the session user's passkeys (another user's is answered as a missing one, 404).", security: FULL_LOGIN, responses: { 204: { description: 'removed' } } },
+    delete: {
+      description: "Removes one of the session user's passkeys (another user's is answered as a missing one, 404).",
+      security: FULL_LOGIN,
+      responses: { 204: { description: 'removed' } },
+    },
   },
 };
