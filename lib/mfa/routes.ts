@@ -1,7 +1,8 @@
 /**
  * The second-factor routes under `<authRoutePath>/mfa`: the user's factors, TOTP set-up, confirmation and
  * removal, new recovery codes, and the second step itself (a code, a recovery code or a passkey), which
- * finishes a pending login or, with a session, re-confirms its user (step-up).
+ * finishes a pending login or, with a session, re-confirms its user (step-up). A session here is always a
+ * full login's (actor.ts, through Authenticator.loginSession): basic auth never manages a second factor.
  */
 import { clientOf, type EventSink } from '../events/bus.js';
 import type { MfaChangedEvent } from '../events/types.js';

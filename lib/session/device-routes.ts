@@ -1,6 +1,7 @@
 /**
  * The session list routes under the auth path: a user's own sessions (one per login, per device), and
- * ending one of them or all the others. JSON in and out; POST and DELETE refused from another site.
+ * ending one of them or all the others. JSON in and out; POST and DELETE refused from another site. Only a
+ * full login's session reaches them (Authenticator.loginSession): never basic auth.
  */
 import type Router from '@koa/router';
 import type { Context } from 'koa';
