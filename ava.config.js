@@ -5,5 +5,7 @@ export default {
   nodeArguments: ['--import=tsx'],
   workerThreads: false,
   concurrency: 2,
-  timeout: '60s',
+  // How long a worker may go without a test result before AVA ends it (a hang). Files that start app
+  // processes under tsx ran single tests of up to 58 s beside other suites on 2 cores: 60 s was at the edge.
+  timeout: '180s',
 };
