@@ -54,7 +54,7 @@ async function listening(child: ChildProcess, url: string, log: () => string): P
  * Runs a snippet as a user would after copying it into app.ts: in its own folder (under the repository,
  * so koa and @koa/router resolve), with `authkoa` pointing at this checkout and 8080 changed to a free port.
  */
-async function runApp(t: ExecutionContext, s: DocBlock, env: Record<string, string> = {}): Promise<{ base: string; dir: string }> {
+async function runApp(t: ExecutionContext, s: DocBlock, env: Record<string, string> = {}, files: Record<string, string> = {}): Promise<{ base: string; dir: string }> {
   const dir = join(ROOT, 'spec', '.cache', `snippet-${randomBytes(6).toString('hex')}`);
   mkdirSync(dir, { recursive: true });
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
@@ -62,6 +62,7 @@ async function runApp(t: ExecutionContext, s: DocBlock, env: Record<string, stri
   const code = s.code.replace(/from 'authkoa'/g, `from '${join(ROOT, 'lib', 'index.ts')}'`).replaceAll('8080', String(port));
   writeFileSync(join(dir, 'app.ts'), code);
   writeFileSync(join(dir, '.auth-secret'), randomBytes(32).toString('base64url') + '\n');
+  for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
   const child = spawn(process.execPath, ['--import=tsx', 'app.ts'], { cwd: dir, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout.on('data', (d) => (output += d));
@@ -95,12 +96,23 @@ test("the README's app runs as copied: demo/demo logs in and the protected route
 });
 
 test("getting-started's app runs as copied: its own checkPassword lets demo/demo in, a wrong password not", async (t) => {
-  const { base } = await runApp(t, first('docs/getting-started.md'));
+  const page = docBlocks().find((s) => s.file === 'docs/getting-started.md' && s.lang === 'html')!;
+  const { base } = await runApp(t, first('docs/getting-started.md'), {}, { 'index.html': page.code });
   const me = await loginAndCall(base, '/api/me');
   t.is(me.status, 200, JSON.stringify(me.body));
   t.like(me.body, { name: 'demo' });
   const wrong = await fetch(`${base}/auth/local/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ user: 'demo', passwd: 'nope' }) });
   t.is(wrong.status, 403);
+  // Every address the guide names is one the app answers: the page at /, then the routes (none a 404).
+  const addresses = [...new Set(readFileSync(join(ROOT, 'docs', 'getting-started.md'), 'utf8').match(/http:\/\/localhost:8080[^\s`'")]*/g))];
+  t.true(addresses.includes('http://localhost:8080'), addresses.join(' '));
+  for (const address of addresses) {
+    const res = await fetch(address.replace('http://localhost:8080', base));
+    t.not(res.status, 404, address);
+  }
+  const home = await fetch(`${base}/`);
+  t.is(home.status, 200);
+  t.regex(await home.text(), /<form id="login">/, 'the page of the guide is served at /');
 });
 
 /**
