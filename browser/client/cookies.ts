@@ -86,7 +86,8 @@ function parseSetCookie(line: string, url: URL, now: number): Kept | undefined {
     // 5.2.3: an empty Domain is ignored; a leading dot is dropped; the last one counts.
     else if (key === 'domain' && av !== '') domain = av.replace(/^\./, '').toLowerCase();
   }
-  if (domain !== undefined) {
+  // 5.3 step 6: a Domain left empty (`Domain=.`) is no Domain.
+  if (domain) {
     // 5.3 steps 5-6: a suffix is refused unless it is the host itself (then the cookie stays host-only).
     if (isSuffixLike(domain) ? domain !== host : !domainMatches(host, domain)) return undefined;
     if (!isSuffixLike(domain)) Object.assign(cookie, { domain, hostOnly: false });

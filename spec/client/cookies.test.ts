@@ -51,16 +51,16 @@ for (const host of ['127.0.0.1', 'localhost'] as const) {
   test(`on ${host}: a Domain the host does not domain-match is ignored, its own name is kept host-only`, async (t) => {
     const server = await cookieServer(t);
     const auth = createAuthClient({ baseURL: `http://${host}:${server.port}` });
-    const kept = ['A=1', `B=1; Domain=${host}`, `C=1; Domain=.${host.toUpperCase()}`, 'D=1; Domain='];
+    const kept = ['A=1', `B=1; Domain=${host}`, `C=1; Domain=.${host.toUpperCase()}`, 'D=1; Domain=', 'K=1; Domain=.'];
     const ignored = ['E=1; Domain=evil.example', `F=1; Domain=${host.slice(1)}`, 'G=1; Domain=x.' + host];
     const ipOnly = host === '127.0.0.1' ? ['H=1; Domain=0.0.1', 'I=1; Domain=1', 'J=1; Domain=localhost'] : ['H=1; Domain=calhost', 'I=1; Domain=127.0.0.1'];
     await auth.fetch(setPath(...kept, ...ignored, ...ipOnly));
     const { cookie } = (await (await auth.fetch('/echo')).json()) as { cookie: string };
-    t.deepEqual(cookie.split('; ').sort(), ['A=1', 'B=1', 'C=1', 'D=1']);
+    t.deepEqual(cookie.split('; ').sort(), ['A=1', 'B=1', 'C=1', 'D=1', 'K=1']);
     // A foreign Domain cannot clear a cookie either.
     await auth.fetch(setPath('A=; Domain=evil.example; Max-Age=0', `B=; Domain=x.${host}; Expires=Thu, 01 Jan 1970 00:00:00 GMT`));
     const after = (await (await auth.fetch('/echo')).json()) as { cookie: string };
-    t.deepEqual(after.cookie.split('; ').sort(), ['A=1', 'B=1', 'C=1', 'D=1']);
+    t.deepEqual(after.cookie.split('; ').sort(), ['A=1', 'B=1', 'C=1', 'D=1', 'K=1']);
   });
 }
 
