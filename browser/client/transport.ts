@@ -79,13 +79,13 @@ export class Transport {
     }
   }
 
-  /** `given`, and what every request carries: the XSRF token and, without a browser, the jar's cookies for the path. */
+  /** `given`, and what every request carries: the XSRF token and, without a browser, the jar's cookies for the URL. */
   #headers(url: string, given: HeadersInit = {}): Headers {
     const headers = new Headers(given);
-    const path = new URL(url, 'http://base.invalid').pathname;
-    const xsrf = this.#xsrfToken(path);
+    const target = new URL(url);
+    const xsrf = this.#xsrfToken(target);
     if (xsrf !== undefined && !headers.has(this.config.xsrfHeaderName)) headers.set(this.config.xsrfHeaderName, xsrf);
-    const cookie = this.config.jar?.header(path);
+    const cookie = this.config.jar?.header(target);
     if (cookie && !headers.has('cookie')) headers.set('cookie', cookie);
     return headers;
   }
@@ -93,14 +93,14 @@ export class Transport {
   /** The fetch itself: the browser's cookies go along, redirects come back unfollowed, Set-Cookie lands in the jar. */
   async #fetch(url: string, init: globalThis.RequestInit): Promise<Response> {
     const res = await this.config.fetch(url, { ...init, credentials: 'include', redirect: 'manual' });
-    this.config.jar?.store(setCookies(res.headers), new URL(url, 'http://base.invalid').pathname);
+    this.config.jar?.store(setCookies(res.headers), new URL(url));
     return res;
   }
 
   /** The XSRF token a page script would copy: from `document.cookie` in a browser, else from the jar. */
-  #xsrfToken(path: string): string | undefined {
+  #xsrfToken(url: URL): string | undefined {
     const { jar, xsrfCookieName } = this.config;
-    if (jar) return jar.get(xsrfCookieName, path);
+    if (jar) return jar.get(xsrfCookieName, url);
     return readCookie(typeof document !== 'undefined' ? document.cookie : '', xsrfCookieName);
   }
 

@@ -1,15 +1,14 @@
 /**
  * The client's types follow the OpenAPI document: browser/client/schema.ts is what typeScriptOf() makes of
  * the component schemas a running app's `auth.openapi()` serves, and a TypeScript program using the
- * client type-checks against them (each `@ts-expect-error` there must be an error). And the client's own
- * cookie jar, which stands in for a browser's in Node, by RFC 6265's rules for one origin.
+ * client type-checks against them (each `@ts-expect-error` there must be an error). The client's cookie jar
+ * is tested in cookies.test.ts.
  */
 import test from 'ava';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
-import { CookieJar } from '../../browser/client/cookies.js';
 import { ERROR_CODES } from '../../lib/errors.js';
 import { typeScriptOf } from '../../lib/openapi/typescript.js';
 import { clientSchemaSource, SCHEMA_FILE } from '../../scripts/client-types.js';
@@ -87,26 +86,4 @@ test('a TypeScript program using authkoa/client type-checks without the DOM libr
   await writeFile(join(out, 'broken.mts'), "import { createAuthClient } from 'authkoa/client';\ncreateAuthClient({ baseUrl: 'x' });\n");
   const broken = ts.createProgram([join(out, 'broken.mts')], options);
   t.regex(ts.getPreEmitDiagnostics(broken).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n')).join('\n'), /baseUrl/);
-});
-
-test('the cookie jar: sent back by path, replaced by name and path, cleared by Max-Age=0, a past Expires or an empty value', (t) => {
-  let now = Date.UTC(2026, 0, 1);
-  const jar = new CookieJar(() => now);
-  jar.store(['JWT=a; Path=/; HttpOnly; SameSite=Lax', 'XSRF-TOKEN=x%2By; Path=/', 'JWT-MFA=m; Path=/auth/mfa; Max-Age=300'], '/auth/local/login');
-  t.is(jar.header('/auth/user'), 'JWT=a; XSRF-TOKEN=x%2By');
-  t.is(jar.header('/auth/mfa/verify'), 'JWT-MFA=m; JWT=a; XSRF-TOKEN=x%2By', 'the longer path first');
-  t.is(jar.header('/auth/mfasomething'), 'JWT=a; XSRF-TOKEN=x%2By', 'a path prefix counts only at a slash');
-  t.is(jar.get('XSRF-TOKEN'), 'x%2By');
-  t.is(jar.get('JWT-MFA'), undefined, 'not sent to /');
-  jar.store(['JWT=b; Path=/'], '/');
-  t.is(jar.get('JWT'), 'b');
-  now += 301_000;
-  t.is(jar.header('/auth/mfa/verify'), 'JWT=b; XSRF-TOKEN=x%2By', 'expired by Max-Age');
-  jar.store(['JWT=; Path=/; Max-Age=0', `XSRF-TOKEN=z; Path=/; Expires=${new Date(now - 1000).toUTCString()}`], '/auth/logout');
-  t.is(jar.header('/'), '');
-  jar.store(['A=1', 'B=2; Path=/x'], '/auth/list');
-  t.is(jar.header('/auth/user'), 'A=1', 'no Path: the directory of the request path');
-  t.is(jar.header('/'), '');
-  jar.store(['=nameless', 'novalue'], '/');
-  t.is(jar.header('/x'), 'B=2');
 });

@@ -1,6 +1,7 @@
 /**
  * The code in README.md and docs/*.md works when copied. The two complete apps (the README's wiring and
- * getting-started's) are run as written, only the port changed, and logged in to over HTTP; every
+ * getting-started's, with its page) are run as written, only the port changed, and logged in to over HTTP;
+ * client.md's Node script runs against the reference app; every
  * TypeScript block is type-checked under `strict` against lib/ by the rules of ../package/doc-blocks.ts
  * (JavaScript blocks only for the names they use). consume.test.ts checks the same against the packed
  * tarball, with what the docs have a user install.
@@ -15,6 +16,7 @@ import test, { type ExecutionContext } from 'ava';
 import ts from 'typescript';
 import * as authkoa from '../../lib/index.js';
 import { allDdl } from '../../lib/postgres/schema.js';
+import { startCheckedExample } from '../helpers/example.js';
 import { ROOT, blockProblems, checkedFiles, docBlocks, type BlockDiagnostic, type DocBlock } from '../package/doc-blocks.js';
 
 /** The source file of each package entry point, from package.json's exports (./dist/lib/x.js → lib/x.ts). */
@@ -54,7 +56,7 @@ async function listening(child: ChildProcess, url: string, log: () => string): P
  * Runs a snippet as a user would after copying it into app.ts: in its own folder (under the repository,
  * so koa and @koa/router resolve), with `authkoa` pointing at this checkout and 8080 changed to a free port.
  */
-async function runApp(t: ExecutionContext, s: DocBlock, env: Record<string, string> = {}): Promise<{ base: string; dir: string }> {
+async function runApp(t: ExecutionContext, s: DocBlock, env: Record<string, string> = {}, files: Record<string, string> = {}): Promise<{ base: string; dir: string }> {
   const dir = join(ROOT, 'spec', '.cache', `snippet-${randomBytes(6).toString('hex')}`);
   mkdirSync(dir, { recursive: true });
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
@@ -62,6 +64,7 @@ async function runApp(t: ExecutionContext, s: DocBlock, env: Record<string, stri
   const code = s.code.replace(/from 'authkoa'/g, `from '${join(ROOT, 'lib', 'index.ts')}'`).replaceAll('8080', String(port));
   writeFileSync(join(dir, 'app.ts'), code);
   writeFileSync(join(dir, '.auth-secret'), randomBytes(32).toString('base64url') + '\n');
+  for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
   const child = spawn(process.execPath, ['--import=tsx', 'app.ts'], { cwd: dir, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout.on('data', (d) => (output += d));
@@ -95,12 +98,47 @@ test("the README's app runs as copied: demo/demo logs in and the protected route
 });
 
 test("getting-started's app runs as copied: its own checkPassword lets demo/demo in, a wrong password not", async (t) => {
-  const { base } = await runApp(t, first('docs/getting-started.md'));
+  const page = docBlocks().find((s) => s.file === 'docs/getting-started.md' && s.lang === 'html')!;
+  const { base } = await runApp(t, first('docs/getting-started.md'), {}, { 'index.html': page.code });
   const me = await loginAndCall(base, '/api/me');
   t.is(me.status, 200, JSON.stringify(me.body));
   t.like(me.body, { name: 'demo' });
   const wrong = await fetch(`${base}/auth/local/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ user: 'demo', passwd: 'nope' }) });
   t.is(wrong.status, 403);
+  // Every address the guide names is one the app answers: the page at /, then the routes (none a 404).
+  const addresses = [...new Set(readFileSync(join(ROOT, 'docs', 'getting-started.md'), 'utf8').match(/http:\/\/localhost:8080[^\s`'")]*/g))];
+  t.true(addresses.includes('http://localhost:8080'), addresses.join(' '));
+  for (const address of addresses) {
+    const res = await fetch(address.replace('http://localhost:8080', base));
+    t.not(res.status, 404, address);
+  }
+  const home = await fetch(`${base}/`);
+  t.is(home.status, 200);
+  t.regex(await home.text(), /<form id="login">/, 'the page of the guide is served at /');
+});
+
+test("client.md's Node block runs as written against the reference app: logged in, the route answers, then no_token", async (t) => {
+  const block = docBlocks().find((s) => s.file === 'docs/client.md' && s.lang === 'ts' && /baseURL: 'http:\/\/[^']+:8080'/.test(s.code));
+  if (!block) throw new Error('client.md has no Node block with a baseURL on port 8080');
+  const dir = join(ROOT, 'spec', '.cache', `client-snippet-${randomBytes(6).toString('hex')}`);
+  mkdirSync(dir, { recursive: true });
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const app = await startCheckedExample({ port: 0, devPort: 0, host: '127.0.0.1', varDir: join(dir, 'var'), env: {}, log: () => {} });
+  t.teardown(() => app.close());
+  t.regex(app.url, /^http:\/\/localhost:\d+$/);
+  // Only the port changes: the host is the doc's, and the reference app answers at one address.
+  const code = block.code.replace(`from 'authkoa/client'`, `from '${join(ROOT, 'browser', 'client.ts')}'`).replaceAll(':8080', `:${new URL(app.url).port}`);
+  writeFileSync(join(dir, 'client.ts'), code);
+  const child = spawn(process.execPath, ['--import=tsx', 'client.ts'], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout.on('data', (d) => (output += d));
+  child.stderr.on('data', (d) => (output += d));
+  const [exitCode] = (await once(child, 'exit')) as [number];
+  t.is(exitCode, 0, output);
+  const lines = output.trim().split('\n');
+  t.regex(lines[0]!, /^200 /, output);
+  t.regex(output, /name: 'demo'/);
+  t.is(lines.at(-1), 'no_token', output);
 });
 
 /**
