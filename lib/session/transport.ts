@@ -83,7 +83,9 @@ export class Transport {
     const o = this.#o;
     ctx.set('Cache-Control', 'no-store');
     const clear = `${this.#attributes(undefined)}; Expires=Thu, 01 Jan 1970 00:00:00 GMT; Max-Age=0`;
-    setCookie(ctx, o.jwtCookieName, `${o.jwtCookieName}=${clear}`);
+    // HttpOnly on the clearing cookie too: a cookie engine may refuse to let a cookie without it replace
+    // the HttpOnly one (curl's does), which would keep the session after a logout.
+    setCookie(ctx, o.jwtCookieName, `${o.jwtCookieName}=${clear}; HttpOnly`);
     setCookie(ctx, o.xsrfCookieName, `${o.xsrfCookieName}=${clear}`);
   }
 

@@ -63,7 +63,7 @@ test('/auth/logout and /auth/<name>/logout clear both cookies', async (t) => {
     const res = await c.fetch(path);
     t.is(res.status, 200, path);
     t.is(res.headers.get('content-type'), 'text/plain; charset=utf-8');
-    t.is(c.cookie('JWT')!.raw, 'JWT=; Path=/; SameSite=Lax; Expires=Thu, 01 Jan 1970 00:00:00 GMT; Max-Age=0');
+    t.is(c.cookie('JWT')!.raw, 'JWT=; Path=/; SameSite=Lax; Expires=Thu, 01 Jan 1970 00:00:00 GMT; Max-Age=0; HttpOnly');
     t.is(c.cookie('XSRF-TOKEN')!.attrs['max-age'], '0');
     t.false(c.jar.has('JWT'));
     t.is((await c.fetch('/private', { headers: c.xsrf() })).status, 401);
