@@ -109,9 +109,15 @@ test('the page at 390 and 1280 px: no sideways scroll, every button reachable, t
   const phone = await browser().newContext({ viewport: PHONE, userAgent: IPHONE_UA });
   t.teardown(() => phone.close());
   const page = await open(phone, app.url, errors);
-  await bothWidths(t, page, 'logged out');
+  await bothWidths(t, page, 'logged out', 'demo-logged-out');
   await logIn(page);
   t.true(await page.isHidden('#login'));
+  // The id is cut short on screen; its whole value is in the title and the text a copy takes.
+  const id = (await page.textContent('#user-id'))!;
+  t.regex(id, /^local_[0-9a-f]{40}$/);
+  t.is(await page.getAttribute('#user-id', 'title'), id);
+  await page.click('#user-id-copy');
+  await page.waitForFunction(() => /^Id (copied|selected)/.test(document.querySelector('#session-message')?.textContent ?? ''));
   await page.waitForSelector('#passkey-list li[data-passkey]');
   t.regex((await page.textContent('#passkey-list li .passkey-device'))!, /^Added on Chrome on Linux$/, 'the desktop\'s passkey is named by the desktop, on the phone');
   await page.waitForFunction(() => document.querySelectorAll('#device-list tr').length === 2);
@@ -152,3 +158,38 @@ test('the page at 390 and 1280 px: no sideways scroll, every button reachable, t
 async function xsrf(context: BrowserContext): Promise<string> {
   return (await context.cookies()).find((c) => c.name === 'XSRF-TOKEN')?.value ?? '';
 }
+
+test('a session ended from the desktop: the phone is refused with session_revoked and says so, before and after a reload, at both widths', async (t) => {
+  mkdirSync(CACHE, { recursive: true });
+  const clock = manualClock();
+  const app = await startCheckedExample({ port: 0, devPort: 0, host: '127.0.0.1', varDir: join(tempDir(t, 'authkoa-phone-'), 'var'), env: {}, clock });
+  t.teardown(() => app.close());
+  const errors: string[] = [];
+  const phone = await browser().newContext({ viewport: PHONE, userAgent: IPHONE_UA });
+  t.teardown(() => phone.close());
+  const page = await open(phone, app.url, errors);
+  await logIn(page);
+  const desktop = await browser().newContext({ viewport: DESKTOP });
+  t.teardown(() => desktop.close());
+  const dpage = await open(desktop, app.url, errors);
+  await logIn(dpage);
+  await dpage.waitForSelector('#device-list button.device-logout');
+  await dpage.click('#device-list button.device-logout');
+  await textIs(dpage, '#devices-message', 'Logged out Safari on iOS (local).');
+
+  clock.advance(6 * 60_000); // past the demo's 5-minute tokenDuration: the phone's next request needs a refresh
+  const [refused] = await Promise.all([page.waitForResponse((r) => r.url().endsWith('/api/private')), page.click('[data-call="private"]')]);
+  t.deepEqual([refused.status(), ((await refused.json()) as { code: string }).code], [401, 'session_revoked']);
+  const ENDED = 'This session was ended from another device. Log in again to go on.';
+  await textIs(page, '#status', ENDED);
+  t.false(await page.isHidden('#login'), 'the login forms are back');
+  await bothWidths(t, page, 'ended', 'demo-ended');
+
+  // Reloaded, the phone sends no token any more, only the mark: still told why.
+  const [user] = await Promise.all([page.waitForResponse((r) => r.url().endsWith('/auth/user')), page.reload()]);
+  t.deepEqual([user.status(), ((await user.json()) as { code: string }).code], [401, 'session_revoked']);
+  await textIs(page, '#status', ENDED);
+  // Logging in again replaces the mark.
+  await logIn(page);
+  t.deepEqual(errors, []);
+});
