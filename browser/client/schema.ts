@@ -156,6 +156,8 @@ export interface PasskeyCredential {
 /** One of the user's passkeys as the list shows it: no key, no counter. */
 export interface Passkey {
   id: string;
+  /** Where it was added, from that request's User-Agent ("Chrome on macOS"); else "Unknown device". */
+  device: string;
   createdAt: string;
   lastUsedAt: string | null;
   deviceType: "singleDevice" | "multiDevice";

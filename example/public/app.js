@@ -24,23 +24,32 @@
   // authkoa's routes (/auth/…): the page's origin is the app's, so the client needs no options.
   var auth = authkoaClient.createAuthClient();
 
-  function show(el, text) { $(el).text(text); }
+  /** A message next to the control that caused it; `failed` marks it as a refusal (red). */
+  function show(el, text, failed) { $(el).text(text).toggleClass('error', !!failed); }
   function errorText(xhr) {
     var body = xhr.responseJSON;
     return 'HTTP ' + xhr.status + (body && body.error ? ': ' + body.error + ' (' + body.code + ')' : '');
   }
-  /** An AuthClientError (the server's refusal, or status 0 for one in the browser) or the browser's own error (the passkey prompt). */
-  function authFailed(err) {
-    events.render(); // a refused login is a login_failed event
-    if (err.name === 'NotAllowedError') return show('#result', 'Passkey prompt cancelled.');
-    if (err.name === 'AuthClientError') return show('#result', (err.status ? 'HTTP ' + err.status + ': ' : '') + err.message + ' (' + err.code + ')');
-    show('#result', err.name + ': ' + err.message);
+  /**
+   * A failed call, shown in `where` (beside the control that made it): an AuthClientError (the server's refusal,
+   * or status 0 for one in the browser) or the browser's own error (the passkey prompt). A session ended from
+   * another device is said at the top, where the user was shown.
+   */
+  function authFailed(where) {
+    return function (err) {
+      events.render(); // a refused login is a login_failed event
+      if (err.code === 'session_revoked') return renderUser(null, err);
+      if (err.name === 'NotAllowedError') return show(where, 'Passkey prompt cancelled.', true);
+      if (err.name === 'AuthClientError') return show(where, (err.status ? 'HTTP ' + err.status + ': ' : '') + err.message + ' (' + err.code + ')', true);
+      show(where, err.name + ': ' + err.message, true);
+    };
   }
-  /** What a login resolved to: a second step to ask, or the session. */
+  /** What a login resolved to: a second step to ask, or the session (said at the top, where the user appears). */
   function loggedIn(name) {
     return function (result) {
       if (result.state === 'mfa_required') return twoStep.ask(result);
-      refreshUser(); show('#result', 'Logged in through ' + name + '.');
+      show('#login-message', '');
+      refreshUser().then(function () { show('#session-message', 'Logged in through ' + name + '.'); });
     };
   }
 
@@ -48,16 +57,17 @@
   // The two-step login part (/two-step.js): the section of a logged-in user, and the prompt after a first step.
   var twoStep = demoTwoStep($, auth, {
     loggedIn: function () { return !!current; },
-    passed: function () { refreshUser(); show('#result', 'Logged in with two steps.'); },
-    say: function (text) { show('#result', text); },
+    passed: function () { refreshUser().then(function () { show('#session-message', 'Logged in with two steps.'); }); },
+    // The prompt after a first step sits above the login forms: said beside the form that was used.
+    say: function (text) { show('#login-message', text); },
     // A second factor added or removed ends the user's other sessions (endOtherSessionsOnFactorChange).
     changed: function () { devices.render(); events.render(); },
   });
   // "Your devices" (/devices.js): the user's sessions, and logging other ones out.
   var devices = demoDevices($, auth, {
     loggedIn: function () { return !!current; },
-    // Said after each action on the list: a device logged out is a session_revoked event to show.
-    say: function (text) { show('#result', text); events.render(); },
+    // After each action on the list: a device logged out is a session_revoked event to show.
+    changed: function () { events.render(); },
     ended: function () { refreshUser(); },
   });
   // "Recent auth events" (/events.js): read again after everything the page does that the server may tell as an event.
@@ -67,45 +77,69 @@
   });
   var passkey = null; // the passkey provider's name, once /auth/list names one
 
+  function when(iso) { return new Date(iso).toLocaleString(undefined, { dateStyle: 'short', timeStyle: 'short' }); }
+
+  /**
+   * One passkey: the browser it was added from (the server keeps it from that request, so a laptop's passkey
+   * reads the same on a phone), synced or kept by that one authenticator, when added and last used, its id
+   * cut short (the whole id on hover), and Remove.
+   */
+  function passkeyItem(k) {
+    var remove = $('<button type="button" class="small">').text('Remove').on('click', function () {
+      auth.passkeys.remove(k.id, { provider: passkey }).then(function () {
+        show('#passkeys-message', 'Passkey removed.');
+        renderPasskeys(); devices.render(); events.render();
+      }, authFailed('#passkeys-message'));
+    });
+    var used = k.lastUsedAt ? 'last used ' + when(k.lastUsedAt) : 'never used';
+    var kept = k.backedUp ? 'synced' : 'kept on that authenticator only';
+    return $('<li>').attr('data-passkey', k.id).append(
+      $('<strong class="passkey-device">').text('Added on ' + k.device),
+      $('<span class="passkey-meta">').text(kept + ', added ' + when(k.createdAt) + ', ' + used),
+      $('<span class="passkey-id">').append($('<code class="long-id">').attr('title', k.id).text(k.id), ' ', remove)
+    );
+  }
+
   /** Lists the user's passkeys, each with a Remove button; shown to a logged-in user when the demo has passkeys. */
   function renderPasskeys() {
     var on = !!(current && passkey);
     $('#passkeys').prop('hidden', !on);
-    if (!on) return $('#passkey-list').empty();
+    if (!on) { show('#passkeys-message', ''); return $('#passkey-list').empty(); }
     auth.passkeys.list({ provider: passkey }).then(function (keys) {
-      $('#passkey-list').empty().append(keys.length ? keys.map(function (k) {
-        var remove = $('<button type="button">').text('Remove').on('click', function () {
-          auth.passkeys.remove(k.id, { provider: passkey })
-            .then(function () { show('#result', 'Passkey removed.'); renderPasskeys(); devices.render(); events.render(); }, authFailed);
-        });
-        var used = k.lastUsedAt ? 'last used ' + new Date(k.lastUsedAt).toLocaleString() : 'never used';
-        return $('<li>').attr('data-passkey', k.id).append($('<code>').text(k.id.slice(0, 12) + '…'),
-          ' ' + (k.backedUp ? 'synced' : 'this device') + ', added ' + new Date(k.createdAt).toLocaleString() + ', ' + used + ' ', remove);
-      }) : $('<li class="none">').text('No passkeys yet.'));
-    }, authFailed);
+      $('#passkey-list').empty().append(keys.length ? keys.map(passkeyItem) : $('<li class="none">').text('No passkeys yet.'));
+    }, authFailed('#passkeys-message'));
   }
 
-  function renderUser(user) {
+  /**
+   * The page for `user`, or for nobody: the login forms only then. `why` is the refusal that found nobody: a
+   * session ended from another device (`session_revoked`, which the server keeps telling this browser) says so.
+   */
+  function renderUser(user, why) {
     current = user;
     renderPasskeys();
     twoStep.render();
     devices.render();
     events.render();
+    $('#login').prop('hidden', !!user);
+    $('#user, #session-actions').prop('hidden', !user);
+    show('#session-message', '');
     if (!user) {
-      show('#status', 'Not logged in.');
-      $('#user').prop('hidden', true);
+      var ended = !!why && why.code === 'session_revoked';
+      show('#status', ended ? 'This session was ended from another device. Log in again to go on.' : 'Not logged in.');
+      $('#status').toggleClass('error', ended);
       return;
     }
+    $('#status').removeClass('error');
     show('#status', 'Logged in as ' + user.name + '.');
     show('#user-name', user.name);
-    show('#user-id', user.id);
+    // Shown on one line, cut short with an ellipsis; the whole id on hover, in a copy, and with Copy.
+    $('#user-id').text(user.id).attr('title', user.id);
     show('#user-role', user.role || '—');
     $('#avatar').attr('src', user.picture || '');
-    $('#user').prop('hidden', false);
   }
 
   function refreshUser() {
-    return auth.user().then(renderUser, function () { renderUser(null); });
+    return auth.user().then(function (user) { renderUser(user); }, function (err) { renderUser(null, err); });
   }
 
   function addProvider(p) {
@@ -116,9 +150,10 @@
       form.attr('data-provider', p.name);
       form.on('submit', function (e) {
         e.preventDefault();
+        show('#login-message', '');
         auth.login(p.name, { user: form.find('[name=user]').val(), passwd: form.find('[name=passwd]').val() })
           // Emptied once it has done its work: a password left in the field waits for the next person at the screen.
-          .then(function (result) { form[0].reset(); loggedIn(p.name)(result); }, authFailed);
+          .then(function (result) { form[0].reset(); loggedIn(p.name)(result); }, authFailed('#login-message'));
       });
       box.append(form);
     } else if (p.kind === 'verified') {
@@ -128,7 +163,7 @@
         e.preventDefault();
         // Step 1 resolves `pending`: the link is sent; opening it is step 2.
         auth.login(p.name, { user: vform.find('[name=user]').val(), address: vform.find('[name=address]').val(), from: '/' })
-          .then(function () { vform[0].reset(); show('#result', 'Sent. Open the outbox: /outbox'); $('#result').append(' <a href="/outbox">outbox</a>'); }, authFailed);
+          .then(function () { vform[0].reset(); show('#login-message', 'Sent. Open the outbox: /outbox'); $('#login-message').append(' <a href="/outbox">outbox</a>'); }, authFailed('#login-message'));
       });
       box.append(vform);
     } else if (p.kind === 'telegram') {
@@ -137,12 +172,12 @@
         auth.login(p.name).then(function (opened) {
           var r = opened.answer; // `pending`: { bot, token }
           var link = 'https://t.me/' + encodeURIComponent(r.bot) + '?start=' + encodeURIComponent(r.token);
-          $('#result').empty().append('Open ', $('<a target="_blank" rel="noopener">').attr('href', link).text(link), ' and press Start…');
+          $('#login-message').empty().removeClass('error').append('Open ', $('<a target="_blank" rel="noopener">').attr('href', link).text(link), ' and press Start…');
           // request_not_verified until Start was pressed; then the session (or a second step).
           var poll = setInterval(function () {
             auth.login(p.name, { token: r.token }).then(function (result) { clearInterval(poll); loggedIn('Telegram')(result); }, function () {});
           }, 2000);
-        }, authFailed);
+        }, authFailed('#login-message'));
       });
       box.append(tg);
     } else if (p.kind === 'passkey') {
@@ -150,7 +185,8 @@
       passkey = p.name;
       var pk = $('<button type="button">').text('Log in with a passkey').attr('data-provider', p.name);
       pk.on('click', function () {
-        auth.passkeys.login({ provider: p.name }).then(loggedIn(p.name), authFailed);
+        show('#login-message', '');
+        auth.passkeys.login({ provider: p.name }).then(loggedIn(p.name), authFailed('#login-message'));
       });
       box.append(pk);
       renderPasskeys();
@@ -164,11 +200,23 @@
   }
 
   $('#logout').on('click', function () {
-    auth.logout().then(function () { renderUser(null); show('#result', 'Logged out.'); }, authFailed);
+    auth.logout().then(function () { renderUser(null); show('#session-message', 'Logged out.'); }, authFailed('#session-message'));
+  });
+  $('#user-id-copy').on('click', function () {
+    var id = $('#user-id').text();
+    // The clipboard needs a secure context (localhost is one); elsewhere the id is selected for a manual copy.
+    var copied = navigator.clipboard ? navigator.clipboard.writeText(id) : Promise.reject(new Error('no clipboard'));
+    copied.then(function () { show('#session-message', 'Id copied.'); }, function () {
+      window.getSelection().selectAllChildren($('#user-id')[0]);
+      show('#session-message', 'Id selected: copy it with your browser.');
+    });
   });
   $('#passkey-add').on('click', function () {
-    auth.passkeys.register({ provider: passkey })
-      .then(function () { show('#result', 'Passkey added.'); renderPasskeys(); devices.render(); events.render(); }, authFailed);
+    show('#passkeys-message', '');
+    auth.passkeys.register({ provider: passkey }).then(function () {
+      show('#passkeys-message', 'Passkey added.');
+      renderPasskeys(); devices.render(); events.render();
+    }, authFailed('#passkeys-message'));
   });
   $('[data-call]').on('click', function () {
     var name = $(this).attr('data-call');
@@ -181,9 +229,9 @@
       });
   });
 
-  auth.providers({ details: true }).then(function (providers) { providers.forEach(addProvider); }, authFailed);
-  auth.user().then(renderUser, function () {
-    renderUser(null);
+  auth.providers({ details: true }).then(function (providers) { providers.forEach(addProvider); }, authFailed('#login-message'));
+  auth.user().then(function (user) { renderUser(user); }, function (err) {
+    renderUser(null, err);
     // A login whose second step is still pending (the page was reloaded in between): ask for it again.
     twoStep.resume();
   });

@@ -5,13 +5,14 @@
  */
 window.demoDevices = function ($, auth, hooks) {
   'use strict';
-  // hooks: loggedIn() → bool; say(text) in the page's result line; ended() when this browser's own session is found ended.
+  // hooks: loggedIn() → bool; changed() after an action on the list; ended() when this browser's own session is found ended.
 
-  function show(text) { $('#devices-message').text(text); }
+  /** A message beside the list's buttons; `failed` marks a refusal. */
+  function show(text, failed) { $('#devices-message').text(text).toggleClass('error', !!failed); }
 
   /** A failed call: the server's words; a 401 means this browser's session itself is gone (ended from elsewhere). */
   function failed(err) {
-    show((err.status ? 'HTTP ' + err.status + ': ' : '') + err.message + (err.code ? ' (' + err.code + ')' : ''));
+    show((err.status ? 'HTTP ' + err.status + ': ' : '') + err.message + (err.code ? ' (' + err.code + ')' : ''), true);
     if (err.status === 401) hooks.ended();
   }
 
@@ -24,16 +25,18 @@ window.demoDevices = function ($, auth, hooks) {
       : $('<td>').append($('<button type="button" class="device-logout">').text('Log out').on('click', function () {
         show('');
         auth.sessions.end(s.sid).then(function () {
-          hooks.say('Logged out ' + s.device + ' (' + s.provider + ').');
+          show('Logged out ' + s.device + ' (' + s.provider + ').');
+          hooks.changed();
           render();
         }, failed);
       }));
+    // data-label: the column's name, shown beside each value when a narrow screen stacks the row (style.css).
     return $('<tr>').attr('data-sid', s.sid).toggleClass('current', s.current).append(
-      $('<td class="device-name">').text(s.device),
-      $('<td>').text(s.provider),
-      $('<td class="when">').text(when(s.created)),
-      $('<td class="when">').text(when(s.lastSeen)),
-      last
+      $('<td class="device-name" data-label="Device">').text(s.device),
+      $('<td data-label="Provider">').text(s.provider),
+      $('<td class="when" data-label="Logged in">').text(when(s.created)),
+      $('<td class="when" data-label="Last seen">').text(when(s.lastSeen)),
+      last.addClass('action')
     );
   }
 
@@ -57,7 +60,8 @@ window.demoDevices = function ($, auth, hooks) {
   $('#devices-end-others').on('click', function () {
     show('');
     auth.sessions.endOthers().then(function () {
-      hooks.say('Logged out everywhere else.');
+      show('Logged out everywhere else.');
+      hooks.changed();
       render();
     }, failed);
   });

@@ -27,11 +27,12 @@ window.demoEvents = function ($, hooks) {
   }
 
   function row(e) {
+    // data-label: the column's name, shown beside each value when a narrow screen stacks the row (style.css).
     return $('<tr>').attr('data-type', e.type).append(
-      $('<td class="event-type">').append($('<code>').text(e.type)),
-      $('<td class="when">').attr('title', new Date(e.time).toISOString()).text(when(e.time)),
-      $('<td class="event-provider">').text(e.provider || (e.type === 'lockout' ? e.scope : '—')),
-      $('<td class="event-details">').text(details(e))
+      $('<td class="event-type" data-label="Event">').append($('<code>').text(e.type)),
+      $('<td class="when" data-label="Time">').attr('title', new Date(e.time).toISOString()).text(when(e.time)),
+      $('<td class="event-provider" data-label="Provider">').text(e.provider || (e.type === 'lockout' ? e.scope : '—')),
+      $('<td class="event-details" data-label="Details">').text(details(e))
     );
   }
 

@@ -6,22 +6,23 @@
  */
 window.demoTwoStep = function ($, auth, hooks) {
   'use strict';
-  // hooks: loggedIn() → bool; passed() once a second step finished the login; say(text) in the page's result line;
+  // hooks: loggedIn() → bool; passed() once a second step finished the login; say(text) beside the login forms;
   // changed() once the user's factors changed (their other sessions end then).
-  function show(el, text) { $(el).text(text); }
+  /** A message in `el`; `bad` marks a refusal (red). */
+  function show(el, text, bad) { $(el).text(text).toggleClass('error', !!bad); }
 
   /** A failed call shown in `where`: the server's error (an AuthClientError), or the browser's own (passkey prompt). */
   function failed(where) {
     return function (err) {
-      if (err.name === 'NotAllowedError') return show(where, 'Passkey prompt cancelled.');
-      show(where, (err.status ? 'HTTP ' + err.status + ': ' : '') + err.message + (err.code ? ' (' + err.code + ')' : ''));
+      if (err.name === 'NotAllowedError') return show(where, 'Passkey prompt cancelled.', true);
+      show(where, (err.status ? 'HTTP ' + err.status + ': ' : '') + err.message + (err.code ? ' (' + err.code + ')' : ''), true);
     };
   }
 
   /** The logged-in user's second factors: on or off, recovery codes left, and the buttons that fit. */
   function render() {
     $('#two-step').prop('hidden', !hooks.loggedIn());
-    $('#mfa-setup, #mfa-codes').prop('hidden', true);
+    $('#mfa-setup, #mfa-codes, #mfa-off-confirm').prop('hidden', true);
     show('#mfa-message', '');
     if (!hooks.loggedIn()) return;
     auth.mfa.status().then(function (status) {
@@ -70,8 +71,20 @@ window.demoTwoStep = function ($, auth, hooks) {
       auth.mfa.newRecoveryCodes().then(codeList, failed('#mfa-message'));
     });
     $('#mfa-codes-done').on('click', render);
+    // Turning it off takes a second, deliberate press: one tap on a phone must not leave a password alone in charge.
     $('#mfa-off').on('click', function () {
-      auth.mfa.disableTotp().then(function () { render(); hooks.changed(); hooks.say('Two-step login turned off.'); }, failed('#mfa-message'));
+      show('#mfa-message', '');
+      $('#mfa-off, #mfa-new-codes').prop('hidden', true);
+      $('#mfa-off-confirm').prop('hidden', false);
+      $('#mfa-off-no').trigger('focus');
+    });
+    $('#mfa-off-no').on('click', function () { render(); });
+    $('#mfa-off-yes').on('click', function () {
+      auth.mfa.disableTotp().then(function () {
+        render();
+        hooks.changed();
+        show('#mfa-message', 'Two-step login turned off.');
+      }, failed('#mfa-message'));
     });
   }
 
@@ -84,6 +97,8 @@ window.demoTwoStep = function ($, auth, hooks) {
     show('#second-step-message', '');
     $('#second-step').prop('hidden', false);
     hooks.say('First step passed: the second step is asked above.');
+    // On a phone the prompt may be a screen away from the form just used: brought into view.
+    $('#second-step')[0].scrollIntoView({ block: 'start' });
     $('#mfa-verify [name=code]').trigger('focus');
   }
 

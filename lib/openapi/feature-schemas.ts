@@ -89,10 +89,14 @@ export const PASSKEY_SCHEMAS: Record<string, Schema> = {
   Passkey: {
     type: 'object',
     description: "One of the user's passkeys as the list shows it: no key, no counter.",
-    required: ['id', 'createdAt', 'lastUsedAt', 'deviceType', 'backedUp', 'transports'],
+    required: ['id', 'device', 'createdAt', 'lastUsedAt', 'deviceType', 'backedUp', 'transports'],
     additionalProperties: false,
     properties: {
       id: base64url,
+      device: {
+        type: 'string',
+        description: 'Where it was added, from that request\'s User-Agent ("Chrome on macOS"); else "Unknown device".',
+      },
       createdAt: { type: 'string', format: 'date-time' },
       lastUsedAt: { oneOf: [{ type: 'string', format: 'date-time' }, { type: 'null' }] },
       deviceType: { enum: ['singleDevice', 'multiDevice'] },

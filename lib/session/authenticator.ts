@@ -132,8 +132,12 @@ export class Authenticator {
     );
   }
 
-  /** A cookie that can never verify is dropped; a missing XSRF header is not a reason to log anyone out. */
+  /**
+   * A cookie that can never verify is dropped; a missing XSRF header is not a reason to log anyone out. The
+   * mark of a session ended from elsewhere (see rejectAndClear) is kept, and says so.
+   */
   private dropUnusableCookie(ctx: Context, err: unknown): AuthError {
+    if (this.tokens.endedMarkPresented(ctx)) return new AuthError(401, 'session_revoked', 'session was ended');
     const e = toAuthError(err);
     const fromCookie = !ctx.query[this.o.jwtQueryName] && !ctx.get(this.o.jwtHeaderName);
     if (e.code !== 'xsrf_mismatch' && e.status === 401 && fromCookie) this.tokens.reset(ctx);
@@ -195,9 +199,16 @@ export class Authenticator {
     return { ...refreshed.user!, aud: refreshed.aud ?? '' };
   }
 
-  /** A 401 for a token that verified but may not be used; its cookies go, so the browser stops sending it. */
+  /**
+   * A 401 for a token that verified but may not be used; its cookies go, so the browser stops sending it. A
+   * session ended from elsewhere leaves a mark instead, so its next requests are told `session_revoked` too,
+   * not `no_token`.
+   */
   private rejectAndClear(ctx: Context, rt: RequestToken, code: ErrorCode, message: string): AuthError {
-    if (rt.source === 'cookie') this.tokens.reset(ctx);
+    if (rt.source === 'cookie') {
+      if (code === 'session_revoked') this.tokens.markEnded(ctx);
+      else this.tokens.reset(ctx);
+    }
     return new AuthError(401, code, message);
   }
 }

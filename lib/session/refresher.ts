@@ -57,12 +57,13 @@ export class Refresher {
   private async reissue(ctx: Context, rt: RequestToken): Promise<Claims> {
     const { o, tokens } = this;
     const claims = copyClaims(rt.claims);
+    // First: a session ended from elsewhere is told as such (session_revoked) even when it also idled out.
+    await this.sessions.check(claims);
     // The server-side idle timeout: a cookie lives cookieDuration past its token's issue, so a token
     // older than that can only be a copy replayed from elsewhere, whatever Max-Age the client kept.
     if (issuedAtS(claims, o.tokenDurationMs) * 1000 + o.cookieDurationMs < tokens.now() * 1000) {
       throw new AuthError(401, 'session_expired', 'session was idle for longer than cookieDuration');
     }
-    await this.sessions.check(claims);
     if (o.maxSessionAgeMs !== undefined) {
       const start = claims.sess_start ?? claims.auth_time ?? claims.iat ?? 0;
       if ((tokens.now() - start) * 1000 > o.maxSessionAgeMs) throw new AuthError(401, 'session_expired', 'session is older than maxSessionAge');

@@ -183,6 +183,16 @@ export class TokenService {
     this.#transport.clear(ctx);
   }
 
+  /** Clears the cookies of a session ended from elsewhere, leaving a mark that says so (Transport.markEnded). */
+  markEnded(ctx: Context): void {
+    this.#transport.markEnded(ctx, Math.floor(this.#o.cookieDurationMs / 1000));
+  }
+
+  /** True when the request's JWT cookie is that mark (and no other token comes first). */
+  endedMarkPresented(ctx: Context): boolean {
+    return this.#transport.endedMarkPresented(ctx);
+  }
+
   /**
    * Reads the token of a request: query `token`, then the `X-JWT` header, then the JWT cookie; the first
    * present wins. Returns undefined when none is present. Query and header tokens must not be expired;

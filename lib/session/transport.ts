@@ -21,6 +21,12 @@ export interface TransportConfig {
 }
 
 /**
+ * What the JWT cookie holds once its session was ended from another device: no token (it never verifies),
+ * only the reason the next requests are refused with, `session_revoked` rather than `no_token`.
+ */
+export const ENDED_MARK = 'session_revoked';
+
+/**
  * How a token travels with a request, for one service: where it is read from (the `token` query, the
  * `X-JWT` header, the JWT cookie; the token service takes the first present), the XSRF check a cookie
  * token needs, and the two cookies written at login and refresh (the JWT HttpOnly, the XSRF value
@@ -76,6 +82,22 @@ export class Transport {
     setCookie(ctx, o.jwtCookieName, `${o.jwtCookieName}=${token}${this.#attributes(maxAgeS)}; HttpOnly`);
     setCookie(ctx, o.xsrfCookieName, `${o.xsrfCookieName}=${jti}${this.#attributes(maxAgeS)}`);
     if (o.sendJWTHeader) ctx.set(o.jwtHeaderName, token);
+  }
+
+  /**
+   * Replaces the JWT cookie with ENDED_MARK (and clears the XSRF one) once the session was found ended from
+   * elsewhere: the browser's next requests carry no token, and the mark lets them be told why. A login or a
+   * logout replaces it; it lasts what the cookie it replaces could have (`maxAgeS`).
+   */
+  markEnded(ctx: Context, maxAgeS: number): void {
+    const o = this.#o;
+    this.clear(ctx);
+    setCookie(ctx, o.jwtCookieName, `${o.jwtCookieName}=${ENDED_MARK}${this.#attributes(maxAgeS)}; HttpOnly`);
+  }
+
+  /** True when the request's JWT cookie is the mark markEnded() left, and no query or header token comes first. */
+  endedMarkPresented(ctx: Context): boolean {
+    return !this.fromQuery(ctx) && !this.fromHeader(ctx) && this.fromCookie(ctx) === ENDED_MARK;
   }
 
   /** Clears both cookies (logout, rejected tokens). */

@@ -76,8 +76,16 @@ test.serial('dev login through the page: user and avatar shown, protected route 
   await page.close();
 });
 
-test.serial('direct login through the page form; the demo user passes admin and rbac routes', async (t) => {
+test.serial('direct login through the page form; the demo user passes admin and rbac routes; a refused login is said beside the form', async (t) => {
   const page = await openPage();
+  // A refusal first: said beside the form, not at the foot of the page.
+  await page.fill('form[data-provider="local"] [name="user"]', 'demo');
+  await page.fill('form[data-provider="local"] [name="passwd"]', 'wrong');
+  await page.click('form[data-provider="local"] button');
+  await page.waitForFunction(() => document.querySelector('#login-message')?.textContent?.startsWith('HTTP 403'));
+  t.true(await page.locator('#login-message').evaluate((el) => el.classList.contains('error')), 'shown as a refusal');
+  // A refused login keeps what was typed, to correct it.
+  t.is(await page.inputValue('form[data-provider="local"] [name="user"]'), 'demo');
   await page.fill('form[data-provider="local"] [name="user"]', 'demo');
   await page.fill('form[data-provider="local"] [name="passwd"]', 'demo');
   await page.click('form[data-provider="local"] button');
@@ -85,17 +93,16 @@ test.serial('direct login through the page form; the demo user passes admin and 
   // The form is emptied after a successful login: no password left waiting in it.
   t.is(await page.inputValue('form[data-provider="local"] [name="user"]'), '');
   t.is(await page.inputValue('form[data-provider="local"] [name="passwd"]'), '');
+  t.true(await page.isHidden('#login'), 'the login forms are hidden while logged in');
+  t.is(await page.textContent('#session-message'), 'Logged in through local.');
   t.is(await page.textContent('#user-role'), 'editor');
   await page.click('[data-call="admin"]');
   await page.waitForFunction(() => document.querySelector('#result')?.textContent?.includes('admin only'));
   await page.click('[data-call="editors"]');
   await page.waitForFunction(() => document.querySelector('#result')?.textContent?.includes('editors only'));
-  await page.fill('form[data-provider="local"] [name="user"]', 'demo');
-  await page.fill('form[data-provider="local"] [name="passwd"]', 'wrong');
-  await page.click('form[data-provider="local"] button');
-  await page.waitForFunction(() => document.querySelector('#result')?.textContent?.startsWith('HTTP 403'));
-  // A refused login keeps what was typed, to correct it.
-  t.is(await page.inputValue('form[data-provider="local"] [name="user"]'), 'demo');
+  await page.click('#logout');
+  await page.waitForFunction(() => document.querySelector('#status')?.textContent === 'Not logged in.');
+  t.false(await page.isHidden('#login'), 'and shown again once logged out');
   await page.close();
 });
 
@@ -104,7 +111,7 @@ test.serial('email login through the outbox: the link shows a confirm page whose
   await page.fill('form.verified [name="user"]', 'bob');
   await page.fill('form.verified [name="address"]', 'bob@example.com');
   await page.click('form.verified button');
-  await page.waitForFunction(() => document.querySelector('#result')?.textContent?.startsWith('Sent.'));
+  await page.waitForFunction(() => document.querySelector('#login-message')?.textContent?.startsWith('Sent.'));
   t.is(await page.inputValue('form.verified [name="address"]'), '', 'the form is emptied once the link is sent');
   t.is(app.outbox.list()[0]?.to, 'bob@example.com');
   await page.goto(`${app.url}/outbox`);

@@ -153,7 +153,7 @@ test('the demo page: turn on with the QR code, then a password login asks for th
   await page.screenshot({ path: '/tmp/mfa-prompt-demo.png', fullPage: true });
   t.is((await enterCode(page, '#mfa-verify [name=code]', '#mfa-verify button', '/auth/mfa/verify', app.code)).status(), 200);
   await textIs(page, '#status', 'Logged in as demo.');
-  await textIs(page, '#result', 'Logged in with two steps.');
+  await textIs(page, '#session-message', 'Logged in with two steps.');
   t.true(await page.isHidden('#second-step'));
 
   await logOut(page);
@@ -177,8 +177,10 @@ test('the demo page: turn on with the QR code, then a password login asks for th
   await page.click('#mfa-recovery button');
   await textIs(page, '#status', 'Logged in as demo.');
 
+  // Turning it off asks first: one press only shows the question.
   await page.click('#mfa-off');
-  await textIs(page, '#result', 'Two-step login turned off.');
+  await page.click('#mfa-off-yes');
+  await textIs(page, '#mfa-message', 'Two-step login turned off.');
   await textStarts(page, '#mfa-status', 'Off');
   await logOut(page);
   await passwordLogin(page);

@@ -1,7 +1,9 @@
 /**
  * Sessions per device in real headless Chromium, on the demo (`npm start`) and its "Your devices"
  * section: three browser contexts (three devices, each its own cookies and User-Agent) log in as the demo
- * user. A lists them, logs B out from its row, and later logs out everywhere else. The demo runs on an
+ * user. A lists them, logs B out from its row, and later logs out everywhere else; B and C are then refused
+ * with session_revoked, before and after a reload, and their pages say the session was ended from another
+ * device. The demo runs on an
  * injected clock that follows the real one and is moved past the 5-minute tokenDuration by hand, so an
  * ended session meets its refresh without any waiting; every wait is for a condition on the page.
  */
@@ -61,11 +63,14 @@ async function logIn(d: Device): Promise<void> {
   await d.page.waitForSelector('#devices:not([hidden]) #device-list tr');
 }
 
-/** The session id of a device's login: the `sid` of its JWT cookie; undefined once the cookie is gone. */
+/** The session id of a device's login: the `sid` of its JWT cookie; undefined once no token is left in it. */
 async function sidOf(d: Device): Promise<string | undefined> {
   const jwt = (await d.context.cookies()).find((c) => c.name === 'JWT');
-  return jwt ? (decodeJwt(jwt.value).sid as string) : undefined;
+  return jwt && jwt.value.includes('.') ? (decodeJwt(jwt.value).sid as string) : undefined;
 }
+
+/** What the page says at the top once its session was found ended from another device. */
+const ENDED = 'This session was ended from another device. Log in again to go on.';
 
 /** Presses the page's "GET /api/private" and resolves to the status and `code` it was answered with. */
 async function privateCall(page: Page): Promise<{ status: number; code?: string }> {
@@ -119,7 +124,7 @@ test('"Your devices": A sees both logins, logs B out (refused at its refresh), t
 
   await a.page.click(`#device-list tr[data-sid="${sidB}"] button.device-logout`);
   await rowCount(a.page, 1);
-  await textIs(a.page, '#result', 'Logged out Chrome on macOS (local).');
+  await textIs(a.page, '#devices-message', 'Logged out Chrome on macOS (local).');
   t.deepEqual((await rows(a.page)).map((r) => [r.sid, r.current]), [[sidA, true]]);
   t.true(await a.page.isDisabled('#devices-end-others'), 'nothing else to log out');
 
@@ -127,10 +132,13 @@ test('"Your devices": A sees both logins, logs B out (refused at its refresh), t
   t.deepEqual(await privateCall(b.page), { status: 200, code: undefined }, 'within tokenDuration the ended session still passes (no store read per request)');
   clock.advance(PAST_TOKEN_DURATION);
   t.deepEqual(await privateCall(b.page), { status: 401, code: 'session_revoked' });
-  await textIs(b.page, '#status', 'Not logged in.');
-  t.is(await sidOf(b), undefined, 'the refused refresh cleared B\'s cookies');
-  await b.page.reload();
-  await textIs(b.page, '#status', 'Not logged in.');
+  await textIs(b.page, '#status', ENDED);
+  t.is(await sidOf(b), undefined, 'the refused refresh cleared B\'s token');
+  t.false(await b.page.isHidden('#login'), 'the login forms are back');
+  // Reloaded, B sends no token any more; the server still tells it why (session_revoked, not no_token).
+  const [user] = await Promise.all([b.page.waitForResponse((r) => r.url().endsWith('/auth/user')), b.page.reload()]);
+  t.deepEqual([user.status(), ((await user.json()) as { code: string }).code], [401, 'session_revoked']);
+  await textIs(b.page, '#status', ENDED);
   t.true(await b.page.isHidden('#devices'));
   t.deepEqual(await privateCall(a.page), { status: 200, code: undefined }, 'A refreshed its token through the same step of the clock');
   t.is(await a.page.textContent('#status'), 'Logged in as demo.');
@@ -146,14 +154,17 @@ test('"Your devices": A sees both logins, logs B out (refused at its refresh), t
   ]);
   await a.page.click('#devices-end-others');
   await rowCount(a.page, 1);
-  await textIs(a.page, '#result', 'Logged out everywhere else.');
+  await textIs(a.page, '#devices-message', 'Logged out everywhere else.');
   t.deepEqual((await rows(a.page)).map((r) => [r.sid, r.current]), [[sidA, true]]);
   t.is(await a.page.textContent('#devices-count'), 'Logged in on this device only.');
 
   clock.advance(PAST_TOKEN_DURATION);
+  // C finds out through its own list: the Refresh of "Your devices" is refused, and the page says why.
+  await c.page.click('#devices-refresh');
+  await textIs(c.page, '#status', ENDED);
   t.deepEqual(await privateCall(c.page), { status: 401, code: 'session_revoked' });
   await c.page.reload();
-  await textIs(c.page, '#status', 'Not logged in.');
+  await textIs(c.page, '#status', ENDED);
   t.deepEqual(await privateCall(a.page), { status: 200, code: undefined }, 'the session that logged the others out goes on');
   await a.page.reload();
   await textIs(a.page, '#status', 'Logged in as demo.');

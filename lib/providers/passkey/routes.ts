@@ -8,6 +8,7 @@ import type { Context } from 'koa';
 import { AuthError } from '../../errors.js';
 import { readJSON } from '../../http/body.js';
 import { writeJSON } from '../../http/respond.js';
+import { deviceLabel } from '../../session/device.js';
 import type { ProviderDeps } from '../core/contract.js';
 import type { BrowserBinding, Challenge, Challenges } from './challenges.js';
 import type { PasskeyConfig } from './config.js';
@@ -86,6 +87,8 @@ export function registrationRoute({ config, deps, passkeys, challenges }: Passke
       userHandle: await passkeys.userHandle(user.id),
       deviceType: credentialDeviceType,
       backedUp: credentialBackedUp,
+      // Named by the request that added it, so the list tells a phone's passkey from a laptop's on any device.
+      device: deviceLabel(ctx.get('user-agent')),
       createdAt: deps.clock(),
     };
     if (!(await passkeys.save(passkey))) throw new AuthError(409, 'passkey_exists', 'this passkey is already registered');
@@ -182,11 +185,20 @@ export function listRoute({ deps, passkeys }: PasskeyParts): Route {
     const user = await deps.sessionUser(ctx);
     const mine = await passkeys.listByUser(user.id);
     noStore(ctx);
-    writeJSON(
-      ctx,
-      200,
-      mine.map((p) => ({ id: p.id, createdAt: new Date(p.createdAt).toISOString(), lastUsedAt: p.lastUsedAt ? new Date(p.lastUsedAt).toISOString() : null, deviceType: p.deviceType, backedUp: p.backedUp, transports: p.transports ?? [] })),
-    );
+    writeJSON(ctx, 200, mine.map(listed));
+  };
+}
+
+/** A passkey as the list shows it: no key, no counter, no user. */
+function listed(p: Passkey) {
+  return {
+    id: p.id,
+    device: p.device ?? 'Unknown device',
+    createdAt: new Date(p.createdAt).toISOString(),
+    lastUsedAt: p.lastUsedAt ? new Date(p.lastUsedAt).toISOString() : null,
+    deviceType: p.deviceType,
+    backedUp: p.backedUp,
+    transports: p.transports ?? [],
   };
 }
 

@@ -19,6 +19,8 @@ export interface Passkey {
   /** `singleDevice` or `multiDevice` (a synced passkey), and whether it is backed up. */
   deviceType?: string;
   backedUp?: boolean;
+  /** The browser and system it was added from ("Chrome on macOS", deviceLabel); absent on older records. */
+  device?: string;
   /** ms since the epoch. */
   createdAt: number;
   lastUsedAt?: number;
