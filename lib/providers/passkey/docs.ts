@@ -1,5 +1,5 @@
 import type { RouteDocs } from '../core/provider.js';
-import { redirectDoc } from '../core/route-docs.js';
+import { redirectDoc, SESSION_SECURITY } from '../core/route-docs.js';
 
 /**
  * The passkey kind's routes for the OpenAPI description. Its bodies are components of the document
@@ -16,6 +16,7 @@ const LISTED = component('Passkey');
 
 const json = (schema: Record<string, unknown>, description: string) => ({ description, content: { 'application/json': { schema } } });
 const body = (schema: Record<string, unknown>) => ({ required: true, content: { 'application/json': { schema } } });
+const SAVED = { type: 'object', required: ['id'], additionalProperties: false, properties: { id: base64url } };
 const LOGIN_PARAMS = { type: 'object', properties: { site: string, aud: string } };
 
 export const PASSKEY_ROUTE_DOCS: RouteDocs = {
@@ -30,10 +31,19 @@ export const PASSKEY_ROUTE_DOCS: RouteDocs = {
     },
   },
   'register/options': {
-    post: { description: "Creation options for a new passkey of the session's user (excluding the ones it has).", responses: { 200: json(CREATION_OPTIONS, 'the options, for navigator.credentials.create()') } },
+    post: {
+      description: "Creation options for a new passkey of the session's user (excluding the ones it has).",
+      security: SESSION_SECURITY,
+      responses: { 200: json(CREATION_OPTIONS, 'the options, for navigator.credentials.create()') },
+    },
   },
   register: {
-    post: { description: "The attestation answering the user's register challenge: the passkey is saved.", requestBody: body(CREDENTIAL), responses: { 201: json({ type: 'object', required: ['id'], additionalProperties: false, properties: { id: base64url } }, 'saved: its credential id') } },
+    post: {
+      description: "The attestation answering the user's register challenge: the passkey is saved.",
+      security: SESSION_SECURITY,
+      requestBody: body(CREDENTIAL),
+      responses: { 201: json(SAVED, 'saved: its credential id') },
+    },
   },
   'login/options': {
     post: {
@@ -43,9 +53,17 @@ export const PASSKEY_ROUTE_DOCS: RouteDocs = {
     },
   },
   list: {
-    get: { description: "The session user's passkeys, without their keys.", responses: { 200: json({ type: 'array', items: LISTED }, 'oldest first') } },
+    get: {
+      description: "The session user's passkeys, without their keys.",
+      security: SESSION_SECURITY,
+      responses: { 200: json({ type: 'array', items: LISTED }, 'oldest first') },
+    },
   },
   '*': {
-    delete: { description: "Removes one of the session user's passkeys (another user's is answered as a missing one, 404).", responses: { 204: { description: 'removed' } } },
+    delete: {
+      description: "Removes one of the session user's passkeys (another user's is answered as a missing one, 404).",
+      security: SESSION_SECURITY,
+      responses: { 204: { description: 'removed' } },
+    },
   },
 };
