@@ -1,6 +1,7 @@
 import { SCHEMAS, securitySchemes } from './components.js';
 import { operationIds } from './operation-ids.js';
-import { avatarPaths, corePaths, featurePaths, providerPaths, type PathItem, type ProviderRoutes } from './paths.js';
+import type { PathItem } from './operation.js';
+import { avatarPaths, corePaths, featurePaths, providerPaths, type ProviderRoutes } from './paths.js';
 
 type Paths = Record<string, PathItem>;
 type Tag = { name: string; description: string };

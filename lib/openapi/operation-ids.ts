@@ -1,4 +1,4 @@
-import type { PathItem } from './paths.js';
+import type { PathItem } from './operation.js';
 
 /** Where the routes are mounted: `authRoutePath`, `avatarRoutePath`. */
 interface Prefixes {
