@@ -34,6 +34,7 @@ export type {
   PasskeyCredential,
   PasskeyRequestOptions,
   ProviderList,
+  PublicJwk,
   RecoveryCodes,
   Session,
   Status,

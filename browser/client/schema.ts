@@ -42,8 +42,24 @@ export interface Status {
   user?: string;
 }
 
+/** The public keys session tokens are signed with (RFC 7517), the current one first. */
 export interface KeySet {
-  keys: Array<Record<string, unknown>>;
+  keys: PublicJwk[];
+  [key: string]: unknown;
+}
+
+/** One public key as a JWK: its type's own members (`crv` and `x`, `y` or `n` and `e`) beside these. */
+export interface PublicJwk {
+  kty: "OKP" | "EC" | "RSA";
+  /** the RFC 7638 thumbprint of the key, as the tokens name it in their header */
+  kid: string;
+  alg: "EdDSA" | "ES256" | "RS256";
+  use: "sig";
+  crv?: string;
+  x?: string;
+  y?: string;
+  n?: string;
+  e?: string;
   [key: string]: unknown;
 }
 

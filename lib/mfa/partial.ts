@@ -14,6 +14,9 @@ export interface PendingLogin extends Omit<IdentifiedLogin, 'navigation'> {
   enroll?: boolean;
 }
 
+/** The name of the cookie a pending login is carried in: the session cookie's, with `-MFA`. */
+export const partialCookieName = (jwtCookieName: string): string => `${jwtCookieName}-MFA`;
+
 /** A partial token read from its cookie and verified. */
 export interface PartialLogin {
   pending: PendingLogin;

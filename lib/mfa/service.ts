@@ -15,7 +15,7 @@ import type { SessionOf } from '../session/fresh.js';
 import { Factors, type FactorSummary } from './factors.js';
 import { mfaGate } from './gate.js';
 import type { MfaConfig } from './options.js';
-import { PartialLogins } from './partial.js';
+import { partialCookieName, PartialLogins } from './partial.js';
 import { mountMfaRoutes } from './routes.js';
 import { sealKeys } from './seal.js';
 import { isFactorStore, stateFactorStore, type FactorStore } from './store.js';
@@ -79,7 +79,7 @@ export function createMfa(config: MfaConfig, o: MfaServiceConfig, run: MfaRuntim
       previousSecrets: config.previousSecrets,
       partialMs: config.partialMs,
       issuer: o.issuer,
-      cookieName: `${o.jwtCookieName}-MFA`,
+      cookieName: partialCookieName(o.jwtCookieName),
       cookiePath: `${o.authRoutePath}/mfa`,
       secure: o.secureCookies,
       clock: o.clock,

@@ -1,4 +1,6 @@
 import { ERROR_CODES } from '../errors.js';
+import { partialCookieName } from '../mfa/partial.js';
+import { SESSION_SECURITY } from '../providers/core/route-docs.js';
 import { MFA_SCHEMAS, PASSKEY_SCHEMAS } from './feature-schemas.js';
 
 /**
@@ -56,7 +58,28 @@ export const SCHEMAS: Record<string, Schema> = {
     additionalProperties: false,
     properties: { status: { enum: ['logged in', 'not logged in'] }, user: string },
   },
-  KeySet: { type: 'object', required: ['keys'], properties: { keys: { type: 'array', items: { type: 'object', required: ['kty', 'kid'] } } } },
+  KeySet: {
+    type: 'object',
+    description: 'The public keys session tokens are signed with (RFC 7517), the current one first.',
+    required: ['keys'],
+    properties: { keys: { type: 'array', items: ref('PublicJwk') } },
+  },
+  PublicJwk: {
+    type: 'object',
+    description: "One public key as a JWK: its type's own members (`crv` and `x`, `y` or `n` and `e`) beside these.",
+    required: ['kty', 'kid', 'alg', 'use'],
+    properties: {
+      kty: { enum: ['OKP', 'EC', 'RSA'] },
+      kid: { type: 'string', description: 'the RFC 7638 thumbprint of the key, as the tokens name it in their header' },
+      alg: { enum: ['EdDSA', 'ES256', 'RS256'] },
+      use: { const: 'sig' },
+      crv: string,
+      x: string,
+      y: string,
+      n: string,
+      e: string,
+    },
+  },
   Session: {
     type: 'object',
     required: ['sid', 'current', 'provider', 'device', 'created', 'lastSeen'],
@@ -75,26 +98,41 @@ export const SCHEMAS: Record<string, Schema> = {
   ...PASSKEY_SCHEMAS,
 };
 
-/** How a request carries its session: the cookie with its XSRF header (both), the header, the query, basic auth. */
-export function securitySchemes(o: { jwtCookieName: string; xsrfHeaderName: string; jwtHeaderName: string; jwtQueryName: string }, basic: boolean): Record<string, Schema> {
-  return {
-    jwtCookie: { type: 'apiKey', in: 'cookie', name: o.jwtCookieName, description: 'the session cookie; needs the XSRF header beside it' },
-    xsrfHeader: { type: 'apiKey', in: 'header', name: o.xsrfHeaderName, description: 'the value of the XSRF-TOKEN cookie, echoed' },
-    jwtHeader: { type: 'apiKey', in: 'header', name: o.jwtHeaderName },
-    jwtQuery: { type: 'apiKey', in: 'query', name: o.jwtQueryName },
-    ...(basic ? { basicAuth: { type: 'http', scheme: 'basic' } } : {}),
-  };
-}
-
-/** The security requirement of a route that needs a session: any one of the ways. */
-export function sessionSecurity(basic: boolean): Array<Record<string, string[]>> {
-  return [...loginSecurity(), ...(basic ? [{ basicAuth: [] }] : [])];
+/** The names the security schemes read, and which of them the options turn on. */
+interface SchemeNames {
+  jwtCookieName: string;
+  xsrfHeaderName: string;
+  jwtHeaderName: string;
+  jwtQueryName: string;
+  basic: boolean;
+  mfa: boolean;
 }
 
 /**
- * The security requirement of a route that manages factors, sessions, passkeys or credentials: the token
- * of a full login by any of its ways, never basic auth (403 `full_login_required`, lib/session/full-login.ts).
+ * How a request carries its session: the cookie with its XSRF header (both), the header, the query,
+ * basic auth; and, with `mfa`, the cookie of a login whose second step is pending.
  */
-export function loginSecurity(): Array<Record<string, string[]>> {
-  return [{ jwtCookie: [], xsrfHeader: [] }, { jwtHeader: [] }, { jwtQuery: [] }];
+export function securitySchemes(o: SchemeNames): Record<string, Schema> {
+  const cookie = (name: string, description: string) => ({ type: 'apiKey', in: 'cookie', name, description });
+  const header = (name: string, description: string) => ({ type: 'apiKey', in: 'header', name, description });
+  return {
+    jwtCookie: cookie(o.jwtCookieName, 'the session cookie; needs the XSRF header beside it'),
+    xsrfHeader: header(o.xsrfHeaderName, 'the value of the XSRF-TOKEN cookie, echoed'),
+    jwtHeader: { type: 'apiKey', in: 'header', name: o.jwtHeaderName },
+    jwtQuery: { type: 'apiKey', in: 'query', name: o.jwtQueryName },
+    ...(o.basic ? { basicAuth: { type: 'http', scheme: 'basic' } } : {}),
+    ...(o.mfa ? { mfaPending: cookie(partialCookieName(o.jwtCookieName), 'a login whose second step is due') } : {}),
+  };
+}
+
+/** A security requirement list: any one of its entries. */
+export type Security = Array<Record<string, readonly string[]>>;
+
+/**
+ * The security of a route that reads the user as the `auth` middleware does: any session transport, or
+ * basic auth where it is configured. Routes that manage factors, sessions or credentials take
+ * SESSION_SECURITY instead (never basic auth).
+ */
+export function userSecurity(basic: boolean): Security {
+  return [...SESSION_SECURITY, ...(basic ? [{ basicAuth: [] }] : [])];
 }

@@ -22,3 +22,16 @@ export function redirectDoc(description: string): Record<string, unknown> {
 export function emptyTextDoc(description: string): Record<string, unknown> {
   return { description, content: { 'text/plain': { schema: { type: 'string', maxLength: 0 } } } };
 }
+
+/**
+ * The security requirement of an operation that needs the user's session: any one of the session cookie
+ * with its XSRF header, the `X-JWT` header, the `token` query (the document's security schemes). Basic
+ * auth is not one of them: a password alone never passed the user's second factor, so routes that
+ * manage factors, sessions or credentials refuse it. A kind's routeDocs say `security: SESSION_SECURITY`
+ * for such a route; a route that declares no `security` is public (`security: []`).
+ */
+export const SESSION_SECURITY: ReadonlyArray<Readonly<Record<string, readonly string[]>>> = [
+  { jwtCookie: [], xsrfHeader: [] },
+  { jwtHeader: [] },
+  { jwtQuery: [] },
+];

@@ -1,5 +1,5 @@
 import type { RouteDocs } from '../core/provider.js';
-import { redirectDoc } from '../core/route-docs.js';
+import { redirectDoc, SESSION_SECURITY } from '../core/route-docs.js';
 
 /**
  * The passkey kind's routes for the OpenAPI description. Its bodies are components of the document
@@ -18,8 +18,6 @@ const json = (schema: Record<string, unknown>, description: string) => ({ descri
 const body = (schema: Record<string, unknown>) => ({ required: true, content: { 'application/json': { schema } } });
 const SAVED = { type: 'object', required: ['id'], additionalProperties: false, properties: { id: base64url } };
 const LOGIN_PARAMS = { type: 'object', properties: { site: string, aud: string } };
-/** Managing passkeys takes a full login's token by any of its ways, never basic auth (403 `full_login_required`). */
-const FULL_LOGIN = [{ jwtCookie: [], xsrfHeader: [] }, { jwtHeader: [] }, { jwtQuery: [] }];
 
 export const PASSKEY_ROUTE_DOCS: RouteDocs = {
   login: {
@@ -35,18 +33,16 @@ export const PASSKEY_ROUTE_DOCS: RouteDocs = {
   'register/options': {
     post: {
       description: "Creation options for a new passkey of the session's user (excluding the ones it has).",
-      security: FULL_LOGIN,
+      security: SESSION_SECURITY,
       responses: { 200: json(CREATION_OPTIONS, 'the options, for navigator.credentials.create()') },
     },
   },
   register: {
     post: {
       description: "The attestation answering the user's register challenge: the passkey is saved.",
-      security: FULL_LOGIN,
+      security: SESSION_SECURITY,
       requestBody: body(CREDENTIAL),
-      responses: {
-        201: json(SAVED, 'saved: its credential id'),
-      },
+      responses: { 201: json(SAVED, 'saved: its credential id') },
     },
   },
   'login/options': {
@@ -59,14 +55,14 @@ export const PASSKEY_ROUTE_DOCS: RouteDocs = {
   list: {
     get: {
       description: "The session user's passkeys, without their keys.",
-      security: FULL_LOGIN,
+      security: SESSION_SECURITY,
       responses: { 200: json({ type: 'array', items: LISTED }, 'oldest first') },
     },
   },
   '*': {
     delete: {
       description: "Removes one of the session user's passkeys (another user's is answered as a missing one, 404).",
-      security: FULL_LOGIN,
+      security: SESSION_SECURITY,
       responses: { 204: { description: 'removed' } },
     },
   },
