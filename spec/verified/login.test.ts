@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import test from 'ava';
 import { Client, decodeJwt } from '../helpers/http.js';
 import { SECRET, TEMPLATE, requestToken, rig, tokenIn } from './fixtures.js';
+import { tamperedSignature } from '../helpers/tamper.js';
 
 const sha1 = (s: string) => createHash('sha1').update(s).digest('hex');
 const alice = { name: 'alice', id: `email_${sha1('alice@example.com')}`, picture: '' };
@@ -149,7 +150,7 @@ test('a tampered token, a token of another provider or secret, and garbage are r
   const token = await requestToken(two);
   const [h, p, s] = token.split('.');
   const tampered = [h, Buffer.from(JSON.stringify({ ...decodeJwt(token), handshake: { id: 'admin::admin@example.com' } })).toString('base64url'), s].join('.');
-  for (const bad of [tampered, `${h}.${p}.${s!.slice(0, -2)}xx`, 'garbage', 'a.b.c']) {
+  for (const bad of [tampered, tamperedSignature(`${h}.${p}.${s!}`), 'garbage', 'a.b.c']) {
     const res = await two.client.fetch(`/auth/email/login?token=${encodeURIComponent(bad)}`, { method: 'POST' });
     t.is(res.status, 403, bad);
     t.is(((await res.json()) as { code: string }).code, 'confirmation_invalid');
