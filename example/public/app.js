@@ -182,6 +182,14 @@
   });
 
   auth.providers({ details: true }).then(function (providers) { providers.forEach(addProvider); }, authFailed);
+  // The demo's optional features that are off (/features: a package not installed, passkeys on an IP
+  // address), said under the logins, so a missing button is explained rather than just absent.
+  $.getJSON('/features').then(function (body) {
+    body.features.forEach(function (f) {
+      if (f.available) return;
+      $('#login').append($('<p class="unavailable">').attr('data-feature', f.name).text(f.what + ': off, ' + f.reason + '.'));
+    });
+  });
   auth.user().then(renderUser, function () {
     renderUser(null);
     // A login whose second step is still pending (the page was reloaded in between): ask for it again.
