@@ -63,7 +63,7 @@ test('the install holds no optional or dev package: what the demo has is what a 
   for (const pkg of OMITTED) await t.throwsAsync(stat(join(consumer, 'node_modules', pkg)), undefined, `${pkg} was installed`);
 });
 
-test('npx authctl demo from the tarball: page and scripts served, providers listed, a direct login works, missing packages reported off, nothing on stderr', async (t) => {
+test('npx authctl demo from the tarball: page and scripts served, providers listed, a direct login and a TOTP set-up work, missing packages reported off, nothing on stderr', async (t) => {
   const demo = await startDemo(t);
   const { url } = demo;
 
@@ -98,6 +98,10 @@ test('npx authctl demo from the tarball: page and scripts served, providers list
   const privateRoute = await fetch(`${url}/api/private`, { headers: { cookie: cookies.join('; '), 'x-xsrf-token': xsrf } });
   t.is(privateRoute.status, 200);
   t.like(await privateRoute.json(), { user: { name: 'demo' } });
+  // Two-step login needs no optional package: its set-up draws its QR code with a dependency.
+  const setup = await fetch(`${url}/auth/mfa/totp/setup`, { method: 'POST', headers: { cookie: cookies.join('; '), 'x-xsrf-token': xsrf, origin: url } });
+  t.is(setup.status, 200);
+  t.regex(((await setup.json()) as { qr: string }).qr, /^data:image\/svg\+xml;base64,/);
 
   // The features whose package is missing: off, with the package to install, for the page and in the banner.
   const features = (await (await fetch(`${url}/features`)).json()) as { features: { name: string; available: boolean; reason?: string }[] };
