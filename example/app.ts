@@ -8,8 +8,9 @@ import Router from '@koa/router';
 import Koa from 'koa';
 import { authKoa, getUserInfo, type AuthKoa } from '../lib/index.js';
 import { RecentEvents } from './events.js';
+import { demoFeatures, featureOn, isInstalled, type DemoFeature, type Installed } from './features.js';
 import { Outbox } from './outbox.js';
-import { DEMO_USER, demoProviders } from './providers.js';
+import { DEMO_USER, demoProviders, telegramToken } from './providers.js';
 import { publicHostOnly } from './public-host.js';
 import { mountStatic } from './static.js';
 
@@ -32,6 +33,8 @@ export interface ExampleOptions {
    * after the demo's own host check, whose 421 is the demo's answer, not authkoa's).
    */
   beforeAuth?: (auth: AuthKoa) => Koa.Middleware;
+  /** Whether an optional package is installed (default: it resolves): the tests run the demo as an install without one. */
+  installed?: Installed;
 }
 
 export interface RunningExample {
@@ -62,16 +65,16 @@ export function publicUrl(host: string, port: number): { url: string; passkeys: 
   return { url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`, passkeys: isIP(host) === 0 };
 }
 
-/** The lines the demo prints once it listens: where to open it, what it offers. */
-function banner(log: (line: string) => void, b: { host: string; port: number; url: string; passkeys: boolean; providers: string[] }): void {
+/** The lines the demo prints once it listens: where to open it, what it offers, what is off and why. */
+function banner(log: (line: string) => void, b: { host: string; port: number; url: string; features: DemoFeature[]; providers: string[] }): void {
   // A loopback address is published as localhost (passkeys need a host name): say which address it
   // listens on, and that this address answers too, with a redirect to the public URL (publicHostOnly).
-  const aliased = b.passkeys && isIP(b.host) !== 0;
+  const aliased = publicUrl(b.host, b.port).passkeys && isIP(b.host) !== 0;
   log(`authkoa example listening on ${b.url}${aliased ? ` (address ${b.host})` : ''}`);
   const direct = aliased ? ` (http://${b.host.includes(':') ? `[${b.host}]` : b.host}:${b.port}/ redirects here)` : '';
   log(`  open:      ${b.url}/${direct}`);
   log(`  providers: ${b.providers.join(', ')}`);
-  if (!b.passkeys) log(`  passkeys:  off: WebAuthn refuses IP addresses such as ${b.host}; listen on 127.0.0.1, ::1 or a host name to have them`);
+  for (const f of b.features) if (!f.available) log(`  ${`${f.name}:`.padEnd(10)} off: ${f.reason}`);
   log(`  demo user: ${DEMO_USER.name} / ${DEMO_USER.passwd} (provider "local"); email login messages: ${b.url}/outbox`);
 }
 
@@ -91,6 +94,8 @@ export async function startExample(o: ExampleOptions): Promise<RunningExample> {
   const { url, passkeys } = publicUrl(o.host, port);
   const varDir = resolve(o.varDir);
   const outbox = new Outbox(log);
+  const env = o.env ?? process.env;
+  const features = demoFeatures({ installed: o.installed ?? isInstalled, host: o.host, passkeyHost: passkeys, telegramToken: !!telegramToken(env) });
 
   const auth = authKoa({
     secret: loadSecret(varDir),
@@ -99,15 +104,17 @@ export async function startExample(o: ExampleOptions): Promise<RunningExample> {
     tokenDuration: '5m',
     cookieDuration: '24h',
     avatarStore: `lmdb://${join(varDir, 'avatars')}`,
-    avatarResizeLimit: 200,
+    // Resizing needs jimp; without it the demo keeps avatars as sent (features.ts).
+    ...(featureOn(features, 'avatars') ? { avatarResizeLimit: 200 } : {}),
     // The dev OAuth2 server serves its pictures from 127.0.0.1; a real deployment leaves this off.
     avatarAllowPrivate: true,
     providers: demoProviders({
       devPort: o.devPort ?? 8084,
       outbox,
-      env: o.env ?? process.env,
+      env,
       // Passkeys sit beside the avatars, so they survive a restart like the secret and the avatars do.
-      passkeyCredentials: passkeys ? `lmdb://${join(varDir, 'passkeys')}` : undefined,
+      passkeyCredentials: featureOn(features, 'passkeys') ? `lmdb://${join(varDir, 'passkeys')}` : undefined,
+      telegram: featureOn(features, 'telegram'),
     }),
     // Two-step login: TOTP keys (sealed) and hashed recovery codes beside the passkeys, so they survive a restart too.
     mfa: { store: `lmdb://${join(varDir, 'mfa')}`, issuer: 'authkoa demo' },
@@ -126,6 +133,11 @@ export async function startExample(o: ExampleOptions): Promise<RunningExample> {
 
   const router = new Router();
   await mountStatic(router);
+  // The optional features and why any is off, for the page to say so beside the logins.
+  router.get('/features', (ctx) => {
+    ctx.set('Cache-Control', 'no-cache');
+    ctx.body = { features };
+  });
   router.get('/outbox', (ctx) => {
     ctx.type = 'html';
     ctx.body = outbox.html(url);
@@ -151,7 +163,7 @@ export async function startExample(o: ExampleOptions): Promise<RunningExample> {
   app.use(router.allowedMethods());
   handle = app.callback();
 
-  banner(log, { host: o.host, port, url, passkeys, providers: auth.providers.list().map((p) => p.name) });
+  banner(log, { host: o.host, port, url, features, providers: auth.providers.list().map((p) => p.name) });
   return {
     url,
     auth,

@@ -11,6 +11,13 @@ export interface ProviderSetup {
   env: NodeJS.ProcessEnv;
   /** Where the passkey provider keeps passkeys; without it the demo has no passkeys (its URL is an IP address). */
   passkeyCredentials?: string;
+  /** False leaves Telegram out even with a token set: its package is not installed (features.ts). */
+  telegram?: boolean;
+}
+
+/** The Telegram bot token the demo reads, if any. */
+export function telegramToken(env: NodeJS.ProcessEnv): string | undefined {
+  return (env.TELEGRAM_BOT_TOKEN ?? env.TELEGRAM_TOKEN) || undefined;
 }
 
 /**
@@ -37,9 +44,9 @@ export function demoProviders(s: ProviderSetup): ProviderEntry[] {
     const csecret = s.env[`${name.toUpperCase()}_CSEC`];
     if (cid && csecret) providers.push({ name, cid, csecret } as ProviderEntry); // name: a catalog row, a built-in name
   }
-  const telegramToken = s.env.TELEGRAM_BOT_TOKEN ?? s.env.TELEGRAM_TOKEN;
-  if (telegramToken) {
-    providers.push({ kind: 'telegram', name: 'telegram', token: telegramToken, successMsg: 'You are logged in to the authkoa demo.', errorMsg: 'This login link expired; start again from the page.' });
+  const token = telegramToken(s.env);
+  if (token && s.telegram !== false) {
+    providers.push({ kind: 'telegram', name: 'telegram', token, successMsg: 'You are logged in to the authkoa demo.', errorMsg: 'This login link expired; start again from the page.' });
   }
   return providers;
 }

@@ -1,11 +1,13 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type Router from '@koa/router';
 
-/** The repository root, found from this file whether it runs as example/*.ts or dist/example/*.js. */
+/**
+ * The repository root, or the installed package's (package.json's `files` ships example/public), found from
+ * this file whether it runs as example/*.ts or dist/example/*.js.
+ */
 function repoRoot(): string {
   let dir = dirname(fileURLToPath(import.meta.url));
   while (!existsSync(join(dir, 'example', 'public'))) {
@@ -20,12 +22,11 @@ const TYPES: Record<string, string> = { '.html': 'text/html; charset=utf-8', '.j
 
 /**
  * The page and its scripts: a fixed table of files (no request path reaches the file system), read once
- * and kept in memory. jQuery comes from node_modules, the plugin and authkoa/client's script-tag bundle from the build
- * (`npm run build`).
+ * and kept in memory. jQuery (copied from node_modules: an installed authkoa has no jQuery), the plugin and
+ * authkoa/client's script-tag bundle come from the build (`npm run build`, dist/browser/).
  */
 export async function mountStatic(router: Router): Promise<void> {
   const root = repoRoot();
-  const require = createRequire(join(root, 'package.json'));
   const files: Record<string, string> = {
     '/': join(root, 'example/public/index.html'),
     '/app.js': join(root, 'example/public/app.js'),
@@ -33,8 +34,7 @@ export async function mountStatic(router: Router): Promise<void> {
     '/devices.js': join(root, 'example/public/devices.js'),
     '/events.js': join(root, 'example/public/events.js'),
     '/style.css': join(root, 'example/public/style.css'),
-    // require('jquery') resolves to dist/jquery.js (its "default" export); the minified build sits beside it.
-    '/vendor/jquery.js': join(dirname(require.resolve('jquery')), 'jquery.min.js'),
+    '/vendor/jquery.js': join(root, 'dist/browser/jquery.min.js'),
     '/vendor/jquery.rest.js': join(root, 'dist/browser/jquery.rest.js'),
     // window.authkoaClient ({ createAuthClient, AuthClientError }): authkoa/browser/client.global.js in an installed app.
     '/vendor/authkoa-client.js': join(root, 'dist/browser/client.global.js'),

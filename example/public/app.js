@@ -230,6 +230,14 @@
   });
 
   auth.providers({ details: true }).then(function (providers) { providers.forEach(addProvider); }, authFailed('#login-message'));
+  // The demo's optional features that are off (/features: a package not installed, passkeys on an IP
+  // address), said under the logins, so a missing button is explained rather than just absent.
+  $.getJSON('/features').then(function (body) {
+    body.features.forEach(function (f) {
+      if (f.available) return;
+      $('#login').append($('<p class="unavailable">').attr('data-feature', f.name).text(f.what + ': off, ' + f.reason + '.'));
+    });
+  });
   auth.user().then(function (user) { renderUser(user); }, function (err) {
     renderUser(null, err);
     // A login whose second step is still pending (the page was reloaded in between): ask for it again.

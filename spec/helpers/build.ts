@@ -36,7 +36,8 @@ async function build(): Promise<void> {
   await withTempDir('.lib-build-', async (tmp) => {
     const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
     // tsc emits even when another file has a type error (exit code 2): what matters is what it wrote.
-    await promisify(execFile)(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json'), '--outDir', tmp], { cwd: root, maxBuffer: 16 << 20 }).catch(
+    // Not incremental: tsconfig.build.json's state file describes what `npm run build` wrote into dist/.
+    await promisify(execFile)(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json'), '--outDir', tmp, '--incremental', 'false'], { cwd: root, maxBuffer: 16 << 20 }).catch(
       (err: { stdout?: string; message: string }) => void (output = err.stdout || err.message),
     );
     for (const top of await readdir(tmp)) {

@@ -4,8 +4,7 @@ import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { ensureBrowserBundle } from '../helpers/browser.js';
-import { ensureLibBuild } from '../helpers/build.js';
+import { npm, packTarball, userEnv as env } from '../helpers/packed.js';
 import { blockProblems, checkedFiles, docBlocks, installCommands, parseTscOutput } from './doc-blocks.js';
 import { suiteTempDir } from '../helpers/temp.js';
 
@@ -20,18 +19,11 @@ const run = promisify(execFile);
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const tsc = join(root, 'node_modules/typescript/bin/tsc');
 const recorder = fileURLToPath(new URL('./record-loads.mjs', import.meta.url));
-// The outer `npm test` leaks its npm_* settings; the consumer's npm must behave as a user's would.
-const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.toLowerCase().startsWith('npm_')));
 const HEAVY = ['lmdb', 'mongodb', 'ioredis', 'pg', '@opentelemetry/api', '@simplewebauthn/server', 'node-telegram-bot-api', 'nodemailer', 'jimp', 'simple-oauth2', 'koa-session', 'jose'];
 
 /** The consumer folder: the packed tarball, its install and the test projects. */
 const dir = suiteTempDir(test, 'authkoa-consumer-');
 let installedBytes = 0;
-
-async function npm(args: string[], cwd: string): Promise<string> {
-  const { stdout } = await run('npm', [...args, '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'], { cwd, env, maxBuffer: 16 << 20 });
-  return stdout;
-}
 
 async function bytesUnder(path: string): Promise<number> {
   let total = 0;
@@ -48,14 +40,12 @@ async function node(args: string[], cwd = dir, extraEnv: Record<string, string> 
 }
 
 test.before(async (t) => {
-  // npm pack packs dist/: on a fresh clone (no `npm run build` yet) the tests build it first.
+  // npm pack packs dist/: on a fresh clone (no `npm run build` yet) packTarball builds it first.
   t.timeout(10 * 60_000);
-  await Promise.all([ensureLibBuild(), ensureBrowserBundle()]);
-  const packed = JSON.parse(await npm(['pack', '--json', '--pack-destination', dir], root)) as { filename: string }[];
+  const tarball = await packTarball(dir);
   await writeFile(join(dir, 'package.json'), JSON.stringify({ name: 'consumer', version: '1.0.0', private: true }));
   // getting-started's install steps (`authkoa` being the tarball), then rest-client's for its TypeScript
   // blocks; the size is taken after the first, the packages every app installs.
-  const tarball = join(dir, packed[0]!.filename);
   const [runtime, ...rest] = [...installCommands('docs/getting-started.md'), ...installCommands('docs/rest-client.md')];
   if (!runtime?.includes('authkoa')) throw new Error(`getting-started.md no longer starts with installing authkoa: npm ${runtime?.join(' ')}`);
   for (const [i, args] of [runtime, ...rest].entries()) {
