@@ -2,16 +2,14 @@
 //   jquery.rest.js      script-tag bundle, attaches $.RestClient to the page's jQuery
 //   jquery.rest.min.js  the same, minified
 //   index.js (+ .d.ts)  ES module for `authkoa/browser`: export default restClient($)
-//                       (plus the named passkey exports)
-//   passkey.js          script-tag bundle of browser/passkey.ts: window.authkoaPasskey =
-//                       { registerPasskey, loginWithPasskey }
-//   mfa.js              script-tag bundle of browser/mfa.ts: window.authkoaMfa = { mfaStatus,
-//                       setupTotp, confirmTotp, verifyMfa, disableTotp, newRecoveryCodes,
-//                       verifyMfaWithPasskey }
-//   sessions.js         script-tag bundle of browser/sessions.ts: window.authkoaSessions =
-//                       { listSessions, endSession, endOtherSessions }
+//                       (plus the deprecated page helpers, thin wrappers over authkoa/client)
 //   client.js           ES module for `authkoa/client` (browser and Node): createAuthClient, AuthClientError
 //   client.global.js    script-tag bundle of the same: window.authkoaClient = { createAuthClient, AuthClientError }
+//   passkey.js          deprecated script-tag bundles of the page helpers (each with the client inside), kept
+//   mfa.js              for pages written against them: window.authkoaPasskey = { registerPasskey,
+//   sessions.js         loginWithPasskey }, window.authkoaMfa = { mfaStatus, setupTotp, confirmTotp, verifyMfa,
+//                       disableTotp, newRecoveryCodes, verifyMfaWithPasskey }, window.authkoaSessions =
+//                       { listSessions, endSession, endOtherSessions }
 //   jquery.min.js       jQuery itself, copied: the demo page's, which an installed authkoa (jQuery being a
 //                       devDependency) has nowhere else to take it from; not among the package's exports
 // `node browser/build.mjs` builds them all; `npm run build` (scripts/build.mjs) only when a source changed.

@@ -20,7 +20,7 @@ import type { ProviderList, Status, User } from './client/schema.js';
 import { Transport } from './client/transport.js';
 
 export { AuthClientError, type ClientErrorCode } from './client/errors.js';
-export type { MfaStatus, PasskeyCallOptions } from './client/features.js';
+export type { CallOptions, MfaStatus, PasskeyCallOptions } from './client/features.js';
 export type { LoginResult } from './client/login.js';
 export type { AuthClientOptions } from './client/options.js';
 export type {

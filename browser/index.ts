@@ -10,6 +10,9 @@
  * const users = api.add('users');
  * users.read(42).done((user) => console.log(user));
  * ```
+ *
+ * For the auth routes themselves (login, second factor, passkeys, sessions) use `authkoa/client`; the
+ * page helpers exported here (`verifyMfa`, `listSessions`, `registerPasskey`, …) are deprecated aliases of it.
  */
 import { ResponseCache } from './cache.js';
 import { RestClientError } from './errors.js';
@@ -19,6 +22,9 @@ import type { JQueryLike, RestClientConstructor, RestOptions } from './types.js'
 
 export type * from './types.js';
 export { RestClientError, type RestClientErrorCode } from './errors.js';
+// The page helpers below are deprecated thin wrappers over `authkoa/client` (the one client of the auth
+// routes, docs/client.md), kept so existing pages go on working; their refusals are its AuthClientError.
+export { AuthClientError } from './client/errors.js';
 export {
   registerPasskey,
   loginWithPasskey,

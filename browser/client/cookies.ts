@@ -6,7 +6,7 @@
  * Domains matter even though a client talks to one origin: an answer must not be able to plant a cookie
  * for another site, nor one that the jar then mistakes for the app's own (a `JWT` with `Domain=evil.example`
  * replacing the session). A `Set-Cookie` whose `Domain` the request's host does not domain-match is
- * ignored whole, as browsers ignore it.
+ * ignored whole, as browsers ignore it. In a browser, `readCookie` reads the XSRF token out of `document.cookie`.
  */
 interface Kept {
   name: string;
@@ -131,4 +131,19 @@ function pathMatches(path: string, cookiePath: string): boolean {
   if (path === cookiePath) return true;
   if (!path.startsWith(cookiePath)) return false;
   return cookiePath.endsWith('/') || path[cookiePath.length] === '/';
+}
+
+/** The value of cookie `name` in a `document.cookie` string (decoded; raw when it does not decode), or undefined. */
+export function readCookie(cookies: string, name: string): string | undefined {
+  for (const part of cookies.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq < 0 || part.slice(0, eq).trim() !== name) continue;
+    const value = part.slice(eq + 1).trim();
+    try {
+      return decodeURIComponent(value);
+    } catch {
+      return value;
+    }
+  }
+  return undefined;
 }

@@ -1,4 +1,3 @@
-import { errorParts } from '../json-body.js';
 import type { ErrorCode } from './schema.js';
 
 /**
@@ -26,8 +25,13 @@ export class AuthClientError extends Error {
   }
 }
 
-/** The error for a non-2xx answer: the server's `{ error, code }` when the body is one, else `http_error`. */
+/**
+ * The error for a non-2xx answer: the server's `{ error, code }` when the body is one, else `HTTP <status>`
+ * and `http_error` (a proxy's page, an empty body).
+ */
 export function answerError(status: number, body: unknown): AuthClientError {
-  const { message, code } = errorParts(status, body);
-  return new AuthClientError(message, code as ErrorCode | 'http_error', status);
+  const b = (body && typeof body === 'object' ? body : {}) as { error?: unknown; code?: unknown };
+  const message = typeof b.error === 'string' ? b.error : `HTTP ${status}`;
+  const code = typeof b.code === 'string' ? (b.code as ErrorCode) : 'http_error';
+  return new AuthClientError(message, code, status);
 }

@@ -5,8 +5,7 @@
  * an AuthClientError with its code; a redirect is handed back, not followed (a login that ends in one
  * has set its cookies already, and following it would fetch the next page's HTML).
  */
-import { _readCookie as readCookie } from '../passkey.js';
-import { CookieJar } from './cookies.js';
+import { CookieJar, readCookie } from './cookies.js';
 import { AuthClientError, answerError } from './errors.js';
 
 /** What every request of one client shares, checked by createAuthClient. */

@@ -3,9 +3,9 @@
  * object with the same two calls in JSON form (a test's software authenticator, a native bridge), which is
  * how the passkey routes work outside a browser.
  */
-import { _creationOptions, _credentialJSON, _requestOptions } from '../passkey.js';
 import { AuthClientError } from './errors.js';
 import type { PasskeyCreationOptions, PasskeyRequestOptions } from './schema.js';
+import { creationOptions, credentialJSON, requestOptions } from './webauthn-json.js';
 
 /** How the browser asks (`conditional`: the passkeys are offered in the autofill of a username field). */
 export type Mediation = 'conditional' | 'optional' | 'required' | 'silent';
@@ -25,22 +25,30 @@ export interface WebAuthnDevice {
 export const browserWebAuthn: WebAuthnDevice = {
   async create(options, signal) {
     const credentials = container();
-    const credential = await credentials.create({ publicKey: _creationOptions(options as unknown as PublicKeyCredentialCreationOptionsJSON), signal });
+    const credential = await credentials.create({ publicKey: creationOptions(options as unknown as PublicKeyCredentialCreationOptionsJSON), signal });
     if (!credential) throw new AuthClientError('the browser created no credential', 'no_credential', 0);
-    return _credentialJSON(credential as PublicKeyCredential);
+    return credentialJSON(credential as PublicKeyCredential);
   },
   async get(options, signal, mediation) {
     const credentials = container();
-    const request: CredentialRequestOptions = { publicKey: _requestOptions(options as unknown as PublicKeyCredentialRequestOptionsJSON), signal };
+    const request: CredentialRequestOptions = { publicKey: requestOptions(options as unknown as PublicKeyCredentialRequestOptionsJSON), signal };
     if (mediation) request.mediation = mediation;
     const credential = await credentials.get(request);
     if (!credential) throw new AuthClientError('the browser returned no credential', 'no_credential', 0);
-    return _credentialJSON(credential as PublicKeyCredential);
+    return credentialJSON(credential as PublicKeyCredential);
   },
 };
 
+/**
+ * Refuses with `unsupported` now when `device` is the browser's and there is no WebAuthn here: a passkey
+ * call checks it before its first request, so the server spends no challenge on a browser that cannot answer.
+ */
+export function checkDevice(device: WebAuthnDevice): void {
+  if (device === browserWebAuthn) container();
+}
+
 function container(): CredentialsContainer {
-  // Missing outside secure contexts and in Node: say so before the server spends a challenge on it.
+  // Missing in old browsers, outside secure contexts (plain http other than localhost) and in Node.
   const found = typeof navigator !== 'undefined' ? navigator.credentials : undefined;
   if (!found || typeof PublicKeyCredential === 'undefined') {
     throw new AuthClientError('passkeys are not available here (no WebAuthn: an old browser, not a secure context, or no browser; pass `webauthn`)', 'unsupported', 0);

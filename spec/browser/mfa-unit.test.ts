@@ -1,11 +1,15 @@
 /**
- * Node tests of browser/mfa.ts: importing it touches no browser global; its pure helpers (URLs, the
- * XSRF header, the verify body, errors); the argument checks that refuse before any request; and the
- * functions against a real authkoa app (absolute `base`, no browser cookies, so the routes refuse and
- * the refusal arrives as an MfaError with the server's words). The browser flows are in spec/mfa/browser*.test.ts.
+ * Node tests of browser/mfa.ts, the deprecated second-factor helpers that wrap `authkoa/client`: importing
+ * it touches no browser global; its error class is the client's; the `base` option checked and mapped onto
+ * the client (a relative path, an absolute URL); the argument checks that refuse before any request; and
+ * the functions against a real authkoa app (absolute `base`, no browser cookies, so the routes refuse and
+ * the refusal arrives as an AuthClientError with the server's words). The browser flows are in
+ * spec/mfa/browser*.test.ts.
  */
 import test from 'ava';
-import { confirmTotp, MfaError, mfaStatus, newRecoveryCodes, setupTotp, verifyMfa, verifyMfaWithPasskey, _errorFrom, _headers, _url, _verifyBody } from '../../browser/mfa.js';
+import { AuthClientError } from '../../browser/client.js';
+import { helperBase } from '../../browser/helper-client.js';
+import { confirmTotp, MfaError, mfaStatus, newRecoveryCodes, setupTotp, verifyMfa, verifyMfaWithPasskey } from '../../browser/mfa.js';
 import { startMfaApp } from '../mfa/fixtures.js';
 
 test('importing the module touched no browser global', (t) => {
@@ -13,56 +17,52 @@ test('importing the module touched no browser global', (t) => {
   t.is(typeof (globalThis as { document?: unknown }).document, 'undefined');
 });
 
-test('_url: the MFA routes under /auth by default, under a given base without its trailing slashes', (t) => {
-  t.is(_url(undefined, '/mfa/verify'), '/auth/mfa/verify');
-  t.is(_url('/api/auth/', '/mfa'), '/api/auth/mfa');
-  t.is(_url('https://login.example/auth//', '/mfa/totp'), 'https://login.example/auth/mfa/totp');
-  t.throws(() => _url(42 as unknown as string, '/mfa'), { instanceOf: TypeError, message: /options\.base must be a string/ });
+test('MfaError is the one error class of the client, under its old name', (t) => {
+  t.is(MfaError, AuthClientError);
 });
 
-test('_headers: JSON content type only with a body, the XSRF token from the cookie string (decoded) when there is one', (t) => {
-  t.deepEqual(_headers('', {}, false), { accept: 'application/json' });
-  t.deepEqual(_headers('a=1; XSRF-TOKEN=abc%2Fdef; b=2', {}, true), { accept: 'application/json', 'content-type': 'application/json', 'X-XSRF-TOKEN': 'abc/def' });
-  t.deepEqual(_headers('XSRF-TOKEN=x; MY-XSRF=y', { xsrfCookie: 'MY-XSRF', xsrfHeader: 'X-My-Token' }, false), { accept: 'application/json', 'X-My-Token': 'y' });
-  t.deepEqual(_headers('OTHER-XSRF-TOKEN=x', {}, false), { accept: 'application/json' }, 'a cookie whose name only ends the same is not it');
-});
-
-test('_verifyBody: a code without its spaces, a recovery code trimmed; anything else is a TypeError naming the argument', (t) => {
-  t.deepEqual(_verifyBody({ code: ' 123 456 ' }), { code: '123456' });
-  t.deepEqual(_verifyBody({ recoveryCode: '  abcd-efgh-ijkl-mnop\n' }), { recoveryCode: 'abcd-efgh-ijkl-mnop' });
-  for (const bad of [undefined, null, '123456', {}, { code: 123456 }, { recoveryCode: ['x'] }, { code: '1', recoveryCode: 'x' }]) {
-    t.throws(() => _verifyBody(bad), { instanceOf: TypeError, message: /^verifyMfa\(answer\): answer must be \{ code: string \}/ }, JSON.stringify(bad));
+test('helperBase: /auth by default, a path or an absolute URL without trailing slashes; anything else is a TypeError naming the option', (t) => {
+  t.deepEqual(helperBase({}, '/auth'), { origin: undefined, path: '/auth' });
+  t.deepEqual(helperBase({ base: '/api/auth/' }, '/auth'), { origin: undefined, path: '/api/auth' });
+  t.deepEqual(helperBase({ base: 'https://login.example/auth//' }, '/auth'), { origin: 'https://login.example', path: '/auth' });
+  t.deepEqual(helperBase({ base: 'http://127.0.0.1:8080' }, '/auth'), { origin: 'http://127.0.0.1:8080', path: '' });
+  for (const base of [42, 'auth', 'ftp://x/auth']) {
+    t.throws(() => helperBase({ base: base as string }, '/auth'), { instanceOf: TypeError, message: /^options\.base must be a string, a path such as "\/auth"/ }, String(base));
   }
 });
 
-test("_errorFrom: the server's error and code; HTTP <status> and http_error when the body has none", (t) => {
-  const e = _errorFrom(403, { error: 'the code is not valid', code: 'invalid_code' });
-  t.true(e instanceof MfaError);
-  t.like(e, { name: 'MfaError', message: 'the code is not valid', code: 'invalid_code', status: 403 });
-  t.like(_errorFrom(502, undefined), { message: 'HTTP 502', code: 'http_error', status: 502 });
-  t.like(_errorFrom(500, { error: 7, code: null }), { message: 'HTTP 500', code: 'http_error' });
-});
-
-test('wrong arguments reject with a TypeError before any request; passkeys outside a browser are unsupported', async (t) => {
-  await t.throwsAsync(verifyMfa({} as { code: string }), { instanceOf: TypeError, message: /^verifyMfa\(answer\)/ });
-  await t.throwsAsync(confirmTotp(123456 as unknown as string), { instanceOf: TypeError, message: /^confirmTotp\(code\): code must be a string/ });
-  const err = await t.throwsAsync(verifyMfaWithPasskey(), { instanceOf: MfaError });
+test('wrong arguments reject with a TypeError before any request; passkeys outside a browser are unsupported, before any request', async (t) => {
+  // Port 1 has no server: a request would be a network_error, not these.
+  const base = 'http://127.0.0.1:1/auth';
+  await t.throwsAsync(verifyMfa({} as { code: string }, { base }), { instanceOf: TypeError, message: /^mfa\.verify\(answer\): answer must be \{ code: string \}/ });
+  await t.throwsAsync(verifyMfa({ code: '1', recoveryCode: 'x' }, { base }), { instanceOf: TypeError, message: /^mfa\.verify\(answer\)/ });
+  await t.throwsAsync(confirmTotp(123456 as unknown as string, { base }), { instanceOf: TypeError, message: /^mfa\.confirmTotp\(code\): code must be a string/ });
+  await t.throwsAsync(setupTotp({ base: 42 as unknown as string }), { instanceOf: TypeError, message: /^options\.base must be a string/ });
+  const err = await t.throwsAsync(verifyMfaWithPasskey({ base }), { instanceOf: MfaError });
   t.like(err, { code: 'unsupported', status: 0 });
 });
 
-test("against a real app: without a login or a session the routes refuse, and the MfaError carries the server's status and code", async (t) => {
+test("against a real app: without a login or a session the routes refuse, and the error carries the server's status and code", async (t) => {
   const app = await startMfaApp();
   t.teardown(() => app.close());
-  const base = `${app.url}/auth`;
+  const base = `${app.url}/auth/`;
   for (const [name, call] of [
     ['mfaStatus', () => mfaStatus({ base })],
     ['setupTotp', () => setupTotp({ base })],
     ['newRecoveryCodes', () => newRecoveryCodes({ base })],
-    ['verifyMfa', () => verifyMfa({ code: '123456' }, { base })],
+    ['verifyMfa', () => verifyMfa({ code: '123 456' }, { base })],
   ] as const) {
-    const err = await t.throwsAsync(call(), { instanceOf: MfaError }, name);
+    const err = await t.throwsAsync(call(), { instanceOf: AuthClientError }, name);
     t.is(err?.status, 401, name);
+    t.is(err?.name, 'AuthClientError', name);
     t.regex(err?.code ?? '', /^[a-z_]+$/, name);
     t.not(err?.code, 'http_error', `${name}: the server's own code`);
   }
+});
+
+test('an aborted signal aborts the request: the AbortError passes unchanged', async (t) => {
+  const app = await startMfaApp();
+  t.teardown(() => app.close());
+  const err = await t.throwsAsync(mfaStatus({ base: `${app.url}/auth`, signal: AbortSignal.abort() }), { any: true });
+  t.is(err?.name, 'AbortError');
 });

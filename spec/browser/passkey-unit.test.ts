@@ -1,20 +1,21 @@
 /**
- * Node unit tests of browser/passkey.ts's pure helpers: base64url, the fallback conversions
- * used when the browser lacks PublicKeyCredential.parse*FromJSON / credential.toJSON(), the
- * XSRF cookie lookup and the error mapping. Importing the module must not touch `window`.
+ * Node unit tests of the passkey code's pure parts, which live in the client (browser/client/) and which
+ * the deprecated helpers of browser/passkey.ts use through it: base64url, the fallback conversions used
+ * when the browser lacks PublicKeyCredential.parse*FromJSON / credential.toJSON(), the XSRF cookie lookup
+ * and the error mapping. Importing the modules must not touch `window`.
  */
 import test from 'ava';
 import fc from 'fast-check';
+import { readCookie as _readCookie } from '../../browser/client/cookies.js';
+import { AuthClientError, answerError as _errorFrom } from '../../browser/client/errors.js';
 import {
-  PasskeyError,
-  _credentialToJSON,
-  _errorFrom,
-  _fromBase64url,
-  _parseCreationOptions,
-  _parseRequestOptions,
-  _readCookie,
-  _toBase64url,
-} from '../../browser/passkey.js';
+  credentialToJSON as _credentialToJSON,
+  fromBase64url as _fromBase64url,
+  parseCreationOptions as _parseCreationOptions,
+  parseRequestOptions as _parseRequestOptions,
+  toBase64url as _toBase64url,
+} from '../../browser/client/webauthn-json.js';
+import { PasskeyError } from '../../browser/passkey.js';
 
 const bytes = (...b: number[]): ArrayBuffer => new Uint8Array(b).buffer;
 const list = (buf: ArrayBuffer | BufferSource): number[] =>
@@ -241,13 +242,14 @@ test('_readCookie finds the named cookie among others and decodes it', (t) => {
   t.is(_readCookie('x=a=b', 'x'), 'a=b');
 });
 
-test('_errorFrom carries the server error message, code and the HTTP status', (t) => {
-  const e = _errorFrom(403, { error: 'XSRF token missing', code: 'xsrf' });
+test('the error of a refusal carries the server error message, code and the HTTP status; PasskeyError is AuthClientError', (t) => {
+  const e = _errorFrom(403, { error: 'the request comes from another site', code: 'origin_mismatch' });
+  t.is(PasskeyError, AuthClientError, 'the old name is an alias of the one error class');
   t.true(e instanceof PasskeyError);
   t.true(e instanceof Error);
-  t.is(e.name, 'PasskeyError');
-  t.is(e.message, 'XSRF token missing');
-  t.is(e.code, 'xsrf');
+  t.is(e.name, 'AuthClientError');
+  t.is(e.message, 'the request comes from another site');
+  t.is(e.code, 'origin_mismatch');
   t.is(e.status, 403);
   const bare = _errorFrom(502, undefined);
   t.is(bare.message, 'HTTP 502');
