@@ -77,7 +77,9 @@ export type MfaError = AuthClientError;
 export async function mfaStatus(opts: MfaOptions = {}): Promise<MfaPending | MfaSummary> {
   const status = await helperClient(opts).mfa.status({ signal: opts.signal });
   if (status.state === 'logged_in') return status.summary;
-  return { mfa_required: true, factors: status.factors, ...(status.enrollRequired ? { enroll_required: true as const } : {}) };
+  const pending: MfaPending = { mfa_required: true, factors: status.factors };
+  if (status.enrollRequired) pending.enroll_required = true;
+  return pending;
 }
 
 /** Starts setting up an authenticator app: a new key, its URI and QR code. @deprecated `auth.mfa.setupTotp()`. */
@@ -85,13 +87,23 @@ export async function setupTotp(opts: MfaOptions = {}): Promise<TotpSetup> {
   return helperClient(opts).mfa.setupTotp({ signal: opts.signal });
 }
 
-/** Turns the app on with a code it shows: the ten recovery codes (and `user` for an enrolling login). @deprecated `auth.mfa.confirmTotp(code)`. */
-export async function confirmTotp<U extends object = MfaUser>(code: string, opts: MfaOptions = {}): Promise<{ recoveryCodes: string[]; user?: U }> {
-  return (await helperClient(opts).mfa.confirmTotp(code, { signal: opts.signal })) as { recoveryCodes: string[]; user?: U };
+/**
+ * Turns the app on with a code it shows: the ten recovery codes (and `user` for an enrolling login).
+ * @deprecated `auth.mfa.confirmTotp(code)`.
+ */
+export async function confirmTotp<U extends object = MfaUser>(
+  code: string,
+  opts: MfaOptions = {},
+): Promise<{ recoveryCodes: string[]; user?: U }> {
+  const confirmed = await helperClient(opts).mfa.confirmTotp(code, { signal: opts.signal });
+  return confirmed as { recoveryCodes: string[]; user?: U };
 }
 
-/** The second step with `{ code }` or `{ recoveryCode }`: resolves to the user. @deprecated `auth.mfa.verify(answer)`. */
-export async function verifyMfa<U extends object = MfaUser>(answer: { code: string } | { recoveryCode: string }, opts: MfaOptions = {}): Promise<U> {
+/** The second step with `{ code }` or `{ recoveryCode }`: resolves to the user. @deprecated `mfa.verify(answer)`. */
+export async function verifyMfa<U extends object = MfaUser>(
+  answer: { code: string } | { recoveryCode: string },
+  opts: MfaOptions = {},
+): Promise<U> {
   return (await helperClient(opts).mfa.verify(answer, { signal: opts.signal })) as unknown as U;
 }
 
@@ -105,7 +117,7 @@ export async function newRecoveryCodes(opts: MfaOptions = {}): Promise<string[]>
   return helperClient(opts).mfa.newRecoveryCodes({ signal: opts.signal });
 }
 
-/** The second step with one of the user's passkeys; resolves to the user. @deprecated `auth.mfa.verifyWithPasskey()`. */
+/** The second step with one of the user's passkeys; resolves to the user. @deprecated `mfa.verifyWithPasskey()`. */
 export async function verifyMfaWithPasskey<U extends object = MfaUser>(opts: MfaOptions = {}): Promise<U> {
   return (await helperClient(opts).mfa.verifyWithPasskey(opts.signal)) as unknown as U;
 }

@@ -73,12 +73,16 @@ export async function registerPasskey(opts: RegisterPasskeyOptions = {}): Promis
  */
 export async function loginWithPasskey<U extends object = PasskeyUser>(opts: LoginWithPasskeyOptions = {}): Promise<U> {
   const { client, provider } = passkeyClient(opts);
-  const result = await client.passkeys.login({ provider, site: opts.site, mediation: opts.mediation, signal: opts.signal });
+  const { site, mediation, signal } = opts;
+  const result = await client.passkeys.login({ provider, site, mediation, signal });
   switch (result.state) {
     case 'logged_in':
       return result.user as unknown as U;
-    case 'mfa_required':
-      return { mfa_required: true, factors: result.factors, ...(result.enrollRequired ? { enroll_required: true } : {}) } as unknown as U;
+    case 'mfa_required': {
+      // The route's own JSON, as this helper resolved to before it wrapped the client.
+      const pending = { mfa_required: true, factors: result.factors };
+      return (result.enrollRequired ? { ...pending, enroll_required: true } : pending) as U;
+    }
     case 'pending':
       return result.answer as U;
     case 'redirected':

@@ -40,7 +40,7 @@ export const SessionError = AuthClientError;
 /** @deprecated `AuthClientError` from `authkoa/client`. */
 export type SessionError = AuthClientError;
 
-/** The logged-in user's sessions, newest first; this browser's has `current: true`. @deprecated `auth.sessions.list()`. */
+/** The logged-in user's sessions, newest first; this browser's is `current`. @deprecated `auth.sessions.list()`. */
 export async function listSessions(opts: SessionsOptions = {}): Promise<SessionInfo[]> {
   return helperClient(opts).sessions.list({ signal: opts.signal });
 }
@@ -50,7 +50,7 @@ export async function endSession(sid: string, opts: SessionsOptions = {}): Promi
   return helperClient(opts).sessions.end(sid, { signal: opts.signal });
 }
 
-/** Ends every session of the user but this browser's; resolves to the sid kept. @deprecated `auth.sessions.endOthers()`. */
+/** Ends every session of the user but this browser's; resolves to the sid kept. @deprecated `sessions.endOthers()`. */
 export async function endOtherSessions(opts: SessionsOptions = {}): Promise<{ ended: 'others'; current: string }> {
   return helperClient(opts).sessions.endOthers({ signal: opts.signal });
 }

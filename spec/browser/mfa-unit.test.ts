@@ -64,5 +64,5 @@ test('an aborted signal aborts the request: the AbortError passes unchanged', as
   const app = await startMfaApp();
   t.teardown(() => app.close());
   const err = await t.throwsAsync(mfaStatus({ base: `${app.url}/auth`, signal: AbortSignal.abort() }), { any: true });
-  t.is(err?.name, 'AbortError');
+  t.is((err as Error | undefined)?.name, 'AbortError');
 });
