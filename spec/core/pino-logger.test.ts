@@ -29,7 +29,7 @@ function pinoToMemory() {
   return { logger: pino({ level: 'debug' }, stream), records };
 }
 
-test('pino receives structured records: a checker that throws is logged at error with status, code, method and path as fields', async (t) => {
+test('pino receives structured records: a checker that throws is logged at error with provider, status, code, method and path as fields', async (t) => {
   const { logger, records } = pinoToMemory();
   const app = await startApp({
     secret: SECRET,
@@ -43,6 +43,7 @@ test('pino receives structured records: a checker that throws is logged at error
   const rec = records.find((r) => r.code === 'checker_failed');
   t.truthy(rec, JSON.stringify(records));
   t.is(rec!.level, 50, 'pino level error');
+  t.is(rec!.provider, 'local', 'a record about a provider route names the provider (docs/events.md)');
   t.is(rec!.status, 500);
   t.is(rec!.method, 'GET');
   t.is(rec!.path, '/auth/local/login');

@@ -136,7 +136,7 @@ test('startWithStoresDown: ready resolves, the failure is logged and reaches app
 });
 
 test('storeCheckTimeout and startWithStoresDown are checked like every option', (t) => {
-  const base = { secret: SECRET, url: 'http://127.0.0.1:1', providers: [DIRECT] } as AuthKoaOptions;
+  const base = { secret: SECRET, url: 'http://127.0.0.1:1', logger: quiet, providers: [DIRECT] } as AuthKoaOptions;
   t.throws(() => authKoa({ ...base, storeCheckTimeout: 0 }), { instanceOf: TypeError, message: /^authKoa: storeCheckTimeout must be a positive number/ });
   t.throws(() => authKoa({ ...base, startWithStoresDown: 'yes' as never }), { instanceOf: TypeError, message: 'authKoa: startWithStoresDown must be a boolean' });
   t.throws(() => authKoa({ ...base, startWithStoreDown: true } as never), { instanceOf: TypeError, message: /unknown option "startWithStoreDown" \(did you mean "startWithStoresDown"\?\)/ });
