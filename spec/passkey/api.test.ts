@@ -7,7 +7,7 @@ import { Client } from '../helpers/http.js';
 import { startPasskeyApp } from './fixtures.js';
 import { useStateBackends, type OpenStore } from '../helpers/state-backends.js';
 
-const base = { secret: 'passkey-api-secret-0123456789abcdef', url: 'http://localhost:1' };
+const base = { secret: 'passkey-api-secret-0123456789abcdef', url: 'http://localhost:1', logger: () => {} };
 
 test('passkey options are checked at start-up, naming the option', async (t) => {
   const cases: Array<[Record<string, unknown>, RegExp, string?]> = [
