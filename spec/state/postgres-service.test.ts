@@ -113,7 +113,7 @@ test('a PostgreSQL that hangs: requests end with 503 after the timeout, not a hu
 
 test('a refused password or a missing database fails start-up naming the redacted URI', async (t) => {
   const server = await ownServer(t, { password: 'right-horse-battery' });
-  const base = { secret: SECRET, url: 'http://127.0.0.1:1', providers: [{ kind: 'direct' as const, name: 'local', checker: () => true }] };
+  const base = { secret: SECRET, url: 'http://127.0.0.1:1', logger: () => {}, providers: [{ kind: 'direct' as const, name: 'local', checker: () => true }] };
   const cases = {
     wrongPassword: server.uri.replace('right-horse-battery', 'hunter2'),
     missingDb: server.uri.replace(/\/authkoa$/, '/nope'),

@@ -114,7 +114,7 @@ test('a Redis that hangs: requests end with 503 after the command timeout, not a
 test('a refused password or database fails start-up naming the URI, the password redacted', async (t) => {
   const redis = await startRedis({ password: 'right-horse-battery' });
   t.teardown(() => redis.stop());
-  const base = { secret: SECRET, url: 'http://127.0.0.1:1', providers: [{ kind: 'direct' as const, name: 'local', checker: () => true }] };
+  const base = { secret: SECRET, url: 'http://127.0.0.1:1', logger: () => {}, providers: [{ kind: 'direct' as const, name: 'local', checker: () => true }] };
   const port = redis.port;
   const cases = {
     wrongPassword: `redis://:hunter2@127.0.0.1:${port}/0`,
@@ -141,7 +141,7 @@ test('a refused password or database fails start-up naming the URI, the password
 });
 
 test('a bad stateStore option is a TypeError naming it: from authKoa(), or at start-up for what the backend checks', async (t) => {
-  const base = { secret: SECRET, url: 'http://127.0.0.1:1', providers: [{ kind: 'direct' as const, name: 'local', checker: () => true }] };
+  const base = { secret: SECRET, url: 'http://127.0.0.1:1', logger: () => {}, providers: [{ kind: 'direct' as const, name: 'local', checker: () => true }] };
   t.throws(() => authKoa({ ...base, stateStore: 'etcd://h' }), { instanceOf: TypeError, message: /^authKoa: stateStore has unsupported scheme "etcd:\/\/"/ });
   t.throws(() => authKoa({ ...base, stateStore: {} as never }), { instanceOf: TypeError, message: /^authKoa: stateStore must be/ });
   const auth = authKoa({ ...base, stateStore: 'redis://:hunter2@h/0?ttl=1' });
