@@ -42,7 +42,9 @@ const noop = () => {};
 export const noopLogger: Logger = { debug: noop, info: noop, warn: noop, error: noop };
 
 /** One line on the standard error, `authkoa warn: <message>` (the message's own `authkoa:` dropped). */
-const toConsole = (level: string) => (m: string) => console.error(`authkoa ${level}: ${m.replace(/^auth[kK]oa:? /, '')}`);
+const toConsole = (level: string) => (m: string) => {
+  console.error(`authkoa ${level}: ${m.replace(/^auth[kK]oa:? /, '')}`);
+};
 
 /**
  * The default, as Koa treats errors: warnings and errors on `console.error`, info and debug silent. A

@@ -95,7 +95,8 @@ export function createAvatarProxy(opts: AvatarProxyOptions): AvatarProxyImpl {
       // onError wrapped the failure for requests: start-up words it from the cause.
       const opening = opened.get().catch((err: unknown) => Promise.reject((err as AuthError).cause ?? err));
       const where = { option: 'avatarStore', uri: source.uri, code: 'avatar_store_failed' };
-      await checkStoreOpens(opening, where, opts.policy ?? STRICT_STORES, (err) => err instanceof TypeError || err instanceof MissingPackageError);
+      const fatal = (err: unknown) => err instanceof TypeError || err instanceof MissingPackageError;
+      await checkStoreOpens(opening, where, opts.policy ?? STRICT_STORES, fatal);
     },
     get pendingResizes() {
       return pool.pending;

@@ -47,7 +47,7 @@ export interface AvatarProxyOptions {
   connections?: ConnectionShare;
   /** Picture fetches as client spans, when the instance has OpenTelemetry. */
   tracing?: Tracing;
-  /** How start-up checks a store named by URI (the instance's storeCheckTimeout, startWithStoresDown). Default: strict. */
+  /** How start-up checks a store named by URI (storeCheckTimeout, startWithStoresDown). Default: strict. */
   policy?: StorePolicy;
   /** Whole picture fetch, redirects included, in ms (default 10 000). */
   fetchTimeout?: number;

@@ -53,7 +53,8 @@ export function reportError(ctx: Context, err: unknown, log: Logger): AuthError 
     // Without a logger of the app's, Koa's handler of the emitted error prints it: once, not twice.
     if (log !== consoleLogger) {
       const provider = (ctx as Context & { [PROVIDER]?: string })[PROVIDER];
-      const fields = { ...(provider !== undefined && { provider }), status: e.status, code: e.code, method: ctx.method, path: ctx.path };
+      const where = { method: ctx.method, path: ctx.path };
+      const fields = { ...(provider !== undefined && { provider }), status: e.status, code: e.code, ...where };
       log.error(`${ctx.method} ${ctx.path}: ${e.message}${cause}`, fields);
     }
     emitError(ctx, e);

@@ -116,7 +116,9 @@ export function readMfaOptions(input: unknown, ctx: MfaContext): MfaConfig | und
 function readStore(store: unknown, allowVolatile: boolean): MfaConfig['store'] {
   if (store === undefined) return fail('store', "is required: where second factors are kept, e.g. 'lmdb://./var/mfa' (durable; not the stateStore)");
   const read = typeof store === 'string' ? parseStateUri(store, 'mfa.store') : store;
-  if (typeof store !== 'string' && !isStateStore(store) && !isFactorStore(store)) return fail('store', 'must be a state store URI, a StateStore or a FactorStore ({ get, set })');
+  if (typeof store !== 'string' && !isStateStore(store) && !isFactorStore(store)) {
+    return fail('store', 'must be a state store URI, a StateStore or a FactorStore ({ get, set })');
+  }
   // Every user's second factor would be gone at the next restart, and with it their way in.
   const volatile = isStateStore(read) ? read.volatile === true : (read as StateTarget).kind === 'memory';
   requireDurable({ volatile }, 'authKoa: mfa.store', 'every second factor', allowVolatile);

@@ -73,7 +73,14 @@ export interface MfaRuntime {
 
 /** Builds the second factor from its checked options; nothing is opened until start(). */
 export function createMfa(config: MfaConfig, o: MfaServiceConfig, run: MfaRuntime): Mfa {
-  const own = isFactorStore(config.store) ? undefined : sharedState(config.store, { clock: o.clock, option: 'mfa.store', connections: run.connections, policy: run.stores });
+  const own = isFactorStore(config.store)
+    ? undefined
+    : sharedState(config.store, {
+        clock: o.clock,
+        option: 'mfa.store',
+        connections: run.connections,
+        policy: run.stores,
+      });
   const store: FactorStore = own ? stateFactorStore(own.store) : (config.store as FactorStore);
   const factors = new Factors({ store, seal: sealKeys(config.secret, config.previousSecrets), state: run.state, window: config.window, clock: o.clock });
   const partials = new PartialLogins(

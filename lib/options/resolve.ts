@@ -49,7 +49,13 @@ export function resolveOptions(input: AuthKoaOptions): ResolvedOptions {
     providers: o.providers as ProviderEntry[],
     keepHashedIds: bool(o, 'keepHashedIds', false),
     signing: readSigning(o.signing),
-    mfa: readMfaOptions(o.mfa, { url: url.href, authRoutePath, staticSecret: secrets.staticSecret, previousSecrets: secrets.previousSecrets, allowVolatileStores: bool(o, 'allowVolatileStores', false) }),
+    mfa: readMfaOptions(o.mfa, {
+      url: url.href,
+      authRoutePath,
+      staticSecret: secrets.staticSecret,
+      previousSecrets: secrets.previousSecrets,
+      allowVolatileStores: bool(o, 'allowVolatileStores', false),
+    }),
     clock,
   };
 }

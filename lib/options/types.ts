@@ -190,4 +190,5 @@ export interface AuthKoaOptions {
 }
 
 /** The avatar proxy's limits an application may change; see docs/avatars.md. */
-export type AvatarTuning = Partial<Omit<AvatarProxyOptions, 'url' | 'routePath' | 'resizeLimit' | 'allowPrivate' | 'logger' | 'store' | 'policy'>>;
+type ServiceSet = 'url' | 'routePath' | 'resizeLimit' | 'allowPrivate' | 'logger' | 'store' | 'policy';
+export type AvatarTuning = Partial<Omit<AvatarProxyOptions, ServiceSet>>;

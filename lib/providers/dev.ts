@@ -52,7 +52,8 @@ export const devProvider: ProviderModule = {
       emailFunc: opts.emailFunc as DevOAuthServerOptions['emailFunc'],
       // The server answers only this application's callbacks, wherever it is mounted.
       redirectOrigins: [new URL(deps.url).origin],
-      // Its warning (anyone can log in through this server) reaches stderr without a logger: the default prints warnings.
+      // Its warning (anyone can log in through this server) reaches stderr without a logger too:
+      // the default logger prints warnings.
       logger: deps.logger,
     });
     return ownServerProvider({ name, kind: 'dev', common, ready, what: 'dev OAuth2 server', endpoints: (server) => devEndpoints(server.url) }, deps);

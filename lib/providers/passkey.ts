@@ -45,7 +45,12 @@ export const passkeyProvider: ProviderModule = {
   async create(input, deps: ProviderDeps): Promise<Provider> {
     const config = parsePasskeyOptions(input as unknown as PasskeyProviderOptions, deps);
     // Its own `credentials` store when it has one, else the service's.
-    const own = providerState(config.credentials, deps.stateStore, { clock: deps.clock, option: 'credentials', connections: deps.connections, policy: deps.stores });
+    const own = providerState(config.credentials, deps.stateStore, {
+      clock: deps.clock,
+      option: 'credentials',
+      connections: deps.connections,
+      policy: deps.stores,
+    });
     // Passkeys are durable: a memory store would lose every one of them at the next restart.
     const option = config.credentials === undefined ? 'credentials is unset and stateStore' : 'credentials';
     requireDurable(own.store, option, 'every passkey', deps.stores.allowVolatileStores);

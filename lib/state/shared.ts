@@ -38,7 +38,7 @@ export interface SharedStateOptions {
   connections?: ConnectionShare;
   /** Where operation durations and failures are recorded (OpenTelemetry, when the instance has it). */
   tracing?: Tracing;
-  /** The instance's store policy: the start-up bound, and whether a store that is down stops start-up. Default: strict. */
+  /** The instance's store policy: the start-up bound, and whether a store that is down stops start-up. */
   policy?: StorePolicy;
 }
 
@@ -120,7 +120,8 @@ export function sharedState(source: StateTarget | StateStore, opts: SharedStateO
       // Loading the backend's code (a missing package rejects here) is not the store answering: outside the bound.
       await stateSchemes.load(target.kind);
       const where = { option, uri: target.uri, code: 'state_store_unavailable' };
-      await checkStoreOpens(opened.get(), where, opts.policy ?? STRICT_STORES, (err) => err instanceof TypeError || err instanceof MissingPackageError);
+      const fatal = (err: unknown) => err instanceof TypeError || err instanceof MissingPackageError;
+      await checkStoreOpens(opened.get(), where, opts.policy ?? STRICT_STORES, fatal);
     },
     close,
   };

@@ -16,7 +16,10 @@ export interface StorePolicy {
    * now, and Koa's `app.emit('error')` with the next request (the first place the app can be reached).
    */
   report(err: Error, code: string): void;
-  /** Where the stores under this policy are configured, before the option in messages: `providers[1] (passkey): ` for a provider's own. */
+  /**
+   * Where the stores under this policy are configured, before the option in messages:
+   * `providers[1] (passkey): ` for a provider's own.
+   */
   readonly place?: string;
 }
 
@@ -48,7 +51,9 @@ export async function checkStoreOpens(
   isFatal: (err: unknown) => boolean,
 ): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
-  const bound = new Promise<typeof TIMED_OUT>((resolve) => (timer = setTimeout(resolve, policy.checkTimeoutMs, TIMED_OUT)));
+  const bound = new Promise<typeof TIMED_OUT>((resolve) => {
+    timer = setTimeout(resolve, policy.checkTimeoutMs, TIMED_OUT);
+  });
   let cause: unknown;
   try {
     if ((await Promise.race([opening, bound])) !== TIMED_OUT) return;
@@ -61,15 +66,17 @@ export async function checkStoreOpens(
   }
   // A late open that settles after the bound is still the store's: on failure it is tried again on first use.
   opening.catch(() => undefined);
-  const failure = new StoreUnreachableError(
-    `authKoa: ${policy.place ?? ''}${where.option} ${redactUri(where.uri)}: cannot connect (${reason(cause)}) within ${policy.checkTimeoutMs} ms`,
-    { cause },
-  );
+  const store = `${policy.place ?? ''}${where.option} ${redactUri(where.uri)}`;
+  const within = `within ${policy.checkTimeoutMs} ms`;
+  const failure = new StoreUnreachableError(`authKoa: ${store}: cannot connect (${reason(cause)}) ${within}`, { cause });
   if (!policy.startWithStoresDown) throw failure;
   policy.report(failure, where.code);
 }
 
-/** The shortest true account of a failure: a system error's code (`ECONNREFUSED`) from its cause chain, else its innermost message. */
+/**
+ * The shortest true account of a failure: a system error's code (`ECONNREFUSED`) from its cause chain,
+ * else its innermost message.
+ */
 function reason(cause: unknown): string {
   let cur = cause;
   let message = typeof cause === 'string' ? cause : String((cause as Error)?.message ?? cause);
@@ -97,10 +104,17 @@ export function redactUri(uri: string): string {
  * Refuses a volatile store for durable data (TypeError naming `option`) unless `allowed` (allowVolatileStores):
  * a restart would lose every user's second factor or passkey without a word.
  */
-export function requireDurable(store: { readonly volatile?: boolean }, option: string, what: string, allowed: boolean): void {
+export function requireDurable(
+  store: { readonly volatile?: boolean },
+  option: string,
+  what: string,
+  allowed: boolean,
+): void {
   if (store.volatile !== true || allowed) return;
+  const durable = 'lmdb://<path>, postgres://…, redis:// with persistence, mongodb://…';
   throw new TypeError(
-    `${option} is a memory store, which forgets ${what} when the process ends: use a durable store (lmdb://<path>, postgres://…, redis:// with persistence, mongodb://…), or set allowVolatileStores: true (tests, demos)`,
+    `${option} is a memory store, which forgets ${what} when the process ends: ` +
+      `use a durable store (${durable}), or set allowVolatileStores: true (tests, demos)`,
   );
 }
 
@@ -109,7 +123,12 @@ export function requireDurable(store: { readonly volatile?: boolean }, option: s
  * handed to `pending`, which emits it on the Koa app with the next request.
  */
 export function storePolicy(
-  o: { storeCheckTimeoutMs: number; startWithStoresDown: boolean; allowVolatileStores: boolean; logger: { error(msg: string, fields?: Record<string, unknown>): void } },
+  o: {
+    storeCheckTimeoutMs: number;
+    startWithStoresDown: boolean;
+    allowVolatileStores: boolean;
+    logger: { error(msg: string, fields?: Record<string, unknown>): void };
+  },
   pending: { add(err: Error): void },
 ): StorePolicy {
   return {

@@ -129,7 +129,8 @@ async function create(module: ProviderModule, plan: { at: string; kind: string; 
   try {
     if (module.options) checkOptionNames(plan.options, module.options, '');
     // A provider's own store is named with the entry in what start-up says of it.
-    return await module.create(plan.options, { ...deps, stores: { ...deps.stores, place: `${plan.at} (${plan.kind}): ` } });
+    const place = `${plan.at} (${plan.kind}): `;
+    return await module.create(plan.options, { ...deps, stores: { ...deps.stores, place } });
   } catch (err) {
     throw named(err, plan.at, plan.kind);
   }
