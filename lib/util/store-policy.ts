@@ -33,7 +33,13 @@ export const STRICT_STORES: StorePolicy = {
 
 /** Why a store could not be opened within the bound: its option, its URI (password redacted) and the cause. */
 export class StoreUnreachableError extends Error {
-  override name = 'StoreUnreachableError';
+  constructor(message: string, options: { cause: unknown }) {
+    super(message, options);
+    this.name = 'StoreUnreachableError';
+    // One line when printed, as MissingPackageError: the frames would only show the start-up check;
+    // the cause keeps its own.
+    this.stack = `${this.name}: ${this.message}`;
+  }
 }
 
 const TIMED_OUT = Symbol('timed out');
@@ -68,7 +74,8 @@ export async function checkStoreOpens(
   opening.catch(() => undefined);
   const store = `${policy.place ?? ''}${where.option} ${redactUri(where.uri)}`;
   const within = `within ${policy.checkTimeoutMs} ms`;
-  const failure = new StoreUnreachableError(`authKoa: ${store}: cannot connect (${reason(cause)}) ${within}`, { cause });
+  const message = `authKoa: ${store}: cannot connect (${reason(cause)}) ${within}`;
+  const failure = new StoreUnreachableError(message, { cause });
   if (!policy.startWithStoresDown) throw failure;
   policy.report(failure, where.code);
 }
