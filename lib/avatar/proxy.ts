@@ -94,7 +94,7 @@ export function createAvatarProxy(opts: AvatarProxyOptions): AvatarProxyImpl {
       if (isAvatarStore(source)) return; // the application's own, opened by it
       // onError wrapped the failure for requests: start-up words it from the cause.
       const opening = opened.get().catch((err: unknown) => Promise.reject((err as AuthError).cause ?? err));
-      const where = { option: 'avatarStore', uri: source.uri, code: 'avatar_store_failed' };
+      const where = { option: 'avatarStore', uri: source.uri, code: 'avatar_store_failed', local: source.path !== undefined };
       const fatal = (err: unknown) => err instanceof TypeError || err instanceof MissingPackageError;
       await checkStoreOpens(opening, where, opts.policy ?? STRICT_STORES, fatal);
     },

@@ -52,7 +52,7 @@ const TIMED_OUT = Symbol('timed out');
  */
 export async function checkStoreOpens(
   opening: Promise<unknown>,
-  where: { option: string; uri: string; code: string },
+  where: { option: string; uri: string; code: string; local: boolean },
   policy: StorePolicy,
   isFatal: (err: unknown) => boolean,
 ): Promise<void> {
@@ -74,7 +74,8 @@ export async function checkStoreOpens(
   opening.catch(() => undefined);
   const store = `${policy.place ?? ''}${where.option} ${redactUri(where.uri)}`;
   const within = `within ${policy.checkTimeoutMs} ms`;
-  const message = `authKoa: ${store}: cannot connect (${reason(cause)}) ${within}`;
+  // A path is opened, a server connected to.
+  const message = `authKoa: ${store}: cannot ${where.local ? 'open' : 'connect'} (${reason(cause)}) ${within}`;
   const failure = new StoreUnreachableError(message, { cause });
   if (!policy.startWithStoresDown) throw failure;
   policy.report(failure, where.code);

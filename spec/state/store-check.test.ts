@@ -8,6 +8,7 @@
  */
 import test from 'ava';
 import { once } from 'node:events';
+import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { authKoa, type AuthKoaOptions } from '../../lib/index.js';
@@ -86,6 +87,13 @@ test('a redis-server that accepts the connection and answers nothing: ready reje
   const err = await t.throwsAsync(instance(t, { stateStore: `${redis.uri}/0?timeout=60000`, storeCheckTimeout: 300 }).ready);
   t.is(err!.message, `authKoa: stateStore ${redis.uri}/0?timeout=60000: cannot connect (no answer) within 300 ms`);
   redis.resume(); // the attempt still under way then connects, and close() (at teardown) closes it
+});
+
+test('a path store that cannot open (a file where the LMDB folder should be): ready rejects with "cannot open" and the cause', async (t) => {
+  const path = join(tempDir(t), 'avatars');
+  writeFileSync(path, 'not a folder');
+  const err = await t.throwsAsync(instance(t, { avatarStore: `lmdb://${path}` }).ready);
+  t.regex(err!.message, new RegExp(`^authKoa: avatarStore lmdb://${path}: cannot open \\(.*Not a directory.*\\) within 2000 ms$`));
 });
 
 test('a store that answers within the bound starts as before; memory and lmdb are checked too', async (t) => {
