@@ -41,6 +41,11 @@ export function onProviderRoute(ctx: Context, provider: string): void {
   (ctx as Context & { [PROVIDER]?: string })[PROVIDER] = provider;
 }
 
+/** The provider whose route `ctx` is on (onProviderRoute), for the fields of what is logged about it. */
+export function providerOf(ctx: Context): string | undefined {
+  return (ctx as Context & { [PROVIDER]?: string })[PROVIDER];
+}
+
 /**
  * A request's failure as an AuthError. A 5xx is the server's: it is logged (with its cause, which the
  * client never sees) and emitted on the Koa app (see emitError). 4xx are expected refusals, the
@@ -52,7 +57,7 @@ export function reportError(ctx: Context, err: unknown, log: Logger): AuthError 
     const cause = e.cause === undefined ? '' : `: ${(e.cause as Error)?.message ?? String(e.cause)}`;
     // Without a logger of the app's, Koa's handler of the emitted error prints it: once, not twice.
     if (log !== consoleLogger) {
-      const provider = (ctx as Context & { [PROVIDER]?: string })[PROVIDER];
+      const provider = providerOf(ctx);
       const where = { method: ctx.method, path: ctx.path };
       const fields = { ...(provider !== undefined && { provider }), status: e.status, code: e.code, ...where };
       log.error(`${ctx.method} ${ctx.path}: ${e.message}${cause}`, fields);
