@@ -54,6 +54,7 @@ export {
   type StoreOpener,
 } from './registry.js';
 export type { CompletedLogin } from './session/login.js';
+export type { StorePolicy } from './util/store-policy.js';
 export type { SecondFactor } from './providers/core/provider.js';
 export type { MfaOptions } from './mfa/options.js';
 export type { FactorStore, UserFactors } from './mfa/store.js';

@@ -21,9 +21,10 @@ export interface AuthKoa extends Middleware {
   /** The validated options with defaults filled in. */
   readonly options: ResolvedOptions;
   /**
-   * Settles once every configured provider kind and backend is loaded and every provider created.
-   * Rejects with the start-up error (a bad provider option, a missing optional package), naming the
-   * option; the instance has then closed what it had started. Await it before listening.
+   * Settles once every configured provider kind and backend is loaded, every configured store answered
+   * (within `storeCheckTimeout`) and every provider created. Rejects with the start-up error (a bad
+   * provider option, a missing optional package, a store that cannot be reached), naming the option;
+   * the instance then closes what it had started (close() waits for it). Await it before listening.
    */
   readonly ready: Promise<void>;
   /**

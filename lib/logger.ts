@@ -1,5 +1,7 @@
 /**
- * Logging: silent unless the application hands one in. Accepts anything with info/warn/error
+ * Logging: without a logger, warnings and errors go to `console.error` (Koa's own convention for
+ * errors) and info and debug stay silent; `logger: () => {}` silences it, as the application's
+ * choice. Accepts anything with info/warn/error
  * (console, pino, winston) or a single printf-style function, the original's `Logf`. Messages carry
  * fields (the provider, the error code, the user id) beside their text: a pino logger receives them
  * as its merging object (`logger.warn(fields, message)`), other objects as a second argument
@@ -36,8 +38,19 @@ export type LoggerInput = Logger | LogFunc | Pick<Console, 'info' | 'warn' | 'er
 
 const noop = () => {};
 
-/** The default: prints nothing. */
+/** Prints nothing: what an application passes for silence (`logger: () => {}` does the same). */
 export const noopLogger: Logger = { debug: noop, info: noop, warn: noop, error: noop };
+
+/** One line on the standard error, `authkoa warn: <message>` (the message's own `authkoa:` dropped). */
+const toConsole = (level: string) => (m: string) => {
+  console.error(`authkoa ${level}: ${m.replace(/^auth[kK]oa:? /, '')}`);
+};
+
+/**
+ * The default, as Koa treats errors: warnings and errors on `console.error`, info and debug silent. A
+ * request's 5xx does not go here: Koa's `app.emit('error')` prints it (see reportError), once.
+ */
+export const consoleLogger: Logger = { debug: noop, info: noop, warn: toConsole('warn'), error: toConsole('error') };
 
 /** Wraps a single function: every level calls it with a `[LEVEL] ` prefix; fields are not passed (it formats text). */
 export function funcLogger(fn: LogFunc): Logger {
@@ -62,7 +75,7 @@ function fieldsFirst(l: object): l is FieldsFirst {
 
 /** Turns any accepted logger input into a Logger; throws a TypeError naming `option` otherwise. */
 export function toLogger(input: LoggerInput, option = 'logger'): Logger {
-  if (input == null) return noopLogger;
+  if (input == null) return consoleLogger;
   if (typeof input === 'function') return funcLogger(input);
   if (typeof input === 'object' && typeof input.info === 'function' && typeof input.warn === 'function' && typeof input.error === 'function') {
     const l = input as unknown as Record<Level, Method | undefined>;
@@ -77,4 +90,13 @@ export function toLogger(input: LoggerInput, option = 'logger'): Logger {
     return { debug: level('debug'), info: level('info'), warn: level('warn'), error: level('error') };
   }
   throw new TypeError(`authKoa: ${option} must be a function or an object with info, warn and error methods`);
+}
+
+/** The `logger` option as far as it can be read, for saying why the options were refused: else the default. */
+export function loggerOf(input: unknown): Logger {
+  try {
+    return toLogger(input as LoggerInput);
+  } catch {
+    return consoleLogger;
+  }
 }

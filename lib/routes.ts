@@ -2,7 +2,7 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import { AuthError } from './errors.js';
 import { crossSite } from './http/origin.js';
-import { reportError, writeJSON } from './http/respond.js';
+import { onProviderRoute, reportError, writeJSON } from './http/respond.js';
 import { getUserInfo, type AuthMiddleware } from './middleware.js';
 import type { Logger } from './logger.js';
 import type { ProviderRegistry } from './providers/core/resolve.js';
@@ -85,9 +85,10 @@ function tokenEnder(o: RoutesConfig, tokens: TokenService, endToken: EndToken): 
 }
 
 /** The provider a route names; 400 when none has that name. */
-function providerNamed(providers: ProviderRegistry, name: string): Provider {
+function providerNamed(ctx: Context, providers: ProviderRegistry, name: string): Provider {
   const provider = providers.get(name);
   if (!provider) throw new AuthError(400, 'unknown_provider', `provider ${name} not supported`);
+  onProviderRoute(ctx, provider.name); // what is logged about this request names the provider
   return provider;
 }
 
@@ -187,14 +188,14 @@ export function buildAuthRouter(
   });
 
   router.all('/:provider/:action', async (ctx) => {
-    const provider = providerNamed(providers, ctx.params.provider!);
+    const provider = providerNamed(ctx, providers, ctx.params.provider!);
     refuseCrossSite(ctx, origin, provider, ctx.params.action!);
     return providerRoute(ctx, routeConfig, provider, ctx.params.action!, endToken);
   });
 
   // Two-segment actions (`register/options`): a provider's own routes only.
   router.all('/:provider/:action/:sub', async (ctx) => {
-    const provider = providerNamed(providers, ctx.params.provider!);
+    const provider = providerNamed(ctx, providers, ctx.params.provider!);
     if (ctx.method !== 'GET' && ctx.method !== 'POST' && ctx.method !== 'DELETE') throw new AuthError(405, 'method_not_allowed', 'method not allowed');
     refuseCrossSite(ctx, origin, provider, `${ctx.params.action}/${ctx.params.sub}`);
     return providerAction(ctx, provider, `${ctx.params.action}/${ctx.params.sub}`);

@@ -17,6 +17,7 @@ import { buildAuthRouter, unknownRoute } from './routes.js';
 import type { AuthKoaOptions } from './options/types.js';
 import type { ResolvedOptions } from './options/resolved.js';
 import { resolveOptions } from './options/resolve.js';
+import { refusedOptions } from './options/refused.js';
 import { checkSecretReader } from './options/secret.js';
 import { safeRedirect } from './http/redirect.js';
 import type { ProviderDeps } from './providers/core/contract.js';
@@ -39,6 +40,8 @@ import { InstanceTelemetry } from './telemetry/instance.js';
 import { loginEvent, logoutEvent } from './events/session-events.js';
 import type { Mfa } from './mfa/service.js';
 import { mfaThrottle, throttlesPerScope } from './state/throttles.js';
+import { PendingAppErrors } from './http/pending-errors.js';
+import { storePolicy, type StorePolicy } from './util/store-policy.js';
 
 /**
  * Builds the authentication service. Options are validated here, once: a bad option throws a
@@ -47,16 +50,25 @@ import { mfaThrottle, throttlesPerScope } from './state/throttles.js';
  * as the slice it declares (TokenConfig, TransportConfig, AuthenticationConfig, …).
  */
 export function authKoa(opts: AuthKoaOptions): AuthKoa {
-  const o = resolveOptions(opts);
-  // Everything that can be checked without loading code is checked here, before anything starts.
-  const plans = planProviders(o.providers);
+  let o: ResolvedOptions;
+  let plans: ReturnType<typeof planProviders>;
+  try {
+    o = resolveOptions(opts);
+    // Everything that can be checked without loading code is checked here, before anything starts.
+    plans = planProviders(o.providers);
+  } catch (err) {
+    throw refusedOptions(err, (opts as Partial<AuthKoaOptions> | null)?.logger, authKoa);
+  }
   // OpenTelemetry when installed and on (found at start-up); until then, and without it, nothing is recorded.
   const telemetry = new InstanceTelemetry();
   const tokenService = new TokenService(o, telemetry);
   // Stores of this instance on one database URI share a pool (PostgreSQL); closed with the last of them.
   const connections = new ConnectionShare();
-  const avatarProxy = createAvatarProxy({ ...o.avatarProxyOptions, connections, tracing: telemetry, store: o.avatarStore, url: o.url, routePath: o.avatarRoutePath, resizeLimit: o.avatarResizeLimit, allowPrivate: o.avatarAllowPrivate, logger: o.logger });
-  const state = sharedState(o.stateStore, { clock: o.clock, logger: o.logger, option: 'stateStore', connections, tracing: telemetry });
+  // How the stores are checked at start-up; a failure the app starts with waits here for its Koa app.
+  const pending = new PendingAppErrors();
+  const stores = storePolicy(o, pending);
+  const avatarProxy = createAvatarProxy({ ...o.avatarProxyOptions, connections, tracing: telemetry, store: o.avatarStore, url: o.url, routePath: o.avatarRoutePath, resizeLimit: o.avatarResizeLimit, allowPrivate: o.avatarAllowPrivate, logger: o.logger, policy: stores });
+  const state = sharedState(o.stateStore, { clock: o.clock, option: 'stateStore', connections, tracing: telemetry, policy: stores });
   const events = createEvents(o);
   const throttle = throttlesPerScope(state, o.loginThrottle, o.clock, events.bus);
   const sessions = revocations(state.store, o.clock, Math.max(o.cookieDurationMs, o.tokenDurationMs), o.tokenDurationMs);
@@ -75,9 +87,9 @@ export function authKoa(opts: AuthKoaOptions): AuthKoa {
   const sessionUser = async (ctx: Context) => (await session(ctx)).user;
   const factorChanged = (userId: string, keep: string | undefined) => (o.endOtherSessionsOnFactorChange ? registry.revokeAll(userId, keep) : Promise.resolve());
   const mfa = o.mfa
-    ? loadMfa(o.mfa, o, { connections, tokens: tokenService, startSession: begin, state: state.store, session, throttle: mfaThrottle(state, throttle, o.clock, events.bus), events: events.bus, secondFactors: () => providers.secondFactors(), factorChanged })
+    ? loadMfa(o.mfa, o, { connections, stores, tokens: tokenService, startSession: begin, state: state.store, session, throttle: mfaThrottle(state, throttle, o.clock, events.bus), events: events.bus, secondFactors: () => providers.secondFactors(), factorChanged })
     : undefined;
-  const deps = providerDeps(o, { events, telemetry, kindOf, connections, tokenService, avatarProxy, state, throttle, gate: mfa?.gate, sessionUser, startSession: begin, factorChanged: async (ctx) => {
+  const deps = providerDeps(o, { events, telemetry, stores, kindOf, connections, tokenService, avatarProxy, state, throttle, gate: mfa?.gate, sessionUser, startSession: begin, factorChanged: async (ctx) => {
     const me = await session(ctx);
     await factorChanged(me.user.id, me.claims.sid);
   } });
@@ -96,7 +108,7 @@ export function authKoa(opts: AuthKoaOptions): AuthKoa {
     mfa?.mount(router);
   };
   const authRoutes = buildAuthRouter(o, { tokens: tokenService, providers, middleware, failed: events.failed, tracing: telemetry }, endToken, mountFeatures).routes();
-  const service = requestHandler(o, authRoutes, avatarProxy, waitForStart);
+  const service = requestHandler(o, authRoutes, avatarProxy, waitForStart, pending);
   const closeAll = async () => {
     await startUp.settled; // a failed start has already closed what it had started
     await Promise.allSettled(providers.list().map((p) => p.close?.()));
@@ -109,6 +121,7 @@ export function authKoa(opts: AuthKoaOptions): AuthKoa {
 interface DepsParts {
   events: InstanceEvents;
   telemetry: InstanceTelemetry;
+  stores: StorePolicy;
   /** A configured provider's kind, by name. */
   kindOf: (name: string) => string;
   connections: ConnectionShare;
@@ -135,6 +148,7 @@ function providerDeps(o: ResolvedOptions, parts: DepsParts): ProviderDeps {
     clock: o.clock,
     stateStore: state.store,
     connections: parts.connections,
+    stores: parts.stores,
     limiter: state.limiter,
     sessionUser: parts.sessionUser,
     userId: (provider, raw) => providerUserId(provider, raw, { keepHashed: o.keepHashedIds }),
@@ -184,11 +198,16 @@ interface StartParts {
   events: AuthEventBus;
 }
 
-/** Starts the service: a failure is logged and closes the avatar proxy and the state store again. */
+/**
+ * Starts the service: a failure is logged and closes the avatar proxy and the stores again. `ready`
+ * rejects at once, without waiting for that: a store still trying to connect may take its own timeout
+ * to let go, and the bound on start-up is `storeCheckTimeout`. close() waits for it.
+ */
 function startService(o: ResolvedOptions, parts: StartParts): StartUp {
-  const starting = start(o, parts).catch(async (err: Error) => {
+  let closing: Promise<unknown> = Promise.resolve();
+  const starting = start(o, parts).catch((err: Error) => {
     o.logger.error(`authkoa did not start: ${err.message}`, { code: 'not_started' });
-    await Promise.allSettled([parts.avatarProxy.close(), parts.state.close(), parts.mfa?.close()]);
+    closing = Promise.allSettled([parts.avatarProxy.close(), parts.state.close(), parts.mfa?.close()]);
     throw err;
   });
   // The service's own view of start-up (`ready` is the caller's handle): once it succeeded there is
@@ -196,7 +215,7 @@ function startService(o: ResolvedOptions, parts: StartParts): StartUp {
   let started = false;
   const settled = starting.then(
     () => void (started = true),
-    () => undefined,
+    () => closing.then(() => undefined),
   );
   const notStarted = starting.then(
     () => undefined,
@@ -226,13 +245,15 @@ async function start(o: ResolvedOptions, { plans, providers, deps, state, mfa, a
 }
 
 /** The service's own middleware: the auth routes and the avatar route, every other request passed on. */
-function requestHandler(o: ResolvedOptions, authRoutes: ReturnType<Router['routes']>, avatarProxy: AvatarProxy, waitForStart: StartUp['waitForStart']): Middleware {
+function requestHandler(o: ResolvedOptions, authRoutes: ReturnType<Router['routes']>, avatarProxy: AvatarProxy, waitForStart: StartUp['waitForStart'], pending: PendingAppErrors): Middleware {
   const authPrefix = o.authRoutePath;
   const avatarPrefix = o.avatarRoutePath;
   const logger = o.logger;
   // Not `async`: for every request outside its routes it returns next()'s own promise, where an async
   // function would wrap it in one more promise and resolve that with it (two more microtask turns).
   return function authKoaMiddleware(ctx: Context, next: Next) {
+    // A store failure the app started with (startWithStoresDown) reaches the app with the first request.
+    if (pending.waiting) pending.flush(ctx);
     // Most requests are for neither route: when the raw URL (origin form) starts with neither prefix, its
     // path cannot either, and Koa's URL parsing is spared.
     const url = ctx.req.url ?? '';

@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { stateFactorStore, UNCHANGED, updateFactors, type FactorStore, type UserFactors } from '../../lib/mfa/store.js';
+import { redactUri } from '../../lib/util/store-policy.js';
 import { checkSharedStore, openSharedStore, SHARED_STORES } from './shared-store.js';
 
 interface StoreOption {
@@ -9,6 +10,8 @@ interface StoreOption {
 /** What an operator sees of a user's second factors: presence, dates and counts, never a key or a code hash. */
 interface FactorReport {
   userId: string;
+  /** False when the store holds no record for the user: nothing was ever set up there (or --store is another store). */
+  stored: boolean;
   totp: boolean;
   /** When TOTP was turned on (ISO 8601), or null. */
   totpSince: string | null;
@@ -27,6 +30,7 @@ function reportOf(userId: string, factors: UserFactors | undefined): FactorRepor
   const iso = (ms: number | undefined) => (typeof ms === 'number' ? new Date(ms).toISOString() : null);
   return {
     userId,
+    stored: factors !== undefined,
     totp: factors?.totp !== undefined,
     totpSince: iso(factors?.totp?.createdAt),
     setupPending: factors?.pendingTotp !== undefined,
@@ -35,8 +39,9 @@ function reportOf(userId: string, factors: UserFactors | undefined): FactorRepor
   };
 }
 
-/** The lines `mfa status` prints. */
-function statusText(r: FactorReport): string {
+/** The lines `mfa status` prints; for a user the store knows nothing of, one line saying so and where it looked. */
+function statusText(r: FactorReport, store: string): string {
+  if (!r.stored) return `authctl mfa: nothing is stored for ${r.userId} in ${redactUri(store)}: no second factor was set up there (is --store the apps' mfa.store?)`;
   return [
     `user:            ${r.userId}`,
     `totp:            ${r.totp ? `on since ${r.totpSince}` : 'off'}`,
@@ -86,7 +91,7 @@ export function mfaCommand(): Command {
       checkUserId(userId);
       const found = await withFactors(opts.store, (store) => store.get(userId));
       const report = reportOf(userId, found?.factors);
-      process.stdout.write(opts.json ? `${JSON.stringify(report, null, 2)}\n` : `${statusText(report)}\n`);
+      process.stdout.write(opts.json ? `${JSON.stringify(report, null, 2)}\n` : `${statusText(report, opts.store)}\n`);
     });
   mfa
     .command('reset')

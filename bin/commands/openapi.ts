@@ -30,7 +30,9 @@ export function openapiCommand(): Command {
     .requiredOption('-c, --config <file>', 'a module whose default export is the authKoa() options')
     .option('--compact', 'one line of JSON instead of indented')
     .action(async (opts: { config: string; compact?: boolean }) => {
-      const auth = authKoa(await loadConfig(opts.config));
+      const options = await loadConfig(opts.config);
+      // The command says a start-up error itself, in one line: the library's own report of it would be a second.
+      const auth = authKoa({ ...options, logger: options.logger ?? (() => {}) });
       try {
         const doc = await auth.openapi();
         process.stdout.write(`${JSON.stringify(doc, null, opts.compact ? undefined : 2)}\n`);

@@ -9,6 +9,7 @@ import { AuthError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { identicon } from './identicon.js';
 import { lazyResource } from '../util/lazy.js';
+import { checkStoreOpens, STRICT_STORES } from '../util/store-policy.js';
 import { openStoreTarget, storeSource } from '../stores/open.js';
 import { avatarId, isAvatarStore, storeUnavailable, type AvatarStore } from '../stores/types.js';
 import type { User } from '../user.js';
@@ -91,11 +92,11 @@ export function createAvatarProxy(opts: AvatarProxyOptions): AvatarProxyImpl {
     routePath,
     async start() {
       if (isAvatarStore(source)) return; // the application's own, opened by it
-      await opened.get().catch((err: unknown) => {
-        // onError wrapped it for requests: a configuration error stops start-up, an outage does not.
-        const cause = (err as AuthError).cause;
-        if (cause instanceof TypeError || cause instanceof MissingPackageError) throw cause;
-      });
+      // onError wrapped the failure for requests: start-up words it from the cause.
+      const opening = opened.get().catch((err: unknown) => Promise.reject((err as AuthError).cause ?? err));
+      const where = { option: 'avatarStore', uri: source.uri, code: 'avatar_store_failed', local: source.path !== undefined };
+      const fatal = (err: unknown) => err instanceof TypeError || err instanceof MissingPackageError;
+      await checkStoreOpens(opening, where, opts.policy ?? STRICT_STORES, fatal);
     },
     get pendingResizes() {
       return pool.pending;

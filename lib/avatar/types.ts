@@ -2,6 +2,7 @@ import type { Tracing } from '../telemetry/types.js';
 import type { ConnectionShare } from '../util/connections.js';
 import type { Context } from 'koa';
 import type { Logger } from '../logger.js';
+import type { StorePolicy } from '../util/store-policy.js';
 import type { AvatarStore, StoreTarget } from '../stores/types.js';
 import type { User } from '../user.js';
 
@@ -46,6 +47,8 @@ export interface AvatarProxyOptions {
   connections?: ConnectionShare;
   /** Picture fetches as client spans, when the instance has OpenTelemetry. */
   tracing?: Tracing;
+  /** How start-up checks a store named by URI (storeCheckTimeout, startWithStoresDown). Default: strict. */
+  policy?: StorePolicy;
   /** Whole picture fetch, redirects included, in ms (default 10 000). */
   fetchTimeout?: number;
   /** Largest picture body accepted, in bytes (default 10 MiB). */

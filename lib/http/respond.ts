@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
 import { AuthError, emitOnApp, toAuthError, type ErrorBody } from '../errors.js';
-import type { Logger } from '../logger.js';
+import { consoleLogger, type Logger } from '../logger.js';
 
 /**
  * The one way authkoa's routes answer: JSON bodies, `{"error","code"}` errors, and the defence headers
@@ -33,6 +33,19 @@ export function writeError(ctx: Context, err: unknown): void {
   writeJSON(ctx, e.status, { error: e.message, code: e.code } satisfies ErrorBody);
 }
 
+/** Where a request marks the provider whose route it is on: a log record about it names the provider. */
+const PROVIDER = Symbol('authkoa.provider');
+
+/** Marks `ctx` as a request to `provider`'s route (the auth router, once it found the provider). */
+export function onProviderRoute(ctx: Context, provider: string): void {
+  (ctx as Context & { [PROVIDER]?: string })[PROVIDER] = provider;
+}
+
+/** The provider whose route `ctx` is on (onProviderRoute), for the fields of what is logged about it. */
+export function providerOf(ctx: Context): string | undefined {
+  return (ctx as Context & { [PROVIDER]?: string })[PROVIDER];
+}
+
 /**
  * A request's failure as an AuthError. A 5xx is the server's: it is logged (with its cause, which the
  * client never sees) and emitted on the Koa app (see emitError). 4xx are expected refusals, the
@@ -42,7 +55,13 @@ export function reportError(ctx: Context, err: unknown, log: Logger): AuthError 
   const e = toAuthError(err);
   if (e.status >= 500) {
     const cause = e.cause === undefined ? '' : `: ${(e.cause as Error)?.message ?? String(e.cause)}`;
-    log.error(`${ctx.method} ${ctx.path}: ${e.message}${cause}`, { status: e.status, code: e.code, method: ctx.method, path: ctx.path });
+    // Without a logger of the app's, Koa's handler of the emitted error prints it: once, not twice.
+    if (log !== consoleLogger) {
+      const provider = providerOf(ctx);
+      const where = { method: ctx.method, path: ctx.path };
+      const fields = { ...(provider !== undefined && { provider }), status: e.status, code: e.code, ...where };
+      log.error(`${ctx.method} ${ctx.path}: ${e.message}${cause}`, fields);
+    }
     emitError(ctx, e);
   }
   return e;
@@ -50,8 +69,8 @@ export function reportError(ctx: Context, err: unknown, log: Logger): AuthError 
 
 /**
  * Koa's convention for an unexpected error: `app.emit('error', err, ctx)`, which Koa prints unless the
- * app listens itself or is `silent`. authkoa's logger is silent by default, so without this a throwing
- * checker or a dead store would leave nothing anywhere. The error emitted is the original one (the
+ * app listens itself or is `silent`: the app's own error reporting, and what prints a request's failure
+ * when the app gave no logger. The error emitted is the original one (the
  * checker's, the store's) when the AuthError wraps one, else the AuthError itself: Koa's default
  * handler throws on anything that is not an Error. The answer is already written (or about to be) by
  * authkoa, so Koa's own error response never runs; a listener that throws must not change that.

@@ -4,6 +4,7 @@ import type { User } from '../user.js';
 import { parseDuration, type Duration } from '../util/duration.js';
 import { optionNames, unknownOption } from '../util/options.js';
 import { isFactorStore, type FactorStore } from './store.js';
+import { requireDurable } from '../util/store-policy.js';
 
 /** The `mfa` option: a second factor after every login, and step-up for the routes that change it. */
 export interface MfaOptions {
@@ -63,6 +64,8 @@ interface MfaContext {
   /** The `secret` option; undefined when a secretReader decides. */
   staticSecret: string | undefined;
   previousSecrets: string[];
+  /** `allowVolatileStores`: a memory `mfa.store` is accepted (tests, demos). */
+  allowVolatileStores: boolean;
 }
 
 const fail = (key: string, must: string): never => {
@@ -98,7 +101,7 @@ export function readMfaOptions(input: unknown, ctx: MfaContext): MfaConfig | und
   const previous = o.previousSecrets ?? (o.secret === undefined ? ctx.previousSecrets : []);
   if (!Array.isArray(previous) || !previous.every((s) => typeof s === 'string' && s !== '')) fail('previousSecrets', 'must be an array of non-empty strings');
   return {
-    store: readStore(o.store),
+    store: readStore(o.store, ctx.allowVolatileStores),
     issuer,
     required: required === true ? () => true : typeof required === 'function' ? required : undefined,
     window,
@@ -110,9 +113,14 @@ export function readMfaOptions(input: unknown, ctx: MfaContext): MfaConfig | und
   };
 }
 
-function readStore(store: unknown): MfaConfig['store'] {
+function readStore(store: unknown, allowVolatile: boolean): MfaConfig['store'] {
   if (store === undefined) return fail('store', "is required: where second factors are kept, e.g. 'lmdb://./var/mfa' (durable; not the stateStore)");
-  if (typeof store === 'string') return parseStateUri(store, 'mfa.store');
-  if (isStateStore(store) || isFactorStore(store)) return store;
-  return fail('store', 'must be a state store URI, a StateStore or a FactorStore ({ get, set })');
+  const read = typeof store === 'string' ? parseStateUri(store, 'mfa.store') : store;
+  if (typeof store !== 'string' && !isStateStore(store) && !isFactorStore(store)) {
+    return fail('store', 'must be a state store URI, a StateStore or a FactorStore ({ get, set })');
+  }
+  // Every user's second factor would be gone at the next restart, and with it their way in.
+  const volatile = isStateStore(read) ? read.volatile === true : (read as StateTarget).kind === 'memory';
+  requireDurable({ volatile }, 'authKoa: mfa.store', 'every second factor', allowVolatile);
+  return read as MfaConfig['store'];
 }

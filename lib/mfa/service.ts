@@ -19,6 +19,7 @@ import { partialCookieName, PartialLogins } from './partial.js';
 import { mountMfaRoutes } from './routes.js';
 import { sealKeys } from './seal.js';
 import { isFactorStore, stateFactorStore, type FactorStore } from './store.js';
+import type { StorePolicy } from '../util/store-policy.js';
 
 /** The second factor of one service (the `mfa` option), as the service wires it in (see load.ts). */
 export interface Mfa {
@@ -51,6 +52,8 @@ export interface MfaServiceConfig extends LoginConfig {
 export interface MfaRuntime {
   /** The instance's connections: `mfa.store` on the state store's database URI shares its pool. */
   connections: ConnectionShare;
+  /** The instance's store policy: how long start-up waits for `mfa.store`, and whether it may be down. */
+  stores: StorePolicy;
   /** The instance's events: `mfa_changed`, `mfa_failed`. */
   events: EventSink;
   tokens: TokenService;
@@ -70,7 +73,14 @@ export interface MfaRuntime {
 
 /** Builds the second factor from its checked options; nothing is opened until start(). */
 export function createMfa(config: MfaConfig, o: MfaServiceConfig, run: MfaRuntime): Mfa {
-  const own = isFactorStore(config.store) ? undefined : sharedState(config.store, { clock: o.clock, logger: o.logger, option: 'mfa.store', connections: run.connections });
+  const own = isFactorStore(config.store)
+    ? undefined
+    : sharedState(config.store, {
+        clock: o.clock,
+        option: 'mfa.store',
+        connections: run.connections,
+        policy: run.stores,
+      });
   const store: FactorStore = own ? stateFactorStore(own.store) : (config.store as FactorStore);
   const factors = new Factors({ store, seal: sealKeys(config.secret, config.previousSecrets), state: run.state, window: config.window, clock: o.clock });
   const partials = new PartialLogins(

@@ -49,7 +49,13 @@ export function resolveOptions(input: AuthKoaOptions): ResolvedOptions {
     providers: o.providers as ProviderEntry[],
     keepHashedIds: bool(o, 'keepHashedIds', false),
     signing: readSigning(o.signing),
-    mfa: readMfaOptions(o.mfa, { url: url.href, authRoutePath, staticSecret: secrets.staticSecret, previousSecrets: secrets.previousSecrets }),
+    mfa: readMfaOptions(o.mfa, {
+      url: url.href,
+      authRoutePath,
+      staticSecret: secrets.staticSecret,
+      previousSecrets: secrets.previousSecrets,
+      allowVolatileStores: bool(o, 'allowVolatileStores', false),
+    }),
     clock,
   };
 }
@@ -141,7 +147,13 @@ function readState(o: RawOptions): StateConfig {
   const stateStore = o.stateStore === undefined || o.stateStore === 'memory' ? 'memory://' : o.stateStore;
   const target = typeof stateStore === 'string' ? parseStateUri(stateStore, 'stateStore') : undefined;
   if (!target && !isStateStore(stateStore)) fail('stateStore', "must be 'memory', a state store URI or a StateStore object");
-  return { stateStore: target ?? (stateStore as StateStore), loginThrottle: throttlePolicy(o.loginThrottle) };
+  return {
+    stateStore: target ?? (stateStore as StateStore),
+    loginThrottle: throttlePolicy(o.loginThrottle),
+    storeCheckTimeoutMs: duration(o, 'storeCheckTimeout', 3000)!,
+    startWithStoresDown: bool(o, 'startWithStoresDown', false),
+    allowVolatileStores: bool(o, 'allowVolatileStores', false),
+  };
 }
 
 /** The application's code the service calls, and the credentials of basic auth. */

@@ -48,6 +48,12 @@ export interface StateConfig {
   stateStore: StateTarget | StateStore;
   /** undefined when throttling is off. */
   loginThrottle: ThrottlePolicy | undefined;
+  /** How long start-up waits for each configured store, in ms (`storeCheckTimeout`). */
+  storeCheckTimeoutMs: number;
+  /** A store that cannot be reached at start-up is reported instead of rejecting `auth.ready`. */
+  startWithStoresDown: boolean;
+  /** A memory store may hold second factors and passkeys. */
+  allowVolatileStores: boolean;
 }
 
 /** What the service reads itself: the providers to build, and what it hands them in ProviderDeps. */

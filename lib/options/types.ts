@@ -129,6 +129,24 @@ export interface AuthKoaOptions {
    */
   stateStore?: string | StateStore;
   /**
+   * How long start-up waits for each configured store (`stateStore`, `mfa.store`, `avatarStore`, a
+   * provider's own store) to answer: one that cannot be reached in this time rejects `auth.ready`,
+   * naming the option, the URI (password redacted) and the cause. Default `3s`.
+   */
+  storeCheckTimeout?: Duration;
+  /**
+   * Start even when a store cannot be reached (`auth.ready` resolves): the failure is logged and goes to
+   * Koa's `app.emit('error')` with the first request, later failures with the request that meets them,
+   * and the store is tried again on each use. Default false: a store that is down stops start-up.
+   */
+  startWithStoresDown?: boolean;
+  /**
+   * Let a memory store hold durable data (`mfa.store`, passkeys, which live in `stateStore` unless the
+   * provider has `credentials`): everything in it is gone at the next restart. For tests and demos.
+   * Default false: a memory store there is a start-up TypeError naming the option.
+   */
+  allowVolatileStores?: boolean;
+  /**
    * Throttling of failed credential logins (direct providers, basic auth, the local OAuth2 server),
    * counted per user name and per client IP in `stateStore`: 5 failures for a name or 50 from an IP lock it out for 1 minute, doubling with
    * each further lock-out up to 15 minutes; `false` turns it off. See docs/security.md.
@@ -172,4 +190,5 @@ export interface AuthKoaOptions {
 }
 
 /** The avatar proxy's limits an application may change; see docs/avatars.md. */
-export type AvatarTuning = Partial<Omit<AvatarProxyOptions, 'url' | 'routePath' | 'resizeLimit' | 'allowPrivate' | 'logger' | 'store'>>;
+type ServiceSet = 'url' | 'routePath' | 'resizeLimit' | 'allowPrivate' | 'logger' | 'store' | 'policy';
+export type AvatarTuning = Partial<Omit<AvatarProxyOptions, ServiceSet>>;

@@ -1,4 +1,4 @@
-import { noopLogger, stdLogger, type Logger } from '../logger.js';
+import type { Logger } from '../logger.js';
 import type { Provider, ProviderDeps, ProviderModule } from './core/contract.js';
 import { devEndpoints, startDevOAuthServer, refuseInProduction, type DevOAuthServerOptions } from './oauth2-server/dev.js';
 import { commonOptions } from './oauth2/flow.js';
@@ -52,8 +52,9 @@ export const devProvider: ProviderModule = {
       emailFunc: opts.emailFunc as DevOAuthServerOptions['emailFunc'],
       // The server answers only this application's callbacks, wherever it is mounted.
       redirectOrigins: [new URL(deps.url).origin],
-      // Loud even when the application configured no logger: anyone can log in through this server.
-      logger: deps.logger === noopLogger ? { ...noopLogger, warn: stdLogger.warn, error: stdLogger.error } : deps.logger,
+      // Its warning (anyone can log in through this server) reaches stderr without a logger too:
+      // the default logger prints warnings.
+      logger: deps.logger,
     });
     return ownServerProvider({ name, kind: 'dev', common, ready, what: 'dev OAuth2 server', endpoints: (server) => devEndpoints(server.url) }, deps);
   },

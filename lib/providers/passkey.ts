@@ -6,6 +6,7 @@ import { passkeySecondFactor } from './passkey/second-factor.js';
 import { statePasskeyStore } from './passkey/store.js';
 import type { StateStore } from '../state/index.js';
 import { providerState } from '../state/shared.js';
+import { requireDurable } from '../util/store-policy.js';
 import { parseDuration, type Duration } from '../util/duration.js';
 import { optionNames } from '../util/options.js';
 import type { Provider, ProviderDeps, ProviderModule } from './core/contract.js';
@@ -44,7 +45,15 @@ export const passkeyProvider: ProviderModule = {
   async create(input, deps: ProviderDeps): Promise<Provider> {
     const config = parsePasskeyOptions(input as unknown as PasskeyProviderOptions, deps);
     // Its own `credentials` store when it has one, else the service's.
-    const own = providerState(config.credentials, deps.stateStore, { clock: deps.clock, logger: deps.logger, option: 'credentials', connections: deps.connections });
+    const own = providerState(config.credentials, deps.stateStore, {
+      clock: deps.clock,
+      option: 'credentials',
+      connections: deps.connections,
+      policy: deps.stores,
+    });
+    // Passkeys are durable: a memory store would lose every one of them at the next restart.
+    const option = config.credentials === undefined ? 'credentials is unset and stateStore' : 'credentials';
+    requireDurable(own.store, option, 'every passkey', deps.stores.allowVolatileStores);
     await own.start();
     const parts: PasskeyParts = {
       config,

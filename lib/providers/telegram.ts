@@ -81,8 +81,14 @@ export const telegramProvider: ProviderModule<TelegramProviderOptions & { [k: st
     const config = parseTelegramOptions(opts);
     const log = deps.logger;
     // Its own `stateStore` when it has one (an object passed in belongs to the caller), else the service's.
-    const state = providerState(config.stateStore, deps.stateStore, { clock: deps.clock, logger: log, option: 'stateStore', connections: deps.connections });
-    // The backend (and its optional package) now, so a missing one fails start-up; an unreachable server is retried on use.
+    const state = providerState(config.stateStore, deps.stateStore, {
+      clock: deps.clock,
+      option: 'stateStore',
+      connections: deps.connections,
+      policy: deps.stores,
+    });
+    // The backend (and its optional package) now, so a missing one fails start-up, as does a server
+    // that cannot be reached (unless startWithStoresDown).
     await state.start();
     const requests = new LoginRequests(async () => state.store, deps.clock);
     const bot = new LoginBot({ ...config.bot, requests, logger: log, tracing: deps.tracing });

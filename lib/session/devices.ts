@@ -5,6 +5,7 @@ import type { Logger } from '../logger.js';
 import type { StateStore } from '../state/types.js';
 import type { Claims } from './claims.js';
 import { deviceLabel, networkOf } from './device.js';
+import { providerOf } from '../http/respond.js';
 import { SESSIONS_NS, type Revocations } from './revocation.js';
 
 /** One login of a user, as the session list keeps it (in the state store, under the user). */
@@ -72,7 +73,11 @@ export class SessionRegistry {
       });
       await Promise.all(ended.map((r) => this.revocations.endSession(r.sid, r.expiresAt)));
     } catch (err) {
-      this.o.logger.warn(`session of ${claims.user!.id} not recorded in the state store (listed at its next refresh): ${(err as Error).message}`, { code: 'state_store_unavailable', userId: claims.user!.id });
+      const userId = claims.user!.id;
+      const provider = providerOf(ctx); // the login's provider route
+      const fields = { ...(provider !== undefined && { provider }), code: 'state_store_unavailable', userId };
+      const why = (err as Error).message;
+      this.o.logger.warn(`session of ${userId} not recorded in the state store (listed at its next refresh): ${why}`, fields);
     }
   }
 

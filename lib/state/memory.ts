@@ -25,6 +25,7 @@ export function memoryStateStore(opts: StateStoreOptions = {}): StateStore & { r
     hit: async (ns, keys, windowMs) => m.hit(ns, keys, windowMs),
     markUsed: async (tokenId, expiresAtMs) => markUsedWith(store, tokenId, expiresAtMs, m.clock()),
     close: async () => m.close(),
+    volatile: true,
   };
   return store;
 }

@@ -47,5 +47,6 @@ export function createStateStore(uri: string, opts: StateStoreOptions = {}, opti
     markUsed: async (id, exp) => (await store()).markUsed(id, exp),
     hit: async (ns, keys, windowMs) => hitIn(await store(), ns, keys, windowMs, opts.clock ?? Date.now),
     close: opened.close,
+    volatile: target.kind === 'memory',
   };
 }

@@ -1,8 +1,8 @@
 import { noTracing, type Tracing } from '../telemetry/types.js';
 import { AuthError } from '../errors.js';
-import type { Logger } from '../logger.js';
 import type { ConnectionShare } from '../util/connections.js';
 import { lazyResource } from '../util/lazy.js';
+import { checkStoreOpens, STRICT_STORES, type StorePolicy } from '../util/store-policy.js';
 import { MissingPackageError } from '../util/optional.js';
 import { openStateTarget, parseStateUri } from './open.js';
 import { stateSchemes } from './schemes.js';
@@ -20,8 +20,10 @@ export interface SharedState {
   /** Rate limits counted in this store, so every process sharing it shares the counts. */
   readonly limiter: Limiter;
   /**
-   * Loads the backend and opens it. A missing package or a refused password/database rejects (a
-   * start-up error); a server that cannot be reached is logged and tried again on first use.
+   * Loads the backend and opens it, waiting at most the policy's `checkTimeoutMs`. A missing package or
+   * a refused password/database rejects (a start-up error); so does a server that cannot be reached in
+   * time, naming the option and the URI, unless the policy starts with stores down: then it is reported
+   * and tried again on first use.
    */
   start(): Promise<void>;
   /** Closes the store when it was opened from a URI; an object passed in belongs to its owner. */
@@ -30,13 +32,14 @@ export interface SharedState {
 
 export interface SharedStateOptions {
   clock: () => number;
-  logger: Logger;
   /** The option being served, for messages: `stateStore`, `providers[2].stateStore`. */
   option: string;
   /** The instance's connections: stores on one database URI share one pool. */
   connections?: ConnectionShare;
   /** Where operation durations and failures are recorded (OpenTelemetry, when the instance has it). */
   tracing?: Tracing;
+  /** The instance's store policy: the start-up bound, and whether a store that is down stops start-up. */
+  policy?: StorePolicy;
 }
 
 /**
@@ -44,7 +47,7 @@ export interface SharedStateOptions {
  * registered scheme; see parseStateUri) or a StateStore, which is used as it is.
  */
 export function sharedState(source: StateTarget | StateStore, opts: SharedStateOptions): SharedState {
-  const { clock, logger, option, connections } = opts;
+  const { clock, option, connections } = opts;
   const tracing = opts.tracing ?? noTracing;
   const given = stateSchemes.source(source, option);
   const target = isStateStore(given) ? undefined : given;
@@ -105,6 +108,8 @@ export function sharedState(source: StateTarget | StateStore, opts: SharedStateO
     markUsed: (id, exp) => guarded('markUsed', (s) => s.markUsed(id, exp)),
     hit: (ns, keys, windowMs) => guarded('hit', (s) => hitIn(s, ns, keys, windowMs, clock)),
     close,
+    // A memory store (by URI or the object's own word) forgets everything when the process ends.
+    volatile: target ? target.kind === 'memory' : (given as StateStore).volatile === true,
   };
 
   return {
@@ -112,12 +117,11 @@ export function sharedState(source: StateTarget | StateStore, opts: SharedStateO
     limiter: stateLimiter(store, clock),
     async start() {
       if (!target) return;
-      try {
-        await opened.get();
-      } catch (err) {
-        if (err instanceof TypeError || err instanceof MissingPackageError) throw err;
-        logger.warn(`authkoa: ${option} cannot be reached at start-up (${(err as Error)?.message ?? err}); it is tried again on first use`, { code: 'state_store_unavailable', option });
-      }
+      // Loading the backend's code (a missing package rejects here) is not the store answering: outside the bound.
+      await stateSchemes.load(target.kind);
+      const where = { option, uri: target.uri, code: 'state_store_unavailable', local: target.path !== undefined };
+      const fatal = (err: unknown) => err instanceof TypeError || err instanceof MissingPackageError;
+      await checkStoreOpens(opened.get(), where, opts.policy ?? STRICT_STORES, fatal);
     },
     close,
   };

@@ -46,6 +46,11 @@ export interface StateStore extends UsedTokenStore {
   hit?(ns: string, keys: readonly LimitKey[], windowMs: number): Promise<number | undefined>;
   /** Releases the connection or environment. Further calls reject. */
   close(): Promise<void>;
+  /**
+   * True for a store that forgets everything when its process ends (memory): refused for durable data
+   * (`mfa.store`, passkeys) unless the app sets `allowVolatileStores`.
+   */
+  readonly volatile?: boolean;
 }
 
 /** One counter of a rate limit: its key and how many hits a window allows. */

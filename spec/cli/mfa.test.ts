@@ -56,6 +56,7 @@ test('status shows TOTP, a pending set-up and the codes left; reset removes them
   // Exactly these keys: nothing sealed, no code hash, is printed.
   t.deepEqual(JSON.parse(bob.stdout), {
     userId: bobId,
+    stored: true,
     totp: false,
     totpSince: null,
     setupPending: true,
@@ -64,7 +65,7 @@ test('status shows TOTP, a pending set-up and the codes left; reset removes them
   });
   const nobody = await runCli(['mfa', 'status', 'direct_nobody', '--store', uri]);
   t.is(nobody.code, 0, nobody.stderr);
-  t.regex(nobody.stdout, /^totp: +off$/m);
+  t.is(nobody.stdout, `authctl mfa: nothing is stored for direct_nobody in ${uri}: no second factor was set up there (is --store the apps' mfa.store?)\n`);
 
   const reset = await runCli(['mfa', 'reset', aliceId, '--store', uri]);
   t.is(reset.code, 0, reset.stderr);
@@ -85,6 +86,20 @@ test('status shows TOTP, a pending set-up and the codes left; reset removes them
   const factors = stateFactorStore(state);
   t.is(await factors.get(aliceId), undefined);
   t.is(await factors.get(bobId), undefined);
+});
+
+test('status on a store that holds no second factors says nothing is stored there, not "totp: off"; --json says stored: false', async (t) => {
+  const redis = await startRedis({ password: 'hunter2' });
+  t.teardown(() => redis.stop());
+  const uri = `${redis.uri}/0`;
+  const text = await runCli(['mfa', 'status', 'local_alice', '--store', uri]);
+  t.is(text.code, 0, text.stderr);
+  const shown = uri.replace(':hunter2@', ':***@');
+  t.is(text.stdout, `authctl mfa: nothing is stored for local_alice in ${shown}: no second factor was set up there (is --store the apps' mfa.store?)\n`);
+  t.false(/totp|recovery codes/.test(text.stdout), 'no factor reported as off');
+  const json = await runCli(['mfa', 'status', 'local_alice', '--store', uri, '--json']);
+  t.is(json.code, 0, json.stderr);
+  t.like(JSON.parse(json.stdout), { userId: 'local_alice', stored: false, totp: false, recoveryCodesLeft: 0 });
 });
 
 test('status and reset on a real redis-server', async (t) => {

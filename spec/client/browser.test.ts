@@ -43,6 +43,7 @@ async function startClientApp(t: ExecutionContext): Promise<ClientApp> {
     url,
     clock,
     logger: quiet,
+    allowVolatileStores: true, // factors and passkeys in memory: a test app's own choice
     providers: [
       { kind: 'direct', name: 'direct', checker: (user: string, pw: string) => PASSWORDS[user] === pw },
       { kind: 'passkey', rpName: 'authkoa tests', userVerification: 'required' },

@@ -3,7 +3,7 @@ import test from 'ava';
 import { authKoa } from '../../lib/index.js';
 import { unknownOption } from '../../lib/util/options.js';
 
-const base = { secret: 'option-aliases-secret-0123456789abcdef', url: 'http://127.0.0.1:1', providers: [{ kind: 'direct' as const, name: 'local', checker: () => true }] };
+const base = { secret: 'option-aliases-secret-0123456789abcdef', url: 'http://127.0.0.1:1', logger: () => {}, providers: [{ kind: 'direct' as const, name: 'local', checker: () => true }] };
 
 test("a provider entry with another library's names rejects ready naming ours (cid, csecret, scopes, …)", async (t) => {
   const github = { name: 'github', cid: 'id', csecret: 's' };

@@ -5,7 +5,7 @@ import Koa from 'koa';
 import { serve } from '../helpers/http.js';
 
 const direct = { kind: 'direct' as const, name: 'local', checker: () => true };
-const base: AuthKoaOptions = { secret: 'a secret that is long enough: 32+ bytes', url: 'http://127.0.0.1:8080', providers: [direct] };
+const base: AuthKoaOptions = { secret: 'a secret that is long enough: 32+ bytes', url: 'http://127.0.0.1:8080', logger: () => {}, providers: [direct] };
 
 test('defaults follow the original: token 15 min, cookie 31 days, /auth, /avatar, issuer authkoa, SameSite Lax', (t) => {
   const o = resolveOptions(base);

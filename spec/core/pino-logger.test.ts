@@ -8,6 +8,8 @@ import test from 'ava';
 import { PassThrough } from 'node:stream';
 import { pino } from 'pino';
 import { toLogger } from '../../lib/logger.js';
+import { memoryStateStore } from '../../lib/state/memory.js';
+import type { StateStore } from '../../lib/state/types.js';
 import { Client, startApp } from '../helpers/http.js';
 
 const SECRET = 'pino-logger-test-secret-0123456789abcdef';
@@ -29,7 +31,7 @@ function pinoToMemory() {
   return { logger: pino({ level: 'debug' }, stream), records };
 }
 
-test('pino receives structured records: a checker that throws is logged at error with status, code, method and path as fields', async (t) => {
+test('pino receives structured records: a checker that throws is logged at error with provider, status, code, method and path as fields', async (t) => {
   const { logger, records } = pinoToMemory();
   const app = await startApp({
     secret: SECRET,
@@ -43,10 +45,33 @@ test('pino receives structured records: a checker that throws is logged at error
   const rec = records.find((r) => r.code === 'checker_failed');
   t.truthy(rec, JSON.stringify(records));
   t.is(rec!.level, 50, 'pino level error');
+  t.is(rec!.provider, 'local', 'a record about a provider route names the provider (docs/events.md)');
   t.is(rec!.status, 500);
   t.is(rec!.method, 'GET');
   t.is(rec!.path, '/auth/local/login');
   t.regex(String(rec!.msg), /GET \/auth\/local\/login: failed to check user credentials: user database is down/);
+});
+
+test('pino: a login whose session list cannot be written is a warning carrying the provider of the route, code and user id', async (t) => {
+  const { logger, records } = pinoToMemory();
+  const memory = memoryStateStore();
+  // The session list's namespace fails to write (a store failing mid-login); everything else works.
+  const failing = (ns: string) => (ns === 'sessions' ? Promise.reject(new Error('sessions table is down')) : undefined);
+  const stateStore: StateStore = {
+    ...memory,
+    create: (ns, ...rest) => failing(ns) ?? memory.create(ns, ...rest),
+    replace: (ns, ...rest) => failing(ns) ?? memory.replace(ns, ...rest),
+  };
+  const app = await startApp({ secret: SECRET, logger, stateStore, providers: [{ kind: 'direct', name: 'local', checker: () => true }] });
+  t.teardown(() => app.close());
+  const res = await new Client(app.url).fetch('/auth/local/login', { method: 'POST', json: { user: 'alice', passwd: 'pw' } });
+  t.is(res.status, 200, 'the login goes on');
+  const rec = records.find((r) => /not recorded in the state store/.test(String(r.msg)));
+  t.truthy(rec, JSON.stringify(records));
+  t.is(rec!.level, 40, 'pino level warn');
+  t.is(rec!.provider, 'local');
+  t.is(rec!.code, 'state_store_unavailable');
+  t.regex(String(rec!.userId), /^local_/);
 });
 
 test('pino: wrong basic-auth credentials are a warning carrying provider, code and the user name as fields', async (t) => {

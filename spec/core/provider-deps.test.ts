@@ -39,7 +39,7 @@ test('a third-party provider gets the narrow context (token service, avatars, st
   await auth.ready;
   t.teardown(() => auth.close());
   t.deepEqual(Object.keys(given!).sort(), [
-    'avatarProxy', 'callbackURL', 'checkCredentials', 'clock', 'completeLogin', 'connections', 'cookies', 'endSession', 'events', 'factorChanged', 'limiter', 'logger', 'randomId', 'readCookie', 'readParams', 'routeURL', 'safeRedirect', 'sessionFlag', 'sessionOnly', 'sessionUser', 'signer', 'stateStore', 'throttle', 'tokenService', 'tracing', 'url', 'userId',
+    'avatarProxy', 'callbackURL', 'checkCredentials', 'clock', 'completeLogin', 'connections', 'cookies', 'endSession', 'events', 'factorChanged', 'limiter', 'logger', 'randomId', 'readCookie', 'readParams', 'routeURL', 'safeRedirect', 'sessionFlag', 'sessionOnly', 'sessionUser', 'signer', 'stateStore', 'stores', 'throttle', 'tokenService', 'tracing', 'url', 'userId',
   ]);
   // The shared state works for it, and is the service's (a second provider would see the same entries).
   t.true(await given!.stateStore.create('probe', 'k', { n: 1 }, clock() + 60_000));

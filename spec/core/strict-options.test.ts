@@ -3,7 +3,7 @@ import test from 'ava';
 import { authKoa, registerProvider } from '../../lib/index.js';
 import { closest } from '../../lib/util/options.js';
 
-const base = { secret: 'strict-options-secret-0123456789abcdef', url: 'http://127.0.0.1:1', providers: [{ kind: 'direct' as const, name: 'local', checker: () => true }] };
+const base = { secret: 'strict-options-secret-0123456789abcdef', url: 'http://127.0.0.1:1', logger: () => {}, providers: [{ kind: 'direct' as const, name: 'local', checker: () => true }] };
 
 test('an unknown top-level option is a TypeError from authKoa() naming it and its closest known name', (t) => {
   const cases: Array<[string, string]> = [

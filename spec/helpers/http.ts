@@ -86,6 +86,20 @@ export interface TestApp extends Served {
  * avatar routes is recorded, and close() rejects, naming them, when any does not conform to
  * `auth.openapi()` (spec/helpers/answers.ts): the HTTP contract is checked by every test that uses it.
  */
+/**
+ * The logger of the test apps that give none: silent. Without one authkoa prints warnings and errors
+ * (its default, spec/core/default-logger.test.ts), and tests that fail on purpose would fill the output.
+ */
+export const quiet = () => {};
+
+/**
+ * What startApp() and started() add unless a test says otherwise: the quiet logger; memory stores
+ * allowed for second factors and passkeys (a test app forgets everything by design; the refusal without
+ * this opt-in is spec/core/volatile-stores.test.ts's); and a start-up bound on the stores that a loaded
+ * machine's first connection and table creation stay well within (the stores that are down are refused at once).
+ */
+const TEST_DEFAULTS = { logger: quiet, allowVolatileStores: true, storeCheckTimeout: '30s' } as const;
+
 export async function startApp(opts: Omit<AuthKoaOptions, 'url'> & { url?: string }, extra?: (router: Router, auth: AuthKoa, app: Koa) => void): Promise<TestApp> {
   const app = new Koa();
   // authkoa emits every 5xx on the app (Koa's convention), which Koa prints: tests that fail on purpose
@@ -94,7 +108,7 @@ export async function startApp(opts: Omit<AuthKoaOptions, 'url'> & { url?: strin
   const router = new Router();
   let auth!: AuthKoa;
   const served = await serve((req, res) => app.callback()(req, res));
-  auth = authKoa({ ...opts, url: opts.url ?? served.url } as AuthKoaOptions);
+  auth = authKoa({ ...TEST_DEFAULTS, ...opts, url: opts.url ?? served.url } as AuthKoaOptions);
   await auth.ready.catch(async (err: unknown) => {
     await served.close();
     throw err;
@@ -215,7 +229,7 @@ export function manualClock(start = Math.ceil(Date.now() / 1000) * 1000) {
 
 /** authKoa(opts) once started: rejects with the start-up error, whether authKoa() threw it or `ready` rejected with it. */
 export async function started(opts: AuthKoaOptions): Promise<AuthKoa> {
-  const auth = authKoa(opts);
+  const auth = authKoa({ ...TEST_DEFAULTS, ...opts });
   await auth.ready;
   return auth;
 }

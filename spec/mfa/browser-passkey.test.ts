@@ -34,6 +34,7 @@ async function startApp(t: ExecutionContext) {
     secret: 'mfa-passkey-browser-secret-0123456789',
     url,
     logger: { info() {}, warn() {}, error() {} },
+    allowVolatileStores: true, // factors and passkeys in memory: a test app's own choice
     providers: [
       { kind: 'direct', name: 'direct', checker: (user: string, pw: string) => user === 'alice' && pw === 'alice-pw' },
       { kind: 'passkey', rpName: 'authkoa tests', userVerification: 'required' },

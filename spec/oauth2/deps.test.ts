@@ -1,4 +1,5 @@
 import { ConnectionShare } from '../../lib/util/connections.js';
+import { STRICT_STORES } from '../../lib/util/store-policy.js';
 import { noEvents } from '../../lib/events/bus.js';
 import { noTracing } from '../../lib/telemetry/types.js';
 import test from 'ava';
@@ -38,6 +39,7 @@ async function handBuilt(t: any, entry: Record<string, unknown>) {
     clock: Date.now,
     stateStore: state,
     connections: new ConnectionShare(),
+    stores: STRICT_STORES,
     events: noEvents,
     tracing: noTracing,
     limiter: stateLimiter(state, Date.now),

@@ -7,7 +7,7 @@ import { Client } from '../helpers/http.js';
 import { startPasskeyApp } from './fixtures.js';
 import { useStateBackends, type OpenStore } from '../helpers/state-backends.js';
 
-const base = { secret: 'passkey-api-secret-0123456789abcdef', url: 'http://localhost:1' };
+const base = { secret: 'passkey-api-secret-0123456789abcdef', url: 'http://localhost:1', logger: () => {} };
 
 test('passkey options are checked at start-up, naming the option', async (t) => {
   const cases: Array<[Record<string, unknown>, RegExp, string?]> = [
@@ -25,7 +25,7 @@ test('passkey options are checked at start-up, naming the option', async (t) => 
 
 test('an IP address as rpID starts (the rest of the app may run on one) but says browsers will refuse passkeys', async (t) => {
   const logs: string[] = [];
-  const auth = authKoa({ ...base, url: 'http://127.0.0.1:1', logger: { info: () => {}, warn: (m: string) => logs.push(m), error: () => {} }, providers: [{ kind: 'passkey', rpName: 'x' }] });
+  const auth = authKoa({ ...base, url: 'http://127.0.0.1:1', allowVolatileStores: true, logger: { info: () => {}, warn: (m: string) => logs.push(m), error: () => {} }, providers: [{ kind: 'passkey', rpName: 'x' }] });
   t.teardown(() => auth.close());
   await t.notThrowsAsync(auth.ready);
   t.true(logs.some((l) => /passkey: rpID 127\.0\.0\.1 is an IP address, which browsers refuse for passkeys/.test(l)), logs.join('\n'));

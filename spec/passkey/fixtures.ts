@@ -45,6 +45,8 @@ export async function startPasskeyApp(t: ExecutionContext, state: StateStore = m
     secret: SECRET,
     url,
     stateStore: state,
+    // The passkeys live in the test's memory store: the app's explicit opt-in.
+    allowVolatileStores: true,
     providers: providers ?? [{ kind: 'dev', port: 0 }, { kind: 'passkey', rpName: 'authkoa tests', userVerification: 'required' }],
   });
   const contract = contractRecorder(auth);

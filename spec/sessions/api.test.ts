@@ -123,8 +123,8 @@ test('a provider named "sessions" is a start-up error naming it', async (t) => {
 
 test('maxSessionsPerUser must be a whole number, 1 or more: a TypeError naming it', (t) => {
   for (const bad of [0, -1, 2.5, '3', Number.NaN, Infinity]) {
-    const err = t.throws(() => authKoa({ secret: SECRET, url: 'http://127.0.0.1:1', providers: [DIRECT], maxSessionsPerUser: bad } as unknown as AuthKoaOptions), { instanceOf: TypeError }, String(bad));
+    const err = t.throws(() => authKoa({ secret: SECRET, url: 'http://127.0.0.1:1', logger: quiet, providers: [DIRECT], maxSessionsPerUser: bad } as unknown as AuthKoaOptions), { instanceOf: TypeError }, String(bad));
     t.regex(err!.message, /maxSessionsPerUser/);
   }
-  t.throws(() => authKoa({ secret: SECRET, url: 'http://127.0.0.1:1', providers: [DIRECT], endOtherSessionsOnFactorChange: 'no' } as unknown as AuthKoaOptions), { instanceOf: TypeError, message: /endOtherSessionsOnFactorChange/ });
+  t.throws(() => authKoa({ secret: SECRET, url: 'http://127.0.0.1:1', logger: quiet, providers: [DIRECT], endOtherSessionsOnFactorChange: 'no' } as unknown as AuthKoaOptions), { instanceOf: TypeError, message: /endOtherSessionsOnFactorChange/ });
 });

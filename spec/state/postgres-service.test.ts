@@ -63,11 +63,11 @@ test('a confirmation token is spent in the table, and the rate-limit counters an
   t.is(rows.find((r) => `${r.ns}:${r.key}` === 'limit:verified:email:a:a@example.com')?.value, 1, 'the per-address counter, at 1');
 });
 
-test('PostgreSQL down at start-up: ready resolves, logins answer 503 JSON, and work once it is up', async (t) => {
+test('PostgreSQL down at start-up, started anyway (startWithStoresDown): ready resolves, logins answer 503 JSON, and work once it is up', async (t) => {
   const server = await ownServer(t);
   await server.stop();
-  const e = await emailApp(t, server.uri);
-  t.true(e.logs.some((l) => /^warn authkoa: stateStore cannot be reached at start-up \(postgres postgres:\/\/.* is unavailable \(.*ECONNREFUSED/.test(l)), e.logs.join('\n'));
+  const e = await emailApp(t, server.uri, { startWithStoresDown: true });
+  t.true(e.logs.some((l) => /^error authKoa: stateStore postgres:\/\/\S+: cannot connect \(ECONNREFUSED\) within \d+ ms; started anyway/.test(l)), e.logs.join('\n'));
   const down = await e.login('alice');
   t.is(down.status, 503);
   t.deepEqual(await down.json(), UNAVAILABLE);
@@ -113,7 +113,7 @@ test('a PostgreSQL that hangs: requests end with 503 after the timeout, not a hu
 
 test('a refused password or a missing database fails start-up naming the redacted URI', async (t) => {
   const server = await ownServer(t, { password: 'right-horse-battery' });
-  const base = { secret: SECRET, url: 'http://127.0.0.1:1', providers: [{ kind: 'direct' as const, name: 'local', checker: () => true }] };
+  const base = { secret: SECRET, url: 'http://127.0.0.1:1', logger: () => {}, providers: [{ kind: 'direct' as const, name: 'local', checker: () => true }] };
   const cases = {
     wrongPassword: server.uri.replace('right-horse-battery', 'hunter2'),
     missingDb: server.uri.replace(/\/authkoa$/, '/nope'),

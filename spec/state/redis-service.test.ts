@@ -53,12 +53,12 @@ test('a confirmation token is spent in Redis and rate-limit counters and the ses
   t.is(await raw.hget(`${p}limit:verified:email:a:a@example.com`, 'v'), '1');
 });
 
-test('Redis down at start-up: ready resolves, logins answer 503 JSON with the cause logged, and work once Redis is up', async (t) => {
+test('Redis down at start-up, started anyway (startWithStoresDown): ready resolves, logins answer 503 JSON with the cause logged, and work once Redis is up', async (t) => {
   const redis = await startRedis();
   t.teardown(() => redis.stop());
   await redis.stop();
-  const e = await emailApp(t, `${redis.uri}/0`);
-  t.true(e.logs.some((l) => /^warn authkoa: stateStore cannot be reached at start-up \(.*ECONNREFUSED/.test(l)), e.logs.join('\n'));
+  const e = await emailApp(t, `${redis.uri}/0`, { startWithStoresDown: true });
+  t.true(e.logs.some((l) => /^error authKoa: stateStore redis:\/\/127\.0\.0\.1:\d+\/0: cannot connect \(ECONNREFUSED\) within \d+ ms; started anyway/.test(l)), e.logs.join('\n'));
   const down = await e.request();
   t.is(down.res.status, 503);
   t.deepEqual(await down.res.json(), { error: 'login state is unavailable', code: 'state_store_unavailable' });
@@ -114,7 +114,7 @@ test('a Redis that hangs: requests end with 503 after the command timeout, not a
 test('a refused password or database fails start-up naming the URI, the password redacted', async (t) => {
   const redis = await startRedis({ password: 'right-horse-battery' });
   t.teardown(() => redis.stop());
-  const base = { secret: SECRET, url: 'http://127.0.0.1:1', providers: [{ kind: 'direct' as const, name: 'local', checker: () => true }] };
+  const base = { secret: SECRET, url: 'http://127.0.0.1:1', logger: () => {}, providers: [{ kind: 'direct' as const, name: 'local', checker: () => true }] };
   const port = redis.port;
   const cases = {
     wrongPassword: `redis://:hunter2@127.0.0.1:${port}/0`,
@@ -141,7 +141,7 @@ test('a refused password or database fails start-up naming the URI, the password
 });
 
 test('a bad stateStore option is a TypeError naming it: from authKoa(), or at start-up for what the backend checks', async (t) => {
-  const base = { secret: SECRET, url: 'http://127.0.0.1:1', providers: [{ kind: 'direct' as const, name: 'local', checker: () => true }] };
+  const base = { secret: SECRET, url: 'http://127.0.0.1:1', logger: () => {}, providers: [{ kind: 'direct' as const, name: 'local', checker: () => true }] };
   t.throws(() => authKoa({ ...base, stateStore: 'etcd://h' }), { instanceOf: TypeError, message: /^authKoa: stateStore has unsupported scheme "etcd:\/\/"/ });
   t.throws(() => authKoa({ ...base, stateStore: {} as never }), { instanceOf: TypeError, message: /^authKoa: stateStore must be/ });
   const auth = authKoa({ ...base, stateStore: 'redis://:hunter2@h/0?ttl=1' });

@@ -261,13 +261,15 @@ test('avatarStore postgres:// naming a database that does not exist fails start-
   t.false(err!.message.includes('hunter2'));
 });
 
-test('avatarStore postgres:// that cannot be reached at start-up: the app starts and the failure is logged (an outage, retried on first use)', async (t) => {
+test('avatarStore postgres:// that cannot be reached at start-up, started anyway (startWithStoresDown): the app starts and the failure is logged (an outage, retried on first use)', async (t) => {
   const logs: string[] = [];
   const port = server.port;
-  // Port 1: nothing listens there. Recovery once the server is back is the outage tests' (postgres-service.test.ts).
+  // Port 1: nothing listens there. Recovery once the server is back is the outage tests' (postgres-service.test.ts);
+  // the rejection without startWithStoresDown is spec/state/store-check.test.ts's.
   const auth = authKoa({
     ...baseOptions(),
     url: 'http://127.0.0.1:1',
+    startWithStoresDown: true,
     avatarStore: server.uri.replace(`:${port}/`, ':1/'),
     logger: { info: () => {}, warn: (m: string) => void logs.push(m), error: (m: string) => void logs.push(m) },
   });

@@ -68,12 +68,13 @@ test('two apps on two "hosts" share Telegram login requests through MongoDB', as
   t.is(((await res.json()) as { name: string }).name, 'Alice Liddell');
 });
 
-test('an unreachable MongoDB: /login answers 503 and the password stays out of the logs', async (t) => {
-  const { app, logs } = await startTelegram(t, {
-    poll: false,
-    bot: 'authkoa_test_bot',
-    stateStore: 'mongodb://user:hunter2@127.0.0.1:1/?serverSelectionTimeoutMS=300&connectTimeoutMS=300',
-  });
+test('an unreachable MongoDB, started anyway (startWithStoresDown): /login answers 503 and the password stays out of the logs', async (t) => {
+  const { app, logs } = await startTelegram(
+    t,
+    { poll: false, bot: 'authkoa_test_bot', stateStore: 'mongodb://user:hunter2@127.0.0.1:1/?serverSelectionTimeoutMS=300&connectTimeoutMS=300' },
+    { app: { startWithStoresDown: true } },
+  );
+  t.true(logs.some((l) => /^\[ERROR\] authKoa: providers\[0\] \(telegram\): stateStore mongodb:\/\/user:\*\*\*@127\.0\.0\.1:1\/.*: cannot connect/.test(l)), logs.join('\n'));
   const res = await new Client(app.url).fetch('/auth/telegram/login');
   t.is(res.status, 503);
   t.deepEqual(await res.json(), { error: 'login state is unavailable', code: 'state_store_unavailable' });

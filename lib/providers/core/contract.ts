@@ -10,6 +10,7 @@ import type { Provider, ProviderOptions } from './provider.js';
 import type { AvatarProxy } from '../../avatar/types.js';
 import type { Logger } from '../../logger.js';
 import type { ConnectionShare } from '../../util/connections.js';
+import type { StorePolicy } from '../../util/store-policy.js';
 import type { CompletedLogin } from '../../session/login.js';
 import type { JwtSigner } from '../../session/signer.js';
 import type { TokenService } from '../../session/token-service.js';
@@ -45,6 +46,11 @@ export interface ProviderDeps {
   readonly events: EventSink;
   /** The instance's connections: a provider's own store on the same database URI shares its pool. */
   readonly connections: ConnectionShare;
+  /**
+   * The instance's store policy (`storeCheckTimeout`, `startWithStoresDown`, `allowVolatileStores`): a
+   * provider's own store is checked at start-up by it, and durable data refuses a memory store unless allowed.
+   */
+  readonly stores: StorePolicy;
   /** Rate limits counted in the service-wide state store. Prefix keys with the provider's name. */
   readonly limiter: Limiter;
   /**

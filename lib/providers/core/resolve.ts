@@ -128,7 +128,9 @@ async function load(kind: string, at: string): Promise<ProviderModule> {
 async function create(module: ProviderModule, plan: { at: string; kind: string; options: ProviderOptions }, deps: ProviderDeps): Promise<Provider> {
   try {
     if (module.options) checkOptionNames(plan.options, module.options, '');
-    return await module.create(plan.options, deps);
+    // A provider's own store is named with the entry in what start-up says of it.
+    const place = `${plan.at} (${plan.kind}): `;
+    return await module.create(plan.options, { ...deps, stores: { ...deps.stores, place } });
   } catch (err) {
     throw named(err, plan.at, plan.kind);
   }
