@@ -3,7 +3,7 @@ import type { Context } from 'koa';
 import { AuthError } from '../errors.js';
 import { copyClaims, wireOrder, type Claims, type RequestToken, type TokenSource } from './claims.js';
 import type { KeyObject } from 'node:crypto';
-import { HEADER_B64, KeyRing, decodePayload, sign, split, verifySignature } from './jwt.js';
+import { HEADER_B64, KeyRing, decodePayload, sign, signatureKey, split, verifySignature } from './jwt.js';
 import { keyForHeader, signJws, splitJws, verifyJwsSignature } from './jws.js';
 import type { SigningConfig, SigningKey } from './signing.js';
 import { audienceOf, checkClaims } from './payload.js';
@@ -287,14 +287,3 @@ export class TokenService {
     return checkClaims(p, this.#o.issuer, (aud) => this.checkAudience(aud, 401));
   }
 }
-
-/**
- * 30 bits of the token's last five characters, the end of its HMAC: uniformly spread for real tokens, and
- * a small integer keys a Map without hashing a string. Callers compare the whole token on a hit.
- */
-function signatureKey(token: string): number {
-  let key = 0;
-  for (let i = Math.max(0, token.length - 5); i < token.length; i++) key = (key << 6) | (token.charCodeAt(i) & 63);
-  return key;
-}
-

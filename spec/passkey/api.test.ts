@@ -3,7 +3,7 @@ import test from 'ava';
 import { authKoa } from '../../lib/index.js';
 import { statePasskeyStore, type Passkey } from '../../lib/providers/passkey/store.js';
 import { memoryStateStore } from '../../lib/state/memory.js';
-import { Client } from '../helpers/http.js';
+import { Client, manualClock } from '../helpers/http.js';
 import { startPasskeyApp } from './fixtures.js';
 import { useStateBackends, type OpenStore } from '../helpers/state-backends.js';
 
@@ -84,7 +84,9 @@ test('credential ids are checked at the edge: 600 characters at login or in a DE
 });
 
 test('login challenges are limited per client (rateLimit, 30 per 5 minutes by default): 429 with Retry-After, and each client counts apart', async (t) => {
-  const app = await startPasskeyApp(t, undefined, [{ kind: 'passkey', rpName: 'tests', rateLimit: { perIP: 3, window: '1m' } }]);
+  // A clock that stands still: the wait is the whole window whatever the machine's speed (it read 59 on a loaded one).
+  const clock = manualClock();
+  const app = await startPasskeyApp(t, undefined, [{ kind: 'passkey', rpName: 'tests', rateLimit: { perIP: 3, window: '1m' } }], 'localhost', 0, clock);
   const ask = (ip?: string) => fetch(`${app.url}/auth/passkey/login/options`, { method: 'POST', headers: ip ? { 'x-forwarded-for': ip } : {} });
   for (let i = 0; i < 3; i++) t.is((await ask()).status, 200);
   const refused = await ask();
