@@ -148,15 +148,38 @@ function live(e: StateEntry | undefined, now: number): e is StateEntry {
 }
 
 /**
- * A copy through which a caller cannot change what is stored. Flat records (counters, the throttle's
- * records, most login state) are copied by spread; anything deeper, or not a plain object, by
- * structuredClone, which costs half a microsecond even for three numbers.
+ * A copy through which a caller cannot change what is stored. State values are JSON data (the network
+ * stores keep them as JSON text), so plain objects and arrays are copied by hand; anything else inside,
+ * or nesting deeper than any state value goes (a cycle), is left to structuredClone, which took 2 µs
+ * per record of a user's session list, written and read again at every login.
  */
 function copy<V>(value: V): V {
   if (value === null || typeof value !== 'object') return value;
-  if (Object.getPrototypeOf(value) === Object.prototype) {
-    const fields = Object.values(value as Record<string, unknown>);
-    if (fields.every((f) => f === null || typeof f !== 'object')) return { ...value };
+  return (plainCopy(value, 0) ?? structuredClone(value)) as V;
+}
+
+/** Deeper than any state value nests: past it, a value is taken for a cycle and left to structuredClone. */
+const MAX_DEPTH = 16;
+
+/** A deep copy of plain objects, arrays and primitives; undefined when something else is inside. */
+function plainCopy(value: object, depth: number): object | undefined {
+  if (depth > MAX_DEPTH) return undefined;
+  if (Array.isArray(value)) {
+    const out: unknown[] = new Array(value.length);
+    // Indexed, not for…in: three times faster over a session list.
+    for (let i = 0; i < value.length; i++) {
+      const f: unknown = value[i];
+      if (f === null || typeof f !== 'object') out[i] = f;
+      else if ((out[i] = plainCopy(f, depth + 1)) === undefined) return undefined;
+    }
+    return out;
   }
-  return structuredClone(value);
+  if (Object.getPrototypeOf(value) !== Object.prototype) return undefined;
+  const out: Record<string, unknown> = { ...value };
+  for (const k in out) {
+    const f = out[k];
+    // Only nested objects are written back: storing every field again cost five times the copy.
+    if (f !== null && typeof f === 'object' && (out[k] = plainCopy(f, depth + 1)) === undefined) return undefined;
+  }
+  return out;
 }

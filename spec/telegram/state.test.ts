@@ -30,6 +30,25 @@ test('memory: values are copied in and out', async (t) => {
   t.deepEqual((await store.get('ns', 'k'))?.value, { list: [1] });
 });
 
+test('memory: nested records are copied, and what is not plain data (a Date, a cycle) is copied whole', async (t) => {
+  const store = memoryStateStore();
+  const list = { list: [{ sid: 'a', amr: ['pwd'] }] };
+  await store.create('ns', 'list', list, Date.now() + 1000);
+  list.list[0]!.amr.push('otp');
+  const got = (await store.get<typeof list>('ns', 'list'))!.value;
+  got.list[0]!.amr.push('hwk');
+  t.deepEqual((await store.get('ns', 'list'))?.value, { list: [{ sid: 'a', amr: ['pwd'] }] });
+  const when = new Date(0);
+  await store.create('ns', 'date', { at: [when] }, Date.now() + 1000);
+  const at = (await store.get<{ at: Date[] }>('ns', 'date'))!.value.at[0]!;
+  t.true(at instanceof Date && at !== when && at.getTime() === 0);
+  const cyclic: Record<string, unknown> = { n: 1 };
+  cyclic.self = cyclic;
+  await store.create('ns', 'cycle', cyclic, Date.now() + 1000);
+  const back = (await store.get<Record<string, unknown>>('ns', 'cycle'))!.value;
+  t.true(back !== cyclic && back.self === back);
+});
+
 test('memory: expired entries are swept every sweepEvery creates', async (t) => {
   let now = 1_000_000;
   const store = memoryStateStore({ clock: () => now, sweepEvery: 4 });
