@@ -49,6 +49,28 @@ test('memory: nested records are copied, and what is not plain data (a Date, a c
   t.true(back !== cyclic && back.self === back);
 });
 
+test('memory: a key taken or removed is gone for every call and from size, and can be written again', async (t) => {
+  let now = 1_000_000;
+  const store = memoryStateStore({ clock: () => now });
+  await store.create('ns', 'a', 1, now + 10);
+  await store.create('ns', 'b', 2, now + 10);
+  const a = (await store.get('ns', 'a'))!;
+  t.true(await store.take('ns', 'a', a.rev));
+  await store.remove('ns', 'b');
+  await store.remove('ns', 'never');
+  t.is(store.size, 0);
+  t.is(await store.get('ns', 'a'), undefined);
+  t.false(await store.take('ns', 'a', a.rev));
+  t.false(await store.take('ns', 'a', ''));
+  t.false(await store.replace('ns', 'b', a.rev, 3, now + 10));
+  t.true(await store.create('ns', 'a', 4, now + 10));
+  t.is(store.size, 1);
+  t.is((await store.get('ns', 'a'))?.value, 4);
+  now += 10;
+  t.is(await store.sweep(), 1, 'the expired entry, not the removed one');
+  t.is(store.size, 0);
+});
+
 test('memory: expired entries are swept every sweepEvery creates', async (t) => {
   let now = 1_000_000;
   const store = memoryStateStore({ clock: () => now, sweepEvery: 4 });
