@@ -17,6 +17,7 @@ export interface MiddlewareCost {
 }
 
 const SECRET = 'bench-secret-0123456789abcdef0123456789';
+const LOGIN_ROW = 'direct login (token, cookies, session list)';
 
 /**
  * Builds a fresh context per call, with header names and values decoded from bytes each time as node's
@@ -33,6 +34,21 @@ function request(app: Koa, path: string, headers: Record<string, string>) {
     const fresh: Record<string, string> = {};
     for (const [k, v] of raw) fresh[k.toString('latin1')] = v.toString('latin1');
     req.headers = fresh;
+    return app.createContext(req, new http.ServerResponse(req));
+  };
+}
+
+/** The same for a POST with a JSON body, pushed into the request stream as the socket would. */
+function post(app: Koa, path: string, body: string) {
+  const socket = new net.Socket();
+  const bytes = Buffer.from(body);
+  return () => {
+    const req = new http.IncomingMessage(socket);
+    req.method = 'POST';
+    req.url = path;
+    req.headers = { host: '127.0.0.1:8080', 'content-type': 'application/json', 'content-length': String(bytes.length), 'user-agent': 'bench' };
+    req.push(bytes);
+    req.push(null);
     return app.createContext(req, new http.ServerResponse(req));
   };
 }
@@ -83,12 +99,16 @@ export async function middlewareBench(ms = 1500, rounds = 3): Promise<Middleware
     ['auth: JWT cookie + XSRF header, every event type subscribed', request(app, '/private', { cookie: `JWT=${token}`, 'x-xsrf-token': 'a'.repeat(40) }), listened.middleware.auth],
     ['auth: basic auth via checker', request(app, '/private', { authorization: `Basic ${Buffer.from('u:pw').toString('base64')}` }), basic.middleware.auth],
     ['app.use(auth) on a route outside /auth', request(app, '/public', { cookie: `JWT=${token}` }), auth],
+    // A whole login, as the HTTP row's: the throttle's reservations, the token, the cookies and the user's
+    // session list, which one user logging in again and again keeps at its cap (each login ends the oldest).
+    [LOGIN_ROW, post(app, '/auth/bench/login', '{"user":"u","passwd":"pw"}'), auth],
   ];
   const out: MiddlewareCost[] = [];
   for (const [name, make, mw] of variants) {
     const ctx = make();
     await mw(ctx, async () => {});
     if (name.startsWith('auth') && !ctx.state.user) throw new Error(`${name}: the request was not authenticated (${String(ctx.body)})`);
+    if (name === LOGIN_ROW && ctx.status !== 200) throw new Error(`${name}: answered ${ctx.status} (${JSON.stringify(ctx.body)})`);
     // The fastest of several rounds for each, then the difference: a difference per round, minimised, would
     // pick the round where noise slowed the no-op most.
     let mine = Infinity;

@@ -9,7 +9,9 @@
  * --only TEXT (only the HTTP cases whose label contains TEXT; no --write then), --variants a,b (also the
  * x- cases of bench/server.ts that take the cookie path apart, against bare Koa; `name@xjwt` sends that
  * case the X-JWT request instead of the cookie one), --import-only (only the import row, no --write then),
- * --state-only (only the logins-by-state-store table, no --write then).
+ * --state-only (only the logins-by-state-store table, no --write then), --against REF (also the cookie
+ * route and the direct login of the commit REF, built beside this one (bench/against.ts): each against bare
+ * Koa, and today's against it, in the same run; no --write then).
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -18,6 +20,7 @@ import os from 'node:os';
 import { createInterface } from 'node:readline';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { buildEarlier, type EarlierCode } from './against.js';
 import { HEAVY, importBench, type ImportResult } from './import.js';
 import type { LoadJob, LoadResult } from './load.js';
 import { middlewareBench, type MiddlewareCost } from './middleware.js';
@@ -58,12 +61,15 @@ const VARIANTS: Record<string, string> = {
   'x-spin10': 'x-spin10: a fixed 3.3 µs computation on the route',
   'x-spin2': 'x-spin2: a fixed 2 µs computation on the route',
 };
+const againstAt = args.indexOf('--against');
+const againstRef = againstAt >= 0 ? args[againstAt + 1] : undefined;
+if (againstAt >= 0 && (!againstRef || againstRef.startsWith('--'))) throw new Error('--against needs a git ref, e.g. --against HEAD~40');
 const hasTaskset = existsSync('/usr/bin/taskset') && os.cpus().length >= 2;
 
-/** Runs a node script, pinned to `cpu` where taskset exists; stdin is a pipe when `input` is set. */
-function node(script: string, scriptArgs: string[], cpu: number, input = false): ChildProcess {
-  const argv = ['--import=tsx', join(ROOT, script), ...scriptArgs];
-  const options = { cwd: ROOT, stdio: [input ? 'pipe' : 'ignore', 'pipe', 'inherit'] as ('pipe' | 'ignore' | 'inherit')[] };
+/** Runs a node script of the checkout at `root`, pinned to `cpu` where taskset exists; stdin is a pipe when `input` is set. */
+function node(script: string, scriptArgs: string[], cpu: number, input = false, root = ROOT): ChildProcess {
+  const argv = ['--import=tsx', join(root, script), ...scriptArgs];
+  const options = { cwd: root, stdio: [input ? 'pipe' : 'ignore', 'pipe', 'inherit'] as ('pipe' | 'ignore' | 'inherit')[] };
   return hasTaskset ? spawn('taskset', ['-c', String(cpu), process.execPath, ...argv], options) : spawn(process.execPath, argv, options);
 }
 
@@ -91,8 +97,9 @@ interface Server {
   child: ChildProcess;
 }
 
-async function startServer(name: string, dir: string): Promise<Server> {
-  const child = node('bench/server.ts', [name, dir], 0);
+/** A case of bench/server.ts, from this checkout or from the earlier code's (`root`, see --against). */
+async function startServer(name: string, dir: string, root = ROOT): Promise<Server> {
+  const child = node('bench/server.ts', [name, dir], 0, false, root);
   const line = await lines(child)();
   const [, port, statsPort] = /^ready (\d+) (\d+)/.exec(line) ?? [];
   if (!port) throw new Error(`server ${name} said ${line}`);
@@ -162,8 +169,12 @@ const END = '<!-- generated: end -->';
 interface Case {
   label: string;
   server: string;
-  /** The server that answers the very same request without the work being measured. */
-  against: 'baseline' | 'passthrough-without' | 'koa-static' | 'x-spin2';
+  /** The server that answers the very same request without the work being measured (or, from earlier code, with it). */
+  against: 'baseline' | 'passthrough-without' | 'koa-static' | 'x-spin2' | 'authkoa';
+  /** The checkout the case's server comes from when not this one: the earlier code of --against. */
+  root?: string;
+  /** The same for the reference server. */
+  againstRoot?: string;
   job: Omit<LoadJob, 'connections' | 'durationSec'>;
   /** Also profile the server under this load and report authkoa's share of its CPU. */
   profile?: boolean;
@@ -221,12 +232,12 @@ export interface HttpRow {
   generatorCpu: number;
 }
 
-async function httpBench(): Promise<HttpRow[]> {
+async function httpBench(earlier: EarlierCode | undefined): Promise<HttpRow[]> {
   const dir = mkdtempSync(join(os.tmpdir(), 'authkoa-bench-'));
   let started = 0;
   const live = new Set<Server>();
-  const fresh = async (name: string) => {
-    const s = await startServer(name, join(dir, `${name}-${started++}`));
+  const fresh = async (name: string, root?: string) => {
+    const s = await startServer(name, join(dir, `${name}-${started++}`), root);
     live.add(s);
     return s;
   };
@@ -255,6 +266,7 @@ async function httpBench(): Promise<HttpRow[]> {
     const { jwt, xsrf } = first;
     const { AVATAR_ID } = await import('./server.js');
     const cookie = { cookie: `JWT=${jwt}`, 'x-xsrf-token': xsrf };
+    const loginJob: Case['job'] = { url: '/auth/bench/login', method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"user":"u","passwd":"pw"}' };
     const cases: Case[] = [
       // The method's zero, run first in every run (also with --only): two identical servers must come out at
       // 1.00, and the first pair of a run no longer falls on a case being measured.
@@ -278,11 +290,22 @@ async function httpBench(): Promise<HttpRow[]> {
       { label: FLOOR_LABEL, server: 'floor-cookie', against: 'x-spin2', job: { url: '/private', headers: cookie }, roundsFactor: TARGET_ROUND_FACTOR },
       { label: 'koa-jwt (Bearer)', server: 'koa-jwt', against: 'baseline', job: { url: '/private', headers: { authorization: `Bearer ${jwt}` } } },
       { label: 'koa-passport + passport-jwt (Bearer)', server: 'passport-jwt', against: 'baseline', job: { url: '/private', headers: { authorization: `Bearer ${jwt}` } } },
-      { label: 'authkoa direct login (token + cookies)', server: 'authkoa', against: 'baseline', job: { url: '/auth/bench/login', method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"user":"u","passwd":"pw"}' } },
+      { label: 'authkoa direct login (token + cookies)', server: 'authkoa', against: 'baseline', job: loginJob },
       { label: 'route outside /auth, app.use(auth)', server: 'passthrough-with', against: 'passthrough-without', job: { url: '/public', headers: cookie }, profile: true },
       { label: 'avatar GET, file store', server: 'avatar-file', against: 'koa-static', job: { url: `/avatar/${AVATAR_ID}` } },
       { label: 'avatar GET, LMDB store', server: 'avatar-lmdb', against: 'koa-static', job: { url: `/avatar/${AVATAR_ID}` } },
     ];
+    if (earlier) {
+      // The earlier commit's own `authkoa` case (its bench/server.ts, its dist/), against bare Koa as the rows
+      // above and against today's directly: below 1.00 in the last two, today's code is slower than it was.
+      const then = `code of ${earlier.name}`;
+      cases.push(
+        { label: `${then}: JWT cookie + XSRF header`, server: 'authkoa', root: earlier.root, against: 'baseline', job: { url: '/private', headers: cookie } },
+        { label: `${then}: direct login (token + cookies)`, server: 'authkoa', root: earlier.root, against: 'baseline', job: loginJob },
+        { label: `this code against the ${then}: JWT cookie + XSRF header`, server: 'authkoa', against: 'authkoa', againstRoot: earlier.root, job: { url: '/private', headers: cookie } },
+        { label: `this code against the ${then}: direct login (token + cookies)`, server: 'authkoa', against: 'authkoa', againstRoot: earlier.root, job: loginJob },
+      );
+    }
     for (const v of variants) {
       // `name@xjwt` sends the X-JWT request to variant `name` instead of the cookie one.
       const [server, request] = v.split('@') as [string, string | undefined];
@@ -331,7 +354,11 @@ async function httpBench(): Promise<HttpRow[]> {
         // Which of the two is started, and loaded, first alternates between rounds, so neither side always
         // has the head start: `at` is the case's place in the pair.
         const at = round % 2;
-        const started = await Promise.all((at === 0 ? [c.server, c.against] : [c.against, c.server]).map(fresh));
+        const sides: [string, string | undefined][] = [
+          [c.server, c.root],
+          [c.against, c.againstRoot],
+        ];
+        const started = await Promise.all((at === 0 ? sides : sides.reverse()).map(([name, root]) => fresh(name, root)));
         const [a, b] = [started[at]!, started[1 - at]!];
         try {
           const pair = (durationSec: number) => started.map((s) => ({ ...job, url: s.url + job.url, connections: CONNECTIONS, durationSec }));
@@ -357,7 +384,7 @@ async function httpBench(): Promise<HttpRow[]> {
         refCpuUs: median(ref.map((r) => r.cpuUs)),
         ratio: median(ratios),
         cpuRatio: median(cpuRatios),
-        baseline: c.against,
+        baseline: c.againstRoot && earlier ? `${c.against} (code of ${earlier.name})` : c.against,
         failures: [...mine, ...ref].reduce((n, r) => n + r.non2xx + r.errors, 0),
         share,
         extraUs: median(extras),
@@ -517,7 +544,13 @@ if (flag('--import-only')) {
 }
 process.stderr.write('logins by state store (memory, LMDB, Redis, PostgreSQL)…\n');
 const state = await stateBench(STATE_ROUNDS, STATE_LOGINS);
-const httpRows = await httpBench();
+const earlier = againstRef === undefined ? undefined : buildEarlier(ROOT, againstRef);
+let httpRows: HttpRow[];
+try {
+  httpRows = await httpBench(earlier);
+} finally {
+  earlier?.remove();
+}
 process.stderr.write('token verification micro benchmark…\n');
 const micro = await verifyBench(quick ? 500 : 2000);
 process.stderr.write('token verification by algorithm…\n');
@@ -527,7 +560,7 @@ const costs = await middlewareBench(quick ? 300 : 1500, quick ? 1 : 3);
 const scale = flag('--skip-scale') ? [] : await scaleBench(quick ? [1000] : [10_000, 100_000]);
 const text = report(httpRows, costs, micro, byAlg, scale, about, imp, state);
 process.stdout.write(text + '\n');
-if (flag('--write') && only !== undefined) process.stderr.write('--only: a partial run, docs/performance.md left as it was\n');
+if (flag('--write') && (only !== undefined || earlier)) process.stderr.write(`${earlier ? '--against' : '--only'}: a partial run, docs/performance.md left as it was\n`);
 else if (flag('--write')) {
   const generated = `${BEGIN}
 Written by \`npm run bench -- --write\` on ${new Date().toISOString().slice(0, 10)}. Numbers are from one run on the

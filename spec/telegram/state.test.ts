@@ -30,6 +30,47 @@ test('memory: values are copied in and out', async (t) => {
   t.deepEqual((await store.get('ns', 'k'))?.value, { list: [1] });
 });
 
+test('memory: nested records are copied, and what is not plain data (a Date, a cycle) is copied whole', async (t) => {
+  const store = memoryStateStore();
+  const list = { list: [{ sid: 'a', amr: ['pwd'] }] };
+  await store.create('ns', 'list', list, Date.now() + 1000);
+  list.list[0]!.amr.push('otp');
+  const got = (await store.get<typeof list>('ns', 'list'))!.value;
+  got.list[0]!.amr.push('hwk');
+  t.deepEqual((await store.get('ns', 'list'))?.value, { list: [{ sid: 'a', amr: ['pwd'] }] });
+  const when = new Date(0);
+  await store.create('ns', 'date', { at: [when] }, Date.now() + 1000);
+  const at = (await store.get<{ at: Date[] }>('ns', 'date'))!.value.at[0]!;
+  t.true(at instanceof Date && at !== when && at.getTime() === 0);
+  const cyclic: Record<string, unknown> = { n: 1 };
+  cyclic.self = cyclic;
+  await store.create('ns', 'cycle', cyclic, Date.now() + 1000);
+  const back = (await store.get<Record<string, unknown>>('ns', 'cycle'))!.value;
+  t.true(back !== cyclic && back.self === back);
+});
+
+test('memory: a key taken or removed is gone for every call and from size, and can be written again', async (t) => {
+  let now = 1_000_000;
+  const store = memoryStateStore({ clock: () => now });
+  await store.create('ns', 'a', 1, now + 10);
+  await store.create('ns', 'b', 2, now + 10);
+  const a = (await store.get('ns', 'a'))!;
+  t.true(await store.take('ns', 'a', a.rev));
+  await store.remove('ns', 'b');
+  await store.remove('ns', 'never');
+  t.is(store.size, 0);
+  t.is(await store.get('ns', 'a'), undefined);
+  t.false(await store.take('ns', 'a', a.rev));
+  t.false(await store.take('ns', 'a', ''));
+  t.false(await store.replace('ns', 'b', a.rev, 3, now + 10));
+  t.true(await store.create('ns', 'a', 4, now + 10));
+  t.is(store.size, 1);
+  t.is((await store.get('ns', 'a'))?.value, 4);
+  now += 10;
+  t.is(await store.sweep(), 1, 'the expired entry, not the removed one');
+  t.is(store.size, 0);
+});
+
 test('memory: expired entries are swept every sweepEvery creates', async (t) => {
   let now = 1_000_000;
   const store = memoryStateStore({ clock: () => now, sweepEvery: 4 });
