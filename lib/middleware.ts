@@ -125,7 +125,9 @@ function roleIn(roles: string[]): UserCheck {
   return (u) => {
     if (u.role && allowed.has(u.role.toLowerCase())) return undefined;
     // A user without a role is told so: "role  not in allowed roles" read like a blank in the message.
-    return new AuthError('role_denied', u.role ? `user ${u.name} role ${u.role} not in allowed roles` : `user ${u.name} has no role`);
+    return new AuthError(
+      'role_denied', u.role ? `user ${u.name} role ${u.role} not in allowed roles` : `user ${u.name} has no role`
+    );
   };
 }
 

@@ -74,7 +74,8 @@ function tokenEnder(o: RoutesConfig, tokens: TokenService, endToken: EndToken): 
     try {
       await endToken(claims, ctx);
     } catch (err) {
-      const e = new AuthError('state_store_unavailable', 'the session could not be ended: the state store is unavailable', { cause: err });
+      const message = 'the session could not be ended: the state store is unavailable';
+      const e = new AuthError('state_store_unavailable', message, { cause: err });
       if (o.strictRevocation) {
         tokens.reset(ctx);
         throw e;
@@ -196,7 +197,8 @@ export function buildAuthRouter(
   // Two-segment actions (`register/options`): a provider's own routes only.
   router.all('/:provider/:action/:sub', async (ctx) => {
     const provider = providerNamed(ctx, providers, ctx.params.provider!);
-    if (ctx.method !== 'GET' && ctx.method !== 'POST' && ctx.method !== 'DELETE') throw new AuthError('method_not_allowed', 'method not allowed');
+    if (ctx.method !== 'GET' && ctx.method !== 'POST' && ctx.method !== 'DELETE')
+      throw new AuthError('method_not_allowed', 'method not allowed');
     refuseCrossSite(ctx, origin, provider, `${ctx.params.action}/${ctx.params.sub}`);
     return providerAction(ctx, provider, `${ctx.params.action}/${ctx.params.sub}`);
   });

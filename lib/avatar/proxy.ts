@@ -154,7 +154,8 @@ async function save(p: Parts, userId: string, bytes: Buffer): Promise<string> {
   } catch (err) {
     p.cfg.log.error(`avatar store failed for ${avatarId(userId)}: ${(err as Error).message}`, { code: 'avatar_store_failed', userId });
     // A store whose backend is away (PostgreSQL down) is an outage, 503; anything else a fault, 500.
-    throw new AuthError(storeUnavailable(err) ? 'avatar_store_unavailable' : 'avatar_store_failed', "can't save avatar", { cause: err });
+    const code = storeUnavailable(err) ? 'avatar_store_unavailable' : 'avatar_store_failed';
+    throw new AuthError(code, "can't save avatar", { cause: err });
   }
 }
 

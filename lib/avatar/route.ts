@@ -45,7 +45,8 @@ async function read(store: () => Promise<AvatarStore>, id: string) {
   } catch (err) {
     if (err instanceof AuthError) throw err;
     // A backend that is away (a PostgreSQL store marks such errors) is an outage: 503, not a fault.
-    throw new AuthError(storeUnavailable(err) ? 'avatar_store_unavailable' : 'avatar_store_failed', "can't load avatar", { cause: err });
+    const code = storeUnavailable(err) ? 'avatar_store_unavailable' : 'avatar_store_failed';
+    throw new AuthError(code, "can't load avatar", { cause: err });
   }
 }
 

@@ -37,7 +37,8 @@ export async function readParams(ctx: Context, limit = BODY_LIMIT): Promise<Reco
     } catch {
       throw new AuthError('bad_request', 'failed to parse request body');
     }
-    if (!json || typeof json !== 'object' || Array.isArray(json)) throw new AuthError('bad_request', 'request body must be a JSON object');
+    if (!json || typeof json !== 'object' || Array.isArray(json))
+      throw new AuthError('bad_request', 'request body must be a JSON object');
     copy(json);
   } else if (type === 'application/x-www-form-urlencoded') {
     for (const [k, v] of new URLSearchParams(raw.toString('utf8'))) out[k] = v;

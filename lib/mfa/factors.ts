@@ -54,12 +54,14 @@ export class Factors {
    */
   async confirmTotp(userId: string, code: string): Promise<string[] | false> {
     const pending = (await this.p.store.get(userId))?.factors.pendingTotp;
-    if (!pending || pending.createdAt + PENDING_MS <= this.p.clock()) throw new AuthError('totp_not_pending', 'no authenticator set-up is waiting for a code: start it again');
+    if (!pending || pending.createdAt + PENDING_MS <= this.p.clock())
+      throw new AuthError('totp_not_pending', 'no authenticator set-up is waiting for a code: start it again');
     if (!(await this.matchAndSpend(userId, this.open(pending.secret, userId).plain, code))) return false;
     const codes = newRecoveryCodes();
     await updateFactors(this.p.store, userId, (cur) => {
       // Another set-up began meanwhile: this confirmation is for a key no longer pending.
-      if (cur?.pendingTotp?.secret !== pending.secret) throw new AuthError('totp_not_pending', 'the set-up was started again meanwhile: use the new key');
+      if (cur?.pendingTotp?.secret !== pending.secret)
+        throw new AuthError('totp_not_pending', 'the set-up was started again meanwhile: use the new key');
       const { pendingTotp: _, ...rest } = cur;
       return { ...rest, totp: { secret: pending.secret, createdAt: this.p.clock() }, recoveryCodes: codes.map(hashRecoveryCode) };
     });
@@ -133,7 +135,11 @@ export class Factors {
     try {
       return this.p.seal.open(sealed, userId);
     } catch (err) {
-      throw new AuthError('internal_error', 'the authenticator key of this account cannot be opened: was the secret rotated without previousSecrets?', { cause: err });
+      throw new AuthError(
+        'internal_error',
+        'the authenticator key of this account cannot be opened: was the secret rotated without previousSecrets?',
+        { cause: err },
+      );
     }
   }
 

@@ -81,14 +81,16 @@ export class PartialLogins {
     }
     const { exp, jti, mfa } = payload;
     if (payload.typ !== 'mfa-partial' || payload.iss !== this.#o.issuer || typeof exp !== 'number' || typeof jti !== 'string' || !mfa || typeof mfa !== 'object') throw invalid();
-    if (exp * 1000 <= this.#o.clock()) throw new AuthError('mfa_session_expired', 'the second step took too long: log in again');
+    if (exp * 1000 <= this.#o.clock())
+      throw new AuthError('mfa_session_expired', 'the second step took too long: log in again');
     return { pending: mfa as PendingLogin, jti, exp };
   }
 
   /** Throws 401 `mfa_session_invalid` when the partial login was already finished (a copy replayed): checked before a code is, so a replay spends no code. */
   async unspent(partial: PartialLogin): Promise<void> {
     const used = await this.state.get(USED_NS, `mfa-partial:${partial.jti}`);
-    if (used && used.expiresAt > this.#o.clock()) throw new AuthError('mfa_session_invalid', 'this login was already finished: log in again');
+    if (used && used.expiresAt > this.#o.clock())
+      throw new AuthError('mfa_session_invalid', 'this login was already finished: log in again');
   }
 
   /** Spends a partial login once its second step passed: a second use, here or in another process, is refused. Clears the cookie. */

@@ -52,9 +52,11 @@ type Handler = (ctx: Context, p: MfaRouteParts) => Promise<void>;
 export function mountMfaRoutes(router: Router, p: MfaRouteParts): void {
   const at = (method: 'GET' | 'POST' | 'DELETE', path: string, handler: Handler) =>
     router.all(path, async (ctx: Context) => {
-      if (ctx.method !== method && !(method === 'GET' && ctx.method === 'HEAD')) throw new AuthError('method_not_allowed', `${method} only`);
+      if (ctx.method !== method && !(method === 'GET' && ctx.method === 'HEAD'))
+        throw new AuthError('method_not_allowed', `${method} only`);
       // Login CSRF and forced changes: the same rule as every login POST.
-      if (method !== 'GET' && crossSite(ctx, p.origin)) throw new AuthError('origin_mismatch', 'the request must come from this site');
+      if (method !== 'GET' && crossSite(ctx, p.origin))
+        throw new AuthError('origin_mismatch', 'the request must come from this site');
       ctx.set('Cache-Control', 'no-store');
       await handler(ctx, p);
     });
@@ -198,7 +200,8 @@ async function passkeyVerify(ctx: Context, p: MfaRouteParts): Promise<void> {
 /** The passkey provider that serves as a second factor; a pending login must have been offered it. */
 function passkeyFactor(p: MfaRouteParts, actor: Actor): SecondFactor {
   const found = p.secondFactors().find(({ provider, factor }) => factor.factor === 'passkey' && provider !== actor.partial?.pending.provider);
-  if (!found || (actor.partial && !actor.partial.pending.factors.includes('passkey'))) throw new AuthError('factor_not_enrolled', 'a passkey is not a second factor of this login');
+  if (!found || (actor.partial && !actor.partial.pending.factors.includes('passkey')))
+    throw new AuthError('factor_not_enrolled', 'a passkey is not a second factor of this login');
   return found.factor;
 }
 

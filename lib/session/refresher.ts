@@ -66,7 +66,8 @@ export class Refresher {
     }
     if (o.maxSessionAgeMs !== undefined) {
       const start = claims.sess_start ?? claims.auth_time ?? claims.iat ?? 0;
-      if ((tokens.now() - start) * 1000 > o.maxSessionAgeMs) throw new AuthError('session_expired', 'session is older than maxSessionAge');
+      if ((tokens.now() - start) * 1000 > o.maxSessionAgeMs)
+        throw new AuthError('session_expired', 'session is older than maxSessionAge');
     }
     // Same claims, same jti (so the XSRF value scripts hold stays valid), fresh exp and cookies.
     const refreshed = await tokens.set(ctx, { ...claims, exp: undefined, user: claims.user });

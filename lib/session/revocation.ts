@@ -55,7 +55,8 @@ export function revocations(store: StateStore, clock: () => number, keepMs: numb
         sid ? store.get(SESSIONS_NS, sessionKey(sid)) : undefined,
       ]);
       const now = clock();
-      if ((ended && ended.expiresAt > now) || (endedSession && endedSession.expiresAt > now)) throw new AuthError('session_revoked', 'session was ended');
+      if ((ended && ended.expiresAt > now) || (endedSession && endedSession.expiresAt > now))
+        throw new AuthError('session_revoked', 'session was ended');
       if (user && user.expiresAt > now && revokedBy(claims, user.value, tokenDurationMs)) {
         throw new AuthError('session_revoked', 'sessions of this user were revoked');
       }

@@ -120,7 +120,8 @@ export class TokenService {
       claims = this.checkPayload(decodePayload(parts.payloadB64));
       // With a signing key, the secret signs only what never leaves the service: a session token signed
       // with it (or with a public key taken for an HMAC secret) is refused.
-      if (this.#o.signing && !claims.handshake) throw new AuthError('token_invalid', 'session tokens are signed with the signing key, not the secret');
+      if (this.#o.signing && !claims.handshake)
+        throw new AuthError('token_invalid', 'session tokens are signed with the signing key, not the secret');
       this.remember(token, claims, secret);
     }
     return copyClaims(this.usable(claims));
@@ -158,7 +159,7 @@ export class TokenService {
 
   /** Verified claims, once their `nbf` has come. */
   private usable(claims: Claims): Claims {
-    if (claims.nbf !== undefined && claims.nbf > this.now()) throw new AuthError('token_not_valid_yet', 'token is not valid yet');
+    if ((claims.nbf ?? 0) > this.now()) throw new AuthError('token_not_valid_yet', 'token is not valid yet');
     return claims;
   }
 
@@ -257,7 +258,7 @@ export class TokenService {
 
   /** An audience outside the list: 403 `aud_not_allowed` when minting (asked for), 401 `aud_rejected` when reading. */
   private checkAudience(aud: string, code: 'aud_not_allowed' | 'aud_rejected'): void {
-    if (this.#o.audiences && !this.#o.audiences.includes(aud.toLowerCase())) throw new AuthError(code, `aud "${aud}" not allowed`);
+    if (this.#o.audiences?.includes(aud.toLowerCase()) === false) throw new AuthError(code, `aud "${aud}" not allowed`);
   }
 
   private async secretFor(aud: string): Promise<string> {
@@ -268,7 +269,7 @@ export class TokenService {
     } catch (err) {
       throw new AuthError('secret_unavailable', 'secret is not available', { cause: err });
     }
-    if (typeof secret !== 'string' || secret === '') throw new AuthError('secret_unavailable', 'secret is not available');
+    if (typeof secret !== 'string' || !secret) throw new AuthError('secret_unavailable', 'secret is not available');
     return secret;
   }
 

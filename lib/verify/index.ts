@@ -70,11 +70,13 @@ export function verifier(opts: VerifierOptions): Verifier {
     const key = keyForHeader(parts.headerB64, (k) => (k === kid ? known : undefined));
     if (!verifyJwsSignature(parts, key)) throw new AuthError('token_invalid', 'signature is invalid');
     const claims = checkClaims(decodePayload(parts.payloadB64), o.issuer, (aud) => {
-      if (o.audiences && !o.audiences.includes(aud.toLowerCase())) throw new AuthError('aud_rejected', `aud "${aud}" not allowed`);
+      if (o.audiences && !o.audiences.includes(aud.toLowerCase()))
+        throw new AuthError('aud_rejected', `aud "${aud}" not allowed`);
     });
     const now = Math.floor(o.clock() / 1000);
     if (claims.exp !== undefined && now >= claims.exp) throw new AuthError('token_expired', 'token expired');
-    if (claims.nbf !== undefined && claims.nbf > now) throw new AuthError('token_not_valid_yet', 'token is not valid yet');
+    if (claims.nbf !== undefined && claims.nbf > now)
+      throw new AuthError('token_not_valid_yet', 'token is not valid yet');
     if (!claims.user || claims.handshake) throw new AuthError('no_user', 'not a session token');
     return claims as VerifiedClaims;
   }

@@ -114,7 +114,8 @@ function relayAsGet(deps: ProviderDeps, ctx: Context, params: Record<string, str
 function callbackCode(spec: FlowSpec, params: Record<string, string>): string {
   const { name } = spec;
   const iss = spec.issuer?.();
-  if (params.iss && iss && params.iss !== iss) throw providerError(name, 'issuer_mismatch', 'callback came from another issuer');
+  if (params.iss && iss && params.iss !== iss)
+    throw providerError(name, 'issuer_mismatch', 'callback came from another issuer');
   if (params.error) {
     const detail = params.error.replace(/[^\w.-]/g, '').slice(0, 64);
     if (detail === 'access_denied') throw providerError(name, 'access_denied', 'login was cancelled or denied');

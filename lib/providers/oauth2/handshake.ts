@@ -109,7 +109,8 @@ export function clearHandshake(spec: FlowSpec, deps: ProviderDeps, ctx: Context)
  */
 export async function spendHandshake(spec: FlowSpec, deps: ProviderDeps, claims: Claims): Promise<void> {
   const { name } = spec;
-  if (typeof claims.jti !== 'string' || !claims.jti) throw providerError(name, 'invalid_handshake', 'invalid handshake token (no id)');
+  if (typeof claims.jti !== 'string' || !claims.jti)
+    throw providerError(name, 'invalid_handshake', 'invalid handshake token (no id)');
   const exp = typeof claims.exp === 'number' ? claims.exp : deps.tokenService.now() + HANDSHAKE_TTL_S;
   // The service's store answers its own failures with the 503 every route gives.
   const fresh = await deps.stateStore.markUsed(`handshake:${name}:${claims.jti}`, exp * 1000);

@@ -77,7 +77,9 @@ async function exchangeNow(spec: FlowSpec, client: OAuthClient, params: Record<s
   let timer: NodeJS.Timeout | undefined;
   // simple-oauth2's transport times the request and the body read separately; one deadline caps both.
   const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(providerError(name, 'provider_timeout', `token endpoint gave no answer within ${spec.timeoutMs} ms`)), spec.timeoutMs);
+    const late = () =>
+      providerError(name, 'provider_timeout', `token endpoint gave no answer within ${spec.timeoutMs} ms`);
+    timer = setTimeout(() => reject(late()), spec.timeoutMs);
   });
   let payload: Record<string, unknown>;
   try {
@@ -93,9 +95,12 @@ async function exchangeNow(spec: FlowSpec, client: OAuthClient, params: Record<s
       if (status >= 500) throw providerError(name, 'provider_unavailable', `token endpoint answered ${status}`, err);
       throw providerError(name, 'exchange_failed', `code exchange refused with ${status}${code}`, err);
     }
-    if (status === 504 || status === 408) throw providerError(name, 'provider_timeout', `token endpoint gave no answer within ${spec.timeoutMs} ms`, err);
-    if (status === 413) throw providerError(name, 'response_too_large', `token response exceeds ${spec.maxBytes} bytes`, err);
-    if (status === 502 && b.data && 'payload' in b.data) throw providerError(name, 'bad_provider_response', 'token response is not JSON', err);
+    if (status === 504 || status === 408)
+      throw providerError(name, 'provider_timeout', `token endpoint gave no answer within ${spec.timeoutMs} ms`, err);
+    if (status === 413)
+      throw providerError(name, 'response_too_large', `token response exceeds ${spec.maxBytes} bytes`, err);
+    if (status === 502 && b.data && 'payload' in b.data)
+      throw providerError(name, 'bad_provider_response', 'token response is not JSON', err);
     if (b.isBoom) throw providerError(name, 'provider_unavailable', 'token endpoint is unreachable', err);
     throw providerError(name, 'bad_provider_response', 'token response is unusable', err);
   } finally {
@@ -103,7 +108,9 @@ async function exchangeNow(spec: FlowSpec, client: OAuthClient, params: Record<s
   }
   // GitHub (and others) answer 200 with {"error": …} for a bad code.
   if (typeof payload.error === 'string') {
-    throw providerError(name, 'exchange_failed', `code exchange refused (${payload.error.replace(/[^\w.-]/g, '').slice(0, 64)})`);
+    throw providerError(
+      name, 'exchange_failed', `code exchange refused (${payload.error.replace(/[^\w.-]/g, '').slice(0, 64)})`
+    );
   }
   if (typeof payload.access_token !== 'string' || !payload.access_token) {
     throw providerError(name, 'bad_provider_response', 'token response carries no access_token');
@@ -133,7 +140,8 @@ export function flowIO(spec: Pick<FlowSpec, 'name' | 'timeoutMs' | 'maxBytes'> &
     return data;
   }
   return {
-    userInfo: (url, token) => get(url, 'user info', { Authorization: `Bearer ${token.access_token}` }, 'userinfo_failed'),
+    userInfo: (url, token) =>
+      get(url, 'user info', { Authorization: `Bearer ${token.access_token}` }, 'userinfo_failed'),
     getJSON: (url, what) => get(url, what, {}, 'provider_unavailable'),
   };
 }

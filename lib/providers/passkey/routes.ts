@@ -153,7 +153,8 @@ export async function checkAssertion(
 ): Promise<{ passkey: Passkey; issued: Challenge | undefined }> {
   const passkey = await passkeys.get(response.id);
   if (!passkey) throw new AuthError('passkey_unknown', 'this passkey is not registered');
-  if (response.response.userHandle && response.response.userHandle !== passkey.userHandle) throw new AuthError('passkey_invalid', 'the passkey does not belong to this account');
+  if (response.response.userHandle && response.response.userHandle !== passkey.userHandle)
+    throw new AuthError('passkey_invalid', 'the passkey does not belong to this account');
   let issued: Challenge | undefined;
   let verified: Awaited<ReturnType<WebAuthn['verifyAuthenticationResponse']>>;
   try {
@@ -174,7 +175,8 @@ export async function checkAssertion(
   if (!verified.verified) throw new AuthError('passkey_invalid', 'the passkey could not be verified');
   // A counter that did not move forward means a cloned authenticator (simplewebauthn refuses one that
   // went back); a concurrent use that already recorded a higher value lands here too.
-  if (!(await passkeys.updateCounter(passkey.id, verified.authenticationInfo.newCounter, deps.clock()))) throw new AuthError('passkey_invalid', 'the passkey signature counter did not move forward');
+  if (!(await passkeys.updateCounter(passkey.id, verified.authenticationInfo.newCounter, deps.clock())))
+    throw new AuthError('passkey_invalid', 'the passkey signature counter did not move forward');
   return { passkey, issued };
 }
 
@@ -210,7 +212,8 @@ export function deleteRoute({ config, deps, passkeys }: PasskeyParts): Route {
     const id = ctx.params.action!;
     const passkey = CREDENTIAL_ID.test(id) ? await passkeys.get(id) : undefined;
     // Someone else's passkey is answered like a missing one: ids are not a way to probe other accounts.
-    if (!passkey || passkey.userId !== user.id || !(await passkeys.remove(id))) throw new AuthError('not_found', 'no such passkey');
+    if (!passkey || passkey.userId !== user.id || !(await passkeys.remove(id)))
+      throw new AuthError('not_found', 'no such passkey');
     await tellPasskey(deps, ctx, 'passkey_removed', user.id, config.name);
     await deps.factorChanged(ctx);
     ctx.status = 204;
@@ -229,7 +232,8 @@ function noStore(ctx: Context): void {
 function refused(err: unknown): AuthError {
   if (err instanceof AuthError) return err;
   const message = (err as Error)?.message ?? String(err);
-  if (/challenge/i.test(message)) return new AuthError('challenge_invalid', 'the challenge is unknown, used or expired');
+  if (/challenge/i.test(message))
+    return new AuthError('challenge_invalid', 'the challenge is unknown, used or expired');
   return new AuthError('passkey_invalid', `the passkey could not be verified: ${message}`);
 }
 

@@ -81,7 +81,8 @@ export async function webhookRoute({ config, bot }: TelegramParts, ctx: Context)
   const { webhook } = config;
   if (!webhook) throw new AuthError('not_found', 'webhook is not enabled');
   if (ctx.method !== 'POST') throw new AuthError('method_not_allowed', 'method not allowed');
-  if (!safeEqual(ctx.get(SECRET_HEADER), webhook.secret)) throw new AuthError('webhook_unauthorized', 'bad webhook secret');
+  if (!safeEqual(ctx.get(SECRET_HEADER), webhook.secret))
+    throw new AuthError('webhook_unauthorized', 'bad webhook secret');
   const update = await readJSON(ctx, WEBHOOK_BODY_LIMIT);
   await bot.handleUpdate(update);
   writeJSON(ctx, 200, { ok: true });

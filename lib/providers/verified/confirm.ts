@@ -32,7 +32,8 @@ export function confirmStep(config: VerifiedConfig, deps: ProviderDeps): (ctx: C
     // attacker sent the victim) shows the page whose button makes that POST.
     if (config.confirmPage && ctx.method !== 'POST') {
       // A spent link says so at once, instead of a button whose POST can only be refused.
-      if (await alreadySpent(usedTokens, usedId, deps.clock())) throw new AuthError('confirmation_used', 'confirmation token already consumed');
+      if (await alreadySpent(usedTokens, usedId, deps.clock()))
+        throw new AuthError('confirmation_used', 'confirmation token already consumed');
       const target = deps.safeRedirect(from);
       const targetOrigin = target ? new URL(target).origin : undefined;
       writeConfirmPage(ctx, {
@@ -92,7 +93,9 @@ async function spend(usedTokens: UsedTokenStore, usedId: string, expiresAtMs: nu
     fresh = await usedTokens.markUsed(usedId, expiresAtMs);
   } catch (err) {
     // The service's store already answers a 503; the service logs its cause.
-    throw err instanceof AuthError ? err : new AuthError('state_store_unavailable', 'login state is unavailable', { cause: err });
+    throw err instanceof AuthError ? err : new AuthError(
+      'state_store_unavailable', 'login state is unavailable', { cause: err }
+    );
   }
   if (!fresh) throw new AuthError('confirmation_used', 'confirmation token already consumed');
 }

@@ -63,7 +63,8 @@ function readRequest(params: Record<string, string>, sender: Sender, deps: Provi
   const address = (params.address ?? '').trim();
   if (!user || !address) throw new AuthError('bad_request', "can't get user and address");
   // "::" separates user from address inside the token.
-  if (user.length > MAX_USER || UNSAFE.test(user) || user.includes('::')) throw new AuthError('bad_user', 'invalid user');
+  if (user.length > MAX_USER || UNSAFE.test(user) || user.includes('::'))
+    throw new AuthError('bad_user', 'invalid user');
   if (address.length > MAX_ADDRESS || UNSAFE.test(address)) throw new AuthError('bad_address', 'invalid address');
   if (sender.validateAddress && !sender.validateAddress(address)) throw new AuthError('bad_address', 'invalid address');
   const site = params.site || params.aud || '';
