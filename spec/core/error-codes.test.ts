@@ -44,12 +44,19 @@ test("every code's status in lib/errors.ts is the one docs/tokens.md's table giv
     'docs/tokens.md: a code missing, documented twice, with another status than ERROR_STATUS, or not in ERROR_STATUS');
 });
 
+/** The .ts files under a folder of the repository, as paths from its root. */
+function sourcesUnder(dir: string): string[] {
+  return readdirSync(join(root, dir), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts')).map((f) => `${dir}/${f}`);
+}
+
 /**
  * `[file:line, status, code]` for each status the docs write beside an error code: table rows
- * (`| 403 | \`a\`, \`b\` |`, `| \`a\` | 403 |`) and prose (`403 \`a\``, `**403** \`a\``, `403 {"code":"a"`).
+ * (`| 403 | \`a\`, \`b\` |`, `| \`a\` | 403 |`) and prose (`403 \`a\``, `**403** \`a\``, `403 {"code":"a"`), in
+ * README.md, docs/, and the comments and OpenAPI descriptions of lib/, bin/ and browser/.
  */
 function statusesInDocs(): Array<[string, number, string]> {
-  const files = ['README.md', ...readdirSync(join(root, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+  const docs = readdirSync(join(root, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`);
+  const files = ['README.md', ...docs, ...sourcesUnder('lib'), ...sourcesUnder('bin'), ...sourcesUnder('browser')];
   const found: Array<[string, number, string]> = [];
   for (const file of files) {
     readFileSync(join(root, file), 'utf8').split('\n').forEach((line, i) => {
@@ -64,9 +71,9 @@ function statusesInDocs(): Array<[string, number, string]> {
   return found.filter(([, , code]) => Object.hasOwn(ERROR_STATUS, code));
 }
 
-test('every status the docs write beside an error code is that code\'s', (t) => {
+test('every status the docs and the OpenAPI descriptions write beside an error code is that code\'s', (t) => {
   const found = statusesInDocs();
-  t.true(found.length > 150, `statuses found beside codes in docs (${found.length})`);
+  t.true(found.length > 180, `statuses found beside codes in docs (${found.length})`);
   t.deepEqual(found.filter(([, status, code]) => ERROR_STATUS[code as ErrorCode] !== status), []);
 });
 
