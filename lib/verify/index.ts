@@ -43,9 +43,14 @@ export interface VerifierOptions {
  * A refused token is the app's own AuthError, the class `authkoa` exports: `code` one of its error codes
  * (401 `no_token`, `token_invalid`, `token_expired`, `token_not_valid_yet`, `aud_rejected`, `no_user`; 503
  * `keys_unavailable` while no key could be fetched), `status` that code's status, which the middleware
- * answers. Callers branch on `code`, never on the message. `VerifyError` is the former name of the same class.
+ * answers. Callers branch on `code`, never on the message.
  */
-export { AuthError, AuthError as VerifyError, ERROR_STATUS, type ErrorCode } from '../errors.js';
+export { AuthError, ERROR_STATUS, type ErrorCode } from '../errors.js';
+
+/** @deprecated The former name of AuthError, the same class: import AuthError instead. */
+export const VerifyError = AuthError;
+/** @deprecated The former name of AuthError. */
+export type VerifyError = AuthError;
 
 /** The claims of a session token that verified: it always has a user, and `aud` (the user's `aud` too). */
 export type VerifiedClaims = Claims & { user: User; aud: string };
