@@ -1,47 +1,117 @@
 /**
- * Every code an authkoa error carries, in one list (jose's habit: callers branch on codes, never on
- * message text). docs/tokens.md's error table gives each one's status and meaning, and a test keeps the
- * two equal.
+ * Every code an authkoa error carries, each with its one HTTP status (jose's habit: callers branch on
+ * codes, never on message text). An AuthError takes its status from here, never from the place that
+ * throws it. docs/tokens.md's error table gives each code's status and meaning, and a test keeps the two
+ * equal; the order is that of the OpenAPI document's `ErrorCode` enum and the generated client types.
  */
-export const ERROR_CODES = [
-  // Requests authkoa cannot use (400, 404, 405, 413, 415)
-  'bad_request', 'bad_address', 'bad_user', 'missing_code', 'unknown_provider', 'not_found', 'method_not_allowed', 'body_too_large', 'unsupported_media_type',
-  'invalid_avatar', 'invalid_avatar_id', 'invalid_avatar_content', 'avatar_not_found', 'avatar_disabled',
-  'request_not_found', 'request_expired', 'request_not_verified',
-  // Tokens and the route middleware (401, 403)
-  'no_token', 'no_user', 'token_invalid', 'token_expired', 'token_not_valid_yet', 'xsrf_mismatch', 'aud_rejected', 'user_blocked',
-  'provider_not_allowed', 'refresh_failed', 'session_expired', 'session_revoked', 'basic_auth_failed', 'not_admin', 'role_denied', 'webhook_unauthorized',
-  'full_login_required',
-  // Logins refused (403, 429)
-  'bad_credentials', 'access_denied', 'state_mismatch', 'invalid_handshake', 'invalid_id_token', 'issuer_mismatch', 'bad_user_info',
-  'origin_mismatch', 'confirmation_invalid', 'confirmation_expired', 'confirmation_used', 'rate_limited',
-  // Passkeys (400, 401, 409)
-  'challenge_invalid', 'passkey_invalid', 'passkey_unknown', 'passkey_exists',
-  // The second factor and step-up (400, 401, 403, 409)
-  'invalid_code', 'reauth_required', 'mfa_session_invalid', 'mfa_session_expired', 'factor_not_enrolled', 'totp_not_pending',
-  // authkoa's own failures (500, 503)
-  'internal_error', 'checker_failed', 'secret_unavailable', 'avatar_store_failed', 'state_store_unavailable', 'not_started', 'keys_unavailable',
-  // A provider or a sender failed (502, 503)
-  'provider_error', 'provider_unavailable', 'provider_timeout', 'exchange_failed', 'userinfo_failed', 'bad_provider_response',
-  'response_too_large', 'sender_failed',
-] as const;
+export const ERROR_STATUS = {
+  // Requests authkoa cannot use
+  bad_request: 400,
+  bad_address: 400,
+  bad_user: 400,
+  missing_code: 400,
+  unknown_provider: 400,
+  not_found: 404,
+  method_not_allowed: 405,
+  body_too_large: 413,
+  unsupported_media_type: 415,
+  invalid_avatar: 400,
+  invalid_avatar_id: 400,
+  invalid_avatar_content: 415,
+  avatar_not_found: 404,
+  avatar_disabled: 404,
+  request_not_found: 404,
+  request_expired: 404,
+  request_not_verified: 404,
+  // Tokens and the route middleware
+  no_token: 401,
+  no_user: 401,
+  token_invalid: 401,
+  token_expired: 401,
+  token_not_valid_yet: 401,
+  xsrf_mismatch: 401,
+  aud_rejected: 401,
+  user_blocked: 401,
+  provider_not_allowed: 401,
+  refresh_failed: 401,
+  session_expired: 401,
+  session_revoked: 401,
+  basic_auth_failed: 401,
+  not_admin: 403,
+  role_denied: 403,
+  webhook_unauthorized: 401,
+  full_login_required: 403,
+  // Logins refused
+  bad_credentials: 403,
+  aud_not_allowed: 403,
+  access_denied: 403,
+  state_mismatch: 403,
+  invalid_handshake: 403,
+  invalid_id_token: 403,
+  issuer_mismatch: 403,
+  foreign_user_id: 403,
+  bad_user_info: 502,
+  origin_mismatch: 403,
+  confirmation_invalid: 403,
+  confirmation_expired: 403,
+  confirmation_used: 403,
+  rate_limited: 429,
+  // Passkeys
+  challenge_invalid: 400,
+  passkey_invalid: 401,
+  passkey_unknown: 401,
+  passkey_exists: 409,
+  // The second factor and step-up
+  invalid_code: 403,
+  reauth_required: 401,
+  mfa_session_invalid: 401,
+  mfa_session_expired: 401,
+  enrollment_required: 403,
+  factor_not_enrolled: 409,
+  totp_not_pending: 409,
+  // authkoa's own failures
+  internal_error: 500,
+  checker_failed: 500,
+  secret_unavailable: 500,
+  avatar_store_failed: 500,
+  avatar_store_unavailable: 503,
+  state_store_unavailable: 503,
+  not_started: 503,
+  keys_unavailable: 503,
+  // A provider or a sender failed
+  provider_error: 502,
+  provider_unavailable: 503,
+  provider_timeout: 503,
+  exchange_failed: 502,
+  userinfo_failed: 503,
+  bad_provider_response: 502,
+  response_too_large: 502,
+  sender_failed: 502,
+} as const satisfies Record<string, number>;
 
 /** One of ERROR_CODES. */
-export type ErrorCode = (typeof ERROR_CODES)[number];
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+/** Every code, in the order of ERROR_STATUS. */
+export const ERROR_CODES: readonly ErrorCode[] = Object.freeze(Object.keys(ERROR_STATUS) as ErrorCode[]);
 
 /**
- * The one error type every authkoa route and middleware throws. `status` is the HTTP status,
- * `code` a stable machine-readable identifier (documented in docs/tokens.md) callers branch on,
+ * The one error type every authkoa route, middleware and verifier (`authkoa/verify`) throws. `code` is
+ * a stable machine-readable identifier callers branch on, `status` its HTTP status from ERROR_STATUS,
  * `message` a short human text that never carries secrets.
  */
 export class AuthError extends Error {
   readonly status: number;
   readonly code: ErrorCode;
 
-  constructor(status: number, code: ErrorCode, message: string, options?: { cause?: unknown }) {
+  constructor(code: ErrorCode, message: string, options?: { cause?: unknown }) {
+    // A caller in plain JavaScript may still pass the former (status, code, message): name the argument.
+    if (!Object.hasOwn(ERROR_STATUS, code)) {
+      throw new TypeError(`AuthError: code must be one of ERROR_CODES (got ${JSON.stringify(code)})`);
+    }
     super(message, options);
     this.name = 'AuthError';
-    this.status = status;
+    this.status = ERROR_STATUS[code];
     this.code = code;
   }
 }
@@ -52,15 +122,23 @@ export interface ErrorBody {
   code: ErrorCode;
 }
 
+/** The code an exposable client error of Koa or http-errors becomes, by its status; any other 4xx is bad_request. */
+const EXPOSED: Partial<Record<number, ErrorCode>> = {
+  404: 'not_found',
+  405: 'method_not_allowed',
+  413: 'body_too_large',
+  415: 'unsupported_media_type',
+};
+
 /** Normalises anything thrown into an AuthError; unknown errors become an opaque 500. */
 export function toAuthError(err: unknown): AuthError {
   if (err instanceof AuthError) return err;
   const status = (err as { status?: unknown; expose?: unknown } | null)?.status;
   // Koa/http-errors mark client errors as exposable (e.g. a 413 from a body reader).
   if (typeof status === 'number' && status >= 400 && status < 500 && (err as { expose?: boolean }).expose) {
-    return new AuthError(status, 'bad_request', String((err as Error).message));
+    return new AuthError(EXPOSED[status] ?? 'bad_request', String((err as Error).message));
   }
-  return new AuthError(500, 'internal_error', 'internal error', { cause: err });
+  return new AuthError('internal_error', 'internal error', { cause: err });
 }
 
 /**

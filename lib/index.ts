@@ -40,7 +40,7 @@ export {
   strAttr,
   type User,
 } from './user.js';
-export { AuthError, ERROR_CODES, type ErrorBody, type ErrorCode } from './errors.js';
+export { AuthError, ERROR_CODES, ERROR_STATUS, type ErrorBody, type ErrorCode } from './errors.js';
 export {
   registerProvider,
   registerStateStore,

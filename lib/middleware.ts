@@ -49,7 +49,7 @@ export function getUserInfo(ctx: Context): User | undefined {
 /** The user of this request; throws AuthError 401 when there is none. */
 export function mustGetUserInfo(ctx: Context): User {
   const u = getUserInfo(ctx);
-  if (!u) throw new AuthError(401, 'no_user', "user can't be parsed");
+  if (!u) throw new AuthError('no_user', "user can't be parsed");
   return u;
 }
 
@@ -116,7 +116,7 @@ async function refuse(o: MiddlewareConfig, ctx: Context, err: unknown): Promise<
 }
 
 function adminOnly(u: User): AuthError | undefined {
-  return isAdmin(u) ? undefined : new AuthError(403, 'not_admin', `user ${u.name} is not admin`);
+  return isAdmin(u) ? undefined : new AuthError('not_admin', `user ${u.name} is not admin`);
 }
 
 function roleIn(roles: string[]): UserCheck {
@@ -125,7 +125,9 @@ function roleIn(roles: string[]): UserCheck {
   return (u) => {
     if (u.role && allowed.has(u.role.toLowerCase())) return undefined;
     // A user without a role is told so: "role  not in allowed roles" read like a blank in the message.
-    return new AuthError(403, 'role_denied', u.role ? `user ${u.name} role ${u.role} not in allowed roles` : `user ${u.name} has no role`);
+    return new AuthError(
+      'role_denied', u.role ? `user ${u.name} role ${u.role} not in allowed roles` : `user ${u.name} has no role`
+    );
   };
 }
 

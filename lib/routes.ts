@@ -34,7 +34,7 @@ export interface RoutesConfig {
 function providerAction(ctx: Context, provider: Provider, name: string): Promise<void> {
   const actions = provider.actions;
   const action = actions && Object.hasOwn(actions, name) ? actions[name] : actions && Object.hasOwn(actions, '*') ? actions['*'] : undefined;
-  if (!action) throw new AuthError(404, 'not_found', 'no such provider route');
+  if (!action) throw new AuthError('not_found', 'no such provider route');
   return action(ctx);
 }
 
@@ -48,14 +48,14 @@ function providerAction(ctx: Context, provider: Provider, name: string): Promise
 function refuseCrossSite(ctx: Context, origin: string, provider: Provider, route: string): void {
   if (ctx.method === 'GET' || ctx.method === 'HEAD') return;
   if (provider.crossSite?.includes(route)) return;
-  if (crossSite(ctx, origin)) throw new AuthError(403, 'origin_mismatch', 'the request must come from this site');
+  if (crossSite(ctx, origin)) throw new AuthError('origin_mismatch', 'the request must come from this site');
 }
 
 /** The answer for a path under the auth prefix that no route takes. */
 export function unknownRoute(ctx: Context, prefix: string): never {
   const segments = ctx.path.slice(prefix.length).split('/').filter(Boolean);
-  if (segments.length === 2) throw new AuthError(400, 'unknown_provider', `provider ${segments[0]} not supported`);
-  throw new AuthError(404, 'not_found', 'no such auth route');
+  if (segments.length === 2) throw new AuthError('unknown_provider', `provider ${segments[0]} not supported`);
+  throw new AuthError('not_found', 'no such auth route');
 }
 
 /**
@@ -74,7 +74,8 @@ function tokenEnder(o: RoutesConfig, tokens: TokenService, endToken: EndToken): 
     try {
       await endToken(claims, ctx);
     } catch (err) {
-      const e = new AuthError(503, 'state_store_unavailable', 'the session could not be ended: the state store is unavailable', { cause: err });
+      const message = 'the session could not be ended: the state store is unavailable';
+      const e = new AuthError('state_store_unavailable', message, { cause: err });
       if (o.strictRevocation) {
         tokens.reset(ctx);
         throw e;
@@ -87,7 +88,7 @@ function tokenEnder(o: RoutesConfig, tokens: TokenService, endToken: EndToken): 
 /** The provider a route names; 400 when none has that name. */
 function providerNamed(ctx: Context, providers: ProviderRegistry, name: string): Provider {
   const provider = providers.get(name);
-  if (!provider) throw new AuthError(400, 'unknown_provider', `provider ${name} not supported`);
+  if (!provider) throw new AuthError('unknown_provider', `provider ${name} not supported`);
   onProviderRoute(ctx, provider.name); // what is logged about this request names the provider
   return provider;
 }
@@ -96,7 +97,7 @@ function providerNamed(ctx: Context, providers: ProviderRegistry, name: string):
 async function providerRoute(ctx: Context, o: StepConfig, provider: Provider, action: string, endToken: (ctx: Context) => Promise<void>): Promise<void> {
   // DELETE only reaches a provider's own actions (removing a passkey); the login routes are GET and POST.
   if (ctx.method === 'DELETE' && !['login', 'callback', 'logout'].includes(action)) return providerAction(ctx, provider, action);
-  if (ctx.method !== 'GET' && ctx.method !== 'POST') throw new AuthError(405, 'method_not_allowed', 'method not allowed');
+  if (ctx.method !== 'GET' && ctx.method !== 'POST') throw new AuthError('method_not_allowed', 'method not allowed');
   switch (action) {
     case 'login':
     case 'callback':
@@ -121,7 +122,7 @@ type StepConfig = RoutesConfig & { failed: FailedLogins; tracing: Tracing };
 
 async function step(ctx: Context, o: StepConfig, provider: Provider, action: 'login' | 'callback'): Promise<void> {
   try {
-    if (action === 'callback' && !provider.callback) throw new AuthError(404, 'not_found', 'provider has no callback');
+    if (action === 'callback' && !provider.callback) throw new AuthError('not_found', 'provider has no callback');
     if (o.preAuthHook) await o.preAuthHook(ctx, provider.name);
     return await (action === 'login' ? provider.login(ctx) : provider.callback!(ctx));
   } catch (err) {
@@ -182,7 +183,7 @@ export function buildAuthRouter(
   const endToken = tokenEnder(o, tokens, endLoggedOut);
 
   router.all('/logout', async (ctx) => {
-    if (ctx.method !== 'GET' && ctx.method !== 'POST') throw new AuthError(405, 'method_not_allowed', 'method not allowed');
+    if (ctx.method !== 'GET' && ctx.method !== 'POST') throw new AuthError('method_not_allowed', 'method not allowed');
     await endToken(ctx);
     endSession(ctx, tokens);
   });
@@ -196,7 +197,8 @@ export function buildAuthRouter(
   // Two-segment actions (`register/options`): a provider's own routes only.
   router.all('/:provider/:action/:sub', async (ctx) => {
     const provider = providerNamed(ctx, providers, ctx.params.provider!);
-    if (ctx.method !== 'GET' && ctx.method !== 'POST' && ctx.method !== 'DELETE') throw new AuthError(405, 'method_not_allowed', 'method not allowed');
+    if (ctx.method !== 'GET' && ctx.method !== 'POST' && ctx.method !== 'DELETE')
+      throw new AuthError('method_not_allowed', 'method not allowed');
     refuseCrossSite(ctx, origin, provider, `${ctx.params.action}/${ctx.params.sub}`);
     return providerAction(ctx, provider, `${ctx.params.action}/${ctx.params.sub}`);
   });

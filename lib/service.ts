@@ -219,7 +219,7 @@ function startService(o: ResolvedOptions, parts: StartParts): StartUp {
   );
   const notStarted = starting.then(
     () => undefined,
-    () => Promise.reject(new AuthError(503, 'not_started', 'authentication is not available: the service failed to start')),
+    () => Promise.reject(new AuthError('not_started', 'authentication is not available: the service failed to start')),
   );
   notStarted.catch(() => undefined); // a rejection requests receive, not one to report on its own
   return { starting, settled, waitForStart: () => (started ? undefined : notStarted) };

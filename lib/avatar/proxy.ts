@@ -84,7 +84,7 @@ export function createAvatarProxy(opts: AvatarProxyOptions): AvatarProxyImpl {
   const opened = lazyResource(async () => (isAvatarStore(source) ? source : openStoreTarget(source, 'avatarStore', { connections: opts.connections })), {
     onError(err) {
       cfg.log.error(`avatar store unavailable: ${(err as Error).message}`, { code: 'avatar_store_failed' });
-      return new AuthError(500, 'avatar_store_failed', "can't save avatar", { cause: err });
+      return new AuthError('avatar_store_failed', "can't save avatar", { cause: err });
     },
   });
   const parts: Parts = { cfg, pool, store: opened.get };
@@ -127,7 +127,7 @@ async function putContent(p: Parts, userId: string, image: Buffer): Promise<stri
   try {
     bytes = await prepare(p, image);
   } catch (err) {
-    throw new AuthError(400, 'invalid_avatar', 'invalid avatar image', { cause: err });
+    throw new AuthError('invalid_avatar', 'invalid avatar image', { cause: err });
   }
   return save(p, userId, bytes);
 }
@@ -154,7 +154,8 @@ async function save(p: Parts, userId: string, bytes: Buffer): Promise<string> {
   } catch (err) {
     p.cfg.log.error(`avatar store failed for ${avatarId(userId)}: ${(err as Error).message}`, { code: 'avatar_store_failed', userId });
     // A store whose backend is away (PostgreSQL down) is an outage, 503; anything else a fault, 500.
-    throw new AuthError(storeUnavailable(err) ? 503 : 500, 'avatar_store_failed', "can't save avatar", { cause: err });
+    const code = storeUnavailable(err) ? 'avatar_store_unavailable' : 'avatar_store_failed';
+    throw new AuthError(code, "can't save avatar", { cause: err });
   }
 }
 

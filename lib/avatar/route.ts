@@ -15,17 +15,17 @@ export async function serveAvatar(ctx: Context, routePath: string, store: (() =>
   ctx.set('Content-Disposition', 'inline; filename="avatar"');
   if (ctx.method !== 'GET' && ctx.method !== 'HEAD') {
     ctx.set('Allow', 'GET, HEAD');
-    throw new AuthError(405, 'method_not_allowed', 'method not allowed');
+    throw new AuthError('method_not_allowed', 'method not allowed');
   }
-  if (!store) throw new AuthError(404, 'avatar_disabled', 'avatar proxy is disabled');
+  if (!store) throw new AuthError('avatar_disabled', 'avatar proxy is disabled');
   // Exactly one segment after the prefix: `<prefix>/../x/<id>.image` is refused, not looked up by its last part.
   const id = ctx.path.slice(routePath.length + 1);
-  if (!isAvatarId(id)) throw new AuthError(400, 'invalid_avatar_id', "can't load avatar");
+  if (!isAvatarId(id)) throw new AuthError('invalid_avatar_id', "can't load avatar");
   const found = await read(store, id);
-  if (!found) throw new AuthError(404, 'avatar_not_found', "can't load avatar");
+  if (!found) throw new AuthError('avatar_not_found', "can't load avatar");
   // An empty body is the original no-op store's answer; there is nothing to sniff.
   const type = found.data.length === 0 ? 'image/*' : sniffImage(found.data);
-  if (!type) throw new AuthError(415, 'invalid_avatar_content', 'invalid avatar content');
+  if (!type) throw new AuthError('invalid_avatar_content', 'invalid avatar content');
   const etag = `"${found.etag}"`;
   ctx.set('ETag', etag);
   ctx.set('Cache-Control', MAX_AGE);
@@ -45,7 +45,8 @@ async function read(store: () => Promise<AvatarStore>, id: string) {
   } catch (err) {
     if (err instanceof AuthError) throw err;
     // A backend that is away (a PostgreSQL store marks such errors) is an outage: 503, not a fault.
-    throw new AuthError(storeUnavailable(err) ? 503 : 500, 'avatar_store_failed', "can't load avatar", { cause: err });
+    const code = storeUnavailable(err) ? 'avatar_store_unavailable' : 'avatar_store_failed';
+    throw new AuthError(code, "can't load avatar", { cause: err });
   }
 }
 

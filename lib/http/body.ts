@@ -35,14 +35,15 @@ export async function readParams(ctx: Context, limit = BODY_LIMIT): Promise<Reco
     try {
       json = JSON.parse(raw.toString('utf8'));
     } catch {
-      throw new AuthError(400, 'bad_request', 'failed to parse request body');
+      throw new AuthError('bad_request', 'failed to parse request body');
     }
-    if (!json || typeof json !== 'object' || Array.isArray(json)) throw new AuthError(400, 'bad_request', 'request body must be a JSON object');
+    if (!json || typeof json !== 'object' || Array.isArray(json))
+      throw new AuthError('bad_request', 'request body must be a JSON object');
     copy(json);
   } else if (type === 'application/x-www-form-urlencoded') {
     for (const [k, v] of new URLSearchParams(raw.toString('utf8'))) out[k] = v;
   } else {
-    throw new AuthError(400, 'bad_request', 'request body must be JSON or a urlencoded form');
+    throw new AuthError('bad_request', 'request body must be JSON or a urlencoded form');
   }
   return out;
 }
@@ -55,7 +56,7 @@ export async function readParams(ctx: Context, limit = BODY_LIMIT): Promise<Reco
 export async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   const tooLarge = () => {
     req.resume();
-    return new AuthError(413, 'body_too_large', 'request body is too large');
+    return new AuthError('body_too_large', 'request body is too large');
   };
   if (Number(req.headers['content-length'] || 0) > limit) throw tooLarge();
   const chunks: Buffer[] = [];
@@ -77,7 +78,7 @@ export async function readJSON(ctx: Context, limit: number): Promise<unknown> {
   const type = (ctx.get('content-type').split(';')[0] ?? '').trim().toLowerCase();
   if (type !== 'application/json' && !type.endsWith('+json')) {
     ctx.req.resume();
-    throw new AuthError(415, 'unsupported_media_type', 'the request body must be application/json');
+    throw new AuthError('unsupported_media_type', 'the request body must be application/json');
   }
   const parsed = (ctx.request as unknown as { body?: unknown }).body;
   if (parsed !== undefined && typeof parsed === 'object') return parsed;
@@ -85,6 +86,6 @@ export async function readJSON(ctx: Context, limit: number): Promise<unknown> {
   try {
     return JSON.parse(raw.toString('utf8'));
   } catch {
-    throw new AuthError(400, 'bad_request', 'failed to parse request body');
+    throw new AuthError('bad_request', 'failed to parse request body');
   }
 }

@@ -98,7 +98,7 @@ function isError(v: unknown): v is Error {
  */
 export function rateLimited(ctx: Context, waitMs: number, message: string): AuthError {
   ctx.set('Retry-After', retryAfterSeconds(waitMs));
-  return new AuthError(429, 'rate_limited', message);
+  return new AuthError('rate_limited', message);
 }
 
 /** A wait in ms as a `Retry-After` value. */

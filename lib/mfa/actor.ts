@@ -25,7 +25,8 @@ export interface ActorParts {
 export async function loginOrSession(ctx: Context, parts: ActorParts, enrolling = false): Promise<Actor> {
   const partial = parts.partials.read(ctx);
   if (partial) {
-    if (partial.pending.enroll && !enrolling) throw new AuthError(403, 'factor_not_enrolled', 'set up a second factor to finish this login');
+    if (partial.pending.enroll && !enrolling)
+      throw new AuthError('enrollment_required', 'set up a second factor to finish this login');
     await parts.partials.unspent(partial);
     return { partial, userId: partial.pending.user.id };
   }

@@ -70,7 +70,7 @@ export class PartialLogins {
   read(ctx: Context): PartialLogin | undefined {
     const token = readCookie(ctx.get('cookie'), this.#o.cookieName);
     if (!token) return undefined;
-    const invalid = () => new AuthError(401, 'mfa_session_invalid', 'the login to finish is not valid: log in again');
+    const invalid = () => new AuthError('mfa_session_invalid', 'the login to finish is not valid: log in again');
     let payload: Record<string, unknown>;
     try {
       const parts = split(token);
@@ -81,21 +81,23 @@ export class PartialLogins {
     }
     const { exp, jti, mfa } = payload;
     if (payload.typ !== 'mfa-partial' || payload.iss !== this.#o.issuer || typeof exp !== 'number' || typeof jti !== 'string' || !mfa || typeof mfa !== 'object') throw invalid();
-    if (exp * 1000 <= this.#o.clock()) throw new AuthError(401, 'mfa_session_expired', 'the second step took too long: log in again');
+    if (exp * 1000 <= this.#o.clock())
+      throw new AuthError('mfa_session_expired', 'the second step took too long: log in again');
     return { pending: mfa as PendingLogin, jti, exp };
   }
 
   /** Throws 401 `mfa_session_invalid` when the partial login was already finished (a copy replayed): checked before a code is, so a replay spends no code. */
   async unspent(partial: PartialLogin): Promise<void> {
     const used = await this.state.get(USED_NS, `mfa-partial:${partial.jti}`);
-    if (used && used.expiresAt > this.#o.clock()) throw new AuthError(401, 'mfa_session_invalid', 'this login was already finished: log in again');
+    if (used && used.expiresAt > this.#o.clock())
+      throw new AuthError('mfa_session_invalid', 'this login was already finished: log in again');
   }
 
   /** Spends a partial login once its second step passed: a second use, here or in another process, is refused. Clears the cookie. */
   async spend(ctx: Context, partial: PartialLogin): Promise<void> {
     const first = await this.state.markUsed(`mfa-partial:${partial.jti}`, partial.exp * 1000);
     this.clear(ctx);
-    if (!first) throw new AuthError(401, 'mfa_session_invalid', 'this login was already finished: log in again');
+    if (!first) throw new AuthError('mfa_session_invalid', 'this login was already finished: log in again');
   }
 
   /** Removes the partial cookie. */

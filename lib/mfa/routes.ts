@@ -52,9 +52,11 @@ type Handler = (ctx: Context, p: MfaRouteParts) => Promise<void>;
 export function mountMfaRoutes(router: Router, p: MfaRouteParts): void {
   const at = (method: 'GET' | 'POST' | 'DELETE', path: string, handler: Handler) =>
     router.all(path, async (ctx: Context) => {
-      if (ctx.method !== method && !(method === 'GET' && ctx.method === 'HEAD')) throw new AuthError(405, 'method_not_allowed', `${method} only`);
+      if (ctx.method !== method && !(method === 'GET' && ctx.method === 'HEAD'))
+        throw new AuthError('method_not_allowed', `${method} only`);
       // Login CSRF and forced changes: the same rule as every login POST.
-      if (method !== 'GET' && crossSite(ctx, p.origin)) throw new AuthError(403, 'origin_mismatch', 'the request must come from this site');
+      if (method !== 'GET' && crossSite(ctx, p.origin))
+        throw new AuthError('origin_mismatch', 'the request must come from this site');
       ctx.set('Cache-Control', 'no-store');
       await handler(ctx, p);
     });
@@ -69,7 +71,7 @@ export function mountMfaRoutes(router: Router, p: MfaRouteParts): void {
   at('GET', '/mfa/page', page);
   // Anything else under /mfa is not a provider named "mfa" (none may be): a plain 404.
   router.all(['/mfa/{*rest}'], () => {
-    throw new AuthError(404, 'not_found', 'no such second-factor route');
+    throw new AuthError('not_found', 'no such second-factor route');
   });
 }
 
@@ -125,7 +127,7 @@ async function setup(ctx: Context, p: MfaRouteParts): Promise<void> {
 async function confirm(ctx: Context, p: MfaRouteParts): Promise<void> {
   const actor = await enrollingOrFresh(ctx, p, p.config.freshMs);
   const { code } = await readParams(ctx, 4096);
-  if (!code) throw new AuthError(400, 'missing_code', 'code is required: the 6 digits the app shows');
+  if (!code) throw new AuthError('missing_code', 'code is required: the 6 digits the app shows');
   let recoveryCodes: string[] = [];
   const check = async () => {
     const confirmed = await p.factors.confirmTotp(actor.userId, code);
@@ -147,7 +149,7 @@ async function confirm(ctx: Context, p: MfaRouteParts): Promise<void> {
 /** `DELETE /mfa/totp`: turns TOTP off (a fresh session only); its recovery codes go with it. */
 async function removeTotp(ctx: Context, p: MfaRouteParts): Promise<void> {
   const actor = await enrollingOrFresh(ctx, p, p.config.freshMs);
-  if (actor.partial) throw new AuthError(403, 'factor_not_enrolled', 'set up a second factor to finish this login');
+  if (actor.partial) throw new AuthError('enrollment_required', 'set up a second factor to finish this login');
   if (await p.factors.removeTotp(actor.userId)) {
     changed(ctx, p, actor, 'totp_disabled');
     await p.factorChanged(actor.userId, actor.session.claims.sid);
@@ -158,7 +160,7 @@ async function removeTotp(ctx: Context, p: MfaRouteParts): Promise<void> {
 /** `POST /mfa/recovery-codes`: ten new recovery codes replacing the old ones (a fresh session only). */
 async function regenerate(ctx: Context, p: MfaRouteParts): Promise<void> {
   const actor = await enrollingOrFresh(ctx, p, p.config.freshMs);
-  if (actor.partial) throw new AuthError(403, 'factor_not_enrolled', 'set up a second factor to finish this login');
+  if (actor.partial) throw new AuthError('enrollment_required', 'set up a second factor to finish this login');
   const recoveryCodes = await p.factors.regenerateRecoveryCodes(actor.userId);
   changed(ctx, p, actor, 'recovery_codes_generated');
   writeJSON(ctx, 200, { recoveryCodes });
@@ -172,7 +174,7 @@ async function verify(ctx: Context, p: MfaRouteParts): Promise<void> {
   const actor = await loginOrSession(ctx, p);
   const params = await readParams(ctx, 4096);
   const { code, recoveryCode } = params;
-  if (!code && !recoveryCode) throw new AuthError(400, 'missing_code', 'code (from the app) or recoveryCode is required');
+  if (!code && !recoveryCode) throw new AuthError('missing_code', 'code (from the app) or recoveryCode is required');
   const check = recoveryCode ? () => p.factors.useRecoveryCode(actor.userId, recoveryCode) : () => p.factors.checkTotp(actor.userId, code!);
   await checkCode(ctx, p, actor, check);
   await passed(ctx, p, actor, 'otp');
@@ -198,7 +200,8 @@ async function passkeyVerify(ctx: Context, p: MfaRouteParts): Promise<void> {
 /** The passkey provider that serves as a second factor; a pending login must have been offered it. */
 function passkeyFactor(p: MfaRouteParts, actor: Actor): SecondFactor {
   const found = p.secondFactors().find(({ provider, factor }) => factor.factor === 'passkey' && provider !== actor.partial?.pending.provider);
-  if (!found || (actor.partial && !actor.partial.pending.factors.includes('passkey'))) throw new AuthError(409, 'factor_not_enrolled', 'a passkey is not a second factor of this login');
+  if (!found || (actor.partial && !actor.partial.pending.factors.includes('passkey')))
+    throw new AuthError('factor_not_enrolled', 'a passkey is not a second factor of this login');
   return found.factor;
 }
 
@@ -234,7 +237,7 @@ export function withMethod(amr: readonly string[], method: string): string[] {
   return out;
 }
 
-const wrongCode = () => new AuthError(403, 'invalid_code', 'the code is not valid');
+const wrongCode = () => new AuthError('invalid_code', 'the code is not valid');
 
 /** A code checked through the throttle; a refusal is told as `mfa_failed`. */
 async function checkCode(ctx: Context, p: MfaRouteParts, actor: Actor, check: () => Promise<boolean>): Promise<void> {

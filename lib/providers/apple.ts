@@ -90,7 +90,8 @@ export const appleProvider: ProviderModule = {
     const io = flowIO({ ...config.common, name, tracing: deps.tracing });
     const keys = keyCache(async () => {
       const set = await io.getJSON(config.keysURL, 'JWKS');
-      if (!Array.isArray(set.keys) || !set.keys.length) throw providerError(name, 502, 'bad_provider_response', 'JWKS has no keys');
+      if (!Array.isArray(set.keys) || !set.keys.length)
+        throw providerError(name, 'bad_provider_response', 'JWKS has no keys');
       return set as unknown as JSONWebKeySet;
     }, deps.clock);
     const spec: FlowSpec = {
@@ -164,7 +165,8 @@ function clientSecretSigner({ clientId, teamId, keyId, key }: AppleConfig, clock
 
 /** The user from the verified id_token: its `sub`, the name Apple posts at the first sign-up, the email when asked for and not unverified. */
 async function identify({ name, clientId, scopes }: AppleConfig, deps: ProviderDeps, keys: KeyCache, token: OAuthToken, nonce: string | undefined, userField: string | undefined): Promise<Identified> {
-  if (typeof token.id_token !== 'string' || !token.id_token) throw providerError(name, 502, 'bad_provider_response', 'token response carries no id_token');
+  if (typeof token.id_token !== 'string' || !token.id_token)
+    throw providerError(name, 'bad_provider_response', 'token response carries no id_token');
   const rules = { issuer: APPLE_ISSUER, audience: clientId, algorithms: ['RS256', 'ES256'], nonce, clock: deps.clock, clockToleranceS: CLOCK_TOLERANCE_S };
   const claims = await verifyIdToken(name, token.id_token, keys, rules);
   const email = scopes.includes('email') && claims.email_verified !== false && claims.email_verified !== 'false' && typeof claims.email === 'string' ? claims.email : undefined;

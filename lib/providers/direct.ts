@@ -57,12 +57,12 @@ async function credentialLogin({ name, checker, userIdFunc, origin }: DirectConf
   // Login CSRF: another site's form or link would log the visitor's browser into an account of
   // the attacker's choosing. The router refuses a foreign POST for every provider; a direct login
   // also takes its credentials from a GET's query, so a foreign GET (a link, an image) is refused here.
-  if (crossSite(ctx, origin)) throw new AuthError(403, 'origin_mismatch', 'login must come from this site');
+  if (crossSite(ctx, origin)) throw new AuthError('origin_mismatch', 'login must come from this site');
   const params = await deps.readParams(ctx);
   const user = params.user ?? '';
   const passwd = params.passwd ?? '';
   if (!user || user.length > MAX_FIELD || passwd.length > MAX_FIELD || /[\r\n\0]/.test(user)) {
-    throw new AuthError(400, 'bad_request', 'failed to parse credentials');
+    throw new AuthError('bad_request', 'failed to parse credentials');
   }
   await deps.checkCredentials(ctx, name, user, () => checker(user, passwd));
   const rawId = userIdFunc ? userIdFunc(user, ctx) : user;

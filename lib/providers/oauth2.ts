@@ -63,9 +63,9 @@ async function mappedUser({ name, common, mapUser }: OAuth2Config, deps: Provide
   try {
     mapped = await mapUser(data, token);
   } catch (err) {
-    throw providerError(name, 502, 'bad_user_info', 'mapUser failed on the user info', err);
+    throw providerError(name, 'bad_user_info', 'mapUser failed on the user info', err);
   }
-  if (!mapped || typeof mapped !== 'object') throw providerError(name, 502, 'bad_user_info', 'mapUser returned no user');
+  if (!mapped || typeof mapped !== 'object') throw providerError(name, 'bad_user_info', 'mapUser returned no user');
   const raw = rawFromMapped(mapped);
   // A mapper ported from the original may already return `<name>_<sha1>`; keep it rather than hash twice.
   const user = finishUser(name, raw, data, common.userAttributes, { rawId: raw.id.startsWith(`${name}_`) && HASHED.test(raw.id), userId: deps.userId });

@@ -66,7 +66,7 @@ export const oidcProvider: ProviderModule = {
     const discover = cachedDiscovery(config, io);
     const keys = keyCache(async () => {
       const set = await io.getJSON((await discover()).jwksURI, 'JWKS');
-      if (!Array.isArray(set.keys)) throw providerError(config.name, 502, 'bad_provider_response', 'JWKS has no keys');
+      if (!Array.isArray(set.keys)) throw providerError(config.name, 'bad_provider_response', 'JWKS has no keys');
       return set as unknown as JSONWebKeySet;
     }, deps.clock);
     return createFlowProvider(oidcSpec(config, deps, { discover, keys }), deps);
@@ -108,7 +108,10 @@ function cachedDiscovery(config: OIDCConfig, io: FlowIO): () => Promise<Discover
 /** The issuer's endpoints, key set URL, signing algorithms and token-endpoint authentication from its discovery document. */
 function parseDiscovery({ name, issuer }: OIDCConfig, doc: Record<string, unknown>): Discovered {
   const docIssuer = typeof doc.issuer === 'string' ? doc.issuer : '';
-  if (docIssuer.replace(/\/+$/, '') !== issuer) throw providerError(name, 502, 'bad_provider_response', `discovery names another issuer (${JSON.stringify(docIssuer.slice(0, 200))})`);
+  if (docIssuer.replace(/\/+$/, '') !== issuer)
+    throw providerError(
+      name, 'bad_provider_response', `discovery names another issuer (${JSON.stringify(docIssuer.slice(0, 200))})`
+    );
   let endpoints: Endpoints;
   let jwksURI: string;
   try {
@@ -119,12 +122,13 @@ function parseDiscovery({ name, issuer }: OIDCConfig, doc: Record<string, unknow
     };
     jwksURI = endpointURL(doc.jwks_uri, 'jwks_uri');
   } catch (err) {
-    throw providerError(name, 502, 'bad_provider_response', `discovery document: ${(err as Error).message}`, err);
+    throw providerError(name, 'bad_provider_response', `discovery document: ${(err as Error).message}`, err);
   }
   const advertised = Array.isArray(doc.id_token_signing_alg_values_supported) ? doc.id_token_signing_alg_values_supported : ['RS256'];
   // Only asymmetric algorithms: 'none' is never acceptable, and HS* would make the client secret a signing key.
   const algorithms = advertised.filter((a): a is string => typeof a === 'string' && /^(RS|PS|ES)(256|384|512)$|^EdDSA$|^Ed25519$/.test(a));
-  if (!algorithms.length) throw providerError(name, 502, 'bad_provider_response', 'issuer offers no usable id_token signing algorithm');
+  if (!algorithms.length)
+    throw providerError(name, 'bad_provider_response', 'issuer offers no usable id_token signing algorithm');
   const methods = Array.isArray(doc.token_endpoint_auth_methods_supported) ? doc.token_endpoint_auth_methods_supported : undefined;
   const authMethod = methods && !methods.includes('client_secret_basic') && methods.includes('client_secret_post') ? 'body' : undefined;
   return { issuer: docIssuer, endpoints, jwksURI, algorithms, authMethod };
@@ -152,7 +156,8 @@ function oidcSpec(config: OIDCConfig, deps: ProviderDeps, issuer: Issuer): FlowS
 
 /** The user from the verified id_token's claims, with the userinfo endpoint's when the issuer has one and it is wanted. */
 async function identify({ name, common, userInfo, mapUser }: OIDCConfig, deps: ProviderDeps, issuer: Issuer, token: OAuthToken, nonce: string | undefined, io: FlowIO): Promise<Identified> {
-  if (typeof token.id_token !== 'string' || !token.id_token) throw providerError(name, 502, 'bad_provider_response', 'token response carries no id_token');
+  if (typeof token.id_token !== 'string' || !token.id_token)
+    throw providerError(name, 'bad_provider_response', 'token response carries no id_token');
   const d = await issuer.discover();
   const rules = { issuer: d.issuer, audience: common.cid, algorithms: d.algorithms, nonce, clock: deps.clock, clockToleranceS: CLOCK_TOLERANCE_S };
   const idClaims = await verifyIdToken(name, token.id_token, issuer.keys, rules);
@@ -161,7 +166,7 @@ async function identify({ name, common, userInfo, mapUser }: OIDCConfig, deps: P
   if (infoURL && userInfo) {
     const info = await io.userInfo(infoURL, token);
     // OIDC Core §5.3.4: userinfo about anyone else must not be used.
-    if (info.sub !== idClaims.sub) throw providerError(name, 502, 'bad_user_info', 'userinfo sub differs from the id_token');
+    if (info.sub !== idClaims.sub) throw providerError(name, 'bad_user_info', 'userinfo sub differs from the id_token');
     claims = { ...info, ...idClaims };
   }
   const raw: RawUser = mapUser ? toRaw(await mapUser(claims, token)) : standardClaims(claims);

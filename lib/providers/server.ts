@@ -84,7 +84,8 @@ export const serverProvider: ProviderModule = {
         what: 'local OAuth2 server',
         endpoints: (server) => server.endpoints(),
         checkId(id) {
-          if (FOREIGN_ID.test(id) && !id.startsWith(`${name}_`)) throw providerError(name, 403, 'bad_user_info', 'user id looks like another provider\'s id');
+          if (FOREIGN_ID.test(id) && !id.startsWith(`${name}_`))
+            throw providerError(name, 'foreign_user_id', 'user id looks like another provider\'s id');
         },
       },
       deps,

@@ -137,7 +137,7 @@ export class Authenticator {
    * mark of a session ended from elsewhere (see rejectAndClear) is kept, and says so.
    */
   private dropUnusableCookie(ctx: Context, err: unknown): AuthError {
-    if (this.tokens.endedMarkPresented(ctx)) return new AuthError(401, 'session_revoked', 'session was ended');
+    if (this.tokens.endedMarkPresented(ctx)) return new AuthError('session_revoked', 'session was ended');
     const e = toAuthError(err);
     const fromCookie = !ctx.query[this.o.jwtQueryName] && !ctx.get(this.o.jwtHeaderName);
     if (e.code !== 'xsrf_mismatch' && e.status === 401 && fromCookie) this.tokens.reset(ctx);
@@ -149,10 +149,10 @@ export class Authenticator {
    * copy (`peek`): only read here, what goes on is copied.
    */
   private userOf(ctx: Context, rt: RequestToken | undefined): User | Promise<User> {
-    if (!rt) throw new AuthError(401, 'no_token', 'token is not presented');
+    if (!rt) throw new AuthError('no_token', 'token is not presented');
     const { claims } = rt;
-    if (claims.handshake) throw new AuthError(401, 'token_invalid', 'invalid kind of token');
-    if (!claims.user) throw new AuthError(401, 'no_user', 'no user info presented in the claim');
+    if (claims.handshake) throw new AuthError('token_invalid', 'invalid kind of token');
+    if (!claims.user) throw new AuthError('no_user', 'no user info presented in the claim');
     if (this.strictRevocations || this.validator) return this.checkedUser(ctx, rt);
     return this.allowedUser(ctx, rt);
   }
@@ -209,7 +209,7 @@ export class Authenticator {
       if (code === 'session_revoked') this.tokens.markEnded(ctx);
       else this.tokens.reset(ctx);
     }
-    return new AuthError(401, code, message);
+    return new AuthError(code, message);
   }
 }
 

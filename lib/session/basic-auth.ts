@@ -69,7 +69,7 @@ export function basicAuthenticator(o: BasicAuthConfig, basicThrottle: Credential
   /** What a verdict means for the request: a checker's refusal is a 401, a wrong admin password falls through to the token. */
   function accepted(user: User | null, name: string): User | undefined {
     if (user) return user;
-    if (o.basicAuthChecker) throw new AuthError(401, 'basic_auth_failed', 'credentials are wrong for basic auth');
+    if (o.basicAuthChecker) throw new AuthError('basic_auth_failed', 'credentials are wrong for basic auth');
     o.logger.warn(`basic auth: wrong credentials for user ${JSON.stringify(name.slice(0, 64))}`, { provider: 'basic', code: 'bad_credentials', userName: name.slice(0, 64) });
     return undefined;
   }
@@ -117,7 +117,7 @@ function checkedUser(result: BasicAuthResult | undefined, name: string): User | 
 }
 
 function checkerFailed(err: unknown): AuthError {
-  return new AuthError(401, 'basic_auth_failed', 'basic auth check failed', { cause: err });
+  return new AuthError('basic_auth_failed', 'basic auth check failed', { cause: err });
 }
 
 /**

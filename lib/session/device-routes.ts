@@ -37,8 +37,10 @@ export interface SessionView {
 /** Adds `GET /sessions`, `DELETE /sessions/<sid>` and `POST /sessions/revoke-others` to the auth router. */
 export function mountDeviceRoutes(router: Router, p: DeviceRouteParts): void {
   const guarded = (method: 'GET' | 'POST' | 'DELETE', handle: (ctx: Context, me: SessionOf) => Promise<void>) => async (ctx: Context) => {
-    if (ctx.method !== method && !(method === 'GET' && ctx.method === 'HEAD')) throw new AuthError(405, 'method_not_allowed', `${method} only`);
-    if (method !== 'GET' && crossSite(ctx, p.origin)) throw new AuthError(403, 'origin_mismatch', 'the request must come from this site');
+    if (ctx.method !== method && !(method === 'GET' && ctx.method === 'HEAD'))
+      throw new AuthError('method_not_allowed', `${method} only`);
+    if (method !== 'GET' && crossSite(ctx, p.origin))
+      throw new AuthError('origin_mismatch', 'the request must come from this site');
     ctx.set('Cache-Control', 'no-store');
     await handle(ctx, await p.session(ctx));
   };
@@ -70,7 +72,8 @@ export function mountDeviceRoutes(router: Router, p: DeviceRouteParts): void {
     guarded('DELETE', async (ctx, me) => {
       const sid = ctx.params.sid!;
       // Another user's session is answered like a missing one: sids are not a way to probe accounts.
-      if (sid.length > 128 || !(await p.registry.revoke(me.user.id, sid))) throw new AuthError(404, 'not_found', 'no such session');
+      if (sid.length > 128 || !(await p.registry.revoke(me.user.id, sid)))
+        throw new AuthError('not_found', 'no such session');
       // Ending this very session is a logout of this browser too.
       if (sid === me.claims.sid) p.tokens.reset(ctx);
       ctx.status = 204;

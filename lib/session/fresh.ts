@@ -19,6 +19,6 @@ export interface SessionOf {
 export function requireFresh(session: SessionOf, maxAgeMs: number, nowMs: number): void {
   const at = session.claims.auth_time;
   if (typeof at !== 'number' || nowMs - at * 1000 > maxAgeMs) {
-    throw new AuthError(401, 'reauth_required', 'this needs a recent login: confirm who you are again');
+    throw new AuthError('reauth_required', 'this needs a recent login: confirm who you are again');
   }
 }

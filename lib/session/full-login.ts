@@ -24,5 +24,5 @@ export function isFullLogin(claims: Claims): boolean {
 export function fullLoginRequired(what: string): AuthError {
   const message =
     `${what} needs the session of a full login (cookie, X-JWT or ?token=), not basic auth or a minted token`;
-  return new AuthError(403, 'full_login_required', message);
+  return new AuthError('full_login_required', message);
 }

@@ -13,7 +13,7 @@ export const JWKS_MAX_AGE_S = 300;
 export function mountJwksRoute(router: Router, signing: SigningConfig | undefined): void {
   const body = signing && publicKeySet(signing);
   router.get('/.well-known/jwks.json', (ctx) => {
-    if (!body) throw new AuthError(404, 'not_found', 'no public keys: the signing option is not set');
+    if (!body) throw new AuthError('not_found', 'no public keys: the signing option is not set');
     ctx.set('Cache-Control', `public, max-age=${JWKS_MAX_AGE_S}`);
     ctx.set('Access-Control-Allow-Origin', '*');
     writeJSON(ctx, 200, body);

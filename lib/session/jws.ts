@@ -85,5 +85,5 @@ function rawSign(alg: SigningAlg, input: string, privateKey: KeyObject): Buffer 
 }
 
 function invalid(message: string): AuthError {
-  return new AuthError(401, 'token_invalid', message);
+  return new AuthError('token_invalid', message);
 }

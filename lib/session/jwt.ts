@@ -118,7 +118,7 @@ export function jsonObjectOf(b64: string, malformed: string): Record<string, unk
 }
 
 function invalid(message: string): AuthError {
-  return new AuthError(401, 'token_invalid', message);
+  return new AuthError('token_invalid', message);
 }
 
 /**

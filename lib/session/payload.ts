@@ -7,7 +7,7 @@ import { canonicalUser, type Claims } from './claims.js';
  * right shapes. Throws 401 `token_invalid`. The user is stored in canonical shape (see userOf).
  */
 export function checkClaims(p: Record<string, unknown>, issuer: string, checkAudience: (aud: string) => void): Claims {
-  const bad = (what: string) => new AuthError(401, 'token_invalid', what);
+  const bad = (what: string) => new AuthError('token_invalid', what);
   for (const k of ['exp', 'nbf', 'iat', 'iat_ms', 'auth_time', 'sess_start'] as const) {
     if (p[k] !== undefined && (typeof p[k] !== 'number' || !Number.isFinite(p[k]))) throw bad(`invalid ${k} claim`);
   }

@@ -62,11 +62,12 @@ export class Refresher {
     // The server-side idle timeout: a cookie lives cookieDuration past its token's issue, so a token
     // older than that can only be a copy replayed from elsewhere, whatever Max-Age the client kept.
     if (issuedAtS(claims, o.tokenDurationMs) * 1000 + o.cookieDurationMs < tokens.now() * 1000) {
-      throw new AuthError(401, 'session_expired', 'session was idle for longer than cookieDuration');
+      throw new AuthError('session_expired', 'session was idle for longer than cookieDuration');
     }
     if (o.maxSessionAgeMs !== undefined) {
       const start = claims.sess_start ?? claims.auth_time ?? claims.iat ?? 0;
-      if ((tokens.now() - start) * 1000 > o.maxSessionAgeMs) throw new AuthError(401, 'session_expired', 'session is older than maxSessionAge');
+      if ((tokens.now() - start) * 1000 > o.maxSessionAgeMs)
+        throw new AuthError('session_expired', 'session is older than maxSessionAge');
     }
     // Same claims, same jti (so the XSRF value scripts hold stays valid), fresh exp and cookies.
     const refreshed = await tokens.set(ctx, { ...claims, exp: undefined, user: claims.user });

@@ -55,9 +55,10 @@ export function revocations(store: StateStore, clock: () => number, keepMs: numb
         sid ? store.get(SESSIONS_NS, sessionKey(sid)) : undefined,
       ]);
       const now = clock();
-      if ((ended && ended.expiresAt > now) || (endedSession && endedSession.expiresAt > now)) throw new AuthError(401, 'session_revoked', 'session was ended');
+      if ((ended && ended.expiresAt > now) || (endedSession && endedSession.expiresAt > now))
+        throw new AuthError('session_revoked', 'session was ended');
       if (user && user.expiresAt > now && revokedBy(claims, user.value, tokenDurationMs)) {
-        throw new AuthError(401, 'session_revoked', 'sessions of this user were revoked');
+        throw new AuthError('session_revoked', 'sessions of this user were revoked');
       }
     },
     async revokeUser(userId, except) {

@@ -88,8 +88,8 @@ export class TokenService {
     // Verification refuses a token without exp: one the ClaimsUpdater dropped it from gets the default back.
     if (!claims.exp) claims.exp = exp;
     claims.aud = claims.aud ?? '';
-    if (typeof claims.aud !== 'string') throw new AuthError(403, 'aud_rejected', 'aud must be a single string');
-    this.checkAudience(claims.aud, 403);
+    if (typeof claims.aud !== 'string') throw new AuthError('aud_not_allowed', 'aud must be a single string');
+    this.checkAudience(claims.aud, 'aud_not_allowed');
     // Sessions are signed with the signing key when there is one; handshakes and confirmation links,
     // which never leave the service, always with the secret.
     const signing = this.#o.signing;
@@ -115,12 +115,13 @@ export class TokenService {
       claims = hit.claims;
     } else {
       if (!verifySignature(parts, this.#keys.key(secret)) && !this.#o.previousSecrets.some((old) => verifySignature(parts, this.#keys.key(old)))) {
-        throw new AuthError(401, 'token_invalid', 'signature is invalid');
+        throw new AuthError('token_invalid', 'signature is invalid');
       }
       claims = this.checkPayload(decodePayload(parts.payloadB64));
       // With a signing key, the secret signs only what never leaves the service: a session token signed
       // with it (or with a public key taken for an HMAC secret) is refused.
-      if (this.#o.signing && !claims.handshake) throw new AuthError(401, 'token_invalid', 'session tokens are signed with the signing key, not the secret');
+      if (this.#o.signing && !claims.handshake)
+        throw new AuthError('token_invalid', 'session tokens are signed with the signing key, not the secret');
       this.remember(token, claims, secret);
     }
     return copyClaims(this.usable(claims));
@@ -132,9 +133,9 @@ export class TokenService {
     if (hit && hit.token === token && hit.secret.startsWith(KID)) return hit.claims;
     const parts = splitJws(token);
     const key = keyForHeader(parts.headerB64, (kid) => signing.byKid.get(kid));
-    if (!verifyJwsSignature(parts, key)) throw new AuthError(401, 'token_invalid', 'signature is invalid');
+    if (!verifyJwsSignature(parts, key)) throw new AuthError('token_invalid', 'signature is invalid');
     const claims = this.checkPayload(decodePayload(parts.payloadB64));
-    if (claims.handshake) throw new AuthError(401, 'token_invalid', 'invalid kind of token');
+    if (claims.handshake) throw new AuthError('token_invalid', 'invalid kind of token');
     this.remember(token, claims, KID + key.kid);
     return claims;
   }
@@ -158,7 +159,7 @@ export class TokenService {
 
   /** Verified claims, once their `nbf` has come. */
   private usable(claims: Claims): Claims {
-    if (claims.nbf !== undefined && claims.nbf > this.now()) throw new AuthError(401, 'token_not_valid_yet', 'token is not valid yet');
+    if ((claims.nbf ?? 0) > this.now()) throw new AuthError('token_not_valid_yet', 'token is not valid yet');
     return claims;
   }
 
@@ -250,16 +251,14 @@ export class TokenService {
 
   /** The checks that depend on where a verified token came from: expiry for query and header, XSRF for cookies. */
   private accept(ctx: Context, token: string, claims: Claims, source: TokenSource): RequestToken {
-    if (source !== 'cookie' && this.isExpired(claims)) throw new AuthError(401, 'token_expired', 'token expired');
+    if (source !== 'cookie' && this.isExpired(claims)) throw new AuthError('token_expired', 'token expired');
     if (source === 'cookie' && claims.user) this.#transport.checkXsrf(ctx, claims.jti);
     return { token, claims, source };
   }
 
-  /** An audience outside the list is refused: 403 when minting (the caller asked for it), 401 when reading a token. */
-  private checkAudience(aud: string, status: 401 | 403): void {
-    if (this.#o.audiences && !this.#o.audiences.includes(aud.toLowerCase())) {
-      throw new AuthError(status, 'aud_rejected', `aud "${aud}" not allowed`);
-    }
+  /** An audience outside the list: 403 `aud_not_allowed` when minting (asked for), 401 `aud_rejected` when reading. */
+  private checkAudience(aud: string, code: 'aud_not_allowed' | 'aud_rejected'): void {
+    if (this.#o.audiences?.includes(aud.toLowerCase()) === false) throw new AuthError(code, `aud "${aud}" not allowed`);
   }
 
   private async secretFor(aud: string): Promise<string> {
@@ -268,9 +267,9 @@ export class TokenService {
     try {
       secret = await this.#o.secretReader(aud);
     } catch (err) {
-      throw new AuthError(500, 'secret_unavailable', 'secret is not available', { cause: err });
+      throw new AuthError('secret_unavailable', 'secret is not available', { cause: err });
     }
-    if (typeof secret !== 'string' || secret === '') throw new AuthError(500, 'secret_unavailable', 'secret is not available');
+    if (typeof secret !== 'string' || !secret) throw new AuthError('secret_unavailable', 'secret is not available');
     return secret;
   }
 
@@ -278,12 +277,12 @@ export class TokenService {
     if (this.#o.staticSecret !== undefined) return this.#o.staticSecret;
     if (!this.#o.audSecrets) return this.secretFor('ignore');
     const aud = audienceOf(decodePayload(payloadB64).aud);
-    if (!aud) throw new AuthError(401, 'token_invalid', 'empty aud');
+    if (!aud) throw new AuthError('token_invalid', 'empty aud');
     return this.secretFor(aud);
   }
 
   /** A verified payload's claims (see checkClaims), its audience one this service allows. */
   private checkPayload(p: Record<string, unknown>): Claims {
-    return checkClaims(p, this.#o.issuer, (aud) => this.checkAudience(aud, 401));
+    return checkClaims(p, this.#o.issuer, (aud) => this.checkAudience(aud, 'aud_rejected'));
   }
 }

@@ -69,7 +69,7 @@ export class Transport {
   checkXsrf(ctx: Context, jti: string | undefined): void {
     if (this.#o.disableXSRF || this.#xsrfExempt?.has(ctx.req.method ?? '')) return;
     const header = headerValue(ctx.req.headers[this.#xsrfHeader]);
-    if (!header || !safeEqual(header, jti ?? '')) throw new AuthError(401, 'xsrf_mismatch', 'xsrf mismatch');
+    if (!header || !safeEqual(header, jti ?? '')) throw new AuthError('xsrf_mismatch', 'xsrf mismatch');
   }
 
   /**

@@ -130,7 +130,7 @@ export function sharedState(source: StateTarget | StateStore, opts: SharedStateO
 /** A backend failure as every route answers it; argument errors (TypeErrors) and AuthErrors pass unchanged. */
 function unavailable(err: unknown): never {
   if (err instanceof TypeError || err instanceof AuthError) throw err;
-  throw new AuthError(503, 'state_store_unavailable', 'login state is unavailable', { cause: err });
+  throw new AuthError('state_store_unavailable', 'login state is unavailable', { cause: err });
 }
 
 /**

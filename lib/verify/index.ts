@@ -6,7 +6,7 @@
  *     import { verifier } from 'authkoa/verify';
  *     const auth = verifier({ jwks: 'https://app.example/auth/.well-known/jwks.json', audiences: ['api'] });
  *     app.use(auth);                                   // ctx.state.user, or 401 JSON
- *     const claims = await auth.verify(token);         // elsewhere: the claims, or a VerifyError with `code`
+ *     const claims = await auth.verify(token);         // elsewhere: the claims, or an AuthError with `code`
  */
 import type { webcrypto } from 'node:crypto';
 import type { Context, Middleware, Next } from 'koa';
@@ -17,7 +17,7 @@ import { keyForHeader, splitJws, verifyJwsSignature, type VerifyKey } from '../s
 import { checkClaims } from '../session/payload.js';
 import type { User } from '../user.js';
 import { parseDuration, type Duration } from '../util/duration.js';
-import { keysOf, KeysUnavailable, RemoteKeySet } from './key-set.js';
+import { keysOf, RemoteKeySet } from './key-set.js';
 
 /** Options of verifier(). */
 export interface VerifierOptions {
@@ -40,27 +40,24 @@ export interface VerifierOptions {
 }
 
 /**
- * A refused token: `code` as authkoa's error codes (401 `no_token`, `token_invalid`, `token_expired`,
- * `token_not_valid_yet`, `aud_rejected`, `no_user`; 503 `keys_unavailable` while no key could be fetched),
- * `status` the HTTP status the middleware answers. Callers branch on `code`, never on the message.
+ * A refused token is the app's own AuthError, the class `authkoa` exports: `code` one of its error codes
+ * (401 `no_token`, `token_invalid`, `token_expired`, `token_not_valid_yet`, `aud_rejected`, `no_user`; 503
+ * `keys_unavailable` while no key could be fetched), `status` that code's status, which the middleware
+ * answers. Callers branch on `code`, never on the message.
  */
-export class VerifyError extends Error {
-  readonly code: string;
-  readonly status: number;
-  constructor(status: number, code: string, message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'VerifyError';
-    this.code = code;
-    this.status = status;
-  }
-}
+export { AuthError, ERROR_STATUS, type ErrorCode } from '../errors.js';
+
+/** @deprecated The former name of AuthError, the same class: import AuthError instead. */
+export const VerifyError = AuthError;
+/** @deprecated The former name of AuthError. */
+export type VerifyError = AuthError;
 
 /** The claims of a session token that verified: it always has a user, and `aud` (the user's `aud` too). */
 export type VerifiedClaims = Claims & { user: User; aud: string };
 
 /** The middleware, with `verify` for other frameworks. */
 export interface Verifier extends Middleware {
-  /** The claims of a valid session token; rejects with a VerifyError. */
+  /** The claims of a valid session token; rejects with an AuthError. */
   verify(token: string): Promise<VerifiedClaims>;
 }
 
@@ -71,37 +68,33 @@ export function verifier(opts: VerifierOptions): Verifier {
 
   async function verify(token: string): Promise<VerifiedClaims> {
     // Another framework may hand over a missing header as it is (undefined, an array of repeated headers).
-    if (typeof token !== 'string' || token === '') throw new VerifyError(401, 'no_token', 'token is not presented');
-    try {
-      const parts = splitJws(token);
-      const kid = kidOf(parts.headerB64);
-      const known = await keys(kid);
-      const key = keyForHeader(parts.headerB64, (k) => (k === kid ? known : undefined));
-      if (!verifyJwsSignature(parts, key)) throw new AuthError(401, 'token_invalid', 'signature is invalid');
-      const claims = checkClaims(decodePayload(parts.payloadB64), o.issuer, (aud) => {
-        if (o.audiences && !o.audiences.includes(aud.toLowerCase())) throw new AuthError(401, 'aud_rejected', `aud "${aud}" not allowed`);
-      });
-      const now = Math.floor(o.clock() / 1000);
-      if (claims.exp !== undefined && now >= claims.exp) throw new AuthError(401, 'token_expired', 'token expired');
-      if (claims.nbf !== undefined && claims.nbf > now) throw new AuthError(401, 'token_not_valid_yet', 'token is not valid yet');
-      if (!claims.user || claims.handshake) throw new AuthError(401, 'no_user', 'not a session token');
-      return claims as VerifiedClaims;
-    } catch (err) {
-      if (err instanceof AuthError) throw new VerifyError(err.status, err.code, err.message);
-      if (err instanceof KeysUnavailable) throw new VerifyError(503, 'keys_unavailable', err.message, { cause: err.cause });
-      throw err;
-    }
+    if (typeof token !== 'string' || token === '') throw new AuthError('no_token', 'token is not presented');
+    const parts = splitJws(token);
+    const kid = kidOf(parts.headerB64);
+    const known = await keys(kid);
+    const key = keyForHeader(parts.headerB64, (k) => (k === kid ? known : undefined));
+    if (!verifyJwsSignature(parts, key)) throw new AuthError('token_invalid', 'signature is invalid');
+    const claims = checkClaims(decodePayload(parts.payloadB64), o.issuer, (aud) => {
+      if (o.audiences && !o.audiences.includes(aud.toLowerCase()))
+        throw new AuthError('aud_rejected', `aud "${aud}" not allowed`);
+    });
+    const now = Math.floor(o.clock() / 1000);
+    if (claims.exp !== undefined && now >= claims.exp) throw new AuthError('token_expired', 'token expired');
+    if (claims.nbf !== undefined && claims.nbf > now)
+      throw new AuthError('token_not_valid_yet', 'token is not valid yet');
+    if (!claims.user || claims.handshake) throw new AuthError('no_user', 'not a session token');
+    return claims as VerifiedClaims;
   }
 
   const middleware = async function verifyRequest(ctx: Context, next: Next) {
     const token = bearer(ctx.get('authorization')) || ctx.get(o.header);
     try {
-      if (!token) throw new VerifyError(401, 'no_token', 'token is not presented');
+      if (!token) throw new AuthError('no_token', 'token is not presented');
       const claims = await verify(token);
       ctx.state.user = userOf(claims);
     } catch (err) {
       // Anything else is a fault of this service, not of the request: Koa answers it with a 500.
-      if (!(err instanceof VerifyError)) throw err;
+      if (!(err instanceof AuthError)) throw err;
       ctx.status = err.status;
       ctx.type = 'application/json; charset=utf-8';
       ctx.body = JSON.stringify({ error: err.message, code: err.code });
@@ -176,7 +169,7 @@ function jwksOf(jwks: unknown): string | Map<string, VerifyKey> {
 /** The `kid` of a token header (checked fully by keyForHeader). */
 function kidOf(headerB64: string): string {
   const kid = decodePayload(headerB64).kid;
-  if (typeof kid !== 'string' || kid === '') throw new AuthError(401, 'token_invalid', 'token header names no key (kid)');
+  if (typeof kid !== 'string' || kid === '') throw new AuthError('token_invalid', 'token header names no key (kid)');
   return kid;
 }
 

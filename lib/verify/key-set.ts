@@ -1,4 +1,5 @@
 import { createPublicKey } from 'node:crypto';
+import { AuthError } from '../errors.js';
 import { request } from '../http/client.js';
 import { algOf, thumbprint, type SigningAlg } from '../session/signing.js';
 import type { VerifyKey } from '../session/jws.js';
@@ -14,14 +15,6 @@ export interface KeySetConfig {
   clock: () => number;
 }
 
-/** The key set could not be fetched (and no key is held): the verifier answers 503 `keys_unavailable`. */
-export class KeysUnavailable extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'KeysUnavailable';
-  }
-}
-
 /** The largest key set accepted: a few keys take a few kilobytes. */
 const MAX_BYTES = 256 * 1024;
 
@@ -34,7 +27,8 @@ export class RemoteKeySet {
   #keys = new Map<string, VerifyKey>();
   #fetchedAt = -Infinity;
   #pending: Promise<void> | undefined;
-  #lastError: KeysUnavailable | undefined;
+  /** Why the last fetch failed: while no key is held, each token is refused with 503 `keys_unavailable`. */
+  #lastError: Error | undefined;
 
   constructor(private readonly o: KeySetConfig) {}
 
@@ -43,7 +37,10 @@ export class RemoteKeySet {
     const age = this.o.clock() - this.#fetchedAt;
     if (age >= this.o.maxAgeMs || (!this.#keys.has(kid) && age >= this.o.cooldownMs)) await this.refresh();
     const key = this.#keys.get(kid);
-    if (!key && this.#keys.size === 0 && this.#lastError) throw this.#lastError;
+    const cause = this.#lastError;
+    if (!key && this.#keys.size === 0 && cause) {
+      throw new AuthError('keys_unavailable', `the key set could not be fetched: ${cause.message}`, { cause });
+    }
     return key;
   }
 
@@ -55,7 +52,7 @@ export class RemoteKeySet {
         this.#lastError = undefined;
       })
       .catch((err: Error) => {
-        this.#lastError = new KeysUnavailable(`the key set could not be fetched: ${err.message}`, { cause: err });
+        this.#lastError = err;
       })
       .finally(() => {
         this.#fetchedAt = this.o.clock();

@@ -243,7 +243,7 @@ test('audiences: login for an audience outside the list is refused, and so is su
   const c = new Client(app.url);
   const refused = await c.fetch('/auth/direct/login', { method: 'POST', json: { user: 'u', passwd: 'password', aud: 'site-x' } });
   t.is(refused.status, 403);
-  t.is(((await refused.json()) as { code: string }).code, 'aud_rejected');
+  t.is(((await refused.json()) as { code: string }).code, 'aud_not_allowed');
   t.deepEqual(refused.headers.getSetCookie(), []);
   const ok = await c.fetch('/auth/direct/login', { method: 'POST', json: { user: 'u', passwd: 'password', aud: 'site-a' } });
   t.is(ok.status, 200);

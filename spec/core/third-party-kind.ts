@@ -66,12 +66,12 @@ interface LoginSetup {
 
 /** One login: read the credentials, check them through the throttle, then issue the session. */
 async function login(ctx: Context, { name, checker, deps }: LoginSetup): Promise<void> {
-  if (ctx.method !== 'POST') throw new AuthError(405, 'method_not_allowed', 'log in with a POST');
+  if (ctx.method !== 'POST') throw new AuthError('method_not_allowed', 'log in with a POST');
   const params = await deps.readParams(ctx);
   const user = params.user ?? '';
   const passwd = params.passwd ?? '';
   if (!user || user.length > MAX_FIELD || passwd.length > MAX_FIELD || /[\r\n\0]/.test(user)) {
-    throw new AuthError(400, 'bad_request', 'failed to parse credentials');
+    throw new AuthError('bad_request', 'failed to parse credentials');
   }
   // Reserved before the checker runs (429 with Retry-After while locked out), then 403 or 500 as direct answers.
   await deps.checkCredentials(ctx, name, user, () => checker(user, passwd));

@@ -78,7 +78,7 @@ for (const [label, openState] of backends) {
     await store.set('alice', factors(codes), undefined);
     const spent = hashRecoveryCode(codes[3]!);
     const useCode = (current: UserFactors | undefined): UserFactors => {
-      if (!current?.recoveryCodes?.includes(spent)) throw new AuthError(403, 'bad_credentials', 'recovery code already used');
+      if (!current?.recoveryCodes?.includes(spent)) throw new AuthError('bad_credentials', 'recovery code already used');
       return { ...current, recoveryCodes: current.recoveryCodes.filter((h) => h !== spent) };
     };
     const results = await Promise.allSettled(Array.from({ length: 20 }, () => updateFactors(store, 'alice', useCode)));

@@ -243,7 +243,7 @@ test('mfa.required: a user without a factor gets an enrolment-only partial login
   t.deepEqual(await (await factors(c)).json(), { mfa_required: true, enroll_required: true, factors: [] });
   const early = await verify(c, { code: '123456' });
   t.is(early.status, 403);
-  t.is(await errorCode(early), 'factor_not_enrolled');
+  t.is(await errorCode(early), 'enrollment_required');
   t.is((await c.fetch('/auth/user')).status, 401);
   t.is((await c.fetch('/auth/mfa/recovery-codes', { method: 'POST' })).status, 403);
 

@@ -156,7 +156,7 @@ test('site outside the audiences → 403 at login, no handshake; a listed site e
   const { c } = await setup(t, {}, { audiences: ['site-a'] });
   const res = await c.fetch('/auth/github/login?site=site-x');
   t.is(res.status, 403);
-  t.is((await errorOf(res)).code, 'aud_rejected');
+  t.is((await errorOf(res)).code, 'aud_not_allowed');
   t.deepEqual(res.headers.getSetCookie(), []);
   const ok = await standinLogin(c, 'github', 'site=site-a');
   t.is(ok.status, 200);

@@ -105,6 +105,27 @@ test('wrong password shows the form again with an error and no redirect', async 
   t.is(ok.status, 303);
 });
 
+test("a user id shaped like another provider's is refused: 403 foreign_user_id, no session", async (t) => {
+  const social = `github_${'ab'.repeat(20)}`;
+  const own = `server_${'cd'.repeat(20)}`;
+  const taker = async (user: string) => (user === 'mallory' ? { id: social } : user === 'self' ? { id: own } : false);
+  const app = await startApp(options([{ kind: 'server', url: 'http://127.0.0.1:0', checker: taker }]));
+  t.teardown(() => app.close());
+  const loginAs = async (user: string) => {
+    const c = new Client(app.url);
+    const authorize = await startLogin(c);
+    const callback = await signIn(new Client(authorize.origin), authorize.href, user, 'any');
+    return { c, res: await c.fetch(callback.pathname + callback.search) };
+  };
+  const { c, res } = await loginAs('mallory');
+  t.is(res.status, 403);
+  t.deepEqual(await res.json(), { error: "server: user id looks like another provider's id", code: 'foreign_user_id' });
+  t.false(c.jar.has('JWT'));
+  const self = await loginAs('self');
+  t.is(self.res.status, 303, "an id under the provider's own name is its own");
+  t.is(decodeJwt(self.c.cookie('JWT')!.value).user.id, own);
+});
+
 test('a custom loginPageHandler replaces the built-in page and posts the same fields', async (t) => {
   const app = await startApp(
     options([

@@ -218,8 +218,8 @@ test('PostgreSQL killed while an avatar is written and a login waits: JSON 5xx a
   const [avatarRes, stateRes] = await Promise.all([avatarLogin, stateLogin]);
   t.is(stateRes.status, 503);
   t.deepEqual(await stateRes.json(), UNAVAILABLE);
-  t.is(avatarRes.status, 503, 'a store whose database went away is an outage: 503 avatar_store_failed');
-  t.deepEqual(await avatarRes.json(), { error: "can't save avatar", code: 'avatar_store_failed' });
+  t.is(avatarRes.status, 503, 'a store whose database went away is an outage: 503 avatar_store_unavailable');
+  t.deepEqual(await avatarRes.json(), { error: "can't save avatar", code: 'avatar_store_unavailable' });
 
   await server.start();
   const after = await raw(t, server.uri);

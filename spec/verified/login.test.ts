@@ -141,7 +141,7 @@ test('a token for another aud is refused; an aud outside `audiences` gets no mai
 
   const refused = await r.client.fetch('/auth/email/login?user=alice&address=alice@example.com&aud=site-c');
   t.is(refused.status, 403);
-  t.is(((await refused.json()) as { code: string }).code, 'aud_rejected');
+  t.is(((await refused.json()) as { code: string }).code, 'aud_not_allowed');
   t.is(r.smtp.received.length, 1);
 });
 

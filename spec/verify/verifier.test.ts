@@ -7,7 +7,8 @@
  */
 import { createHmac, sign as cryptoSign } from 'node:crypto';
 import test from 'ava';
-import { verifier, VerifyError, type VerifierOptions } from '../../lib/verify/index.js';
+import { AuthError as MainAuthError } from '../../lib/index.js';
+import { AuthError, verifier, VerifyError, type VerifierOptions } from '../../lib/verify/index.js';
 import { Client, manualClock } from '../helpers/http.js';
 import { pemKey, signingWith, startSignedApp } from './fixtures.js';
 import { forge, keyOf, keyServer, mint, outcome, protectedService, type KeyServer } from './fixtures/jwks.js';
@@ -128,15 +129,17 @@ test('algorithm and key confusion: HS256 with the public key as secret, none, an
   t.is(service.reached, 1);
 });
 
-test('.verify(): resolves to the claims; rejects with a VerifyError carrying code and status; a missing token is no_token', async (t) => {
+test(".verify(): resolves to the claims; rejects with the app's AuthError (VerifyError its former name) carrying code and status; a missing token is no_token", async (t) => {
   const keys = await Promise.all([keyOf('EdDSA'), keyOf('ES256'), keyOf('RS256')]);
   const v = verifier({ jwks: (await keyServer(t, keys.map((k) => k.jwk))).url });
   for (const k of keys) {
     const claims = await v.verify(await mint(k));
     t.like(claims, { iss: 'authkoa', aud: 'api', user: { name: 'alice', aud: 'api' } }, k.alg);
   }
-  t.like(await t.throwsAsync(v.verify(await mint(keys[0]!, { aud: ['a', 'b'] })), { instanceOf: VerifyError }), { name: 'VerifyError', code: 'token_invalid', status: 401 });
-  for (const missing of [undefined, '', ['a', 'b']]) await t.throwsAsync(v.verify(missing as unknown as string), { instanceOf: VerifyError, code: 'no_token' });
+  const refused = await t.throwsAsync(v.verify(await mint(keys[0]!, { aud: ['a', 'b'] })), { instanceOf: MainAuthError });
+  t.like(refused, { name: 'AuthError', code: 'token_invalid', status: 401 });
+  t.true(refused instanceof AuthError && refused instanceof VerifyError, 'one class under both names');
+  for (const missing of [undefined, '', ['a', 'b']]) await t.throwsAsync(v.verify(missing as unknown as string), { instanceOf: AuthError, code: 'no_token' });
 });
 
 test('a JWK set given as an object verifies with no HTTP', async (t) => {
@@ -244,7 +247,7 @@ test('.verify() without keys rejects 503 keys_unavailable; once the set answers 
   const server = await keyServer(t, [a.jwk]);
   server.mode = 'status 503';
   const v = verifier({ jwks: server.url, clock });
-  const err = await t.throwsAsync(v.verify(await mint(a, {}, clock())), { instanceOf: VerifyError, message: /answered 503/ });
+  const err = await t.throwsAsync(v.verify(await mint(a, {}, clock())), { instanceOf: AuthError, message: /answered 503/ });
   t.like(err, { code: 'keys_unavailable', status: 503 });
   server.mode = 'ok';
   clock.advance(29_999);

@@ -15,7 +15,7 @@ export async function checkCredentials(
   throttle: CredentialThrottle | undefined,
   user: string,
   check: () => boolean | Promise<boolean>,
-  refusal: () => AuthError = () => new AuthError(403, 'bad_credentials', 'incorrect user or password'),
+  refusal: () => AuthError = () => new AuthError('bad_credentials', 'incorrect user or password'),
 ): Promise<void> {
   const attempt = await throttle?.attempt(user, ctx.ip);
   if (attempt?.wait !== undefined) {
@@ -28,7 +28,7 @@ export async function checkCredentials(
     await attempt?.abandoned();
     // An AuthError is the check's own answer (a store that is away: 503); anything else is a fault of it.
     if (err instanceof AuthError) throw err;
-    throw new AuthError(500, 'checker_failed', 'failed to check user credentials', { cause: err });
+    throw new AuthError('checker_failed', 'failed to check user credentials', { cause: err });
   }
   if (ok !== true) {
     await attempt?.failed();

@@ -59,7 +59,7 @@ async function endpoints(spec: FlowSpec): Promise<Endpoints> {
     return await spec.endpoints();
   } catch (err) {
     if (err instanceof AuthError) throw err;
-    throw providerError(spec.name, 503, 'provider_unavailable', `provider is not ready: ${(err as Error).message}`, err);
+    throw providerError(spec.name, 'provider_unavailable', `provider is not ready: ${(err as Error).message}`, err);
   }
 }
 
@@ -114,13 +114,14 @@ function relayAsGet(deps: ProviderDeps, ctx: Context, params: Record<string, str
 function callbackCode(spec: FlowSpec, params: Record<string, string>): string {
   const { name } = spec;
   const iss = spec.issuer?.();
-  if (params.iss && iss && params.iss !== iss) throw providerError(name, 403, 'issuer_mismatch', 'callback came from another issuer');
+  if (params.iss && iss && params.iss !== iss)
+    throw providerError(name, 'issuer_mismatch', 'callback came from another issuer');
   if (params.error) {
     const detail = params.error.replace(/[^\w.-]/g, '').slice(0, 64);
-    if (detail === 'access_denied') throw providerError(name, 403, 'access_denied', 'login was cancelled or denied');
-    throw providerError(name, 502, 'provider_error', `provider refused the login (${detail})`);
+    if (detail === 'access_denied') throw providerError(name, 'access_denied', 'login was cancelled or denied');
+    throw providerError(name, 'provider_error', `provider refused the login (${detail})`);
   }
-  if (!params.code) throw providerError(name, 400, 'missing_code', 'callback carries no code');
+  if (!params.code) throw providerError(name, 'missing_code', 'callback carries no code');
   return params.code;
 }
 

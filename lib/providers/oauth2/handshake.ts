@@ -80,20 +80,20 @@ export function handshakeCookie(deps: ProviderDeps, ctx: Context): string {
  */
 export async function checkHandshake(spec: FlowSpec, deps: ProviderDeps, raw: string, state: string | undefined): Promise<HandshakeClaims> {
   const { name } = spec;
-  if (!raw) throw providerError(name, 403, 'invalid_handshake', 'no login in progress (handshake cookie missing)');
+  if (!raw) throw providerError(name, 'invalid_handshake', 'no login in progress (handshake cookie missing)');
   let claims: Claims;
   try {
     claims = await deps.tokenService.parse(raw);
   } catch (err) {
-    throw providerError(name, 403, 'invalid_handshake', 'invalid handshake token', err);
+    throw providerError(name, 'invalid_handshake', 'invalid handshake token', err);
   }
   const hs = claims.handshake;
   if (!hs || claims.user || claims.auth_provider?.name !== name || deps.tokenService.isExpired(claims)) {
-    throw providerError(name, 403, 'invalid_handshake', 'invalid handshake token');
+    throw providerError(name, 'invalid_handshake', 'invalid handshake token');
   }
   // A forged callback with the wrong state leaves the victim's handshake alone ("nothing set").
   if (typeof hs.state !== 'string' || !hs.state || !safeEqual(hs.state, state ?? '')) {
-    throw providerError(name, 403, 'state_mismatch', 'unexpected state');
+    throw providerError(name, 'state_mismatch', 'unexpected state');
   }
   return claims as HandshakeClaims;
 }
@@ -109,9 +109,10 @@ export function clearHandshake(spec: FlowSpec, deps: ProviderDeps, ctx: Context)
  */
 export async function spendHandshake(spec: FlowSpec, deps: ProviderDeps, claims: Claims): Promise<void> {
   const { name } = spec;
-  if (typeof claims.jti !== 'string' || !claims.jti) throw providerError(name, 403, 'invalid_handshake', 'invalid handshake token (no id)');
+  if (typeof claims.jti !== 'string' || !claims.jti)
+    throw providerError(name, 'invalid_handshake', 'invalid handshake token (no id)');
   const exp = typeof claims.exp === 'number' ? claims.exp : deps.tokenService.now() + HANDSHAKE_TTL_S;
   // The service's store answers its own failures with the 503 every route gives.
   const fresh = await deps.stateStore.markUsed(`handshake:${name}:${claims.jti}`, exp * 1000);
-  if (!fresh) throw providerError(name, 403, 'invalid_handshake', 'handshake already used (callback replayed)');
+  if (!fresh) throw providerError(name, 'invalid_handshake', 'handshake already used (callback replayed)');
 }

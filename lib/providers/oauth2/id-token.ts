@@ -49,7 +49,8 @@ export async function verifyIdToken(name: string, idToken: string, keys: KeyCach
     currentDate: new Date(rules.clock()),
     clockTolerance: rules.clockToleranceS,
   };
-  const invalid = (why: string, cause?: unknown) => providerError(name, 403, 'invalid_id_token', `invalid id_token (${why})`, cause);
+  const invalid = (why: string, cause?: unknown) =>
+    providerError(name, 'invalid_id_token', `invalid id_token (${why})`, cause);
   let payload: JWTPayload;
   try {
     try {

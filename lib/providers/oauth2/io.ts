@@ -12,8 +12,8 @@ import type { OAuthToken } from './options.js';
  */
 
 /** An AuthError whose message names the provider, so an operator reading it knows which one failed. */
-export function providerError(provider: string, status: number, code: ErrorCode, message: string, cause?: unknown): AuthError {
-  return new AuthError(status, code, `${provider}: ${message}`, cause === undefined ? undefined : { cause });
+export function providerError(provider: string, code: ErrorCode, message: string, cause?: unknown): AuthError {
+  return new AuthError(code, `${provider}: ${message}`, cause === undefined ? undefined : { cause });
 }
 
 /**
@@ -77,7 +77,9 @@ async function exchangeNow(spec: FlowSpec, client: OAuthClient, params: Record<s
   let timer: NodeJS.Timeout | undefined;
   // simple-oauth2's transport times the request and the body read separately; one deadline caps both.
   const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(providerError(name, 503, 'provider_timeout', `token endpoint gave no answer within ${spec.timeoutMs} ms`)), spec.timeoutMs);
+    const late = () =>
+      providerError(name, 'provider_timeout', `token endpoint gave no answer within ${spec.timeoutMs} ms`);
+    timer = setTimeout(() => reject(late()), spec.timeoutMs);
   });
   let payload: Record<string, unknown>;
   try {
@@ -90,23 +92,28 @@ async function exchangeNow(spec: FlowSpec, client: OAuthClient, params: Record<s
     if (b.data?.isResponseError) {
       const body = b.data.payload && typeof b.data.payload === 'object' && !Buffer.isBuffer(b.data.payload) ? (b.data.payload as Record<string, unknown>) : {};
       const code = typeof body.error === 'string' ? ` (${body.error.replace(/[^\w.-]/g, '').slice(0, 64)})` : '';
-      if (status >= 500) throw providerError(name, 503, 'provider_unavailable', `token endpoint answered ${status}`, err);
-      throw providerError(name, 502, 'exchange_failed', `code exchange refused with ${status}${code}`, err);
+      if (status >= 500) throw providerError(name, 'provider_unavailable', `token endpoint answered ${status}`, err);
+      throw providerError(name, 'exchange_failed', `code exchange refused with ${status}${code}`, err);
     }
-    if (status === 504 || status === 408) throw providerError(name, 503, 'provider_timeout', `token endpoint gave no answer within ${spec.timeoutMs} ms`, err);
-    if (status === 413) throw providerError(name, 502, 'response_too_large', `token response exceeds ${spec.maxBytes} bytes`, err);
-    if (status === 502 && b.data && 'payload' in b.data) throw providerError(name, 502, 'bad_provider_response', 'token response is not JSON', err);
-    if (b.isBoom) throw providerError(name, 503, 'provider_unavailable', 'token endpoint is unreachable', err);
-    throw providerError(name, 502, 'bad_provider_response', 'token response is unusable', err);
+    if (status === 504 || status === 408)
+      throw providerError(name, 'provider_timeout', `token endpoint gave no answer within ${spec.timeoutMs} ms`, err);
+    if (status === 413)
+      throw providerError(name, 'response_too_large', `token response exceeds ${spec.maxBytes} bytes`, err);
+    if (status === 502 && b.data && 'payload' in b.data)
+      throw providerError(name, 'bad_provider_response', 'token response is not JSON', err);
+    if (b.isBoom) throw providerError(name, 'provider_unavailable', 'token endpoint is unreachable', err);
+    throw providerError(name, 'bad_provider_response', 'token response is unusable', err);
   } finally {
     clearTimeout(timer);
   }
   // GitHub (and others) answer 200 with {"error": …} for a bad code.
   if (typeof payload.error === 'string') {
-    throw providerError(name, 502, 'exchange_failed', `code exchange refused (${payload.error.replace(/[^\w.-]/g, '').slice(0, 64)})`);
+    throw providerError(
+      name, 'exchange_failed', `code exchange refused (${payload.error.replace(/[^\w.-]/g, '').slice(0, 64)})`
+    );
   }
   if (typeof payload.access_token !== 'string' || !payload.access_token) {
-    throw providerError(name, 502, 'bad_provider_response', 'token response carries no access_token');
+    throw providerError(name, 'bad_provider_response', 'token response carries no access_token');
   }
   return payload as OAuthToken;
 }
@@ -115,7 +122,7 @@ async function exchangeNow(spec: FlowSpec, client: OAuthClient, params: Record<s
 export function flowIO(spec: Pick<FlowSpec, 'name' | 'timeoutMs' | 'maxBytes'> & { tracing?: Tracing }): FlowIO {
   const name = spec.name;
   const tracing = spec.tracing;
-  async function get(url: string, what: string, headers: Record<string, string>, failStatus: number, failCode: ErrorCode) {
+  async function get(url: string, what: string, headers: Record<string, string>, failCode: ErrorCode) {
     let res;
     try {
       res = await request(url, {
@@ -127,23 +134,24 @@ export function flowIO(spec: Pick<FlowSpec, 'name' | 'timeoutMs' | 'maxBytes'> &
     } catch (err) {
       throw transportError(name, what, err);
     }
-    if (res.status < 200 || res.status > 299) throw providerError(name, failStatus, failCode, `${what} answered ${res.status}`);
+    if (res.status < 200 || res.status > 299) throw providerError(name, failCode, `${what} answered ${res.status}`);
     const data = jsonObject(res.body);
-    if (!data) throw providerError(name, 502, 'bad_provider_response', `${what} is not a JSON object`);
+    if (!data) throw providerError(name, 'bad_provider_response', `${what} is not a JSON object`);
     return data;
   }
   return {
-    userInfo: (url, token) => get(url, 'user info', { Authorization: `Bearer ${token.access_token}` }, 503, 'userinfo_failed'),
-    getJSON: (url, what) => get(url, what, {}, 503, 'provider_unavailable'),
+    userInfo: (url, token) =>
+      get(url, 'user info', { Authorization: `Bearer ${token.access_token}` }, 'userinfo_failed'),
+    getJSON: (url, what) => get(url, what, {}, 'provider_unavailable'),
   };
 }
 
 /** Maps an http-client failure to the provider error a client sees. */
 export function transportError(name: string, what: string, err: unknown): AuthError {
   if (err instanceof HttpError) {
-    if (err.reason === 'timeout') return providerError(name, 503, 'provider_timeout', `${what}: ${err.message}`, err);
-    if (err.reason === 'too_large') return providerError(name, 502, 'response_too_large', `${what}: ${err.message}`, err);
+    if (err.reason === 'timeout') return providerError(name, 'provider_timeout', `${what}: ${err.message}`, err);
+    if (err.reason === 'too_large') return providerError(name, 'response_too_large', `${what}: ${err.message}`, err);
   }
-  return providerError(name, 503, 'provider_unavailable', `${what} is unreachable`, err);
+  return providerError(name, 'provider_unavailable', `${what} is unreachable`, err);
 }
 

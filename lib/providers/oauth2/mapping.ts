@@ -54,7 +54,7 @@ export function finishUser(
   userAttributes: Record<string, string>,
   opts: { rawId?: boolean; noName?: (id: string) => string; userId?: (provider: string, raw: string) => string } = {},
 ): User {
-  if (!raw.id) throw providerError(provider, 502, 'bad_user_info', 'user info carries no user id');
+  if (!raw.id) throw providerError(provider, 'bad_user_info', 'user info carries no user id');
   const id = opts.rawId ? raw.id : (opts.userId ?? providerUserId)(provider, raw.id);
   const user: User = { name: raw.name || (opts.noName ?? defaultNoName)(id), id, picture: raw.picture ?? '' };
   if (raw.email) user.email = raw.email;

@@ -74,7 +74,7 @@ export function registrationRoute({ config, deps, passkeys, challenges }: Passke
     } catch (err) {
       throw refused(err);
     }
-    if (!verified.verified) throw new AuthError(400, 'passkey_invalid', 'the passkey could not be verified');
+    if (!verified.verified) throw new AuthError('passkey_invalid', 'the passkey could not be verified');
     const { credential, credentialDeviceType, credentialBackedUp } = verified.registrationInfo;
     const passkey: Passkey = {
       id: credential.id,
@@ -91,7 +91,7 @@ export function registrationRoute({ config, deps, passkeys, challenges }: Passke
       device: deviceLabel(ctx.get('user-agent')),
       createdAt: deps.clock(),
     };
-    if (!(await passkeys.save(passkey))) throw new AuthError(409, 'passkey_exists', 'this passkey is already registered');
+    if (!(await passkeys.save(passkey))) throw new AuthError('passkey_exists', 'this passkey is already registered');
     await tellPasskey(deps, ctx, 'passkey_added', user.id, config.name);
     await deps.factorChanged(ctx);
     noStore(ctx);
@@ -136,7 +136,7 @@ type Assertion = Parameters<WebAuthn['verifyAuthenticationResponse']>[0]['respon
 export async function readAssertion(ctx: Context): Promise<Assertion> {
   const response = (await readJSON(ctx, BODY_LIMIT)) as Assertion;
   if (typeof response?.id !== 'string' || !CREDENTIAL_ID.test(response.id) || typeof response.response !== 'object' || response.response === null) {
-    throw new AuthError(400, 'bad_request', 'expected a WebAuthn assertion');
+    throw new AuthError('bad_request', 'expected a WebAuthn assertion');
   }
   return response;
 }
@@ -152,8 +152,9 @@ export async function checkAssertion(
   accept: (c: Challenge, passkey: Passkey) => boolean,
 ): Promise<{ passkey: Passkey; issued: Challenge | undefined }> {
   const passkey = await passkeys.get(response.id);
-  if (!passkey) throw new AuthError(401, 'passkey_unknown', 'this passkey is not registered');
-  if (response.response.userHandle && response.response.userHandle !== passkey.userHandle) throw new AuthError(401, 'passkey_invalid', 'the passkey does not belong to this account');
+  if (!passkey) throw new AuthError('passkey_unknown', 'this passkey is not registered');
+  if (response.response.userHandle && response.response.userHandle !== passkey.userHandle)
+    throw new AuthError('passkey_invalid', 'the passkey does not belong to this account');
   let issued: Challenge | undefined;
   let verified: Awaited<ReturnType<WebAuthn['verifyAuthenticationResponse']>>;
   try {
@@ -171,17 +172,18 @@ export async function checkAssertion(
   } catch (err) {
     throw refused(err);
   }
-  if (!verified.verified) throw new AuthError(401, 'passkey_invalid', 'the passkey could not be verified');
+  if (!verified.verified) throw new AuthError('passkey_invalid', 'the passkey could not be verified');
   // A counter that did not move forward means a cloned authenticator (simplewebauthn refuses one that
   // went back); a concurrent use that already recorded a higher value lands here too.
-  if (!(await passkeys.updateCounter(passkey.id, verified.authenticationInfo.newCounter, deps.clock()))) throw new AuthError(401, 'passkey_invalid', 'the passkey signature counter did not move forward');
+  if (!(await passkeys.updateCounter(passkey.id, verified.authenticationInfo.newCounter, deps.clock())))
+    throw new AuthError('passkey_invalid', 'the passkey signature counter did not move forward');
   return { passkey, issued };
 }
 
 /** `list` (GET): the logged-in user's passkeys, without their keys. */
 export function listRoute({ deps, passkeys }: PasskeyParts): Route {
   return async (ctx) => {
-    if (ctx.method !== 'GET') throw new AuthError(405, 'method_not_allowed', 'GET only');
+    if (ctx.method !== 'GET') throw new AuthError('method_not_allowed', 'GET only');
     const user = await deps.sessionUser(ctx);
     const mine = await passkeys.listByUser(user.id);
     noStore(ctx);
@@ -205,12 +207,13 @@ function listed(p: Passkey) {
 /** `DELETE <credential id>`: removes one of the logged-in user's passkeys. */
 export function deleteRoute({ config, deps, passkeys }: PasskeyParts): Route {
   return async (ctx) => {
-    if (ctx.method !== 'DELETE') throw new AuthError(404, 'not_found', 'no such provider route');
+    if (ctx.method !== 'DELETE') throw new AuthError('not_found', 'no such provider route');
     const user = await deps.sessionUser(ctx);
     const id = ctx.params.action!;
     const passkey = CREDENTIAL_ID.test(id) ? await passkeys.get(id) : undefined;
     // Someone else's passkey is answered like a missing one: ids are not a way to probe other accounts.
-    if (!passkey || passkey.userId !== user.id || !(await passkeys.remove(id))) throw new AuthError(404, 'not_found', 'no such passkey');
+    if (!passkey || passkey.userId !== user.id || !(await passkeys.remove(id)))
+      throw new AuthError('not_found', 'no such passkey');
     await tellPasskey(deps, ctx, 'passkey_removed', user.id, config.name);
     await deps.factorChanged(ctx);
     ctx.status = 204;
@@ -218,7 +221,7 @@ export function deleteRoute({ config, deps, passkeys }: PasskeyParts): Route {
 }
 
 function post(ctx: Context): void {
-  if (ctx.method !== 'POST') throw new AuthError(405, 'method_not_allowed', 'POST only');
+  if (ctx.method !== 'POST') throw new AuthError('method_not_allowed', 'POST only');
 }
 
 function noStore(ctx: Context): void {
@@ -229,8 +232,9 @@ function noStore(ctx: Context): void {
 function refused(err: unknown): AuthError {
   if (err instanceof AuthError) return err;
   const message = (err as Error)?.message ?? String(err);
-  if (/challenge/i.test(message)) return new AuthError(400, 'challenge_invalid', 'the challenge is unknown, used or expired');
-  return new AuthError(401, 'passkey_invalid', `the passkey could not be verified: ${message}`);
+  if (/challenge/i.test(message))
+    return new AuthError('challenge_invalid', 'the challenge is unknown, used or expired');
+  return new AuthError('passkey_invalid', `the passkey could not be verified: ${message}`);
 }
 
 /** `passkey_added` / `passkey_removed`, with the session that made the change. */

@@ -18,7 +18,7 @@ export function passkeySecondFactor(parts: PasskeyParts): SecondFactor {
     },
     async options(_ctx, userId) {
       const mine = await passkeys.listByUser(userId);
-      if (mine.length === 0) throw new AuthError(409, 'factor_not_enrolled', 'this account has no passkey');
+      if (mine.length === 0) throw new AuthError('factor_not_enrolled', 'this account has no passkey');
       const options = await webauthn.generateAuthenticationOptions({
         rpID: config.rpID,
         userVerification: config.userVerification,

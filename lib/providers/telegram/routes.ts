@@ -24,7 +24,7 @@ const SECRET_HEADER = 'x-telegram-bot-api-secret-token';
 export async function loginRoute(parts: TelegramParts, ctx: Context): Promise<void> {
   const token = ctx.query.token;
   if (typeof token === 'string' && token !== '') return claimRequest(parts, ctx, token);
-  if (token !== undefined) throw new AuthError(400, 'bad_request', 'token must be given once');
+  if (token !== undefined) throw new AuthError('bad_request', 'token must be given once');
   return openRequest(parts, ctx);
 }
 
@@ -33,7 +33,7 @@ async function botUsername(bot: LoginBot): Promise<string> {
   try {
     return await bot.username();
   } catch (err) {
-    throw new AuthError(503, 'provider_unavailable', 'telegram bot is unavailable', { cause: err });
+    throw new AuthError('provider_unavailable', 'telegram bot is unavailable', { cause: err });
   }
 }
 
@@ -51,11 +51,11 @@ async function claimRequest({ config, deps, bot, requests }: TelegramParts, ctx:
   const found = await requests.claim(await botUsername(bot), token);
   switch (found.status) {
     case 'unknown':
-      throw new AuthError(404, 'request_not_found', 'request is not found');
+      throw new AuthError('request_not_found', 'request is not found');
     case 'expired':
-      throw new AuthError(404, 'request_expired', 'request expired');
+      throw new AuthError('request_expired', 'request expired');
     case 'pending':
-      throw new AuthError(404, 'request_not_verified', 'request is not verified yet');
+      throw new AuthError('request_not_verified', 'request is not verified yet');
   }
   const user = toUser(config.name, found.tg, deps.userId);
   if (found.photo) {
@@ -79,9 +79,10 @@ async function claimRequest({ config, deps, bot, requests }: TelegramParts, ctx:
 /** POST /webhook: one update pushed by Telegram, authenticated by the secret header. */
 export async function webhookRoute({ config, bot }: TelegramParts, ctx: Context): Promise<void> {
   const { webhook } = config;
-  if (!webhook) throw new AuthError(404, 'not_found', 'webhook is not enabled');
-  if (ctx.method !== 'POST') throw new AuthError(405, 'method_not_allowed', 'method not allowed');
-  if (!safeEqual(ctx.get(SECRET_HEADER), webhook.secret)) throw new AuthError(401, 'webhook_unauthorized', 'bad webhook secret');
+  if (!webhook) throw new AuthError('not_found', 'webhook is not enabled');
+  if (ctx.method !== 'POST') throw new AuthError('method_not_allowed', 'method not allowed');
+  if (!safeEqual(ctx.get(SECRET_HEADER), webhook.secret))
+    throw new AuthError('webhook_unauthorized', 'bad webhook secret');
   const update = await readJSON(ctx, WEBHOOK_BODY_LIMIT);
   await bot.handleUpdate(update);
   writeJSON(ctx, 200, { ok: true });

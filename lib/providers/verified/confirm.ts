@@ -14,7 +14,7 @@ import { alreadySpent, writeConfirmPage, writeDeadLinkPage } from './confirm-pag
 
 const MAX_TOKEN = 4096;
 
-const invalid = () => new AuthError(403, 'confirmation_invalid', 'failed to verify confirmation token');
+const invalid = () => new AuthError('confirmation_invalid', 'failed to verify confirmation token');
 
 /** A confirmation token's claims, checked: its handshake id is `user::address`. */
 type Confirmation = Claims & { handshake: { id: string } };
@@ -32,7 +32,8 @@ export function confirmStep(config: VerifiedConfig, deps: ProviderDeps): (ctx: C
     // attacker sent the victim) shows the page whose button makes that POST.
     if (config.confirmPage && ctx.method !== 'POST') {
       // A spent link says so at once, instead of a button whose POST can only be refused.
-      if (await alreadySpent(usedTokens, usedId, deps.clock())) throw new AuthError(403, 'confirmation_used', 'confirmation token already consumed');
+      if (await alreadySpent(usedTokens, usedId, deps.clock()))
+        throw new AuthError('confirmation_used', 'confirmation token already consumed');
       const target = deps.safeRedirect(from);
       const targetOrigin = target ? new URL(target).origin : undefined;
       writeConfirmPage(ctx, {
@@ -79,7 +80,7 @@ async function verifyToken(name: string, tokens: TokenService, token: string, pa
   // Bound to this provider: a token of another verified provider (or an OAuth2 handshake) is refused.
   if (claims.auth_provider?.name !== name || typeof id !== 'string' || !id.includes('::') || claims.user) throw invalid();
   if (typeof claims.jti !== 'string' || !claims.jti || typeof claims.exp !== 'number') throw invalid();
-  if (tokens.isExpired(claims)) throw new AuthError(403, 'confirmation_expired', 'confirmation token expired');
+  if (tokens.isExpired(claims)) throw new AuthError('confirmation_expired', 'confirmation token expired');
   const site = params.site || params.aud;
   if (site !== undefined && site !== '' && site !== claims.aud) throw invalid();
   return claims as Confirmation;
@@ -92,9 +93,11 @@ async function spend(usedTokens: UsedTokenStore, usedId: string, expiresAtMs: nu
     fresh = await usedTokens.markUsed(usedId, expiresAtMs);
   } catch (err) {
     // The service's store already answers a 503; the service logs its cause.
-    throw err instanceof AuthError ? err : new AuthError(503, 'state_store_unavailable', 'login state is unavailable', { cause: err });
+    throw err instanceof AuthError ? err : new AuthError(
+      'state_store_unavailable', 'login state is unavailable', { cause: err }
+    );
   }
-  if (!fresh) throw new AuthError(403, 'confirmation_used', 'confirmation token already consumed');
+  if (!fresh) throw new AuthError('confirmation_used', 'confirmation token already consumed');
 }
 
 /** The address of a handshake id `user::address`. */

@@ -51,7 +51,7 @@ export function sendStep(config: VerifiedConfig, deps: ProviderDeps): (ctx: Cont
     } catch (err) {
       // No cause on the AuthError: the service logs causes, and SMTP replies may quote the request.
       deps.logger.error(`verified ${config.name}: sending the confirmation failed: ${describeSendError(err)}`, { provider: config.name, code: 'send_failed' });
-      throw new AuthError(502, 'sender_failed', 'failed to send confirmation');
+      throw new AuthError('sender_failed', 'failed to send confirmation');
     }
     writeJSON(ctx, 200, { user: request.user, address: request.address });
   };
@@ -61,15 +61,16 @@ export function sendStep(config: VerifiedConfig, deps: ProviderDeps): (ctx: Cont
 function readRequest(params: Record<string, string>, sender: Sender, deps: ProviderDeps): ConfirmationRequest {
   const user = (params.user ?? '').trim();
   const address = (params.address ?? '').trim();
-  if (!user || !address) throw new AuthError(400, 'bad_request', "can't get user and address");
+  if (!user || !address) throw new AuthError('bad_request', "can't get user and address");
   // "::" separates user from address inside the token.
-  if (user.length > MAX_USER || UNSAFE.test(user) || user.includes('::')) throw new AuthError(400, 'bad_user', 'invalid user');
-  if (address.length > MAX_ADDRESS || UNSAFE.test(address)) throw new AuthError(400, 'bad_address', 'invalid address');
-  if (sender.validateAddress && !sender.validateAddress(address)) throw new AuthError(400, 'bad_address', 'invalid address');
+  if (user.length > MAX_USER || UNSAFE.test(user) || user.includes('::'))
+    throw new AuthError('bad_user', 'invalid user');
+  if (address.length > MAX_ADDRESS || UNSAFE.test(address)) throw new AuthError('bad_address', 'invalid address');
+  if (sender.validateAddress && !sender.validateAddress(address)) throw new AuthError('bad_address', 'invalid address');
   const site = params.site || params.aud || '';
-  if (site.length > MAX_SITE || UNSAFE.test(site)) throw new AuthError(400, 'bad_request', 'invalid site');
+  if (site.length > MAX_SITE || UNSAFE.test(site)) throw new AuthError('bad_request', 'invalid site');
   const from = params.from || undefined;
-  if (from && (from.length > MAX_FROM || UNSAFE.test(from))) throw new AuthError(400, 'bad_request', 'invalid from');
+  if (from && (from.length > MAX_FROM || UNSAFE.test(from))) throw new AuthError('bad_request', 'invalid from');
   return { user, address, site, from, session: deps.sessionFlag(params) ?? false };
 }
 
