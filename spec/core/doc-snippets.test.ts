@@ -10,7 +10,6 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import test, { type ExecutionContext } from 'ava';
 import ts from 'typescript';
@@ -18,6 +17,7 @@ import * as authkoa from '../../lib/index.js';
 import { allDdl } from '../../lib/postgres/schema.js';
 import { startCheckedExample } from '../helpers/example.js';
 import { ROOT, blockProblems, checkedFiles, docBlocks, type BlockDiagnostic, type DocBlock } from '../package/doc-blocks.js';
+import { freePort } from '../helpers/ports.js';
 
 /** The source file of each package entry point, from package.json's exports (./dist/lib/x.js → lib/x.ts). */
 function packagePaths(): Record<string, string[]> {
@@ -28,15 +28,6 @@ function packagePaths(): Record<string, string[]> {
     if (file.startsWith('./dist/') && file.endsWith('.js')) paths[entry.replace(/^\./, 'authkoa')] = [join(ROOT, file.slice(7, -3) + '.ts')];
   }
   return paths;
-}
-
-/** A free port on 127.0.0.1, for an app whose source names its port. */
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  await new Promise((done) => server.close(done));
-  return port;
 }
 
 /** Answers once the app at `url` accepts connections; rejects when the process exits first. */

@@ -8,25 +8,16 @@ import test from 'ava';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ensureLibBuild } from '../helpers/build.js';
 import { ROOT, runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/temp.js';
+import { freePort } from '../helpers/ports.js';
 
 const ENTRY = pathToFileURL(join(ROOT, 'dist/lib/index.js')).href;
 
 test.before(() => ensureLibBuild());
-
-/** A port on 127.0.0.1 that nothing listens on. */
-async function deadPort(): Promise<number> {
-  const srv = createServer().listen(0, '127.0.0.1');
-  await once(srv, 'listening');
-  const { port } = srv.address() as { port: number };
-  await new Promise((r) => srv.close(r));
-  return port;
-}
 
 /** Runs `source` as an .mjs script with plain `node`; its exit code and stderr lines. */
 async function runScript(dir: string, source: string): Promise<{ code: number | null; lines: string[]; file: string }> {
@@ -43,7 +34,7 @@ const options = (more: string) =>
   `{ secret: 'x'.repeat(40), url: 'http://127.0.0.1:8080', providers: [{ kind: 'direct', name: 'local', checker: () => true }], ${more} }`;
 
 test('a script whose await auth.ready rejects (a Redis nothing listens on): the first line is the message, the exit code 1', async (t) => {
-  const port = await deadPort();
+  const port = await freePort();
   const run = await runScript(tempDir(t), `import { authKoa } from '${ENTRY}';\nconst auth = authKoa(${options(`stateStore: 'redis://:hunter2@127.0.0.1:${port}/0'`)});\nawait auth.ready;\n`);
   t.is(run.code, 1);
   t.is(run.lines[0], `authkoa error: did not start: authKoa: stateStore redis://:***@127.0.0.1:${port}/0: cannot connect (ECONNREFUSED) within 3000 ms`);
@@ -60,7 +51,7 @@ test('a script whose authKoa({...}) throws on a misspelled option: the first lin
 });
 
 test('an authctl command whose store cannot be reached prints one line and exits non-zero', async (t) => {
-  const port = await deadPort();
+  const port = await freePort();
   const r = await runCli(['mfa', 'status', 'local_alice', '--store', `redis://:hunter2@127.0.0.1:${port}/0`]);
   t.not(r.code, 0);
   const lines = r.stderr.trimEnd().split('\n');

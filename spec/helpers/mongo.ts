@@ -12,6 +12,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { freePort } from './ports.js';
 
 const PACKAGE = '@push.rocks/smartmongo@2.2.0';
 const CACHE = join(dirname(fileURLToPath(import.meta.url)), '..', '.cache');
@@ -93,14 +94,3 @@ export async function startMongo(): Promise<MongoPeer> {
   return { uri, uriWith, port, stop: () => server.stop() };
 }
 
-async function freePort(): Promise<number> {
-  const { createServer } = await import('node:net');
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}

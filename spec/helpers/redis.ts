@@ -5,7 +5,7 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { createServer } from 'node:net';
+import { freePort } from './ports.js';
 
 export interface RedisPeer {
   /** `redis://127.0.0.1:<port>` (with `:<password>@` when started with one), no database. */
@@ -29,15 +29,6 @@ const BINARY = 'redis-server';
 function ensureBinary(): void {
   const probe = spawnSync(BINARY, ['--version'], { encoding: 'utf8' });
   if (probe.error || probe.status !== 0) throw new Error(`${BINARY} is not installed: apt-get install -y redis-server (bash .ci/run does it)`);
-}
-
-async function freePort(): Promise<number> {
-  const srv = createServer();
-  srv.listen(0, '127.0.0.1');
-  await once(srv, 'listening');
-  const { port } = srv.address() as { port: number };
-  await new Promise((r) => srv.close(r));
-  return port;
 }
 
 export async function startRedis(opts: { password?: string } = {}): Promise<RedisPeer> {

@@ -7,7 +7,6 @@
 import test, { type ExecutionContext } from 'ava';
 import { randomBytes } from 'node:crypto';
 import { spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import { once } from 'node:events';
 import { openStateStore } from '../../lib/state/index.js';
 import { PostgresStateStore, openPostgresStateStore } from '../../lib/state/postgres.js';
@@ -17,6 +16,7 @@ import { manualClock } from '../helpers/http.js';
 import { rawClient, startPostgres, type PostgresPeer } from '../helpers/postgres.js';
 import { stateStoreContract } from './state-contract.js';
 import { limiterContract } from './limiter-contract.js';
+import { freePort } from '../helpers/ports.js';
 
 let server: PostgresPeer;
 test.before(async () => {
@@ -206,14 +206,6 @@ test('start-up: a wrong password and a missing database are TypeErrors with the 
   const store = await open(t, locked.uri);
   t.true(await store.create('ns', 'k', 1, Date.now() + 60_000), 'the right password opens');
 });
-
-async function freePort(): Promise<number> {
-  const srv = createServer().listen(0, '127.0.0.1');
-  await once(srv, 'listening');
-  const { port } = srv.address() as { port: number };
-  await new Promise((r) => srv.close(r));
-  return port;
-}
 
 test('a statement that hangs rejects within the URI\'s timeout, and the same store works once the server answers again', async (t) => {
   // A server of its own: pause() would stop every other test of this file.

@@ -7,28 +7,18 @@
  * PostgreSQL started and then stopped, and a redis-server that hangs.
  */
 import test from 'ava';
-import { once } from 'node:events';
 import { writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { authKoa, type AuthKoaOptions } from '../../lib/index.js';
 import { Client, startApp } from '../helpers/http.js';
 import { startPostgres } from '../helpers/postgres.js';
 import { startRedis } from '../helpers/redis.js';
 import { tempDir } from '../helpers/temp.js';
+import { freePort } from '../helpers/ports.js';
 
 const SECRET = 'store-check-test-secret-0123456789abcdef';
 const DIRECT = { kind: 'direct', name: 'local', checker: (_u: string, pw: string) => pw === 'pw' } as const;
 const quiet = () => {};
-
-/** A port on 127.0.0.1 that nothing listens on (taken from the system, then let go). */
-async function deadPort(): Promise<number> {
-  const srv = createServer().listen(0, '127.0.0.1');
-  await once(srv, 'listening');
-  const { port } = srv.address() as { port: number };
-  await new Promise((r) => srv.close(r));
-  return port;
-}
 
 /** authKoa() with the bound under test; the instance is closed at teardown. */
 function instance(t: { teardown(fn: () => unknown): void }, more: Partial<AuthKoaOptions>) {
@@ -47,7 +37,7 @@ const PLACES: Array<[what: string, options: (uri: string) => Partial<AuthKoaOpti
 
 for (const [what, options, named] of PLACES) {
   test(`${what} on a redis:// port nothing listens on: ready rejects naming the option, the redacted URI and ECONNREFUSED`, async (t) => {
-    const port = await deadPort();
+    const port = await freePort();
     const auth = instance(t, options(`redis://:hunter2@127.0.0.1:${port}/0`));
     const err = await t.throwsAsync(auth.ready);
     t.is(err!.name, 'StoreUnreachableError');
@@ -57,7 +47,7 @@ for (const [what, options, named] of PLACES) {
 }
 
 test('avatarStore and stateStore on a postgres:// port nothing listens on: ready rejects naming each', async (t) => {
-  const port = await deadPort();
+  const port = await freePort();
   const uri = `postgres://authkoa:hunter2@127.0.0.1:${port}/authkoa`;
   for (const option of ['avatarStore', 'stateStore'] as const) {
     const err = await t.throwsAsync(instance(t, { [option]: uri }).ready);
