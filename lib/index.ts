@@ -6,7 +6,7 @@
  * and `/lmdb`, `/mongodb`, `/redis`; `authkoa/dev`; `authkoa/server`).
  */
 export { authKoa } from './service.js';
-export type { AuthKoa } from './instance.js';
+export type { AuthKoa, ProviderInfo } from './instance.js';
 export type { SessionRecord } from './session/devices.js';
 export type { KeyInput, PublicJwk, SigningAlg, SigningOptions } from './session/signing.js';
 export type {

@@ -9,7 +9,7 @@ import { completeLogin, endSession, sessionFlag, startSession, type SecondStepGa
 import { randomId, type Claims } from './session/claims.js';
 import { readCookie } from './session/transport.js';
 import { createMiddleware } from './middleware.js';
-import { instanceApi, type AuthKoa } from './instance.js';
+import { makeInstance, type AuthKoa } from './instance.js';
 import { SessionRegistry } from './session/devices.js';
 import { mountDeviceRoutes } from './session/device-routes.js';
 import { mountJwksRoute } from './session/jwks-route.js';
@@ -114,7 +114,9 @@ export function authKoa(opts: AuthKoaOptions): AuthKoa {
     await Promise.allSettled(providers.list().map((p) => p.close?.()));
     await Promise.all([avatarProxy.close(), state.close(), mfa?.close(), events.close()]);
   };
-  return Object.assign(service, instanceApi({ middleware, tokenService, avatarProxy, providers, options: o, starting: startUp.starting, registry, mfa, events: events.bus, close: closeAll }));
+  const starting = startUp.starting;
+  const parts = { middleware, tokenService, avatarProxy, providers, options: o, starting, registry, mfa };
+  return makeInstance(service, { ...parts, events: events.bus, close: closeAll });
 }
 
 /** What providerDeps() is made of besides the options. */

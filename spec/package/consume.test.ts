@@ -127,7 +127,7 @@ test('CommonJS JavaScript: require("authkoa") works (require of an ES module, No
 });
 
 const TS_APP = `import Koa from 'koa';
-import { authKoa, getUserInfo, registerStore, type AuthKoaOptions, type AvatarStore, type Provider, type User } from 'authkoa';
+import { authKoa, getUserInfo, registerStore, type AuthKoaOptions, type AvatarStore, type ProviderInfo, type User } from 'authkoa';
 
 const options: AuthKoaOptions = {
   secret: 'a long random string of 32+ bytes',
@@ -151,7 +151,7 @@ app.use((ctx) => {
   const user: User | undefined = getUserInfo(ctx);
   ctx.body = user?.name ?? '';
 });
-export const provider: Provider | undefined = auth.providers.get('local');
+export const provider: ProviderInfo | undefined = auth.providers.get('local');
 export { ready };
 `;
 
