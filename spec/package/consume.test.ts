@@ -64,18 +64,33 @@ test('social login with the LMDB store installs at most 30 MB of node_modules, o
   }
 });
 
-/** The packages (by node_modules folder) the ESM loader resolved while `code` ran. */
-async function packagesLoaded(code: string): Promise<Set<string>> {
+/** The module URLs the ESM loader resolved while `code` ran. */
+async function urlsLoaded(code: string): Promise<string[]> {
   const record = join(dir, `loads-${Math.random().toString(36).slice(2)}.txt`);
   await writeFile(record, '');
   await node(['--import', recorder, '--input-type=module', '-e', code], dir, { RECORD_LOADS: record });
+  return (await readFile(record, 'utf8')).split('\n');
+}
+
+/** The packages (by node_modules folder) the ESM loader resolved while `code` ran. */
+async function packagesLoaded(code: string): Promise<Set<string>> {
   const names = new Set<string>();
-  for (const url of (await readFile(record, 'utf8')).split('\n')) {
+  for (const url of await urlsLoaded(code)) {
     const m = /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url);
     if (m) names.add(m[1]!);
   }
   return names;
 }
+
+/** authkoa's own modules that load with the feature using them, never with a bare import. */
+const LAZY_MODULES = ['avatar/fetch.js', 'avatar/pool.js', 'avatar/identicon.js', 'mfa/store.js', 'stores/migrate.js', 'stores/prune.js'];
+
+test("a bare import loads none of authkoa's modules that a feature loads when it is used", async (t) => {
+  const own = new Set((await urlsLoaded(`await import('authkoa');`)).flatMap((url) => /\/authkoa\/dist\/lib\/(.+)$/.exec(url)?.[1] ?? []));
+  t.log(`${own.size} modules of authkoa`);
+  t.true(own.has('service.js'), [...own].join(', '));
+  t.deepEqual(LAZY_MODULES.filter((m) => own.has(m)), []);
+});
 
 test('a bare import loads Koa-level code only; a configured kind and store load when start-up needs them', async (t) => {
   const bare = await packagesLoaded(`await import('authkoa');`);
