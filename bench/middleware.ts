@@ -83,7 +83,7 @@ export async function middlewareBench(ms = 1500, rounds = 3): Promise<Middleware
     providers: [{ kind: 'direct', name: 'bench', checker: () => true }],
     basicAuthChecker: (user, passwd) => ({ ok: passwd === 'pw', user: { id: `basic_${user}`, name: user, picture: '' } }),
   });
-  const token = await auth.tokenService.create({
+  const token = await auth.tokens.create({
     aud: '',
     jti: 'a'.repeat(40),
     user: { name: 'bench user', id: 'bench_0123456789abcdef0123456789abcdef01234567', picture: '' },

@@ -468,9 +468,9 @@ function importReport(imp: ImportResult): string[] {
     '',
     '| import | ms | vs koa | RSS MiB | vs koa |',
     '|---|---:|---:|---:|---:|',
-    ...imp.rows.map((r) => `| \`import('${r.module}')\` | ${r.ms.toFixed(0)} | ${(r.ms / koa.ms).toFixed(2)}× | ${r.rssMiB.toFixed(1)} | ${r.module === 'koa' ? '—' : `+${(r.rssMiB - koa.rssMiB).toFixed(1)}`} |`),
+    ...imp.rows.map((r) => `| \`import('${r.module}')\` | ${r.ms.toFixed(0)} | ${(r.ms / koa.ms).toFixed(2)}× | ${r.rssMiB.toFixed(1)} | ${r.module === 'koa' ? '—' : `${r.rssMiB >= koa.rssMiB ? '+' : ''}${(r.rssMiB - koa.rssMiB).toFixed(1)}`} |`),
     '',
-    `Packages a bare \`import('authkoa')\` loads: ${imp.loaded.join(', ')}. Of ${HEAVY.join(', ')}: ${heavy.length ? heavy.join(', ') : 'none'}.`,
+    `Packages a bare \`import('authkoa')\` loads: ${imp.loaded.join(', ') || 'none'}. Of ${HEAVY.join(', ')}: ${heavy.length ? heavy.join(', ') : 'none'}.`,
   ];
 }
 

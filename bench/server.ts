@@ -15,7 +15,7 @@ import koaJwt from 'koa-jwt';
 import passport from 'koa-passport';
 import { ExtractJwt, Strategy as JwtStrategy } from 'passport-jwt';
 import serveStatic from 'koa-static';
-import { AUTH_EVENT_TYPES, authKoa, avatarId, openStore, readCookie, safeEqual, type AuthKoaOptions, type User } from './built.js';
+import { AUTH_EVENT_TYPES, authKoa, avatarId, internalsOf, openStore, readCookie, safeEqual, type AuthKoaOptions, type User } from './built.js';
 
 import { BENCH_KEYS } from './keys.js';
 
@@ -191,10 +191,11 @@ const cases: Record<string, CaseBuilder> = {
 
 /** app.use(auth), and on the route only the token read (TokenService.peek), none of the route middleware. */
 function peekCase(app: Koa, router: Router, auth: ReturnType<typeof baseAuth>): void {
+  const tokens = internalsOf(auth).tokenService;
   router.get(
     '/private',
     (ctx, next) => {
-      const read = auth.tokenService.peek(ctx);
+      const read = tokens.peek(ctx);
       return read instanceof Promise ? read.then(() => next()) : next();
     },
     (ctx) => void (ctx.body = PAYLOAD),
@@ -204,6 +205,7 @@ function peekCase(app: Koa, router: Router, auth: ReturnType<typeof baseAuth>): 
 }
 
 function floorCookieCase(app: Koa, router: Router, auth: ReturnType<typeof baseAuth>): void {
+  const tokens = internalsOf(auth).tokenService;
   interface Known {
     token: string;
     jti: string;
@@ -225,7 +227,7 @@ function floorCookieCase(app: Koa, router: Router, auth: ReturnType<typeof baseA
       const token = readCookie(ctx.req.headers.cookie ?? '', 'JWT');
       const k = known.get(keyOf(token));
       if (k && k.token === token) return admit(ctx, next, k);
-      return auth.tokenService.parse(token).then(
+      return tokens.parse(token).then(
         (c) => {
           const fresh = { token, jti: c.jti ?? '', exp: c.exp ?? 0, user: c.user! };
           known.set(keyOf(token), fresh);

@@ -6,7 +6,7 @@
  * and `/lmdb`, `/mongodb`, `/redis`; `authkoa/dev`; `authkoa/server`).
  */
 export { authKoa } from './service.js';
-export type { AuthKoa } from './instance.js';
+export type { AuthKoa, ProviderInfo } from './instance.js';
 export type { SessionRecord } from './session/devices.js';
 export type { KeyInput, PublicJwk, SigningAlg, SigningOptions } from './session/signing.js';
 export type {
@@ -60,7 +60,9 @@ export type { MfaOptions } from './mfa/options.js';
 export type { FactorStore, UserFactors } from './mfa/store.js';
 export type { FactorSummary } from './mfa/factors.js';
 export type { AvatarProxy, AvatarPutOptions } from './avatar/proxy.js';
-export { openStore, type AvatarEntry, type AvatarStore, type StoredAvatar } from './stores/index.js';
+// From their own modules: stores/index.ts would load migrate() and prune() too.
+export { openStore } from './stores/open.js';
+export type { AvatarEntry, AvatarStore, StoredAvatar } from './stores/types.js';
 export type { LimitKey, StateEntry, StateStore, StateStoreOptions } from './state/types.js';
 export type { Limiter } from './state/limiter.js';
 export type { UsedTokenStore } from './state/used-tokens.js';

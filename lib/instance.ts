@@ -1,7 +1,7 @@
+import type { Context, Middleware } from 'koa';
 import type { AuthEventBus } from './events/bus.js';
 import type { OpenAPIDocument } from './openapi/document.js';
 import type { AuthEventListener, AuthEventType } from './events/types.js';
-import type { Middleware } from 'koa';
 import type { AvatarProxy } from './avatar/types.js';
 import type { AuthMiddleware } from './middleware.js';
 import type { FactorSummary } from './mfa/factors.js';
@@ -10,16 +10,40 @@ import type { ResolvedOptions } from './options/resolved.js';
 import type { ProviderRegistry } from './providers/core/resolve.js';
 import type { SessionRecord, SessionRegistry } from './session/devices.js';
 import type { TokenService } from './session/token-service.js';
+import type { Claims, RequestToken } from './session/claims.js';
 
-/** What `authKoa()` returns: a Koa middleware serving the auth and avatar routes, plus the tools around it. */
+/** A configured provider as the instance lists it: its name and the kind that made it. */
+export interface ProviderInfo {
+  readonly name: string;
+  /** 'oauth2', 'direct', …; 'custom' for a provider object given as it is. */
+  readonly kind: string;
+}
+
+/**
+ * What `authKoa()` returns: a Koa middleware serving the auth and avatar routes, plus the tools around it.
+ * It holds no option, secret or key: logging it (`JSON.stringify`, `util.inspect`) shows only its methods.
+ */
 export interface AuthKoa extends Middleware {
-  /** auth, admin, trace, rbac(...roles), updateUser. */
+  /** auth, admin, trace, rbac(...roles), updateUser, fresh(maxAge). */
   readonly middleware: AuthMiddleware;
-  readonly tokenService: TokenService;
-  readonly avatarProxy: AvatarProxy;
-  readonly providers: ProviderRegistry;
-  /** The validated options with defaults filled in. */
-  readonly options: ResolvedOptions;
+  /** Session tokens for the application's own routes (docs/tokens.md). */
+  readonly tokens: {
+    /**
+     * The verified token of a request (query `token`, `X-JWT` header or JWT cookie with its XSRF header),
+     * or undefined when it presents none; a bad or expired one rejects with AuthError 401.
+     */
+    get(ctx: Context): Promise<RequestToken | undefined>;
+    /** Signs claims as a session token (exp, iss, iat filled in, the ClaimsUpdater run, the audience checked). */
+    create(claims: Claims): Promise<string>;
+  };
+  /** Pictures the application already holds, stored as the avatar proxy stores fetched ones (docs/avatars.md). */
+  readonly avatarProxy: Pick<AvatarProxy, 'put' | 'putContent'>;
+  /** The configured providers, filled once `ready` resolves. */
+  readonly providers: {
+    /** Every provider, in registration order. */
+    list(): ProviderInfo[];
+    get(name: string): ProviderInfo | undefined;
+  };
   /**
    * Settles once every configured provider kind and backend is loaded, every configured store answered
    * (within `storeCheckTimeout`) and every provider created. Rejects with the start-up error (a bad
@@ -59,11 +83,14 @@ export interface AuthKoa extends Middleware {
    * every code, the ways a session is carried.
    */
   openapi(): Promise<OpenAPIDocument>;
-  /** Stops everything the instance started: provider servers and pollers, the avatar store and its workers, the state store it opened. */
+  /**
+   * Stops everything the instance started: provider servers and pollers, the avatar store and its
+   * workers, the state store it opened.
+   */
   close(): Promise<void>;
 }
 
-/** What the instance's methods are made of. */
+/** What the instance's methods are made of: the service's own parts, never handed to the application. */
 export interface InstanceParts {
   middleware: AuthMiddleware;
   tokenService: TokenService;
@@ -79,34 +106,68 @@ export interface InstanceParts {
   close(): Promise<void>;
 }
 
-/** The tools beside the middleware (everything of AuthKoa but the middleware function itself). */
-export function instanceApi(p: InstanceParts): Omit<AuthKoa, keyof Middleware | never> & Record<string, unknown> {
+/**
+ * Where the instance keeps its parts: a symbol property, not enumerable, whose value is a function, so
+ * neither JSON.stringify nor util.inspect (even with showHidden and getters) reaches them. For the
+ * package's own tests and benchmarks (internalsOf); index.ts does not export it.
+ */
+const PARTS = Symbol('authkoa.instance');
+
+/**
+ * The tools beside the middleware (everything of AuthKoa but the middleware function itself), made of
+ * closures over the parts: the returned object holds functions and the `ready` promise only.
+ */
+export function instanceApi(p: InstanceParts): Omit<AuthKoa, keyof Middleware> {
   const started = <T>(f: () => Promise<T>) => p.starting.then(f);
   let closed: Promise<void> | undefined;
+  const info = (name: string): ProviderInfo | undefined => {
+    const provider = p.providers.get(name);
+    return provider && Object.freeze({ name: provider.name, kind: provider.kind ?? 'custom' });
+  };
   return {
     middleware: p.middleware,
-    tokenService: p.tokenService,
-    avatarProxy: p.avatarProxy,
-    providers: p.providers,
-    options: p.options,
+    tokens: { get: (ctx) => p.tokenService.get(ctx), create: (claims) => p.tokenService.create(claims) },
+    avatarProxy: {
+      put: (user, options) => p.avatarProxy.put(user, options),
+      putContent: (userId, image) => p.avatarProxy.putContent(userId, image),
+    },
+    providers: { list: () => p.providers.list().map((x) => info(x.name)!), get: info },
     // The caller's own promise: left unhandled, a start-up failure stops the process with its message.
     ready: p.starting.then(() => undefined),
-    revokeSessions: (userId: string, opts?: { except?: string }) => started(() => p.registry.revokeAll(userId, opts?.except)),
+    revokeSessions: (userId, opts) => started(() => p.registry.revokeAll(userId, opts?.except)),
     sessions: {
-      list: (userId: string) => started(() => p.registry.list(userId)),
-      revoke: (userId: string, sid: string) => started(() => p.registry.revoke(userId, sid)),
+      list: (userId) => started(() => p.registry.list(userId)),
+      revoke: (userId, sid) => started(() => p.registry.revoke(userId, sid)),
     },
     mfa: p.mfa && {
-      status: (userId: string) => started(() => p.mfa!.status(userId)),
-      reset: (userId: string) => started(() => p.mfa!.reset(userId)),
+      status: (userId) => started(() => p.mfa!.status(userId)),
+      reset: (userId) => started(() => p.mfa!.reset(userId)),
     },
     on: (type, listener) => p.events.on(type, listener),
+    off: (type, listener) => p.events.off(type, listener),
     // Loaded when asked for: describing the routes is no part of serving them.
     openapi: () => started(async () => (await import('./openapi/describe.js')).describe(p.options, p.providers.list())),
-    off: (type, listener) => p.events.off(type, listener),
     close() {
       closed ??= p.close();
       return closed;
     },
   };
+}
+
+/** The Koa middleware with the instance's tools on it, and its parts kept where only internalsOf() finds them. */
+export function makeInstance(service: Middleware, parts: InstanceParts): AuthKoa {
+  const auth: AuthKoa = Object.assign(service, instanceApi(parts));
+  Object.defineProperty(auth, PARTS, { value: () => parts, enumerable: false });
+  return auth;
+}
+
+/**
+ * The parts of an instance (its resolved options, token service, provider registry, …), for the package's
+ * own tests and benchmarks. Not part of the public API: index.ts does not export it.
+ * @internal
+ */
+export function internalsOf(auth: AuthKoa): InstanceParts {
+  const get = (auth as unknown as Record<typeof PARTS, (() => InstanceParts) | undefined>)[PARTS];
+  if (!get) throw new TypeError('internalsOf: not an authKoa() instance');
+  return get();
 }

@@ -145,6 +145,19 @@ export interface AuthRouterParts {
   tracing: Tracing;
 }
 
+/** The auth routes as the service calls them: `<authRoutePath>/*`, or the unknown-route answer. */
+export type AuthRoute = (ctx: Context) => Promise<unknown>;
+
+/**
+ * buildAuthRouter's router as one handler. The service imports this module while it starts: @koa/router
+ * takes longer to load than Koa itself, and a bare import of the package need not pay for it.
+ */
+export function authRoute(o: RoutesConfig, parts: AuthRouterParts, end: EndToken, mount: (r: Router) => void) {
+  const routes = buildAuthRouter(o, parts, end, mount).routes();
+  const handle: AuthRoute = (ctx) => routes(ctx as never, () => unknownRoute(ctx, o.authRoutePath));
+  return handle;
+}
+
 /** The auth routes of one service. */
 export function buildAuthRouter(
   o: RoutesConfig,

@@ -1,19 +1,16 @@
 import type Router from '@koa/router';
-import type { Context, Middleware, Next } from 'koa';
+import type { Context } from 'koa';
 import { createAvatarProxy, type AvatarProxy, type AvatarProxyImpl } from './avatar/proxy.js';
 import { readParams } from './http/body.js';
 import { AuthError } from './errors.js';
-import { reportError, setDefenceHeaders, writeError } from './http/respond.js';
-import type { Logger } from './logger.js';
 import { completeLogin, endSession, sessionFlag, startSession, type SecondStepGate, type SessionStarter } from './session/login.js';
 import { randomId, type Claims } from './session/claims.js';
 import { readCookie } from './session/transport.js';
 import { createMiddleware } from './middleware.js';
-import { instanceApi, type AuthKoa } from './instance.js';
+import { makeInstance, type AuthKoa } from './instance.js';
 import { SessionRegistry } from './session/devices.js';
 import { mountDeviceRoutes } from './session/device-routes.js';
 import { mountJwksRoute } from './session/jwks-route.js';
-import { buildAuthRouter, unknownRoute } from './routes.js';
 import type { AuthKoaOptions } from './options/types.js';
 import type { ResolvedOptions } from './options/resolved.js';
 import { resolveOptions } from './options/resolve.js';
@@ -41,6 +38,7 @@ import { loginEvent, logoutEvent } from './events/session-events.js';
 import type { Mfa } from './mfa/service.js';
 import { mfaThrottle, throttlesPerScope } from './state/throttles.js';
 import { PendingAppErrors } from './http/pending-errors.js';
+import { requestHandler } from './http/entry.js';
 import { storePolicy, type StorePolicy } from './util/store-policy.js';
 
 /**
@@ -107,14 +105,18 @@ export function authKoa(opts: AuthKoaOptions): AuthKoa {
     mountJwksRoute(router, o.signing);
     mfa?.mount(router);
   };
-  const authRoutes = buildAuthRouter(o, { tokens: tokenService, providers, middleware, failed: events.failed, tracing: telemetry }, endToken, mountFeatures).routes();
-  const service = requestHandler(o, authRoutes, avatarProxy, waitForStart, pending);
+  // Imported while start-up runs (`ready` waits for it): @koa/router takes longer to import than Koa itself.
+  const routeParts = { tokens: tokenService, providers, middleware, failed: events.failed, tracing: telemetry };
+  const routing = import('./routes.js').then((m) => m.authRoute(o, routeParts, endToken, mountFeatures));
+  const service = requestHandler(o, { routing, avatarProxy, waitForStart, pending });
   const closeAll = async () => {
     await startUp.settled; // a failed start has already closed what it had started
     await Promise.allSettled(providers.list().map((p) => p.close?.()));
     await Promise.all([avatarProxy.close(), state.close(), mfa?.close(), events.close()]);
   };
-  return Object.assign(service, instanceApi({ middleware, tokenService, avatarProxy, providers, options: o, starting: startUp.starting, registry, mfa, events: events.bus, close: closeAll }));
+  const starting = Promise.all([startUp.starting, routing]).then(() => undefined);
+  const parts = { middleware, tokenService, avatarProxy, providers, options: o, starting, registry, mfa };
+  return makeInstance(service, { ...parts, events: events.bus, close: closeAll });
 }
 
 /** What providerDeps() is made of besides the options. */
@@ -242,44 +244,6 @@ async function start(o: ResolvedOptions, { plans, providers, deps, state, mfa, a
   // The session list's routes are /auth/sessions/…, the second factor's /auth/mfa/…: a provider of either name could never be reached.
   if (providers.get('sessions')) throw new TypeError('authKoa: providers: no provider may be named "sessions" (the session list\'s routes are <authRoutePath>/sessions/…)');
   if (mfa && providers.get('mfa')) throw new TypeError('authKoa: providers: no provider may be named "mfa" while the mfa option is set (its routes are <authRoutePath>/mfa/…)');
-}
-
-/** The service's own middleware: the auth routes and the avatar route, every other request passed on. */
-function requestHandler(o: ResolvedOptions, authRoutes: ReturnType<Router['routes']>, avatarProxy: AvatarProxy, waitForStart: StartUp['waitForStart'], pending: PendingAppErrors): Middleware {
-  const authPrefix = o.authRoutePath;
-  const avatarPrefix = o.avatarRoutePath;
-  const logger = o.logger;
-  // Not `async`: for every request outside its routes it returns next()'s own promise, where an async
-  // function would wrap it in one more promise and resolve that with it (two more microtask turns).
-  return function authKoaMiddleware(ctx: Context, next: Next) {
-    // A store failure the app started with (startWithStoresDown) reaches the app with the first request.
-    if (pending.waiting) pending.flush(ctx);
-    // Most requests are for neither route: when the raw URL (origin form) starts with neither prefix, its
-    // path cannot either, and Koa's URL parsing is spared.
-    const url = ctx.req.url ?? '';
-    if (url.charCodeAt(0) === 47 /* / */ && !url.startsWith(authPrefix) && !url.startsWith(avatarPrefix)) return next();
-    const path = ctx.path;
-    if (under(path, authPrefix)) {
-      const route = () => authRoutes(ctx as never, () => unknownRoute(ctx, authPrefix));
-      const waiting = waitForStart();
-      return guarded(ctx, logger, waiting ? () => waiting.then(route) : route);
-    }
-    if (under(path, avatarPrefix)) return guarded(ctx, logger, () => avatarProxy.handle(ctx));
-    return next();
-  };
-}
-
-async function guarded(ctx: Context, logger: Logger, handle: () => Promise<unknown>): Promise<void> {
-  setDefenceHeaders(ctx);
-  try {
-    await handle();
-  } catch (err) {
-    writeError(ctx, reportError(ctx, err, logger));
-  }
-}
-
-function under(path: string, prefix: string): boolean {
-  return path.startsWith(prefix) && (path.length === prefix.length || path.charCodeAt(prefix.length) === 47 /* / */);
 }
 
 /** The full request path, before any mount helper stripped its prefix. */

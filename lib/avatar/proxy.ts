@@ -1,13 +1,14 @@
 import { noTracing, type Tracing } from '../telemetry/types.js';
 import { MissingPackageError } from '../util/optional.js';
 import { serveAvatar } from './route.js';
-import { ResizePool } from './pool.js';
-import { FetchError, safeFetch, type FetchLimits } from './fetch.js';
+// Fetching (node:http, https, dns), resizing (worker_threads) and identicons (zlib) load with the first picture,
+// not with the package.
+import type { ResizePool } from './pool.js';
+import type { FetchLimits } from './fetch.js';
 import { readHeader } from './image.js';
 import { addressPolicy } from './ip.js';
 import { AuthError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import { identicon } from './identicon.js';
 import { lazyResource } from '../util/lazy.js';
 import { checkStoreOpens, STRICT_STORES } from '../util/store-policy.js';
 import { openStoreTarget, storeSource } from '../stores/open.js';
@@ -66,7 +67,7 @@ function proxyConfig(opts: AvatarProxyOptions): ProxyConfig {
 /** What a storing proxy works with: its settings, the resize pool and the store (opened at start-up, or at first use after a failed open). */
 interface Parts {
   cfg: ProxyConfig;
-  pool: ResizePool;
+  pool: LazyPool;
   store: () => Promise<AvatarStore>;
 }
 
@@ -80,7 +81,7 @@ export function createAvatarProxy(opts: AvatarProxyOptions): AvatarProxyImpl {
   if (opts.store === undefined) return passThrough(routePath);
   const source = storeSource(opts.store, 'avatarStore');
   const cfg = proxyConfig(opts);
-  const pool = new ResizePool(opts.workers);
+  const pool = lazyPool(opts.workers);
   const opened = lazyResource(async () => (isAvatarStore(source) ? source : openStoreTarget(source, 'avatarStore', { connections: opts.connections })), {
     onError(err) {
       cfg.log.error(`avatar store unavailable: ${(err as Error).message}`, { code: 'avatar_store_failed' });
@@ -118,7 +119,7 @@ async function putPicture(p: Parts, user: User, options: AvatarPutOptions): Prom
   // Our own proxied URL (a relogin, a refreshed user): fetching it would loop back to us.
   if (user.picture === ownUrl && (await (await p.store()).get(avatarId(user.id)).catch(() => undefined))) return ownUrl;
   const fetched = user.picture && !user.picture.startsWith(base) ? await fetchPicture(p, user, options.headers ?? {}) : undefined;
-  return save(p, user.id, fetched ?? identicon(user.id, p.cfg.identiconSize));
+  return save(p, user.id, fetched ?? (await import('./identicon.js')).identicon(user.id, p.cfg.identiconSize));
 }
 
 /** putContent(): bytes the caller holds, checked and resized like a fetched picture; a bad image is a 400. */
@@ -161,6 +162,7 @@ async function save(p: Parts, userId: string, bytes: Buffer): Promise<string> {
 
 /** Fetch + prepare; undefined (logged) on any failure, so the caller falls back to an identicon. */
 async function fetchPicture(p: Parts, user: User, headers: Record<string, string>): Promise<Buffer | undefined> {
+  const { FetchError, safeFetch } = await import('./fetch.js');
   try {
     const fetch = () => safeFetch(user.picture, headers, p.cfg.limits);
     const tracing = p.cfg.tracing;
@@ -172,6 +174,25 @@ async function fetchPicture(p: Parts, user: User, headers: Record<string, string
     return undefined;
   }
 }
+
+/** The resize pool of a storing proxy, its module loaded and the pool made at the first resize. */
+function lazyPool(workers: number | undefined) {
+  let pool: ResizePool | undefined;
+  let loading: Promise<ResizePool> | undefined;
+  return {
+    get pending(): number {
+      return pool?.pending ?? 0;
+    },
+    async resize(bytes: Buffer, limit: number): Promise<Buffer> {
+      loading ??= import('./pool.js').then((m) => (pool = new m.ResizePool(workers)));
+      return (await loading).resize(bytes, limit);
+    },
+    async close(): Promise<void> {
+      await (await loading)?.close();
+    },
+  };
+}
+type LazyPool = ReturnType<typeof lazyPool>;
 
 function passThrough(routePath: string): AvatarProxyImpl {
   return {

@@ -3,7 +3,8 @@ import { isStateStore, type StateStore, type StateTarget } from '../state/types.
 import type { User } from '../user.js';
 import { parseDuration, type Duration } from '../util/duration.js';
 import { optionNames, unknownOption } from '../util/options.js';
-import { isFactorStore, type FactorStore } from './store.js';
+// Types only: the store's code loads with the rest of lib/mfa/, when the option is set.
+import type { FactorStore } from './store.js';
 import { requireDurable } from '../util/store-policy.js';
 
 /** The `mfa` option: a second factor after every login, and step-up for the routes that change it. */
@@ -123,4 +124,11 @@ function readStore(store: unknown, allowVolatile: boolean): MfaConfig['store'] {
   const volatile = isStateStore(read) ? read.volatile === true : (read as StateTarget).kind === 'memory';
   requireDurable({ volatile }, 'authKoa: mfa.store', 'every second factor', allowVolatile);
   return read as MfaConfig['store'];
+}
+
+/** True when `value` has get() and set() and is not a StateStore (which the caller wraps with stateFactorStore). */
+export function isFactorStore(value: unknown): value is FactorStore {
+  if (typeof value !== 'object' || value === null || isStateStore(value)) return false;
+  const s = value as Record<string, unknown>;
+  return typeof s.get === 'function' && typeof s.set === 'function';
 }

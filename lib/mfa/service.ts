@@ -14,11 +14,11 @@ import type { StateStore } from '../state/types.js';
 import type { SessionOf } from '../session/fresh.js';
 import { Factors, type FactorSummary } from './factors.js';
 import { mfaGate } from './gate.js';
-import type { MfaConfig } from './options.js';
+import { isFactorStore, type MfaConfig } from './options.js';
 import { partialCookieName, PartialLogins } from './partial.js';
 import { mountMfaRoutes } from './routes.js';
 import { sealKeys } from './seal.js';
-import { isFactorStore, stateFactorStore, type FactorStore } from './store.js';
+import { stateFactorStore, type FactorStore } from './store.js';
 import type { StorePolicy } from '../util/store-policy.js';
 
 /** The second factor of one service (the `mfa` option), as the service wires it in (see load.ts). */

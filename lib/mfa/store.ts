@@ -69,13 +69,6 @@ function key(userId: string): string {
   return userId.length <= 512 ? userId : `sha256:${createHash('sha256').update(userId).digest('base64url')}`;
 }
 
-/** True when `value` has get() and set() and is not a StateStore (which the caller wraps with stateFactorStore). */
-export function isFactorStore(value: unknown): value is FactorStore {
-  if (typeof value !== 'object' || value === null || isStateStore(value)) return false;
-  const s = value as Record<string, unknown>;
-  return typeof s.get === 'function' && typeof s.set === 'function';
-}
-
 /** Sentinel a change returns to write nothing. */
 export const UNCHANGED: unique symbol = Symbol('authkoa.mfa.unchanged');
 

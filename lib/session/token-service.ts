@@ -35,9 +35,8 @@ const VERIFIED_CACHE_MAX = 10_000;
 const KID = 'kid:';
 
 /**
- * Signs and verifies the service's tokens (HS256, the key prepared once, verified tokens cached) and
- * moves them with requests through the Transport (cookies, the three request sources, the XSRF check).
- * Exposed as `auth.tokenService` for applications and providers written outside the package.
+ * Signs and verifies the service's tokens (HS256, the key prepared once, verified tokens cached) and moves them
+ * with requests through the Transport (cookies, request sources, XSRF); `deps.tokenService`, and `auth.tokens`.
  */
 export class TokenService {
   // ES private fields: a provider written outside the package gets this service, never the secrets in it.

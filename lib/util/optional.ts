@@ -1,6 +1,6 @@
 /**
- * Optional peer dependencies (mongodb, node-telegram-bot-api, nodemailer, jimp) are loaded through
- * here, so a feature whose package is not installed fails with one line that names the package and
+ * Optional peer dependencies (mongodb, node-telegram-bot-api, nodemailer, jimp, koa-session, …) are loaded
+ * through here, so a feature whose package is not installed fails with one line that names the package and
  * the command that installs it, instead of a resolver stack trace from deep inside.
  */
 

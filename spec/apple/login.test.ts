@@ -7,6 +7,7 @@ import { sha1 } from '../../lib/user.js';
 import { Client, decodeJwt, manualClock, startApp, type TestApp } from '../helpers/http.js';
 import { tempDir } from '../helpers/temp.js';
 import { CLIENT_ID, KEY_ID, TEAM_ID, startAppleStandin, teamKey, type AppleStandin } from './standin.js';
+import { internalsOf } from '../../lib/instance.js';
 
 const SECRET = 'apple-test-secret-0123456789abcdef';
 const key = teamKey();
@@ -182,7 +183,7 @@ test('on https the handshake cookie is SameSite=None; Secure and scoped to the p
   t.is(hs.attrs.httponly, true);
   t.is(hs.attrs.path, '/auth/apple');
   t.is(new URL(res.headers.get('location')!).searchParams.get('redirect_uri'), 'https://127.0.0.1:1/auth/apple/callback');
-  t.is(authKoa({ secret: SECRET, url: 'https://127.0.0.1:1', providers: [{ kind: 'direct', name: 'd', checker: () => true }] }).options.sameSite, 'Lax');
+  t.is(internalsOf(authKoa({ secret: SECRET, url: 'https://127.0.0.1:1', providers: [{ kind: 'direct', name: 'd', checker: () => true }] })).options.sameSite, 'Lax');
 });
 
 test('on plain http a callback POST without the handshake cookie is relayed as a GET that carries it', async (t) => {

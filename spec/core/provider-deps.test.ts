@@ -57,12 +57,12 @@ test('a third-party provider gets the narrow context (token service, avatars, st
   t.regex(token, /^[\w-]+\.[\w-]+\.[\w-]+$/);
 });
 
-test('tokenService.get reads the request token from each source and hands out the caller’s own copy of its claims', async (t) => {
+test('auth.tokens.get reads the request token from each source and hands out the caller’s own copy of its claims', async (t) => {
   const clock = manualClock();
   const app = await startApp({ secret: SECRET, tokenDuration: '10m', clock, providers: [{ kind: 'direct', name: 'direct', checker: () => true }] }, (router, auth) => {
     router.get('/read', async (ctx) => {
       try {
-        const rt = await auth.tokenService.get(ctx);
+        const rt = await auth.tokens.get(ctx);
         ctx.body = { source: rt?.source ?? null, name: rt?.claims.user?.name ?? null, aud: rt?.claims.user?.aud ?? null };
         // A caller that edits what it was handed: the next read of the same token must not see it.
         if (rt?.claims.user) rt.claims.user.name = 'edited';

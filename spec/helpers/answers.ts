@@ -6,6 +6,7 @@
  */
 import type { Context, Middleware } from 'koa';
 import type { AuthKoa } from '../../lib/index.js';
+import { internalsOf } from '../../lib/instance.js';
 import { contractChecker } from '../openapi/contract.js';
 
 /** One answer of the app's auth or avatar routes, as the server sent it. */
@@ -99,6 +100,7 @@ export async function checkAnswers(auth: Pick<AuthKoa, 'openapi'>, answers: read
  * like startApp's when an answer does not conform.
  */
 export function contractRecorder(auth: AuthKoa) {
+  const { authRoutePath, avatarRoutePath } = internalsOf(auth).options;
   const answers: Answer[] = [];
   let closing: Promise<void> | undefined;
   const closeAndCheck = async (close: () => Promise<void>) => {
@@ -109,7 +111,7 @@ export function contractRecorder(auth: AuthKoa) {
   };
   return {
     answers,
-    use: recordAnswers(answers, [auth.options.authRoutePath, auth.options.avatarRoutePath]),
+    use: recordAnswers(answers, [authRoutePath, avatarRoutePath]),
     /** Runs `close` (the app's own), then the check: close's failure wins, then the check's. Every call returns the first call's promise. */
     closed(close: () => Promise<void>): Promise<void> {
       closing ??= closeAndCheck(close);

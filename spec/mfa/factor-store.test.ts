@@ -2,7 +2,8 @@
 import test, { type ExecutionContext } from 'ava';
 import { AuthError } from '../../lib/errors.js';
 import { hashRecoveryCode, newRecoveryCodes, normaliseRecoveryCode, RECOVERY_CODE_COUNT } from '../../lib/mfa/recovery.js';
-import { isFactorStore, stateFactorStore, UNCHANGED, updateFactors, type FactorStore, type UserFactors } from '../../lib/mfa/store.js';
+import { isFactorStore } from '../../lib/mfa/options.js';
+import { stateFactorStore, UNCHANGED, updateFactors, type FactorStore, type UserFactors } from '../../lib/mfa/store.js';
 import { memoryStateStore } from '../../lib/state/memory.js';
 import { manualClock } from '../helpers/http.js';
 import { useStateBackends, type OpenStore } from '../helpers/state-backends.js';

@@ -19,6 +19,8 @@ const run = promisify(execFile);
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const tsc = join(root, 'node_modules/typescript/bin/tsc');
 const recorder = fileURLToPath(new URL('./record-loads.mjs', import.meta.url));
+/** The optional peer dependencies: none is installed with authkoa, each is named when a feature needs it. */
+const OPTIONAL_PEERS = ['mongodb', 'ioredis', 'pg', '@opentelemetry/api', '@simplewebauthn/server', 'node-telegram-bot-api', 'nodemailer', 'jimp', 'koa-session'];
 const HEAVY = ['lmdb', 'mongodb', 'ioredis', 'pg', '@opentelemetry/api', '@simplewebauthn/server', 'node-telegram-bot-api', 'nodemailer', 'jimp', 'simple-oauth2', 'koa-session', 'jose'];
 
 /** The consumer folder: the packed tarball, its install and the test projects. */
@@ -54,36 +56,54 @@ test.before(async (t) => {
   }
 });
 
-test('social login with the LMDB store installs at most 35 MB of node_modules, optional peers not installed', async (t) => {
+test('social login with the LMDB store installs at most 30 MB of node_modules, optional peers not installed', async (t) => {
   t.log(`node_modules: ${(installedBytes / 1e6).toFixed(1)} MB`);
-  t.true(installedBytes <= 35e6, `${(installedBytes / 1e6).toFixed(1)} MB`);
-  for (const pkg of ['mongodb', 'ioredis', 'pg', '@opentelemetry/api', '@simplewebauthn/server', 'node-telegram-bot-api', 'nodemailer', 'jimp']) {
+  t.true(installedBytes <= 30e6, `${(installedBytes / 1e6).toFixed(1)} MB`);
+  for (const pkg of [...OPTIONAL_PEERS, 'zod']) {
     await t.throwsAsync(stat(join(dir, 'node_modules', pkg)), undefined, `${pkg} was installed`);
   }
 });
 
-/** The packages (by node_modules folder) the ESM loader resolved while `code` ran. */
-async function packagesLoaded(code: string): Promise<Set<string>> {
+/** The module URLs the ESM loader resolved while `code` ran. */
+async function urlsLoaded(code: string): Promise<string[]> {
   const record = join(dir, `loads-${Math.random().toString(36).slice(2)}.txt`);
   await writeFile(record, '');
   await node(['--import', recorder, '--input-type=module', '-e', code], dir, { RECORD_LOADS: record });
+  return (await readFile(record, 'utf8')).split('\n');
+}
+
+/** The packages (by node_modules folder) the ESM loader resolved while `code` ran. */
+async function packagesLoaded(code: string): Promise<Set<string>> {
   const names = new Set<string>();
-  for (const url of (await readFile(record, 'utf8')).split('\n')) {
+  for (const url of await urlsLoaded(code)) {
     const m = /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url);
     if (m) names.add(m[1]!);
   }
   return names;
 }
 
+/** authkoa's own modules that load with the feature using them, never with a bare import. */
+const LAZY_MODULES = ['routes.js', 'avatar/fetch.js', 'avatar/pool.js', 'avatar/identicon.js', 'mfa/store.js', 'stores/migrate.js', 'stores/prune.js'];
+
+test("a bare import loads none of authkoa's modules that a feature loads when it is used", async (t) => {
+  const own = new Set((await urlsLoaded(`await import('authkoa');`)).flatMap((url) => /\/authkoa\/dist\/lib\/(.+)$/.exec(url)?.[1] ?? []));
+  t.log(`${own.size} modules of authkoa`);
+  t.true(own.has('service.js'), [...own].join(', '));
+  t.deepEqual(LAZY_MODULES.filter((m) => own.has(m)), []);
+});
+
 test('a bare import loads Koa-level code only; a configured kind and store load when start-up needs them', async (t) => {
   const bare = await packagesLoaded(`await import('authkoa');`);
-  t.true(bare.has('authkoa') && bare.has('@koa/router'), `recorded: ${[...bare].join(', ')}`);
+  t.true(bare.has('authkoa'), `recorded: ${[...bare].join(', ')}`);
   t.deepEqual(HEAVY.filter((p) => bare.has(p)), [], `loaded by a bare import: ${[...bare].join(', ')}`);
+  // Not even the router: the auth routes are built while start-up runs.
+  t.deepEqual([...bare].filter((p) => p !== 'authkoa'), []);
   const configured = await packagesLoaded(`
     const { authKoa } = await import('authkoa');
     const auth = authKoa({ secret: 's'.repeat(32), url: 'http://127.0.0.1:1', avatarStore: 'lmdb://${join(dir, 'avatars')}', providers: [{ name: 'github', cid: 'c', csecret: 's' }] });
     await auth.ready;
     await auth.close();`);
+  t.true(configured.has('@koa/router'), 'start-up loaded the router of the auth routes');
   t.true(configured.has('simple-oauth2'), 'the social kind loaded its OAuth2 client');
   t.true(configured.has('lmdb'), 'the lmdb scheme loaded its backend');
   t.false(configured.has('mongodb'));
@@ -127,7 +147,7 @@ test('CommonJS JavaScript: require("authkoa") works (require of an ES module, No
 });
 
 const TS_APP = `import Koa from 'koa';
-import { authKoa, getUserInfo, registerStore, type AuthKoaOptions, type AvatarStore, type Provider, type User } from 'authkoa';
+import { authKoa, getUserInfo, registerStore, type AuthKoaOptions, type AvatarStore, type ProviderInfo, type User } from 'authkoa';
 
 const options: AuthKoaOptions = {
   secret: 'a long random string of 32+ bytes',
@@ -151,7 +171,7 @@ app.use((ctx) => {
   const user: User | undefined = getUserInfo(ctx);
   ctx.body = user?.name ?? '';
 });
-export const provider: Provider | undefined = auth.providers.get('local');
+export const provider: ProviderInfo | undefined = auth.providers.get('local');
 export { ready };
 `;
 
@@ -242,6 +262,7 @@ test('a feature whose optional package is not installed fails at start-up with o
       'node-telegram-bot-api': { ...base, providers: [{ kind: 'telegram', token: '1:abc' }] },
       nodemailer: { ...base, providers: [{ kind: 'verified', name: 'email', sender: emailSender({ host: '127.0.0.1', from: 'a@b.example' }) }] },
       jimp: { ...base, avatarStore: 'lmdb://${join(dir, 'resize')}', avatarResizeLimit: 64, providers: [direct] },
+      'koa-session': { ...base, providers: [{ kind: 'server', url: 'http://127.0.0.1:0', checker: () => true }] },
     };
     const out = {};
     for (const [pkg, opts] of Object.entries(cases)) {
@@ -252,7 +273,7 @@ test('a feature whose optional package is not installed fails at start-up with o
     console.log(JSON.stringify(out));`,
   ]);
   const results = JSON.parse(stdout) as Record<string, { message: string; stack: string }>;
-  for (const pkg of ['mongodb', 'ioredis', 'pg', '@opentelemetry/api', '@simplewebauthn/server', 'node-telegram-bot-api', 'nodemailer', 'jimp']) {
+  for (const pkg of OPTIONAL_PEERS) {
     const r = results[pkg]!;
     t.regex(r.message, new RegExp(`^authKoa: .* needs the package "${pkg}", which is not installed: npm install ${pkg}$`), pkg);
     t.false(r.stack.includes('\n'), `${pkg}: the error prints as one line`);

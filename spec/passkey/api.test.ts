@@ -6,6 +6,7 @@ import { memoryStateStore } from '../../lib/state/memory.js';
 import { Client, manualClock } from '../helpers/http.js';
 import { startPasskeyApp } from './fixtures.js';
 import { useStateBackends, type OpenStore } from '../helpers/state-backends.js';
+import { internalsOf } from '../../lib/instance.js';
 
 const base = { secret: 'passkey-api-secret-0123456789abcdef', url: 'http://localhost:1', logger: () => {} };
 
@@ -66,7 +67,7 @@ test('credential ids are checked at the edge: 600 characters at login or in a DE
     t.regex(res.headers.get('content-type') ?? '', /^application\/json/);
   }
   // A logged-in user removing an id of any shape: "no such passkey", like a missing one.
-  const user = app.auth.tokenService;
+  const user = internalsOf(app.auth).tokenService;
   // A token as a login issues it (sid, auth_time): only a full login manages passkeys.
   const token = await user.create({ user: { id: 'dev_x', name: 'x', picture: '' }, sid: 's'.repeat(40), auth_time: user.now() } as never);
   for (const id of ['A'.repeat(600), '%00%00', 'x'.repeat(5000)]) {

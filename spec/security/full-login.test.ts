@@ -133,7 +133,7 @@ async function send(app: MfaApp, how: ReturnType<(typeof TRANSPORTS)[string]>, m
 
 test('by every transport: a token the app minted (no login: no sid, no auth_time) is refused on every management route; a full login token gets through', async (t) => {
   const app = await richApp(t);
-  const minted = await app.auth.tokenService.create({ aud: '', jti: 'j'.repeat(40), user: { id: providerUserId('direct', 'bob'), name: 'bob', picture: '' }, auth_provider: { name: 'direct' } });
+  const minted = await app.auth.tokens.create({ aud: '', jti: 'j'.repeat(40), user: { id: providerUserId('direct', 'bob'), name: 'bob', picture: '' }, auth_provider: { name: 'direct' } });
   for (const [transport, carry] of Object.entries(TRANSPORTS)) {
     // The minted token is a user for the app's own routes...
     const own = await send(app, carry(minted), 'GET', '/private');
@@ -174,7 +174,7 @@ test('basic auth with a token: the route acts for the token alone; a missing, re
   const noXsrf = await login.fetch('/auth/mfa/recovery-codes', { method: 'POST', headers: basic('bob') });
   t.is(noXsrf.status, 401);
   t.is(await errorCode(noXsrf), 'xsrf_mismatch');
-  const minted = await app.auth.tokenService.create({ aud: '', jti: 'k'.repeat(40), user: { id: providerUserId('direct', 'bob'), name: 'bob', picture: '' }, auth_provider: { name: 'direct' } });
+  const minted = await app.auth.tokens.create({ aud: '', jti: 'k'.repeat(40), user: { id: providerUserId('direct', 'bob'), name: 'bob', picture: '' }, auth_provider: { name: 'direct' } });
   const withMinted = await new Client(app.url).fetch('/settings', { method: 'POST', headers: { ...basic('bob'), 'x-jwt': minted } });
   t.is(withMinted.status, 403);
   t.is(await errorCode(withMinted), 'full_login_required');
@@ -220,7 +220,7 @@ test('fresh() refuses basic auth and a minted token (403 full_login_required), a
   const byBasic = await new Client(app.url).fetch('/settings', { method: 'POST', headers: basic('bob') });
   t.is(byBasic.status, 403);
   t.is(await errorCode(byBasic), 'full_login_required');
-  const minted = await app.auth.tokenService.create({ aud: '', jti: 'm'.repeat(40), user: { id: providerUserId('direct', 'bob'), name: 'bob', picture: '' }, auth_provider: { name: 'direct' }, auth_time: Math.floor(app.clock() / 1000) });
+  const minted = await app.auth.tokens.create({ aud: '', jti: 'm'.repeat(40), user: { id: providerUserId('direct', 'bob'), name: 'bob', picture: '' }, auth_provider: { name: 'direct' }, auth_time: Math.floor(app.clock() / 1000) });
   const byMinted = await new Client(app.url).fetch('/settings', { method: 'POST', headers: { 'x-jwt': minted } });
   t.is(byMinted.status, 403, 'a minted token is no full login, even with a recent auth_time');
   t.is(await errorCode(byMinted), 'full_login_required');

@@ -10,6 +10,7 @@ import test from 'ava';
 import { openStore } from '../../lib/stores/index.js';
 import { startApp } from '../helpers/http.js';
 import { tempDir } from '../helpers/temp.js';
+import { internalsOf } from '../../lib/instance.js';
 
 // A real collection before each heap reading, so "settled" compares live objects, not garbage.
 v8.setFlagsFromString('--expose-gc');
@@ -49,7 +50,7 @@ test.serial('10 000 direct logins from 100 concurrent clients, avatars written t
   t.is(pictures.size, LOGINS);
 
   // Every avatar is in the store, under the id its picture URL names, and the route serves it.
-  await app.auth.avatarProxy.close();
+  await internalsOf(app.auth).avatarProxy.close();
   const store = await openStore(storeUri);
   let stored = 0;
   for await (const _ of store.list()) stored++;

@@ -8,6 +8,7 @@ import test, { type ExecutionContext } from 'ava';
 import { forgeToken, payloadOf } from '../helpers/attack.js';
 import { Client, manualClock, startApp, type TestApp } from '../helpers/http.js';
 import type { AuthKoaOptions } from '../../lib/index.js';
+import { internalsOf } from '../../lib/instance.js';
 
 const SECRET = 'strict-token-secret-0123456789abcdef';
 const TOKEN_DURATION_S = 600;
@@ -84,7 +85,7 @@ test('a token signed with the app secret but without exp is refused from the coo
     t.deepEqual(await send(app, control, source, claims.jti), [201, ''], `control with exp, ${source}`);
     t.deepEqual(await send(app, forged, source, claims.jti), [401, 'token_invalid'], `no exp, ${source}`);
   }
-  const err = await t.throwsAsync(app.auth.tokenService.parse(forged), { message: 'missing exp claim' });
+  const err = await t.throwsAsync(internalsOf(app.auth).tokenService.parse(forged), { message: 'missing exp claim' });
   t.like(err, { status: 401, code: 'token_invalid' });
 });
 
@@ -97,9 +98,9 @@ test('every token authkoa mints carries exp: create() without one, and a ClaimsU
   const now = Math.floor(clock() / 1000);
   t.is(claims.exp, now + TOKEN_DURATION_S, 'the login token, after the updater dropped exp');
   for (const source of SOURCES) t.deepEqual(await send(app, genuine, source, claims.jti), [201, ''], source);
-  const minted = await app.auth.tokenService.create({ aud: '', jti: 'j1', user: { name: 'x', id: 'direct_x', picture: '' } });
+  const minted = await app.auth.tokens.create({ aud: '', jti: 'j1', user: { name: 'x', id: 'direct_x', picture: '' } });
   t.is(payloadOf(minted).exp, now + TOKEN_DURATION_S, 'create() without exp');
-  t.is((await app.auth.tokenService.parse(minted)).exp, now + TOKEN_DURATION_S);
+  t.is((await internalsOf(app.auth).tokenService.parse(minted)).exp, now + TOKEN_DURATION_S);
   // A refresh drops exp on purpose and lets mint fill a fresh one.
   clock.advance((TOKEN_DURATION_S + 1) * 1000);
   const c = new Client(app.url);

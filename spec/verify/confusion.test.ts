@@ -13,6 +13,8 @@ import type { AuthError, AuthKoa } from '../../lib/index.js';
 import type { SigningAlg } from '../../lib/session/signing.js';
 import { Client, decodeJwt } from '../helpers/http.js';
 import { loginToken, pemKey, signingWith, startSignedApp, type SignedApp, type TestKey } from './fixtures.js';
+import { internalsOf } from '../../lib/instance.js';
+import type { TokenService } from '../../lib/session/token-service.js';
 
 type Signer = (input: string) => Buffer;
 
@@ -147,9 +149,9 @@ interface Peeked {
 function peekRoute(router: Router, auth: AuthKoa): void {
   const outcome = (cached: boolean, err: unknown): Peeked => ({ cached, status: (err as AuthError).status, code: (err as AuthError).code });
   router.get('/peek', async (ctx: Context) => {
-    let seen: ReturnType<AuthKoa['tokenService']['peek']>;
+    let seen: ReturnType<TokenService['peek']>;
     try {
-      seen = auth.tokenService.peek(ctx);
+      seen = internalsOf(auth).tokenService.peek(ctx);
     } catch (err) {
       ctx.body = outcome(true, err);
       return;

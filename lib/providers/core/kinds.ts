@@ -10,7 +10,9 @@ export const providerKinds = new NameTable<ProviderModule<any>>('provider kind',
   oauth2: () => import('../oauth2.js').then((m) => m.oauth2Provider),
   oidc: () => import('../oidc.js').then((m) => m.oidcProvider),
   dev: () => import('../dev.js').then((m) => m.devProvider),
-  server: () => import('../server.js').then((m) => m.serverProvider),
+  // Only the local OAuth2 server keeps sessions: koa-session (and the zod it brings) is an optional peer.
+  server: () =>
+    loadWithPackage('koa-session', 'the server provider', () => import('../server.js')).then((m) => m.serverProvider),
   apple: () => import('../apple.js').then((m) => m.appleProvider),
   telegram: () => loadWithPackage('node-telegram-bot-api', 'the telegram provider', () => import('../telegram.js')).then((m) => m.telegramProvider),
   passkey: () => loadWithPackage('@simplewebauthn/server', 'the passkey provider', () => import('../passkey.js')).then((m) => m.passkeyProvider),

@@ -1,0 +1,65 @@
+import type { Context, Middleware, Next } from 'koa';
+import type { AvatarProxy } from '../avatar/types.js';
+import type { Logger } from '../logger.js';
+import type { AuthRoute } from '../routes.js';
+import type { PendingAppErrors } from './pending-errors.js';
+import { reportError, setDefenceHeaders, writeError } from './respond.js';
+
+/** What the service's entry hands requests to. */
+export interface EntryParts {
+  /** The auth routes, built once routes.ts (and @koa/router) is loaded, during start-up. */
+  routing: Promise<AuthRoute>;
+  avatarProxy: AvatarProxy;
+  /** Undefined once started; until then a promise a request waits for (rejected with a 503 after a failure). */
+  waitForStart: () => Promise<void> | undefined;
+  pending: PendingAppErrors;
+}
+
+/** The options the entry reads. */
+export interface EntryConfig {
+  authRoutePath: string;
+  avatarRoutePath: string;
+  logger: Logger;
+}
+
+/** The service's own middleware: the auth routes and the avatar route, every other request passed on. */
+export function requestHandler(o: EntryConfig, parts: EntryParts): Middleware {
+  const { routing, avatarProxy, waitForStart, pending } = parts;
+  let authRoute: AuthRoute | undefined;
+  routing.then((r) => (authRoute = r)).catch(() => undefined); // a failure reaches `ready` and the requests
+  const authPrefix = o.authRoutePath;
+  const avatarPrefix = o.avatarRoutePath;
+  const logger = o.logger;
+  // Not `async`: for every request outside its routes it returns next()'s own promise, where an async
+  // function would wrap it in one more promise and resolve that with it (two more microtask turns).
+  return function authKoaMiddleware(ctx: Context, next: Next) {
+    // A store failure the app started with (startWithStoresDown) reaches the app with the first request.
+    if (pending.waiting) pending.flush(ctx);
+    // Most requests are for neither route: when the raw URL (origin form) starts with neither prefix, its
+    // path cannot either, and Koa's URL parsing is spared.
+    const url = ctx.req.url ?? '';
+    if (url.charCodeAt(0) === 47 /* / */ && !url.startsWith(authPrefix) && !url.startsWith(avatarPrefix)) return next();
+    const path = ctx.path;
+    if (under(path, authPrefix)) {
+      const waiting = waitForStart();
+      const route = authRoute;
+      if (route && !waiting) return guarded(ctx, logger, () => route(ctx));
+      return guarded(ctx, logger, () => Promise.all([waiting, routing]).then(([, r]) => r(ctx)));
+    }
+    if (under(path, avatarPrefix)) return guarded(ctx, logger, () => avatarProxy.handle(ctx));
+    return next();
+  };
+}
+
+async function guarded(ctx: Context, logger: Logger, handle: () => Promise<unknown>): Promise<void> {
+  setDefenceHeaders(ctx);
+  try {
+    await handle();
+  } catch (err) {
+    writeError(ctx, reportError(ctx, err, logger));
+  }
+}
+
+function under(path: string, prefix: string): boolean {
+  return path.startsWith(prefix) && (path.length === prefix.length || path.charCodeAt(prefix.length) === 47 /* / */);
+}
