@@ -13,7 +13,7 @@ import type { Claims } from './claims.js';
  * True for the claims of a token a completed login issued (lib/session/login.ts startSession): it
  * carries the session id (`sid`) and the login time (`auth_time`), which refreshes and step-ups keep.
  * The second step's gate (lib/mfa/gate.ts) starts no session before every factor passed, so such a
- * token passed them. A token minted by the app (tokenService.create) has neither, unless the app puts
+ * token passed them. A token minted by the app (`auth.tokens.create`) has neither, unless the app puts
  * them there itself. Tokens of another kind (personal access tokens) are to be told apart here.
  */
 export function isFullLogin(claims: Claims): boolean {
