@@ -5,7 +5,7 @@
  * spec/package/demo.test.ts runs the same from a real install without them.
  */
 import { join } from 'node:path';
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import { startCheckedExample } from '../helpers/example.js';
 import { useChromium } from '../helpers/browser.js';
 import { tempDir } from '../helpers/temp.js';
@@ -23,6 +23,15 @@ async function features(url: string): Promise<Feature[]> {
   return ((await (await fetch(`${url}/features`)).json()) as { features: Feature[] }).features;
 }
 
+/** The demo on a free port of 127.0.0.1 with `missing` packages hidden; its banner lines are gathered. */
+async function demoWithout(t: ExecutionContext, env: Record<string, string>, ...missing: string[]) {
+  const lines: string[] = [];
+  const varDir = join(tempDir(t, 'authkoa-features-'), 'var');
+  const app = await startCheckedExample({ port: 0, devPort: 0, host: '127.0.0.1', varDir, env, installed: without(...missing), log: (l) => lines.push(l) });
+  t.teardown(() => app.close());
+  return { app, lines };
+}
+
 test('with every package installed, on 127.0.0.1, every optional feature is on and the page says nothing is off', async (t) => {
   const app = await startCheckedExample({ port: 0, devPort: 0, host: '127.0.0.1', varDir: join(tempDir(t, 'authkoa-features-'), 'var'), env: {} });
   t.teardown(() => app.close());
@@ -35,17 +44,7 @@ test('with every package installed, on 127.0.0.1, every optional feature is on a
 });
 
 test('without @simplewebauthn/server and jimp: no passkey provider, both said off on the page, a dev login still shows its avatar', async (t) => {
-  const lines: string[] = [];
-  const app = await startCheckedExample({
-    port: 0,
-    devPort: 0,
-    host: '127.0.0.1',
-    varDir: join(tempDir(t, 'authkoa-features-'), 'var'),
-    env: {},
-    installed: without('@simplewebauthn/server', 'jimp'),
-    log: (l) => lines.push(l),
-  });
-  t.teardown(() => app.close());
+  const { app, lines } = await demoWithout(t, {}, '@simplewebauthn/server', 'jimp');
   t.deepEqual(app.auth.providers.list().map((p) => p.name), ['dev', 'local', 'email']);
   t.true(lines.includes('  passkeys:  off: the package "@simplewebauthn/server" is not installed: npm install @simplewebauthn/server, then start the demo again'), lines.join('\n'));
   t.true(lines.some((l) => l.startsWith('  avatars:   off: avatars are kept at their original size: the package "jimp"')), lines.join('\n'));
@@ -71,17 +70,7 @@ test('without @simplewebauthn/server and jimp: no passkey provider, both said of
 });
 
 test('a Telegram token without node-telegram-bot-api: the demo starts without Telegram and says why', async (t) => {
-  const lines: string[] = [];
-  const app = await startCheckedExample({
-    port: 0,
-    devPort: 0,
-    host: '127.0.0.1',
-    varDir: join(tempDir(t, 'authkoa-features-'), 'var'),
-    env: { TELEGRAM_BOT_TOKEN: '1:abc' },
-    installed: without('node-telegram-bot-api'),
-    log: (l) => lines.push(l),
-  });
-  t.teardown(() => app.close());
+  const { app, lines } = await demoWithout(t, { TELEGRAM_BOT_TOKEN: '1:abc' }, 'node-telegram-bot-api');
   t.false(app.auth.providers.list().some((p) => p.name === 'telegram'));
   t.like((await features(app.url)).find((f) => f.name === 'telegram'), { available: false });
   t.true(lines.includes('  telegram:  off: the package "node-telegram-bot-api" is not installed: npm install node-telegram-bot-api, then start the demo again'), lines.join('\n'));
