@@ -12,6 +12,8 @@ export interface LoadJob {
   method?: 'GET' | 'POST';
   headers?: Record<string, string>;
   body?: string;
+  /** Each request's `[<id>]` in the body becomes a new id (autocannon's idReplacement): a new user per login. */
+  idReplacement?: boolean;
   connections: number;
   durationSec: number;
 }
@@ -32,6 +34,7 @@ async function run(job: LoadJob): Promise<LoadResult> {
     method: job.method ?? 'GET',
     headers: job.headers,
     body: job.body,
+    idReplacement: job.idReplacement ?? false,
     connections: job.connections,
     duration: job.durationSec,
   });

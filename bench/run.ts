@@ -267,6 +267,9 @@ async function httpBench(earlier: EarlierCode | undefined): Promise<HttpRow[]> {
     const { AVATAR_ID } = await import('./server.js');
     const cookie = { cookie: `JWT=${jwt}`, 'x-xsrf-token': xsrf };
     const loginJob: Case['job'] = { url: '/auth/bench/login', method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"user":"u","passwd":"pw"}' };
+    // The same login by a new user each time, as a site's many users log in: a short session list and
+    // no session ended by the cap, where one user logging in again and again pays both at every login.
+    const manyUsersJob: Case['job'] = { ...loginJob, body: '{"user":"u[<id>]","passwd":"pw"}', idReplacement: true };
     const cases: Case[] = [
       // The method's zero, run first in every run (also with --only): two identical servers must come out at
       // 1.00, and the first pair of a run no longer falls on a case being measured.
@@ -291,6 +294,7 @@ async function httpBench(earlier: EarlierCode | undefined): Promise<HttpRow[]> {
       { label: 'koa-jwt (Bearer)', server: 'koa-jwt', against: 'baseline', job: { url: '/private', headers: { authorization: `Bearer ${jwt}` } } },
       { label: 'koa-passport + passport-jwt (Bearer)', server: 'passport-jwt', against: 'baseline', job: { url: '/private', headers: { authorization: `Bearer ${jwt}` } } },
       { label: 'authkoa direct login (token + cookies)', server: 'authkoa', against: 'baseline', job: loginJob },
+      { label: 'authkoa direct login, a new user each time (token + cookies)', server: 'authkoa', against: 'baseline', job: manyUsersJob },
       { label: 'route outside /auth, app.use(auth)', server: 'passthrough-with', against: 'passthrough-without', job: { url: '/public', headers: cookie }, profile: true },
       { label: 'avatar GET, file store', server: 'avatar-file', against: 'koa-static', job: { url: `/avatar/${AVATAR_ID}` } },
       { label: 'avatar GET, LMDB store', server: 'avatar-lmdb', against: 'koa-static', job: { url: `/avatar/${AVATAR_ID}` } },
@@ -304,6 +308,8 @@ async function httpBench(earlier: EarlierCode | undefined): Promise<HttpRow[]> {
         { label: `${then}: direct login (token + cookies)`, server: 'authkoa', root: earlier.root, against: 'baseline', job: loginJob },
         { label: `this code against the ${then}: JWT cookie + XSRF header`, server: 'authkoa', against: 'authkoa', againstRoot: earlier.root, job: { url: '/private', headers: cookie } },
         { label: `this code against the ${then}: direct login (token + cookies)`, server: 'authkoa', against: 'authkoa', againstRoot: earlier.root, job: loginJob },
+        { label: `${then}: direct login, a new user each time`, server: 'authkoa', root: earlier.root, against: 'baseline', job: manyUsersJob },
+        { label: `this code against the ${then}: direct login, a new user each time`, server: 'authkoa', against: 'authkoa', againstRoot: earlier.root, job: manyUsersJob },
       );
     }
     for (const v of variants) {

@@ -66,10 +66,15 @@ export class SessionRegistry {
     try {
       let ended: SessionRecord[] = [];
       await this.update(claims.user!.id, (list) => {
-        // The new record first: the sort is stable, so among logins of the same millisecond it stays the newest.
-        const all = [record, ...list.filter((r) => r.sid !== record.sid)].sort((a, b) => b.created - a.created);
-        ended = all.slice(this.o.maxSessionsPerUser);
-        return all.slice(0, this.o.maxSessionsPerUser);
+        // The list is kept newest first and the new record is the newest: it goes in front, and what the
+        // cap leaves over at the end is ended. No sort: this runs at every login, over up to the cap.
+        const kept = [record];
+        ended = [];
+        for (const r of list) {
+          if (r.sid === record.sid) continue;
+          (kept.length < this.o.maxSessionsPerUser ? kept : ended).push(r);
+        }
+        return kept;
       });
       await Promise.all(ended.map((r) => this.revocations.endSession(r.sid, r.expiresAt)));
     } catch (err) {
@@ -165,16 +170,23 @@ export class SessionRegistry {
       const now = this.o.clock();
       const cur = await this.store.get<UserSessions>(SESSIONS_NS, key);
       const live = cur && cur.expiresAt > now ? cur : undefined;
-      const list = change(live ? live.value.list.filter((r) => r.expiresAt > now) : []);
+      const list = change(live ? liveRecords(live.value.list, now) : []);
       if (list.length === 0) {
         if (!live || (await this.store.take(SESSIONS_NS, key, live.rev))) return;
         continue;
       }
-      const expiresAt = Math.max(...list.map((r) => r.expiresAt));
+      let expiresAt = 0;
+      for (const r of list) if (r.expiresAt > expiresAt) expiresAt = r.expiresAt;
       // An expired entry not yet swept is overwritten by create(), which replace() would refuse.
       const written = live ? await this.store.replace(SESSIONS_NS, key, live.rev, { list }, expiresAt) : await this.store.create(SESSIONS_NS, key, { list }, expiresAt);
       if (written) return;
     }
     throw new Error(`sessions of ${userId}: the list kept changing`);
   }
+}
+
+/** The records of `list` still live at `now`: the list itself when all are (the usual case: no copy). */
+function liveRecords(list: SessionRecord[], now: number): SessionRecord[] {
+  for (let i = 0; i < list.length; i++) if (list[i]!.expiresAt <= now) return list.filter((r) => r.expiresAt > now);
+  return list;
 }

@@ -25,7 +25,10 @@ export interface StateEntry<V = unknown> {
 export interface StateStore extends UsedTokenStore {
   /** Creates `key` unless a live entry holds it (an expired one is overwritten). True when created. */
   create(ns: string, key: string, value: unknown, expiresAtMs: number): Promise<boolean>;
-  /** The entry under `key`, live or expired but not yet swept; undefined when there is none. */
+  /**
+   * The entry under `key`, live or expired but not yet swept; undefined when there is none. Read-only:
+   * the memory store hands out the frozen value it holds, so a change is a TypeError, not a silent write.
+   */
   get<V = unknown>(ns: string, key: string): Promise<StateEntry<V> | undefined>;
   /** Overwrites a live entry that still has revision `rev`. True when written. */
   replace(ns: string, key: string, rev: string, value: unknown, expiresAtMs: number): Promise<boolean>;

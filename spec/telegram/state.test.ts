@@ -20,24 +20,45 @@ limiterContract(test, 'memory', async (clock) => memoryStateStore({ clock }));
 
 limiterContract(test, 'lmdb', async (clock, t) => new LmdbStateStore(join(tempDir(t), 'state'), { clock }));
 
-test('memory: values are copied in and out', async (t) => {
+test('memory: values are copied in; nested data comes out frozen, a flat record as a copy', async (t) => {
   const store = memoryStateStore();
   const value = { list: [1] };
   await store.create('ns', 'k', value, Date.now() + 1000);
   value.list.push(2);
   const got = (await store.get<{ list: number[] }>('ns', 'k'))!;
-  got.value.list.push(3);
+  // Modules are strict: writing to what the store handed out throws, and what it holds stays.
+  t.throws(() => got.value.list.push(3), { instanceOf: TypeError });
+  t.throws(() => Object.assign(got, { rev: 'x' }), { instanceOf: TypeError });
   t.deepEqual((await store.get('ns', 'k'))?.value, { list: [1] });
+  // A flat record (the throttle's, a counter) is copied out instead: the copy is the caller's to change.
+  await store.create('ns', 'flat', { n: 1, until: 0 }, Date.now() + 1000);
+  const flat = (await store.get<{ n: number }>('ns', 'flat'))!;
+  flat.value.n = 5;
+  t.deepEqual((await store.get('ns', 'flat'))?.value, { n: 1, until: 0 });
 });
 
-test('memory: nested records are copied, and what is not plain data (a Date, a cycle) is copied whole', async (t) => {
+test('memory: nested records are copied, a record read and written back is kept as it is, and what is not plain data (a Date, a cycle) is copied whole', async (t) => {
   const store = memoryStateStore();
   const list = { list: [{ sid: 'a', amr: ['pwd'] }] };
   await store.create('ns', 'list', list, Date.now() + 1000);
   list.list[0]!.amr.push('otp');
-  const got = (await store.get<typeof list>('ns', 'list'))!.value;
-  got.list[0]!.amr.push('hwk');
+  const got = (await store.get<typeof list>('ns', 'list'))!;
+  t.throws(() => got.value.list[0]!.amr.push('hwk'), { instanceOf: TypeError });
   t.deepEqual((await store.get('ns', 'list'))?.value, { list: [{ sid: 'a', amr: ['pwd'] }] });
+  // Written back with one record more: the record read is shared, the new one is copied (a change to it
+  // after the write does not reach the store).
+  const added = { sid: 'b', amr: ['hwk'] };
+  t.true(await store.replace('ns', 'list', got.rev, { list: [...got.value.list, added] }, Date.now() + 1000));
+  added.amr.push('otp');
+  const again = (await store.get<typeof list>('ns', 'list'))!.value;
+  t.is(again.list[0], got.value.list[0]);
+  t.not(again.list[1], added);
+  t.deepEqual(again, { list: [{ sid: 'a', amr: ['pwd'] }, { sid: 'b', amr: ['hwk'] }] });
+  // A record frozen by the caller is still copied: only what this store froze is shared.
+  const foreign = Object.freeze({ sid: 'c', amr: ['pwd'] });
+  await store.create('ns', 'foreign', { list: [foreign] }, Date.now() + 1000);
+  foreign.amr.push('otp');
+  t.deepEqual((await store.get('ns', 'foreign'))?.value, { list: [{ sid: 'c', amr: ['pwd'] }] });
   const when = new Date(0);
   await store.create('ns', 'date', { at: [when] }, Date.now() + 1000);
   const at = (await store.get<{ at: Date[] }>('ns', 'date'))!.value.at[0]!;
