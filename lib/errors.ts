@@ -92,6 +92,22 @@ export const ERROR_STATUS = {
 /** One of ERROR_CODES. */
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
+/**
+ * The codes of features outside the package (docs/features.md), by declaration merging: a feature's
+ * package declares `interface FeatureErrorCodes { terms_required: true }` in `declare module 'authkoa'`,
+ * and `AuthError.code` then includes it. Empty here: authkoa's own codes are all in ERROR_STATUS.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-interface -- filled by declaration merging
+export interface FeatureErrorCodes {}
+
+/** A code a feature declared (FeatureErrorCodes). */
+export type FeatureErrorCode = keyof FeatureErrorCodes & string;
+
+/** Whether `code` is one of authkoa's own (ERROR_STATUS), not a feature's. */
+export function isErrorCode(code: string): code is ErrorCode {
+  return Object.hasOwn(ERROR_STATUS, code);
+}
+
 /** Every code, in the order of ERROR_STATUS. */
 export const ERROR_CODES: readonly ErrorCode[] = Object.freeze(Object.keys(ERROR_STATUS) as ErrorCode[]);
 
@@ -102,7 +118,7 @@ export const ERROR_CODES: readonly ErrorCode[] = Object.freeze(Object.keys(ERROR
  */
 export class AuthError extends Error {
   readonly status: number;
-  readonly code: ErrorCode;
+  readonly code: ErrorCode | FeatureErrorCode;
 
   constructor(code: ErrorCode, message: string, options?: { cause?: unknown }) {
     // A caller in plain JavaScript may still pass the former (status, code, message): name the argument.
@@ -116,10 +132,21 @@ export class AuthError extends Error {
   }
 }
 
+/**
+ * An AuthError with a feature's own code, at the status the feature declared for it: what a feature's
+ * `context.error()` makes. The feature's table is checked at start-up (features/plan.ts), so here the
+ * code and status are taken as they are.
+ */
+export function featureError(code: string, status: number, message: string, options?: { cause?: unknown }): AuthError {
+  const err = new AuthError('internal_error', message, options);
+  // The one place an AuthError's code and status are not ERROR_STATUS's: set once, before anyone sees it.
+  return Object.assign(err, { code: code as FeatureErrorCode, status });
+}
+
 /** Shape of every error body authkoa writes. */
 export interface ErrorBody {
   error: string;
-  code: ErrorCode;
+  code: ErrorCode | FeatureErrorCode;
 }
 
 /** The code an exposable client error of Koa or http-errors becomes, by its status; any other 4xx is bad_request. */

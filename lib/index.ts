@@ -40,7 +40,24 @@ export {
   strAttr,
   type User,
 } from './user.js';
-export { AuthError, ERROR_CODES, ERROR_STATUS, type ErrorBody, type ErrorCode } from './errors.js';
+export {
+  AuthError,
+  ERROR_CODES,
+  ERROR_STATUS,
+  type ErrorBody,
+  type ErrorCode,
+  type FeatureErrorCode,
+  type FeatureErrorCodes,
+} from './errors.js';
+export type {
+  Feature,
+  FeatureContext,
+  FeatureModule,
+  FeatureOpenAPI,
+  FullLogin,
+  LoginAttempt,
+  LoginGate,
+} from './features/contract.js';
 export {
   registerProvider,
   registerStateStore,

@@ -5,7 +5,8 @@ import type { AuthEventListener, AuthEventType } from './events/types.js';
 import type { AvatarProxy } from './avatar/types.js';
 import type { AuthMiddleware } from './middleware.js';
 import type { FactorSummary } from './mfa/factors.js';
-import type { Mfa } from './mfa/service.js';
+import type { FeatureSet } from './features/set.js';
+import type { MfaAdmin } from './mfa/feature.js';
 import type { ResolvedOptions } from './options/resolved.js';
 import type { ProviderRegistry } from './providers/core/resolve.js';
 import type { SessionRecord, SessionRegistry } from './session/devices.js';
@@ -69,6 +70,15 @@ export interface AuthKoa extends Middleware {
    */
   readonly mfa: { status(userId: string): Promise<FactorSummary>; reset(userId: string): Promise<boolean> } | undefined;
   /**
+   * The configured features (docs/features.md), the built-in ones (`sessions`, `jwks`, `mfa` when set)
+   * after the application's: their names, and a feature's admin API once `ready` resolved.
+   */
+  readonly features: {
+    list(): string[];
+    /** The admin API of the feature `name` (undefined before start-up, or for one without). */
+    get<A extends object = Record<string, unknown>>(name: string): A | undefined;
+  };
+  /**
    * Listens to one type of auth event (docs/events.md): `login`, `login_failed`, `lockout`, `logout`,
    * `refresh`, `session_revoked`, `passkey_added`, `passkey_removed`, `mfa_changed`, `mfa_failed`.
    * Listeners run after the answer is sent; one that throws, rejects or is still running after
@@ -100,7 +110,8 @@ export interface InstanceParts {
   /** Start-up: the methods that use the state store wait for it. */
   starting: Promise<void>;
   registry: SessionRegistry;
-  mfa: Mfa | undefined;
+  /** The configured features; their admin APIs once started. */
+  features: FeatureSet;
   events: AuthEventBus;
   /** Closes what the instance started. */
   close(): Promise<void>;
@@ -139,19 +150,22 @@ export function instanceApi(p: InstanceParts): Omit<AuthKoa, keyof Middleware> {
       list: (userId) => started(() => p.registry.list(userId)),
       revoke: (userId, sid) => started(() => p.registry.revoke(userId, sid)),
     },
-    mfa: p.mfa && {
-      status: (userId) => started(() => p.mfa!.status(userId)),
-      reset: (userId) => started(() => p.mfa!.reset(userId)),
-    },
+    mfa: p.features.names().includes('mfa') ? mfaAdmin(() => p.features.admin('mfa') as MfaAdmin, started) : undefined,
+    features: { list: () => p.features.names(), get: <A extends object>(name: string) => p.features.admin(name) as A | undefined },
     on: (type, listener) => p.events.on(type, listener),
     off: (type, listener) => p.events.off(type, listener),
     // Loaded when asked for: describing the routes is no part of serving them.
-    openapi: () => started(async () => (await import('./openapi/describe.js')).describe(p.options, p.providers.list())),
+    openapi: () => started(async () => (await import('./openapi/describe.js')).describe(p.options, p.providers.list(), await p.features.openapi())),
     close() {
       closed ??= p.close();
       return closed;
     },
   };
+}
+
+/** `auth.mfa`: the second factor's admin API, each call after start-up. */
+function mfaAdmin(admin: () => MfaAdmin, started: <T>(f: () => Promise<T>) => Promise<T>): MfaAdmin {
+  return { status: (userId) => started(() => admin().status(userId)), reset: (userId) => started(() => admin().reset(userId)) };
 }
 
 /** The Koa middleware with the instance's tools on it, and its parts kept where only internalsOf() finds them. */

@@ -1,16 +1,13 @@
-import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { createAvatarProxy, type AvatarProxy, type AvatarProxyImpl } from './avatar/proxy.js';
 import { readParams } from './http/body.js';
 import { AuthError } from './errors.js';
-import { completeLogin, endSession, sessionFlag, startSession, type SecondStepGate, type SessionStarter } from './session/login.js';
+import { completeLogin, endSession, sessionFlag, startSession, type IdentifiedLogin, type SecondStepGate, type SessionStarter } from './session/login.js';
 import { randomId, type Claims } from './session/claims.js';
 import { readCookie } from './session/transport.js';
 import { createMiddleware } from './middleware.js';
 import { makeInstance, type AuthKoa } from './instance.js';
 import { SessionRegistry } from './session/devices.js';
-import { mountDeviceRoutes } from './session/device-routes.js';
-import { mountJwksRoute } from './session/jwks-route.js';
 import type { AuthKoaOptions } from './options/types.js';
 import type { ResolvedOptions } from './options/resolved.js';
 import { resolveOptions } from './options/resolve.js';
@@ -35,7 +32,9 @@ import { createEvents, type InstanceEvents } from './events/instance.js';
 import type { AuthEventBus } from './events/bus.js';
 import { InstanceTelemetry } from './telemetry/instance.js';
 import { loginEvent, logoutEvent } from './events/session-events.js';
-import type { Mfa } from './mfa/service.js';
+import { configuredFeatures } from './features/table.js';
+import { FeatureSet } from './features/set.js';
+import type { FeatureModule } from './features/contract.js';
 import { mfaThrottle, throttlesPerScope } from './state/throttles.js';
 import { PendingAppErrors } from './http/pending-errors.js';
 import { requestHandler } from './http/entry.js';
@@ -57,6 +56,7 @@ export function authKoa(opts: AuthKoaOptions): AuthKoa {
   } catch (err) {
     throw refusedOptions(err, (opts as Partial<AuthKoaOptions> | null)?.logger, authKoa);
   }
+  const refused = (err: unknown) => refusedOptions(err, o.logger, authKoa);
   // OpenTelemetry when installed and on (found at start-up); until then, and without it, nothing is recorded.
   const telemetry = new InstanceTelemetry();
   const tokenService = new TokenService(o, telemetry);
@@ -67,7 +67,7 @@ export function authKoa(opts: AuthKoaOptions): AuthKoa {
   const stores = storePolicy(o, pending);
   const avatarProxy = createAvatarProxy({ ...o.avatarProxyOptions, connections, tracing: telemetry, store: o.avatarStore, url: o.url, routePath: o.avatarRoutePath, resizeLimit: o.avatarResizeLimit, allowPrivate: o.avatarAllowPrivate, logger: o.logger, policy: stores });
   const state = sharedState(o.stateStore, { clock: o.clock, option: 'stateStore', connections, tracing: telemetry, policy: stores });
-  const events = createEvents(o);
+  const events = createEvents(o, FeatureSet.eventTypes(o.features));
   const throttle = throttlesPerScope(state, o.loginThrottle, o.clock, events.bus);
   const sessions = revocations(state.store, o.clock, Math.max(o.cookieDurationMs, o.tokenDurationMs), o.tokenDurationMs);
   const registry = new SessionRegistry(o, state.store, sessions, events.bus);
@@ -87,11 +87,19 @@ export function authKoa(opts: AuthKoaOptions): AuthKoa {
   const mfa = o.mfa
     ? loadMfa(o.mfa, o, { connections, stores, tokens: tokenService, startSession: begin, state: state.store, session, throttle: mfaThrottle(state, throttle, o.clock, events.bus), events: events.bus, secondFactors: () => providers.secondFactors(), factorChanged })
     : undefined;
-  const deps = providerDeps(o, { events, telemetry, stores, kindOf, connections, tokenService, avatarProxy, state, throttle, gate: mfa?.gate, sessionUser, startSession: begin, factorChanged: async (ctx) => {
+  let modules: FeatureModule[];
+  try {
+    modules = configuredFeatures(o.features, { ...o, registry, session, tokens: tokenService, mfa });
+  } catch (err) {
+    throw refused(err);
+  }
+  const features = new FeatureSet(modules, { ...o, stateStore: state.store, session, events: events.bus });
+  const gate = { intercept: (ctx: Context, login: IdentifiedLogin) => features.gate(ctx, login) };
+  const deps = providerDeps(o, { events, telemetry, stores, kindOf, connections, tokenService, avatarProxy, state, throttle, gate, sessionUser, startSession: begin, factorChanged: async (ctx) => {
     const me = await session(ctx);
     await factorChanged(me.user.id, me.claims.sid);
   } });
-  const startUp = startService(o, { plans, providers, deps, state, avatarProxy, mfa, telemetry, events: events.bus });
+  const startUp = startService(o, { plans, providers, deps, state, avatarProxy, features, telemetry, events: events.bus });
   const waitForStart = startUp.waitForStart;
   users = new Authenticator(o, { tokens: tokenService, providers, sessions, registry, waitForStart, basicThrottle: throttle('basic'), events: events.bus, tracing: telemetry });
   const middleware = createMiddleware(o, users);
@@ -100,22 +108,17 @@ export function authKoa(opts: AuthKoaOptions): AuthKoa {
     await sessions.endToken(claims);
     await registry.forget(claims);
   };
-  const mountFeatures = (router: Router) => {
-    mountDeviceRoutes(router, { registry, session, tokens: tokenService, origin: o.origin });
-    mountJwksRoute(router, o.signing);
-    mfa?.mount(router);
-  };
   // Imported while start-up runs (`ready` waits for it): @koa/router takes longer to import than Koa itself.
   const routeParts = { tokens: tokenService, providers, middleware, failed: events.failed, tracing: telemetry };
-  const routing = import('./routes.js').then((m) => m.authRoute(o, routeParts, endToken, mountFeatures));
+  const routing = import('./routes.js').then((m) => m.authRoute(o, routeParts, endToken, (router) => features.mount(router)));
   const service = requestHandler(o, { routing, avatarProxy, waitForStart, pending });
   const closeAll = async () => {
     await startUp.settled; // a failed start has already closed what it had started
     await Promise.allSettled(providers.list().map((p) => p.close?.()));
-    await Promise.all([avatarProxy.close(), state.close(), mfa?.close(), events.close()]);
+    await Promise.all([avatarProxy.close(), state.close(), features.close(), events.close()]);
   };
   const starting = Promise.all([startUp.starting, routing]).then(() => undefined);
-  const parts = { middleware, tokenService, avatarProxy, providers, options: o, starting, registry, mfa };
+  const parts = { middleware, tokenService, avatarProxy, providers, options: o, starting, registry, features };
   return makeInstance(service, { ...parts, events: events.bus, close: closeAll });
 }
 
@@ -195,7 +198,7 @@ interface StartParts {
   deps: ProviderDeps;
   state: SharedState;
   avatarProxy: AvatarProxyImpl;
-  mfa: Mfa | undefined;
+  features: FeatureSet;
   telemetry: InstanceTelemetry;
   events: AuthEventBus;
 }
@@ -209,7 +212,7 @@ function startService(o: ResolvedOptions, parts: StartParts): StartUp {
   let closing: Promise<unknown> = Promise.resolve();
   const starting = start(o, parts).catch((err: Error) => {
     o.logger.error(`authkoa did not start: ${err.message}`, { code: 'not_started' });
-    closing = Promise.allSettled([parts.avatarProxy.close(), parts.state.close(), parts.mfa?.close()]);
+    closing = Promise.allSettled([parts.avatarProxy.close(), parts.state.close(), parts.features.close()]);
     throw err;
   });
   // The service's own view of start-up (`ready` is the caller's handle): once it succeeded there is
@@ -231,9 +234,8 @@ function startService(o: ResolvedOptions, parts: StartParts): StartUp {
  * The asynchronous half of start-up: the optional packages and backend modules the options need are
  * loaded (a missing one rejects naming it), then the providers are created in order.
  */
-async function start(o: ResolvedOptions, { plans, providers, deps, state, mfa, avatarProxy, telemetry, events }: StartParts): Promise<void> {
-  const checks: Promise<unknown>[] = [state.start(), checkSecretReader(o), telemetry.start(o.telemetry, events)];
-  if (mfa) checks.push(mfa.start());
+async function start(o: ResolvedOptions, { plans, providers, deps, state, features, avatarProxy, telemetry, events }: StartParts): Promise<void> {
+  const checks: Promise<unknown>[] = [state.start(), checkSecretReader(o), telemetry.start(o.telemetry, events), features.start()];
   if (isStoreTarget(o.avatarStore)) {
     checks.push(loadStoreBackend(o.avatarStore).then(() => avatarProxy.start()));
     // Only resizing decodes images (in a worker, which imports jimp); identicons are encoded without it.
@@ -241,9 +243,8 @@ async function start(o: ResolvedOptions, { plans, providers, deps, state, mfa, a
   }
   await Promise.all(checks);
   await providers.build(plans, deps);
-  // The session list's routes are /auth/sessions/…, the second factor's /auth/mfa/…: a provider of either name could never be reached.
-  if (providers.get('sessions')) throw new TypeError('authKoa: providers: no provider may be named "sessions" (the session list\'s routes are <authRoutePath>/sessions/…)');
-  if (mfa && providers.get('mfa')) throw new TypeError('authKoa: providers: no provider may be named "mfa" while the mfa option is set (its routes are <authRoutePath>/mfa/…)');
+  // A provider named as a feature's prefix (`sessions`, `mfa`, an application's own) could never be reached.
+  features.checkProviders(providers.list().map((p) => p.name));
 }
 
 /** The full request path, before any mount helper stripped its prefix. */

@@ -19,7 +19,7 @@ const HEADER = `/**
 /** The text of browser/client/schema.ts for the current component schemas. */
 export function clientSchemaSource(): string {
   const names = { jwtCookieName: 'JWT', xsrfHeaderName: 'X-XSRF-TOKEN', jwtHeaderName: 'X-JWT', jwtQueryName: 'token' };
-  const doc = openApiDocument({ url: 'http://localhost', authRoutePath: '/auth', avatarRoutePath: '/avatar', ...names, basic: false, avatars: true, jwks: true, mfa: true }, []);
+  const doc = openApiDocument({ url: 'http://localhost', authRoutePath: '/auth', avatarRoutePath: '/avatar', ...names, basic: false, avatars: true }, []);
   return typeScriptOf(doc.components.schemas as Record<string, Record<string, unknown>>, HEADER, { Error: 'ErrorBody' });
 }
 

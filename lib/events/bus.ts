@@ -48,15 +48,18 @@ export class AuthEventBus implements EventSink {
   readonly #report: ReportListenerError;
   readonly #slowMs: number;
   readonly #clock: () => number;
+  /** Every type on() takes: authkoa's own and those the configured features declare. */
+  readonly #types: readonly string[];
 
-  constructor(report: ReportListenerError, slowMs: number, clock: () => number) {
+  constructor(report: ReportListenerError, slowMs: number, clock: () => number, featureTypes: readonly string[] = []) {
     this.#report = report;
     this.#slowMs = slowMs;
     this.#clock = clock;
+    this.#types = [...AUTH_EVENT_TYPES, ...featureTypes];
   }
 
   on<T extends AuthEventType>(type: T, listener: AuthEventListener<T>): void {
-    checkType('on', type);
+    checkType('on', type, this.#types);
     if (typeof listener !== 'function') throw new TypeError(`auth.on("${type}", listener): listener must be a function`);
     let set = this.#listeners.get(type);
     if (!set) this.#listeners.set(type, (set = new Set()));
@@ -64,7 +67,7 @@ export class AuthEventBus implements EventSink {
   }
 
   off<T extends AuthEventType>(type: T, listener: AuthEventListener<T>): void {
-    checkType('off', type);
+    checkType('off', type, this.#types);
     const set = this.#listeners.get(type);
     set?.delete(listener as AnyListener);
     if (set?.size === 0) this.#listeners.delete(type);
@@ -117,10 +120,11 @@ export class AuthEventBus implements EventSink {
   }
 }
 
-function checkType(call: string, type: unknown): asserts type is AuthEventType {
-  if (typeof type === 'string' && (AUTH_EVENT_TYPES as readonly string[]).includes(type)) return;
-  const guess = typeof type === 'string' ? closest(type, AUTH_EVENT_TYPES) : undefined;
-  throw new TypeError(`auth.${call}(): unknown event type ${JSON.stringify(type)}${guess ? ` (did you mean "${guess}"?)` : ''}; the types are ${AUTH_EVENT_TYPES.join(', ')}`);
+function checkType(call: string, type: unknown, types: readonly string[]): asserts type is AuthEventType {
+  if (typeof type === 'string' && types.includes(type)) return;
+  const guess = typeof type === 'string' ? closest(type, types) : undefined;
+  const hint = guess ? ` (did you mean "${guess}"?)` : '';
+  throw new TypeError(`auth.${call}(): unknown event type ${JSON.stringify(type)}${hint}; the types are ${types.join(', ')}`);
 }
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {

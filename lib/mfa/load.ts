@@ -1,4 +1,3 @@
-import type Router from '@koa/router';
 import type { MfaConfig } from './options.js';
 import type { Mfa, MfaRuntime, MfaServiceConfig } from './service.js';
 
@@ -7,18 +6,13 @@ import type { Mfa, MfaRuntime, MfaServiceConfig } from './service.js';
  * when the `mfa` option is set, as a provider kind is only when configured. Loading starts at once;
  * start-up waits for it, and so does every request (they wait for start-up).
  */
-export function loadMfa(config: MfaConfig, o: MfaServiceConfig, run: MfaRuntime): Mfa & { mount(router: Router): void } {
+export function loadMfa(config: MfaConfig, o: MfaServiceConfig, run: MfaRuntime): Mfa {
   const loaded = import('./service.js').then((m) => m.createMfa(config, o, run));
   loaded.catch(() => undefined); // start() rejects with it, naming what failed
   const routes: Mfa['routes'] = async (ctx, next) => (await loaded).routes(ctx, next);
   return {
     gate: { intercept: async (ctx, login) => (await loaded).gate.intercept(ctx, login) },
     routes,
-    /** Hands the auth router's `/mfa…` requests to the second factor's own routes. */
-    mount(router) {
-      router.all('/mfa', routes);
-      router.all('/mfa/{*rest}', routes);
-    },
     status: async (userId) => (await loaded).status(userId),
     reset: async (userId) => (await loaded).reset(userId),
     start: async () => (await loaded).start(),

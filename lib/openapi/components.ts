@@ -1,5 +1,4 @@
 import { ERROR_CODES } from '../errors.js';
-import { partialCookieName } from '../mfa/partial.js';
 import { SESSION_SECURITY } from '../providers/core/route-docs.js';
 import { MFA_SCHEMAS, PASSKEY_SCHEMAS } from './feature-schemas.js';
 
@@ -105,12 +104,11 @@ interface SchemeNames {
   jwtHeaderName: string;
   jwtQueryName: string;
   basic: boolean;
-  mfa: boolean;
 }
 
 /**
  * How a request carries its session: the cookie with its XSRF header (both), the header, the query,
- * basic auth; and, with `mfa`, the cookie of a login whose second step is pending.
+ * basic auth. A feature adds its own (the second factor: the cookie of a login whose second step is due).
  */
 export function securitySchemes(o: SchemeNames): Record<string, Schema> {
   const cookie = (name: string, description: string) => ({ type: 'apiKey', in: 'cookie', name, description });
@@ -121,7 +119,6 @@ export function securitySchemes(o: SchemeNames): Record<string, Schema> {
     jwtHeader: { type: 'apiKey', in: 'header', name: o.jwtHeaderName },
     jwtQuery: { type: 'apiKey', in: 'query', name: o.jwtQueryName },
     ...(o.basic ? { basicAuth: { type: 'http', scheme: 'basic' } } : {}),
-    ...(o.mfa ? { mfaPending: cookie(partialCookieName(o.jwtCookieName), 'a login whose second step is due') } : {}),
   };
 }
 

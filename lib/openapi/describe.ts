@@ -1,10 +1,10 @@
 import type { ResolvedOptions } from '../options/resolved.js';
 import type { Provider } from '../providers/core/contract.js';
-import { openApiDocument, type OpenAPIDocument } from './document.js';
+import { openApiDocument, type FeatureDocs, type OpenAPIDocument } from './document.js';
 import type { ProviderRoutes } from './paths.js';
 
 /** The document of a running instance: what its options turn on, and its providers as built. */
-export function describe(o: ResolvedOptions, providers: readonly Provider[]): OpenAPIDocument {
+export function describe(o: ResolvedOptions, providers: readonly Provider[], features: FeatureDocs): OpenAPIDocument {
   const routes: ProviderRoutes[] = providers.map((p) => ({
     name: p.name,
     kind: p.kind ?? 'custom',
@@ -23,9 +23,8 @@ export function describe(o: ResolvedOptions, providers: readonly Provider[]): Op
       jwtQueryName: o.jwtQueryName,
       basic: o.basicAuthChecker !== undefined || o.adminPasswd !== undefined,
       avatars: o.avatarStore !== undefined,
-      jwks: o.signing !== undefined,
-      mfa: o.mfa !== undefined,
     },
     routes,
+    features,
   );
 }

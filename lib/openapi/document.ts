@@ -1,7 +1,9 @@
 import { SCHEMAS, securitySchemes } from './components.js';
 import { operationIds } from './operation-ids.js';
 import type { PathItem } from './operation.js';
-import { avatarPaths, corePaths, featurePaths, providerPaths, type ProviderRoutes } from './paths.js';
+import { avatarPaths, corePaths, providerPaths, type ProviderRoutes } from './paths.js';
+import { COMMON_ERRORS } from './operation.js';
+import type { FeatureDocs } from '../features/set.js';
 
 type Paths = Record<string, PathItem>;
 type Tag = { name: string; description: string };
@@ -29,9 +31,9 @@ export interface OpenAPIConfig {
   basic: boolean;
   /** The avatar route serves stored avatars. */
   avatars: boolean;
-  jwks: boolean;
-  mfa: boolean;
 }
+
+export type { FeatureDocs };
 
 /** The groups the operations are tagged with, beside one per provider (its name). */
 const TAGS: Record<string, string> = {
@@ -48,8 +50,8 @@ const TAGS: Record<string, string> = {
  * the ways a session is carried as components. Built from the same facts the router is built from,
  * so it follows the configuration.
  */
-export function openApiDocument(c: OpenAPIConfig, providers: readonly ProviderRoutes[]): OpenAPIDocument {
-  const paths: Paths = { ...corePaths(c.authRoutePath, c.basic), ...featurePaths(c.authRoutePath, c) };
+export function openApiDocument(c: OpenAPIConfig, providers: readonly ProviderRoutes[], features?: FeatureDocs): OpenAPIDocument {
+  const paths: Paths = { ...corePaths(c.authRoutePath, c.basic), ...featureOperations(features?.paths ?? {}) };
   for (const p of providers) Object.assign(paths, providerPaths(c.authRoutePath, p));
   if (c.avatars) Object.assign(paths, avatarPaths(c.avatarRoutePath));
   return {
@@ -58,7 +60,7 @@ export function openApiDocument(c: OpenAPIConfig, providers: readonly ProviderRo
     servers: [{ url: c.url }],
     tags: tagsOf(paths, providers),
     paths: operationIds(paths, { auth: c.authRoutePath, avatar: c.avatarRoutePath }),
-    components: { schemas: SCHEMAS, securitySchemes: securitySchemes(c) },
+    components: { schemas: schemas(features), securitySchemes: { ...securitySchemes(c), ...features?.securitySchemes } },
   };
 }
 
@@ -70,4 +72,28 @@ function tagsOf(paths: Paths, providers: readonly ProviderRoutes[]): Tag[] {
   const provider = (name: string) => (kinds.has(name) ? `The ${kinds.get(name)} provider "${name}"` : name);
   const described = (name: string) => TAGS[name] ?? provider(name);
   return [...new Set(used)].map((name) => ({ name, description: described(name) }));
+}
+
+/** A feature's operations as every other is listed: public unless they say their `security`, with the common error answers. */
+function featureOperations(paths: Paths): Paths {
+  const out: Paths = {};
+  for (const [path, item] of Object.entries(paths)) {
+    out[path] = {};
+    for (const [method, op] of Object.entries(item)) {
+      // As op() builds them: the feature's own answers, then the common error ones it did not give.
+      const responses = (op.responses ?? {}) as Record<string, unknown>;
+      const missing = Object.entries(COMMON_ERRORS).filter(([status]) => !(status in responses));
+      out[path][method] = { security: [], ...op, responses: { ...responses, ...Object.fromEntries(missing) } };
+    }
+  }
+  return out;
+}
+
+/** The components' schemas: authkoa's, the features' own, and the `ErrorCode` enum with the features' codes. */
+function schemas(features: FeatureDocs | undefined): Record<string, unknown> {
+  const codes = Object.keys(features?.errors ?? {});
+  if (!features || (codes.length === 0 && Object.keys(features.schemas).length === 0)) return SCHEMAS;
+  const error = SCHEMAS.Error as { properties: { code: { enum: string[] } } };
+  const code = { ...error.properties.code, enum: [...error.properties.code.enum, ...codes] };
+  return { ...features.schemas, ...SCHEMAS, Error: { ...error, properties: { ...error.properties, code } } };
 }

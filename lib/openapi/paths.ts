@@ -1,13 +1,12 @@
 import { emptyTextDoc } from '../providers/core/route-docs.js';
 import { ref, userSecurity } from './components.js';
-import { mfaPaths } from './mfa-paths.js';
-import { COMMON_ERRORS, empty, json, op, PUBLIC, redirect, SESSION, SESSION_IF_ANY, STRING } from './operation.js';
+import { COMMON_ERRORS, empty, json, op, PUBLIC, redirect, SESSION_IF_ANY, STRING } from './operation.js';
 import type { Operation, PathItem, Text } from './operation.js';
 
 /**
  * The routes a configuration serves, as OpenAPI path items. Core routes are written here once; a
- * provider's come from what it is (its callback, its own actions), the features' from the options that
- * turn them on. Paths carry the configured prefixes (`authRoutePath`, `avatarRoutePath`).
+ * provider's come from what it is (its callback, its own actions); the features describe their own
+ * (Feature.openapi). Paths carry the configured prefixes (`authRoutePath`, `avatarRoutePath`).
  */
 
 /** A logout: the same wherever it is mounted. */
@@ -125,41 +124,6 @@ export function providerPaths(prefix: string, p: ProviderRoutes): Record<string,
     if (any) for (const m of Object.keys(item)) item[m] = { parameters: [ID], ...item[m] };
     paths[any ? `${base}/{id}` : `${base}/${action}`] = item;
   }
-  return paths;
-}
-
-const FEATURES = {
-  sessions: [
-    "The user's sessions, one per login",
-    "The session user's sessions (one per login, per browser), newest first; the request's own is `current`.",
-  ],
-  others: ['Ends every other session of the user', "Ends each of the user's sessions but the request's own."],
-  end: ['Ends one session', "Ends one of the user's sessions by its `sid` (another user's is an unknown one)."],
-  keys: [
-    'The public keys session tokens are signed with',
-    'The public half of the `signing` keys as a JWK Set, the current key first, for other services to verify ' +
-      'session tokens with (docs/verify.md).',
-  ],
-} satisfies Record<string, Text>;
-
-/** The routes the options turn on: the key set, the session list, the second factor. */
-export function featurePaths(prefix: string, f: { jwks: boolean; mfa: boolean }): Record<string, PathItem> {
-  const tag = 'sessions';
-  const list = { 200: json({ type: 'array', items: ref('Session') }, 'newest first') };
-  const others = { const: 'others' };
-  const ended = { type: 'object', required: ['ended', 'current'], properties: { ended: others, current: STRING } };
-  const sid = { name: 'sid', in: 'path', required: true, schema: { ...STRING, maxLength: 128 } };
-  const bySid = { parameters: [sid] };
-  const paths: Record<string, PathItem> = {
-    [`${prefix}/sessions`]: { get: op(FEATURES.sessions, tag, SESSION, list) },
-    [`${prefix}/sessions/revoke-others`]: { post: op(FEATURES.others, tag, SESSION, { 200: json(ended, 'ended') }) },
-    [`${prefix}/sessions/{sid}`]: { delete: op(FEATURES.end, tag, SESSION, { 204: empty('ended') }, bySid) },
-  };
-  if (f.jwks) {
-    const keys = { 200: json(ref('KeySet'), 'current key first') };
-    paths[`${prefix}/.well-known/jwks.json`] = { get: op(FEATURES.keys, 'keys', PUBLIC, keys) };
-  }
-  if (f.mfa) Object.assign(paths, mfaPaths(prefix));
   return paths;
 }
 

@@ -56,6 +56,7 @@ export const OPTION_NAMES = optionNames<AuthKoaOptions>({
   maxSessionsPerUser: true,
   endOtherSessionsOnFactorChange: true,
   mfa: true,
+  features: true,
   signing: true,
   clock: true,
 });

@@ -14,6 +14,7 @@ import { bool, positiveInteger, cookieName, duration, fail, headerName, optional
 import type { AvatarConfig, ResolvedOptions, StateConfig } from './resolved.js';
 import { readSecrets } from './secret.js';
 import { readMfaOptions } from '../mfa/options.js';
+import { readFeatures } from '../features/plan.js';
 import { readSigning } from '../session/signing.js';
 import type { AuthKoaOptions, AvatarTuning } from './types.js';
 
@@ -56,6 +57,7 @@ export function resolveOptions(input: AuthKoaOptions): ResolvedOptions {
       previousSecrets: secrets.previousSecrets,
       allowVolatileStores: bool(o, 'allowVolatileStores', false),
     }),
+    features: readFeatures(o.features),
     clock,
   };
 }

@@ -11,6 +11,7 @@ import type { ThrottlePolicy } from '../state/throttle.js';
 import type { AvatarStore, StoreTarget } from '../stores/types.js';
 import type { AvatarTuning } from './types.js';
 import type { MfaConfig } from '../mfa/options.js';
+import type { FeatureModule } from '../features/contract.js';
 import type { DevicesConfig } from '../session/devices.js';
 import type { EventsConfig } from '../events/options.js';
 
@@ -66,6 +67,8 @@ export interface ServiceConfig {
   endOtherSessionsOnFactorChange: boolean;
   /** The second factor, checked; undefined when the `mfa` option is not set. */
   mfa: MfaConfig | undefined;
+  /** The application's features (`features`), each checked on its own; as a set with the built-in ones in features/table.ts. */
+  features: FeatureModule[];
   logger: Logger;
   clock: () => number;
 }

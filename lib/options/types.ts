@@ -14,6 +14,7 @@ import type { LoggerInput } from '../logger.js';
 import type { ProviderEntry } from '../providers/core/provider.js';
 import type { StateStore } from '../state/types.js';
 import type { LoginThrottleOptions } from '../state/throttle.js';
+import type { FeatureModule } from '../features/contract.js';
 import type { MfaOptions } from '../mfa/options.js';
 import type { SigningOptions } from '../session/signing.js';
 
@@ -185,6 +186,12 @@ export interface AuthKoaOptions {
    * routes that change it; `{ store }` at least. Off by default. See docs/mfa.md.
    */
   mfa?: MfaOptions;
+  /**
+   * Features beside the built-in ones, each made by its package's function (`acceptTerms({ version })`):
+   * their own routes under a prefix they reserve, a say in every login, their OpenAPI part, error codes
+   * and events. Their gates run in this order, before the second factor's. See docs/features.md.
+   */
+  features?: FeatureModule[];
   /** Clock in ms since the epoch; tests inject one. Default Date.now. */
   clock?: () => number;
 }

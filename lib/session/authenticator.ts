@@ -1,7 +1,7 @@
 import type { Tracing } from '../telemetry/types.js';
 import type { EventSink } from '../events/bus.js';
 import type { Context } from 'koa';
-import { AuthError, toAuthError, type ErrorCode } from '../errors.js';
+import { AuthError, isErrorCode, toAuthError, type ErrorCode } from '../errors.js';
 import type { CredentialThrottle } from '../state/throttle.js';
 import type { User } from '../user.js';
 import { isPromise } from '../util/is-promise.js';
@@ -167,7 +167,7 @@ export class Authenticator {
         await this.strictRevocations.check(rt.claims);
       } catch (err) {
         const e = toAuthError(err);
-        throw e.status >= 500 ? e : this.rejectAndClear(ctx, rt, e.code, e.message);
+        throw e.status >= 500 || !isErrorCode(e.code) ? e : this.rejectAndClear(ctx, rt, e.code, e.message);
       }
     }
     if (!this.validator) return this.allowedUser(ctx, rt);

@@ -85,7 +85,7 @@ test('JSON.stringify and util.inspect of an instance show no secret or private k
     await auth.ready;
     t.deepEqual(leaks(printed(auth), secrets), [], 'after ready');
     // What it carries is the public API, nothing more (no options, no token service, no registry).
-    const api = ['avatarProxy', 'close', 'mfa', 'middleware', 'off', 'on', 'openapi', 'providers', 'ready', 'revokeSessions', 'sessions', 'tokens'];
+    const api = ['avatarProxy', 'close', 'features', 'mfa', 'middleware', 'off', 'on', 'openapi', 'providers', 'ready', 'revokeSessions', 'sessions', 'tokens'];
     t.deepEqual(Object.keys(auth).sort(), api);
     // The public tools are there, and answer: the list of providers is names and kinds only.
     t.deepEqual(

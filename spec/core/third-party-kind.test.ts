@@ -7,14 +7,15 @@
 import test, { type ExecutionContext } from 'ava';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { join, normalize, relative } from 'node:path';
+import { join } from 'node:path';
 import { registerProvider, type AuthKoaOptions } from '../../lib/index.js';
 import { Client, decodeJwt, manualClock, startApp } from '../helpers/http.js';
+import { privateImports } from '../helpers/imports.js';
 import { passwordKind } from './third-party-kind.js';
 
 const SECRET = 'third-party-kind-secret-0123456789abcdef';
 const here = import.meta.dirname;
-const lib = normalize(join(here, '..', '..', 'lib'));
+
 
 registerProvider(passwordKind);
 
@@ -177,26 +178,6 @@ test('its options list makes a misspelled option fail start-up, naming the close
   await t.throwsAsync(start({ cheker: () => true }), { message: 'authKoa: providers[0] (password): unknown option "cheker" (did you mean "checker"?)' });
   await t.throwsAsync(start({}), { instanceOf: TypeError, message: 'authKoa: providers[0] (password): checker must be a function (user, passwd) => boolean' });
 });
-
-/**
- * The import specifiers in `source` (a module in `dir`) that are not the public entry: a relative import
- * reaching anything but lib/index, or an `authkoa/…` subpath. Static imports, re-exports (type-only
- * ones included), side-effect imports, dynamic `import()`s and `declare module` augmentations all count.
- */
-function privateImports(source: string, dir: string): string[] {
-  const specifiers = [
-    ...source.matchAll(/^\s*(?:import|export)\s[^;]*?\sfrom\s+['"]([^'"]+)['"]/gms),
-    ...source.matchAll(/^\s*import\s+['"]([^'"]+)['"]/gm),
-    ...source.matchAll(/\bimport\(\s*['"]([^'"]+)['"]\s*\)/g),
-    ...source.matchAll(/^\s*declare\s+module\s+['"]([^'"]+)['"]/gm),
-  ].map((m) => m[1]!);
-  return specifiers.filter((s) => {
-    if (s.startsWith('authkoa/')) return true;
-    if (!s.startsWith('.')) return false;
-    const target = normalize(join(dir, s)).replace(/\.js$/, '');
-    return relative(lib, target) !== 'index';
-  });
-}
 
 test('the kind imports nothing from lib/ but lib/index.js', (t) => {
   const fixture = readFileSync(join(here, 'third-party-kind.ts'), 'utf8');

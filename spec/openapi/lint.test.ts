@@ -2,7 +2,7 @@
  * The document as other tools read it: Redocly's `recommended` rules and Spectral's `oas` rules
  * (spec/openapi/linters.ts) find no error in the document of a rich configuration (every kind that
  * describes its own routes, two providers of one kind, a kind described generically, the second factor,
- * sessions, signing keys, avatars, basic auth), and every operation has an `operationId`, unique, named
+ * sessions, signing keys, avatars, basic auth, a feature written outside the package), and every operation has an `operationId`, unique, named
  * by the rule of lib/openapi/operation-ids.ts (the list below is what generated clients call).
  */
 import test from 'ava';
@@ -14,6 +14,7 @@ import { startApp } from '../helpers/http.js';
 import { BOT_TOKEN, startFakeBotApi } from '../helpers/telegram.js';
 import { tempDir } from '../helpers/temp.js';
 import { redocly, spectral } from './linters.js';
+import { acceptTerms } from '../features/accept-terms.js';
 
 type Doc = { paths: Record<string, Record<string, { operationId?: string; security?: unknown[] }>> };
 
@@ -28,6 +29,8 @@ async function richDocument(t: ExecutionContext): Promise<Doc> {
     avatarStore: `lmdb://${dir}/avatars`,
     signing: { alg: 'EdDSA', key: BENCH_KEYS.EdDSA },
     mfa: { store: `lmdb://${dir}/mfa` },
+    // A feature written outside the package: its part of the document is linted with authkoa's.
+    features: [acceptTerms({ version: '1' })],
     providers: [
       { kind: 'direct', name: 'local', checker: () => false },
       { kind: 'direct', name: 'staff', checker: () => false },
@@ -84,8 +87,6 @@ const CONFIG: OpenAPIConfig = {
   jwtQueryName: 'token',
   basic: false,
   avatars: true,
-  jwks: false,
-  mfa: false,
 };
 
 test('the ids do not follow the prefixes; provider names that give the same words are told apart in document order', (t) => {
@@ -107,6 +108,7 @@ const EXPECTED = [
   'GET /auth/status getStatus',
   'GET /auth/logout getLogout',
   'POST /auth/logout postLogout',
+  'GET /auth/terms getTerms',
   'GET /auth/sessions getSessions',
   'POST /auth/sessions/revoke-others postSessionsRevokeOthers',
   'DELETE /auth/sessions/{sid} deleteSessionsBySid',

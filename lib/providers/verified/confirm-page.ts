@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Context } from 'koa';
-import { AuthError, type ErrorCode } from '../../errors.js';
+import { AuthError, isErrorCode, type ErrorCode } from '../../errors.js';
 import { isStateStore, USED_NS } from '../../state/types.js';
 import type { UsedTokenStore } from '../../state/used-tokens.js';
 import { escapeHTML } from './template.js';
@@ -94,7 +94,7 @@ const DEAD_LINKS: Partial<Record<ErrorCode, { title: string; text: string }>> = 
  * to the caller (false), whose JSON answer scripts branch on.
  */
 export function writeDeadLinkPage(ctx: Context, err: unknown): boolean {
-  const page = err instanceof AuthError ? DEAD_LINKS[err.code] : undefined;
+  const page = err instanceof AuthError && isErrorCode(err.code) ? DEAD_LINKS[err.code] : undefined;
   if (!page || ctx.accepts('json', 'html') !== 'html') return false;
   writePage(ctx, {
     status: (err as AuthError).status,

@@ -1,6 +1,6 @@
-import { ref, type Security } from './components.js';
-import { json, op, PENDING_OR_SESSION, redirect, SESSION } from './operation.js';
-import type { PathItem, Responses, Text } from './operation.js';
+import { ref, type Security } from '../openapi/components.js';
+import { json, op, PENDING_OR_SESSION, redirect, SESSION } from '../openapi/operation.js';
+import type { PathItem, Responses, Text } from '../openapi/operation.js';
 
 /**
  * The second-factor routes (docs/mfa.md), each with what lib/mfa/routes.ts answers and whom it acts for

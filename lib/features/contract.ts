@@ -1,0 +1,119 @@
+import type { Context, Middleware } from 'koa';
+import type { AuthError } from '../errors.js';
+import type { Logger } from '../logger.js';
+import type { Claims } from '../session/claims.js';
+import type { StateStore } from '../state/types.js';
+import type { User } from '../user.js';
+
+/**
+ * What a feature is: a part of the service that the options turn on, with its own routes under a prefix
+ * it reserves, an optional say in every login, its part of the OpenAPI document, its error codes and
+ * events, its start and close, and an admin API. The built-in ones (the session list, the key set, the
+ * second factor) are made the same way an application's or a plug-in package's are: docs/features.md.
+ */
+
+/** A login whose user is known, before its session is issued: what a gate decides on. */
+export interface LoginAttempt {
+  /** The provider that identified the user. */
+  readonly provider: string;
+  readonly user: Readonly<User>;
+  /** How the user proved who they are so far (RFC 8176 `amr` values). */
+  readonly amr: readonly string[];
+  /** Where the browser goes once logged in, when the login asked. */
+  readonly from?: string;
+  /** The login ends a browser navigation (an OAuth2 callback, a confirmation link), not a JSON call. */
+  readonly navigation?: boolean;
+}
+
+/**
+ * A feature's say in every login, after the first factor and the postAuthHook, before the session is
+ * issued. Resolve false to let the login go on; answer the request yourself and resolve true to stop it
+ * there (a second step elsewhere); or throw an AuthError (`ctx.error(code, …)` of the feature context)
+ * to refuse it. Gates run in the order of the features, the built-in second factor last.
+ */
+export type LoginGate = (ctx: Context, login: LoginAttempt) => Promise<boolean>;
+
+/** The request's full login: its user and claims. */
+export interface FullLogin {
+  user: User;
+  claims: Claims;
+}
+
+/** What a feature gets to work with: the instance's shared parts, never its secrets. */
+export interface FeatureContext {
+  /** The public base URL (`url`), no trailing slash. */
+  readonly url: string;
+  /** `authRoutePath`: the feature's routes are served under `<authRoutePath><prefix>`. */
+  readonly authRoutePath: string;
+  readonly logger: Logger;
+  /** The instance's clock, ms since the epoch. */
+  readonly clock: () => number;
+  /** The service-wide state store (`stateStore`); its failures reject with a 503 AuthError. */
+  readonly stateStore: StateStore;
+  /**
+   * The request's full login (cookie with its XSRF header, X-JWT or `?token=` carrying a session that
+   * went through every step): 401 without one, 403 `full_login_required` for basic auth or a token the
+   * application minted. What a route that changes a user's account must ask for.
+   */
+  session(ctx: Context): Promise<FullLogin>;
+  /** An AuthError with one of the feature's own codes (`errors`), at the status it declared. */
+  error(code: string, message: string, options?: { cause?: unknown }): AuthError;
+  /** Tells the feature's own event (one of `events`) to the instance's listeners, after the answer is sent. */
+  emit(type: string, fields: Record<string, unknown>, ctx?: Context): void;
+  /** Answers JSON with `status`, as every authkoa route answers. */
+  json(ctx: Context, status: number, body: unknown): void;
+}
+
+/** A feature's part of the OpenAPI document (Feature.openapi). */
+export interface FeatureOpenAPI {
+  /** Path items by path under `authRoutePath` (`/terms`), each an object of operations by method. */
+  paths: Record<string, Record<string, Record<string, unknown>>>;
+  /** Component schemas its operations `$ref` as `#/components/schemas/<name>`. */
+  schemas?: Record<string, unknown>;
+  /** Security schemes its operations name in their `security` (a cookie of its own). */
+  securitySchemes?: Record<string, unknown>;
+}
+
+/** A feature once created: what the service serves and calls. Every member is optional. */
+export interface Feature {
+  /**
+   * Requests to `<authRoutePath><prefix>` and below, once the service has started. Answer them, or call
+   * `next()` for a 404 `not_found`. A POST or DELETE from another site is refused before it gets here.
+   */
+  routes?: Middleware;
+  /** Its say in every login (LoginGate). */
+  gate?: LoginGate;
+  /**
+   * Its part of `auth.openapi()`, asked for only when the document is (load its text then). Operations
+   * without `security` are listed as public; the common error answers are added to each.
+   */
+  openapi?(): FeatureOpenAPI | Promise<FeatureOpenAPI>;
+  /** What the application (and `authctl`) calls: `auth.features.get(name)`. */
+  admin?: object;
+  /** Runs during start-up (`auth.ready` waits for it; a rejection fails start-up, naming the feature). */
+  start?(): Promise<void>;
+  /** Runs at `auth.close()`. */
+  close?(): Promise<void>;
+}
+
+/**
+ * A feature as an application configures it: `authKoa({ features: [acceptTerms({ version: '2' })] })`,
+ * where `acceptTerms()` returns one of these. Its options are checked in authKoa()'s one validation
+ * pass: a key not in `optionNames` is refused naming the closest one.
+ */
+export interface FeatureModule<O extends object = object> {
+  /** Its name: unique among the features, in messages and `auth.features.get(name)`. */
+  readonly name: string;
+  /** The route prefix it reserves under `authRoutePath` (`/terms`): no provider, feature or core route may share it. */
+  readonly prefix?: string;
+  /** The options as given, checked against `optionNames`. */
+  readonly options?: O;
+  /** Every option key the feature takes. */
+  readonly optionNames?: readonly string[];
+  /** Its error codes, each with its one HTTP status (4xx or 5xx). */
+  readonly errors?: Readonly<Record<string, number>>;
+  /** The event types it emits, which `auth.on()` then accepts. */
+  readonly events?: readonly string[];
+  /** Makes the feature (during start-up); throw a TypeError naming a bad option. */
+  create(options: O, context: FeatureContext): Feature | Promise<Feature>;
+}

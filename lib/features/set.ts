@@ -1,0 +1,168 @@
+import type Router from '@koa/router';
+import type { Context, Next } from 'koa';
+import { AuthError, featureError } from '../errors.js';
+import type { AuthEventBus } from '../events/bus.js';
+import { crossSite } from '../http/origin.js';
+import { writeJSON } from '../http/respond.js';
+import type { Logger } from '../logger.js';
+import type { IdentifiedLogin } from '../session/login.js';
+import type { StateStore } from '../state/types.js';
+import type { Feature, FeatureContext, FeatureModule, FullLogin } from './contract.js';
+import { checkProviderNames } from './plan.js';
+
+/** What every feature's context is made of: the instance's shared parts. */
+export interface FeatureParts {
+  url: string;
+  origin: string;
+  authRoutePath: string;
+  logger: Logger;
+  clock: () => number;
+  stateStore: StateStore;
+  session: (ctx: Context) => Promise<FullLogin>;
+  events: AuthEventBus;
+}
+
+/** A path item map of one feature's OpenAPI part, as the document merges it. */
+export type FeaturePaths = Record<string, Record<string, Record<string, unknown>>>;
+
+/** What the configured features add to the OpenAPI document: paths under authRoutePath, schemas, schemes, error codes. */
+export interface FeatureDocs {
+  paths: FeaturePaths;
+  schemas: Record<string, unknown>;
+  securitySchemes: Record<string, unknown>;
+  /** Their own codes, each with its status: added to the `ErrorCode` enum. */
+  errors: Record<string, number>;
+}
+
+/**
+ * The configured features of one instance, in order (the application's, then the built-in ones):
+ * created at start-up, their routes mounted under their prefixes, their gates run at every login, their
+ * OpenAPI parts merged, closed with the instance. The service loops over this; it names no feature.
+ */
+export class FeatureSet {
+  readonly #modules: readonly FeatureModule[];
+  readonly #parts: FeatureParts;
+  readonly #made = new Map<string, Feature>();
+
+  constructor(modules: readonly FeatureModule[], parts: FeatureParts) {
+    this.#modules = modules;
+    this.#parts = parts;
+  }
+
+  /** The event types the features declare: the instance's bus takes them. */
+  static eventTypes(modules: readonly FeatureModule[]): string[] {
+    return modules.flatMap((m) => [...(m.events ?? [])]);
+  }
+
+  /** Creates each feature in order, then starts them all; a failure names the feature. */
+  async start(): Promise<void> {
+    for (const m of this.#modules) {
+      const made = await named(m, 'could not be created', () => m.create((m.options ?? {}) as never, this.#context(m)));
+      this.#made.set(m.name, made ?? {});
+    }
+    await Promise.all(this.#modules.map((m) => named(m, 'did not start', async () => this.#made.get(m.name)?.start?.())));
+  }
+
+  async close(): Promise<void> {
+    await Promise.allSettled([...this.#made.values()].map((f) => f.close?.()));
+  }
+
+  /** Runs every gate in order; true when one answered the request itself (the login goes on elsewhere). */
+  async gate(ctx: Context, login: IdentifiedLogin): Promise<boolean> {
+    for (const m of this.#modules) {
+      const gate = this.#made.get(m.name)?.gate;
+      if (gate && (await gate(ctx, login))) return true;
+    }
+    return false;
+  }
+
+  /** Whether any configured feature may have a gate: a login skips the loop when none does. */
+  get gated(): boolean {
+    return [...this.#made.values()].some((f) => f.gate !== undefined);
+  }
+
+  /** Hands the auth router's `<prefix>` and `<prefix>/…` requests to each feature's routes. */
+  mount(router: Router): void {
+    for (const m of this.#modules) {
+      if (m.prefix === undefined) continue;
+      const handle = async (ctx: Context, next: Next) => {
+        const routes = this.#made.get(m.name)?.routes;
+        if (!routes) return next();
+        if (ctx.method !== 'GET' && ctx.method !== 'HEAD' && crossSite(ctx, this.#parts.origin)) {
+          throw new AuthError('origin_mismatch', 'the request must come from this site');
+        }
+        // Past the feature's own routes: a 404, not the provider routes that a second segment would reach.
+        return routes(ctx, () => Promise.reject(new AuthError('not_found', 'no such auth route')));
+      };
+      router.all(m.prefix, handle);
+      router.all(`${m.prefix}/{*rest}`, handle);
+    }
+  }
+
+  /** Every feature's OpenAPI paths (under authRoutePath) and schemas, and its error codes with their statuses. */
+  async openapi(): Promise<FeatureDocs> {
+    const paths: FeaturePaths = {};
+    const schemas: Record<string, unknown> = {};
+    const securitySchemes: Record<string, unknown> = {};
+    const errors: Record<string, number> = {};
+    for (const m of this.#modules) {
+      const part = await this.#made.get(m.name)?.openapi?.();
+      for (const [path, item] of Object.entries(part?.paths ?? {})) paths[this.#parts.authRoutePath + path] = item;
+      Object.assign(schemas, part?.schemas);
+      Object.assign(securitySchemes, part?.securitySchemes);
+      Object.assign(errors, m.errors);
+    }
+    return { paths, schemas, securitySchemes, errors };
+  }
+
+  /** A feature's admin API, once started; undefined for a feature not configured or without one. */
+  admin(name: string): object | undefined {
+    return this.#made.get(name)?.admin;
+  }
+
+  /** A provider named as a feature's prefix could never be reached: a start-up error naming both. */
+  checkProviders(providerNames: readonly string[]): void {
+    checkProviderNames(this.#modules, providerNames);
+  }
+
+  /** The names of the configured features, in order. */
+  names(): string[] {
+    return this.#modules.map((m) => m.name);
+  }
+
+  #context(m: FeatureModule): FeatureContext {
+    const p = this.#parts;
+    const errors = m.errors ?? {};
+    const events = new Set(m.events ?? []);
+    return {
+      url: p.url,
+      authRoutePath: p.authRoutePath,
+      logger: p.logger,
+      clock: p.clock,
+      stateStore: p.stateStore,
+      session: p.session,
+      error(code, message, options) {
+        const status = errors[code];
+        if (status === undefined) throw new TypeError(`feature ${m.name}: error code ${JSON.stringify(code)} is not one of its errors`);
+        return featureError(code, status, message, options);
+      },
+      emit(type, fields, ctx) {
+        if (!events.has(type)) throw new TypeError(`feature ${m.name}: event type ${JSON.stringify(type)} is not one of its events`);
+        // Declared at start-up, so the bus takes the type; its fields are the feature's to document.
+        p.events.emit(type as never, fields as never, ctx);
+      },
+      json: (ctx, status, body) => writeJSON(ctx, status, body),
+    };
+  }
+}
+
+/** Runs one feature's step; an error is rethrown naming the feature (a TypeError stays a TypeError). */
+async function named<T>(m: FeatureModule, what: string, step: () => T | Promise<T>): Promise<T> {
+  try {
+    return await step();
+  } catch (err) {
+    const e = err as Error;
+    if (e instanceof Error && !e.message.startsWith('authKoa:')) e.message = `authKoa: feature "${m.name}" ${what}: ${e.message}`;
+    throw e;
+  }
+}
