@@ -18,7 +18,8 @@ const CODE = /^[a-z][a-z0-9_]{0,63}$/;
 /** The application's `features`: each entry a FeatureModule, its options checked against its own names. */
 export function readFeatures(input: unknown): FeatureModule[] {
   if (input === undefined) return [];
-  if (!Array.isArray(input)) throw new TypeError('authKoa: features must be an array of features, e.g. [acceptTerms({ … })]');
+  if (!Array.isArray(input))
+    throw new TypeError('authKoa: features must be an array of features, e.g. [acceptTerms({ … })]');
   return input.map((entry: unknown, i) => checkModule(entry, `features[${i}]`));
 }
 
@@ -29,7 +30,9 @@ export function checkModule(entry: unknown, at: string): FeatureModule {
     throw new TypeError(`authKoa: ${at} must be a feature: { name, create(options, context), … } (docs/features.md)`);
   }
   if (typeof m.name !== 'string' || !NAME.test(m.name)) {
-    throw new TypeError(`authKoa: ${at}.name must be lowercase letters, digits, - or _ (got ${JSON.stringify(m.name)})`);
+    throw new TypeError(
+      `authKoa: ${at}.name must be lowercase letters, digits, - or _ (got ${JSON.stringify(m.name)})`,
+    );
   }
   const where = `authKoa: ${at} (${m.name})`;
   if (m.prefix !== undefined && (typeof m.prefix !== 'string' || !PREFIX.test(m.prefix))) {
@@ -42,13 +45,19 @@ export function checkModule(entry: unknown, at: string): FeatureModule {
   }
   for (const [code, status] of Object.entries(m.errors ?? {})) {
     if (!CODE.test(code) || Object.hasOwn(ERROR_STATUS, code)) {
-      throw new TypeError(`${where}: error code ${JSON.stringify(code)} must be lowercase_with_underscores and not one of authkoa's ERROR_CODES`);
+      throw new TypeError(
+        `${where}: error code ${JSON.stringify(code)} must be lowercase_with_underscores ` +
+          "and not one of authkoa's ERROR_CODES",
+      );
     }
-    if (!Number.isInteger(status) || status < 400 || status > 599) throw new TypeError(`${where}: error code ${code} needs a 4xx or 5xx status (got ${String(status)})`);
+    if (!Number.isInteger(status) || status < 400 || status > 599)
+      throw new TypeError(`${where}: error code ${code} needs a 4xx or 5xx status (got ${String(status)})`);
   }
   for (const type of m.events ?? []) {
     if (typeof type !== 'string' || !CODE.test(type) || (AUTH_EVENT_TYPES as readonly string[]).includes(type)) {
-      throw new TypeError(`${where}: event type ${JSON.stringify(type)} must be lowercase_with_underscores and not one of authkoa's own`);
+      throw new TypeError(
+        `${where}: event type ${JSON.stringify(type)} must be lowercase_with_underscores and not one of authkoa's own`,
+      );
     }
   }
   return m;
@@ -64,14 +73,23 @@ export function checkFeatureSet(features: readonly FeatureModule[]): void {
     if (twin) throw new TypeError(`authKoa: features: two features are named "${f.name}"`);
     names.set(f.name, f);
     if (f.prefix !== undefined) {
-      if (CORE_ROUTES.includes(f.prefix)) throw new TypeError(`authKoa: features: feature "${f.name}" cannot take ${f.prefix}: it is a route of the auth router itself`);
+      if (CORE_ROUTES.includes(f.prefix))
+        throw new TypeError(
+          `authKoa: features: feature "${f.name}" cannot take ${f.prefix}: it is a route of the auth router itself`,
+        );
       const other = prefixes.get(f.prefix);
-      if (other) throw new TypeError(`authKoa: features: features "${other.name}" and "${f.name}" both reserve <authRoutePath>${f.prefix}`);
+      if (other)
+        throw new TypeError(
+          `authKoa: features: features "${other.name}" and "${f.name}" both reserve <authRoutePath>${f.prefix}`,
+        );
       prefixes.set(f.prefix, f);
     }
     for (const type of f.events ?? []) {
       const other = events.get(type);
-      if (other) throw new TypeError(`authKoa: features: features "${other.name}" and "${f.name}" both declare the event "${type}"`);
+      if (other)
+        throw new TypeError(
+          `authKoa: features: features "${other.name}" and "${f.name}" both declare the event "${type}"`,
+        );
       events.set(type, f);
     }
   }
@@ -83,7 +101,10 @@ export function checkProviderNames(features: readonly FeatureModule[], providers
     if (f.prefix === undefined) continue;
     const taken = providers.find((name) => `/${name}` === f.prefix);
     if (taken !== undefined) {
-      throw new TypeError(`authKoa: providers: provider "${taken}" and feature "${f.name}" both want <authRoutePath>${f.prefix}/…: rename the provider`);
+      throw new TypeError(
+        `authKoa: providers: provider "${taken}" and feature "${f.name}" both want ` +
+          `<authRoutePath>${f.prefix}/…: rename the provider`,
+      );
     }
   }
 }

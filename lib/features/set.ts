@@ -25,7 +25,7 @@ export interface FeatureParts {
 /** A path item map of one feature's OpenAPI part, as the document merges it. */
 export type FeaturePaths = Record<string, Record<string, Record<string, unknown>>>;
 
-/** What the configured features add to the OpenAPI document: paths under authRoutePath, schemas, schemes, error codes. */
+/** What the configured features add to the OpenAPI document: paths, schemas, schemes, error codes. */
 export interface FeatureDocs {
   paths: FeaturePaths;
   schemas: Record<string, unknown>;
@@ -60,7 +60,9 @@ export class FeatureSet {
       const made = await named(m, 'could not be created', () => m.create((m.options ?? {}) as never, this.#context(m)));
       this.#made.set(m.name, made ?? {});
     }
-    await Promise.all(this.#modules.map((m) => named(m, 'did not start', async () => this.#made.get(m.name)?.start?.())));
+    await Promise.all(
+      this.#modules.map((m) => named(m, 'did not start', async () => this.#made.get(m.name)?.start?.())),
+    );
   }
 
   async close(): Promise<void> {
@@ -143,11 +145,13 @@ export class FeatureSet {
       session: p.session,
       error(code, message, options) {
         const status = errors[code];
-        if (status === undefined) throw new TypeError(`feature ${m.name}: error code ${JSON.stringify(code)} is not one of its errors`);
+        if (status === undefined)
+          throw new TypeError(`feature ${m.name}: error code ${JSON.stringify(code)} is not one of its errors`);
         return featureError(code, status, message, options);
       },
       emit(type, fields, ctx) {
-        if (!events.has(type)) throw new TypeError(`feature ${m.name}: event type ${JSON.stringify(type)} is not one of its events`);
+        if (!events.has(type))
+          throw new TypeError(`feature ${m.name}: event type ${JSON.stringify(type)} is not one of its events`);
         // Declared at start-up, so the bus takes the type; its fields are the feature's to document.
         p.events.emit(type as never, fields as never, ctx);
       },
@@ -162,7 +166,8 @@ async function named<T>(m: FeatureModule, what: string, step: () => T | Promise<
     return await step();
   } catch (err) {
     const e = err as Error;
-    if (e instanceof Error && !e.message.startsWith('authKoa:')) e.message = `authKoa: feature "${m.name}" ${what}: ${e.message}`;
+    if (e instanceof Error && !e.message.startsWith('authKoa:'))
+      e.message = `authKoa: feature "${m.name}" ${what}: ${e.message}`;
     throw e;
   }
 }

@@ -19,11 +19,22 @@ export function mfaFeature(mfa: Mfa, jwtCookieName: string): FeatureModule {
       // The built-in gate is handed the whole login, as completeLogin builds it.
       gate: (ctx, login) => mfa.gate.intercept(ctx, login as IdentifiedLogin),
       openapi: async () => {
-        const [{ mfaPaths }, { partialCookieName }] = await Promise.all([import('./openapi.js'), import('./partial.js')]);
-        const cookie = { type: 'apiKey', in: 'cookie', name: partialCookieName(jwtCookieName), description: 'a login whose second step is due' };
+        const [{ mfaPaths }, { partialCookieName }] = await Promise.all([
+          import('./openapi.js'),
+          import('./partial.js'),
+        ]);
+        const cookie = {
+          type: 'apiKey',
+          in: 'cookie',
+          name: partialCookieName(jwtCookieName),
+          description: 'a login whose second step is due',
+        };
         return { paths: mfaPaths(''), securitySchemes: { mfaPending: cookie } };
       },
-      admin: { status: (userId: string) => mfa.status(userId), reset: (userId: string) => mfa.reset(userId) } satisfies MfaAdmin,
+      admin: {
+        status: (userId: string) => mfa.status(userId),
+        reset: (userId: string) => mfa.reset(userId),
+      } satisfies MfaAdmin,
       start: () => mfa.start(),
       close: () => mfa.close(),
     }),

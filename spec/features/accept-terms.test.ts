@@ -29,7 +29,8 @@ async function rig(t: ExecutionContext, extra: Partial<AuthKoaOptions> = {}) {
   t.teardown(() => app.close());
   const events: TermsAcceptedEvent[] = [];
   app.auth.on('terms_accepted', (e) => void events.push(e));
-  const login = (client: Client, query = '') => client.fetch(`/auth/local/login${query}`, { method: 'POST', form: { user: 'alice', passwd: 'pw' } });
+  const login = (client: Client, query = '') =>
+    client.fetch(`/auth/local/login${query}`, { method: 'POST', form: { user: 'alice', passwd: 'pw' } });
   return { app, events, login };
 }
 
@@ -46,7 +47,10 @@ test('GET /auth/terms answers the terms; any other method or path under the pref
 
 test('a POST to the prefix from another site is refused before the feature sees it', async (t) => {
   const { app } = await rig(t);
-  const res = await new Client(app.url).fetch('/auth/terms', { method: 'POST', headers: { origin: 'https://evil.example' } });
+  const res = await new Client(app.url).fetch('/auth/terms', {
+    method: 'POST',
+    headers: { origin: 'https://evil.example' },
+  });
   t.is(res.status, 403);
   t.is(((await res.json()) as { code: string }).code, 'origin_mismatch');
 });
@@ -56,7 +60,10 @@ test('the gate: no session until the terms are accepted (403 terms_required, JSO
   const first = new Client(app.url);
   const refused = await login(first);
   t.is(refused.status, 403);
-  t.deepEqual(await refused.json(), { error: 'accept the terms (version 2) to log in: GET /auth/terms', code: 'terms_required' });
+  t.deepEqual(await refused.json(), {
+    error: 'accept the terms (version 2) to log in: GET /auth/terms',
+    code: 'terms_required',
+  });
   t.false(first.jar.has('JWT'), 'no session cookie');
   t.is((await login(first, '?accept_terms=1')).status, 403, 'an old version is not the current one');
 
@@ -67,7 +74,10 @@ test('the gate: no session until the terms are accepted (403 terms_required, JSO
   await new Promise((resolve) => setImmediate(resolve)); // listeners run after the answer
   t.is(events.length, 1);
   t.like(events[0], { type: 'terms_accepted', version: '2' });
-  t.is(events[0]!.userId, ((await (await first.fetch('/auth/user', { headers: first.xsrf() })).json()) as { id: string }).id);
+  t.is(
+    events[0]!.userId,
+    ((await (await first.fetch('/auth/user', { headers: first.xsrf() })).json()) as { id: string }).id,
+  );
 
   const later = await login(new Client(app.url));
   t.is(later.status, 200, 'accepted once, not asked again');
@@ -88,14 +98,20 @@ test('a new version asks again: the same user, the same store, version 3', async
     providers: [{ kind: 'direct', name: 'local', checker: () => true }],
   });
   t.teardown(() => next.close());
-  const res = await new Client(next.url).fetch('/auth/local/login', { method: 'POST', form: { user: 'alice', passwd: 'pw' } });
+  const res = await new Client(next.url).fetch('/auth/local/login', {
+    method: 'POST',
+    form: { user: 'alice', passwd: 'pw' },
+  });
   t.is(res.status, 403);
   t.is(((await res.json()) as { code: string }).code, 'terms_required');
 });
 
 test('the document: its path, its schema, its code in the ErrorCode enum; auth.features lists it before the built-in ones', async (t) => {
   const { app } = await rig(t);
-  type Doc = { paths: Record<string, Record<string, { security?: unknown[]; operationId?: string }>>; components: { schemas: Record<string, { properties?: { code?: { enum?: string[] } } }> } };
+  type Doc = {
+    paths: Record<string, Record<string, { security?: unknown[]; operationId?: string }>>;
+    components: { schemas: Record<string, { properties?: { code?: { enum?: string[] } } }> };
+  };
   const doc = (await app.auth.openapi()) as unknown as Doc;
   const op = doc.paths['/auth/terms']?.get;
   t.truthy(op);
@@ -108,12 +124,26 @@ test('the document: its path, its schema, its code in the ErrorCode enum; auth.f
 
 test('its options are checked in the one validation pass: a misspelled one names the closest', (t) => {
   const typo = { ...acceptTerms({ version: '2' }), options: { verison: '2' } } as unknown as FeatureModule;
-  const err = t.throws(() => authKoa({ secret: SECRET, url: 'http://127.0.0.1:1', logger: quiet, features: [typo], providers: [{ kind: 'direct', name: 'local', checker: () => true }] }));
+  const err = t.throws(() =>
+    authKoa({
+      secret: SECRET,
+      url: 'http://127.0.0.1:1',
+      logger: quiet,
+      features: [typo],
+      providers: [{ kind: 'direct', name: 'local', checker: () => true }],
+    }),
+  );
   t.regex(err!.message, /^authKoa: features\[0\] \(terms\): unknown option "verison" \(did you mean "version"\?\)/);
 });
 
 test('a bad value is a start-up error naming the feature', async (t) => {
-  const auth = authKoa({ secret: SECRET, url: 'http://127.0.0.1:1', logger: quiet, features: [acceptTerms({ version: '' })], providers: [{ kind: 'direct', name: 'local', checker: () => true }] });
+  const auth = authKoa({
+    secret: SECRET,
+    url: 'http://127.0.0.1:1',
+    logger: quiet,
+    features: [acceptTerms({ version: '' })],
+    providers: [{ kind: 'direct', name: 'local', checker: () => true }],
+  });
   const err = await t.throwsAsync(auth.ready);
   t.is(err!.message, 'authKoa: feature "terms" could not be created: version must be a non-empty string');
   await auth.close();
@@ -121,9 +151,16 @@ test('a bad value is a start-up error naming the feature', async (t) => {
 
 test('the prefix is its own: a provider named "terms", another feature on /terms, a feature on a core route are refused naming both', async (t) => {
   const base = { secret: SECRET, url: 'http://127.0.0.1:1', logger: quiet };
-  const auth = authKoa({ ...base, features: [acceptTerms({ version: '2' })], providers: [{ kind: 'direct', name: 'terms', checker: () => true }] });
+  const auth = authKoa({
+    ...base,
+    features: [acceptTerms({ version: '2' })],
+    providers: [{ kind: 'direct', name: 'terms', checker: () => true }],
+  });
   const err = await t.throwsAsync(auth.ready);
-  t.is(err!.message, 'authKoa: providers: provider "terms" and feature "terms" both want <authRoutePath>/terms/…: rename the provider');
+  t.is(
+    err!.message,
+    'authKoa: providers: provider "terms" and feature "terms" both want <authRoutePath>/terms/…: rename the provider',
+  );
   await auth.close();
 
   const twin: FeatureModule = { name: 'legal', prefix: '/terms', create: () => ({}) };
@@ -132,22 +169,40 @@ test('the prefix is its own: a provider named "terms", another feature on /terms
     message: 'authKoa: features: features "terms" and "legal" both reserve <authRoutePath>/terms',
   });
   const onCore: FeatureModule = { name: 'me', prefix: '/user', create: () => ({}) };
-  t.throws(() => authKoa({ ...base, features: [onCore], providers }), { message: /feature "me" cannot take \/user: it is a route of the auth router itself/ });
+  t.throws(() => authKoa({ ...base, features: [onCore], providers }), {
+    message: /feature "me" cannot take \/user: it is a route of the auth router itself/,
+  });
   // A built-in one's prefix too: the session list's.
   const sessions: FeatureModule = { name: 'devices', prefix: '/sessions', create: () => ({}) };
-  t.throws(() => authKoa({ ...base, features: [sessions], providers }), { message: 'authKoa: features: features "devices" and "sessions" both reserve <authRoutePath>/sessions' });
+  t.throws(() => authKoa({ ...base, features: [sessions], providers }), {
+    message: 'authKoa: features: features "devices" and "sessions" both reserve <authRoutePath>/sessions',
+  });
 });
 
-test('its event is one auth.on() takes (a misspelled one is a TypeError with the closest); its codes and events cannot be authkoa\'s own', (t) => {
+test("its event is one auth.on() takes (a misspelled one is a TypeError with the closest); its codes and events cannot be authkoa's own", (t) => {
   const providers = [{ kind: 'direct' as const, name: 'local', checker: () => true }];
-  const auth = authKoa({ secret: SECRET, url: 'http://127.0.0.1:1', logger: quiet, features: [acceptTerms({ version: '2' })], providers });
+  const auth = authKoa({
+    secret: SECRET,
+    url: 'http://127.0.0.1:1',
+    logger: quiet,
+    features: [acceptTerms({ version: '2' })],
+    providers,
+  });
   t.teardown(() => auth.close());
   t.notThrows(() => auth.on('terms_accepted', () => {}));
-  t.throws(() => auth.on('terms_acepted' as never, () => {}), { message: /unknown event type "terms_acepted" \(did you mean "terms_accepted"\?\)/ });
+  t.throws(() => auth.on('terms_acepted' as never, () => {}), {
+    message: /unknown event type "terms_acepted" \(did you mean "terms_accepted"\?\)/,
+  });
   const stealsCode: FeatureModule = { name: 'x', errors: { no_token: 401 }, create: () => ({}) };
-  t.throws(() => authKoa({ secret: SECRET, url: 'http://127.0.0.1:1', logger: quiet, features: [stealsCode], providers }), { message: /error code "no_token" must be .* not one of authkoa's ERROR_CODES/ });
+  t.throws(
+    () => authKoa({ secret: SECRET, url: 'http://127.0.0.1:1', logger: quiet, features: [stealsCode], providers }),
+    { message: /error code "no_token" must be .* not one of authkoa's ERROR_CODES/ },
+  );
   const stealsEvent: FeatureModule = { name: 'y', events: ['login'], create: () => ({}) };
-  t.throws(() => authKoa({ secret: SECRET, url: 'http://127.0.0.1:1', logger: quiet, features: [stealsEvent], providers }), { message: /event type "login" must be .* not one of authkoa's own/ });
+  t.throws(
+    () => authKoa({ secret: SECRET, url: 'http://127.0.0.1:1', logger: quiet, features: [stealsEvent], providers }),
+    { message: /event type "login" must be .* not one of authkoa's own/ },
+  );
 });
 
 test('the feature imports nothing from lib/ but lib/index.js', (t) => {

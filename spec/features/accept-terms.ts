@@ -53,7 +53,8 @@ export function acceptTerms(options: AcceptTermsOptions): FeatureModule<AcceptTe
     errors: { terms_required: 403 },
     events: ['terms_accepted'],
     create(opts, context) {
-      if (typeof opts.version !== 'string' || opts.version === '') throw new TypeError('version must be a non-empty string');
+      if (typeof opts.version !== 'string' || opts.version === '')
+        throw new TypeError('version must be a non-empty string');
       const terms = { version: opts.version, text: opts.text ?? '' };
       const acceptedBy = async (userId: string) => (await context.stateStore.get<string>(NS, userId))?.value;
       return {
@@ -67,14 +68,24 @@ export function acceptTerms(options: AcceptTermsOptions): FeatureModule<AcceptTe
             '/terms': {
               get: {
                 summary: 'The terms users accept before logging in',
-                description: 'Their version and text. A login answers 403 `terms_required` until `accept_terms=<version>` is sent with it.',
+                description:
+                  'Their version and text. A login answers 403 `terms_required` until `accept_terms=<version>` is sent with it.',
                 tags: ['terms'],
-                responses: { 200: { description: 'the terms', content: { 'application/json': { schema: { $ref: '#/components/schemas/Terms' } } } } },
+                responses: {
+                  200: {
+                    description: 'the terms',
+                    content: { 'application/json': { schema: { $ref: '#/components/schemas/Terms' } } },
+                  },
+                },
               },
             },
           },
           schemas: {
-            Terms: { type: 'object', required: ['version', 'text'], properties: { version: { type: 'string' }, text: { type: 'string' } } },
+            Terms: {
+              type: 'object',
+              required: ['version', 'text'],
+              properties: { version: { type: 'string' }, text: { type: 'string' } },
+            },
           },
         }),
         admin: { acceptedBy } satisfies TermsAdmin,
@@ -84,15 +95,24 @@ export function acceptTerms(options: AcceptTermsOptions): FeatureModule<AcceptTe
 }
 
 /** A user who accepted the current version goes on; one who sends `accept_terms=<version>` accepts it now; others are refused. */
-async function gate(ctx: Context, login: LoginAttempt, p: { context: FeatureContext; version: string; acceptedBy: (id: string) => Promise<string | undefined> }): Promise<boolean> {
+async function gate(
+  ctx: Context,
+  login: LoginAttempt,
+  p: { context: FeatureContext; version: string; acceptedBy: (id: string) => Promise<string | undefined> },
+): Promise<boolean> {
   const userId = login.user.id;
   if ((await p.acceptedBy(userId)) === p.version) return false;
   if (ctx.query.accept_terms !== p.version) {
-    throw p.context.error('terms_required', `accept the terms (version ${p.version}) to log in: GET ${p.context.authRoutePath}/terms`);
+    throw p.context.error(
+      'terms_required',
+      `accept the terms (version ${p.version}) to log in: GET ${p.context.authRoutePath}/terms`,
+    );
   }
   const store = p.context.stateStore;
   const cur = await store.get(NS, userId);
-  const written = cur ? await store.replace(NS, userId, cur.rev, p.version, FOREVER) : await store.create(NS, userId, p.version, FOREVER);
+  const written = cur
+    ? await store.replace(NS, userId, cur.rev, p.version, FOREVER)
+    : await store.create(NS, userId, p.version, FOREVER);
   if (!written) throw new Error('the acceptance changed under way: log in again');
   p.context.emit('terms_accepted', { userId, version: p.version }, ctx);
   return false;

@@ -10,7 +10,10 @@ export function jwksFeature(authRoutePath: string, signing: SigningConfig | unde
     name: 'jwks',
     prefix: '/.well-known',
     async create() {
-      const [{ default: Router }, { mountJwksRoute }] = await Promise.all([import('@koa/router'), import('../../session/jwks-route.js')]);
+      const [{ default: Router }, { mountJwksRoute }] = await Promise.all([
+        import('@koa/router'),
+        import('../../session/jwks-route.js'),
+      ]);
       const router = new Router({ prefix: authRoutePath });
       mountJwksRoute(router, signing);
       return {

@@ -30,14 +30,21 @@ export function sessionsFeature(p: SessionsFeatureParts): FeatureModule {
     name: 'sessions',
     prefix: '/sessions',
     async create() {
-      const [{ default: Router }, { mountDeviceRoutes }] = await Promise.all([import('@koa/router'), import('../../session/device-routes.js')]);
+      const [{ default: Router }, { mountDeviceRoutes }] = await Promise.all([
+        import('@koa/router'),
+        import('../../session/device-routes.js'),
+      ]);
       const router = new Router({ prefix: p.authRoutePath });
       mountDeviceRoutes(router, p);
       const admin: SessionsAdmin = {
         list: (userId) => p.registry.list(userId),
         revoke: (userId, sid) => p.registry.revoke(userId, sid),
       };
-      return { routes: router.routes() as never, openapi: async () => ({ paths: (await import('./openapi.js')).sessionPaths() }), admin };
+      return {
+        routes: router.routes() as never,
+        openapi: async () => ({ paths: (await import('./openapi.js')).sessionPaths() }),
+        admin,
+      };
     },
   };
 }

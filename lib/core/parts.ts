@@ -1,0 +1,113 @@
+import type { Context } from 'koa';
+import { createAvatarProxy, type AvatarProxyImpl } from '../avatar/proxy.js';
+import { createEvents, type InstanceEvents } from '../events/instance.js';
+import { loginEvent } from '../events/session-events.js';
+import { FeatureSet } from '../features/set.js';
+import { PendingAppErrors } from '../http/pending-errors.js';
+import type { ResolvedOptions } from '../options/resolved.js';
+import { ProviderRegistry } from '../providers/core/resolve.js';
+import type { Authenticator } from '../session/authenticator.js';
+import { SessionRegistry } from '../session/devices.js';
+import type { SessionOf } from '../session/fresh.js';
+import { startSession, type SessionStarter } from '../session/login.js';
+import { revocations, type Revocations } from '../session/revocation.js';
+import { TokenService } from '../session/token-service.js';
+import { sharedState, type SharedState } from '../state/shared.js';
+import type { CredentialThrottle } from '../state/throttle.js';
+import { throttlesPerScope } from '../state/throttles.js';
+import { InstanceTelemetry } from '../telemetry/instance.js';
+import { ConnectionShare } from '../util/connections.js';
+import { storePolicy, type StorePolicy } from '../util/store-policy.js';
+
+/**
+ * The parts every instance is made of, before any provider or feature: what authKoa() (service.ts) wires
+ * the providers, the features and the routes to. Each is made from the resolved options alone.
+ */
+export interface CoreParts {
+  /** OpenTelemetry when installed and on (found at start-up); until then, and without it, nothing is recorded. */
+  telemetry: InstanceTelemetry;
+  tokenService: TokenService;
+  /** Stores of this instance on one database URI share a pool (PostgreSQL); closed with the last of them. */
+  connections: ConnectionShare;
+  /** A store failure the app starts with waits here for its Koa app. */
+  pending: PendingAppErrors;
+  /** How the stores are checked at start-up. */
+  stores: StorePolicy;
+  avatarProxy: AvatarProxyImpl;
+  state: SharedState;
+  events: InstanceEvents;
+  throttle: (scope: string) => CredentialThrottle | undefined;
+  /** Ended tokens and sessions. */
+  revocations: Revocations;
+  /** Every user's sessions, one per login. */
+  registry: SessionRegistry;
+  providers: ProviderRegistry;
+}
+
+export function coreParts(o: ResolvedOptions): CoreParts {
+  const telemetry = new InstanceTelemetry();
+  const connections = new ConnectionShare();
+  const pending = new PendingAppErrors();
+  const stores = storePolicy(o, pending);
+  const avatarProxy = createAvatarProxy({
+    ...o.avatarProxyOptions,
+    ...{ connections, tracing: telemetry, store: o.avatarStore, url: o.url, routePath: o.avatarRoutePath },
+    ...{ resizeLimit: o.avatarResizeLimit, allowPrivate: o.avatarAllowPrivate, logger: o.logger, policy: stores },
+  });
+  const state = sharedState(o.stateStore, {
+    clock: o.clock,
+    option: 'stateStore',
+    connections,
+    tracing: telemetry,
+    policy: stores,
+  });
+  const events = createEvents(o, FeatureSet.eventTypes(o.features));
+  const throttle = throttlesPerScope(state, o.loginThrottle, o.clock, events.bus);
+  const keepMs = Math.max(o.cookieDurationMs, o.tokenDurationMs);
+  const ended = revocations(state.store, o.clock, keepMs, o.tokenDurationMs);
+  const registry = new SessionRegistry(o, state.store, ended, events.bus);
+  const tokenService = new TokenService(o, telemetry);
+  const providers = new ProviderRegistry();
+  return {
+    telemetry,
+    tokenService,
+    connections,
+    pending,
+    stores,
+    avatarProxy,
+    state,
+    events,
+    throttle,
+    revocations: ended,
+    registry,
+    providers,
+  };
+}
+
+/** How a login becomes a session, and how a route finds the request's full login: what providers and features call. */
+export interface SessionParts {
+  /** Starts the session of an identified login and tells the `login` event. */
+  begin: SessionStarter;
+  /** The request's full login (never basic auth: full-login.ts); rejects until the authenticator is set. */
+  session: (ctx: Context) => Promise<SessionOf>;
+  /** After a credential change of `userId`: their other sessions end (endOtherSessionsOnFactorChange). */
+  factorChanged: (userId: string, keep: string | undefined) => Promise<void>;
+  /** Hands over the authenticator, made once the providers' deps exist. */
+  authenticate(users: Authenticator): void;
+}
+
+export function sessionParts(o: ResolvedOptions, core: CoreParts): SessionParts {
+  const { tokenService, registry, providers, events } = core;
+  let users: Authenticator | undefined;
+  return {
+    async begin(ctx, login) {
+      const claims = await startSession(ctx, login, tokenService, registry);
+      loginEvent(events.bus, ctx, providers.get(login.provider)?.kind ?? 'custom', claims);
+      return claims;
+    },
+    session: (ctx) => (users ? users.loginSession(ctx) : Promise.reject(new Error('not ready'))),
+    factorChanged: (userId, keep) =>
+      o.endOtherSessionsOnFactorChange ? registry.revokeAll(userId, keep) : Promise.resolve(),
+    authenticate: (made) => void (users = made),
+  };
+}
