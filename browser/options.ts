@@ -49,7 +49,7 @@ export function merge<T extends Record<string, unknown>>(target: T, source: Reco
   for (const key of Object.keys(source)) {
     const value = source[key];
     if (value === undefined) continue;
-    out[key] = isPlainObject(value) && isPlainObject(out[key]) ? merge(out[key] as Record<string, unknown>, value) : clone(value);
+    out[key] = isPlainObject(value) && isPlainObject(out[key]) ? merge(out[key], value) : clone(value);
   }
   return out as T;
 }
@@ -115,7 +115,7 @@ export function validate(options: unknown): RestOptions {
         if (typeof value !== 'boolean') fail(`'${key}' must be a boolean`);
     }
   }
-  return opts as RestOptions;
+  return opts;
 }
 
 /** Normalises a verb map: upper-case methods, `delete` becomes `destroy`, null/'' removes a verb. */

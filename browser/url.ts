@@ -36,7 +36,7 @@ export function buildPath(base: string, levels: readonly Level[], ids: readonly 
   let next = 0;
   for (const level of levels) {
     path = join(path, level.segment);
-    if (!level.single && next < ids.length) path += encodeId(ids[next++]!) + '/';
+    if (!level.single && next < ids.length) path += encodeId(ids[next++]) + '/';
   }
   return verbSegment === undefined ? path : join(path, verbSegment);
 }

@@ -97,7 +97,7 @@ export type ErrorCode = keyof typeof ERROR_STATUS;
  * package declares `interface FeatureErrorCodes { terms_required: true }` in `declare module 'authkoa'`,
  * and `AuthError.code` then includes it. Empty here: authkoa's own codes are all in ERROR_STATUS.
  */
-// eslint-disable-next-line @typescript-eslint/no-empty-interface -- filled by declaration merging
+ 
 export interface FeatureErrorCodes {}
 
 /** A code a feature declared (FeatureErrorCodes). */

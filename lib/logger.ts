@@ -83,9 +83,9 @@ export function toLogger(input: LoggerInput, option = 'logger'): Logger {
     // Called as methods of `l`: pino's and winston's need their `this`.
     const level = (name: Level) => (m: string, f?: LogFields) => {
       if (typeof l[name] !== 'function') return;
-      if (f === undefined) l[name]!(m);
-      else if (pino) l[name]!(f, m);
-      else l[name]!(m, f);
+      if (f === undefined) l[name](m);
+      else if (pino) l[name](f, m);
+      else l[name](m, f);
     };
     return { debug: level('debug'), info: level('info'), warn: level('warn'), error: level('error') };
   }

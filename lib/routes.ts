@@ -202,14 +202,14 @@ export function buildAuthRouter(
   });
 
   router.all('/:provider/:action', async (ctx) => {
-    const provider = providerNamed(ctx, providers, ctx.params.provider!);
-    refuseCrossSite(ctx, origin, provider, ctx.params.action!);
-    return providerRoute(ctx, routeConfig, provider, ctx.params.action!, endToken);
+    const provider = providerNamed(ctx, providers, ctx.params.provider);
+    refuseCrossSite(ctx, origin, provider, ctx.params.action);
+    return providerRoute(ctx, routeConfig, provider, ctx.params.action, endToken);
   });
 
   // Two-segment actions (`register/options`): a provider's own routes only.
   router.all('/:provider/:action/:sub', async (ctx) => {
-    const provider = providerNamed(ctx, providers, ctx.params.provider!);
+    const provider = providerNamed(ctx, providers, ctx.params.provider);
     if (ctx.method !== 'GET' && ctx.method !== 'POST' && ctx.method !== 'DELETE')
       throw new AuthError('method_not_allowed', 'method not allowed');
     refuseCrossSite(ctx, origin, provider, `${ctx.params.action}/${ctx.params.sub}`);

@@ -158,5 +158,5 @@ function out(line: string): void {
 }
 
 function oneLine(err: unknown): string {
-  return String((err as Error)?.message ?? err).split('\n')[0]!.trim();
+  return String((err as Error)?.message ?? err).split('\n')[0].trim();
 }

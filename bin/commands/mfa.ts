@@ -57,7 +57,7 @@ function removedText(r: FactorReport, storedCodes: number): string {
   if (r.setupPending) parts.push('a pending set-up');
   if (storedCodes > 0) parts.push(`${storedCodes} recovery code${storedCodes === 1 ? '' : 's'}`);
   if (parts.length === 0) parts.push('an empty record');
-  return parts.length === 1 ? parts[0]! : `${parts.slice(0, -1).join(', ')} and ${parts.at(-1)}`;
+  return parts.length === 1 ? parts[0] : `${parts.slice(0, -1).join(', ')} and ${parts.at(-1)}`;
 }
 
 /** A user id as the command takes it: the id from the token, not empty. */

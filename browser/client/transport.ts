@@ -110,7 +110,7 @@ export class Transport {
       return { status: res.status, body: undefined, redirect: res.headers.get('location') };
     }
     const text = await readCapped(res, this.config.maxResponseBytes, url, signal);
-    const type = (res.headers.get('content-type') ?? '').split(';')[0]!.trim();
+    const type = (res.headers.get('content-type') ?? '').split(';')[0].trim();
     if (text === '') return { status: res.status, body: undefined };
     if (type !== 'application/json') {
       // A refusal in another format (a proxy's page, Koa's plain-text 404) is still a refusal.

@@ -31,7 +31,7 @@ export const browserWebAuthn: WebAuthnDevice = {
   },
   async get(options, signal, mediation) {
     const credentials = container();
-    const request: CredentialRequestOptions = { publicKey: requestOptions(options as unknown as PublicKeyCredentialRequestOptionsJSON), signal };
+    const request: CredentialRequestOptions = { publicKey: requestOptions(options), signal };
     if (mediation) request.mediation = mediation;
     const credential = await credentials.get(request);
     if (!credential) throw new AuthClientError('the browser returned no credential', 'no_credential', 0);

@@ -109,7 +109,7 @@ function request(url: URL, headers: Record<string, string>, allowed: (address: s
     const req = mod.request(url, {
       method: 'GET',
       agent: false, // no pooled sockets: each hop connects, and so is checked, afresh
-      lookup: guardedLookup(allowed) as never,
+      lookup: guardedLookup(allowed),
       headers: { 'user-agent': 'authkoa-avatar', accept: 'image/*', ...headers },
       signal,
     });

@@ -34,7 +34,7 @@ function cellsOf(hash: Buffer): boolean[] {
   for (let y = 0; y < 5; y++) {
     for (let x = 0; x < 3; x++) {
       const bit = y * 3 + x;
-      const on = ((hash[bit >> 3]! >> (bit & 7)) & 1) === 1;
+      const on = ((hash[bit >> 3] >> (bit & 7)) & 1) === 1;
       out[y * 5 + x] = on;
       out[y * 5 + (4 - x)] = on;
     }
@@ -44,9 +44,9 @@ function cellsOf(hash: Buffer): boolean[] {
 
 /** A saturated, mid-lightness colour from the hash (HSL → RGB), readable on the light background. */
 function colourOf(hash: Buffer): [number, number, number] {
-  const h = ((hash[28]! << 8) | hash[29]!) % 360;
-  const s = 0.45 + (hash[30]! / 255) * 0.25;
-  const l = 0.4 + (hash[31]! / 255) * 0.15;
+  const h = ((hash[28] << 8) | hash[29]) % 360;
+  const s = 0.45 + (hash[30] / 255) * 0.25;
+  const l = 0.4 + (hash[31] / 255) * 0.15;
   const c = (1 - Math.abs(2 * l - 1)) * s;
   const hp = h / 60;
   const x = c * (1 - Math.abs((hp % 2) - 1));
@@ -88,6 +88,6 @@ const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
 
 function crc32(buf: Buffer): number {
   let c = 0xffffffff;
-  for (const b of buf) c = CRC_TABLE[(c ^ b) & 0xff]! ^ (c >>> 8);
+  for (const b of buf) c = CRC_TABLE[(c ^ b) & 0xff] ^ (c >>> 8);
   return (c ^ 0xffffffff) >>> 0;
 }

@@ -58,7 +58,7 @@ function jpegSize(b: Buffer): [number, number] | undefined {
   let i = 2;
   while (i + 9 < b.length) {
     if (b[i] !== 0xff) return undefined;
-    const marker = b[i + 1]!;
+    const marker = b[i + 1];
     if (marker === 0xff) {
       i++; // fill byte
       continue;

@@ -65,7 +65,7 @@ export class ResizePool {
       const job = this.#queue.shift()!;
       slot.job = job;
       slot.worker.ref();
-      slot.timer = setTimeout(() => void this.#fail(slot!, new Error('resize timed out')), this.#timeoutMs);
+      slot.timer = setTimeout(() => void this.#fail(slot, new Error('resize timed out')), this.#timeoutMs);
       slot.worker.postMessage(job.task, [job.task.data.buffer as ArrayBuffer]);
     }
   }

@@ -63,13 +63,13 @@ export class AuthEventBus implements EventSink {
     if (typeof listener !== 'function') throw new TypeError(`auth.on("${type}", listener): listener must be a function`);
     let set = this.#listeners.get(type);
     if (!set) this.#listeners.set(type, (set = new Set()));
-    set.add(listener as AnyListener);
+    set.add(listener);
   }
 
   off<T extends AuthEventType>(type: T, listener: AuthEventListener<T>): void {
     checkType('off', type, this.#types);
     const set = this.#listeners.get(type);
-    set?.delete(listener as AnyListener);
+    set?.delete(listener);
     if (set?.size === 0) this.#listeners.delete(type);
   }
 

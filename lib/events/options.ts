@@ -23,7 +23,7 @@ export function readEventOptions(o: { audit?: unknown; eventListenerTimeout?: un
   return {
     audit: readAudit(o.audit),
     eventListenerTimeoutMs: parseDuration((o.eventListenerTimeout ?? '5s') as Duration, 'eventListenerTimeout'),
-    telemetry: o.telemetry as boolean | undefined,
+    telemetry: o.telemetry,
   };
 }
 

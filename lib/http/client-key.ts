@@ -13,7 +13,7 @@ import { isIP } from 'node:net';
 export function clientKey(ip: string | undefined): string {
   if (typeof ip !== 'string' || ip === '' || ip.length > 64) return 'invalid';
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
-  if (mapped) return isIP(mapped[1]!) === 4 ? mapped[1]! : 'invalid';
+  if (mapped) return isIP(mapped[1]) === 4 ? mapped[1] : 'invalid';
   const family = isIP(ip);
   if (family === 4) return ip;
   if (family === 6) return `${ipv6Prefix64(ip)}::/64`;
@@ -22,7 +22,7 @@ export function clientKey(ip: string | undefined): string {
 
 /** The first four groups of an IPv6 address, expanded and lower-case (`2001:db8:0:1`). */
 function ipv6Prefix64(ip: string): string {
-  const bare = ip.split('%')[0]!.toLowerCase(); // a zone id (fe80::1%eth0) names an interface, not a client
+  const bare = ip.split('%')[0].toLowerCase(); // a zone id (fe80::1%eth0) names an interface, not a client
   const [head = '', tail] = bare.split('::');
   const groups = (s: string) => (s === '' ? [] : s.split(':'));
   const left = groups(head);

@@ -175,7 +175,7 @@ async function verify(ctx: Context, p: MfaRouteParts): Promise<void> {
   const params = await readParams(ctx, 4096);
   const { code, recoveryCode } = params;
   if (!code && !recoveryCode) throw new AuthError('missing_code', 'code (from the app) or recoveryCode is required');
-  const check = recoveryCode ? () => p.factors.useRecoveryCode(actor.userId, recoveryCode) : () => p.factors.checkTotp(actor.userId, code!);
+  const check = recoveryCode ? () => p.factors.useRecoveryCode(actor.userId, recoveryCode) : () => p.factors.checkTotp(actor.userId, code);
   await checkCode(ctx, p, actor, check);
   await passed(ctx, p, actor, 'otp');
 }

@@ -65,7 +65,7 @@ export function hotp(secret: Uint8Array, counter: number, digits = CODE_DIGITS, 
   const message = Buffer.alloc(8);
   message.writeBigUInt64BE(BigInt(counter));
   const mac = createHmac(algorithm, secret).update(message).digest();
-  const offset = mac[mac.length - 1]! & 0x0f;
+  const offset = mac[mac.length - 1] & 0x0f;
   const binary = mac.readUInt32BE(offset) & 0x7fffffff;
   return String(binary % 10 ** digits).padStart(digits, '0');
 }

@@ -41,6 +41,6 @@ function routeWords(path: string, prefixes: Prefixes): string {
     .replace(/\{([^}]*)\}/g, ' by $1 ')
     .split(/[^A-Za-z0-9]+/)
     .filter(Boolean)
-    .map((w) => w[0]!.toUpperCase() + w.slice(1))
+    .map((w) => w[0].toUpperCase() + w.slice(1))
     .join('');
 }

@@ -26,7 +26,7 @@ export function optionalFunction<F>(o: RawOptions, key: string, method?: string)
   if (typeof v === 'function') return v as F;
   if (method && typeof v === 'object' && typeof (v as Record<string, unknown>)[method] === 'function') {
     const obj = v as Record<string, (...a: unknown[]) => unknown>;
-    return ((...args: unknown[]) => obj[method]!(...args)) as F;
+    return ((...args: unknown[]) => obj[method](...args)) as F;
   }
   return fail(key, method ? `must be a function or an object with a ${method}() method` : 'must be a function');
 }

@@ -65,7 +65,7 @@ export async function checkSecretReader(o: TokenConfig): Promise<void> {
     }
   }
   if (o.audSecrets) return;
-  const other = answers.slice(1).find(([, secret]) => secret !== answers[0]![1]);
+  const other = answers.slice(1).find(([, secret]) => secret !== answers[0][1]);
   if (other) {
     throw new TypeError(
       `authKoa: secretReader gives audience "${other[0]}" another secret than "ignore", but tokens are verified with the secret for "ignore" unless audSecrets is true: set audSecrets: true to verify each token with its audience's secret`,

@@ -48,7 +48,7 @@ export const devProvider: ProviderModule = {
     const ready = startDevOAuthServer({
       host,
       port,
-      emailDomain: opts.emailDomain as string | undefined,
+      emailDomain: opts.emailDomain,
       emailFunc: opts.emailFunc as DevOAuthServerOptions['emailFunc'],
       // The server answers only this application's callbacks, wherever it is mounted.
       redirectOrigins: [new URL(deps.url).origin],

@@ -187,6 +187,6 @@ export class SessionRegistry {
 
 /** The records of `list` still live at `now`: the list itself when all are (the usual case: no copy). */
 function liveRecords(list: SessionRecord[], now: number): SessionRecord[] {
-  for (let i = 0; i < list.length; i++) if (list[i]!.expiresAt <= now) return list.filter((r) => r.expiresAt > now);
+  for (let i = 0; i < list.length; i++) if (list[i].expiresAt <= now) return list.filter((r) => r.expiresAt > now);
   return list;
 }

@@ -76,9 +76,9 @@ export function canonicalEnd(seg: string): boolean {
     case 0:
       return true;
     case 2:
-      return (B64URL_VALUE[seg.charCodeAt(seg.length - 1)]! & 0b1111) === 0;
+      return (B64URL_VALUE[seg.charCodeAt(seg.length - 1)] & 0b1111) === 0;
     case 3:
-      return (B64URL_VALUE[seg.charCodeAt(seg.length - 1)]! & 0b11) === 0;
+      return (B64URL_VALUE[seg.charCodeAt(seg.length - 1)] & 0b11) === 0;
     default:
       return false;
   }

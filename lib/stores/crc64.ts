@@ -20,7 +20,7 @@ const TABLE: bigint[] = (() => {
 export function crc64(input: string | Uint8Array): bigint {
   const bytes = typeof input === 'string' ? Buffer.from(input, 'utf8') : input;
   let crc = MASK;
-  for (const b of bytes) crc = TABLE[Number((crc ^ BigInt(b)) & 0xffn)]! ^ (crc >> 8n);
+  for (const b of bytes) crc = TABLE[Number((crc ^ BigInt(b)) & 0xffn)] ^ (crc >> 8n);
   return crc ^ MASK;
 }
 

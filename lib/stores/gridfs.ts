@@ -45,7 +45,7 @@ export class GridFsStore implements AvatarStore {
     // Delete only revisions older than ours: a concurrent put's newer revision must survive, or two
     // puts racing could each delete the other's and leave nothing.
     const revisions = await this.#revisions(id);
-    const mine = revisions.findIndex((f) => f._id.equals(upload.id as ObjectId));
+    const mine = revisions.findIndex((f) => f._id.equals(upload.id));
     if (mine >= 0) for (const f of revisions.slice(mine + 1)) await this.#delete(f._id);
     return id;
   }

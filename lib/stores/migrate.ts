@@ -40,7 +40,7 @@ export async function migrate(from: string | AvatarStore, to: string | AvatarSto
     // A few copies in flight: file stores fsync every write, and serial fsyncs make big stores crawl.
     const worker = async () => {
       while (next < ids.length) {
-        const id = ids[next++]!;
+        const id = ids[next++];
         try {
           const got = await src.get(id);
           if (got) {

@@ -63,7 +63,7 @@ export class PostgresStore implements AvatarStore {
       );
       for (const row of res.rows) yield { id: row.id, size: row.size, modified: row.modified };
       if (res.rows.length < PAGE) return;
-      after = res.rows[res.rows.length - 1]!.id;
+      after = res.rows[res.rows.length - 1].id;
     }
   }
 

@@ -29,7 +29,7 @@ export async function prune(store: AvatarStore, doomed: (entry: AvatarEntry) => 
   let next = 0;
   const worker = async () => {
     while (next < removed.length) {
-      const id = removed[next++]!;
+      const id = removed[next++];
       if (!opts.dryRun) await store.remove(id);
       opts.onProgress?.(++done, removed.length, id);
     }

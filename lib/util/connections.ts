@@ -28,7 +28,7 @@ export class ConnectionShare {
   async acquire<T>(key: string, open: () => Promise<T>, close: (value: T) => Promise<void>): Promise<Lease<T>> {
     let entry = this.#entries.get(key);
     if (!entry) {
-      entry = { opening: open(), users: 0, close: close as (value: never) => Promise<void> };
+      entry = { opening: open(), users: 0, close: close };
       this.#entries.set(key, entry);
       const mine = entry;
       mine.opening.catch(() => {

@@ -15,7 +15,7 @@ export function parseDuration(value: Duration, option: string): number {
   } else if (typeof value === 'string') {
     const m = PATTERN.exec(value.trim());
     if (m) {
-      const ms = Number(m[1]) * UNIT_MS[m[2]!]!;
+      const ms = Number(m[1]) * UNIT_MS[m[2]];
       if (ms > 0) return ms;
     }
   }

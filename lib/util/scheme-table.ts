@@ -61,7 +61,7 @@ export class SchemeTable<O, S> extends NameTable<O> {
     if (!this.has(scheme)) {
       throw new TypeError(`authKoa: ${option} has unsupported scheme "${scheme}://" (${rules.list(this.names())}, or ${this.call} one)`);
     }
-    const kind = Object.hasOwn(rules.aliases, scheme) ? rules.aliases[scheme]! : scheme;
+    const kind = Object.hasOwn(rules.aliases, scheme) ? rules.aliases[scheme] : scheme;
     if (!rules.pathKinds.includes(kind)) return this.#made({ kind, uri });
     if (rest === '') throw new TypeError(`authKoa: ${option} with scheme "${scheme}://" needs a path after the scheme`);
     return this.#made({ kind, path: rest, uri });
@@ -98,7 +98,7 @@ export class SchemeTable<O, S> extends NameTable<O> {
 /** `scheme://rest` split, the scheme lower-cased as the tables key it; a text without `scheme://` (a plain path) has none. */
 export function splitUri(uri: string): { scheme: string | undefined; rest: string } {
   const m = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//.exec(uri);
-  return m ? { scheme: m[1]!.toLowerCase(), rest: uri.slice(m[0].length) } : { scheme: undefined, rest: uri };
+  return m ? { scheme: m[1].toLowerCase(), rest: uri.slice(m[0].length) } : { scheme: undefined, rest: uri };
 }
 
 /** A URI scheme as the tables key it: letters, digits, `+`, `.` and `-`, starting with a letter, lower case. */

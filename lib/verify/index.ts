@@ -175,5 +175,5 @@ function kidOf(headerB64: string): string {
 
 function bearer(h: string): string {
   const m = /^Bearer +(\S+)$/i.exec(h);
-  return m ? m[1]! : '';
+  return m ? m[1] : '';
 }

@@ -114,7 +114,7 @@ export class GrantBook<U> {
   /** The grant behind an `Authorization: Bearer <token>` header, while the token lives. */
   bearer(authorization: string): Grant<U> | undefined {
     const m = /^Bearer\s+(\S+)$/i.exec(authorization);
-    return m ? this.tokens.get(m[1]!) : undefined;
+    return m ? this.tokens.get(m[1]) : undefined;
   }
 
   private verifierMatches(challenge: string | undefined, verifier: string | undefined): boolean {

@@ -34,7 +34,7 @@ export async function readForm(ctx: Context, limit: number): Promise<Record<stri
 /** The `user:password` text of an HTTP Basic header, undecoded. */
 export function basicText(header: string): string | undefined {
   const m = /^Basic\s+(\S+)$/i.exec(header);
-  return m ? Buffer.from(m[1]!, 'base64').toString('utf8') : undefined;
+  return m ? Buffer.from(m[1], 'base64').toString('utf8') : undefined;
 }
 
 /** Client credentials from HTTP Basic; both parts are form-urlencoded (RFC 6749 §2.3.1). */

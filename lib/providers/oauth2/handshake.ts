@@ -49,7 +49,7 @@ function cookieAttrs(spec: FlowSpec, deps: ProviderDeps, ctx: Context): string {
  */
 export async function openHandshake(spec: FlowSpec, deps: ProviderDeps, ctx: Context): Promise<OpenedHandshake> {
   const q = ctx.query;
-  const one = (k: string) => (Array.isArray(q[k]) ? (q[k] as string[])[0] : (q[k] as string | undefined)) ?? '';
+  const one = (k: string) => (Array.isArray(q[k]) ? (q[k])[0] : (q[k])) ?? '';
   const from = one('from').slice(0, MAX_FROM);
   const state = deps.randomId();
   const verifier = spec.pkce ? randomBytes(32).toString('base64url') : undefined;

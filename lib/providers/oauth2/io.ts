@@ -84,7 +84,7 @@ async function exchangeNow(spec: FlowSpec, client: OAuthClient, params: Record<s
   let payload: Record<string, unknown>;
   try {
     const at = await Promise.race([client.getToken(params as never), deadline]);
-    payload = at.token as Record<string, unknown>;
+    payload = at.token;
   } catch (err) {
     if (err instanceof AuthError) throw err;
     const b = err as BoomLike;

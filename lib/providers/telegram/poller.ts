@@ -124,7 +124,7 @@ async function dispatch(loop: Loop, updates: Array<{ update_id: number }>): Prom
     const batch = updates.slice(i, i + CONCURRENCY);
     await Promise.all(batch.map((u) => bot.handleUpdate(u, signal))); // never throws
     // Acknowledged even if handling failed: a poisoned update must not come back forever.
-    loop.offset = batch[batch.length - 1]!.update_id + 1;
+    loop.offset = batch[batch.length - 1].update_id + 1;
   }
 }
 

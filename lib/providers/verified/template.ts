@@ -28,7 +28,7 @@ export interface Template {
 export function compileTemplate(text: unknown): Template {
   if (typeof text !== 'string' || text.trim() === '') throw new TypeError('template must be a non-empty string');
   for (const m of text.matchAll(ACTION)) {
-    const field = /^\.(\w+)$/.exec(m[1]!)?.[1];
+    const field = /^\.(\w+)$/.exec(m[1])?.[1];
     if (!field || !FIELDS.has(field as keyof TemplateData)) {
       throw new TypeError(`template: unknown action "${m[0]}" (known: {{.User}}, {{.Address}}, {{.Token}}, {{.Site}}, {{.URL}})`);
     }
