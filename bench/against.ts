@@ -40,9 +40,17 @@ export function buildEarlier(root: string, ref: string): EarlierCode {
     execFileSync('tar', ['-x', '-C', dir], { input: tar.stdout });
     if (!existsSync(join(dir, 'bench', 'server.ts'))) throw new Error(`--against: ${ref} has no bench/server.ts`);
     symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'), 'dir');
-    const tsc = spawnSync(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'], { cwd: dir, encoding: 'utf8' });
-    if (!existsSync(join(dir, 'dist', 'lib', 'index.js'))) throw new Error(`--against: ${ref} did not compile:\n${tsc.stdout}${tsc.stderr}`);
-    if (tsc.status !== 0) process.stderr.write(`--against: ${ref} compiled with type errors against today's packages (its JavaScript is used)\n`);
+    const tsc = spawnSync(
+      process.execPath,
+      [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'],
+      { cwd: dir, encoding: 'utf8' },
+    );
+    if (!existsSync(join(dir, 'dist', 'lib', 'index.js')))
+      throw new Error(`--against: ${ref} did not compile:\n${tsc.stdout}${tsc.stderr}`);
+    if (tsc.status !== 0)
+      process.stderr.write(
+        `--against: ${ref} compiled with type errors against today's packages (its JavaScript is used)\n`,
+      );
   } catch (err) {
     remove();
     throw err;

@@ -8,7 +8,8 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const dist = new URL('../dist/lib/', import.meta.url);
-if (!existsSync(fileURLToPath(new URL('index.js', dist)))) throw new Error('dist/ is missing: run `npm run build` (npm run bench does it first)');
+if (!existsSync(fileURLToPath(new URL('index.js', dist))))
+  throw new Error('dist/ is missing: run `npm run build` (npm run bench does it first)');
 
 const load = <T>(path: string): Promise<T> => import(new URL(path, dist).href) as Promise<T>;
 
@@ -18,5 +19,6 @@ export const { safeEqual } = await load<typeof import('../lib/util/safe-equal.js
 export const { readCookie } = await load<typeof import('../lib/session/transport.js')>('session/transport.js');
 export const { resolveOptions } = await load<typeof import('../lib/options/resolve.js')>('options/resolve.js');
 export const { internalsOf } = await load<typeof import('../lib/instance.js')>('instance.js');
-export const { TokenService } = await load<typeof import('../lib/session/token-service.js')>('session/token-service.js');
+export const { TokenService } =
+  await load<typeof import('../lib/session/token-service.js')>('session/token-service.js');
 export type { AuthKoaOptions, User } from '../lib/index.js';

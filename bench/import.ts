@@ -15,7 +15,19 @@ import { promisify } from 'node:util';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const run = promisify(execFile);
 /** Packages an app that does not configure them must not load by importing authkoa. */
-export const HEAVY = ['lmdb', 'mongodb', 'ioredis', 'pg', '@opentelemetry/api', 'node-telegram-bot-api', 'nodemailer', 'jimp', 'simple-oauth2', 'koa-session', 'jose'];
+export const HEAVY = [
+  'lmdb',
+  'mongodb',
+  'ioredis',
+  'pg',
+  '@opentelemetry/api',
+  'node-telegram-bot-api',
+  'nodemailer',
+  'jimp',
+  'simple-oauth2',
+  'koa-session',
+  'jose',
+];
 
 export interface ImportRow {
   module: string;
@@ -61,14 +73,21 @@ export async function importBench(rounds: number): Promise<ImportResult> {
     const record = join(dir, 'loads.txt');
     writeFileSync(record, '');
     const hook = join(ROOT, 'spec', 'package', 'record-loads.mjs');
-    await run(process.execPath, ['--import', hook, '--input-type=module', '-e', "await import('authkoa')"], { cwd: dir, env: { ...process.env, RECORD_LOADS: record } });
+    await run(process.execPath, ['--import', hook, '--input-type=module', '-e', "await import('authkoa')"], {
+      cwd: dir,
+      env: { ...process.env, RECORD_LOADS: record },
+    });
     const loaded = new Set<string>();
     for (const url of readFileSync(record, 'utf8').split('\n')) {
       const m = /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url);
       if (m) loaded.add(m[1]!);
     }
     return {
-      rows: Object.entries(seen).map(([module, runs]) => ({ module, ms: median(runs.map((r) => r.ms)), rssMiB: median(runs.map((r) => r.rssMiB)) })),
+      rows: Object.entries(seen).map(([module, runs]) => ({
+        module,
+        ms: median(runs.map((r) => r.ms)),
+        rssMiB: median(runs.map((r) => r.rssMiB)),
+      })),
       loaded: [...loaded].sort(),
     };
   } finally {

@@ -38,7 +38,14 @@ async function run(job: LoadJob): Promise<LoadResult> {
     connections: job.connections,
     duration: job.durationSec,
   });
-  return { rps: r.requests.average, total: r.requests.total, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors + r.timeouts };
+  return {
+    rps: r.requests.average,
+    total: r.requests.total,
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    non2xx: r.non2xx,
+    errors: r.errors + r.timeouts,
+  };
 }
 
 process.stdout.write('ready\n');

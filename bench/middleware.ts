@@ -46,7 +46,12 @@ function post(app: Koa, path: string, body: string) {
     const req = new http.IncomingMessage(socket);
     req.method = 'POST';
     req.url = path;
-    req.headers = { host: '127.0.0.1:8080', 'content-type': 'application/json', 'content-length': String(bytes.length), 'user-agent': 'bench' };
+    req.headers = {
+      host: '127.0.0.1:8080',
+      'content-type': 'application/json',
+      'content-length': String(bytes.length),
+      'user-agent': 'bench',
+    };
     req.push(bytes);
     req.push(null);
     return app.createContext(req, new http.ServerResponse(req));
@@ -71,9 +76,24 @@ async function timePerCall(make: () => Koa.Context, mw: Koa.Middleware, ms: numb
 export async function middlewareBench(ms = 1500, rounds = 3): Promise<MiddlewareCost[]> {
   const url = 'http://127.0.0.1:8080';
   // OpenTelemetry is installed here (for the tests): off in the plain rows, on (no SDK: the API's no-ops) in its own.
-  const auth = authKoa({ secret: SECRET, url, telemetry: false, providers: [{ kind: 'direct', name: 'bench', checker: () => true }] });
-  const traced = authKoa({ secret: SECRET, url, telemetry: true, providers: [{ kind: 'direct', name: 'bench', checker: () => true }] });
-  const listened = authKoa({ secret: SECRET, url, telemetry: false, providers: [{ kind: 'direct', name: 'bench', checker: () => true }] });
+  const auth = authKoa({
+    secret: SECRET,
+    url,
+    telemetry: false,
+    providers: [{ kind: 'direct', name: 'bench', checker: () => true }],
+  });
+  const traced = authKoa({
+    secret: SECRET,
+    url,
+    telemetry: true,
+    providers: [{ kind: 'direct', name: 'bench', checker: () => true }],
+  });
+  const listened = authKoa({
+    secret: SECRET,
+    url,
+    telemetry: false,
+    providers: [{ kind: 'direct', name: 'bench', checker: () => true }],
+  });
   for (const type of AUTH_EVENT_TYPES) listened.on(type, () => {});
   await Promise.all([auth.ready, traced.ready, listened.ready]);
   const basic = authKoa({
@@ -81,7 +101,10 @@ export async function middlewareBench(ms = 1500, rounds = 3): Promise<Middleware
     url,
     telemetry: false,
     providers: [{ kind: 'direct', name: 'bench', checker: () => true }],
-    basicAuthChecker: (user, passwd) => ({ ok: passwd === 'pw', user: { id: `basic_${user}`, name: user, picture: '' } }),
+    basicAuthChecker: (user, passwd) => ({
+      ok: passwd === 'pw',
+      user: { id: `basic_${user}`, name: user, picture: '' },
+    }),
   });
   const token = await auth.tokens.create({
     aud: '',
@@ -93,11 +116,27 @@ export async function middlewareBench(ms = 1500, rounds = 3): Promise<Middleware
   // The shape of authkoa's own middleware: a plain function returning next()'s promise.
   const noop: Koa.Middleware = (_ctx, next) => next();
   const variants: Array<[string, () => Koa.Context, Koa.Middleware]> = [
-    ['auth: JWT cookie + XSRF header', request(app, '/private', { cookie: `JWT=${token}`, 'x-xsrf-token': 'a'.repeat(40) }), auth.middleware.auth],
+    [
+      'auth: JWT cookie + XSRF header',
+      request(app, '/private', { cookie: `JWT=${token}`, 'x-xsrf-token': 'a'.repeat(40) }),
+      auth.middleware.auth,
+    ],
     ['auth: X-JWT header', request(app, '/private', { 'x-jwt': token }), auth.middleware.auth],
-    ['auth: JWT cookie + XSRF header, OpenTelemetry API on, no SDK', request(app, '/private', { cookie: `JWT=${token}`, 'x-xsrf-token': 'a'.repeat(40) }), traced.middleware.auth],
-    ['auth: JWT cookie + XSRF header, every event type subscribed', request(app, '/private', { cookie: `JWT=${token}`, 'x-xsrf-token': 'a'.repeat(40) }), listened.middleware.auth],
-    ['auth: basic auth via checker', request(app, '/private', { authorization: `Basic ${Buffer.from('u:pw').toString('base64')}` }), basic.middleware.auth],
+    [
+      'auth: JWT cookie + XSRF header, OpenTelemetry API on, no SDK',
+      request(app, '/private', { cookie: `JWT=${token}`, 'x-xsrf-token': 'a'.repeat(40) }),
+      traced.middleware.auth,
+    ],
+    [
+      'auth: JWT cookie + XSRF header, every event type subscribed',
+      request(app, '/private', { cookie: `JWT=${token}`, 'x-xsrf-token': 'a'.repeat(40) }),
+      listened.middleware.auth,
+    ],
+    [
+      'auth: basic auth via checker',
+      request(app, '/private', { authorization: `Basic ${Buffer.from('u:pw').toString('base64')}` }),
+      basic.middleware.auth,
+    ],
     ['app.use(auth) on a route outside /auth', request(app, '/public', { cookie: `JWT=${token}` }), auth],
     // A whole login, as the HTTP row's: the throttle's reservations, the token, the cookies and the user's
     // session list, which one user logging in again and again keeps at its cap (each login ends the oldest).
@@ -107,8 +146,10 @@ export async function middlewareBench(ms = 1500, rounds = 3): Promise<Middleware
   for (const [name, make, mw] of variants) {
     const ctx = make();
     await mw(ctx, async () => {});
-    if (name.startsWith('auth') && !ctx.state.user) throw new Error(`${name}: the request was not authenticated (${String(ctx.body)})`);
-    if (name === LOGIN_ROW && ctx.status !== 200) throw new Error(`${name}: answered ${ctx.status} (${JSON.stringify(ctx.body)})`);
+    if (name.startsWith('auth') && !ctx.state.user)
+      throw new Error(`${name}: the request was not authenticated (${String(ctx.body)})`);
+    if (name === LOGIN_ROW && ctx.status !== 200)
+      throw new Error(`${name}: answered ${ctx.status} (${JSON.stringify(ctx.body)})`);
     // The fastest of several rounds for each, then the difference: a difference per round, minimised, would
     // pick the round where noise slowed the no-op most.
     let mine = Infinity;
@@ -124,5 +165,6 @@ export async function middlewareBench(ms = 1500, rounds = 3): Promise<Middleware
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  for (const r of await middlewareBench()) console.log(`${r.name.padEnd(42)} ${r.us.toFixed(2).padStart(7)} µs/request`);
+  for (const r of await middlewareBench())
+    console.log(`${r.name.padEnd(42)} ${r.us.toFixed(2).padStart(7)} µs/request`);
 }

@@ -29,7 +29,12 @@ const IDLE = new Set(['(idle)']);
 
 /** Code authkoa itself calls while handling a request: native and node internals, Koa's accessors. */
 function calledByAuthkoa(url: string): boolean {
-  return url === '' || url.startsWith('node:') || url.includes('/node_modules/koa/') || url.includes('/node_modules/delegates/');
+  return (
+    url === '' ||
+    url.startsWith('node:') ||
+    url.includes('/node_modules/koa/') ||
+    url.includes('/node_modules/delegates/')
+  );
 }
 
 /**

@@ -46,7 +46,8 @@ const WARMUP = value('--warmup', quick ? 0.5 : 3);
 const CONNECTIONS = 50;
 const onlyAt = args.indexOf('--only');
 const only = onlyAt >= 0 ? (args[onlyAt + 1] ?? '') : undefined;
-if (only !== undefined && (only === '' || only.startsWith('--'))) throw new Error('--only needs the text of a case label, e.g. --only cookie');
+if (only !== undefined && (only === '' || only.startsWith('--')))
+  throw new Error('--only needs the text of a case label, e.g. --only cookie');
 const variantsAt = args.indexOf('--variants');
 // Extra server cases (bench/server.ts, the x- ones) measured like the others with the cookie request.
 const variants = variantsAt >= 0 ? (args[variantsAt + 1] ?? '').split(',').filter(Boolean) : [];
@@ -63,14 +64,20 @@ const VARIANTS: Record<string, string> = {
 };
 const againstAt = args.indexOf('--against');
 const againstRef = againstAt >= 0 ? args[againstAt + 1] : undefined;
-if (againstAt >= 0 && (!againstRef || againstRef.startsWith('--'))) throw new Error('--against needs a git ref, e.g. --against HEAD~40');
+if (againstAt >= 0 && (!againstRef || againstRef.startsWith('--')))
+  throw new Error('--against needs a git ref, e.g. --against HEAD~40');
 const hasTaskset = existsSync('/usr/bin/taskset') && os.cpus().length >= 2;
 
 /** Runs a node script of the checkout at `root`, pinned to `cpu` where taskset exists; stdin is a pipe when `input` is set. */
 function node(script: string, scriptArgs: string[], cpu: number, input = false, root = ROOT): ChildProcess {
   const argv = ['--import=tsx', join(root, script), ...scriptArgs];
-  const options = { cwd: root, stdio: [input ? 'pipe' : 'ignore', 'pipe', 'inherit'] as ('pipe' | 'ignore' | 'inherit')[] };
-  return hasTaskset ? spawn('taskset', ['-c', String(cpu), process.execPath, ...argv], options) : spawn(process.execPath, argv, options);
+  const options = {
+    cwd: root,
+    stdio: [input ? 'pipe' : 'ignore', 'pipe', 'inherit'] as ('pipe' | 'ignore' | 'inherit')[],
+  };
+  return hasTaskset
+    ? spawn('taskset', ['-c', String(cpu), process.execPath, ...argv], options)
+    : spawn(process.execPath, argv, options);
 }
 
 /** The lines a child writes, one at a time; rejects if it exits first. */
@@ -78,7 +85,9 @@ function lines(child: ChildProcess): () => Promise<string> {
   const queue: string[] = [];
   let waiting: { resolve: (l: string) => void; reject: (e: Error) => void } | undefined;
   let ended: Error | undefined;
-  createInterface({ input: child.stdout! }).on('line', (l) => (waiting ? (waiting.resolve(l), (waiting = undefined)) : queue.push(l)));
+  createInterface({ input: child.stdout! }).on('line', (l) =>
+    waiting ? (waiting.resolve(l), (waiting = undefined)) : queue.push(l),
+  );
   child.once('exit', (code) => {
     ended = new Error(`process exited with ${code} before answering`);
     waiting?.reject(ended);
@@ -148,11 +157,19 @@ async function measure(servers: Server[], jobs: LoadJob[]): Promise<Measured[]> 
   const results = await load(jobs);
   const generatorCpu = (generatorCpuSec() - gen0) / ((performance.now() - t0) / 1000);
   const after = await Promise.all(servers.map(cpuOf));
-  return results.map((r, i) => ({ ...r, cpuUs: r.total > 0 ? (after[i]! - before[i]!) / r.total : Number.NaN, generatorCpu }));
+  return results.map((r, i) => ({
+    ...r,
+    cpuUs: r.total > 0 ? (after[i]! - before[i]!) / r.total : Number.NaN,
+    generatorCpu,
+  }));
 }
 
 /** authkoa's share of one server's CPU while `run` loads it, from the server's own sampling profiler. */
-async function profiledShare(label: string, server: Server, run: (durationSec: number) => Promise<unknown>): Promise<number> {
+async function profiledShare(
+  label: string,
+  server: Server,
+  run: (durationSec: number) => Promise<unknown>,
+): Promise<number> {
   await fetch(`${server.statsUrl}/profile/start`);
   await run(PROFILE_SECONDS);
   const text = await (await fetch(`${server.statsUrl}/profile/stop`)).text();
@@ -192,8 +209,14 @@ const FLOOR_LABEL = 'floor: a minimal hand-written cookie check against a fixed 
 const TARGET_ROUND_FACTOR = 3;
 
 async function login(url: string): Promise<Tokens> {
-  const res = await fetch(`${url}/auth/bench/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"user":"u","passwd":"pw"}' });
-  const cookies = Object.fromEntries(res.headers.getSetCookie().map((c) => c.split(';')[0]!.split('=') as [string, string]));
+  const res = await fetch(`${url}/auth/bench/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: '{"user":"u","passwd":"pw"}',
+  });
+  const cookies = Object.fromEntries(
+    res.headers.getSetCookie().map((c) => c.split(';')[0]!.split('=') as [string, string]),
+  );
   return { jwt: cookies.JWT!, xsrf: cookies['XSRF-TOKEN']! };
 }
 
@@ -266,57 +289,201 @@ async function httpBench(earlier: EarlierCode | undefined): Promise<HttpRow[]> {
     const { jwt, xsrf } = first;
     const { AVATAR_ID } = await import('./server.js');
     const cookie = { cookie: `JWT=${jwt}`, 'x-xsrf-token': xsrf };
-    const loginJob: Case['job'] = { url: '/auth/bench/login', method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"user":"u","passwd":"pw"}' };
+    const loginJob: Case['job'] = {
+      url: '/auth/bench/login',
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"user":"u","passwd":"pw"}',
+    };
     // The same login by a new user each time, as a site's many users log in: a short session list and
     // no session ended by the cap, where one user logging in again and again pays both at every login.
     const manyUsersJob: Case['job'] = { ...loginJob, body: '{"user":"u[<id>]","passwd":"pw"}', idReplacement: true };
     const cases: Case[] = [
       // The method's zero, run first in every run (also with --only): two identical servers must come out at
       // 1.00, and the first pair of a run no longer falls on a case being measured.
-      { label: 'control: bare Koa against bare Koa', server: 'baseline', against: 'baseline', job: { url: '/private', headers: cookie } },
-      { label: 'authkoa auth: JWT cookie + XSRF header', server: 'authkoa', against: 'baseline', job: { url: '/private', headers: cookie }, profile: true },
-      { label: 'authkoa auth: X-JWT header', server: 'authkoa', against: 'baseline', job: { url: '/private', headers: { 'x-jwt': jwt } }, profile: true },
-      { label: 'authkoa auth, OpenTelemetry API on, no SDK: JWT cookie + XSRF header', server: 'authkoa-otel', against: 'baseline', job: { url: '/private', headers: cookie } },
-      { label: 'authkoa auth, every event type subscribed: JWT cookie + XSRF header', server: 'authkoa-events', against: 'baseline', job: { url: '/private', headers: cookie } },
-      { label: 'authkoa auth, EdDSA tokens: JWT cookie + XSRF header', server: 'authkoa-eddsa', signer: 'authkoa-eddsa', against: 'baseline', job: { url: '/private', headers: cookie } },
-      { label: 'authkoa auth, ES256 tokens: JWT cookie + XSRF header', server: 'authkoa-es256', signer: 'authkoa-es256', against: 'baseline', job: { url: '/private', headers: cookie } },
-      { label: 'authkoa auth: basic auth via checker', server: 'authkoa-basic', against: 'baseline', job: { url: '/private', headers: { authorization: `Basic ${Buffer.from('u:pw').toString('base64')}` } }, profile: true },
-      { label: 'two no-op middlewares in authkoa’s places (reference)', server: 'noop-middleware', against: 'baseline', job: { url: '/private', headers: cookie } },
+      {
+        label: 'control: bare Koa against bare Koa',
+        server: 'baseline',
+        against: 'baseline',
+        job: { url: '/private', headers: cookie },
+      },
+      {
+        label: 'authkoa auth: JWT cookie + XSRF header',
+        server: 'authkoa',
+        against: 'baseline',
+        job: { url: '/private', headers: cookie },
+        profile: true,
+      },
+      {
+        label: 'authkoa auth: X-JWT header',
+        server: 'authkoa',
+        against: 'baseline',
+        job: { url: '/private', headers: { 'x-jwt': jwt } },
+        profile: true,
+      },
+      {
+        label: 'authkoa auth, OpenTelemetry API on, no SDK: JWT cookie + XSRF header',
+        server: 'authkoa-otel',
+        against: 'baseline',
+        job: { url: '/private', headers: cookie },
+      },
+      {
+        label: 'authkoa auth, every event type subscribed: JWT cookie + XSRF header',
+        server: 'authkoa-events',
+        against: 'baseline',
+        job: { url: '/private', headers: cookie },
+      },
+      {
+        label: 'authkoa auth, EdDSA tokens: JWT cookie + XSRF header',
+        server: 'authkoa-eddsa',
+        signer: 'authkoa-eddsa',
+        against: 'baseline',
+        job: { url: '/private', headers: cookie },
+      },
+      {
+        label: 'authkoa auth, ES256 tokens: JWT cookie + XSRF header',
+        server: 'authkoa-es256',
+        signer: 'authkoa-es256',
+        against: 'baseline',
+        job: { url: '/private', headers: cookie },
+      },
+      {
+        label: 'authkoa auth: basic auth via checker',
+        server: 'authkoa-basic',
+        against: 'baseline',
+        job: { url: '/private', headers: { authorization: `Basic ${Buffer.from('u:pw').toString('base64')}` } },
+        profile: true,
+      },
+      {
+        label: 'two no-op middlewares in authkoa’s places (reference)',
+        server: 'noop-middleware',
+        against: 'baseline',
+        job: { url: '/private', headers: cookie },
+      },
       // A cost of known size (3.3 µs of CPU, sized when its server starts), read by the same method: how the HTTP figures
       // of this run scale a real cost (servers sharing a core read every cost larger than it is).
-      { label: 'calibration: a fixed 3.3 µs computation on the route', server: 'x-spin10', against: 'baseline', job: { url: '/private', headers: cookie } },
+      {
+        label: 'calibration: a fixed 3.3 µs computation on the route',
+        server: 'x-spin10',
+        against: 'baseline',
+        job: { url: '/private', headers: cookie },
+      },
       // The target itself as the reference: bare Koa plus a fixed 2 µs computation on the route. The pair's two
       // servers then differ by (cookie path − 2 µs) and run at nearly the same speed, so whatever the method
       // does to a cost it does to both: at or below zero, the cookie path costs the server at most 2 µs.
-      { label: TARGET_LABEL, server: 'authkoa', against: 'x-spin2', job: { url: '/private', headers: cookie }, roundsFactor: TARGET_ROUND_FACTOR },
+      {
+        label: TARGET_LABEL,
+        server: 'authkoa',
+        against: 'x-spin2',
+        job: { url: '/private', headers: cookie },
+        roundsFactor: TARGET_ROUND_FACTOR,
+      },
       // The least any implementation does on this request (see the case), paired the same way: the target's floor.
-      { label: FLOOR_LABEL, server: 'floor-cookie', against: 'x-spin2', job: { url: '/private', headers: cookie }, roundsFactor: TARGET_ROUND_FACTOR },
-      { label: 'koa-jwt (Bearer)', server: 'koa-jwt', against: 'baseline', job: { url: '/private', headers: { authorization: `Bearer ${jwt}` } } },
-      { label: 'koa-passport + passport-jwt (Bearer)', server: 'passport-jwt', against: 'baseline', job: { url: '/private', headers: { authorization: `Bearer ${jwt}` } } },
+      {
+        label: FLOOR_LABEL,
+        server: 'floor-cookie',
+        against: 'x-spin2',
+        job: { url: '/private', headers: cookie },
+        roundsFactor: TARGET_ROUND_FACTOR,
+      },
+      {
+        label: 'koa-jwt (Bearer)',
+        server: 'koa-jwt',
+        against: 'baseline',
+        job: { url: '/private', headers: { authorization: `Bearer ${jwt}` } },
+      },
+      {
+        label: 'koa-passport + passport-jwt (Bearer)',
+        server: 'passport-jwt',
+        against: 'baseline',
+        job: { url: '/private', headers: { authorization: `Bearer ${jwt}` } },
+      },
       { label: 'authkoa direct login (token + cookies)', server: 'authkoa', against: 'baseline', job: loginJob },
-      { label: 'authkoa direct login, a new user each time (token + cookies)', server: 'authkoa', against: 'baseline', job: manyUsersJob },
-      { label: 'route outside /auth, app.use(auth)', server: 'passthrough-with', against: 'passthrough-without', job: { url: '/public', headers: cookie }, profile: true },
-      { label: 'avatar GET, file store', server: 'avatar-file', against: 'koa-static', job: { url: `/avatar/${AVATAR_ID}` } },
-      { label: 'avatar GET, LMDB store', server: 'avatar-lmdb', against: 'koa-static', job: { url: `/avatar/${AVATAR_ID}` } },
+      {
+        label: 'authkoa direct login, a new user each time (token + cookies)',
+        server: 'authkoa',
+        against: 'baseline',
+        job: manyUsersJob,
+      },
+      {
+        label: 'route outside /auth, app.use(auth)',
+        server: 'passthrough-with',
+        against: 'passthrough-without',
+        job: { url: '/public', headers: cookie },
+        profile: true,
+      },
+      {
+        label: 'avatar GET, file store',
+        server: 'avatar-file',
+        against: 'koa-static',
+        job: { url: `/avatar/${AVATAR_ID}` },
+      },
+      {
+        label: 'avatar GET, LMDB store',
+        server: 'avatar-lmdb',
+        against: 'koa-static',
+        job: { url: `/avatar/${AVATAR_ID}` },
+      },
     ];
     if (earlier) {
       // The earlier commit's own `authkoa` case (its bench/server.ts, its dist/), against bare Koa as the rows
       // above and against today's directly: below 1.00 in the last two, today's code is slower than it was.
       const then = `code of ${earlier.name}`;
       cases.push(
-        { label: `${then}: JWT cookie + XSRF header`, server: 'authkoa', root: earlier.root, against: 'baseline', job: { url: '/private', headers: cookie } },
-        { label: `${then}: direct login (token + cookies)`, server: 'authkoa', root: earlier.root, against: 'baseline', job: loginJob },
-        { label: `this code against the ${then}: JWT cookie + XSRF header`, server: 'authkoa', against: 'authkoa', againstRoot: earlier.root, job: { url: '/private', headers: cookie } },
-        { label: `this code against the ${then}: direct login (token + cookies)`, server: 'authkoa', against: 'authkoa', againstRoot: earlier.root, job: loginJob },
-        { label: `${then}: direct login, a new user each time`, server: 'authkoa', root: earlier.root, against: 'baseline', job: manyUsersJob },
-        { label: `this code against the ${then}: direct login, a new user each time`, server: 'authkoa', against: 'authkoa', againstRoot: earlier.root, job: manyUsersJob },
+        {
+          label: `${then}: JWT cookie + XSRF header`,
+          server: 'authkoa',
+          root: earlier.root,
+          against: 'baseline',
+          job: { url: '/private', headers: cookie },
+        },
+        {
+          label: `${then}: direct login (token + cookies)`,
+          server: 'authkoa',
+          root: earlier.root,
+          against: 'baseline',
+          job: loginJob,
+        },
+        {
+          label: `this code against the ${then}: JWT cookie + XSRF header`,
+          server: 'authkoa',
+          against: 'authkoa',
+          againstRoot: earlier.root,
+          job: { url: '/private', headers: cookie },
+        },
+        {
+          label: `this code against the ${then}: direct login (token + cookies)`,
+          server: 'authkoa',
+          against: 'authkoa',
+          againstRoot: earlier.root,
+          job: loginJob,
+        },
+        {
+          label: `${then}: direct login, a new user each time`,
+          server: 'authkoa',
+          root: earlier.root,
+          against: 'baseline',
+          job: manyUsersJob,
+        },
+        {
+          label: `this code against the ${then}: direct login, a new user each time`,
+          server: 'authkoa',
+          against: 'authkoa',
+          againstRoot: earlier.root,
+          job: manyUsersJob,
+        },
       );
     }
     for (const v of variants) {
       // `name@xjwt` sends the X-JWT request to variant `name` instead of the cookie one.
       const [server, request] = v.split('@') as [string, string | undefined];
       const headers = request === 'xjwt' ? { 'x-jwt': jwt } : cookie;
-      cases.push({ label: `variant ${VARIANTS[server] ?? server}${request ? ` (${request} request)` : ''}`, server, against: 'baseline', job: { url: '/private', headers } });
+      cases.push({
+        label: `variant ${VARIANTS[server] ?? server}${request ? ` (${request} request)` : ''}`,
+        server,
+        against: 'baseline',
+        job: { url: '/private', headers },
+      });
     }
     const rows: HttpRow[] = [];
 
@@ -325,7 +492,8 @@ async function httpBench(earlier: EarlierCode | undefined): Promise<HttpRow[]> {
     const bareJob = { url: bare.url + '/private', connections: CONNECTIONS };
     await load([{ ...bareJob, durationSec: WARMUP }]);
     const alone: Measured[] = [];
-    for (let round = 0; round < ROUNDS; round++) alone.push(...(await measure([bare], [{ ...bareJob, durationSec: DURATION }])));
+    for (let round = 0; round < ROUNDS; round++)
+      alone.push(...(await measure([bare], [{ ...bareJob, durationSec: DURATION }])));
     await stop(bare);
     rows.push({
       label: 'bare Koa + @koa/router, alone on the server core',
@@ -364,10 +532,13 @@ async function httpBench(earlier: EarlierCode | undefined): Promise<HttpRow[]> {
           [c.server, c.root],
           [c.against, c.againstRoot],
         ];
-        const started = await Promise.all((at === 0 ? sides : sides.reverse()).map(([name, root]) => fresh(name, root)));
+        const started = await Promise.all(
+          (at === 0 ? sides : sides.reverse()).map(([name, root]) => fresh(name, root)),
+        );
         const [a, b] = [started[at]!, started[1 - at]!];
         try {
-          const pair = (durationSec: number) => started.map((s) => ({ ...job, url: s.url + job.url, connections: CONNECTIONS, durationSec }));
+          const pair = (durationSec: number) =>
+            started.map((s) => ({ ...job, url: s.url + job.url, connections: CONNECTIONS, durationSec }));
           await load(pair(WARMUP));
           const measured = await measure(started, pair(DURATION));
           mine.push(measured[at]!);
@@ -402,7 +573,10 @@ async function httpBench(earlier: EarlierCode | undefined): Promise<HttpRow[]> {
         `${c.label}: ${Math.round(row.rps)} req/s, ratio ${row.ratio!.toFixed(2)} (rounds ${ratios.map((x) => x.toFixed(2)).join(' ')}), ${signed(row.extraUs!)} µs server CPU/req${row.extraInterval ? ` (95 % interval ${interval(row.extraInterval)})` : ''}, load generator ${(row.generatorCpu * 100).toFixed(0)} % of its core${share === null ? '' : `, authkoa ${(share * 100).toFixed(1)} % of server CPU`}\n`,
       );
       // A failed request took another path than the one measured (an error answer is cheap): say so loudly.
-      if (row.failures > 0) process.stderr.write(`  WARNING: ${row.failures} requests failed; this row does not measure the intended path\n`);
+      if (row.failures > 0)
+        process.stderr.write(
+          `  WARNING: ${row.failures} requests failed; this row does not measure the intended path\n`,
+        );
     }
     return rows;
   } finally {
@@ -419,7 +593,10 @@ function machine(): string {
   try {
     kernel = execFileSync('uname', ['-sr']).toString().trim();
   } catch {}
-  return `${os.cpus().length} × ${cpu}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, ${kernel}, Node ${process.version}, load average at start ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`;
+  return `${os.cpus().length} × ${cpu}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, ${kernel}, Node ${process.version}, load average at start ${os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ')}`;
 }
 
 /** The hot path's headline: authkoa's extra server CPU per request over bare Koa, per request kind, from this run. */
@@ -434,9 +611,14 @@ function headline(rows: HttpRow[]): string[] {
   ];
   const target = pick(TARGET_LABEL);
   const floor = pick(FLOOR_LABEL);
-  const parts = kinds.filter(([, l]) => pick(l)?.extraUs != null).map(([name, l]) => `${name} **${signed(pick(l)!.extraUs!)} µs**`);
+  const parts = kinds
+    .filter(([, l]) => pick(l)?.extraUs != null)
+    .map(([name, l]) => `${name} **${signed(pick(l)!.extraUs!)} µs**`);
   if (parts.length === 0) return [];
-  const lines = [`**Extra server CPU per request over bare Koa** (case minus its reference, same rounds, median): ${parts.join(', ')}.`, ''];
+  const lines = [
+    `**Extra server CPU per request over bare Koa** (case minus its reference, same rounds, median): ${parts.join(', ')}.`,
+    '',
+  ];
   if (target?.extraUs != null) {
     const x = target.extraUs;
     const range = target.extraInterval;
@@ -450,7 +632,9 @@ function headline(rows: HttpRow[]): string[] {
           : '2 µs per request within what this run resolves: the interval holds zero';
     lines.push(
       `**The cookie path against the 2 µs target** (authkoa's cookie route paired with bare Koa plus a fixed 2 µs computation, same rounds, median${range ? ' and its 95 % interval' : ''}): **${signed(x)} µs** of server CPU per request${range ? ` (${interval(range)})` : ''}, CPU ratio ${target.cpuRatio!.toFixed(2)}: the cookie path costs the server ${verdict}.` +
-        (floor?.extraUs != null ? ` A minimal hand-written cookie check paired the same way read **${signed(floor.extraUs)} µs**${floor.extraInterval ? ` (${interval(floor.extraInterval)})` : ''}.` : ''),
+        (floor?.extraUs != null
+          ? ` A minimal hand-written cookie check paired the same way read **${signed(floor.extraUs)} µs**${floor.extraInterval ? ` (${interval(floor.extraInterval)})` : ''}.`
+          : ''),
       '',
     );
   }
@@ -474,17 +658,32 @@ function importReport(imp: ImportResult): string[] {
     '',
     '| import | ms | vs koa | RSS MiB | vs koa |',
     '|---|---:|---:|---:|---:|',
-    ...imp.rows.map((r) => `| \`import('${r.module}')\` | ${r.ms.toFixed(0)} | ${(r.ms / koa.ms).toFixed(2)}× | ${r.rssMiB.toFixed(1)} | ${r.module === 'koa' ? '—' : `${r.rssMiB >= koa.rssMiB ? '+' : ''}${(r.rssMiB - koa.rssMiB).toFixed(1)}`} |`),
+    ...imp.rows.map(
+      (r) =>
+        `| \`import('${r.module}')\` | ${r.ms.toFixed(0)} | ${(r.ms / koa.ms).toFixed(2)}× | ${r.rssMiB.toFixed(1)} | ${r.module === 'koa' ? '—' : `${r.rssMiB >= koa.rssMiB ? '+' : ''}${(r.rssMiB - koa.rssMiB).toFixed(1)}`} |`,
+    ),
     '',
     `Packages a bare \`import('authkoa')\` loads: ${imp.loaded.join(', ') || 'none'}. Of ${HEAVY.join(', ')}: ${heavy.length ? heavy.join(', ') : 'none'}.`,
   ];
 }
 
-function report(httpRows: HttpRow[], costs: MiddlewareCost[], micro: MicroResult[], byAlg: MicroResult[], scale: ScaleResult[], about: string, imp: ImportResult, state: StateRow[]): string {
+function report(
+  httpRows: HttpRow[],
+  costs: MiddlewareCost[],
+  micro: MicroResult[],
+  byAlg: MicroResult[],
+  scale: ScaleResult[],
+  about: string,
+  imp: ImportResult,
+  state: StateRow[],
+): string {
   const f = (n: number) => Math.round(n).toLocaleString('en-US');
   // Bare Koa's CPU per request: the median over every bare-Koa run of this report (its own row and each
   // case's reference), steadier than any single run.
-  const koaCpu = median([httpRows.find((r) => r.baseline === null)!.cpuUs, ...httpRows.filter((r) => r.baseline === 'baseline').map((r) => r.refCpuUs!)]);
+  const koaCpu = median([
+    httpRows.find((r) => r.baseline === null)!.cpuUs,
+    ...httpRows.filter((r) => r.baseline === 'baseline').map((r) => r.refCpuUs!),
+  ]);
   const lines = [
     `Machine: ${about}`,
     '',
@@ -504,20 +703,28 @@ function report(httpRows: HttpRow[], costs: MiddlewareCost[], micro: MicroResult
     '',
     '| case | authkoa share of server CPU | expected throughput ratio (1 − share) |',
     '|---|---:|---:|',
-    ...httpRows.filter((r) => r.share !== null).map((r) => `| ${r.label} | ${(r.share! * 100).toFixed(1)} % | ${(1 - r.share!).toFixed(3)} |`),
+    ...httpRows
+      .filter((r) => r.share !== null)
+      .map((r) => `| ${r.label} | ${(r.share! * 100).toFixed(1)} % | ${(1 - r.share!).toFixed(3)} |`),
     '',
     `authkoa's own cost per request, in-process (real Koa context, no network; a no-op middleware's time subtracted), against bare Koa's server CPU per request measured above (median of its runs, ${koaCpu.toFixed(1)} µs):`,
     '',
     '| path | µs per request | share of a bare Koa request | expected throughput ratio |',
     '|---|---:|---:|---:|',
     // Below 0.05 µs the difference from the no-op is inside the loop's own noise.
-    ...costs.map((c) => `| ${c.name} | ${c.us < 0.05 ? '< 0.05' : c.us.toFixed(2)} | ${((c.us / koaCpu) * 100).toFixed(1)} % | ${(koaCpu / (koaCpu + c.us)).toFixed(3)} |`),
+    ...costs.map(
+      (c) =>
+        `| ${c.name} | ${c.us < 0.05 ? '< 0.05' : c.us.toFixed(2)} | ${((c.us / koaCpu) * 100).toFixed(1)} % | ${(koaCpu / (koaCpu + c.us)).toFixed(3)} |`,
+    ),
     '',
     'Token verification, one repeated HS256 token (ops/s, same process, awaited one at a time):',
     '',
     '| verifier | ops/s | vs authkoa |',
     '|---|---:|---:|',
-    ...micro.map((m) => `| ${m.name} | ${f(m.opsPerSec)} | ${(m.opsPerSec / micro.find((x) => x.name.startsWith('authkoa'))!.opsPerSec).toFixed(2)} |`),
+    ...micro.map(
+      (m) =>
+        `| ${m.name} | ${f(m.opsPerSec)} | ${(m.opsPerSec / micro.find((x) => x.name.startsWith('authkoa'))!.opsPerSec).toFixed(2)} |`,
+    ),
     '',
     'Session-token verification by algorithm (the `signing` option; ops/s and µs per verify, same process, one at a time): a repeated token is the verified-token cache hit a protected route pays; a cold verify checks the signature.',
     '',
@@ -527,8 +734,18 @@ function report(httpRows: HttpRow[], costs: MiddlewareCost[], micro: MicroResult
   ];
   lines.push('', ...stateReport(state, STATE_ROUNDS, STATE_LOGINS));
   if (scale.length > 0) {
-    lines.push('', 'Avatar stores at scale (each run in a fresh process; peak RSS of that process):', '', '| store | avatars | list ms | prune ms | peak RSS MiB |', '|---|---:|---:|---:|---:|');
-    lines.push(...scale.map((s) => `| ${s.store} | ${f(s.count)} | ${f(s.listMs)} | ${f(s.pruneMs)} | ${s.peakRssMiB.toFixed(0)} |`));
+    lines.push(
+      '',
+      'Avatar stores at scale (each run in a fresh process; peak RSS of that process):',
+      '',
+      '| store | avatars | list ms | prune ms | peak RSS MiB |',
+      '|---|---:|---:|---:|---:|',
+    );
+    lines.push(
+      ...scale.map(
+        (s) => `| ${s.store} | ${f(s.count)} | ${f(s.listMs)} | ${f(s.pruneMs)} | ${s.peakRssMiB.toFixed(0)} |`,
+      ),
+    );
   }
   return lines.join('\n');
 }
@@ -537,7 +754,9 @@ const STATE_ROUNDS = quick ? 1 : 5;
 const STATE_LOGINS = quick ? 200 : 1000;
 if (flag('--state-only')) {
   process.stderr.write('logins by state store (memory, LMDB, Redis, PostgreSQL)…\n');
-  process.stdout.write(stateReport(await stateBench(STATE_ROUNDS, STATE_LOGINS), STATE_ROUNDS, STATE_LOGINS).join('\n') + '\n');
+  process.stdout.write(
+    stateReport(await stateBench(STATE_ROUNDS, STATE_LOGINS), STATE_ROUNDS, STATE_LOGINS).join('\n') + '\n',
+  );
   process.exit(0);
 }
 const about = machine();
@@ -566,7 +785,8 @@ const costs = await middlewareBench(quick ? 300 : 1500, quick ? 1 : 3);
 const scale = flag('--skip-scale') ? [] : await scaleBench(quick ? [1000] : [10_000, 100_000]);
 const text = report(httpRows, costs, micro, byAlg, scale, about, imp, state);
 process.stdout.write(text + '\n');
-if (flag('--write') && (only !== undefined || earlier)) process.stderr.write(`${earlier ? '--against' : '--only'}: a partial run, docs/performance.md left as it was\n`);
+if (flag('--write') && (only !== undefined || earlier))
+  process.stderr.write(`${earlier ? '--against' : '--only'}: a partial run, docs/performance.md left as it was\n`);
 else if (flag('--write')) {
   const generated = `${BEGIN}
 Written by \`npm run bench -- --write\` on ${new Date().toISOString().slice(0, 10)}. Numbers are from one run on the
@@ -619,7 +839,10 @@ ${END}`;
   const from = old.indexOf(BEGIN);
   const to = old.indexOf(END);
   // Only the generated part is replaced: what is written by hand around it (the analysis) stays.
-  const doc = from >= 0 && to > from ? old.slice(0, from) + generated + old.slice(to + END.length) : `# Performance\n\n${generated}\n`;
+  const doc =
+    from >= 0 && to > from
+      ? old.slice(0, from) + generated + old.slice(to + END.length)
+      : `# Performance\n\n${generated}\n`;
   writeFileSync(join(ROOT, 'docs', 'performance.md'), doc);
   process.stderr.write('wrote docs/performance.md\n');
 }

@@ -26,7 +26,11 @@ export async function scaleBench(counts: number[]): Promise<ScaleResult[]> {
   for (const store of ['file', 'lmdb']) {
     for (const count of counts) {
       process.stderr.write(`scale: ${store} store, ${count} avatars…\n`);
-      const line = execFileSync(process.execPath, ['--import=tsx', join(ROOT, 'bench/scale.ts'), store, String(count)], { cwd: ROOT, maxBuffer: 1 << 20 }).toString();
+      const line = execFileSync(
+        process.execPath,
+        ['--import=tsx', join(ROOT, 'bench/scale.ts'), store, String(count)],
+        { cwd: ROOT, maxBuffer: 1 << 20 },
+      ).toString();
       out.push(JSON.parse(line) as ScaleResult);
     }
   }
@@ -52,7 +56,13 @@ async function one(kind: string, count: number): Promise<ScaleResult> {
     const pruneMs = performance.now() - t;
     if (pruned.removed.length !== doomed.size) throw new Error(`pruned ${pruned.removed.length} of ${doomed.size}`);
     await store.close();
-    return { store: kind, count, listMs: Math.round(listMs), pruneMs: Math.round(pruneMs), peakRssMiB: process.resourceUsage().maxRSS / 1024 };
+    return {
+      store: kind,
+      count,
+      listMs: Math.round(listMs),
+      pruneMs: Math.round(pruneMs),
+      peakRssMiB: process.resourceUsage().maxRSS / 1024,
+    };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -15,14 +15,28 @@ import koaJwt from 'koa-jwt';
 import passport from 'koa-passport';
 import { ExtractJwt, Strategy as JwtStrategy } from 'passport-jwt';
 import serveStatic from 'koa-static';
-import { AUTH_EVENT_TYPES, authKoa, avatarId, internalsOf, openStore, readCookie, safeEqual, type AuthKoaOptions, type User } from './built.js';
+import {
+  AUTH_EVENT_TYPES,
+  authKoa,
+  avatarId,
+  internalsOf,
+  openStore,
+  readCookie,
+  safeEqual,
+  type AuthKoaOptions,
+  type User,
+} from './built.js';
 
 import { BENCH_KEYS } from './keys.js';
 
 export const BENCH_SECRET = 'bench-secret-0123456789abcdef0123456789';
 const PAYLOAD = { ok: true, message: 'hello' };
 
-const directProvider = { kind: 'direct' as const, name: 'bench', checker: (user: string, passwd: string) => passwd === 'pw' && user.length > 0 };
+const directProvider = {
+  kind: 'direct' as const,
+  name: 'bench',
+  checker: (user: string, passwd: string) => passwd === 'pw' && user.length > 0,
+};
 
 /**
  * authkoa as the rows measure it: OpenTelemetry off unless a case turns it on (the package is installed
@@ -31,8 +45,6 @@ const directProvider = { kind: 'direct' as const, name: 'bench', checker: (user:
 function baseAuth(url: string, extra: Partial<AuthKoaOptions> = {}) {
   return authKoa({ secret: BENCH_SECRET, url, providers: [directProvider], telemetry: false, ...extra });
 }
-
-
 
 type CaseBuilder = (app: Koa, router: Router, url: string, dir: string) => Promise<void> | void;
 
@@ -140,7 +152,12 @@ const cases: Record<string, CaseBuilder> = {
     app.use(router.routes());
   },
   'authkoa-basic'(app, router, url) {
-    const auth = baseAuth(url, { basicAuthChecker: (user, passwd) => ({ ok: passwd === 'pw', user: { id: `basic_${user}`, name: user, picture: '' } }) });
+    const auth = baseAuth(url, {
+      basicAuthChecker: (user, passwd) => ({
+        ok: passwd === 'pw',
+        user: { id: `basic_${user}`, name: user, picture: '' },
+      }),
+    });
     router.get('/private', auth.middleware.auth, (ctx) => void (ctx.body = PAYLOAD));
     app.use(auth);
     app.use(router.routes());
@@ -149,7 +166,11 @@ const cases: Record<string, CaseBuilder> = {
   // middleware on the route. The same plain-function shape authkoa's own middleware has.
   'noop-middleware'(app, router) {
     app.use((_ctx, next) => next());
-    router.get('/private', (_ctx, next) => next(), (ctx) => void (ctx.body = PAYLOAD));
+    router.get(
+      '/private',
+      (_ctx, next) => next(),
+      (ctx) => void (ctx.body = PAYLOAD),
+    );
     app.use(router.routes());
   },
   'koa-jwt'(app, router) {
@@ -158,8 +179,9 @@ const cases: Record<string, CaseBuilder> = {
   },
   'passport-jwt'(app, router) {
     passport.use(
-      new JwtStrategy({ jwtFromRequest: ExtractJwt.fromAuthHeaderAsBearerToken(), secretOrKey: BENCH_SECRET, algorithms: ['HS256'] }, (payload, done) =>
-        done(null, payload.user),
+      new JwtStrategy(
+        { jwtFromRequest: ExtractJwt.fromAuthHeaderAsBearerToken(), secretOrKey: BENCH_SECRET, algorithms: ['HS256'] },
+        (payload, done) => done(null, payload.user),
       ),
     );
     app.use(passport.initialize());
@@ -213,10 +235,14 @@ function floorCookieCase(app: Koa, router: Router, auth: ReturnType<typeof baseA
     user: User;
   }
   const known = new Map<number, Known>();
-  const keyOf = (token: string) => (token.charCodeAt(token.length - 1) << 16) | (token.charCodeAt(token.length - 2) << 8) | token.charCodeAt(token.length - 3);
+  const keyOf = (token: string) =>
+    (token.charCodeAt(token.length - 1) << 16) |
+    (token.charCodeAt(token.length - 2) << 8) |
+    token.charCodeAt(token.length - 3);
   const admit = (ctx: Koa.Context, next: Koa.Next, k: Known) => {
     const xsrf = ctx.req.headers['x-xsrf-token'];
-    if (typeof xsrf !== 'string' || !safeEqual(xsrf, k.jti) || Date.now() / 1000 >= k.exp) return void (ctx.status = 401);
+    if (typeof xsrf !== 'string' || !safeEqual(xsrf, k.jti) || Date.now() / 1000 >= k.exp)
+      return void (ctx.status = 401);
     const u = k.user;
     ctx.state.user = { name: u.name, id: u.id, picture: u.picture, aud: '' };
     return next();
@@ -245,7 +271,11 @@ function floorCookieCase(app: Koa, router: Router, auth: ReturnType<typeof baseA
 /** A route that computes for `us` microseconds before it answers. */
 function spinRoute(router: Router, us: number): void {
   const n = spinFor(us);
-  router.get('/private', (_ctx, next) => (spin(n) === 1 ? next() : next()), (ctx) => void (ctx.body = PAYLOAD));
+  router.get(
+    '/private',
+    (_ctx, next) => (spin(n) === 1 ? next() : next()),
+    (ctx) => void (ctx.body = PAYLOAD),
+  );
 }
 
 /**

@@ -38,7 +38,13 @@ async function app(stateStore: string) {
     stateStore,
     telemetry: false, // installed here for the tests; the rows measure the store alone
     providers: [
-      { kind: 'verified', name: 'email', template: '{{.Token}}', rateLimit: false, sender: async (_a: string, text: string) => void sent.push(text) },
+      {
+        kind: 'verified',
+        name: 'email',
+        template: '{{.Token}}',
+        rateLimit: false,
+        sender: async (_a: string, text: string) => void sent.push(text),
+      },
       { kind: 'direct', name: 'local', checker: (_user: string, passwd: string) => passwd === 'pw' },
     ],
   });
@@ -114,13 +120,18 @@ export async function stateBench(rounds = 5, n = 1000): Promise<StateRow[]> {
     await Promise.all([redis.stop(), postgres.destroy()]);
     rmSync(dir, { recursive: true, force: true });
   }
-  return stores.map(([store], i) => ({ store, verifiedUs: median(times[i]!.verified), directUs: median(times[i]!.direct) }));
+  return stores.map(([store], i) => ({
+    store,
+    verifiedUs: median(times[i]!.verified),
+    directUs: median(times[i]!.direct),
+  }));
 }
 
 /** The report's table: µs per login, the ratio of logins/s to memory's, and what the store adds. */
 export function stateReport(rows: StateRow[], rounds: number, n: number): string[] {
   const mem = rows.find((r) => r.store === 'memory')!;
-  const cell = (us: number, ref: number) => `${us.toFixed(0)} | ${(ref / us).toFixed(2)} | ${us - ref >= 0 ? '+' : ''}${(us - ref).toFixed(0)}`;
+  const cell = (us: number, ref: number) =>
+    `${us.toFixed(0)} | ${(ref / us).toFixed(2)} | ${us - ref >= 0 ? '+' : ''}${(us - ref).toFixed(0)}`;
   return [
     `Logins by state store (one HTTP request at a time to an app in the bench's process; median of ${rounds} rounds of ${n} logins each; ratio = logins/s against memory in the same run; "adds" = µs per login over memory):`,
     '',

@@ -32,13 +32,21 @@ async function measure(name: string, fn: () => unknown, ms: number): Promise<Mic
 /** Runs every verifier for `ms` milliseconds each and returns ops/s, fastest first. */
 export async function verifyBench(ms = 2000): Promise<MicroResult[]> {
   const tokens = new TokenService(
-    resolveOptions({ secret: SECRET, url: 'http://127.0.0.1:8080', providers: [{ kind: 'direct', name: 'd', checker: () => true }] }),
+    resolveOptions({
+      secret: SECRET,
+      url: 'http://127.0.0.1:8080',
+      providers: [{ kind: 'direct', name: 'd', checker: () => true }],
+    }),
   );
   const token = await tokens.create({
     aud: 'bench',
     jti: 'f'.repeat(40),
     exp: Math.floor(Date.now() / 1000) + 3600,
-    user: { name: 'bench user', id: 'direct_0123456789abcdef0123456789abcdef01234567', picture: 'http://127.0.0.1:8080/avatar/x.image' },
+    user: {
+      name: 'bench user',
+      id: 'direct_0123456789abcdef0123456789abcdef01234567',
+      picture: 'http://127.0.0.1:8080/avatar/x.image',
+    },
     auth_provider: { name: 'd' },
   });
   const key = createSecretKey(Buffer.from(SECRET));
@@ -62,7 +70,11 @@ function sessionClaims(jti: string) {
     aud: 'bench',
     jti,
     exp: Math.floor(Date.now() / 1000) + 3600,
-    user: { name: 'bench user', id: 'direct_0123456789abcdef0123456789abcdef01234567', picture: 'http://127.0.0.1:8080/avatar/x.image' },
+    user: {
+      name: 'bench user',
+      id: 'direct_0123456789abcdef0123456789abcdef01234567',
+      picture: 'http://127.0.0.1:8080/avatar/x.image',
+    },
     auth_provider: { name: 'd' },
   };
 }
@@ -78,7 +90,11 @@ const COLD_TOKENS = 20_000;
  */
 export async function algorithmBench(ms = 2000): Promise<MicroResult[]> {
   const { BENCH_KEYS } = await import('./keys.js');
-  const base = { secret: SECRET, url: 'http://127.0.0.1:8080', providers: [{ kind: 'direct' as const, name: 'd', checker: () => true }] };
+  const base = {
+    secret: SECRET,
+    url: 'http://127.0.0.1:8080',
+    providers: [{ kind: 'direct' as const, name: 'd', checker: () => true }],
+  };
   const services = {
     HS256: new TokenService(resolveOptions(base)),
     EdDSA: new TokenService(resolveOptions({ ...base, signing: { alg: 'EdDSA', key: BENCH_KEYS.EdDSA } })),
@@ -88,20 +104,35 @@ export async function algorithmBench(ms = 2000): Promise<MicroResult[]> {
   for (const [alg, service] of Object.entries(services)) {
     const one = await service.create(sessionClaims('f'.repeat(40)));
     results.push(await measure(`authkoa ${alg}, repeated token (cache hit)`, () => service.parse(one), ms));
-    const cold = await Promise.all(Array.from({ length: COLD_TOKENS }, (_, i) => service.create(sessionClaims(i.toString(16).padStart(40, '0')))));
+    const cold = await Promise.all(
+      Array.from({ length: COLD_TOKENS }, (_, i) => service.create(sessionClaims(i.toString(16).padStart(40, '0')))),
+    );
     // A fresh service, so none of these tokens is in its cache; cycling through more than it holds keeps it so.
-    const verifier = new TokenService(resolveOptions(alg === 'HS256' ? base : { ...base, signing: { alg: alg as 'EdDSA' | 'ES256', key: BENCH_KEYS[alg as 'EdDSA' | 'ES256'] } }));
+    const verifier = new TokenService(
+      resolveOptions(
+        alg === 'HS256'
+          ? base
+          : { ...base, signing: { alg: alg as 'EdDSA' | 'ES256', key: BENCH_KEYS[alg as 'EdDSA' | 'ES256'] } },
+      ),
+    );
     let i = 0;
     results.push(await measure(`authkoa ${alg}, cold verify`, () => verifier.parse(cold[i++ % COLD_TOKENS]!), ms));
   }
   const { createPublicKey } = await import('node:crypto');
   const edPublic = createPublicKey(BENCH_KEYS.EdDSA);
   const edToken = await services.EdDSA.create(sessionClaims('e'.repeat(40)));
-  results.push(await measure('jose jwtVerify EdDSA (KeyObject)', () => jwtVerify(edToken, edPublic, { algorithms: ['EdDSA'] }), ms));
+  results.push(
+    await measure(
+      'jose jwtVerify EdDSA (KeyObject)',
+      () => jwtVerify(edToken, edPublic, { algorithms: ['EdDSA'] }),
+      ms,
+    ),
+  );
   return results;
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const ms = Number(process.argv[2] ?? 2000);
-  for (const r of [...(await verifyBench(ms)), ...(await algorithmBench(ms))]) console.log(`${r.name.padEnd(48)} ${r.opsPerSec.toLocaleString('en-US').padStart(12)} ops/s`);
+  for (const r of [...(await verifyBench(ms)), ...(await algorithmBench(ms))])
+    console.log(`${r.name.padEnd(48)} ${r.opsPerSec.toLocaleString('en-US').padStart(12)} ops/s`);
 }

@@ -31,10 +31,17 @@ function packageVersion(): string {
 }
 
 const program = new Command('authctl')
-  .description('chores around authkoa: secrets, signing keys, database tables, the OpenAPI description, avatar stores, sessions, passkeys, second factors, the dev OAuth2 server, the Telegram poller, the demo app')
+  .description(
+    'chores around authkoa: secrets, signing keys, database tables, the OpenAPI description, avatar stores, sessions, passkeys, second factors, the dev OAuth2 server, the Telegram poller, the demo app',
+  )
   .version(packageVersion(), '-V, --version')
   .showHelpAfterError('(run authctl --help for usage)')
-  .option('-r, --require <module>', 'import this module first, e.g. one that calls registerStore() for its own scheme (repeatable)', (m: string, all: string[]) => [...all, m], [] as string[])
+  .option(
+    '-r, --require <module>',
+    'import this module first, e.g. one that calls registerStore() for its own scheme (repeatable)',
+    (m: string, all: string[]) => [...all, m],
+    [] as string[],
+  )
   .hook('preAction', async () => {
     for (const spec of (program.opts() as { require?: string[] }).require ?? []) await importPlugin(spec);
   })
@@ -45,7 +52,10 @@ async function importPlugin(spec: string): Promise<void> {
   const cwd = process.cwd();
   let file: string;
   try {
-    file = spec.startsWith('.') || isAbsolute(spec) ? resolve(cwd, spec) : createRequire(join(cwd, 'package.json')).resolve(spec);
+    file =
+      spec.startsWith('.') || isAbsolute(spec)
+        ? resolve(cwd, spec)
+        : createRequire(join(cwd, 'package.json')).resolve(spec);
   } catch {
     throw new Error(`--require: cannot find module ${spec}`);
   }

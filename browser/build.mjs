@@ -29,14 +29,33 @@ export const outDir = join(root, 'dist', 'browser');
 
 const banner = '/*! jquery.rest for authkoa | MIT */';
 // The metafile names the files each bundle read: the build's inputs, for scripts/build.mjs's up-to-date check.
-const common = { bundle: true, target: 'es2019', platform: 'browser', logLevel: 'warning', banner: { js: banner }, metafile: true, absWorkingDir: root };
+const common = {
+  bundle: true,
+  target: 'es2019',
+  platform: 'browser',
+  logLevel: 'warning',
+  banner: { js: banner },
+  metafile: true,
+  absWorkingDir: root,
+};
 
 /** The bundle files the build writes (besides the .d.ts declarations). */
-export const bundles = ['jquery.rest.js', 'jquery.rest.min.js', 'index.js', 'passkey.js', 'mfa.js', 'sessions.js', 'client.js', 'client.global.js', 'jquery.min.js'];
+export const bundles = [
+  'jquery.rest.js',
+  'jquery.rest.min.js',
+  'index.js',
+  'passkey.js',
+  'mfa.js',
+  'sessions.js',
+  'client.js',
+  'client.global.js',
+  'jquery.min.js',
+];
 
 // The passkey script's entry, inline so only the two public functions become the global.
 const passkeyEntry = {
-  contents: "import { registerPasskey, loginWithPasskey } from './passkey.js';\n" +
+  contents:
+    "import { registerPasskey, loginWithPasskey } from './passkey.js';\n" +
     'window.authkoaPasskey = { registerPasskey, loginWithPasskey };\n',
   resolveDir: here,
   sourcefile: 'passkey-global.js',
@@ -44,7 +63,8 @@ const passkeyEntry = {
 };
 
 // The two-step login script's entry: only the public functions become the global.
-const MFA_FUNCTIONS = 'mfaStatus, setupTotp, confirmTotp, verifyMfa, disableTotp, newRecoveryCodes, verifyMfaWithPasskey';
+const MFA_FUNCTIONS =
+  'mfaStatus, setupTotp, confirmTotp, verifyMfa, disableTotp, newRecoveryCodes, verifyMfaWithPasskey';
 const mfaEntry = {
   contents: `import { ${MFA_FUNCTIONS} } from './mfa.js';\nwindow.authkoaMfa = { ${MFA_FUNCTIONS} };\n`,
   resolveDir: here,
@@ -63,7 +83,8 @@ const sessionsEntry = {
 
 // The client's script-tag entry: the factory and the error class become the global.
 const clientEntry = {
-  contents: "import { createAuthClient, AuthClientError } from './client.js';\nwindow.authkoaClient = { createAuthClient, AuthClientError };\n",
+  contents:
+    "import { createAuthClient, AuthClientError } from './client.js';\nwindow.authkoaClient = { createAuthClient, AuthClientError };\n",
   resolveDir: here,
   sourcefile: 'client-global.js',
   loader: 'js',
@@ -86,15 +107,56 @@ export async function buildBrowser({ dir = outDir, declarations = true, inputs =
   };
   inputs.add(jquery);
   await Promise.all([
-    build({ ...common, entryPoints: [join(here, 'global.ts')], format: 'iife', outfile: join(dir, bundles[0]) }).then(read),
-    build({ ...common, entryPoints: [join(here, 'global.ts')], format: 'iife', minify: true, outfile: join(dir, bundles[1]) }).then(read),
-    build({ ...common, entryPoints: [join(here, 'index.ts')], format: 'esm', outfile: join(dir, bundles[2]) }).then(read),
-    build({ ...common, banner: { js: '/*! authkoa passkey | MIT */' }, stdin: passkeyEntry, format: 'iife', outfile: join(dir, bundles[3]) }).then(read),
-    build({ ...common, banner: { js: '/*! authkoa mfa | MIT */' }, stdin: mfaEntry, format: 'iife', outfile: join(dir, bundles[4]) }).then(read),
-    build({ ...common, banner: { js: '/*! authkoa sessions | MIT */' }, stdin: sessionsEntry, format: 'iife', outfile: join(dir, bundles[5]) }).then(read),
+    build({ ...common, entryPoints: [join(here, 'global.ts')], format: 'iife', outfile: join(dir, bundles[0]) }).then(
+      read,
+    ),
+    build({
+      ...common,
+      entryPoints: [join(here, 'global.ts')],
+      format: 'iife',
+      minify: true,
+      outfile: join(dir, bundles[1]),
+    }).then(read),
+    build({ ...common, entryPoints: [join(here, 'index.ts')], format: 'esm', outfile: join(dir, bundles[2]) }).then(
+      read,
+    ),
+    build({
+      ...common,
+      banner: { js: '/*! authkoa passkey | MIT */' },
+      stdin: passkeyEntry,
+      format: 'iife',
+      outfile: join(dir, bundles[3]),
+    }).then(read),
+    build({
+      ...common,
+      banner: { js: '/*! authkoa mfa | MIT */' },
+      stdin: mfaEntry,
+      format: 'iife',
+      outfile: join(dir, bundles[4]),
+    }).then(read),
+    build({
+      ...common,
+      banner: { js: '/*! authkoa sessions | MIT */' },
+      stdin: sessionsEntry,
+      format: 'iife',
+      outfile: join(dir, bundles[5]),
+    }).then(read),
     // No platform built-ins: the same file runs in a browser and in Node.
-    build({ ...common, banner: { js: '/*! authkoa client | MIT */' }, platform: 'neutral', entryPoints: [join(here, 'client.ts')], format: 'esm', outfile: join(dir, bundles[6]) }).then(read),
-    build({ ...common, banner: { js: '/*! authkoa client | MIT */' }, stdin: clientEntry, format: 'iife', outfile: join(dir, bundles[7]) }).then(read),
+    build({
+      ...common,
+      banner: { js: '/*! authkoa client | MIT */' },
+      platform: 'neutral',
+      entryPoints: [join(here, 'client.ts')],
+      format: 'esm',
+      outfile: join(dir, bundles[6]),
+    }).then(read),
+    build({
+      ...common,
+      banner: { js: '/*! authkoa client | MIT */' },
+      stdin: clientEntry,
+      format: 'iife',
+      outfile: join(dir, bundles[7]),
+    }).then(read),
     copyFile(jquery, join(dir, bundles[8])),
     declarations && promisify(execFile)(process.execPath, [tsc, '-p', join(here, 'tsconfig.json')], { cwd: root }),
   ]);

@@ -67,10 +67,12 @@ export function createAuthClient(options: AuthClientOptions = {}) {
   const t = new Transport(config.transport);
   const auth = config.authPath;
   const provider = (name: string, what: string) => {
-    if (typeof name !== 'string' || !/^[^/?#]+$/.test(name)) throw new TypeError(`${what}(provider): provider must be a provider's name, as providers() lists it`);
+    if (typeof name !== 'string' || !/^[^/?#]+$/.test(name))
+      throw new TypeError(`${what}(provider): provider must be a provider's name, as providers() lists it`);
     return `${auth}/${encodeURIComponent(name)}`;
   };
-  const user = async (): Promise<User> => expect(await t.request('GET', `${auth}/user`), t.url(`${auth}/user`), isUser, 'the user');
+  const user = async (): Promise<User> =>
+    expect(await t.request('GET', `${auth}/user`), t.url(`${auth}/user`), isUser, 'the user');
   function providers(): Promise<string[]>;
   function providers(o: { details: true }): Promise<ProviderInfo[]>;
   async function providers(o: { details?: boolean } = {}): Promise<string[] | ProviderInfo[]> {
@@ -84,7 +86,12 @@ export function createAuthClient(options: AuthClientOptions = {}) {
     user,
     /** Whether this client is logged in, without a refusal when it is not. */
     async status(): Promise<Status> {
-      return expect(await t.request('GET', `${auth}/status`), t.url(`${auth}/status`), (b) => !!b && typeof (b as Status).status === 'string', 'a status');
+      return expect(
+        await t.request('GET', `${auth}/status`),
+        t.url(`${auth}/status`),
+        (b) => !!b && typeof (b as Status).status === 'string',
+        'a status',
+      );
     },
     /**
      * A login with credentials posted to the provider's login route (`direct`: `{ user, passwd }`;
@@ -92,12 +99,17 @@ export function createAuthClient(options: AuthClientOptions = {}) {
      */
     async login(name: string, credentials: Record<string, string> = {}): Promise<LoginResult> {
       const path = `${provider(name, 'login')}/login`;
-      if (!credentials || typeof credentials !== 'object') throw new TypeError('login(provider, credentials): credentials must be an object of strings');
+      if (!credentials || typeof credentials !== 'object')
+        throw new TypeError('login(provider, credentials): credentials must be an object of strings');
       return loginResult(await t.request('POST', path, { body: credentials }), t.url(path));
     },
     /** The URL that starts a redirect login (OAuth2, OIDC, Apple, the local server); a browser goes there unless `navigate: false`. */
     loginRedirect(name: string, o: LoginRedirectOptions = {}): string {
-      const url = t.url(`${provider(name, 'loginRedirect')}/login`, { from: o.from, aud: o.aud, session: o.session ? '1' : undefined });
+      const url = t.url(`${provider(name, 'loginRedirect')}/login`, {
+        from: o.from,
+        aud: o.aud,
+        session: o.session ? '1' : undefined,
+      });
       const navigate = o.navigate ?? typeof location !== 'undefined';
       if (navigate && typeof location !== 'undefined') location.assign(url);
       return url;
@@ -111,7 +123,8 @@ export function createAuthClient(options: AuthClientOptions = {}) {
      * keeps) and the XSRF header go along; the answer is fetch's, as is (redirects not followed).
      */
     async fetch(path: string, init?: RequestInit): Promise<Response> {
-      if (typeof path !== 'string' || !path.startsWith('/')) throw new TypeError('fetch(path): path must be a path of the app, starting with "/"');
+      if (typeof path !== 'string' || !path.startsWith('/'))
+        throw new TypeError('fetch(path): path must be a path of the app, starting with "/"');
       return t.raw(path, init);
     },
     /** A passkey provider's routes (its name in each call's options; default `passkey`). */

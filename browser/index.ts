@@ -48,7 +48,14 @@ export {
   type MfaSummary,
   type TotpSetup,
 } from './mfa.js';
-export { listSessions, endSession, endOtherSessions, SessionError, type SessionsOptions, type SessionInfo } from './sessions.js';
+export {
+  listSessions,
+  endSession,
+  endOtherSessions,
+  SessionError,
+  type SessionsOptions,
+  type SessionInfo,
+} from './sessions.js';
 
 /** The plugin version. */
 export const VERSION = '1.0.1';

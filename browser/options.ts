@@ -92,7 +92,8 @@ export function validate(options: unknown): RestOptions {
         if (typeof value !== 'number' || !(value >= 0)) fail(`'cache' must be a number of seconds >= 0`);
         break;
       case 'cachableMethods':
-        if (!Array.isArray(value) || !value.every((m) => typeof m === 'string')) fail(`'cachableMethods' must be an array of strings`);
+        if (!Array.isArray(value) || !value.every((m) => typeof m === 'string'))
+          fail(`'cachableMethods' must be an array of strings`);
         break;
       case 'verbs':
         if (!isPlainObject(value) || !Object.values(value).every((m) => m === null || typeof m === 'string'))

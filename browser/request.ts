@@ -33,7 +33,9 @@ function isId(arg: unknown): arg is Id {
 }
 
 function isDataObject(arg: unknown): arg is object {
-  return typeof arg === 'object' && arg !== null && !Array.isArray(arg) && !(arg instanceof Date) && !(arg instanceof RegExp);
+  return (
+    typeof arg === 'object' && arg !== null && !Array.isArray(arg) && !(arg instanceof Date) && !(arg instanceof RegExp)
+  );
 }
 
 /**

@@ -84,7 +84,8 @@ export class ResourceNode implements ResourceBase {
   /** Adds a custom verb: its url segment (options.url or the name) follows the resource path. */
   addVerb(name: string, method: string, options?: RestOptions): Verb {
     if (typeof name !== 'string' || name === '') throw new RestClientError('invalid_name', `'name' must be a string`);
-    if (typeof method !== 'string' || method === '') throw new RestClientError('invalid_method', `'method' must be a string`);
+    if (typeof method !== 'string' || method === '')
+      throw new RestClientError('invalid_method', `'method' must be a string`);
     if (name === 'delete')
       throw new RestClientError('invalid_name', `Cannot add Verb: 'delete' is disabled, use 'destroy' or 'del'`);
     const own = validate(options);

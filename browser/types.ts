@@ -168,7 +168,10 @@ export type RestClient<V = DefaultVerbs> = ResourceBase & ResourceAdder<V>;
 
 /** `$.RestClient`. */
 export interface RestClientConstructor {
-  new <O extends VerbMap = {}>(base?: string, options?: RestOptions & { verbs?: O }): RestClient<MergeVerbs<DefaultVerbs, O>>;
+  new <O extends VerbMap = {}>(
+    base?: string,
+    options?: RestOptions & { verbs?: O },
+  ): RestClient<MergeVerbs<DefaultVerbs, O>>;
   /** The defaults every new client starts from. Changing them affects clients created afterwards. */
   defaults: RestOptions;
   /** The plugin version. */

@@ -66,7 +66,10 @@ export function publicUrl(host: string, port: number): { url: string; passkeys: 
 }
 
 /** The lines the demo prints once it listens: where to open it, what it offers, what is off and why. */
-function banner(log: (line: string) => void, b: { host: string; port: number; url: string; features: DemoFeature[]; providers: string[] }): void {
+function banner(
+  log: (line: string) => void,
+  b: { host: string; port: number; url: string; features: DemoFeature[]; providers: string[] },
+): void {
   // A loopback address is published as localhost (passkeys need a host name): say which address it
   // listens on, and that this address answers too, with a redirect to the public URL (publicHostOnly).
   const aliased = publicUrl(b.host, b.port).passkeys && isIP(b.host) !== 0;
@@ -95,7 +98,12 @@ export async function startExample(o: ExampleOptions): Promise<RunningExample> {
   const varDir = resolve(o.varDir);
   const outbox = new Outbox(log);
   const env = o.env ?? process.env;
-  const features = demoFeatures({ installed: o.installed ?? isInstalled, host: o.host, passkeyHost: passkeys, telegramToken: !!telegramToken(env) });
+  const features = demoFeatures({
+    installed: o.installed ?? isInstalled,
+    host: o.host,
+    passkeyHost: passkeys,
+    telegramToken: !!telegramToken(env),
+  });
 
   const auth = authKoa({
     secret: loadSecret(varDir),
@@ -120,7 +128,8 @@ export async function startExample(o: ExampleOptions): Promise<RunningExample> {
     mfa: { store: `lmdb://${join(varDir, 'mfa')}`, issuer: 'authkoa demo' },
     claimsUpdater: (claims) => {
       // The demo user is an admin and an editor, so every protected route of the page can be tried.
-      if (claims.user?.name === DEMO_USER.name) claims.user = { ...claims.user, role: 'editor', attrs: { ...claims.user.attrs, admin: true } };
+      if (claims.user?.name === DEMO_USER.name)
+        claims.user = { ...claims.user, role: 'editor', attrs: { ...claims.user.attrs, admin: true } };
       return claims;
     },
     logger: { info: () => {}, warn: (m: string) => log(`warn: ${m}`), error: (m: string) => log(`error: ${m}`) },

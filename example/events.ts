@@ -63,5 +63,8 @@ export function logLine(event: AuthEvent): string | undefined {
     default:
       return undefined;
   }
-  return `event: ${line}`.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return `event: ${line}`.replace(
+    /[\u0000-\u001f\u007f-\u009f]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 }

@@ -45,7 +45,11 @@ const missing = (pkg: string) => `the package "${pkg}" is not installed: npm ins
 
 /** The demo's optional features, each available or off with the reason. */
 export function demoFeatures(s: FeatureSetup): DemoFeature[] {
-  const passkeys: DemoFeature = { name: 'passkeys', what: 'Passkeys (to log in, and as a second step)', available: false };
+  const passkeys: DemoFeature = {
+    name: 'passkeys',
+    what: 'Passkeys (to log in, and as a second step)',
+    available: false,
+  };
   if (!s.installed('@simplewebauthn/server')) passkeys.reason = missing('@simplewebauthn/server');
   else if (!s.passkeyHost) {
     passkeys.reason = `WebAuthn refuses IP addresses such as ${s.host}; listen on 127.0.0.1, ::1 or a host name to have them`;
@@ -56,7 +60,12 @@ export function demoFeatures(s: FeatureSetup): DemoFeature[] {
   const features = [passkeys, avatars];
   if (s.telegramToken) {
     const available = s.installed('node-telegram-bot-api');
-    features.push({ name: 'telegram', what: 'Telegram login', available, ...(available ? {} : { reason: missing('node-telegram-bot-api') }) });
+    features.push({
+      name: 'telegram',
+      what: 'Telegram login',
+      available,
+      ...(available ? {} : { reason: missing('node-telegram-bot-api') }),
+    });
   }
   return features;
 }

@@ -34,7 +34,10 @@ export class Outbox {
     const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
     const linkify = (s: string) =>
       esc(s).replace(/https?:\/\/[^\s<]+/g, (u) => (u.startsWith(esc(appUrl) + '/') ? `<a href="${u}">${u}</a>` : u));
-    const items = this.messages.map((m) => `<li><p><b>To:</b> ${esc(m.to)} <small>${m.at.toISOString()}</small></p><pre>${linkify(m.text)}</pre></li>`);
+    const items = this.messages.map(
+      (m) =>
+        `<li><p><b>To:</b> ${esc(m.to)} <small>${m.at.toISOString()}</small></p><pre>${linkify(m.text)}</pre></li>`,
+    );
     return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Outbox</title><link rel="stylesheet" href="/style.css"></head>
 <body><main><h1>Outbox</h1><p>Messages the "email" provider would have sent. <a href="/">Back</a></p>

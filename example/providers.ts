@@ -29,16 +29,22 @@ export function telegramToken(env: NodeJS.ProcessEnv): string | undefined {
 export function demoProviders(s: ProviderSetup): ProviderEntry[] {
   const providers: ProviderEntry[] = [
     { kind: 'dev', port: s.devPort, emailDomain: 'example.com' },
-    { kind: 'direct', name: 'local', checker: (user: string, passwd: string) => user === DEMO_USER.name && passwd === DEMO_USER.passwd },
+    {
+      kind: 'direct',
+      name: 'local',
+      checker: (user: string, passwd: string) => user === DEMO_USER.name && passwd === DEMO_USER.passwd,
+    },
     {
       kind: 'verified',
       name: 'email',
       sender: s.outbox.sender,
       confirmPage: true,
-      template: 'Hello {{.User}},\n\nfollow this link to log in to the authkoa demo:\n{{.URL}}\n\nIt works once, for 30 minutes.',
+      template:
+        'Hello {{.User}},\n\nfollow this link to log in to the authkoa demo:\n{{.URL}}\n\nIt works once, for 30 minutes.',
     },
   ];
-  if (s.passkeyCredentials) providers.push({ kind: 'passkey', rpName: 'authkoa demo', credentials: s.passkeyCredentials });
+  if (s.passkeyCredentials)
+    providers.push({ kind: 'passkey', rpName: 'authkoa demo', credentials: s.passkeyCredentials });
   for (const name of Object.keys(catalog)) {
     const cid = s.env[`${name.toUpperCase()}_CID`];
     const csecret = s.env[`${name.toUpperCase()}_CSEC`];
@@ -46,7 +52,13 @@ export function demoProviders(s: ProviderSetup): ProviderEntry[] {
   }
   const token = telegramToken(s.env);
   if (token && s.telegram !== false) {
-    providers.push({ kind: 'telegram', name: 'telegram', token, successMsg: 'You are logged in to the authkoa demo.', errorMsg: 'This login link expired; start again from the page.' });
+    providers.push({
+      kind: 'telegram',
+      name: 'telegram',
+      token,
+      successMsg: 'You are logged in to the authkoa demo.',
+      errorMsg: 'This login link expired; start again from the page.',
+    });
   }
   return providers;
 }

@@ -22,6 +22,9 @@ export function publicHostOnly(publicUrl: string): Middleware {
       return;
     }
     ctx.status = 421;
-    ctx.body = { error: `this demo answers at ${publicUrl}: open ${publicUrl}/ (cookies and login checks are bound to that address)`, code: 'wrong_host' };
+    ctx.body = {
+      error: `this demo answers at ${publicUrl}: open ${publicUrl}/ (cookies and login checks are bound to that address)`,
+      code: 'wrong_host',
+    };
   };
 }

@@ -97,7 +97,7 @@ export type ErrorCode = keyof typeof ERROR_STATUS;
  * package declares `interface FeatureErrorCodes { terms_required: true }` in `declare module 'authkoa'`,
  * and `AuthError.code` then includes it. Empty here: authkoa's own codes are all in ERROR_STATUS.
  */
- 
+
 export interface FeatureErrorCodes {}
 
 /** A code a feature declared (FeatureErrorCodes). */

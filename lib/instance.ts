@@ -151,11 +151,17 @@ export function instanceApi(p: InstanceParts): Omit<AuthKoa, keyof Middleware> {
       revoke: (userId, sid) => started(() => p.registry.revoke(userId, sid)),
     },
     mfa: p.features.names().includes('mfa') ? mfaAdmin(() => p.features.admin('mfa') as MfaAdmin, started) : undefined,
-    features: { list: () => p.features.names(), get: <A extends object>(name: string) => p.features.admin(name) as A | undefined },
+    features: {
+      list: () => p.features.names(),
+      get: <A extends object>(name: string) => p.features.admin(name) as A | undefined,
+    },
     on: (type, listener) => p.events.on(type, listener),
     off: (type, listener) => p.events.off(type, listener),
     // Loaded when asked for: describing the routes is no part of serving them.
-    openapi: () => started(async () => (await import('./openapi/describe.js')).describe(p.options, p.providers.list(), await p.features.openapi())),
+    openapi: () =>
+      started(async () =>
+        (await import('./openapi/describe.js')).describe(p.options, p.providers.list(), await p.features.openapi()),
+      ),
     close() {
       closed ??= p.close();
       return closed;
@@ -165,7 +171,10 @@ export function instanceApi(p: InstanceParts): Omit<AuthKoa, keyof Middleware> {
 
 /** `auth.mfa`: the second factor's admin API, each call after start-up. */
 function mfaAdmin(admin: () => MfaAdmin, started: <T>(f: () => Promise<T>) => Promise<T>): MfaAdmin {
-  return { status: (userId) => started(() => admin().status(userId)), reset: (userId) => started(() => admin().reset(userId)) };
+  return {
+    status: (userId) => started(() => admin().status(userId)),
+    reset: (userId) => started(() => admin().reset(userId)),
+  };
 }
 
 /** The Koa middleware with the instance's tools on it, and its parts kept where only internalsOf() finds them. */

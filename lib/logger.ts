@@ -77,7 +77,12 @@ function fieldsFirst(l: object): l is FieldsFirst {
 export function toLogger(input: LoggerInput, option = 'logger'): Logger {
   if (input == null) return consoleLogger;
   if (typeof input === 'function') return funcLogger(input);
-  if (typeof input === 'object' && typeof input.info === 'function' && typeof input.warn === 'function' && typeof input.error === 'function') {
+  if (
+    typeof input === 'object' &&
+    typeof input.info === 'function' &&
+    typeof input.warn === 'function' &&
+    typeof input.error === 'function'
+  ) {
     const l = input as unknown as Record<Level, Method | undefined>;
     const pino = fieldsFirst(input);
     // Called as methods of `l`: pino's and winston's need their `this`.

@@ -97,7 +97,12 @@ function guard(o: MiddlewareConfig, users: Authenticator, check?: UserCheck): Mi
       return refuse(o, ctx, err);
     }
     // Errors of `next` are the app's: they pass through, only authentication failures become 401/403.
-    return isPromise(found) ? found.then((user) => admit(o, check, ctx, next, user), (err) => refuse(o, ctx, err)) : admit(o, check, ctx, next, found);
+    return isPromise(found)
+      ? found.then(
+          (user) => admit(o, check, ctx, next, user),
+          (err) => refuse(o, ctx, err),
+        )
+      : admit(o, check, ctx, next, found);
   };
 }
 
@@ -126,7 +131,8 @@ function roleIn(roles: string[]): UserCheck {
     if (u.role && allowed.has(u.role.toLowerCase())) return undefined;
     // A user without a role is told so: "role  not in allowed roles" read like a blank in the message.
     return new AuthError(
-      'role_denied', u.role ? `user ${u.name} role ${u.role} not in allowed roles` : `user ${u.name} has no role`
+      'role_denied',
+      u.role ? `user ${u.name} role ${u.role} not in allowed roles` : `user ${u.name} has no role`,
     );
   };
 }

@@ -33,7 +33,12 @@ export interface RoutesConfig {
 /** A provider's own action by name, else its `*` action (which reads the name from the path), else 404. */
 function providerAction(ctx: Context, provider: Provider, name: string): Promise<void> {
   const actions = provider.actions;
-  const action = actions && Object.hasOwn(actions, name) ? actions[name] : actions && Object.hasOwn(actions, '*') ? actions['*'] : undefined;
+  const action =
+    actions && Object.hasOwn(actions, name)
+      ? actions[name]
+      : actions && Object.hasOwn(actions, '*')
+        ? actions['*']
+        : undefined;
   if (!action) throw new AuthError('not_found', 'no such provider route');
   return action(ctx);
 }
@@ -94,9 +99,16 @@ function providerNamed(ctx: Context, providers: ProviderRegistry, name: string):
 }
 
 /** A provider's one-segment route: login and callback (after the preAuthHook), logout (which ends the token first), else its own action. */
-async function providerRoute(ctx: Context, o: StepConfig, provider: Provider, action: string, endToken: (ctx: Context) => Promise<void>): Promise<void> {
+async function providerRoute(
+  ctx: Context,
+  o: StepConfig,
+  provider: Provider,
+  action: string,
+  endToken: (ctx: Context) => Promise<void>,
+): Promise<void> {
   // DELETE only reaches a provider's own actions (removing a passkey); the login routes are GET and POST.
-  if (ctx.method === 'DELETE' && !['login', 'callback', 'logout'].includes(action)) return providerAction(ctx, provider, action);
+  if (ctx.method === 'DELETE' && !['login', 'callback', 'logout'].includes(action))
+    return providerAction(ctx, provider, action);
   if (ctx.method !== 'GET' && ctx.method !== 'POST') throw new AuthError('method_not_allowed', 'method not allowed');
   switch (action) {
     case 'login':
@@ -173,7 +185,11 @@ export function buildAuthRouter(
 
   router.get('/list', (ctx) => {
     const details = ctx.query.details === '1' || ctx.query.details === 'true';
-    writeJSON(ctx, 200, providers.list().map((p) => (details ? { name: p.name, kind: p.kind ?? 'custom' } : p.name)));
+    writeJSON(
+      ctx,
+      200,
+      providers.list().map((p) => (details ? { name: p.name, kind: p.kind ?? 'custom' } : p.name)),
+    );
   });
 
   // The same rules as the route middleware: the validator, the provider still configured, an expired

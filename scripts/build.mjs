@@ -30,14 +30,19 @@ async function step(name, sources, outputs, part) {
 /** The library, the CLI and the demo: tsc, with its incremental state beside the stamp. */
 async function lib() {
   const dirs = ['lib', 'bin', 'example'];
-  const ts = (await Promise.all(dirs.map((d) => filesUnder(root, d, ['.ts'])))).flat().filter((f) => !f.endsWith('.d.ts'));
+  const ts = (await Promise.all(dirs.map((d) => filesUnder(root, d, ['.ts']))))
+    .flat()
+    .filter((f) => !f.endsWith('.d.ts'));
   const outputs = ts.map((f) => `dist/${f.slice(0, -3)}.js`);
   await step('lib', [...ts, ...SHARED, 'tsconfig.build.json'], outputs, async () => {
     // tsc's incremental state says what it emitted, not what is still there: with an output gone it would not
     // write it again, so it starts over.
     if (await missingOutput(root, outputs)) await rm(join(root, 'dist/.build/lib.tsbuildinfo'), { force: true });
     const tsc = join(root, 'node_modules/typescript/bin/tsc');
-    await promisify(execFile)(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json')], { cwd: root, maxBuffer: 16 << 20 }).catch((err) => {
+    await promisify(execFile)(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json')], {
+      cwd: root,
+      maxBuffer: 16 << 20,
+    }).catch((err) => {
       // Type errors: shown as tsc prints them, and no stamp, so the next build tries again.
       process.stdout.write(err.stdout ?? '');
       process.stderr.write(err.stderr ?? '');

@@ -19,8 +19,20 @@ const HEADER = `/**
 /** The text of browser/client/schema.ts for the current component schemas. */
 export function clientSchemaSource(): string {
   const names = { jwtCookieName: 'JWT', xsrfHeaderName: 'X-XSRF-TOKEN', jwtHeaderName: 'X-JWT', jwtQueryName: 'token' };
-  const doc = openApiDocument({ url: 'http://localhost', authRoutePath: '/auth', avatarRoutePath: '/avatar', ...names, basic: false, avatars: true }, []);
-  return typeScriptOf(doc.components.schemas as Record<string, Record<string, unknown>>, HEADER, { Error: 'ErrorBody' });
+  const doc = openApiDocument(
+    {
+      url: 'http://localhost',
+      authRoutePath: '/auth',
+      avatarRoutePath: '/avatar',
+      ...names,
+      basic: false,
+      avatars: true,
+    },
+    [],
+  );
+  return typeScriptOf(doc.components.schemas as Record<string, Record<string, unknown>>, HEADER, {
+    Error: 'ErrorBody',
+  });
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

@@ -37,15 +37,24 @@ export function avatarsCommand(): Command {
     .option('--keep-file <file>', 'remove every avatar whose id (or user id) is not a line of this file')
     .option('--dry-run', 'only print what would be removed')
     .action(async (uri: string, opts: { olderThan?: number; keepFile?: string; dryRun?: boolean }) => {
-      if ((opts.olderThan === undefined) === (opts.keepFile === undefined)) throw new Error('prune needs exactly one of --older-than or --keep-file');
+      if ((opts.olderThan === undefined) === (opts.keepFile === undefined))
+        throw new Error('prune needs exactly one of --older-than or --keep-file');
       const keep = opts.keepFile === undefined ? undefined : readKeepFile(opts.keepFile);
       const cutoff = opts.olderThan === undefined ? 0 : Date.now() - opts.olderThan;
       await withStore(uri, true, async (store) => {
         let progress: Progress | undefined;
-        const result = await prune(store, (e) => (keep ? !keep.has(e.id.toLowerCase()) : e.modified.getTime() < cutoff), {
-          dryRun: opts.dryRun,
-          onProgress: (done, total, id) => (progress ??= new Progress(opts.dryRun ? 'checking' : 'pruning', total)).tick(`${opts.dryRun ? 'would remove' : 'removed'} ${id}`, done),
-        });
+        const result = await prune(
+          store,
+          (e) => (keep ? !keep.has(e.id.toLowerCase()) : e.modified.getTime() < cutoff),
+          {
+            dryRun: opts.dryRun,
+            onProgress: (done, total, id) =>
+              (progress ??= new Progress(opts.dryRun ? 'checking' : 'pruning', total)).tick(
+                `${opts.dryRun ? 'would remove' : 'removed'} ${id}`,
+                done,
+              ),
+          },
+        );
         progress?.done();
         out(`${opts.dryRun ? 'would remove' : 'removed'} ${result.removed.length} of ${result.listed} avatars`);
       });
@@ -63,7 +72,9 @@ export function avatarsCommand(): Command {
             onError: (id, err) => process.stderr.write(`authctl: skipped ${id}: ${oneLine(err)}\n`),
           });
           progress?.done();
-          out(`migrated ${result.copied} of ${result.total} avatars${result.failed.length ? `, ${result.failed.length} failed` : ''}`);
+          out(
+            `migrated ${result.copied} of ${result.total} avatars${result.failed.length ? `, ${result.failed.length} failed` : ''}`,
+          );
           if (result.failed.length) process.exitCode = 1;
         });
       });
@@ -135,7 +146,10 @@ class Progress {
   readonly #tty = Boolean(process.stderr.isTTY);
   #done = 0;
 
-  constructor(readonly label: string, readonly total: number) {}
+  constructor(
+    readonly label: string,
+    readonly total: number,
+  ) {}
 
   tick(line: string, done = this.#done + 1): void {
     this.#done = done;
@@ -158,5 +172,7 @@ function out(line: string): void {
 }
 
 function oneLine(err: unknown): string {
-  return String((err as Error)?.message ?? err).split('\n')[0].trim();
+  return String((err as Error)?.message ?? err)
+    .split('\n')[0]
+    .trim();
 }

@@ -16,7 +16,8 @@ interface BotOptions {
 
 function seconds(value: string): number {
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 0 || n > 50) throw new InvalidArgumentError('must be a whole number of seconds from 0 to 50');
+  if (!Number.isInteger(n) || n < 0 || n > 50)
+    throw new InvalidArgumentError('must be a whole number of seconds from 0 to 50');
   return n;
 }
 
@@ -32,8 +33,13 @@ function describeStore(target: StateTarget): string {
  */
 export function botCommand(): Command {
   return new Command('bot')
-    .description('poll Telegram for bot logins and confirm them in a shared state store (apps run the provider with poll: false)')
-    .option('--token <token>', 'bot token from BotFather (default: $TELEGRAM_BOT_TOKEN, which keeps it out of the process list)')
+    .description(
+      'poll Telegram for bot logins and confirm them in a shared state store (apps run the provider with poll: false)',
+    )
+    .option(
+      '--token <token>',
+      'bot token from BotFather (default: $TELEGRAM_BOT_TOKEN, which keeps it out of the process list)',
+    )
     .requiredOption('--store <uri>', `state store shared with the app: ${SHARED_STORES}`)
     .option('--api-root <url>', 'Bot API root (self-hosted Bot API server; default https://api.telegram.org)')
     .option('--success-msg <text>', 'reply after a successful Start')
@@ -43,7 +49,8 @@ export function botCommand(): Command {
       const token = opts.token ?? process.env.TELEGRAM_BOT_TOKEN;
       if (!token) throw new Error('a bot token is needed: --token or $TELEGRAM_BOT_TOKEN');
       const target = checkSharedStore(opts.store);
-      if (opts.apiRoot !== undefined && !/^https?:\/\//.test(opts.apiRoot)) throw new Error('--api-root must be an http(s) URL');
+      if (opts.apiRoot !== undefined && !/^https?:\/\//.test(opts.apiRoot))
+        throw new Error('--api-root must be an http(s) URL');
       // Loaded here, not with the CLI: the Telegram client is an optional package the other commands never need.
       const [{ LoginBot }, { startPolling }] = await loadWithPackage('node-telegram-bot-api', 'the bot command', () =>
         Promise.all([import('../../lib/providers/telegram/bot.js'), import('../../lib/providers/telegram/poller.js')]),
@@ -67,7 +74,8 @@ export function botCommand(): Command {
       const poller = startPolling(bot, {
         logger,
         pollTimeout: opts.pollTimeout,
-        onReady: (username) => process.stdout.write(`authctl bot: @${username} polling for logins (state in ${describeStore(target)})\n`),
+        onReady: (username) =>
+          process.stdout.write(`authctl bot: @${username} polling for logins (state in ${describeStore(target)})\n`),
       });
       const signal = await stop;
       await poller.stop();

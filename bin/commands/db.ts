@@ -17,12 +17,18 @@ function target(uri: string): PostgresTarget {
 
 /** The DDL as a script psql runs: each statement ended by `;`. */
 function script(t: PostgresTarget): string {
-  return allDdl(t).map((s) => `${s};\n`).join('');
+  return allDdl(t)
+    .map((s) => `${s};\n`)
+    .join('');
 }
 
 /** Creates every table through the stores' own path (ensureTables: a transaction under an advisory lock). */
 async function migrate(t: PostgresTarget): Promise<void> {
-  const { openPostgres, ensureTables } = await loadWithPackage('pg', 'authctl db migrate', () => import('../../lib/postgres/db.js'));
+  const { openPostgres, ensureTables } = await loadWithPackage(
+    'pg',
+    'authctl db migrate',
+    () => import('../../lib/postgres/db.js'),
+  );
   let db;
   try {
     db = await openPostgres(t, {}, '<uri>');
@@ -40,7 +46,9 @@ async function migrate(t: PostgresTarget): Promise<void> {
  * their own migrations.
  */
 export function dbCommand(): Command {
-  const db = new Command('db').description('the PostgreSQL tables of stateStore, avatarStore and the stores built on them');
+  const db = new Command('db').description(
+    'the PostgreSQL tables of stateStore, avatarStore and the stores built on them',
+  );
   db.command('migrate')
     .description('create the tables (state, avatars) in the database a postgres:// URI names; safe to run again')
     .argument('<uri>', 'postgres://user:password@host:5432/db[?schema=…&prefix=…]')

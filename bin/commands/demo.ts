@@ -12,9 +12,18 @@ export function demoCommand(): Command {
     .action(async (opts: { port: number; devPort: number; host: string; var: string }) => {
       // Loaded here, not at the top: every other authctl command would otherwise pay for the whole app.
       const { startExample } = await import('../../example/app.js');
-      const running = await startExample({ port: opts.port, devPort: opts.devPort, host: opts.host, varDir: opts.var, log: (m) => process.stdout.write(m + '\n') });
+      const running = await startExample({
+        port: opts.port,
+        devPort: opts.devPort,
+        host: opts.host,
+        varDir: opts.var,
+        log: (m) => process.stdout.write(m + '\n'),
+      });
       const stop = () => {
-        running.close().then(() => process.exit(0), () => process.exit(1));
+        running.close().then(
+          () => process.exit(0),
+          () => process.exit(1),
+        );
       };
       process.once('SIGINT', stop);
       process.once('SIGTERM', stop);

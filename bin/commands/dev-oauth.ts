@@ -31,7 +31,11 @@ export function devOauthCommand(): Command {
     .option('-p, --port <n>', 'port to listen on (0 picks a free one)', port, 8084)
     .option('-H, --host <host>', 'interface to listen on', '127.0.0.1')
     .option('-e, --email-domain <domain>', 'give users an email address <name>@<domain>', domain)
-    .option('-o, --allow-origin <origin>', 'origin redirect_uri may point at (repeatable; default: any loopback host)', origin)
+    .option(
+      '-o, --allow-origin <origin>',
+      'origin redirect_uri may point at (repeatable; default: any loopback host)',
+      origin,
+    )
     .action(async (opts: { port: number; host: string; emailDomain?: string; allowOrigin?: string[] }) => {
       await runDevOAuthServer({
         port: opts.port,

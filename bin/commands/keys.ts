@@ -16,7 +16,8 @@ interface GeneratedKey {
 }
 
 function parseAlg(value: string): SigningAlg {
-  if (!(ALGS as readonly string[]).includes(value)) throw new InvalidArgumentError(`must be one of ${ALGS.join(', ')} (got ${value})`);
+  if (!(ALGS as readonly string[]).includes(value))
+    throw new InvalidArgumentError(`must be one of ${ALGS.join(', ')} (got ${value})`);
   return value as SigningAlg;
 }
 
@@ -44,10 +45,14 @@ function generate(alg: SigningAlg): GeneratedKey {
  * (`key: 'file:key.pem'`); the alg and kid go to stderr. `--json` prints everything as one object.
  */
 export function keysCommand(): Command {
-  const keys = new Command('keys').description('signing keys for the signing option (public-key session tokens, the JWKS)');
+  const keys = new Command('keys').description(
+    'signing keys for the signing option (public-key session tokens, the JWKS)',
+  );
   keys
     .command('generate')
-    .description('print a new private key (PKCS#8 PEM) on stdout, its alg and kid on stderr: authctl keys generate > key.pem')
+    .description(
+      'print a new private key (PKCS#8 PEM) on stdout, its alg and kid on stderr: authctl keys generate > key.pem',
+    )
     .option('-a, --alg <alg>', `the key's algorithm: ${ALGS.join(', ')}`, parseAlg, 'EdDSA' as SigningAlg)
     .option('--json', 'print {"alg","kid","privateKey","publicKey"} (PEM texts) on stdout instead')
     .action((opts: { alg: SigningAlg; json?: boolean }) => {

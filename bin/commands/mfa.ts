@@ -41,7 +41,8 @@ function reportOf(userId: string, factors: UserFactors | undefined): FactorRepor
 
 /** The lines `mfa status` prints; for a user the store knows nothing of, one line saying so and where it looked. */
 function statusText(r: FactorReport, store: string): string {
-  if (!r.stored) return `authctl mfa: nothing is stored for ${r.userId} in ${redactUri(store)}: no second factor was set up there (is --store the apps' mfa.store?)`;
+  if (!r.stored)
+    return `authctl mfa: nothing is stored for ${r.userId} in ${redactUri(store)}: no second factor was set up there (is --store the apps' mfa.store?)`;
   return [
     `user:            ${r.userId}`,
     `totp:            ${r.totp ? `on since ${r.totpSince}` : 'off'}`,
@@ -62,7 +63,8 @@ function removedText(r: FactorReport, storedCodes: number): string {
 
 /** A user id as the command takes it: the id from the token, not empty. */
 function checkUserId(userId: string): string {
-  if (userId.trim() === '') throw new Error('<user-id> must be a user id as in the token, e.g. local_1a2b…; it was empty');
+  if (userId.trim() === '')
+    throw new Error('<user-id> must be a user id as in the token, e.g. local_1a2b…; it was empty');
   return userId;
 }
 
@@ -83,7 +85,9 @@ export function mfaCommand(): Command {
   const mfa = new Command('mfa').description("look at and reset users' second factors (TOTP, recovery codes)");
   mfa
     .command('status')
-    .description('show whether a user has TOTP on, a set-up pending, and how many recovery codes are left (nothing is decrypted)')
+    .description(
+      'show whether a user has TOTP on, a set-up pending, and how many recovery codes are left (nothing is decrypted)',
+    )
     .argument('<user-id>', 'the user id as in the token, e.g. local_1a2b…')
     .requiredOption('--store <uri>', STORE_HELP)
     .option('--json', 'print JSON')
@@ -112,7 +116,9 @@ export function mfaCommand(): Command {
         process.stdout.write(`authctl mfa: ${userId} has no second factor stored: nothing removed\n`);
         return;
       }
-      process.stdout.write(`authctl mfa: removed ${removedText(reportOf(userId, before), before.recoveryCodes?.length ?? 0)} of ${userId}\n`);
+      process.stdout.write(
+        `authctl mfa: removed ${removedText(reportOf(userId, before), before.recoveryCodes?.length ?? 0)} of ${userId}\n`,
+      );
     });
   return mfa;
 }

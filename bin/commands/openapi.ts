@@ -15,7 +15,10 @@ async function loadConfig(file: string): Promise<AuthKoaOptions> {
     throw new Error(`--config ${file}: cannot load it (${(err as Error).message})`);
   }
   const exported = typeof mod.default === 'function' ? await (mod.default as () => unknown)() : mod.default;
-  if (exported === null || typeof exported !== 'object') throw new Error(`--config ${file}: its default export must be the authKoa() options (an object, or a function returning one)`);
+  if (exported === null || typeof exported !== 'object')
+    throw new Error(
+      `--config ${file}: its default export must be the authKoa() options (an object, or a function returning one)`,
+    );
   return exported as AuthKoaOptions;
 }
 

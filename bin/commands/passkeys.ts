@@ -40,7 +40,10 @@ export function passkeysCommand(): Command {
         process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
         return;
       }
-      for (const r of rows) process.stdout.write(`${r.id}  created ${r.createdAt}  last used ${r.lastUsedAt ?? 'never'}  ${r.deviceType ?? ''}\n`);
+      for (const r of rows)
+        process.stdout.write(
+          `${r.id}  created ${r.createdAt}  last used ${r.lastUsedAt ?? 'never'}  ${r.deviceType ?? ''}\n`,
+        );
       process.stdout.write(`${rows.length} passkey${rows.length === 1 ? '' : 's'} of ${userId}\n`);
     });
   passkeys

@@ -11,7 +11,12 @@ import { wholeNumber } from './args.js';
 export function secretCommand(): Command {
   return new Command('secret')
     .description('print a random secret for the secret option (base64url)')
-    .option('-b, --bytes <n>', 'random bytes to draw, at least 24; printed base64url, 4 characters per 3 bytes (32 bytes: 43 characters; 24 bytes: 32, the least the secret option takes)', wholeNumber(24, 1024), 32)
+    .option(
+      '-b, --bytes <n>',
+      'random bytes to draw, at least 24; printed base64url, 4 characters per 3 bytes (32 bytes: 43 characters; 24 bytes: 32, the least the secret option takes)',
+      wholeNumber(24, 1024),
+      32,
+    )
     .action((opts: { bytes: number }) => {
       process.stdout.write(randomBytes(opts.bytes).toString('base64url') + '\n');
     });

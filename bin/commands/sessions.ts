@@ -20,7 +20,11 @@ const MAX_SID = 128;
  * what it writes (tombstones, not-before times) is kept for `--cookie-duration`, the longest a session
  * can go on being refreshed; the cap on sessions per user only matters at login, which the CLI never does.
  */
-async function withRegistry<T>(userId: string, opts: StoreOptions, use: (registry: SessionRegistry) => Promise<T>): Promise<T> {
+async function withRegistry<T>(
+  userId: string,
+  opts: StoreOptions,
+  use: (registry: SessionRegistry) => Promise<T>,
+): Promise<T> {
   if (userId.trim() === '') throw new Error('<user-id> must not be empty');
   const target = checkSharedStore(opts.store);
   const keepMs = parseDuration(opts.cookieDuration, '--cookie-duration');
@@ -28,7 +32,13 @@ async function withRegistry<T>(userId: string, opts: StoreOptions, use: (registr
   try {
     // The token lifetime only matters for checking tokens, which the CLI never does.
     const ends = revocations(store, Date.now, keepMs, 0);
-    const config = { cookieDurationMs: keepMs, maxSessionAgeMs: undefined, maxSessionsPerUser: Number.MAX_SAFE_INTEGER, clock: Date.now, logger: noopLogger };
+    const config = {
+      cookieDurationMs: keepMs,
+      maxSessionAgeMs: undefined,
+      maxSessionsPerUser: Number.MAX_SAFE_INTEGER,
+      clock: Date.now,
+      logger: noopLogger,
+    };
     return await use(new SessionRegistry(config, store, ends));
   } finally {
     await store.close();
@@ -46,7 +56,14 @@ interface SessionRow {
 }
 
 function rowOf(r: SessionRecord): SessionRow {
-  return { sid: r.sid, provider: r.provider, device: r.device, network: r.ip, created: new Date(r.created).toISOString(), lastSeen: new Date(r.lastSeen).toISOString() };
+  return {
+    sid: r.sid,
+    provider: r.provider,
+    device: r.device,
+    network: r.ip,
+    created: new Date(r.created).toISOString(),
+    lastSeen: new Date(r.lastSeen).toISOString(),
+  };
 }
 
 /** Prints the sessions one a line, newest first, and a count; says so when there are none. */
@@ -56,14 +73,17 @@ function printRows(userId: string, rows: SessionRow[]): void {
     return;
   }
   for (const r of rows) {
-    process.stdout.write(`${r.sid}  ${r.provider || '-'}  ${r.device}  ${r.network || '-'}  created ${r.created}  last seen ${r.lastSeen}\n`);
+    process.stdout.write(
+      `${r.sid}  ${r.provider || '-'}  ${r.device}  ${r.network || '-'}  created ${r.created}  last seen ${r.lastSeen}\n`,
+    );
   }
   process.stdout.write(`${rows.length} session${rows.length === 1 ? '' : 's'} of ${userId}\n`);
 }
 
 /** Checks `--sid` as given (commander would echo a rejected value; a sid is harmless, but the message names the option). */
 function checkSid(sid: string): string {
-  if (sid === '' || sid.length > MAX_SID || /[\s\p{Cc}]/u.test(sid)) throw new Error('--sid must be a session id as `authctl sessions list` prints it');
+  if (sid === '' || sid.length > MAX_SID || /[\s\p{Cc}]/u.test(sid))
+    throw new Error('--sid must be a session id as `authctl sessions list` prints it');
   return sid;
 }
 
@@ -78,7 +98,9 @@ const KEEP_HELP = "the apps' cookieDuration: how long a revocation is kept";
  * sharing the store (at once where `strictRevocation` is on).
  */
 export function sessionsCommand(): Command {
-  const sessions = new Command('sessions').description('list and end sessions server-side, in the state store the apps share');
+  const sessions = new Command('sessions').description(
+    'list and end sessions server-side, in the state store the apps share',
+  );
   sessions
     .command('list')
     .description("list a user's live sessions (one per login, per device), newest first")
@@ -93,7 +115,7 @@ export function sessionsCommand(): Command {
     });
   sessions
     .command('revoke')
-    .description("end one session of a user (--sid), or all of them: the apps refuse its tokens at their next refresh")
+    .description('end one session of a user (--sid), or all of them: the apps refuse its tokens at their next refresh')
     .argument('<user-id>', USER_HELP)
     .requiredOption('--store <uri>', STORE_HELP)
     .option('--sid <sid>', 'end only this session, as `authctl sessions list` prints it')
@@ -105,7 +127,8 @@ export function sessionsCommand(): Command {
         process.stdout.write(`authctl sessions: sessions of ${userId} issued up to now are revoked\n`);
         return;
       }
-      if (!(await withRegistry(userId, opts, (registry) => registry.revoke(userId, sid)))) throw new Error(`no live session ${sid} of ${userId} in that store`);
+      if (!(await withRegistry(userId, opts, (registry) => registry.revoke(userId, sid))))
+        throw new Error(`no live session ${sid} of ${userId} in that store`);
       process.stdout.write(`authctl sessions: session ${sid} of ${userId} is ended\n`);
     });
   return sessions;

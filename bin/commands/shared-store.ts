@@ -16,7 +16,10 @@ export function checkSharedStore(uri: string): StateTarget {
   } catch {
     throw new Error(`--store must be ${SHARED_STORES}`);
   }
-  if (target.kind === 'memory') throw new Error("--store must be the apps' shared store (the one shared with the app's processes): memory:// is one process's own");
+  if (target.kind === 'memory')
+    throw new Error(
+      "--store must be the apps' shared store (the one shared with the app's processes): memory:// is one process's own",
+    );
   return target;
 }
 

@@ -6,7 +6,14 @@ import type { ErrorCode } from './schema.js';
  * `response_too_large`, `http_error` for a refusal without authkoa's error body), or the browser cannot
  * do it (`unsupported`, `no_credential` for passkeys).
  */
-export type ClientErrorCode = 'network_error' | 'timeout' | 'invalid_response' | 'response_too_large' | 'http_error' | 'unsupported' | 'no_credential';
+export type ClientErrorCode =
+  | 'network_error'
+  | 'timeout'
+  | 'invalid_response'
+  | 'response_too_large'
+  | 'http_error'
+  | 'unsupported'
+  | 'no_credential';
 
 /**
  * Every refusal the client rejects with: `code` is the server's (one of authkoa's error codes, see

@@ -18,9 +18,15 @@ export type LoginResult =
 export function loginResult(answer: Answer, url: string): LoginResult {
   if (answer.redirect !== undefined) return { state: 'redirected', location: answer.redirect };
   const body = answer.body;
-  if (!body || typeof body !== 'object' || Array.isArray(body)) throw new AuthClientError(`${url} answered no login`, 'invalid_response', answer.status);
+  if (!body || typeof body !== 'object' || Array.isArray(body))
+    throw new AuthClientError(`${url} answered no login`, 'invalid_response', answer.status);
   const b = body as Record<string, unknown>;
-  if (b.mfa_required === true) return { state: 'mfa_required', factors: Array.isArray(b.factors) ? (b.factors as MfaRequired['factors']) : [], enrollRequired: b.enroll_required === true };
+  if (b.mfa_required === true)
+    return {
+      state: 'mfa_required',
+      factors: Array.isArray(b.factors) ? (b.factors as MfaRequired['factors']) : [],
+      enrollRequired: b.enroll_required === true,
+    };
   if (isUser(b)) return { state: 'logged_in', user: b };
   return { state: 'pending', answer: b };
 }
@@ -33,6 +39,7 @@ export function isUser(body: unknown): body is User {
 
 /** `body`, when `check` takes it; else the client's `invalid_response`. */
 export function expect<T>(answer: Answer, url: string, check: (body: unknown) => boolean, what: string): T {
-  if (!check(answer.body)) throw new AuthClientError(`${url} answered something else than ${what}`, 'invalid_response', answer.status);
+  if (!check(answer.body))
+    throw new AuthClientError(`${url} answered something else than ${what}`, 'invalid_response', answer.status);
   return answer.body as T;
 }

@@ -48,7 +48,10 @@ export class Transport {
 
   async request(method: string, path: string, init: RequestInit = {}): Promise<Answer> {
     const url = this.url(path, init.query);
-    const headers = this.#headers(url, { accept: 'application/json', ...(init.body === undefined ? {} : { 'content-type': 'application/json' }) });
+    const headers = this.#headers(url, {
+      accept: 'application/json',
+      ...(init.body === undefined ? {} : { 'content-type': 'application/json' }),
+    });
     const body = init.body === undefined ? undefined : JSON.stringify(init.body);
     return this.#timed(url, init.signal, async (signal) => {
       const answer = await this.#read(await this.#fetch(url, { method, headers, body, signal }), url, signal);
@@ -63,7 +66,9 @@ export class Transport {
    */
   async raw(path: string, init: globalThis.RequestInit = {}): Promise<Response> {
     const url = this.url(path);
-    return this.#timed(url, init.signal ?? undefined, (signal) => this.#fetch(url, { ...init, headers: this.#headers(url, init.headers), signal }));
+    return this.#timed(url, init.signal ?? undefined, (signal) =>
+      this.#fetch(url, { ...init, headers: this.#headers(url, init.headers), signal }),
+    );
   }
 
   /** `work` under the client's timeout and the caller's signal; a failure becomes `timeout` or `network_error` (an AuthClientError passes). */
@@ -72,7 +77,9 @@ export class Transport {
     try {
       return await work(timeout.signal);
     } catch (err) {
-      throw timeout.expired() ? new AuthClientError(`no answer from ${url} within ${this.config.timeout} ms`, 'timeout', 0, { cause: err }) : fetchFailure(err, url);
+      throw timeout.expired()
+        ? new AuthClientError(`no answer from ${url} within ${this.config.timeout} ms`, 'timeout', 0, { cause: err })
+        : fetchFailure(err, url);
     } finally {
       timeout.clear();
     }
@@ -115,12 +122,18 @@ export class Transport {
     if (type !== 'application/json') {
       // A refusal in another format (a proxy's page, Koa's plain-text 404) is still a refusal.
       if (res.status >= 400) return { status: res.status, body: undefined };
-      throw new AuthClientError(`${url} answered ${type || 'no content type'}, not JSON`, 'invalid_response', res.status);
+      throw new AuthClientError(
+        `${url} answered ${type || 'no content type'}, not JSON`,
+        'invalid_response',
+        res.status,
+      );
     }
     try {
       return { status: res.status, body: JSON.parse(text) };
     } catch (err) {
-      throw new AuthClientError(`${url} answered JSON that does not parse`, 'invalid_response', res.status, { cause: err });
+      throw new AuthClientError(`${url} answered JSON that does not parse`, 'invalid_response', res.status, {
+        cause: err,
+      });
     }
   }
 }
@@ -155,7 +168,12 @@ async function readCapped(res: Response, max: number, url: string, signal: Abort
 function fetchFailure(err: unknown, url: string): unknown {
   if (err instanceof AuthClientError) return err;
   if (err instanceof Error && err.name === 'AbortError') return err;
-  return new AuthClientError(`no answer from ${url}: ${err instanceof Error ? err.message : String(err)}`, 'network_error', 0, { cause: err });
+  return new AuthClientError(
+    `no answer from ${url}: ${err instanceof Error ? err.message : String(err)}`,
+    'network_error',
+    0,
+    { cause: err },
+  );
 }
 
 /** The request's signal: the caller's, and the client's timeout. `expired()` tells the timeout apart. */

@@ -79,7 +79,8 @@ function maybe<T>(obj: object, name: string): T | undefined {
  * the AuthenticationResponseJSON of an assertion (told apart by `response.attestationObject`).
  */
 export function credentialToJSON(credential: PublicKeyCredential): Record<string, unknown> {
-  const r = credential.response as AuthenticatorResponse & Partial<AuthenticatorAttestationResponse & AuthenticatorAssertionResponse>;
+  const r = credential.response as AuthenticatorResponse &
+    Partial<AuthenticatorAttestationResponse & AuthenticatorAssertionResponse>;
   const response: Record<string, unknown> = { clientDataJSON: toBase64url(r.clientDataJSON) };
   if (r.attestationObject) {
     response['attestationObject'] = toBase64url(r.attestationObject);

@@ -25,7 +25,10 @@ export interface WebAuthnDevice {
 export const browserWebAuthn: WebAuthnDevice = {
   async create(options, signal) {
     const credentials = container();
-    const credential = await credentials.create({ publicKey: creationOptions(options as unknown as PublicKeyCredentialCreationOptionsJSON), signal });
+    const credential = await credentials.create({
+      publicKey: creationOptions(options as unknown as PublicKeyCredentialCreationOptionsJSON),
+      signal,
+    });
     if (!credential) throw new AuthClientError('the browser created no credential', 'no_credential', 0);
     return credentialJSON(credential as PublicKeyCredential);
   },
@@ -51,7 +54,11 @@ function container(): CredentialsContainer {
   // Missing in old browsers, outside secure contexts (plain http other than localhost) and in Node.
   const found = typeof navigator !== 'undefined' ? navigator.credentials : undefined;
   if (!found || typeof PublicKeyCredential === 'undefined') {
-    throw new AuthClientError('passkeys are not available here (no WebAuthn: an old browser, not a secure context, or no browser; pass `webauthn`)', 'unsupported', 0);
+    throw new AuthClientError(
+      'passkeys are not available here (no WebAuthn: an old browser, not a secure context, or no browser; pass `webauthn`)',
+      'unsupported',
+      0,
+    );
   }
   return found;
 }

@@ -21,7 +21,10 @@ export interface FetchLimits {
 
 /** Why a fetch was refused or failed; `reason` is short and safe to log (no URL, no token). */
 export class FetchError extends Error {
-  constructor(readonly reason: string, options?: { cause?: unknown }) {
+  constructor(
+    readonly reason: string,
+    options?: { cause?: unknown },
+  ) {
     super(reason, options);
     this.name = 'FetchError';
   }
@@ -48,7 +51,12 @@ export async function safeFetch(url: string, headers: Record<string, string>, li
   }
 }
 
-async function fetchFollowing(start: string, headers: Record<string, string>, limits: FetchLimits, signal: AbortSignal): Promise<Buffer> {
+async function fetchFollowing(
+  start: string,
+  headers: Record<string, string>,
+  limits: FetchLimits,
+  signal: AbortSignal,
+): Promise<Buffer> {
   let url = parseUrl(start);
   let sendHeaders = headers;
   for (let hop = 0; ; hop++) {
@@ -91,7 +99,11 @@ function checkTarget(url: URL, allowed: (address: string) => boolean): void {
 
 /** dns.lookup that refuses a name when any of its addresses is forbidden. */
 function guardedLookup(allowed: (address: string) => boolean) {
-  return (hostname: string, options: LookupOptions, callback: (err: Error | null, address: string | LookupAddress[], family?: number) => void) => {
+  return (
+    hostname: string,
+    options: LookupOptions,
+    callback: (err: Error | null, address: string | LookupAddress[], family?: number) => void,
+  ) => {
     dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
       if (err) return callback(err, '');
       if (addresses.some((a) => !allowed(a.address))) return callback(new FetchError('address not allowed'), '');
@@ -103,7 +115,12 @@ function guardedLookup(allowed: (address: string) => boolean) {
   };
 }
 
-function request(url: URL, headers: Record<string, string>, allowed: (address: string) => boolean, signal: AbortSignal): Promise<IncomingMessage> {
+function request(
+  url: URL,
+  headers: Record<string, string>,
+  allowed: (address: string) => boolean,
+  signal: AbortSignal,
+): Promise<IncomingMessage> {
   const mod = url.protocol === 'https:' ? https : http;
   return new Promise((resolve, reject) => {
     const req = mod.request(url, {

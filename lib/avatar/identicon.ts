@@ -7,7 +7,8 @@ import { deflateSync } from 'node:zlib';
  * and no worker needed). The original used rrivera/identicon; its exact pixels are not reproduced.
  */
 export function identicon(userId: string, size = 300): Buffer {
-  if (!Number.isInteger(size) || size < 10 || size > 2048) throw new RangeError('identicon size must be an integer in 10..2048');
+  if (!Number.isInteger(size) || size < 10 || size > 2048)
+    throw new RangeError('identicon size must be an integer in 10..2048');
   const hash = createHash('sha256').update(`authkoa:${userId}`).digest();
   const cells = cellsOf(hash);
   const fg = colourOf(hash);
@@ -50,7 +51,8 @@ function colourOf(hash: Buffer): [number, number, number] {
   const c = (1 - Math.abs(2 * l - 1)) * s;
   const hp = h / 60;
   const x = c * (1 - Math.abs((hp % 2) - 1));
-  const [r, g, b] = hp < 1 ? [c, x, 0] : hp < 2 ? [x, c, 0] : hp < 3 ? [0, c, x] : hp < 4 ? [0, x, c] : hp < 5 ? [x, 0, c] : [c, 0, x];
+  const [r, g, b] =
+    hp < 1 ? [c, x, 0] : hp < 2 ? [x, c, 0] : hp < 3 ? [0, c, x] : hp < 4 ? [0, x, c] : hp < 5 ? [x, 0, c] : [c, 0, x];
   const m = l - c / 2;
   return [r, g, b].map((v) => Math.round((v + m) * 255)) as [number, number, number];
 }

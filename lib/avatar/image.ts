@@ -34,7 +34,9 @@ export function readHeader(b: Buffer): ImageHeader | undefined {
   const dims = (() => {
     switch (type) {
       case 'image/png':
-        return b.length >= 24 && b.toString('latin1', 12, 16) === 'IHDR' ? [b.readUInt32BE(16), b.readUInt32BE(20)] : undefined;
+        return b.length >= 24 && b.toString('latin1', 12, 16) === 'IHDR'
+          ? [b.readUInt32BE(16), b.readUInt32BE(20)]
+          : undefined;
       case 'image/gif':
         return b.length >= 10 ? [b.readUInt16LE(6), b.readUInt16LE(8)] : undefined;
       case 'image/bmp':

@@ -25,7 +25,8 @@ for (const [net, prefix] of [
   ['203.0.113.0', 24],
   ['224.0.0.0', 4],
   ['240.0.0.0', 4],
-] as const) BLOCKED_V4.addSubnet(net, prefix, 'ipv4');
+] as const)
+  BLOCKED_V4.addSubnet(net, prefix, 'ipv4');
 for (const [net, prefix] of [
   ['::', 96], // unspecified, loopback and IPv4-compatible
   ['::ffff:0:0', 96], // IPv4-mapped
@@ -39,7 +40,8 @@ for (const [net, prefix] of [
   ['fe80::', 10], // link-local
   ['fec0::', 10], // site-local (deprecated)
   ['ff00::', 8], // multicast
-] as const) BLOCKED_V6.addSubnet(net, prefix, 'ipv6');
+] as const)
+  BLOCKED_V6.addSubnet(net, prefix, 'ipv6');
 
 /** True when `address` (an IP literal, brackets and zone allowed) is not a public unicast address. */
 export function isForbiddenAddress(address: string): boolean {
@@ -61,7 +63,8 @@ export function addressPolicy(allowPrivate: boolean, allow: readonly string[] = 
   for (const entry of allow) {
     const [net, bits] = entry.split('/') as [string, string | undefined];
     const family = isIP(net);
-    if (family === 0) throw new TypeError(`authKoa: avatarAllowAddresses entry ${JSON.stringify(entry)} is not an IP or CIDR`);
+    if (family === 0)
+      throw new TypeError(`authKoa: avatarAllowAddresses entry ${JSON.stringify(entry)} is not an IP or CIDR`);
     const type = family === 4 ? 'ipv4' : 'ipv6';
     if (bits === undefined) list.addAddress(net, type);
     else list.addSubnet(net, Number(bits), type);

@@ -82,12 +82,16 @@ export function createAvatarProxy(opts: AvatarProxyOptions): AvatarProxyImpl {
   const source = storeSource(opts.store, 'avatarStore');
   const cfg = proxyConfig(opts);
   const pool = lazyPool(opts.workers);
-  const opened = lazyResource(async () => (isAvatarStore(source) ? source : openStoreTarget(source, 'avatarStore', { connections: opts.connections })), {
-    onError(err) {
-      cfg.log.error(`avatar store unavailable: ${(err as Error).message}`, { code: 'avatar_store_failed' });
-      return new AuthError('avatar_store_failed', "can't save avatar", { cause: err });
+  const opened = lazyResource(
+    async () =>
+      isAvatarStore(source) ? source : openStoreTarget(source, 'avatarStore', { connections: opts.connections }),
+    {
+      onError(err) {
+        cfg.log.error(`avatar store unavailable: ${(err as Error).message}`, { code: 'avatar_store_failed' });
+        return new AuthError('avatar_store_failed', "can't save avatar", { cause: err });
+      },
     },
-  });
+  );
   const parts: Parts = { cfg, pool, store: opened.get };
   return {
     routePath,
@@ -95,7 +99,12 @@ export function createAvatarProxy(opts: AvatarProxyOptions): AvatarProxyImpl {
       if (isAvatarStore(source)) return; // the application's own, opened by it
       // onError wrapped the failure for requests: start-up words it from the cause.
       const opening = opened.get().catch((err: unknown) => Promise.reject((err as AuthError).cause ?? err));
-      const where = { option: 'avatarStore', uri: source.uri, code: 'avatar_store_failed', local: source.path !== undefined };
+      const where = {
+        option: 'avatarStore',
+        uri: source.uri,
+        code: 'avatar_store_failed',
+        local: source.path !== undefined,
+      };
       const fatal = (err: unknown) => err instanceof TypeError || err instanceof MissingPackageError;
       await checkStoreOpens(opening, where, opts.policy ?? STRICT_STORES, fatal);
     },
@@ -118,7 +127,8 @@ async function putPicture(p: Parts, user: User, options: AvatarPutOptions): Prom
   const ownUrl = base + avatarId(user.id);
   // Our own proxied URL (a relogin, a refreshed user): fetching it would loop back to us.
   if (user.picture === ownUrl && (await (await p.store()).get(avatarId(user.id)).catch(() => undefined))) return ownUrl;
-  const fetched = user.picture && !user.picture.startsWith(base) ? await fetchPicture(p, user, options.headers ?? {}) : undefined;
+  const fetched =
+    user.picture && !user.picture.startsWith(base) ? await fetchPicture(p, user, options.headers ?? {}) : undefined;
   return save(p, user.id, fetched ?? (await import('./identicon.js')).identicon(user.id, p.cfg.identiconSize));
 }
 
@@ -137,7 +147,8 @@ async function putContent(p: Parts, userId: string, image: Buffer): Promise<stri
 async function prepare({ cfg, pool }: Parts, bytes: Buffer): Promise<Buffer> {
   const header = readHeader(bytes);
   if (!header) throw new InvalidImage('not an image');
-  if (header.width * header.height > cfg.maxPixels) throw new InvalidImage(`too many pixels (${header.width}x${header.height})`);
+  if (header.width * header.height > cfg.maxPixels)
+    throw new InvalidImage(`too many pixels (${header.width}x${header.height})`);
   const limit = cfg.resizeLimit;
   if (limit <= 0 || (header.width <= limit && header.height <= limit)) return bytes; // kept verbatim
   if (header.type === 'image/webp') return bytes; // jimp has no WebP decoder: served as it came
@@ -153,7 +164,10 @@ async function save(p: Parts, userId: string, bytes: Buffer): Promise<string> {
   try {
     return p.cfg.base + (await s.put(userId, bytes));
   } catch (err) {
-    p.cfg.log.error(`avatar store failed for ${avatarId(userId)}: ${(err as Error).message}`, { code: 'avatar_store_failed', userId });
+    p.cfg.log.error(`avatar store failed for ${avatarId(userId)}: ${(err as Error).message}`, {
+      code: 'avatar_store_failed',
+      userId,
+    });
     // A store whose backend is away (PostgreSQL down) is an outage, 503; anything else a fault, 500.
     const code = storeUnavailable(err) ? 'avatar_store_unavailable' : 'avatar_store_failed';
     throw new AuthError(code, "can't save avatar", { cause: err });
@@ -166,7 +180,9 @@ async function fetchPicture(p: Parts, user: User, headers: Record<string, string
   try {
     const fetch = () => safeFetch(user.picture, headers, p.cfg.limits);
     const tracing = p.cfg.tracing;
-    const bytes = tracing.on ? await tracing.client({ method: 'GET', url: user.picture, what: 'avatar' }, fetch) : await fetch();
+    const bytes = tracing.on
+      ? await tracing.client({ method: 'GET', url: user.picture, what: 'avatar' }, fetch)
+      : await fetch();
     return await prepare(p, bytes);
   } catch (err) {
     const why = err instanceof FetchError || err instanceof InvalidImage ? err.message : 'unexpected error';

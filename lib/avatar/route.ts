@@ -11,7 +11,11 @@ const MAX_AGE = 'max-age=604800';
  * sniffed from the stored bytes, never trusted from anywhere else; bytes that are not an allowed image
  * get 415. Failures are thrown: the service writes them as JSON and logs the store's (5xx) with their cause.
  */
-export async function serveAvatar(ctx: Context, routePath: string, store: (() => Promise<AvatarStore>) | undefined): Promise<void> {
+export async function serveAvatar(
+  ctx: Context,
+  routePath: string,
+  store: (() => Promise<AvatarStore>) | undefined,
+): Promise<void> {
   ctx.set('Content-Disposition', 'inline; filename="avatar"');
   if (ctx.method !== 'GET' && ctx.method !== 'HEAD') {
     ctx.set('Allow', 'GET, HEAD');

@@ -12,7 +12,8 @@ export interface ResizeTask {
   limit: number;
 }
 
-export type ResizeResult = { id: number; ok: true; data: Uint8Array; width: number; height: number } | { id: number; ok: false; error: string };
+export type ResizeResult =
+  { id: number; ok: true; data: Uint8Array; width: number; height: number } | { id: number; ok: false; error: string };
 
 /** New size with the longer side at `limit`, the shorter side scaled and at least 1 px. */
 export function targetSize(width: number, height: number, limit: number): { w: number; h: number } {
@@ -32,6 +33,11 @@ async function resize(task: ResizeTask): Promise<ResizeResult> {
 parentPort?.on('message', (task: ResizeTask) => {
   resize(task).then(
     (result) => parentPort!.postMessage(result, result.ok ? [result.data.buffer as ArrayBuffer] : []),
-    (err: unknown) => parentPort!.postMessage({ id: task.id, ok: false, error: String((err as Error)?.message ?? err) } satisfies ResizeResult),
+    (err: unknown) =>
+      parentPort!.postMessage({
+        id: task.id,
+        ok: false,
+        error: String((err as Error)?.message ?? err),
+      } satisfies ResizeResult),
   );
 });

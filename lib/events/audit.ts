@@ -16,8 +16,13 @@ export interface AuditSink {
  * under PIPE_BUF on local files) and the OS's log rotation can move it: use copytruncate, or restart.
  * A write that fails is reported once through `report`, not thrown: auditing never breaks a login.
  */
-export function startAudit(bus: AuthEventBus, target: NonNullable<EventsConfig['audit']>, report: (err: Error) => void): AuditSink {
-  const file: WriteStream | undefined = 'path' in target ? createWriteStream(target.path, { flags: 'a', mode: 0o640 }) : undefined;
+export function startAudit(
+  bus: AuthEventBus,
+  target: NonNullable<EventsConfig['audit']>,
+  report: (err: Error) => void,
+): AuditSink {
+  const file: WriteStream | undefined =
+    'path' in target ? createWriteStream(target.path, { flags: 'a', mode: 0o640 }) : undefined;
   const out: AuditStream = file ?? (target as { stream: AuditStream }).stream;
   let failed = false;
   const fail = (err: Error) => {

@@ -60,7 +60,8 @@ export class AuthEventBus implements EventSink {
 
   on<T extends AuthEventType>(type: T, listener: AuthEventListener<T>): void {
     checkType('on', type, this.#types);
-    if (typeof listener !== 'function') throw new TypeError(`auth.on("${type}", listener): listener must be a function`);
+    if (typeof listener !== 'function')
+      throw new TypeError(`auth.on("${type}", listener): listener must be a function`);
     let set = this.#listeners.get(type);
     if (!set) this.#listeners.set(type, (set = new Set()));
     set.add(listener);
@@ -103,7 +104,8 @@ export class AuthEventBus implements EventSink {
     if (!isThenable(result)) return;
     let settled = false;
     const timer = setTimeout(() => {
-      if (!settled) this.#report(new Error(`authkoa: a "${type}" event listener is still running after ${this.#slowMs} ms`), ctx);
+      if (!settled)
+        this.#report(new Error(`authkoa: a "${type}" event listener is still running after ${this.#slowMs} ms`), ctx);
     }, this.#slowMs);
     timer.unref();
     Promise.resolve(result).then(
@@ -124,7 +126,9 @@ function checkType(call: string, type: unknown, types: readonly string[]): asser
   if (typeof type === 'string' && types.includes(type)) return;
   const guess = typeof type === 'string' ? closest(type, types) : undefined;
   const hint = guess ? ` (did you mean "${guess}"?)` : '';
-  throw new TypeError(`auth.${call}(): unknown event type ${JSON.stringify(type)}${hint}; the types are ${types.join(', ')}`);
+  throw new TypeError(
+    `auth.${call}(): unknown event type ${JSON.stringify(type)}${hint}; the types are ${types.join(', ')}`,
+  );
 }
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {

@@ -18,10 +18,16 @@ export interface InstanceEvents {
  * `app.emit('error', err, ctx)` (the app's own error reporting); one from outside any request (an
  * operator's revocation from code) to the logger.
  */
-export function createEvents(o: EventsConfig & { logger: Logger; clock: () => number }, featureTypes: readonly string[] = []): InstanceEvents {
+export function createEvents(
+  o: EventsConfig & { logger: Logger; clock: () => number },
+  featureTypes: readonly string[] = [],
+): InstanceEvents {
   // From a timer: an 'error' listener that throws must not end the process (emitOnApp catches it).
-  const report = (err: Error, ctx: Context | undefined) => (ctx ? emitOnApp(ctx, err) : o.logger.error(err.message, { code: 'event_listener_failed' }));
+  const report = (err: Error, ctx: Context | undefined) =>
+    ctx ? emitOnApp(ctx, err) : o.logger.error(err.message, { code: 'event_listener_failed' });
   const bus = new AuthEventBus(report, o.eventListenerTimeoutMs, o.clock, featureTypes);
-  const audit = o.audit ? startAudit(bus, o.audit, (err) => o.logger.error(err.message, { code: 'audit_failed' })) : undefined;
+  const audit = o.audit
+    ? startAudit(bus, o.audit, (err) => o.logger.error(err.message, { code: 'audit_failed' }))
+    : undefined;
   return { bus, failed: new FailedLogins(bus), close: async () => audit?.close() };
 }

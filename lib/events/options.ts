@@ -18,8 +18,15 @@ export interface EventsConfig {
   telemetry: boolean | undefined;
 }
 
-export function readEventOptions(o: { audit?: unknown; eventListenerTimeout?: unknown; telemetry?: unknown }): EventsConfig {
-  if (o.telemetry !== undefined && typeof o.telemetry !== 'boolean') throw new TypeError('authKoa: telemetry must be true (require @opentelemetry/api), false (never load it) or unset (use it when installed)');
+export function readEventOptions(o: {
+  audit?: unknown;
+  eventListenerTimeout?: unknown;
+  telemetry?: unknown;
+}): EventsConfig {
+  if (o.telemetry !== undefined && typeof o.telemetry !== 'boolean')
+    throw new TypeError(
+      'authKoa: telemetry must be true (require @opentelemetry/api), false (never load it) or unset (use it when installed)',
+    );
   return {
     audit: readAudit(o.audit),
     eventListenerTimeoutMs: parseDuration((o.eventListenerTimeout ?? '5s') as Duration, 'eventListenerTimeout'),
@@ -30,9 +37,11 @@ export function readEventOptions(o: { audit?: unknown; eventListenerTimeout?: un
 function readAudit(value: unknown): EventsConfig['audit'] {
   if (value === undefined || value === null || value === false) return undefined;
   if (typeof value === 'string') {
-    if (value.trim() === '') throw new TypeError('authKoa: audit must be a file path or a stream with write(), not an empty string');
+    if (value.trim() === '')
+      throw new TypeError('authKoa: audit must be a file path or a stream with write(), not an empty string');
     return { path: value };
   }
-  if (typeof value === 'object' && typeof (value as AuditStream).write === 'function') return { stream: value as AuditStream };
+  if (typeof value === 'object' && typeof (value as AuditStream).write === 'function')
+    return { stream: value as AuditStream };
   throw new TypeError('authKoa: audit must be a file path or a stream with write() (a file stream, process.stdout)');
 }

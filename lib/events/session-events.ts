@@ -17,7 +17,11 @@ interface SessionClaims {
 
 /** The user, provider and session a token names, as the session events carry them. */
 function sessionOf(claims: SessionClaims): { userId: string; provider: string; sid: string } {
-  return { userId: claims.user?.id ?? '', provider: claims.auth_provider?.name ?? '', sid: typeof claims.sid === 'string' ? claims.sid : '' };
+  return {
+    userId: claims.user?.id ?? '',
+    provider: claims.auth_provider?.name ?? '',
+    sid: typeof claims.sid === 'string' ? claims.sid : '',
+  };
 }
 
 /** A session began: `login`. */
@@ -25,7 +29,11 @@ export function loginEvent(events: EventSink, ctx: Context, kind: string, claims
   if (!events.has('login')) return;
   const { userId, provider, sid } = sessionOf(claims);
   // The list frozen too: a listener cannot change what the next one sees.
-  events.emit('login', { provider, kind, amr: Object.freeze([...(claims.amr ?? [])]), userId, sid, ...clientOf(ctx) }, ctx);
+  events.emit(
+    'login',
+    { provider, kind, amr: Object.freeze([...(claims.amr ?? [])]), userId, sid, ...clientOf(ctx) },
+    ctx,
+  );
 }
 
 /** A token was renewed: `refresh`. */
@@ -52,6 +60,17 @@ export class FailedLogins {
     this.#told.add(err);
     // As the client was answered: http-errors' exposed 4xx included (toAuthError is what writeError uses).
     const { status, code: reason } = toAuthError(err);
-    this.events.emit('login_failed', { provider, kind, reason, status, ...(userName === undefined ? {} : { userName: userName.slice(0, 256) }), ...clientOf(ctx) }, ctx);
+    this.events.emit(
+      'login_failed',
+      {
+        provider,
+        kind,
+        reason,
+        status,
+        ...(userName === undefined ? {} : { userName: userName.slice(0, 256) }),
+        ...clientOf(ctx),
+      },
+      ctx,
+    );
   }
 }

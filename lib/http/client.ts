@@ -77,9 +77,17 @@ async function send(url: string, req: HttpRequest): Promise<HttpResponse> {
   try {
     let res: Response;
     try {
-      res = await fetch(url, { method: req.method ?? 'GET', headers: req.headers, body: req.body, redirect: 'manual', signal: controller.signal });
+      res = await fetch(url, {
+        method: req.method ?? 'GET',
+        headers: req.headers,
+        body: req.body,
+        redirect: 'manual',
+        signal: controller.signal,
+      });
     } catch (err) {
-      throw timedOut ? timeoutError(timeoutMs, err) : new HttpError('network', `request failed: ${(err as Error).message}`, { cause: err });
+      throw timedOut
+        ? timeoutError(timeoutMs, err)
+        : new HttpError('network', `request failed: ${(err as Error).message}`, { cause: err });
     }
     const declared = Number(res.headers.get('content-length'));
     if (Number.isFinite(declared) && declared > maxBytes) {
@@ -91,7 +99,9 @@ async function send(url: string, req: HttpRequest): Promise<HttpResponse> {
         controller.abort();
         throw err;
       }
-      throw timedOut ? timeoutError(timeoutMs, err) : new HttpError('network', `reading the response failed: ${(err as Error).message}`, { cause: err });
+      throw timedOut
+        ? timeoutError(timeoutMs, err)
+        : new HttpError('network', `reading the response failed: ${(err as Error).message}`, { cause: err });
     });
     return { status: res.status, headers: res.headers, body };
   } finally {
@@ -114,17 +124,24 @@ export function cappedFetch(maxBytes: number, traced?: { tracing: Tracing; what:
       throw new HttpError('too_large', `response body of ${declared} bytes exceeds ${maxBytes}`);
     }
     const body = await readCapped(res, maxBytes);
-    return new Response(res.status === 204 || res.status === 304 ? null : new Uint8Array(body), { status: res.status, statusText: res.statusText, headers: res.headers });
+    return new Response(res.status === 204 || res.status === 304 ? null : new Uint8Array(body), {
+      status: res.status,
+      statusText: res.statusText,
+      headers: res.headers,
+    });
   };
   if (!traced) return capped;
   return (input, init) => {
     if (!traced.tracing.on) return capped(input, init);
     const url = input instanceof Request ? input.url : String(input);
-    return traced.tracing.client({ method: init?.method ?? (input instanceof Request ? input.method : 'GET'), url, what: traced.what }, async (status) => {
-      const res = await capped(input, init);
-      status(res.status);
-      return res;
-    });
+    return traced.tracing.client(
+      { method: init?.method ?? (input instanceof Request ? input.method : 'GET'), url, what: traced.what },
+      async (status) => {
+        const res = await capped(input, init);
+        status(res.status);
+        return res;
+      },
+    );
   };
 }
 

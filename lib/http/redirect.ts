@@ -23,7 +23,11 @@ export function safeRedirect(from: unknown, baseUrl: string, allowedHosts: reado
   const hostPort = target.host.toLowerCase();
   for (const allowed of allowedHosts) {
     // An entry with a port pins the port; a bare host allows any port, as in the original.
-    if (allowed.includes(':') && !allowed.startsWith('[') ? allowed === hostPort : allowed === host || allowed === hostPort) {
+    if (
+      allowed.includes(':') && !allowed.startsWith('[')
+        ? allowed === hostPort
+        : allowed === host || allowed === hostPort
+    ) {
       return target.href;
     }
   }

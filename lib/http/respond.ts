@@ -21,7 +21,9 @@ export function setDefenceHeaders(ctx: Context): void {
 export function writeJSON(ctx: Context, status: number, body: unknown): void {
   ctx.status = status;
   ctx.type = 'application/json; charset=utf-8';
-  ctx.body = JSON.stringify(body).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`) + '\n';
+  ctx.body =
+    JSON.stringify(body).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`) +
+    '\n';
 }
 
 /**
@@ -78,7 +80,6 @@ export function reportError(ctx: Context, err: unknown, log: Logger): AuthError 
 export function emitError(ctx: Context, e: AuthError): void {
   emitOnApp(ctx, originalError(e));
 }
-
 
 /** The first error in `e`'s cause chain that is not an AuthError (what the foreign code threw), else `e`. */
 function originalError(e: AuthError): Error {

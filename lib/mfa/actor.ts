@@ -4,7 +4,9 @@ import { requireFresh, type SessionOf } from '../session/fresh.js';
 import type { PartialLogin, PartialLogins } from './partial.js';
 
 /** Who a second-factor route acts for: a login whose second step is pending, or a logged-in user. */
-export type Actor = { partial: PartialLogin; userId: string; session?: undefined } | { session: SessionOf; userId: string; partial?: undefined };
+export type Actor =
+  | { partial: PartialLogin; userId: string; session?: undefined }
+  | { session: SessionOf; userId: string; partial?: undefined };
 
 /** What finding the actor needs. */
 export interface ActorParts {

@@ -63,7 +63,11 @@ export class Factors {
       if (cur?.pendingTotp?.secret !== pending.secret)
         throw new AuthError('totp_not_pending', 'the set-up was started again meanwhile: use the new key');
       const { pendingTotp: _, ...rest } = cur;
-      return { ...rest, totp: { secret: pending.secret, createdAt: this.p.clock() }, recoveryCodes: codes.map(hashRecoveryCode) };
+      return {
+        ...rest,
+        totp: { secret: pending.secret, createdAt: this.p.clock() },
+        recoveryCodes: codes.map(hashRecoveryCode),
+      };
     });
     return codes;
   }
@@ -145,7 +149,9 @@ export class Factors {
 
   private async reseal(userId: string, sealed: string, plain: string): Promise<void> {
     await updateFactors(this.p.store, userId, (cur: UserFactors | undefined) =>
-      cur?.totp?.secret === sealed ? { ...cur, totp: { ...cur.totp, secret: this.p.seal.seal(plain, userId) } } : UNCHANGED,
+      cur?.totp?.secret === sealed
+        ? { ...cur, totp: { ...cur.totp, secret: this.p.seal.seal(plain, userId) } }
+        : UNCHANGED,
     );
   }
 }

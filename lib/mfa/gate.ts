@@ -70,5 +70,11 @@ function answerPending(ctx: Context, parts: GateParts, login: IdentifiedLogin, p
     ctx.redirect(target.href);
     return;
   }
-  writeJSON(ctx, 200, pending.enroll ? { mfa_required: true, enroll_required: true, factors: [] } : { mfa_required: true, factors: pending.factors });
+  writeJSON(
+    ctx,
+    200,
+    pending.enroll
+      ? { mfa_required: true, enroll_required: true, factors: [] }
+      : { mfa_required: true, factors: pending.factors },
+  );
 }

@@ -56,7 +56,16 @@ export interface MfaConfig {
   partialMs: number;
 }
 
-const MFA_OPTIONS = optionNames<MfaOptions>({ store: true, issuer: true, required: true, window: true, page: true, fresh: true, secret: true, previousSecrets: true });
+const MFA_OPTIONS = optionNames<MfaOptions>({
+  store: true,
+  issuer: true,
+  required: true,
+  window: true,
+  page: true,
+  fresh: true,
+  secret: true,
+  previousSecrets: true,
+});
 
 /** What the `mfa` reader needs from the options read before it. */
 interface MfaContext {
@@ -76,20 +85,26 @@ const fail = (key: string, must: string): never => {
 /** Checks the `mfa` option (a TypeError naming `mfa.<key>`); undefined when it is not set. */
 export function readMfaOptions(input: unknown, ctx: MfaContext): MfaConfig | undefined {
   if (input === undefined || input === false) return undefined;
-  if (typeof input !== 'object' || input === null || Array.isArray(input)) throw new TypeError('authKoa: mfa must be an object: { store, issuer?, required?, window?, page?, fresh? }');
+  if (typeof input !== 'object' || input === null || Array.isArray(input))
+    throw new TypeError('authKoa: mfa must be an object: { store, issuer?, required?, window?, page?, fresh? }');
   const o = input as MfaOptions;
   for (const key of Object.keys(o)) {
     // Named with its place: `unknown option "mfa.windw" (did you mean "window"?)`.
-    if (!MFA_OPTIONS.includes(key)) throw new TypeError(`authKoa: ${unknownOption(key, MFA_OPTIONS).replace('"', '"mfa.')}`);
+    if (!MFA_OPTIONS.includes(key))
+      throw new TypeError(`authKoa: ${unknownOption(key, MFA_OPTIONS).replace('"', '"mfa.')}`);
   }
   const window = o.window ?? 1;
-  if (!Number.isInteger(window) || window < 0 || window > 10) fail('window', 'must be a whole number of 30-second steps from 0 to 10');
+  if (!Number.isInteger(window) || window < 0 || window > 10)
+    fail('window', 'must be a whole number of 30-second steps from 0 to 10');
   const required = o.required;
-  if (required !== undefined && typeof required !== 'boolean' && typeof required !== 'function') fail('required', 'must be a boolean or a function (user) => boolean');
+  if (required !== undefined && typeof required !== 'boolean' && typeof required !== 'function')
+    fail('required', 'must be a boolean or a function (user) => boolean');
   const issuer = o.issuer ?? new URL(ctx.url).hostname;
-  if (typeof issuer !== 'string' || issuer === '' || issuer.includes(':')) fail('issuer', 'must be a non-empty string without ":"');
+  if (typeof issuer !== 'string' || issuer === '' || issuer.includes(':'))
+    fail('issuer', 'must be a non-empty string without ":"');
   const page = o.page ?? `${ctx.authRoutePath}/mfa/page`;
-  if (typeof page !== 'string' || !(page.startsWith('/') || /^https?:\/\//.test(page))) fail('page', "must be a path starting with '/' or an http(s) URL");
+  if (typeof page !== 'string' || !(page.startsWith('/') || /^https?:\/\//.test(page)))
+    fail('page', "must be a path starting with '/' or an http(s) URL");
   let freshMs: number;
   try {
     freshMs = parseDuration(o.fresh ?? '5m', 'mfa.fresh');
@@ -100,7 +115,8 @@ export function readMfaOptions(input: unknown, ctx: MfaContext): MfaConfig | und
   if (secret === undefined) fail('secret', 'is required when the service has a secretReader instead of a secret');
   if (typeof secret !== 'string' || secret.length < 16) fail('secret', 'must be a string of at least 16 characters');
   const previous = o.previousSecrets ?? (o.secret === undefined ? ctx.previousSecrets : []);
-  if (!Array.isArray(previous) || !previous.every((s) => typeof s === 'string' && s !== '')) fail('previousSecrets', 'must be an array of non-empty strings');
+  if (!Array.isArray(previous) || !previous.every((s) => typeof s === 'string' && s !== ''))
+    fail('previousSecrets', 'must be an array of non-empty strings');
   return {
     store: readStore(o.store, ctx.allowVolatileStores),
     issuer,
@@ -115,7 +131,11 @@ export function readMfaOptions(input: unknown, ctx: MfaContext): MfaConfig | und
 }
 
 function readStore(store: unknown, allowVolatile: boolean): MfaConfig['store'] {
-  if (store === undefined) return fail('store', "is required: where second factors are kept, e.g. 'lmdb://./var/mfa' (durable; not the stateStore)");
+  if (store === undefined)
+    return fail(
+      'store',
+      "is required: where second factors are kept, e.g. 'lmdb://./var/mfa' (durable; not the stateStore)",
+    );
   const read = typeof store === 'string' ? parseStateUri(store, 'mfa.store') : store;
   if (typeof store !== 'string' && !isStateStore(store) && !isFactorStore(store)) {
     return fail('store', 'must be a state store URI, a StateStore or a FactorStore ({ get, set })');

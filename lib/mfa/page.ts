@@ -38,9 +38,15 @@ export function sendMfaPage(ctx: Context, input: MfaPageInput): void {
   ctx.status = 200;
   ctx.type = 'text/html; charset=utf-8';
   const base = `${input.authRoutePath.replace(/\/+$/, '')}/mfa`;
-  const main = !input.pending ? noLogin(input.expired) : input.enroll ? enrollSteps() : answerSteps(base, input.factors);
+  const main = !input.pending
+    ? noLogin(input.expired)
+    : input.enroll
+      ? enrollSteps()
+      : answerSteps(base, input.factors);
   // A function, not a string, as the replacement: `$'` or `$&` in `next` must stay as they are.
-  const script = input.pending ? `<script nonce="${nonce}">${PAGE_SCRIPT.replace('__CONFIG__', () => scriptJSON({ base, next }))}</script>\n` : '';
+  const script = input.pending
+    ? `<script nonce="${nonce}">${PAGE_SCRIPT.replace('__CONFIG__', () => scriptJSON({ base, next }))}</script>\n`
+    : '';
   ctx.body = `<!doctype html>
 <html lang="en">
 <head>
@@ -85,7 +91,10 @@ function goesTo(next: string | undefined): string {
 
 /** JSON that is safe inside a <script> element: no `</script>`, no `<!--`, no line separators JavaScript once choked on. */
 function scriptJSON(value: unknown): string {
-  return JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return JSON.stringify(value).replace(
+    /[<>&\u2028\u2029]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 }
 
 /** No pending login (none, expired or not valid): say so and where to start again. */
@@ -117,7 +126,8 @@ function answerSteps(base: string, factors: string[]): string {
 <button type="submit">Use this code</button>
 </form></details>`);
   }
-  if (parts.length === 0) return '<p id="mfa-none">This account has no second factor this page can ask for. Please log in again.</p>';
+  if (parts.length === 0)
+    return '<p id="mfa-none">This account has no second factor this page can ask for. Please log in again.</p>';
   return parts.join('\n');
 }
 

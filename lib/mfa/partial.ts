@@ -51,7 +51,10 @@ export class PartialLogins {
   readonly #key: KeyObject;
   readonly #previous: KeyObject[];
 
-  constructor(o: PartialConfig, private readonly state: StateStore) {
+  constructor(
+    o: PartialConfig,
+    private readonly state: StateStore,
+  ) {
     this.#o = o;
     this.#key = partialKey(o.secret);
     this.#previous = o.previousSecrets.map(partialKey);
@@ -61,9 +64,22 @@ export class PartialLogins {
   begin(ctx: Context, pending: PendingLogin): void {
     const now = this.#o.clock();
     const exp = Math.floor((now + this.#o.partialMs) / 1000);
-    const token = sign({ iss: this.#o.issuer, typ: 'mfa-partial', exp, iat: Math.floor(now / 1000), jti: this.#o.randomId(), mfa: pending }, this.#key);
+    const token = sign(
+      {
+        iss: this.#o.issuer,
+        typ: 'mfa-partial',
+        exp,
+        iat: Math.floor(now / 1000),
+        jti: this.#o.randomId(),
+        mfa: pending,
+      },
+      this.#key,
+    );
     ctx.set('Cache-Control', 'no-store');
-    ctx.append('Set-Cookie', `${this.#o.cookieName}=${token}${this.#attributes()}; Max-Age=${Math.ceil(this.#o.partialMs / 1000)}`);
+    ctx.append(
+      'Set-Cookie',
+      `${this.#o.cookieName}=${token}${this.#attributes()}; Max-Age=${Math.ceil(this.#o.partialMs / 1000)}`,
+    );
   }
 
   /** The request's partial login, or undefined when it has none; 401 `mfa_session_expired`/`mfa_session_invalid` for one that cannot be used. */
@@ -80,7 +96,15 @@ export class PartialLogins {
       throw invalid();
     }
     const { exp, jti, mfa } = payload;
-    if (payload.typ !== 'mfa-partial' || payload.iss !== this.#o.issuer || typeof exp !== 'number' || typeof jti !== 'string' || !mfa || typeof mfa !== 'object') throw invalid();
+    if (
+      payload.typ !== 'mfa-partial' ||
+      payload.iss !== this.#o.issuer ||
+      typeof exp !== 'number' ||
+      typeof jti !== 'string' ||
+      !mfa ||
+      typeof mfa !== 'object'
+    )
+      throw invalid();
     if (exp * 1000 <= this.#o.clock())
       throw new AuthError('mfa_session_expired', 'the second step took too long: log in again');
     return { pending: mfa as PendingLogin, jti, exp };
@@ -102,7 +126,10 @@ export class PartialLogins {
 
   /** Removes the partial cookie. */
   clear(ctx: Context): void {
-    ctx.append('Set-Cookie', `${this.#o.cookieName}=${this.#attributes()}; Expires=Thu, 01 Jan 1970 00:00:00 GMT; Max-Age=0`);
+    ctx.append(
+      'Set-Cookie',
+      `${this.#o.cookieName}=${this.#attributes()}; Expires=Thu, 01 Jan 1970 00:00:00 GMT; Max-Age=0`,
+    );
   }
 
   #attributes(): string {

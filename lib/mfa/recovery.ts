@@ -13,7 +13,8 @@ const MAX_COUNT = 1000;
 
 /** `count` fresh codes shown once to the user: 16 characters of a base32 alphabet (80 bits) in four dash-separated groups of four (`k7qm-2fhz-wpd4-ja6r`), lower case. */
 export function newRecoveryCodes(count: number = RECOVERY_CODE_COUNT): string[] {
-  if (!Number.isInteger(count) || count < 1 || count > MAX_COUNT) throw new TypeError(`newRecoveryCodes() requires count as a whole number from 1 to ${MAX_COUNT}`);
+  if (!Number.isInteger(count) || count < 1 || count > MAX_COUNT)
+    throw new TypeError(`newRecoveryCodes() requires count as a whole number from 1 to ${MAX_COUNT}`);
   return Array.from({ length: count }, () => {
     const chars = base32(randomBytes(CODE_BYTES));
     const groups: string[] = [];

@@ -99,14 +99,21 @@ async function status(ctx: Context, p: MfaRouteParts): Promise<void> {
   const actor = await loginOrSession(ctx, p, true);
   if (actor.partial) {
     const { factors, enroll } = actor.partial.pending;
-    writeJSON(ctx, 200, enroll ? { mfa_required: true, enroll_required: true, factors: [] } : { mfa_required: true, factors });
+    writeJSON(
+      ctx,
+      200,
+      enroll ? { mfa_required: true, enroll_required: true, factors: [] } : { mfa_required: true, factors },
+    );
     return;
   }
   writeJSON(ctx, 200, await summary(p, actor.userId));
 }
 
 /** The session user's factors: `{"totp", "recoveryCodesLeft", "passkeys"}`. */
-async function summary(p: MfaRouteParts, userId: string): Promise<{ totp: boolean; recoveryCodesLeft: number; passkeys: number }> {
+async function summary(
+  p: MfaRouteParts,
+  userId: string,
+): Promise<{ totp: boolean; recoveryCodesLeft: number; passkeys: number }> {
   const own = await p.factors.summary(userId);
   let passkeys = 0;
   for (const { factor } of p.secondFactors()) if (factor.factor === 'passkey') passkeys += await factor.count(userId);
@@ -175,7 +182,9 @@ async function verify(ctx: Context, p: MfaRouteParts): Promise<void> {
   const params = await readParams(ctx, 4096);
   const { code, recoveryCode } = params;
   if (!code && !recoveryCode) throw new AuthError('missing_code', 'code (from the app) or recoveryCode is required');
-  const check = recoveryCode ? () => p.factors.useRecoveryCode(actor.userId, recoveryCode) : () => p.factors.checkTotp(actor.userId, code);
+  const check = recoveryCode
+    ? () => p.factors.useRecoveryCode(actor.userId, recoveryCode)
+    : () => p.factors.checkTotp(actor.userId, code);
   await checkCode(ctx, p, actor, check);
   await passed(ctx, p, actor, 'otp');
 }
@@ -199,7 +208,9 @@ async function passkeyVerify(ctx: Context, p: MfaRouteParts): Promise<void> {
 
 /** The passkey provider that serves as a second factor; a pending login must have been offered it. */
 function passkeyFactor(p: MfaRouteParts, actor: Actor): SecondFactor {
-  const found = p.secondFactors().find(({ provider, factor }) => factor.factor === 'passkey' && provider !== actor.partial?.pending.provider);
+  const found = p
+    .secondFactors()
+    .find(({ provider, factor }) => factor.factor === 'passkey' && provider !== actor.partial?.pending.provider);
   if (!found || (actor.partial && !actor.partial.pending.factors.includes('passkey')))
     throw new AuthError('factor_not_enrolled', 'a passkey is not a second factor of this login');
   return found.factor;
@@ -256,7 +267,11 @@ function providerOf(actor: Actor): string {
 
 function failedStep(ctx: Context, p: MfaRouteParts, actor: Actor, err: unknown): void {
   if (!p.events.has('mfa_failed')) return;
-  p.events.emit('mfa_failed', { userId: actor.userId, provider: providerOf(actor), reason: toAuthError(err).code, ...clientOf(ctx) }, ctx);
+  p.events.emit(
+    'mfa_failed',
+    { userId: actor.userId, provider: providerOf(actor), reason: toAuthError(err).code, ...clientOf(ctx) },
+    ctx,
+  );
 }
 
 function changed(ctx: Context, p: MfaRouteParts, actor: Actor, change: MfaChangedEvent['change']): void {

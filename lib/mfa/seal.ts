@@ -42,7 +42,8 @@ interface SealKey {
  */
 export function sealKeys(current: string, previous: readonly string[] = []): SealKeys {
   checkSecret(current, 'sealKeys() requires the secret as a non-empty string');
-  if (!Array.isArray(previous)) throw new TypeError('sealKeys() requires the previous secrets as an array of non-empty strings');
+  if (!Array.isArray(previous))
+    throw new TypeError('sealKeys() requires the previous secrets as an array of non-empty strings');
   for (const p of previous) checkSecret(p, 'sealKeys() requires each previous secret as a non-empty string');
   const now = deriveKey(current);
   // A previous secret equal to the current one has the current kid: it opens as current, never stale.
@@ -93,7 +94,8 @@ function parse(sealed: unknown): { kid: string; iv: Buffer; body: Buffer } {
   const [, kid, ivText, bodyText] = parts as [string, string, string, string];
   const iv = strictBase64url(ivText);
   const body = strictBase64url(bodyText);
-  if (!iv || iv.length !== IV_BYTES || !body || body.length < TAG_BYTES) throw new SealError('sealed value is malformed');
+  if (!iv || iv.length !== IV_BYTES || !body || body.length < TAG_BYTES)
+    throw new SealError('sealed value is malformed');
   return { kid, iv, body };
 }
 
@@ -112,7 +114,9 @@ function decrypt(key: Buffer, iv: Buffer, body: Buffer, aad: string): string {
   decipher.setAAD(Buffer.from(aad, 'utf8'));
   decipher.setAuthTag(body.subarray(body.length - TAG_BYTES));
   try {
-    return Buffer.concat([decipher.update(body.subarray(0, body.length - TAG_BYTES)), decipher.final()]).toString('utf8');
+    return Buffer.concat([decipher.update(body.subarray(0, body.length - TAG_BYTES)), decipher.final()]).toString(
+      'utf8',
+    );
   } catch {
     throw new SealError('sealed value does not open: tampered with, or sealed for another user');
   }

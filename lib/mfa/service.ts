@@ -82,7 +82,13 @@ export function createMfa(config: MfaConfig, o: MfaServiceConfig, run: MfaRuntim
         policy: run.stores,
       });
   const store: FactorStore = own ? stateFactorStore(own.store) : (config.store as FactorStore);
-  const factors = new Factors({ store, seal: sealKeys(config.secret, config.previousSecrets), state: run.state, window: config.window, clock: o.clock });
+  const factors = new Factors({
+    store,
+    seal: sealKeys(config.secret, config.previousSecrets),
+    state: run.state,
+    window: config.window,
+    clock: o.clock,
+  });
   const partials = new PartialLogins(
     {
       secret: config.secret,
@@ -100,7 +106,17 @@ export function createMfa(config: MfaConfig, o: MfaServiceConfig, run: MfaRuntim
   const safe = (from: string | undefined) => safeRedirect(from, o.url, o.allowedRedirects);
   const gate = mfaGate({ config, factors, partials, secondFactors: run.secondFactors, safeRedirect: safe, url: o.url });
   const router = new Router({ prefix: o.authRoutePath });
-  mountMfaRoutes(router, { ...run, config, factors, partials, login: o, clock: o.clock, origin: o.origin, authRoutePath: o.authRoutePath, safeRedirect: safe });
+  mountMfaRoutes(router, {
+    ...run,
+    config,
+    factors,
+    partials,
+    login: o,
+    clock: o.clock,
+    origin: o.origin,
+    authRoutePath: o.authRoutePath,
+    safeRedirect: safe,
+  });
   return {
     gate,
     routes: router.routes() as unknown as Middleware,

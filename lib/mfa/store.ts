@@ -53,8 +53,10 @@ export function stateFactorStore(store: StateStore): FactorStore {
       if (factors !== undefined && (typeof factors !== 'object' || factors === null || Array.isArray(factors))) {
         throw new TypeError('FactorStore.set() requires factors as an object, or undefined to delete');
       }
-      if (rev !== undefined && (typeof rev !== 'string' || rev === '')) throw new TypeError('FactorStore.set() requires rev as a non-empty string or undefined');
-      if (factors === undefined) return rev === undefined ? (await store.get(NS, k)) === undefined : store.take(NS, k, rev);
+      if (rev !== undefined && (typeof rev !== 'string' || rev === ''))
+        throw new TypeError('FactorStore.set() requires rev as a non-empty string or undefined');
+      if (factors === undefined)
+        return rev === undefined ? (await store.get(NS, k)) === undefined : store.take(NS, k, rev);
       return rev === undefined ? store.create(NS, k, factors, FOREVER) : store.replace(NS, k, rev, factors, FOREVER);
     },
   };
@@ -65,7 +67,8 @@ export function stateFactorStore(store: StateStore): FactorStore {
  * (user ids come from providers; every state store takes keys of up to 512 characters).
  */
 function key(userId: string): string {
-  if (typeof userId !== 'string' || userId === '') throw new TypeError('the factor store requires userId as a non-empty string');
+  if (typeof userId !== 'string' || userId === '')
+    throw new TypeError('the factor store requires userId as a non-empty string');
   return userId.length <= 512 ? userId : `sha256:${createHash('sha256').update(userId).digest('base64url')}`;
 }
 

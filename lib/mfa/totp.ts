@@ -57,11 +57,19 @@ export function base32Decode(text: string): Buffer {
  * `digits` decimal digits zero-padded. `digits` 6 to 10 (RFC 4226 requires at least 6; a 31-bit
  * number has 10). Throws a TypeError naming the argument on misuse.
  */
-export function hotp(secret: Uint8Array, counter: number, digits = CODE_DIGITS, algorithm: OtpAlgorithm = 'sha1'): string {
+export function hotp(
+  secret: Uint8Array,
+  counter: number,
+  digits = CODE_DIGITS,
+  algorithm: OtpAlgorithm = 'sha1',
+): string {
   if (!(secret instanceof Uint8Array)) throw new TypeError('hotp: secret must be a Uint8Array');
-  if (!Number.isSafeInteger(counter) || counter < 0) throw new TypeError(`hotp: counter must be a non-negative integer (got ${counter})`);
-  if (!Number.isInteger(digits) || digits < 6 || digits > 10) throw new TypeError(`hotp: digits must be an integer from 6 to 10 (got ${digits})`);
-  if (!OTP_ALGORITHMS.includes(algorithm)) throw new TypeError(`hotp: algorithm must be 'sha1', 'sha256' or 'sha512' (got ${JSON.stringify(algorithm)})`);
+  if (!Number.isSafeInteger(counter) || counter < 0)
+    throw new TypeError(`hotp: counter must be a non-negative integer (got ${counter})`);
+  if (!Number.isInteger(digits) || digits < 6 || digits > 10)
+    throw new TypeError(`hotp: digits must be an integer from 6 to 10 (got ${digits})`);
+  if (!OTP_ALGORITHMS.includes(algorithm))
+    throw new TypeError(`hotp: algorithm must be 'sha1', 'sha256' or 'sha512' (got ${JSON.stringify(algorithm)})`);
   const message = Buffer.alloc(8);
   message.writeBigUInt64BE(BigInt(counter));
   const mac = createHmac(algorithm, secret).update(message).digest();
@@ -75,12 +83,19 @@ export const TOTP_STEP_S = 30;
 
 /** The RFC 6238 step of a time in ms: floor(ms / 1000 / 30). Throws a TypeError for a time that is not a finite number ≥ 0. */
 export function totpStep(timeMs: number): number {
-  if (!Number.isFinite(timeMs) || timeMs < 0) throw new TypeError(`totpStep: timeMs must be a finite number of milliseconds since 1970, not negative (got ${timeMs})`);
+  if (!Number.isFinite(timeMs) || timeMs < 0)
+    throw new TypeError(
+      `totpStep: timeMs must be a finite number of milliseconds since 1970, not negative (got ${timeMs})`,
+    );
   return Math.floor(timeMs / (1000 * TOTP_STEP_S));
 }
 
 /** The TOTP code at `timeMs` (RFC 6238; defaults SHA-1, 6 digits, 30 s): HOTP of the time step. */
-export function totp(secret: Uint8Array, timeMs: number, opts: { digits?: number; algorithm?: OtpAlgorithm } = {}): string {
+export function totp(
+  secret: Uint8Array,
+  timeMs: number,
+  opts: { digits?: number; algorithm?: OtpAlgorithm } = {},
+): string {
   return hotp(secret, totpStep(timeMs), opts.digits ?? CODE_DIGITS, opts.algorithm ?? 'sha1');
 }
 
@@ -94,7 +109,8 @@ export function totp(secret: Uint8Array, timeMs: number, opts: { digits?: number
  * `window` (0 to 10) is configuration: a TypeError names it when out of range.
  */
 export function matchTotp(secret: Uint8Array, code: string, timeMs: number, window: number): number | undefined {
-  if (!Number.isInteger(window) || window < 0 || window > MAX_WINDOW) throw new TypeError(`matchTotp: window must be an integer from 0 to ${MAX_WINDOW} (got ${window})`);
+  if (!Number.isInteger(window) || window < 0 || window > MAX_WINDOW)
+    throw new TypeError(`matchTotp: window must be an integer from 0 to ${MAX_WINDOW} (got ${window})`);
   const current = totpStep(timeMs);
   if (typeof code !== 'string') return undefined;
   const typed = code.replace(/ /g, '');
@@ -134,8 +150,10 @@ export function newTotpSecret(): string {
 export function otpauthURL(opts: { issuer: string; account: string; secret: string }): string {
   const { issuer, account, secret } = opts ?? {};
   if (typeof issuer !== 'string' || issuer === '') throw new TypeError('otpauthURL: issuer must be a non-empty string');
-  if (issuer.includes(':')) throw new TypeError(`otpauthURL: issuer must not contain ':' (got ${JSON.stringify(issuer)})`);
-  if (typeof account !== 'string' || account === '') throw new TypeError('otpauthURL: account must be a non-empty string');
+  if (issuer.includes(':'))
+    throw new TypeError(`otpauthURL: issuer must not contain ':' (got ${JSON.stringify(issuer)})`);
+  if (typeof account !== 'string' || account === '')
+    throw new TypeError('otpauthURL: account must be a non-empty string');
   if (typeof secret !== 'string') throw new TypeError('otpauthURL: secret must be a base32 string');
   const key = base32Decode(secret);
   if (key.length === 0) throw new TypeError('otpauthURL: secret must not be empty');

@@ -43,12 +43,24 @@ export const SCHEMAS: Record<string, Schema> = {
     description: 'A first factor passed and a second step is due (docs/mfa.md): not an error.',
     required: ['mfa_required', 'factors'],
     additionalProperties: false,
-    properties: { mfa_required: { const: true }, enroll_required: { type: 'boolean' }, factors: { type: 'array', items: { enum: ['totp', 'recovery', 'passkey'] } } },
+    properties: {
+      mfa_required: { const: true },
+      enroll_required: { type: 'boolean' },
+      factors: { type: 'array', items: { enum: ['totp', 'recovery', 'passkey'] } },
+    },
   },
   ProviderList: {
     oneOf: [
       { type: 'array', items: string },
-      { type: 'array', items: { type: 'object', required: ['name', 'kind'], additionalProperties: false, properties: { name: string, kind: string } } },
+      {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['name', 'kind'],
+          additionalProperties: false,
+          properties: { name: string, kind: string },
+        },
+      },
     ],
   },
   Status: {
@@ -88,7 +100,11 @@ export const SCHEMAS: Record<string, Schema> = {
       sid: { type: 'string', description: "the session id (the token's `sid`), what ending one takes" },
       current: { type: 'boolean', description: 'the session of the browser making the request' },
       provider: { type: 'string', description: 'the provider the session logged in with' },
-      device: { type: 'string', description: 'a short label of the browser and system at the last refresh: "Chrome on macOS", "curl", "Unknown device"' },
+      device: {
+        type: 'string',
+        description:
+          'a short label of the browser and system at the last refresh: "Chrome on macOS", "curl", "Unknown device"',
+      },
       created: { type: 'string', format: 'date-time', description: 'when the session began (ISO 8601)' },
       lastSeen: { type: 'string', format: 'date-time', description: 'when it was last refreshed (ISO 8601)' },
     },

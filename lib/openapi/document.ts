@@ -50,7 +50,11 @@ const TAGS: Record<string, string> = {
  * the ways a session is carried as components. Built from the same facts the router is built from,
  * so it follows the configuration.
  */
-export function openApiDocument(c: OpenAPIConfig, providers: readonly ProviderRoutes[], features?: FeatureDocs): OpenAPIDocument {
+export function openApiDocument(
+  c: OpenAPIConfig,
+  providers: readonly ProviderRoutes[],
+  features?: FeatureDocs,
+): OpenAPIDocument {
   const paths: Paths = { ...corePaths(c.authRoutePath, c.basic), ...featureOperations(features?.paths ?? {}) };
   for (const p of providers) Object.assign(paths, providerPaths(c.authRoutePath, p));
   if (c.avatars) Object.assign(paths, avatarPaths(c.avatarRoutePath));
@@ -60,7 +64,10 @@ export function openApiDocument(c: OpenAPIConfig, providers: readonly ProviderRo
     servers: [{ url: c.url }],
     tags: tagsOf(paths, providers),
     paths: operationIds(paths, { auth: c.authRoutePath, avatar: c.avatarRoutePath }),
-    components: { schemas: schemas(features), securitySchemes: { ...securitySchemes(c), ...features?.securitySchemes } },
+    components: {
+      schemas: schemas(features),
+      securitySchemes: { ...securitySchemes(c), ...features?.securitySchemes },
+    },
   };
 }
 

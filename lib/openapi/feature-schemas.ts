@@ -14,26 +14,53 @@ const string = { type: 'string' };
 const base64url = { type: 'string', pattern: '^[A-Za-z0-9_-]*$' };
 const transports = { type: 'array', items: string };
 const userVerification = { enum: ['required', 'preferred', 'discouraged'] };
-const descriptor = { type: 'object', required: ['id', 'type'], additionalProperties: false, properties: { id: base64url, type: { const: 'public-key' }, transports } };
+const descriptor = {
+  type: 'object',
+  required: ['id', 'type'],
+  additionalProperties: false,
+  properties: { id: base64url, type: { const: 'public-key' }, transports },
+};
 const user = { $ref: '#/components/schemas/User' };
 const recoveryCodes = { type: 'array', items: string, description: 'shown once: each works once' };
 
 /** A closed object whose members are all required. */
-const closed = (properties: Record<string, Schema>, description?: string): Schema => ({ type: 'object', ...(description ? { description } : {}), required: Object.keys(properties), additionalProperties: false, properties });
+const closed = (properties: Record<string, Schema>, description?: string): Schema => ({
+  type: 'object',
+  ...(description ? { description } : {}),
+  required: Object.keys(properties),
+  additionalProperties: false,
+  properties,
+});
 
 export const MFA_SCHEMAS: Record<string, Schema> = {
-  MfaFactors: closed({ totp: { type: 'boolean' }, recoveryCodesLeft: { type: 'integer', minimum: 0 }, passkeys: { type: 'integer', minimum: 0 } }, "The session user's second factors: TOTP on or off, the recovery codes left, the passkeys they have."),
+  MfaFactors: closed(
+    {
+      totp: { type: 'boolean' },
+      recoveryCodesLeft: { type: 'integer', minimum: 0 },
+      passkeys: { type: 'integer', minimum: 0 },
+    },
+    "The session user's second factors: TOTP on or off, the recovery codes left, the passkeys they have.",
+  ),
   TotpSetup: closed(
     {
       secret: { type: 'string', pattern: '^[A-Z2-7]+$', description: 'the key in base32, to type into an app by hand' },
-      otpauthUrl: { type: 'string', pattern: '^otpauth://totp/', description: 'the `otpauth://totp/…` URI the QR code holds' },
-      qr: { type: 'string', pattern: '^data:image/svg\\+xml;base64,', description: 'the QR code as a data URL, for an `<img src>`' },
+      otpauthUrl: {
+        type: 'string',
+        pattern: '^otpauth://totp/',
+        description: 'the `otpauth://totp/…` URI the QR code holds',
+      },
+      qr: {
+        type: 'string',
+        pattern: '^data:image/svg\\+xml;base64,',
+        description: 'the QR code as a data URL, for an `<img src>`',
+      },
     },
     'A new authenticator-app key, not on until confirmed with a code it shows.',
   ),
   TotpConfirmed: {
     type: 'object',
-    description: 'TOTP turned on: the recovery codes, and the user when it finished a login that had to enrol (the session is set).',
+    description:
+      'TOTP turned on: the recovery codes, and the user when it finished a login that had to enrol (the session is set).',
     required: ['recoveryCodes'],
     additionalProperties: false,
     properties: { recoveryCodes, user },
@@ -50,14 +77,32 @@ export const PASSKEY_SCHEMAS: Record<string, Schema> = {
     properties: {
       challenge: base64url,
       rp: { type: 'object', required: ['name'], additionalProperties: false, properties: { name: string, id: string } },
-      user: { type: 'object', required: ['id', 'name', 'displayName'], additionalProperties: false, properties: { id: base64url, name: string, displayName: string } },
-      pubKeyCredParams: { type: 'array', items: { type: 'object', required: ['alg', 'type'], additionalProperties: false, properties: { alg: { type: 'integer' }, type: { const: 'public-key' } } } },
+      user: {
+        type: 'object',
+        required: ['id', 'name', 'displayName'],
+        additionalProperties: false,
+        properties: { id: base64url, name: string, displayName: string },
+      },
+      pubKeyCredParams: {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['alg', 'type'],
+          additionalProperties: false,
+          properties: { alg: { type: 'integer' }, type: { const: 'public-key' } },
+        },
+      },
       timeout: { type: 'integer' },
       excludeCredentials: { type: 'array', items: descriptor },
       authenticatorSelection: {
         type: 'object',
         additionalProperties: false,
-        properties: { authenticatorAttachment: string, residentKey: { enum: ['required', 'preferred', 'discouraged'] }, requireResidentKey: { type: 'boolean' }, userVerification },
+        properties: {
+          authenticatorAttachment: string,
+          residentKey: { enum: ['required', 'preferred', 'discouraged'] },
+          requireResidentKey: { type: 'boolean' },
+          userVerification,
+        },
       },
       hints: { type: 'array', items: string },
       attestation: { enum: ['none', 'indirect', 'direct', 'enterprise'] },
@@ -67,7 +112,8 @@ export const PASSKEY_SCHEMAS: Record<string, Schema> = {
   },
   PasskeyRequestOptions: {
     type: 'object',
-    description: 'What `navigator.credentials.get()` takes, as JSON: a challenge for a passkey of the site (a login) or of one user (a second step).',
+    description:
+      'What `navigator.credentials.get()` takes, as JSON: a challenge for a passkey of the site (a login) or of one user (a second step).',
     required: ['challenge'],
     additionalProperties: false,
     properties: {
@@ -82,9 +128,17 @@ export const PASSKEY_SCHEMAS: Record<string, Schema> = {
   },
   PasskeyCredential: {
     type: 'object',
-    description: "A WebAuthn credential's JSON (a browser's `PublicKeyCredential.toJSON()`): what register, login and the second step read.",
+    description:
+      "A WebAuthn credential's JSON (a browser's `PublicKeyCredential.toJSON()`): what register, login and the second step read.",
     required: ['id', 'rawId', 'type', 'response'],
-    properties: { id: base64url, rawId: base64url, type: { const: 'public-key' }, response: { type: 'object' }, clientExtensionResults: { type: 'object' }, authenticatorAttachment: string },
+    properties: {
+      id: base64url,
+      rawId: base64url,
+      type: { const: 'public-key' },
+      response: { type: 'object' },
+      clientExtensionResults: { type: 'object' },
+      authenticatorAttachment: string,
+    },
   },
   Passkey: {
     type: 'object',

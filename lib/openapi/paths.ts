@@ -83,7 +83,7 @@ const ID = { name: 'id', in: 'path', required: true, schema: { type: 'string' } 
 const STEPS = {
   get: [
     'Starts or completes a login',
-    "Starts the login (a redirect to the provider), or completes it where the kind reads credentials from the query: " +
+    'Starts the login (a redirect to the provider), or completes it where the kind reads credentials from the query: ' +
       'the user (session cookies set), or a second step due.',
   ],
   post: [

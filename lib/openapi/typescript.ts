@@ -21,7 +21,11 @@ interface Names {
  * The declarations of `schemas`, one exported type per component, in the document's order. `rename`
  * gives a component another type name (`Error` would hide the global `Error` in the importing module).
  */
-export function typeScriptOf(schemas: Record<string, Schema>, header = '', rename: Record<string, string> = {}): string {
+export function typeScriptOf(
+  schemas: Record<string, Schema>,
+  header = '',
+  rename: Record<string, string> = {},
+): string {
   const named = new Map<string, string>();
   const names = { rename: (name: string) => rename[name] ?? name };
   const body = Object.entries(schemas).map(([name, schema]) => declaration(names.rename(name), schema, named, names));
@@ -31,13 +35,15 @@ export function typeScriptOf(schemas: Record<string, Schema>, header = '', renam
 /** `export interface Name {…}` for an object with properties, else `export type Name = …`. */
 function declaration(name: string, schema: Schema, named: Map<string, string>, names: Names): string {
   const doc = comment(schema.description, '');
-  if (schema.type === 'object' && schema.properties) return `${doc}export interface ${name} ${objectType(schema, named, '', names)}`;
+  if (schema.type === 'object' && schema.properties)
+    return `${doc}export interface ${name} ${objectType(schema, named, '', names)}`;
   return `${doc}export type ${name} = ${typeOf(schema, named, '', names)};`;
 }
 
 function typeOf(schema: Schema, named: Map<string, string>, indent: string, names: Names): string {
   if (typeof schema.$ref === 'string') {
-    if (!schema.$ref.startsWith(REF)) throw new TypeError(`typeScriptOf: only component references are supported, not ${schema.$ref}`);
+    if (!schema.$ref.startsWith(REF))
+      throw new TypeError(`typeScriptOf: only component references are supported, not ${schema.$ref}`);
     return names.rename(schema.$ref.slice(REF.length));
   }
   if (typeof schema.title === 'string' && !named.has(schema.title)) {
@@ -75,7 +81,8 @@ function objectType(schema: Schema, named: Map<string, string>, indent: string, 
   const required = new Set((schema.required ?? []) as string[]);
   const inner = indent + '  ';
   const members = Object.entries(schema.properties as Record<string, Schema>).map(
-    ([key, value]) => `${comment(value.description, inner)}${inner}${/^[A-Za-z_$][\w$]*$/.test(key) ? key : JSON.stringify(key)}${required.has(key) ? '' : '?'}: ${typeOf(value, named, inner, names)};`,
+    ([key, value]) =>
+      `${comment(value.description, inner)}${inner}${/^[A-Za-z_$][\w$]*$/.test(key) ? key : JSON.stringify(key)}${required.has(key) ? '' : '?'}: ${typeOf(value, named, inner, names)};`,
   );
   if (schema.additionalProperties !== false) members.push(`${inner}[key: string]: unknown;`);
   return `{\n${members.join('\n')}\n${indent}}`;

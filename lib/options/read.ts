@@ -61,7 +61,8 @@ export function plainObject(o: RawOptions, key: string): Record<string, unknown>
 
 export function positiveInteger(o: RawOptions, key: string, dflt: number): number {
   const v = o[key] ?? dflt;
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < 1) fail(key, `must be a whole number, 1 or more (got ${JSON.stringify(v)})`);
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 1)
+    fail(key, `must be a whole number, 1 or more (got ${JSON.stringify(v)})`);
   return v as number;
 }
 

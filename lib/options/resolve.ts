@@ -10,7 +10,20 @@ import type { AvatarStore } from '../stores/index.js';
 import { parseStoreUri } from '../stores/open.js';
 import { checkOptionNames } from '../util/options.js';
 import { OPTION_NAMES } from './names.js';
-import { bool, positiveInteger, cookieName, duration, fail, headerName, optionalFunction, optionalString, plainObject, routePath, stringList, type RawOptions } from './read.js';
+import {
+  bool,
+  positiveInteger,
+  cookieName,
+  duration,
+  fail,
+  headerName,
+  optionalFunction,
+  optionalString,
+  plainObject,
+  routePath,
+  stringList,
+  type RawOptions,
+} from './read.js';
 import type { AvatarConfig, ResolvedOptions, StateConfig } from './resolved.js';
 import { readSecrets } from './secret.js';
 import { readMfaOptions } from '../mfa/options.js';
@@ -64,17 +77,30 @@ export function resolveOptions(input: AuthKoaOptions): ResolvedOptions {
 
 /** `url`, the public base URL: absolute http(s), without query, fragment or credentials. */
 function readUrl(o: RawOptions): URL {
-  if (typeof o.url !== 'string' || o.url === '') fail('url', 'is required: the public base URL of the application, e.g. http://127.0.0.1:8080');
+  if (typeof o.url !== 'string' || o.url === '')
+    fail('url', 'is required: the public base URL of the application, e.g. http://127.0.0.1:8080');
   // `localhost:8080` parses as a URL of scheme "localhost:": say what is missing instead.
-  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(o.url as string) && !(o.url as string).startsWith('/')) fail('url', `needs its scheme: ${JSON.stringify(`http://${o.url as string}`)} or https://… (got ${JSON.stringify(o.url)})`);
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(o.url as string) && !(o.url as string).startsWith('/'))
+    fail(
+      'url',
+      `needs its scheme: ${JSON.stringify(`http://${o.url as string}`)} or https://… (got ${JSON.stringify(o.url)})`,
+    );
   let parsedUrl: URL;
   try {
     parsedUrl = new URL(o.url as string);
   } catch {
     return fail('url', `must be an absolute http(s) URL (got ${JSON.stringify(o.url)})`);
   }
-  if ((parsedUrl.protocol !== 'http:' && parsedUrl.protocol !== 'https:') || parsedUrl.search || parsedUrl.hash || parsedUrl.username) {
-    fail('url', `must be an absolute http(s) URL without query, fragment or credentials (got ${JSON.stringify(o.url)})`);
+  if (
+    (parsedUrl.protocol !== 'http:' && parsedUrl.protocol !== 'https:') ||
+    parsedUrl.search ||
+    parsedUrl.hash ||
+    parsedUrl.username
+  ) {
+    fail(
+      'url',
+      `must be an absolute http(s) URL without query, fragment or credentials (got ${JSON.stringify(o.url)})`,
+    );
   }
   return parsedUrl;
 }
@@ -85,7 +111,12 @@ function readToken(o: RawOptions, clock: () => number) {
   let refreshCache: RefreshCache | undefined;
   if (o.refreshCache === undefined || o.refreshCache === true) refreshCache = memoryRefreshCache(clock);
   else if (o.refreshCache === false) refreshCache = undefined;
-  else if (typeof o.refreshCache === 'object' && o.refreshCache && typeof (o.refreshCache as RefreshCache).get === 'function' && typeof (o.refreshCache as RefreshCache).set === 'function') {
+  else if (
+    typeof o.refreshCache === 'object' &&
+    o.refreshCache &&
+    typeof (o.refreshCache as RefreshCache).get === 'function' &&
+    typeof (o.refreshCache as RefreshCache).set === 'function'
+  ) {
     refreshCache = o.refreshCache as RefreshCache;
   } else fail('refreshCache', 'must be a boolean or an object with get() and set()');
   return {
@@ -105,10 +136,12 @@ function readToken(o: RawOptions, clock: () => number) {
 /** Where a token travels with a request, and the cookies it is written to. */
 function readCookies(o: RawOptions, https: boolean): TransportConfig {
   const sameSite = o.sameSite ?? 'lax';
-  if (sameSite !== 'lax' && sameSite !== 'strict' && sameSite !== 'none') fail('sameSite', "must be 'lax', 'strict' or 'none'");
+  if (sameSite !== 'lax' && sameSite !== 'strict' && sameSite !== 'none')
+    fail('sameSite', "must be 'lax', 'strict' or 'none'");
   const secureOpt = o.secureCookies;
   if (secureOpt !== undefined && typeof secureOpt !== 'boolean') fail('secureCookies', 'must be a boolean');
-  if (sameSite === 'none' && !(https || secureOpt)) fail('sameSite', "'none' needs secure cookies (an https url or secureCookies: true)");
+  if (sameSite === 'none' && !(https || secureOpt))
+    fail('sameSite', "'none' needs secure cookies (an https url or secureCookies: true)");
   return {
     jwtCookieName: cookieName(o, 'jwtCookieName', 'JWT'),
     xsrfCookieName: cookieName(o, 'xsrfCookieName', 'XSRF-TOKEN'),
@@ -131,13 +164,20 @@ function readAvatar(o: RawOptions, authRoutePath: string): AvatarConfig {
     fail('avatarResizeLimit', 'must be a whole number of pixels, 0 or more');
   }
   const avatarStore = o.avatarStore;
-  if (avatarStore !== undefined && typeof avatarStore !== 'string' && (typeof avatarStore !== 'object' || avatarStore === null)) {
+  if (
+    avatarStore !== undefined &&
+    typeof avatarStore !== 'string' &&
+    (typeof avatarStore !== 'object' || avatarStore === null)
+  ) {
     fail('avatarStore', 'must be a store URI or an AvatarStore object');
   }
   const avatarRoutePath = routePath(o, 'avatarRoutePath', '/avatar');
   if (authRoutePath === avatarRoutePath) fail('avatarRoutePath', 'must differ from authRoutePath');
   return {
-    avatarStore: typeof avatarStore === 'string' ? parseStoreUri(avatarStore, 'avatarStore') : (avatarStore as AvatarStore | undefined),
+    avatarStore:
+      typeof avatarStore === 'string'
+        ? parseStoreUri(avatarStore, 'avatarStore')
+        : (avatarStore as AvatarStore | undefined),
     avatarRoutePath,
     avatarResizeLimit: resizeLimit as number,
     avatarAllowPrivate: bool(o, 'avatarAllowPrivate', false),
@@ -148,7 +188,8 @@ function readAvatar(o: RawOptions, authRoutePath: string): AvatarConfig {
 function readState(o: RawOptions): StateConfig {
   const stateStore = o.stateStore === undefined || o.stateStore === 'memory' ? 'memory://' : o.stateStore;
   const target = typeof stateStore === 'string' ? parseStateUri(stateStore, 'stateStore') : undefined;
-  if (!target && !isStateStore(stateStore)) fail('stateStore', "must be 'memory', a state store URI or a StateStore object");
+  if (!target && !isStateStore(stateStore))
+    fail('stateStore', "must be 'memory', a state store URI or a StateStore object");
   return {
     stateStore: target ?? (stateStore as StateStore),
     loginThrottle: throttlePolicy(o.loginThrottle),

@@ -11,16 +11,20 @@ export function shortSecretBytes(secret: string): number | undefined {
 }
 
 /** The signing and verifying secrets: `secret` (with `previousSecrets`), or a `secretReader`. */
-export function readSecrets(o: RawOptions): Pick<TokenConfig, 'secretReader' | 'staticSecret' | 'previousSecrets' | 'audSecrets'> {
+export function readSecrets(
+  o: RawOptions,
+): Pick<TokenConfig, 'secretReader' | 'staticSecret' | 'previousSecrets' | 'audSecrets'> {
   const secret = o.secret;
-  if (secret !== undefined && (typeof secret !== 'string' || secret.length === 0)) fail('secret', 'must be a non-empty string');
+  if (secret !== undefined && (typeof secret !== 'string' || secret.length === 0))
+    fail('secret', 'must be a non-empty string');
   const reader = optionalFunction<(aud: string) => string | Promise<string>>(o, 'secretReader', 'get');
   if (secret === undefined && !reader) fail('secret', 'is required (or give secretReader)');
   if (typeof secret === 'string' && !reader) checkSecretLength(secret);
   const staticSecret = reader ? undefined : (secret as string);
   const previousSecrets = stringList(o, 'previousSecrets') ?? [];
   if (previousSecrets.some((s) => s === '')) fail('previousSecrets', 'must not contain empty strings');
-  if (previousSecrets.length > 0 && reader) fail('previousSecrets', 'works with secret, not secretReader (a reader decides per call)');
+  if (previousSecrets.length > 0 && reader)
+    fail('previousSecrets', 'works with secret, not secretReader (a reader decides per call)');
   return {
     secretReader: reader ?? (() => staticSecret as string),
     staticSecret,

@@ -29,9 +29,12 @@ export type { RefreshCache } from '../session/refresh-cache.js';
 /** Secret for signing and verifying; receives the token's audience (or 'ignore', see audSecrets). */
 export type SecretReader = ((aud: string) => string | Promise<string>) | { get(aud: string): string | Promise<string> };
 /** Alters claims at every token creation (login, refresh, handshake); must tolerate a missing user. */
-export type ClaimsUpdater = ((claims: Claims) => Claims | Promise<Claims>) | { update(claims: Claims): Claims | Promise<Claims> };
+export type ClaimsUpdater =
+  ((claims: Claims) => Claims | Promise<Claims>) | { update(claims: Claims): Claims | Promise<Claims> };
 /** Called on every request wrapped by auth/admin/rbac/trace; false rejects the token. */
-export type Validator = ((token: string, claims: Claims) => boolean | Promise<boolean>) | { validate(token: string, claims: Claims): boolean | Promise<boolean> };
+export type Validator =
+  | ((token: string, claims: Claims) => boolean | Promise<boolean>)
+  | { validate(token: string, claims: Claims): boolean | Promise<boolean> };
 /** Called on every request wrapped by updateUser. */
 export type UserUpdater = ((user: User) => User | Promise<User>) | { update(user: User): User | Promise<User> };
 

@@ -16,9 +16,20 @@ import { parsePostgresUri, tableName, type PostgresTarget } from './uri.js';
  * lacks a right; a TLS file the URI names cannot be read; the server's certificate does not verify.
  */
 const CONFIG_CODES = new Set([
-  '28P01', '28000', '3D000', '42501', '3F000',
-  'ENOENT', 'EACCES', 'EISDIR',
-  'DEPTH_ZERO_SELF_SIGNED_CERT', 'SELF_SIGNED_CERT_IN_CHAIN', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'ERR_TLS_CERT_ALTNAME_INVALID', 'CERT_HAS_EXPIRED',
+  '28P01',
+  '28000',
+  '3D000',
+  '42501',
+  '3F000',
+  'ENOENT',
+  'EACCES',
+  'EISDIR',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+  'CERT_HAS_EXPIRED',
 ]);
 /**
  * node-postgres's own words, without a code, for what no retry fixes: TLS asked for and the server has
@@ -27,7 +38,10 @@ const CONFIG_CODES = new Set([
 const CLIENT_CONFIG = /does not support SSL|client password must be a string/i;
 
 /** One statement runner: the pool's, or a transaction's client. */
-export type Query = <R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[]) => Promise<pg.QueryResult<R>>;
+export type Query = <R extends pg.QueryResultRow = pg.QueryResultRow>(
+  text: string,
+  values?: unknown[],
+) => Promise<pg.QueryResult<R>>;
 
 export class PostgresDb {
   readonly target: PostgresTarget;
@@ -49,7 +63,11 @@ export class PostgresDb {
   }
 
   /** Runs one statement; a failure names the database (password redacted) and the call. */
-  async query<R extends pg.QueryResultRow = pg.QueryResultRow>(call: string, text: string, values?: unknown[]): Promise<pg.QueryResult<R>> {
+  async query<R extends pg.QueryResultRow = pg.QueryResultRow>(
+    call: string,
+    text: string,
+    values?: unknown[],
+  ): Promise<pg.QueryResult<R>> {
     this.#open(call);
     try {
       return await this.#lease.value.query<R>(text, values);
@@ -101,11 +119,14 @@ export class PostgresDb {
   }
 
   #failed(call: string, err: unknown): Error {
-    const failed = new Error(`postgres ${this.redacted}: ${call} failed: ${(err as Error)?.message ?? err}`, { cause: err });
+    const failed = new Error(`postgres ${this.redacted}: ${call} failed: ${(err as Error)?.message ?? err}`, {
+      cause: err,
+    });
     // The server is away or did not answer in time (no SQLSTATE, or class 08 / 57P0x): an outage, which
     // callers answer with 503, unlike a statement the server refused.
     const code = (err as { code?: unknown })?.code;
-    if (typeof code !== 'string' || /^(08|57P0)/.test(code) || !/^[0-9A-Z]{5}$/.test(code)) Object.assign(failed, { unavailable: true });
+    if (typeof code !== 'string' || /^(08|57P0)/.test(code) || !/^[0-9A-Z]{5}$/.test(code))
+      Object.assign(failed, { unavailable: true });
     return failed;
   }
 }
@@ -120,11 +141,18 @@ export async function openPostgres(target: PostgresTarget, opts: PostgresOptions
   const open = () => connectPool(target, opts.ssl, option);
   const close = (pool: pg.Pool) => pool.end();
   // TLS options are objects (keys, certificates): a pool given its own is not shared by URI alone.
-  const lease = opts.connections && !opts.ssl ? await opts.connections.acquire(`postgres ${target.connectionString} ${target.timeoutMs}`, open, close) : await unshared(open, close);
+  const lease =
+    opts.connections && !opts.ssl
+      ? await opts.connections.acquire(`postgres ${target.connectionString} ${target.timeoutMs}`, open, close)
+      : await unshared(open, close);
   return new PostgresDb(target, lease);
 }
 
-async function connectPool(target: PostgresTarget, ssl: ConnectionOptions | undefined, option: string): Promise<pg.Pool> {
+async function connectPool(
+  target: PostgresTarget,
+  ssl: ConnectionOptions | undefined,
+  option: string,
+): Promise<pg.Pool> {
   const t = target.timeoutMs;
   const pool = new pg.Pool({
     connectionString: target.connectionString,
@@ -154,7 +182,8 @@ async function connectPool(target: PostgresTarget, ssl: ConnectionOptions | unde
 /** A start-up failure: a TypeError when the server refused (no retry fixes it), else an outage. */
 export function startError(err: unknown, target: PostgresTarget, option: string): Error {
   const e = err as { code?: string; message?: string };
-  if ((e?.code && CONFIG_CODES.has(e.code)) || CLIENT_CONFIG.test(String(e?.message))) return new TypeError(`authKoa: ${option} ${target.redacted}: ${e.message}`);
+  if ((e?.code && CONFIG_CODES.has(e.code)) || CLIENT_CONFIG.test(String(e?.message)))
+    return new TypeError(`authKoa: ${option} ${target.redacted}: ${e.message}`);
   return new Error(`postgres ${target.redacted} is unavailable (${e?.message ?? err})`, { cause: err });
 }
 
@@ -167,8 +196,17 @@ const DDL_LOCK = 0x6175_7468_6b6f_61n; // "authkoa"
  * changed, so a role without CREATE rights works against tables made by `authctl db migrate` or by
  * the DDL in docs/scaling.md.
  */
-export async function ensureTables(db: PostgresDb, tables: readonly string[], ddl: readonly string[], option: string): Promise<void> {
-  const present = await db.query<{ missing: boolean }>('schema', 'SELECT bool_or(to_regclass(t) IS NULL) AS missing FROM unnest($1::text[]) AS t', [tables]);
+export async function ensureTables(
+  db: PostgresDb,
+  tables: readonly string[],
+  ddl: readonly string[],
+  option: string,
+): Promise<void> {
+  const present = await db.query<{ missing: boolean }>(
+    'schema',
+    'SELECT bool_or(to_regclass(t) IS NULL) AS missing FROM unnest($1::text[]) AS t',
+    [tables],
+  );
   if (present.rows[0]?.missing === false) return;
   try {
     await db.transaction('schema', async (query) => {
@@ -178,7 +216,8 @@ export async function ensureTables(db: PostgresDb, tables: readonly string[], dd
   } catch (err) {
     const failed = startError((err as Error).cause ?? err, db.target, option);
     // A role without CREATE rights: say how the tables get made without them.
-    if (failed instanceof TypeError) failed.message += ' (create the tables with `authctl db migrate <uri>` or the DDL in docs/scaling.md)';
+    if (failed instanceof TypeError)
+      failed.message += ' (create the tables with `authctl db migrate <uri>` or the DDL in docs/scaling.md)';
     throw failed;
   }
 }
@@ -187,7 +226,12 @@ export async function ensureTables(db: PostgresDb, tables: readonly string[], dd
  * The pool for a backend's URI with its tables ready: what each PostgreSQL store opens with. A failure
  * after connecting releases the pool again.
  */
-export async function openWithTables(uri: string, opts: PostgresOptions, option: string, tables: (target: PostgresTarget) => { names: string[]; ddl: string[] }): Promise<PostgresDb> {
+export async function openWithTables(
+  uri: string,
+  opts: PostgresOptions,
+  option: string,
+  tables: (target: PostgresTarget) => { names: string[]; ddl: string[] },
+): Promise<PostgresDb> {
   const target = parsePostgresUri(uri, option);
   const db = await openPostgres(target, opts, option);
   const { names, ddl } = tables(target);

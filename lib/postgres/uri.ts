@@ -33,9 +33,11 @@ export function parsePostgresUri(uri: string, option = 'stateStore'): PostgresTa
   }
   const redacted = redact(url);
   const fail = (what: string) => new TypeError(`authKoa: ${option} ${redacted}: ${what}`);
-  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') throw fail('the scheme must be postgres:// or postgresql://');
+  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:')
+    throw fail('the scheme must be postgres:// or postgresql://');
   if (!url.hostname) throw fail('a host is required, as in postgres://user@127.0.0.1:5432/app');
-  if (url.pathname.replace(/^\//, '') === '') throw fail('a database is required, as in postgres://user@127.0.0.1:5432/app');
+  if (url.pathname.replace(/^\//, '') === '')
+    throw fail('a database is required, as in postgres://user@127.0.0.1:5432/app');
   const params = new URLSearchParams();
   const read: Record<string, string> = {};
   for (const [name, value] of url.searchParams) {
@@ -45,8 +47,10 @@ export function parsePostgresUri(uri: string, option = 'stateStore'): PostgresTa
   }
   const schema = read.schema ?? 'public';
   const prefix = read.prefix ?? 'authkoa_';
-  if (!IDENTIFIER.test(schema)) throw fail('schema must be lower-case letters, digits and _, starting with a letter or _');
-  if (prefix !== '' && !IDENTIFIER.test(prefix)) throw fail('prefix must be lower-case letters, digits and _, starting with a letter or _');
+  if (!IDENTIFIER.test(schema))
+    throw fail('schema must be lower-case letters, digits and _, starting with a letter or _');
+  if (prefix !== '' && !IDENTIFIER.test(prefix))
+    throw fail('prefix must be lower-case letters, digits and _, starting with a letter or _');
   const timeoutMs = read.timeout === undefined ? 5000 : Number(read.timeout);
   if (!Number.isInteger(timeoutMs) || timeoutMs < 1) throw fail('timeout must be a positive number of ms');
   const plain = new URL(uri);

@@ -3,7 +3,17 @@ import { readFileSync } from 'node:fs';
 import { SignJWT, type JSONWebKeySet } from 'jose';
 import type { Provider, ProviderDeps, ProviderModule } from './core/contract.js';
 import { finishUser } from './oauth2/mapping.js';
-import { commonOptions, createFlowProvider, endpointURL, flowIO, providerError, type Endpoints, type FlowSpec, type Identified, type OAuthToken } from './oauth2/flow.js';
+import {
+  commonOptions,
+  createFlowProvider,
+  endpointURL,
+  flowIO,
+  providerError,
+  type Endpoints,
+  type FlowSpec,
+  type Identified,
+  type OAuthToken,
+} from './oauth2/flow.js';
 import { keyCache, verifyIdToken, type KeyCache } from './oauth2/id-token.js';
 import { optionNames } from '../util/options.js';
 
@@ -108,7 +118,8 @@ export const appleProvider: ProviderModule = {
     // The callback is a POST: it must end in a 303 to a GET, never in a page a reload would post again.
     const flowDeps: ProviderDeps = {
       ...deps,
-      completeLogin: (ctx, login) => deps.completeLogin(ctx, { ...login, from: deps.safeRedirect(login.from) ? login.from : config.landing }),
+      completeLogin: (ctx, login) =>
+        deps.completeLogin(ctx, { ...login, from: deps.safeRedirect(login.from) ? login.from : config.landing }),
     };
     return createFlowProvider(spec, flowDeps);
   },
@@ -123,7 +134,8 @@ function parseAppleOptions(opts: Record<string, unknown>, deps: ProviderDeps): A
   const { clientId, teamId, keyId } = opts as unknown as AppleProviderOptions;
   const key = loadKey(opts as unknown as AppleProviderOptions);
   const scopes = opts.scopes ?? ['name'];
-  if (!Array.isArray(scopes) || !scopes.every((s) => s === 'name' || s === 'email')) throw new TypeError("scopes may only hold 'name' and 'email'");
+  if (!Array.isArray(scopes) || !scopes.every((s) => s === 'name' || s === 'email'))
+    throw new TypeError("scopes may only hold 'name' and 'email'");
   const ep = (opts.endpoint ?? {}) as NonNullable<AppleProviderOptions['endpoint']>;
   if (typeof ep !== 'object') throw new TypeError('endpoint must be { authURL, tokenURL, keysURL }');
   const endpoints = {
@@ -132,9 +144,18 @@ function parseAppleOptions(opts: Record<string, unknown>, deps: ProviderDeps): A
   };
   const keysURL = endpointURL(ep.keysURL ?? `${APPLE_ISSUER}/auth/keys`, 'endpoint.keysURL');
   const landing = opts.landingURL ?? `${deps.url}/`;
-  if (typeof landing !== 'string' || !deps.safeRedirect(landing)) throw new TypeError('landingURL must be on the application\'s site or an allowed redirect host');
+  if (typeof landing !== 'string' || !deps.safeRedirect(landing))
+    throw new TypeError("landingURL must be on the application's site or an allowed redirect host");
   const common = commonOptions(
-    { cid: clientId, csecret: '', timeout: opts.timeout, maxResponseBytes: opts.maxResponseBytes, pkce: opts.pkce ?? false, scopes, authMethod: 'body' },
+    {
+      cid: clientId,
+      csecret: '',
+      timeout: opts.timeout,
+      maxResponseBytes: opts.maxResponseBytes,
+      pkce: opts.pkce ?? false,
+      scopes,
+      authMethod: 'body',
+    },
     { scopes: ['name'] },
   );
   return { name, clientId, teamId, keyId, key, scopes, endpoints, keysURL, landing, common };
@@ -164,13 +185,41 @@ function clientSecretSigner({ clientId, teamId, keyId, key }: AppleConfig, clock
 }
 
 /** The user from the verified id_token: its `sub`, the name Apple posts at the first sign-up, the email when asked for and not unverified. */
-async function identify({ name, clientId, scopes }: AppleConfig, deps: ProviderDeps, keys: KeyCache, token: OAuthToken, nonce: string | undefined, userField: string | undefined): Promise<Identified> {
+async function identify(
+  { name, clientId, scopes }: AppleConfig,
+  deps: ProviderDeps,
+  keys: KeyCache,
+  token: OAuthToken,
+  nonce: string | undefined,
+  userField: string | undefined,
+): Promise<Identified> {
   if (typeof token.id_token !== 'string' || !token.id_token)
     throw providerError(name, 'bad_provider_response', 'token response carries no id_token');
-  const rules = { issuer: APPLE_ISSUER, audience: clientId, algorithms: ['RS256', 'ES256'], nonce, clock: deps.clock, clockToleranceS: CLOCK_TOLERANCE_S };
+  const rules = {
+    issuer: APPLE_ISSUER,
+    audience: clientId,
+    algorithms: ['RS256', 'ES256'],
+    nonce,
+    clock: deps.clock,
+    clockToleranceS: CLOCK_TOLERANCE_S,
+  };
   const claims = await verifyIdToken(name, token.id_token, keys, rules);
-  const email = scopes.includes('email') && claims.email_verified !== false && claims.email_verified !== 'false' && typeof claims.email === 'string' ? claims.email : undefined;
-  return { user: finishUser(name, { id: claims.sub!, name: nameOf(userField), picture: '', email }, claims, {}, { userId: deps.userId }) };
+  const email =
+    scopes.includes('email') &&
+    claims.email_verified !== false &&
+    claims.email_verified !== 'false' &&
+    typeof claims.email === 'string'
+      ? claims.email
+      : undefined;
+  return {
+    user: finishUser(
+      name,
+      { id: claims.sub!, name: nameOf(userField), picture: '', email },
+      claims,
+      {},
+      { userId: deps.userId },
+    ),
+  };
 }
 
 /**
@@ -179,7 +228,10 @@ async function identify({ name, clientId, scopes }: AppleConfig, deps: ProviderD
  */
 function loadKey(opts: AppleProviderOptions): KeyObject {
   const given = (['privateKeyPath', 'privateKey'] as const).filter((k) => opts[k] !== undefined);
-  if (!given.length) throw new TypeError('privateKeyPath (the .p8 file) or privateKey (PEM text, or a function returning it) is required');
+  if (!given.length)
+    throw new TypeError(
+      'privateKeyPath (the .p8 file) or privateKey (PEM text, or a function returning it) is required',
+    );
   if (given.length > 1) throw new TypeError('give privateKeyPath or privateKey, not both');
   const option = given[0]!;
   let pem: unknown;
@@ -189,7 +241,9 @@ function loadKey(opts: AppleProviderOptions): KeyObject {
     try {
       pem = readFileSync(path);
     } catch (err) {
-      throw new TypeError(`privateKeyPath: cannot read ${path} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+      throw new TypeError(
+        `privateKeyPath: cannot read ${path} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`,
+      );
     }
   } else {
     pem = opts.privateKey;
@@ -199,9 +253,11 @@ function loadKey(opts: AppleProviderOptions): KeyObject {
       } catch (err) {
         throw new TypeError(`privateKey: the key loader failed (${(err as Error).message})`);
       }
-      if (pem && typeof (pem as Promise<unknown>).then === 'function') throw new TypeError('privateKey: the key loader must return the PEM synchronously');
+      if (pem && typeof (pem as Promise<unknown>).then === 'function')
+        throw new TypeError('privateKey: the key loader must return the PEM synchronously');
     }
-    if (typeof pem !== 'string' && !Buffer.isBuffer(pem)) throw new TypeError('privateKey must be PEM text, a Buffer, or a function returning one');
+    if (typeof pem !== 'string' && !Buffer.isBuffer(pem))
+      throw new TypeError('privateKey must be PEM text, a Buffer, or a function returning one');
   }
   let key: KeyObject;
   try {
@@ -209,7 +265,10 @@ function loadKey(opts: AppleProviderOptions): KeyObject {
   } catch {
     throw new TypeError(`${option}: not a PEM private key`);
   }
-  if (key.asymmetricKeyType !== 'ec') throw new TypeError(`${option}: not an EC key (got ${key.asymmetricKeyType}); Sign in with Apple keys are EC P-256`);
+  if (key.asymmetricKeyType !== 'ec')
+    throw new TypeError(
+      `${option}: not an EC key (got ${key.asymmetricKeyType}); Sign in with Apple keys are EC P-256`,
+    );
   const curve = key.asymmetricKeyDetails?.namedCurve;
   if (curve !== 'prime256v1') throw new TypeError(`${option}: EC key on curve ${curve}, not P-256`);
   return key;

@@ -1,6 +1,11 @@
 import type { Logger } from '../logger.js';
 import type { Provider, ProviderDeps, ProviderModule } from './core/contract.js';
-import { devEndpoints, startDevOAuthServer, refuseInProduction, type DevOAuthServerOptions } from './oauth2-server/dev.js';
+import {
+  devEndpoints,
+  startDevOAuthServer,
+  refuseInProduction,
+  type DevOAuthServerOptions,
+} from './oauth2-server/dev.js';
 import { commonOptions } from './oauth2/flow.js';
 import { ownServerProvider } from './oauth2-server/provider.js';
 import { optionNames } from '../util/options.js';
@@ -31,7 +36,15 @@ export interface DevProviderOptions {
  */
 export const devProvider: ProviderModule = {
   kind: 'dev',
-  options: optionNames<DevProviderOptions>({ kind: true, name: true, host: true, port: true, emailDomain: true, emailFunc: true, timeout: true }),
+  options: optionNames<DevProviderOptions>({
+    kind: true,
+    name: true,
+    host: true,
+    port: true,
+    emailDomain: true,
+    emailFunc: true,
+    timeout: true,
+  }),
   async create(opts, deps: ProviderDeps): Promise<Provider> {
     refuseInProduction();
     const name = opts.name ?? 'dev';
@@ -39,12 +52,20 @@ export const devProvider: ProviderModule = {
     const host = opts.host ?? '127.0.0.1';
     if (typeof host !== 'string' || !host) throw new TypeError('host must be a non-empty string');
     const port = opts.port ?? 8084;
-    if (typeof port !== 'number' || !Number.isInteger(port) || port < 0 || port > 65535) throw new TypeError('port must be an integer 0..65535');
-    if (opts.emailDomain !== undefined && (typeof opts.emailDomain !== 'string' || !/^[A-Za-z0-9.-]+$/.test(opts.emailDomain))) {
+    if (typeof port !== 'number' || !Number.isInteger(port) || port < 0 || port > 65535)
+      throw new TypeError('port must be an integer 0..65535');
+    if (
+      opts.emailDomain !== undefined &&
+      (typeof opts.emailDomain !== 'string' || !/^[A-Za-z0-9.-]+$/.test(opts.emailDomain))
+    ) {
       throw new TypeError('emailDomain must be a domain name');
     }
-    if (opts.emailFunc !== undefined && typeof opts.emailFunc !== 'function') throw new TypeError('emailFunc must be a function (name) => string');
-    const common = commonOptions({ cid: 'authkoa-dev', csecret: 'dev-secret', timeout: opts.timeout }, { scopes: ['user:email'] });
+    if (opts.emailFunc !== undefined && typeof opts.emailFunc !== 'function')
+      throw new TypeError('emailFunc must be a function (name) => string');
+    const common = commonOptions(
+      { cid: 'authkoa-dev', csecret: 'dev-secret', timeout: opts.timeout },
+      { scopes: ['user:email'] },
+    );
     const ready = startDevOAuthServer({
       host,
       port,
@@ -56,7 +77,10 @@ export const devProvider: ProviderModule = {
       // the default logger prints warnings.
       logger: deps.logger,
     });
-    return ownServerProvider({ name, kind: 'dev', common, ready, what: 'dev OAuth2 server', endpoints: (server) => devEndpoints(server.url) }, deps);
+    return ownServerProvider(
+      { name, kind: 'dev', common, ready, what: 'dev OAuth2 server', endpoints: (server) => devEndpoints(server.url) },
+      deps,
+    );
   },
 };
 
@@ -64,7 +88,9 @@ export const devProvider: ProviderModule = {
  * Runs the dev server alone until SIGINT or SIGTERM (what `authctl dev-oauth` does). `onListening`
  * receives the base URL once the server accepts connections.
  */
-export async function runDevOAuthServer(opts: DevOAuthServerOptions & { onListening?: (url: string) => void; logger?: Logger }): Promise<void> {
+export async function runDevOAuthServer(
+  opts: DevOAuthServerOptions & { onListening?: (url: string) => void; logger?: Logger },
+): Promise<void> {
   const server = await startDevOAuthServer(opts);
   opts.onListening?.(server.url);
   await new Promise<void>((resolve) => {

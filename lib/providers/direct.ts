@@ -34,8 +34,14 @@ export const directProvider: ProviderModule<DirectProviderOptions & { [k: string
   create(opts, deps: ProviderDeps): Provider {
     if (typeof opts.name !== 'string') throw new TypeError('name is required');
     if (typeof opts.checker !== 'function') throw new TypeError(`checker must be a function (user, passwd) => boolean`);
-    if (opts.userIdFunc !== undefined && typeof opts.userIdFunc !== 'function') throw new TypeError('userIdFunc must be a function');
-    const config: DirectConfig = { name: opts.name, checker: opts.checker, userIdFunc: opts.userIdFunc, origin: new URL(deps.url).origin };
+    if (opts.userIdFunc !== undefined && typeof opts.userIdFunc !== 'function')
+      throw new TypeError('userIdFunc must be a function');
+    const config: DirectConfig = {
+      name: opts.name,
+      checker: opts.checker,
+      userIdFunc: opts.userIdFunc,
+      origin: new URL(deps.url).origin,
+    };
     return {
       name: config.name,
       kind: 'direct',
@@ -53,7 +59,11 @@ export const directProvider: ProviderModule<DirectProviderOptions & { [k: string
 };
 
 /** Checks the credentials (throttled when `loginThrottle` is on) and issues the session. */
-async function credentialLogin({ name, checker, userIdFunc, origin }: DirectConfig, deps: ProviderDeps, ctx: Context): Promise<void> {
+async function credentialLogin(
+  { name, checker, userIdFunc, origin }: DirectConfig,
+  deps: ProviderDeps,
+  ctx: Context,
+): Promise<void> {
   // Login CSRF: another site's form or link would log the visitor's browser into an account of
   // the attacker's choosing. The router refuses a foreign POST for every provider; a direct login
   // also takes its credentials from a GET's query, so a foreign GET (a link, an image) is refused here.

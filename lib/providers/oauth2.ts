@@ -1,7 +1,13 @@
 import type { Provider, ProviderDeps, ProviderModule } from './core/contract.js';
 import { finishUser, rawFromMapped, type MappedUser } from './oauth2/mapping.js';
 import { providerError } from './oauth2/io.js';
-import { COMMON_OAUTH2_OPTIONS, commonOptions, userInfoEndpoints, type CommonOAuth2Options, type OAuthToken } from './oauth2/options.js';
+import {
+  COMMON_OAUTH2_OPTIONS,
+  commonOptions,
+  userInfoEndpoints,
+  type CommonOAuth2Options,
+  type OAuthToken,
+} from './oauth2/options.js';
 import type { Identified } from './oauth2/types.js';
 import { createUserInfoProvider } from './oauth2/user-info.js';
 import { optionNames } from '../util/options.js';
@@ -37,7 +43,14 @@ interface OAuth2Config {
 /** Custom OAuth2 providers; several clients of one third party may run side by side under different names. */
 export const oauth2Provider: ProviderModule = {
   kind: 'oauth2',
-  options: optionNames<OAuth2ProviderOptions>({ ...COMMON_OAUTH2_OPTIONS, kind: true, name: true, endpoint: true, infoURL: true, mapUser: true }),
+  options: optionNames<OAuth2ProviderOptions>({
+    ...COMMON_OAUTH2_OPTIONS,
+    kind: true,
+    name: true,
+    endpoint: true,
+    infoURL: true,
+    mapUser: true,
+  }),
   create(opts, deps: ProviderDeps): Provider {
     const config = parseOAuth2Options(opts);
     const spec = { ...config.common, name: config.name, kind: 'oauth2' };
@@ -58,7 +71,12 @@ function parseOAuth2Options(opts: Record<string, unknown>): OAuth2Config {
 }
 
 /** The user from the user-info JSON through the application's mapUser. */
-async function mappedUser({ name, common, mapUser }: OAuth2Config, deps: ProviderDeps, data: Record<string, unknown>, token: OAuthToken): Promise<Identified> {
+async function mappedUser(
+  { name, common, mapUser }: OAuth2Config,
+  deps: ProviderDeps,
+  data: Record<string, unknown>,
+  token: OAuthToken,
+): Promise<Identified> {
   let mapped: MappedUser;
   try {
     mapped = await mapUser(data, token);
@@ -68,7 +86,10 @@ async function mappedUser({ name, common, mapUser }: OAuth2Config, deps: Provide
   if (!mapped || typeof mapped !== 'object') throw providerError(name, 'bad_user_info', 'mapUser returned no user');
   const raw = rawFromMapped(mapped);
   // A mapper ported from the original may already return `<name>_<sha1>`; keep it rather than hash twice.
-  const user = finishUser(name, raw, data, common.userAttributes, { rawId: raw.id.startsWith(`${name}_`) && HASHED.test(raw.id), userId: deps.userId });
+  const user = finishUser(name, raw, data, common.userAttributes, {
+    rawId: raw.id.startsWith(`${name}_`) && HASHED.test(raw.id),
+    userId: deps.userId,
+  });
   if (typeof mapped.role === 'string' && mapped.role) user.role = mapped.role;
   return { user };
 }

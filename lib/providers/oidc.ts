@@ -2,7 +2,19 @@ import type { JSONWebKeySet } from 'jose';
 import { keyCache, verifyIdToken, type KeyCache } from './oauth2/id-token.js';
 import type { Provider, ProviderDeps, ProviderModule } from './core/contract.js';
 import { finishUser, rawFromMapped, text, type MappedUser, type RawUser } from './oauth2/mapping.js';
-import { commonOptions, createFlowProvider, endpointURL, providerError, type CommonOAuth2Options, type Endpoints, flowIO, type FlowIO, type FlowSpec, type Identified, type OAuthToken } from './oauth2/flow.js';
+import {
+  commonOptions,
+  createFlowProvider,
+  endpointURL,
+  providerError,
+  type CommonOAuth2Options,
+  type Endpoints,
+  flowIO,
+  type FlowIO,
+  type FlowSpec,
+  type Identified,
+  type OAuthToken,
+} from './oauth2/flow.js';
 import { optionNames } from '../util/options.js';
 import { COMMON_OAUTH2_OPTIONS } from './oauth2/options.js';
 
@@ -58,7 +70,14 @@ interface Issuer {
 
 export const oidcProvider: ProviderModule = {
   kind: 'oidc',
-  options: optionNames<OIDCProviderOptions>({ ...COMMON_OAUTH2_OPTIONS, kind: true, name: true, issuer: true, userInfo: true, mapUser: true }),
+  options: optionNames<OIDCProviderOptions>({
+    ...COMMON_OAUTH2_OPTIONS,
+    kind: true,
+    name: true,
+    issuer: true,
+    userInfo: true,
+    mapUser: true,
+  }),
   create(opts, deps: ProviderDeps): Provider {
     const config = parseOIDCOptions(opts);
     // Discovery and JWKS go through the same limits and error mapping as the flow's own calls.
@@ -77,8 +96,10 @@ export const oidcProvider: ProviderModule = {
 function parseOIDCOptions(opts: Record<string, unknown>): OIDCConfig {
   if (typeof opts.name !== 'string' || !opts.name) throw new TypeError('name is required');
   const issuer = endpointURL(opts.issuer, 'issuer').replace(/\/+$/, '');
-  if (opts.userInfo !== undefined && typeof opts.userInfo !== 'boolean') throw new TypeError('userInfo must be a boolean');
-  if (opts.mapUser !== undefined && typeof opts.mapUser !== 'function') throw new TypeError('mapUser must be a function');
+  if (opts.userInfo !== undefined && typeof opts.userInfo !== 'boolean')
+    throw new TypeError('userInfo must be a boolean');
+  if (opts.mapUser !== undefined && typeof opts.mapUser !== 'function')
+    throw new TypeError('mapUser must be a function');
   return {
     name: opts.name,
     issuer,
@@ -110,7 +131,9 @@ function parseDiscovery({ name, issuer }: OIDCConfig, doc: Record<string, unknow
   const docIssuer = typeof doc.issuer === 'string' ? doc.issuer : '';
   if (docIssuer.replace(/\/+$/, '') !== issuer)
     throw providerError(
-      name, 'bad_provider_response', `discovery names another issuer (${JSON.stringify(docIssuer.slice(0, 200))})`
+      name,
+      'bad_provider_response',
+      `discovery names another issuer (${JSON.stringify(docIssuer.slice(0, 200))})`,
     );
   let endpoints: Endpoints;
   let jwksURI: string;
@@ -118,19 +141,27 @@ function parseDiscovery({ name, issuer }: OIDCConfig, doc: Record<string, unknow
     endpoints = {
       authURL: endpointURL(doc.authorization_endpoint, 'authorization_endpoint'),
       tokenURL: endpointURL(doc.token_endpoint, 'token_endpoint'),
-      infoURL: doc.userinfo_endpoint === undefined ? undefined : endpointURL(doc.userinfo_endpoint, 'userinfo_endpoint'),
+      infoURL:
+        doc.userinfo_endpoint === undefined ? undefined : endpointURL(doc.userinfo_endpoint, 'userinfo_endpoint'),
     };
     jwksURI = endpointURL(doc.jwks_uri, 'jwks_uri');
   } catch (err) {
     throw providerError(name, 'bad_provider_response', `discovery document: ${(err as Error).message}`, err);
   }
-  const advertised = Array.isArray(doc.id_token_signing_alg_values_supported) ? doc.id_token_signing_alg_values_supported : ['RS256'];
+  const advertised = Array.isArray(doc.id_token_signing_alg_values_supported)
+    ? doc.id_token_signing_alg_values_supported
+    : ['RS256'];
   // Only asymmetric algorithms: 'none' is never acceptable, and HS* would make the client secret a signing key.
-  const algorithms = advertised.filter((a): a is string => typeof a === 'string' && /^(RS|PS|ES)(256|384|512)$|^EdDSA$|^Ed25519$/.test(a));
+  const algorithms = advertised.filter(
+    (a): a is string => typeof a === 'string' && /^(RS|PS|ES)(256|384|512)$|^EdDSA$|^Ed25519$/.test(a),
+  );
   if (!algorithms.length)
     throw providerError(name, 'bad_provider_response', 'issuer offers no usable id_token signing algorithm');
-  const methods = Array.isArray(doc.token_endpoint_auth_methods_supported) ? doc.token_endpoint_auth_methods_supported : undefined;
-  const authMethod = methods && !methods.includes('client_secret_basic') && methods.includes('client_secret_post') ? 'body' : undefined;
+  const methods = Array.isArray(doc.token_endpoint_auth_methods_supported)
+    ? doc.token_endpoint_auth_methods_supported
+    : undefined;
+  const authMethod =
+    methods && !methods.includes('client_secret_basic') && methods.includes('client_secret_post') ? 'body' : undefined;
   return { issuer: docIssuer, endpoints, jwksURI, algorithms, authMethod };
 }
 
@@ -155,11 +186,25 @@ function oidcSpec(config: OIDCConfig, deps: ProviderDeps, issuer: Issuer): FlowS
 }
 
 /** The user from the verified id_token's claims, with the userinfo endpoint's when the issuer has one and it is wanted. */
-async function identify({ name, common, userInfo, mapUser }: OIDCConfig, deps: ProviderDeps, issuer: Issuer, token: OAuthToken, nonce: string | undefined, io: FlowIO): Promise<Identified> {
+async function identify(
+  { name, common, userInfo, mapUser }: OIDCConfig,
+  deps: ProviderDeps,
+  issuer: Issuer,
+  token: OAuthToken,
+  nonce: string | undefined,
+  io: FlowIO,
+): Promise<Identified> {
   if (typeof token.id_token !== 'string' || !token.id_token)
     throw providerError(name, 'bad_provider_response', 'token response carries no id_token');
   const d = await issuer.discover();
-  const rules = { issuer: d.issuer, audience: common.cid, algorithms: d.algorithms, nonce, clock: deps.clock, clockToleranceS: CLOCK_TOLERANCE_S };
+  const rules = {
+    issuer: d.issuer,
+    audience: common.cid,
+    algorithms: d.algorithms,
+    nonce,
+    clock: deps.clock,
+    clockToleranceS: CLOCK_TOLERANCE_S,
+  };
   const idClaims = await verifyIdToken(name, token.id_token, issuer.keys, rules);
   let claims: Record<string, unknown> = { ...idClaims };
   const infoURL = (await issuer.discover()).endpoints.infoURL;

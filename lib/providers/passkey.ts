@@ -1,7 +1,15 @@
 import { browserBinding, challengeStore, loginChallengeLimit } from './passkey/challenges.js';
 import type { PasskeyConfig } from './passkey/config.js';
 import { PASSKEY_ROUTE_DOCS } from './passkey/docs.js';
-import { deleteRoute, listRoute, loginOptionsRoute, loginRoute, registrationOptionsRoute, registrationRoute, type PasskeyParts } from './passkey/routes.js';
+import {
+  deleteRoute,
+  listRoute,
+  loginOptionsRoute,
+  loginRoute,
+  registrationOptionsRoute,
+  registrationRoute,
+  type PasskeyParts,
+} from './passkey/routes.js';
 import { passkeySecondFactor } from './passkey/second-factor.js';
 import { statePasskeyStore } from './passkey/store.js';
 import type { StateStore } from '../state/index.js';
@@ -41,7 +49,16 @@ export interface PasskeyProviderOptions {
  */
 export const passkeyProvider: ProviderModule = {
   kind: 'passkey',
-  options: optionNames<PasskeyProviderOptions>({ kind: true, name: true, rpName: true, rpID: true, credentials: true, userVerification: true, challengeTimeout: true, rateLimit: true }),
+  options: optionNames<PasskeyProviderOptions>({
+    kind: true,
+    name: true,
+    rpName: true,
+    rpID: true,
+    credentials: true,
+    userVerification: true,
+    challengeTimeout: true,
+    rateLimit: true,
+  }),
   async create(input, deps: ProviderDeps): Promise<Provider> {
     const config = parsePasskeyOptions(input as unknown as PasskeyProviderOptions, deps);
     // Its own `credentials` store when it has one, else the service's.
@@ -88,24 +105,41 @@ export const passkeyProvider: ProviderModule = {
 export function parsePasskeyOptions(opts: PasskeyProviderOptions, deps: ProviderDeps): PasskeyConfig {
   const name = opts.name ?? 'passkey';
   if (typeof name !== 'string' || !name) throw new TypeError('name must be a non-empty string');
-  if (typeof opts.rpName !== 'string' || !opts.rpName) throw new TypeError('rpName (the name browsers show for the site) is required');
+  if (typeof opts.rpName !== 'string' || !opts.rpName)
+    throw new TypeError('rpName (the name browsers show for the site) is required');
   const { origin, hostname: host } = new URL(deps.url);
   const rpID = opts.rpID ?? host;
-  if (typeof rpID !== 'string' || !(host === rpID || host.endsWith(`.${rpID}`))) throw new TypeError(`rpID must be the host of url (${host}) or a suffix of it`);
+  if (typeof rpID !== 'string' || !(host === rpID || host.endsWith(`.${rpID}`)))
+    throw new TypeError(`rpID must be the host of url (${host}) or a suffix of it`);
   // Browsers refuse WebAuthn on an IP address. Not a start-up error (the rest of the app may well run
   // on one in development), but said once, since every passkey call from a page would fail.
-  if (/^[\d.]+$|:/.test(rpID)) deps.logger.warn(`${name}: rpID ${rpID} is an IP address, which browsers refuse for passkeys: use a host name (localhost in development)`);
+  if (/^[\d.]+$|:/.test(rpID))
+    deps.logger.warn(
+      `${name}: rpID ${rpID} is an IP address, which browsers refuse for passkeys: use a host name (localhost in development)`,
+    );
   const userVerification = opts.userVerification ?? 'preferred';
-  if (userVerification !== 'preferred' && userVerification !== 'required') throw new TypeError("userVerification must be 'preferred' or 'required'");
+  if (userVerification !== 'preferred' && userVerification !== 'required')
+    throw new TypeError("userVerification must be 'preferred' or 'required'");
   const challengeMs = parseDuration(opts.challengeTimeout ?? '5m', 'challengeTimeout');
-  return { name, rpName: opts.rpName, rpID, origin, userVerification, challengeMs, rateLimit: parseRateLimit(opts.rateLimit), credentials: opts.credentials };
+  return {
+    name,
+    rpName: opts.rpName,
+    rpID,
+    origin,
+    userVerification,
+    challengeMs,
+    rateLimit: parseRateLimit(opts.rateLimit),
+    credentials: opts.credentials,
+  };
 }
 
 /** The `rateLimit` option: its per-client count and window, or undefined when it is false. */
 function parseRateLimit(input: PasskeyProviderOptions['rateLimit']): PasskeyConfig['rateLimit'] {
   if (input === false) return undefined;
-  if (input !== undefined && (typeof input !== 'object' || input === null)) throw new TypeError('rateLimit must be false or { perIP, window }');
+  if (input !== undefined && (typeof input !== 'object' || input === null))
+    throw new TypeError('rateLimit must be false or { perIP, window }');
   const perIP = input?.perIP ?? 30;
-  if (typeof perIP !== 'number' || !Number.isInteger(perIP) || perIP < 1) throw new TypeError('rateLimit.perIP must be a positive integer');
+  if (typeof perIP !== 'number' || !Number.isInteger(perIP) || perIP < 1)
+    throw new TypeError('rateLimit.perIP must be a positive integer');
   return { perIP, windowMs: parseDuration(input?.window ?? '5m', 'rateLimit.window') };
 }

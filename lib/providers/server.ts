@@ -7,7 +7,16 @@ import { ownServerProvider } from './oauth2-server/provider.js';
 import { optionNames } from '../util/options.js';
 
 /** `authkoa/server`: the local OAuth2 authorization server on its own, for an app that runs it apart from the provider. */
-export { startOAuth2Server, type OAuth2Server, type OAuth2ServerClient, type OAuth2ServerOptions, type LoginPage, type LoginPageHandler, type ServerChecker, type ServerUser } from './oauth2-server/local.js';
+export {
+  startOAuth2Server,
+  type OAuth2Server,
+  type OAuth2ServerClient,
+  type OAuth2ServerOptions,
+  type LoginPage,
+  type LoginPageHandler,
+  type ServerChecker,
+  type ServerUser,
+} from './oauth2-server/local.js';
 
 /** Options of a `kind: 'server'` entry: the local OAuth2 server plus the provider that consumes it. */
 export interface ServerProviderOptions extends Omit<OAuth2ServerOptions, 'logger' | 'signing' | 'onSignInRefused'> {
@@ -59,7 +68,8 @@ export const serverProvider: ProviderModule = {
     if (typeof name !== 'string' || !name) throw new TypeError('name must be a non-empty string');
     const serverOpts = opts as unknown as ServerProviderOptions;
     const redirectURIs = serverOpts.redirectURIs ?? [deps.routeURL(name, 'callback')];
-    if (!Array.isArray(redirectURIs) || !redirectURIs.length) throw new TypeError('redirectURIs must list at least one URI');
+    if (!Array.isArray(redirectURIs) || !redirectURIs.length)
+      throw new TypeError('redirectURIs must list at least one URI');
     redirectURIs.forEach((u, i) => endpointURL(u, `redirectURIs[${i}]`));
     const client = { id: `authkoa-${name}`, secret: deps.randomId(), redirectURIs };
     const full: OAuth2ServerOptions = {
@@ -69,7 +79,12 @@ export const serverProvider: ProviderModule = {
       logger: deps.logger,
       signing: deps.signer,
       onSignInRefused: (ctx, { userName, reason, status }) => {
-        if (deps.events.has('login_failed')) deps.events.emit('login_failed', { provider: name, kind: 'server', reason, status, userName: userName.slice(0, 256), ...clientOf(ctx) }, ctx);
+        if (deps.events.has('login_failed'))
+          deps.events.emit(
+            'login_failed',
+            { provider: name, kind: 'server', reason, status, userName: userName.slice(0, 256), ...clientOf(ctx) },
+            ctx,
+          );
       },
     };
     // Checked before the server starts, so a bad entry fails start-up (auth.ready) rather than the first login.
@@ -85,7 +100,7 @@ export const serverProvider: ProviderModule = {
         endpoints: (server) => server.endpoints(),
         checkId(id) {
           if (FOREIGN_ID.test(id) && !id.startsWith(`${name}_`))
-            throw providerError(name, 'foreign_user_id', 'user id looks like another provider\'s id');
+            throw providerError(name, 'foreign_user_id', "user id looks like another provider's id");
         },
       },
       deps,

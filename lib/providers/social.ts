@@ -1,7 +1,13 @@
 import type { Logger } from '../logger.js';
 import type { Provider, ProviderDeps, ProviderModule } from './core/contract.js';
 import { field, finishUser, text, type RawUser } from './oauth2/mapping.js';
-import { COMMON_OAUTH2_OPTIONS, commonOptions, userInfoEndpoints, type CommonOAuth2Options, type OAuthToken } from './oauth2/options.js';
+import {
+  COMMON_OAUTH2_OPTIONS,
+  commonOptions,
+  userInfoEndpoints,
+  type CommonOAuth2Options,
+  type OAuthToken,
+} from './oauth2/options.js';
 import type { Endpoints, Identified } from './oauth2/types.js';
 import { createUserInfoProvider } from './oauth2/user-info.js';
 import { optionNames } from '../util/options.js';
@@ -105,7 +111,11 @@ export const catalog: Record<string, CatalogRow> = {
   microsoft: {
     endpoints(o) {
       const base = `https://login.microsoftonline.com/${o.tenant}/oauth2/v2.0`;
-      return { authURL: `${base}/authorize`, tokenURL: `${base}/token`, infoURL: 'https://graph.microsoft.com/v1.0/me' };
+      return {
+        authURL: `${base}/authorize`,
+        tokenURL: `${base}/token`,
+        infoURL: 'https://graph.microsoft.com/v1.0/me',
+      };
     },
     scopes: ['User.Read'],
     map: (d) => ({ id: text(d, 'id'), name: text(d, 'displayName'), picture: MS_PHOTO }),
@@ -140,7 +150,13 @@ export const catalog: Record<string, CatalogRow> = {
       const id = text(d, 'id');
       const avatar = text(d, 'avatar');
       // Unlike the original, no URL is made up for a user without an avatar: the proxy's identicon is better.
-      return { id, name: text(d, 'username'), picture: avatar ? `https://cdn.discordapp.com/avatars/${encodeURIComponent(id)}/${encodeURIComponent(avatar)}.webp` : '' };
+      return {
+        id,
+        name: text(d, 'username'),
+        picture: avatar
+          ? `https://cdn.discordapp.com/avatars/${encodeURIComponent(id)}/${encodeURIComponent(avatar)}.webp`
+          : '',
+      };
     },
   },
   twitter: {
@@ -151,12 +167,19 @@ export const catalog: Record<string, CatalogRow> = {
       infoURL: 'https://api.x.com/2/users/me?user.fields=profile_image_url',
     }),
     scopes: ['users.read', 'tweet.read'],
-    map: (d) => ({ id: text(d, 'data.id'), name: text(d, 'data.username') || text(d, 'data.name'), picture: text(d, 'data.profile_image_url') }),
+    map: (d) => ({
+      id: text(d, 'data.id'),
+      name: text(d, 'data.username') || text(d, 'data.name'),
+      picture: text(d, 'data.profile_image_url'),
+    }),
   },
 };
 
 /** Built-in names → catalog rows; `x` is another name for the X/Twitter row. */
-export const catalogNames: Record<string, string> = { ...Object.fromEntries(Object.keys(catalog).map((k) => [k, k])), x: 'twitter' };
+export const catalogNames: Record<string, string> = {
+  ...Object.fromEntries(Object.keys(catalog).map((k) => [k, k])),
+  x: 'twitter',
+};
 
 /** Options of a built-in social provider: `{ name: 'github', cid, csecret }` is all most users write. */
 export interface SocialProviderOptions extends CommonOAuth2Options {
@@ -199,7 +222,16 @@ interface SocialConfig {
 /** The `social` kind: every catalog row, picked by the entry's name (or `preset`). */
 export const socialProvider: ProviderModule = {
   kind: 'social',
-  options: optionNames<SocialProviderOptions & { kind?: 'social'; preset?: string }>({ ...COMMON_OAUTH2_OPTIONS, kind: true, name: true, preset: true, numericId: true, tenant: true, endpoint: true, infoURL: true }),
+  options: optionNames<SocialProviderOptions & { kind?: 'social'; preset?: string }>({
+    ...COMMON_OAUTH2_OPTIONS,
+    kind: true,
+    name: true,
+    preset: true,
+    numericId: true,
+    tenant: true,
+    endpoint: true,
+    infoURL: true,
+  }),
   create(opts, deps: ProviderDeps): Provider {
     const config = parseSocialOptions(opts, deps.logger);
     const spec = { ...config.common, name: config.name, kind: 'social' };
@@ -213,9 +245,11 @@ function parseSocialOptions(opts: Record<string, unknown>, log: Logger): SocialC
   if (typeof name !== 'string' || !name) throw new TypeError('name is required');
   const preset = typeof opts.preset === 'string' ? opts.preset : catalogNames[name.toLowerCase()];
   const row = preset ? catalog[preset] : undefined;
-  if (!row) throw new TypeError(`"${name}" is not a built-in provider (known: ${Object.keys(catalogNames).join(', ')})`);
+  if (!row)
+    throw new TypeError(`"${name}" is not a built-in provider (known: ${Object.keys(catalogNames).join(', ')})`);
   const common = commonOptions(opts, { scopes: row.scopes, authMethod: row.authMethod });
-  if (opts.numericId !== undefined && typeof opts.numericId !== 'boolean') throw new TypeError('numericId must be a boolean');
+  if (opts.numericId !== undefined && typeof opts.numericId !== 'boolean')
+    throw new TypeError('numericId must be a boolean');
   const rowOpts: RowOptions = { numericId: opts.numericId === true, tenant: tenantOf(opts.tenant, log) };
   const defaults = row.endpoints(rowOpts, log);
   const endpoint = (opts.endpoint ?? {}) as Record<string, unknown>;
@@ -224,7 +258,18 @@ function parseSocialOptions(opts: Record<string, unknown>, log: Logger): SocialC
 }
 
 /** The user from the user-info JSON by the row's mapping; Microsoft's photo is fetched with the user's bearer token. */
-function rowUser({ name, row, rowOpts, common }: SocialConfig, deps: ProviderDeps, data: Record<string, unknown>, token: OAuthToken): Identified {
-  const user = finishUser(name, row.map(data, rowOpts, deps.logger), data, common.userAttributes, { noName: row.noName, userId: deps.userId });
-  return { user, avatarHeaders: row.avatarBearer && user.picture ? { Authorization: `Bearer ${token.access_token}` } : undefined };
+function rowUser(
+  { name, row, rowOpts, common }: SocialConfig,
+  deps: ProviderDeps,
+  data: Record<string, unknown>,
+  token: OAuthToken,
+): Identified {
+  const user = finishUser(name, row.map(data, rowOpts, deps.logger), data, common.userAttributes, {
+    noName: row.noName,
+    userId: deps.userId,
+  });
+  return {
+    user,
+    avatarHeaders: row.avatarBearer && user.picture ? { Authorization: `Bearer ${token.access_token}` } : undefined,
+  };
 }

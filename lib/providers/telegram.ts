@@ -120,15 +120,19 @@ export const telegramProvider: ProviderModule<TelegramProviderOptions & { [k: st
 function parseTelegramOptions(opts: TelegramProviderOptions & { [k: string]: unknown }): TelegramConfig {
   const name = opts.name ?? 'telegram';
   if (typeof name !== 'string' || !name) throw new TypeError('name must be a non-empty string');
-  if (typeof opts.token !== 'string' || !opts.token) throw new TypeError('token (the bot token from BotFather) is required');
+  if (typeof opts.token !== 'string' || !opts.token)
+    throw new TypeError('token (the bot token from BotFather) is required');
   for (const key of ['bot', 'successMsg', 'errorMsg', 'apiRoot'] as const) {
-    if (opts[key] !== undefined && (typeof opts[key] !== 'string' || !opts[key])) throw new TypeError(`${key} must be a non-empty string`);
+    if (opts[key] !== undefined && (typeof opts[key] !== 'string' || !opts[key]))
+      throw new TypeError(`${key} must be a non-empty string`);
   }
-  if (opts.apiRoot !== undefined && !/^https?:\/\//.test(opts.apiRoot)) throw new TypeError('apiRoot must be an http(s) URL');
+  if (opts.apiRoot !== undefined && !/^https?:\/\//.test(opts.apiRoot))
+    throw new TypeError('apiRoot must be an http(s) URL');
   const lifetimeMs = parseDuration(opts.lifetime ?? '10m', 'lifetime');
   const webhook = checkWebhook(opts.webhook);
   if (opts.poll !== undefined && typeof opts.poll !== 'boolean') throw new TypeError('poll must be a boolean');
-  if (opts.poll && webhook) throw new TypeError('poll and webhook exclude each other: Telegram delivers updates one way at a time');
+  if (opts.poll && webhook)
+    throw new TypeError('poll and webhook exclude each other: Telegram delivers updates one way at a time');
   const poll = opts.poll ?? !webhook;
   const pollTimeout = positive(opts.pollTimeout, 'pollTimeout') ?? 25;
   const backoff = opts.backoff ?? {};
@@ -142,7 +146,13 @@ function parseTelegramOptions(opts: TelegramProviderOptions & { [k: string]: unk
     timeoutMs: positive(opts.timeout, 'timeout'),
   };
   // The backoff is read only where it is used: by this process's own polling.
-  const polling = poll ? { pollTimeout, backoffMin: positive(backoff.min, 'backoff.min'), backoffMax: positive(backoff.max, 'backoff.max') } : undefined;
+  const polling = poll
+    ? {
+        pollTimeout,
+        backoffMin: positive(backoff.min, 'backoff.min'),
+        backoffMax: positive(backoff.max, 'backoff.max'),
+      }
+    : undefined;
   return { name, bot, lifetimeMs, polling, webhook, stateStore: opts.stateStore };
 }
 
@@ -161,12 +171,14 @@ function checkWebhook(input: unknown): TelegramWebhookOptions | undefined {
   if (typeof w !== 'object' || w === null || typeof w.secret !== 'string' || !SECRET.test(w.secret)) {
     throw new TypeError('webhook must be { secret } with a secret of 1-256 characters A-Z, a-z, 0-9, _ or -');
   }
-  if (w.register !== undefined && typeof w.register !== 'boolean') throw new TypeError('webhook.register must be a boolean');
+  if (w.register !== undefined && typeof w.register !== 'boolean')
+    throw new TypeError('webhook.register must be a boolean');
   return w;
 }
 
 function positive(value: unknown, option: string): number | undefined {
   if (value === undefined) return undefined;
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) throw new TypeError(`${option} must be a non-negative number`);
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0)
+    throw new TypeError(`${option} must be a non-negative number`);
   return value;
 }

@@ -48,7 +48,16 @@ const PARAMS_LIMIT = 64 * 1024;
 /** The verified ("email") provider: step 1 sends a signed confirmation token, step 2 trades it for a session. */
 export const verifiedProvider: ProviderModule<VerifiedProviderOptions & { [k: string]: unknown }> = {
   kind: 'verified',
-  options: optionNames<VerifiedProviderOptions>({ kind: true, name: true, template: true, sender: true, confirmPage: true, tokenDuration: true, rateLimit: true, usedTokens: true }),
+  options: optionNames<VerifiedProviderOptions>({
+    kind: true,
+    name: true,
+    template: true,
+    sender: true,
+    confirmPage: true,
+    tokenDuration: true,
+    rateLimit: true,
+    usedTokens: true,
+  }),
   async create(opts, deps: ProviderDeps): Promise<Provider> {
     const config = parseVerifiedOptions(opts, deps);
     await config.sender.ready?.();
@@ -81,7 +90,8 @@ export function parseVerifiedOptions(opts: VerifiedProviderOptions, deps: Provid
   if (typeof opts.name !== 'string' || !opts.name) throw new TypeError('name is required');
   const sender = toSender(opts.sender);
   const template = compileTemplate(opts.template ?? DEFAULT_TEMPLATE);
-  if (opts.confirmPage !== undefined && typeof opts.confirmPage !== 'boolean') throw new TypeError('confirmPage must be a boolean');
+  if (opts.confirmPage !== undefined && typeof opts.confirmPage !== 'boolean')
+    throw new TypeError('confirmPage must be a boolean');
   const lifetimeS = Math.ceil(parseDuration(opts.tokenDuration ?? '30m', 'tokenDuration') / 1000);
   const rateLimit = parseRateLimit(opts.rateLimit);
   if (opts.usedTokens !== undefined && typeof opts.usedTokens?.markUsed !== 'function') {
@@ -102,11 +112,13 @@ export function parseVerifiedOptions(opts: VerifiedProviderOptions, deps: Provid
 /** The `rateLimit` option: its counts per address and per client and its window, or undefined when it is false. */
 function parseRateLimit(input: unknown): VerifiedConfig['rateLimit'] {
   if (input === false) return undefined;
-  if (input !== undefined && (typeof input !== 'object' || input === null)) throw new TypeError('rateLimit must be false or { perAddress, perIP, window }');
+  if (input !== undefined && (typeof input !== 'object' || input === null))
+    throw new TypeError('rateLimit must be false or { perAddress, perIP, window }');
   const o = (input ?? {}) as VerifiedRateLimit;
   const count = (v: unknown, key: string, dflt: number) => {
     if (v === undefined) return dflt;
-    if (typeof v !== 'number' || !Number.isInteger(v) || v < 1) throw new TypeError(`rateLimit.${key} must be a positive integer`);
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < 1)
+      throw new TypeError(`rateLimit.${key} must be a positive integer`);
     return v;
   };
   const perAddress = count(o.perAddress, 'perAddress', 5);

@@ -63,7 +63,8 @@ export class Authenticator {
     this.tokens = parts.tokens;
     this.providers = parts.providers;
     this.waitForStart = parts.waitForStart;
-    this.basicAuth = o.basicAuthChecker || o.adminPasswd !== undefined ? basicAuthenticator(o, parts.basicThrottle) : undefined;
+    this.basicAuth =
+      o.basicAuthChecker || o.adminPasswd !== undefined ? basicAuthenticator(o, parts.basicThrottle) : undefined;
     this.refresher = new Refresher(o, parts.tokens, parts.sessions, parts.registry, parts.events, parts.tracing);
     this.validator = o.validator;
     this.strictRevocations = o.strictRevocation ? parts.sessions : undefined;
@@ -173,14 +174,16 @@ export class Authenticator {
     if (!this.validator) return this.allowedUser(ctx, rt);
     const own = { ...rt, claims: copyClaims(rt.claims) };
     const user = own.claims.user!;
-    if (!(await this.validator(own.token, own.claims))) throw this.rejectAndClear(ctx, own, 'user_blocked', `user ${user.id} blocked`);
+    if (!(await this.validator(own.token, own.claims)))
+      throw this.rejectAndClear(ctx, own, 'user_blocked', `user ${user.id} blocked`);
     return this.allowedUser(ctx, own, own.claims.user ?? user);
   }
 
   /** The request's user, refreshed when its cookie expired; `own` is a user already copied for this request. */
   private allowedUser(ctx: Context, rt: RequestToken, own?: User): User | Promise<User> {
     const { claims } = rt;
-    if (!providerAllowed(claims, this.providers)) throw this.rejectAndClear(ctx, rt, 'provider_not_allowed', 'provider is not allowed');
+    if (!providerAllowed(claims, this.providers))
+      throw this.rejectAndClear(ctx, rt, 'provider_not_allowed', 'provider is not allowed');
     if (rt.source === 'cookie' && this.tokens.isExpired(claims)) return this.refreshedUser(ctx, rt);
     return own ?? userOfClaims(claims)!;
   }

@@ -28,7 +28,10 @@ export type BasicAuthenticator = (ctx: Context, header: string) => User | undefi
  * Basic auth as the options configure it: a `basicAuthChecker`, or the `adminPasswd` of user `admin`,
  * with failed attempts throttled when `basicThrottle` is given.
  */
-export function basicAuthenticator(o: BasicAuthConfig, basicThrottle: CredentialThrottle | undefined): BasicAuthenticator {
+export function basicAuthenticator(
+  o: BasicAuthConfig,
+  basicThrottle: CredentialThrottle | undefined,
+): BasicAuthenticator {
   const verdict = o.basicAuthChecker ? checkerVerdict(o.basicAuthChecker) : adminVerdict(o.adminPasswd!);
 
   /**
@@ -50,7 +53,12 @@ export function basicAuthenticator(o: BasicAuthConfig, basicThrottle: Credential
    * basicAuth() behind the failed-login throttle: a locked-out name or IP gets 429 without a check; a
    * refusal counts as a failed attempt, a checker that throws does not (the fault is not the caller's).
    */
-  async function throttledBasic(ctx: Context, throttle: CredentialThrottle, name: string, passwd: string): Promise<User | undefined> {
+  async function throttledBasic(
+    ctx: Context,
+    throttle: CredentialThrottle,
+    name: string,
+    passwd: string,
+  ): Promise<User | undefined> {
     const attempt = await throttle.attempt(name, ctx.ip);
     if (attempt.wait !== undefined) {
       throw rateLimited(ctx, attempt.wait, 'too many failed login attempts, try again later');
@@ -70,7 +78,11 @@ export function basicAuthenticator(o: BasicAuthConfig, basicThrottle: Credential
   function accepted(user: User | null, name: string): User | undefined {
     if (user) return user;
     if (o.basicAuthChecker) throw new AuthError('basic_auth_failed', 'credentials are wrong for basic auth');
-    o.logger.warn(`basic auth: wrong credentials for user ${JSON.stringify(name.slice(0, 64))}`, { provider: 'basic', code: 'bad_credentials', userName: name.slice(0, 64) });
+    o.logger.warn(`basic auth: wrong credentials for user ${JSON.stringify(name.slice(0, 64))}`, {
+      provider: 'basic',
+      code: 'bad_credentials',
+      userName: name.slice(0, 64),
+    });
     return undefined;
   }
 

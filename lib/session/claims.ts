@@ -62,7 +62,20 @@ export interface RequestToken {
   source: TokenSource;
 }
 
-const WIRE_ORDER = ['iss', 'sub', 'aud', 'exp', 'nbf', 'iat', 'jti', 'user', 'sess_only', 'handshake', 'no-ava', 'auth_provider'] as const;
+const WIRE_ORDER = [
+  'iss',
+  'sub',
+  'aud',
+  'exp',
+  'nbf',
+  'iat',
+  'jti',
+  'user',
+  'sess_only',
+  'handshake',
+  'no-ava',
+  'auth_provider',
+] as const;
 
 /** 40 lowercase hex characters of crypto randomness: jti, OAuth2 state, login tokens. */
 export function randomId(): string {
@@ -79,7 +92,7 @@ export function wireOrder(claims: Claims): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const k of WIRE_ORDER) {
     const v = claims[k];
-    if (v === undefined || v === null || v === '' && k !== 'aud' || v === false) continue;
+    if (v === undefined || v === null || (v === '' && k !== 'aud') || v === false) continue;
     out[k] = k === 'user' ? withoutAud(v as User) : v;
   }
   for (const [k, v] of Object.entries(claims)) {
@@ -119,7 +132,8 @@ function copyJson<T>(v: T): T {
   for (const k of Object.keys(v)) {
     const value = copyJson((v as Record<string, unknown>)[k]);
     // JSON.parse makes "__proto__" an own key; assigning it would set the copy's prototype instead.
-    if (k === '__proto__') Object.defineProperty(out, k, { value, enumerable: true, writable: true, configurable: true });
+    if (k === '__proto__')
+      Object.defineProperty(out, k, { value, enumerable: true, writable: true, configurable: true });
     else out[k] = value;
   }
   return out as T;

@@ -36,14 +36,16 @@ export interface SessionView {
 
 /** Adds `GET /sessions`, `DELETE /sessions/<sid>` and `POST /sessions/revoke-others` to the auth router. */
 export function mountDeviceRoutes(router: Router, p: DeviceRouteParts): void {
-  const guarded = (method: 'GET' | 'POST' | 'DELETE', handle: (ctx: Context, me: SessionOf) => Promise<void>) => async (ctx: Context) => {
-    if (ctx.method !== method && !(method === 'GET' && ctx.method === 'HEAD'))
-      throw new AuthError('method_not_allowed', `${method} only`);
-    if (method !== 'GET' && crossSite(ctx, p.origin))
-      throw new AuthError('origin_mismatch', 'the request must come from this site');
-    ctx.set('Cache-Control', 'no-store');
-    await handle(ctx, await p.session(ctx));
-  };
+  const guarded =
+    (method: 'GET' | 'POST' | 'DELETE', handle: (ctx: Context, me: SessionOf) => Promise<void>) =>
+    async (ctx: Context) => {
+      if (ctx.method !== method && !(method === 'GET' && ctx.method === 'HEAD'))
+        throw new AuthError('method_not_allowed', `${method} only`);
+      if (method !== 'GET' && crossSite(ctx, p.origin))
+        throw new AuthError('origin_mismatch', 'the request must come from this site');
+      ctx.set('Cache-Control', 'no-store');
+      await handle(ctx, await p.session(ctx));
+    };
   router.all(
     '/sessions',
     guarded('GET', async (ctx, me) => {

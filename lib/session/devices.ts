@@ -82,7 +82,10 @@ export class SessionRegistry {
       const provider = providerOf(ctx); // the login's provider route
       const fields = { ...(provider !== undefined && { provider }), code: 'state_store_unavailable', userId };
       const why = (err as Error).message;
-      this.o.logger.warn(`session of ${userId} not recorded in the state store (listed at its next refresh): ${why}`, fields);
+      this.o.logger.warn(
+        `session of ${userId} not recorded in the state store (listed at its next refresh): ${why}`,
+        fields,
+      );
     }
   }
 
@@ -96,7 +99,12 @@ export class SessionRegistry {
       const old = list.find((r) => r.sid === fresh.sid);
       // Updated in place, so the order of logins stays; the device is the login's (it names the row),
       // the network is where it was last seen from.
-      if (old) return list.map((r) => (r === old ? { ...old, lastSeen: fresh.lastSeen, ip: fresh.ip, expiresAt: this.expiry(old.created, fresh.lastSeen) } : r));
+      if (old)
+        return list.map((r) =>
+          r === old
+            ? { ...old, lastSeen: fresh.lastSeen, ip: fresh.ip, expiresAt: this.expiry(old.created, fresh.lastSeen) }
+            : r,
+        );
       return [...list, fresh].sort((a, b) => b.created - a.created).slice(0, this.o.maxSessionsPerUser);
     });
   }
@@ -178,7 +186,9 @@ export class SessionRegistry {
       let expiresAt = 0;
       for (const r of list) if (r.expiresAt > expiresAt) expiresAt = r.expiresAt;
       // An expired entry not yet swept is overwritten by create(), which replace() would refuse.
-      const written = live ? await this.store.replace(SESSIONS_NS, key, live.rev, { list }, expiresAt) : await this.store.create(SESSIONS_NS, key, { list }, expiresAt);
+      const written = live
+        ? await this.store.replace(SESSIONS_NS, key, live.rev, { list }, expiresAt)
+        : await this.store.create(SESSIONS_NS, key, { list }, expiresAt);
       if (written) return;
     }
     throw new Error(`sessions of ${userId}: the list kept changing`);

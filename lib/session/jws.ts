@@ -40,8 +40,14 @@ export function signJws(payload: object, key: VerifyKey & { privateKey: KeyObjec
 export function splitJws(token: string): JwsParts {
   const dot1 = token.indexOf('.');
   const dot2 = token.indexOf('.', dot1 + 1);
-  if (dot1 <= 0 || dot2 < 0 || token.indexOf('.', dot2 + 1) !== -1 || token.length > 16_384) throw invalid('malformed token');
-  const parts = { headerB64: token.slice(0, dot1), payloadB64: token.slice(dot1 + 1, dot2), signature: token.slice(dot2 + 1), signingInput: token.slice(0, dot2) };
+  if (dot1 <= 0 || dot2 < 0 || token.indexOf('.', dot2 + 1) !== -1 || token.length > 16_384)
+    throw invalid('malformed token');
+  const parts = {
+    headerB64: token.slice(0, dot1),
+    payloadB64: token.slice(dot1 + 1, dot2),
+    signature: token.slice(dot2 + 1),
+    signingInput: token.slice(0, dot2),
+  };
   for (const seg of [parts.headerB64, parts.payloadB64, parts.signature]) {
     if (seg === '' || !B64URL.test(seg) || !canonicalEnd(seg)) throw invalid('malformed token');
   }
@@ -54,7 +60,8 @@ export function splitJws(token: string): JwsParts {
  */
 export function keyForHeader<K extends VerifyKey>(headerB64: string, keys: (kid: string) => K | undefined): K {
   const h = jsonObjectOf(headerB64, 'malformed token header');
-  for (const field of ['jwk', 'jku', 'x5u', 'x5c', 'crit']) if (h[field] !== undefined) throw invalid(`token header may not carry ${field}`);
+  for (const field of ['jwk', 'jku', 'x5u', 'x5c', 'crit'])
+    if (h[field] !== undefined) throw invalid(`token header may not carry ${field}`);
   if (h.typ !== undefined && h.typ !== 'JWT') throw invalid('unexpected token type');
   if (typeof h.kid !== 'string' || h.kid === '') throw invalid('token header names no key (kid)');
   const key = keys(h.kid);
@@ -71,7 +78,10 @@ export function verifyJwsSignature(parts: JwsParts, key: VerifyKey): boolean {
     case 'EdDSA':
       return cryptoVerify(null, data, key.publicKey, signature);
     case 'ES256':
-      return signature.length === 64 && cryptoVerify('sha256', data, { key: key.publicKey, dsaEncoding: 'ieee-p1363' }, signature);
+      return (
+        signature.length === 64 &&
+        cryptoVerify('sha256', data, { key: key.publicKey, dsaEncoding: 'ieee-p1363' }, signature)
+      );
     case 'RS256':
       return cryptoVerify('sha256', data, key.publicKey, signature);
   }

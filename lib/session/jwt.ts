@@ -51,7 +51,8 @@ export interface SplitToken {
 export function split(token: string): SplitToken {
   const dot1 = token.indexOf('.');
   const dot2 = token.indexOf('.', dot1 + 1);
-  if (dot1 <= 0 || dot2 < 0 || token.indexOf('.', dot2 + 1) !== -1 || token.length > 16_384) throw invalid('malformed token');
+  if (dot1 <= 0 || dot2 < 0 || token.indexOf('.', dot2 + 1) !== -1 || token.length > 16_384)
+    throw invalid('malformed token');
   const headerB64 = token.slice(0, dot1);
   const payloadB64 = token.slice(dot1 + 1, dot2);
   const signature = token.slice(dot2 + 1);
@@ -130,4 +131,3 @@ export function signatureKey(token: string): number {
   for (let i = Math.max(0, token.length - 5); i < token.length; i++) key = (key << 6) | (token.charCodeAt(i) & 63);
   return key;
 }
-

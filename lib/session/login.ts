@@ -111,7 +111,12 @@ export type SessionStarter = (ctx: Context, login: IdentifiedLogin) => Promise<C
  * Mints the session of an identified login and sets its cookies: a new session id (`sid`), `auth_time`
  * now, `amr` the login's methods; then records the session in the user's list (sessions per device).
  */
-export async function startSession(ctx: Context, login: IdentifiedLogin, tokens: TokenService, registry: SessionRegistry): Promise<Claims> {
+export async function startSession(
+  ctx: Context,
+  login: IdentifiedLogin,
+  tokens: TokenService,
+  registry: SessionRegistry,
+): Promise<Claims> {
   const claims = await tokens.set(ctx, {
     aud: login.aud,
     jti: randomId(),
@@ -129,14 +134,23 @@ export async function startSession(ctx: Context, login: IdentifiedLogin, tokens:
 }
 
 /** The answer to a finished login: 303 to a `from` the redirect policy permits, else the User JSON. */
-export function answerLogin(ctx: Context, login: Pick<IdentifiedLogin, 'from' | 'provider'>, claims: Claims, o: LoginConfig): void {
+export function answerLogin(
+  ctx: Context,
+  login: Pick<IdentifiedLogin, 'from' | 'provider'>,
+  claims: Claims,
+  o: LoginConfig,
+): void {
   const location = safeRedirect(login.from, o.url, o.allowedRedirects);
   if (location) {
     ctx.status = 303;
     ctx.redirect(location);
     return;
   }
-  if (login.from) o.logger.warn(`login by ${login.provider}: redirect target refused, answering the user instead`, { provider: login.provider, code: 'redirect_refused' });
+  if (login.from)
+    o.logger.warn(`login by ${login.provider}: redirect target refused, answering the user instead`, {
+      provider: login.provider,
+      code: 'redirect_refused',
+    });
   writeJSON(ctx, 200, claims.user);
 }
 

@@ -18,17 +18,23 @@ export function checkClaims(p: Record<string, unknown>, issuer: string, checkAud
   if (p.iss !== issuer) throw bad('wrong issuer');
   if (p.jti !== undefined && typeof p.jti !== 'string') throw bad('invalid jti claim');
   if (p.sid !== undefined && (typeof p.sid !== 'string' || p.sid === '')) throw bad('invalid sid claim');
-  if (p.amr !== undefined && !(Array.isArray(p.amr) && p.amr.every((m) => typeof m === 'string'))) throw bad('invalid amr claim');
+  if (p.amr !== undefined && !(Array.isArray(p.amr) && p.amr.every((m) => typeof m === 'string')))
+    throw bad('invalid amr claim');
   const user = p.user;
   if (user !== undefined) {
     if (!user || typeof user !== 'object' || Array.isArray(user)) throw bad('invalid user claim');
     const u = user as Record<string, unknown>;
     if (typeof u.id !== 'string' || typeof u.name !== 'string') throw bad('invalid user claim');
-    if (u.attrs !== undefined && (typeof u.attrs !== 'object' || u.attrs === null || Array.isArray(u.attrs))) throw bad('invalid user claim');
+    if (u.attrs !== undefined && (typeof u.attrs !== 'object' || u.attrs === null || Array.isArray(u.attrs)))
+      throw bad('invalid user claim');
     if (aud === undefined) throw bad('aud is not of size 1');
     if (typeof u.picture !== 'string') u.picture = '';
   }
-  if (p.handshake !== undefined && (typeof p.handshake !== 'object' || p.handshake === null || Array.isArray(p.handshake))) throw bad('invalid handshake claim');
+  if (
+    p.handshake !== undefined &&
+    (typeof p.handshake !== 'object' || p.handshake === null || Array.isArray(p.handshake))
+  )
+    throw bad('invalid handshake claim');
   const claims = p as Claims;
   if (aud !== undefined) {
     claims.aud = aud;
@@ -45,4 +51,3 @@ export function audienceOf(v: unknown): string | undefined {
   if (Array.isArray(v) && v.length === 1 && typeof v[0] === 'string') return v[0];
   return undefined;
 }
-

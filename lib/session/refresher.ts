@@ -45,9 +45,11 @@ export class Refresher {
     let pending = this.inFlight.get(rt.token);
     if (!pending) {
       const reissue = () => this.reissue(ctx, rt);
-      pending = (this.tracing.on ? this.tracing.span('authkoa.refresh', { 'authkoa.provider': rt.claims.auth_provider?.name ?? '' }, reissue) : reissue()).finally(() =>
-        this.inFlight.delete(rt.token),
-      );
+      pending = (
+        this.tracing.on
+          ? this.tracing.span('authkoa.refresh', { 'authkoa.provider': rt.claims.auth_provider?.name ?? '' }, reissue)
+          : reissue()
+      ).finally(() => this.inFlight.delete(rt.token));
       this.inFlight.set(rt.token, pending);
     }
     return pending;
@@ -74,7 +76,14 @@ export class Refresher {
     o.refreshCache?.set(rt.token, refreshed);
     refreshEvent(this.events, ctx, refreshed);
     // The refresh stands whatever happens to the list: a store that failed now is retried at the next one.
-    await this.registry?.seen(ctx, refreshed).catch((err: unknown) => o.logger.warn(`session list not updated at refresh: ${(err as Error).message}`, { code: 'state_store_unavailable', userId: refreshed.user?.id }));
+    await this.registry
+      ?.seen(ctx, refreshed)
+      .catch((err: unknown) =>
+        o.logger.warn(`session list not updated at refresh: ${(err as Error).message}`, {
+          code: 'state_store_unavailable',
+          userId: refreshed.user?.id,
+        }),
+      );
     return refreshed;
   }
 }

@@ -40,7 +40,12 @@ interface UserRevocation {
  * Revocations in `store`. A record is kept for `keepMs` past the token it ends: the longest a session
  * can go on being refreshed without a new login (cookieDuration, which the idle timeout enforces).
  */
-export function revocations(store: StateStore, clock: () => number, keepMs: number, tokenDurationMs: number): Revocations {
+export function revocations(
+  store: StateStore,
+  clock: () => number,
+  keepMs: number,
+  tokenDurationMs: number,
+): Revocations {
   const userKey = (id: string) => `u:${id}`;
   const tokenKey = (jti: string) => `t:${jti}`;
   const sessionKey = (sid: string) => `s:${sid}`;
@@ -63,9 +68,15 @@ export function revocations(store: StateStore, clock: () => number, keepMs: numb
     },
     async revokeUser(userId, except) {
       if (typeof userId !== 'string' || userId === '') throw new TypeError('revokeSessions() requires a user id');
-      if (except !== undefined && (typeof except !== 'string' || except === '')) throw new TypeError('revokeSessions(): except must be a session id (sid)');
+      if (except !== undefined && (typeof except !== 'string' || except === ''))
+        throw new TypeError('revokeSessions(): except must be a session id (sid)');
       const now = clock();
-      await put(store, userKey(userId), { notBefore: Math.floor(now / 1000), notBeforeMs: now, except } satisfies UserRevocation, now + keepMs);
+      await put(
+        store,
+        userKey(userId),
+        { notBefore: Math.floor(now / 1000), notBeforeMs: now, except } satisfies UserRevocation,
+        now + keepMs,
+      );
     },
     async endToken(claims) {
       const until = issuedAtS(claims, tokenDurationMs) * 1000 + keepMs;

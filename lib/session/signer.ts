@@ -24,4 +24,3 @@ export function signerOf(signing: SigningConfig): JwtSigner {
     keySet: () => publicKeySet(signing),
   };
 }
-

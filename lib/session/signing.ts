@@ -57,10 +57,14 @@ const ALGS: readonly SigningAlg[] = ['EdDSA', 'ES256', 'RS256'];
 /** Checks the `signing` option (a TypeError naming `signing.<key>`); undefined when it is not set. */
 export function readSigning(input: unknown): SigningConfig | undefined {
   if (input === undefined) return undefined;
-  if (typeof input !== 'object' || input === null || Array.isArray(input)) throw new TypeError('authKoa: signing must be an object: { alg, key, previousKeys? }');
+  if (typeof input !== 'object' || input === null || Array.isArray(input))
+    throw new TypeError('authKoa: signing must be an object: { alg, key, previousKeys? }');
   const o = input as SigningOptions;
-  for (const k of Object.keys(o)) if (!['alg', 'key', 'previousKeys'].includes(k)) throw new TypeError(`authKoa: unknown option "signing.${k}" (known: alg, key, previousKeys)`);
-  if (!ALGS.includes(o.alg)) throw new TypeError(`authKoa: signing.alg must be one of ${ALGS.join(', ')} (got ${JSON.stringify(o.alg)})`);
+  for (const k of Object.keys(o))
+    if (!['alg', 'key', 'previousKeys'].includes(k))
+      throw new TypeError(`authKoa: unknown option "signing.${k}" (known: alg, key, previousKeys)`);
+  if (!ALGS.includes(o.alg))
+    throw new TypeError(`authKoa: signing.alg must be one of ${ALGS.join(', ')} (got ${JSON.stringify(o.alg)})`);
   const private_ = loadKey(o.key, 'signing.key', true);
   const current = signingKey(private_, o.alg, 'signing.key');
   const byKid = new Map<string, SigningKey>([[current.kid, current]]);
@@ -81,7 +85,11 @@ export function publicKeySet(signing: SigningConfig): { keys: PublicJwk[] } {
 
 /** The RFC 7638 thumbprint of a public JWK: SHA-256 over its required members in lexical order. */
 export function thumbprint(jwk: JsonWebKey): string {
-  const members: Record<string, string[]> = { OKP: ['crv', 'kty', 'x'], EC: ['crv', 'kty', 'x', 'y'], RSA: ['e', 'kty', 'n'] };
+  const members: Record<string, string[]> = {
+    OKP: ['crv', 'kty', 'x'],
+    EC: ['crv', 'kty', 'x', 'y'],
+    RSA: ['e', 'kty', 'n'],
+  };
   const names = members[jwk.kty ?? ''];
   if (!names) throw new TypeError(`no thumbprint for key type ${String(jwk.kty)}`);
   const canonical = `{${names.map((n) => `${JSON.stringify(n)}:${JSON.stringify((jwk as Record<string, unknown>)[n])}`).join(',')}}`;
@@ -107,11 +115,21 @@ function loadKey(input: unknown, at: string, mustBePrivate: boolean): KeyObject 
       throw new TypeError(`authKoa: ${at}: cannot read ${input.slice(5)}: ${(err as Error).message}`);
     }
   }
-  const jwk = typeof text === 'object' && text !== null ? (text as JsonWebKey) : typeof text === 'string' && text.trim().startsWith('{') ? parseJwk(text, at) : undefined;
+  const jwk =
+    typeof text === 'object' && text !== null
+      ? (text as JsonWebKey)
+      : typeof text === 'string' && text.trim().startsWith('{')
+        ? parseJwk(text, at)
+        : undefined;
   try {
-    if (jwk) return jwk.d !== undefined ? createPrivateKey({ key: jwk as never, format: 'jwk' }) : publicOnly(createPublicKey({ key: jwk as never, format: 'jwk' }), at, mustBePrivate);
+    if (jwk)
+      return jwk.d !== undefined
+        ? createPrivateKey({ key: jwk as never, format: 'jwk' })
+        : publicOnly(createPublicKey({ key: jwk as never, format: 'jwk' }), at, mustBePrivate);
     if (typeof text !== 'string' || !text.includes('-----BEGIN')) throw new TypeError('not a PEM key or a JWK');
-    return /PRIVATE KEY-----/.test(text) ? createPrivateKey(text) : publicOnly(createPublicKey(text), at, mustBePrivate);
+    return /PRIVATE KEY-----/.test(text)
+      ? createPrivateKey(text)
+      : publicOnly(createPublicKey(text), at, mustBePrivate);
   } catch (err) {
     if (err instanceof TypeError && err.message.startsWith('authKoa:')) throw err;
     throw new TypeError(`authKoa: ${at} must be a PEM key, a JWK or file:<path> of one (${(err as Error).message})`);
@@ -135,9 +153,16 @@ function parseJwk(text: string, at: string): JsonWebKey {
 function signingKey(key: KeyObject, alg: SigningAlg | undefined, at: string): SigningKey {
   const found = algOf(key);
   if (!found) throw new TypeError(`authKoa: ${at} must be an Ed25519, P-256 or RSA (2048 bits or more) key`);
-  if (alg && found !== alg) throw new TypeError(`authKoa: ${at} is a key for ${found}, not ${alg}: signing.alg and the key must agree`);
+  if (alg && found !== alg)
+    throw new TypeError(`authKoa: ${at} is a key for ${found}, not ${alg}: signing.alg and the key must agree`);
   const publicKey = key.type === 'private' ? createPublicKey(key) : key;
   const exported = publicKey.export({ format: 'jwk' });
   const kid = thumbprint(exported);
-  return { alg: found, kid, publicKey, privateKey: key.type === 'private' ? key : undefined, jwk: { ...exported, kid, alg: found, use: 'sig' } };
+  return {
+    alg: found,
+    kid,
+    publicKey,
+    privateKey: key.type === 'private' ? key : undefined,
+    jwk: { ...exported, kid, alg: found, use: 'sig' },
+  };
 }

@@ -92,7 +92,8 @@ export class TokenService {
     // Sessions are signed with the signing key when there is one; handshakes and confirmation links,
     // which never leave the service, always with the secret.
     const signing = this.#o.signing;
-    if (signing && !claims.handshake) return { token: signJws(wireOrder(claims), signing.current as SigningKey & { privateKey: KeyObject }), claims };
+    if (signing && !claims.handshake)
+      return { token: signJws(wireOrder(claims), signing.current as SigningKey & { privateKey: KeyObject }), claims };
     const secret = await this.secretFor(claims.aud);
     return { token: sign(wireOrder(claims), this.#keys.key(secret)), claims };
   }
@@ -105,7 +106,8 @@ export class TokenService {
   async parse(token: string): Promise<Claims> {
     const known = this.alreadyVerified(token);
     if (known) return copyClaims(known);
-    if (this.#o.signing && !token.startsWith(`${HEADER_B64}.`)) return copyClaims(this.usable(this.verifySigned(token, this.#o.signing)));
+    if (this.#o.signing && !token.startsWith(`${HEADER_B64}.`))
+      return copyClaims(this.usable(this.verifySigned(token, this.#o.signing)));
     const parts = split(token);
     const secret = await this.verifySecret(parts.payloadB64);
     const hit = this.#verified.get(signatureKey(token));
@@ -113,7 +115,10 @@ export class TokenService {
     if (hit && hit.token === token && hit.secret === secret) {
       claims = hit.claims;
     } else {
-      if (!verifySignature(parts, this.#keys.key(secret)) && !this.#o.previousSecrets.some((old) => verifySignature(parts, this.#keys.key(old)))) {
+      if (
+        !verifySignature(parts, this.#keys.key(secret)) &&
+        !this.#o.previousSecrets.some((old) => verifySignature(parts, this.#keys.key(old)))
+      ) {
         throw new AuthError('token_invalid', 'signature is invalid');
       }
       claims = this.checkPayload(decodePayload(parts.payloadB64));
@@ -174,7 +179,12 @@ export class TokenService {
   async set(ctx: Context, claims: Claims): Promise<Claims> {
     const minted = await this.mint(claims);
     const session = minted.claims.sess_only || minted.claims.handshake;
-    this.#transport.write(ctx, minted.token, minted.claims.jti ?? '', session ? undefined : Math.floor(this.#o.cookieDurationMs / 1000));
+    this.#transport.write(
+      ctx,
+      minted.token,
+      minted.claims.jti ?? '',
+      session ? undefined : Math.floor(this.#o.cookieDurationMs / 1000),
+    );
     return minted.claims;
   }
 

@@ -6,5 +6,12 @@ export { createStateStore, openStateStore } from './open.js';
 export { memoryStateStore } from './memory.js';
 export { memoryUsedTokenStore, type MemoryUsedTokenStoreOptions, type UsedTokenStore } from './used-tokens.js';
 export { stateLimiter, type Limiter } from './limiter.js';
-export { credentialThrottle, throttlePolicy, type Attempt, type CredentialThrottle, type LoginThrottleOptions, type ThrottlePolicy } from './throttle.js';
+export {
+  credentialThrottle,
+  throttlePolicy,
+  type Attempt,
+  type CredentialThrottle,
+  type LoginThrottleOptions,
+  type ThrottlePolicy,
+} from './throttle.js';
 export type { LimitKey, StateEntry, StateStore, StateStoreOptions } from './types.js';

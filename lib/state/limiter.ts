@@ -29,7 +29,13 @@ export function stateLimiter(store: StateStore, clock: () => number): Limiter {
 }
 
 /** One hit() on `store`: its own when it has one, else by compare-and-set. */
-export async function hitIn(store: StateStore, ns: string, keys: readonly LimitKey[], windowMs: number, clock: () => number): Promise<number | undefined> {
+export async function hitIn(
+  store: StateStore,
+  ns: string,
+  keys: readonly LimitKey[],
+  windowMs: number,
+  clock: () => number,
+): Promise<number | undefined> {
   if (store.hit) return store.hit(ns, keys, windowMs);
   checkLimitKeys(ns, keys, windowMs);
   return casHit(store, ns, keys, windowMs, clock);
@@ -74,7 +80,13 @@ const CAS_TRIES = 16;
  * Counting is atomic per key, so of N racing hits on a key with room for one exactly one is allowed;
  * across keys it is not one transaction, so a hit refused by its second key may have counted on its first.
  */
-async function casHit(store: StateStore, ns: string, keys: readonly LimitKey[], windowMs: number, clock: () => number): Promise<number | undefined> {
+async function casHit(
+  store: StateStore,
+  ns: string,
+  keys: readonly LimitKey[],
+  windowMs: number,
+  clock: () => number,
+): Promise<number | undefined> {
   const now = clock();
   let wait: number | undefined;
   for (const { key, limit } of keys) {
@@ -89,7 +101,14 @@ async function casHit(store: StateStore, ns: string, keys: readonly LimitKey[], 
   return wait;
 }
 
-async function casCount(store: StateStore, ns: string, key: string, limit: number, windowMs: number, now: number): Promise<number | undefined> {
+async function casCount(
+  store: StateStore,
+  ns: string,
+  key: string,
+  limit: number,
+  windowMs: number,
+  now: number,
+): Promise<number | undefined> {
   for (let i = 0; i < CAS_TRIES; i++) {
     const e = await store.get<number>(ns, key);
     if (!e || e.expiresAt <= now) {

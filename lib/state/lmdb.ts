@@ -1,7 +1,17 @@
 import type { Database, RootDatabase } from 'lmdb';
 import { openLmdbEnv } from '../util/lmdb-env.js';
 import { countHits } from './limiter.js';
-import { checkExpiry, checkKey, checkLimitKeys, markUsedWith, rev, type LimitKey, type StateEntry, type StateStore, type StateStoreOptions } from './types.js';
+import {
+  checkExpiry,
+  checkKey,
+  checkLimitKeys,
+  markUsedWith,
+  rev,
+  type LimitKey,
+  type StateEntry,
+  type StateStore,
+  type StateStoreOptions,
+} from './types.js';
 
 /** What one key holds on disk (msgpack). */
 interface Stored {

@@ -1,5 +1,14 @@
 import { countHits } from './limiter.js';
-import { checkExpiry, checkKey, checkLimitKeys, markUsedWith, type LimitKey, type StateEntry, type StateStore, type StateStoreOptions } from './types.js';
+import {
+  checkExpiry,
+  checkKey,
+  checkLimitKeys,
+  markUsedWith,
+  type LimitKey,
+  type StateEntry,
+  type StateStore,
+  type StateStoreOptions,
+} from './types.js';
 
 /** Counters kept before the oldest are forgotten: a flood of distinct keys must not grow the map without bound. */
 const MAX_COUNTERS = 100_000;
@@ -169,7 +178,8 @@ class Entries {
       for (const k in fields) {
         const f = fields[k];
         // Only nested objects are written back: storing every field again cost five times the copy.
-        if (f !== null && typeof f === 'object' && (fields[k] = this.#frozenCopy(f, depth + 1)) === undefined) return undefined;
+        if (f !== null && typeof f === 'object' && (fields[k] = this.#frozenCopy(f, depth + 1)) === undefined)
+          return undefined;
       }
       out = fields;
     }

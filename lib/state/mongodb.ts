@@ -2,7 +2,15 @@ import { MongoServerError, ObjectId, type Collection, type MongoClient } from 'm
 import { connectMongo } from '../util/mongodb.js';
 import { parseMongoStateUri } from '../util/mongodb-uri.js';
 import { sha1 } from '../user.js';
-import { checkExpiry, checkKey, markUsedWith, rev, type StateEntry, type StateStore, type StateStoreOptions } from './types.js';
+import {
+  checkExpiry,
+  checkKey,
+  markUsedWith,
+  rev,
+  type StateEntry,
+  type StateStore,
+  type StateStoreOptions,
+} from './types.js';
 
 /** One entry as a document. `ns` and `k` are kept beside the hashed `_id` and checked by every filter. */
 interface StateDoc {
@@ -64,7 +72,10 @@ export class MongoStateStore implements StateStore {
     }
     // The key exists: take it over only if it has expired. One atomic update, so of two racing
     // creators the first moves exp into the future and the second's filter no longer matches.
-    const res = await this.#col.updateOne({ _id, ns, k: key, exp: { $lte: this.#clock() } }, { $set: { v: value, exp: expiresAtMs, rev: r } });
+    const res = await this.#col.updateOne(
+      { _id, ns, k: key, exp: { $lte: this.#clock() } },
+      { $set: { v: value, exp: expiresAtMs, rev: r } },
+    );
     return res.modifiedCount === 1;
   }
 

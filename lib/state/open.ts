@@ -15,7 +15,11 @@ export function parseStateUri(uri: string, option = 'stateStore'): StateTarget {
 }
 
 /** Opens the state store a parsed URI names, loading its backend on first use. */
-export function openStateTarget(target: StateTarget, opts: StateStoreOptions = {}, option = 'stateStore'): Promise<StateStore> {
+export function openStateTarget(
+  target: StateTarget,
+  opts: StateStoreOptions = {},
+  option = 'stateStore',
+): Promise<StateStore> {
   return stateSchemes.open(target, option, (open) => open(target.uri, opts, target, option));
 }
 
@@ -23,7 +27,11 @@ export function openStateTarget(target: StateTarget, opts: StateStoreOptions = {
  * Opens the state store a URI names, loading its backend on first use; a StateStore object is returned
  * as it is. MongoDB connects and pings first, so an unreachable server rejects here.
  */
-export async function openStateStore(uri: string | StateStore, opts: StateStoreOptions = {}, option = 'stateStore'): Promise<StateStore> {
+export async function openStateStore(
+  uri: string | StateStore,
+  opts: StateStoreOptions = {},
+  option = 'stateStore',
+): Promise<StateStore> {
   const source = stateSchemes.source(uri, option);
   return isStateStore(source) ? source : openStateTarget(source, opts, option);
 }

@@ -3,7 +3,18 @@ import { openWithTables, type PostgresDb, type Query } from '../postgres/db.js';
 import type { PostgresOptions } from '../postgres/options.js';
 import { stateDdl, stateTable } from '../postgres/schema.js';
 import { countHits, type Window } from './limiter.js';
-import { checkExpiry, checkKey, checkLimitKeys, encodeValue, markUsedWith, rev, type LimitKey, type StateEntry, type StateStore, type StateStoreOptions } from './types.js';
+import {
+  checkExpiry,
+  checkKey,
+  checkLimitKeys,
+  encodeValue,
+  markUsedWith,
+  rev,
+  type LimitKey,
+  type StateEntry,
+  type StateStore,
+  type StateStoreOptions,
+} from './types.js';
 
 /** Options of a PostgreSQL state store beyond the URI. */
 export interface PostgresStateStoreOptions extends StateStoreOptions, PostgresOptions {}
@@ -40,8 +51,15 @@ export class PostgresStateStore implements StateStore {
   }
 
   /** Connects, checks the credentials and creates the table when it is missing (see ensureTables). */
-  static async open(uri: string, opts: PostgresStateStoreOptions = {}, option = 'stateStore'): Promise<PostgresStateStore> {
-    const db = await openWithTables(uri, opts, option, (target) => ({ names: [stateTable(target)], ddl: stateDdl(target) }));
+  static async open(
+    uri: string,
+    opts: PostgresStateStoreOptions = {},
+    option = 'stateStore',
+  ): Promise<PostgresStateStore> {
+    const db = await openWithTables(uri, opts, option, (target) => ({
+      names: [stateTable(target)],
+      ddl: stateDdl(target),
+    }));
     return new PostgresStateStore(db, opts);
   }
 
@@ -86,7 +104,11 @@ export class PostgresStateStore implements StateStore {
 
   async take(ns: string, key: string, expected: string): Promise<boolean> {
     checkKey('take', ns, key);
-    const res = await this.#db.query('take', `DELETE FROM ${this.#table} WHERE ns = $1 AND key = $2 AND rev = $3`, [ns, dbKey(key), String(expected)]);
+    const res = await this.#db.query('take', `DELETE FROM ${this.#table} WHERE ns = $1 AND key = $2 AND rev = $3`, [
+      ns,
+      dbKey(key),
+      String(expected),
+    ]);
     return res.rowCount === 1;
   }
 
@@ -176,6 +198,10 @@ function ms(t: number): number {
 }
 
 /** The `postgres` and `postgresql` schemes' opener. */
-export function openPostgresStateStore(uri: string, opts: PostgresStateStoreOptions = {}, option = 'stateStore'): Promise<PostgresStateStore> {
+export function openPostgresStateStore(
+  uri: string,
+  opts: PostgresStateStoreOptions = {},
+  option = 'stateStore',
+): Promise<PostgresStateStore> {
   return PostgresStateStore.open(uri, opts, option);
 }

@@ -22,18 +22,24 @@ export function parseRedisUri(uri: string): RedisTarget {
   }
   if (url.password) url.password = '***';
   const redacted = url.href;
-  if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') throw new TypeError(`authKoa: stateStore ${redacted}: the scheme must be redis:// or rediss://`);
+  if (url.protocol !== 'redis:' && url.protocol !== 'rediss:')
+    throw new TypeError(`authKoa: stateStore ${redacted}: the scheme must be redis:// or rediss://`);
   const raw = new URL(uri);
   const dbText = decodeURIComponent(raw.pathname.replace(/^\//, '')) || '0';
-  if (!/^\d{1,5}$/.test(dbText)) throw new TypeError(`authKoa: stateStore ${redacted}: the database must be a number, as in redis://host:6379/0`);
+  if (!/^\d{1,5}$/.test(dbText))
+    throw new TypeError(`authKoa: stateStore ${redacted}: the database must be a number, as in redis://host:6379/0`);
   let prefix = 'authkoa:';
   let timeoutMs = 2000;
   for (const [name, value] of raw.searchParams) {
     if (name === 'prefix') prefix = value;
     else if (name === 'timeout') {
       timeoutMs = Number(value);
-      if (!Number.isInteger(timeoutMs) || timeoutMs < 1) throw new TypeError(`authKoa: stateStore ${redacted}: timeout must be a positive number of ms`);
-    } else throw new TypeError(`authKoa: stateStore ${redacted}: unknown parameter "${name}" (prefix and timeout are supported)`);
+      if (!Number.isInteger(timeoutMs) || timeoutMs < 1)
+        throw new TypeError(`authKoa: stateStore ${redacted}: timeout must be a positive number of ms`);
+    } else
+      throw new TypeError(
+        `authKoa: stateStore ${redacted}: unknown parameter "${name}" (prefix and timeout are supported)`,
+      );
   }
   return {
     options: {

@@ -1,7 +1,18 @@
 import { Redis } from 'ioredis';
 import { parseRedisUri } from './redis-uri.js';
 import { CREATE, HIT, REPLACE, SWEEP, TAKE } from './redis-scripts.js';
-import { checkExpiry, checkKey, checkLimitKeys, encodeValue, markUsedWith, rev, type LimitKey, type StateEntry, type StateStore, type StateStoreOptions } from './types.js';
+import {
+  checkExpiry,
+  checkKey,
+  checkLimitKeys,
+  encodeValue,
+  markUsedWith,
+  rev,
+  type LimitKey,
+  type StateEntry,
+  type StateStore,
+  type StateStoreOptions,
+} from './types.js';
 
 /** Options of a Redis state store beyond the URI. */
 export interface RedisStateStoreOptions extends StateStoreOptions {
@@ -14,7 +25,15 @@ export interface RedisStateStoreOptions extends StateStoreOptions {
 /** The scripted commands, as ioredis's defineCommand() adds them (EVALSHA, with EVAL after a script flush). */
 interface ScriptedRedis extends Redis {
   authkoaCreate(key: string, now: number, value: string, exp: number, rev: string, ttl: number): Promise<number>;
-  authkoaReplace(key: string, now: number, expected: string, value: string, exp: number, rev: string, ttl: number): Promise<number>;
+  authkoaReplace(
+    key: string,
+    now: number,
+    expected: string,
+    value: string,
+    exp: number,
+    rev: string,
+    ttl: number,
+  ): Promise<number>;
   authkoaTake(key: string, expected: string): Promise<number>;
   authkoaSweep(numKeys: number, ...args: (string | number)[]): Promise<number>;
   authkoaHit(numKeys: number, ...args: (string | number)[]): Promise<number>;
@@ -80,7 +99,9 @@ export class RedisStateStore implements StateStore {
       // ioredis reports a failed SELECT only as an event and carries on in database 0: ask ourselves.
       await this.#client.select(this.#client.options.db ?? 0);
     } catch (err) {
-      const cause = CONFIG_ERROR.test(String(this.#lastError?.message)) ? this.#lastError! : (this.#lastError ?? (err as Error));
+      const cause = CONFIG_ERROR.test(String(this.#lastError?.message))
+        ? this.#lastError!
+        : (this.#lastError ?? (err as Error));
       this.#closed = true;
       this.#client.disconnect();
       if (CONFIG_ERROR.test(cause.message)) throw new TypeError(`authKoa: stateStore ${this.uri}: ${cause.message}`);
@@ -93,7 +114,11 @@ export class RedisStateStore implements StateStore {
     checkExpiry('create', expiresAtMs);
     const now = this.#clock();
     const json = encodeValue(value);
-    return (await this.#run('create', (c) => c.authkoaCreate(this.#key(ns, key), now, json, expiresAtMs, rev(), ttl(expiresAtMs, now)))) === 1;
+    return (
+      (await this.#run('create', (c) =>
+        c.authkoaCreate(this.#key(ns, key), now, json, expiresAtMs, rev(), ttl(expiresAtMs, now)),
+      )) === 1
+    );
   }
 
   async get<V = unknown>(ns: string, key: string): Promise<StateEntry<V> | undefined> {
@@ -109,7 +134,11 @@ export class RedisStateStore implements StateStore {
     const now = this.#clock();
     const json = encodeValue(value);
     const k = this.#key(ns, key);
-    return (await this.#run('replace', (c) => c.authkoaReplace(k, now, String(expected), json, expiresAtMs, rev(), ttl(expiresAtMs, now)))) === 1;
+    return (
+      (await this.#run('replace', (c) =>
+        c.authkoaReplace(k, now, String(expected), json, expiresAtMs, rev(), ttl(expiresAtMs, now)),
+      )) === 1
+    );
   }
 
   async take(ns: string, key: string, expected: string): Promise<boolean> {
@@ -139,7 +168,14 @@ export class RedisStateStore implements StateStore {
   async hit(ns: string, keys: readonly LimitKey[], windowMs: number): Promise<number | undefined> {
     checkLimitKeys(ns, keys, windowMs);
     const now = this.#clock();
-    const args = [...keys.map((k) => this.#key(ns, k.key)), now, windowMs, now + windowMs, ...keys.map((k) => k.limit), ...keys.map(() => rev())];
+    const args = [
+      ...keys.map((k) => this.#key(ns, k.key)),
+      now,
+      windowMs,
+      now + windowMs,
+      ...keys.map((k) => k.limit),
+      ...keys.map(() => rev()),
+    ];
     const wait = await this.#run('hit', (c) => c.authkoaHit(keys.length, ...args));
     return wait < 0 ? undefined : wait;
   }
@@ -162,7 +198,8 @@ export class RedisStateStore implements StateStore {
   /** Runs one command; a failure names the store (password redacted) and what the connection last reported. */
   async #run<T>(call: string, command: (c: ScriptedRedis) => Promise<T>): Promise<T> {
     if (this.#closed) throw new Error(`state store is closed (${call})`);
-    if (this.#client.status !== 'ready') throw new Error(`redis ${this.uri} is unavailable (${this.#lastError?.message ?? this.#client.status})`);
+    if (this.#client.status !== 'ready')
+      throw new Error(`redis ${this.uri} is unavailable (${this.#lastError?.message ?? this.#client.status})`);
     try {
       return await command(this.#client);
     } catch (err) {

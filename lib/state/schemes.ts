@@ -6,13 +6,29 @@ import { isStateStore, type StateStore, type StateStoreOptions, type StateTarget
 export type StateStoreOpener = (uri: string, opts: StateStoreOptions) => StateStore | Promise<StateStore>;
 
 /** A row of the table: a registered StateStoreOpener, or a built-in one, which also takes the parsed target. */
-type OpenState = (uri: string, opts: StateStoreOptions, target: StateTarget, option: string) => StateStore | Promise<StateStore>;
+type OpenState = (
+  uri: string,
+  opts: StateStoreOptions,
+  target: StateTarget,
+  option: string,
+) => StateStore | Promise<StateStore>;
 
 const mongoState = () =>
-  loadWithPackage('mongodb', 'stateStore mongodb://', () => import('./mongodb.js')).then((m): OpenState => (uri, opts) => m.MongoStateStore.open(uri, opts));
+  loadWithPackage('mongodb', 'stateStore mongodb://', () => import('./mongodb.js')).then(
+    (m): OpenState =>
+      (uri, opts) =>
+        m.MongoStateStore.open(uri, opts),
+  );
 const postgresState = () =>
-  loadWithPackage('pg', 'stateStore postgres://', () => import('./postgres.js')).then((m): OpenState => (uri, opts, _target, option) => m.openPostgresStateStore(uri, opts, option));
-const redisState = () => loadWithPackage('ioredis', 'stateStore redis://', () => import('./redis.js')).then((m): OpenState => m.openRedisStateStore);
+  loadWithPackage('pg', 'stateStore postgres://', () => import('./postgres.js')).then(
+    (m): OpenState =>
+      (uri, opts, _target, option) =>
+        m.openPostgresStateStore(uri, opts, option),
+  );
+const redisState = () =>
+  loadWithPackage('ioredis', 'stateStore redis://', () => import('./redis.js')).then(
+    (m): OpenState => m.openRedisStateStore,
+  );
 
 /** Lists the schemes as messages name them: `memory://, lmdb://<path>, …`. */
 const known = (names: readonly string[]) => names.map((s) => (s === 'lmdb' ? 'lmdb://<path>' : `${s}://`)).join(', ');
@@ -25,8 +41,18 @@ export const stateSchemes = new SchemeTable<OpenState, StateStore>(
   'state store scheme',
   'registerStateStore()',
   {
-    memory: () => import('./memory.js').then((m): OpenState => (_uri, opts) => m.memoryStateStore(opts)),
-    lmdb: () => import('./lmdb.js').then((m): OpenState => (_uri, opts, target) => new m.LmdbStateStore(target.path!, opts)),
+    memory: () =>
+      import('./memory.js').then(
+        (m): OpenState =>
+          (_uri, opts) =>
+            m.memoryStateStore(opts),
+      ),
+    lmdb: () =>
+      import('./lmdb.js').then(
+        (m): OpenState =>
+          (_uri, opts, target) =>
+            new m.LmdbStateStore(target.path!, opts),
+      ),
     mongodb: mongoState,
     'mongodb+srv': mongoState,
     redis: redisState,
@@ -40,7 +66,8 @@ export const stateSchemes = new SchemeTable<OpenState, StateStore>(
     isStore: isStateStore,
     list: known,
     expected: (option, names) => `authKoa: ${option} must be ${known(names)} or a StateStore object`,
-    notStore: (option) => `authKoa: ${option} must be a state store URI or an object with create, get, replace, take, remove, sweep, markUsed and close`,
+    notStore: (option) =>
+      `authKoa: ${option} must be a state store URI or an object with create, get, replace, take, remove, sweep, markUsed and close`,
     openerReturns: 'a StateStore',
   },
 );

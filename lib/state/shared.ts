@@ -51,11 +51,14 @@ export function sharedState(source: StateTarget | StateStore, opts: SharedStateO
   const tracing = opts.tracing ?? noTracing;
   const given = stateSchemes.source(source, option);
   const target = isStateStore(given) ? undefined : given;
-  const opened = lazyResource(async () => (target ? openStateTarget(target, { clock, connections }, option) : (given as StateStore)), {
-    owned: target !== undefined,
-    final: true,
-    what: 'state store',
-  });
+  const opened = lazyResource(
+    async () => (target ? openStateTarget(target, { clock, connections }, option) : (given as StateStore)),
+    {
+      owned: target !== undefined,
+      final: true,
+      what: 'state store',
+    },
+  );
   let current: StateStore | undefined;
   const close = () => {
     current = undefined;
@@ -73,17 +76,21 @@ export function sharedState(source: StateTarget | StateStore, opts: SharedStateO
   /** guarded() in a span, its duration and outcome recorded. */
   function timed<T>(operation: string, call: (s: StateStore) => Promise<T>): Promise<T> {
     const started = performance.now();
-    return tracing.span(`authkoa.state_store.${operation}`, { 'db.operation.name': operation, 'authkoa.state_store': option }, () => untimed(call)).then(
-      (value) => {
-        tracing.storeOperation(operation, performance.now() - started, false);
-        return value;
-      },
-      (err: unknown) => {
-        // A TypeError is the caller's mistake, not the store's: not counted as a store failure.
-        tracing.storeOperation(operation, performance.now() - started, !(err instanceof TypeError));
-        throw err;
-      },
-    );
+    return tracing
+      .span(`authkoa.state_store.${operation}`, { 'db.operation.name': operation, 'authkoa.state_store': option }, () =>
+        untimed(call),
+      )
+      .then(
+        (value) => {
+          tracing.storeOperation(operation, performance.now() - started, false);
+          return value;
+        },
+        (err: unknown) => {
+          // A TypeError is the caller's mistake, not the store's: not counted as a store failure.
+          tracing.storeOperation(operation, performance.now() - started, !(err instanceof TypeError));
+          throw err;
+        },
+      );
   }
 
   function untimed<T>(call: (s: StateStore) => Promise<T>): Promise<T> {
@@ -145,7 +152,10 @@ export function providerState(
 ): Pick<SharedState, 'store' | 'start' | 'close'> {
   if (source === undefined) return { store: service, start: async () => {}, close: async () => {} };
   if (typeof source !== 'string') {
-    if (!isStateStore(source)) throw new TypeError(`${opts.option} must be a state store URI (memory://, lmdb://<path>, redis://…, mongodb://…, postgres://…) or a StateStore object`);
+    if (!isStateStore(source))
+      throw new TypeError(
+        `${opts.option} must be a state store URI (memory://, lmdb://<path>, redis://…, mongodb://…, postgres://…) or a StateStore object`,
+      );
     return sharedState(source, opts);
   }
   let target: StateTarget;

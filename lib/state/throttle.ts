@@ -67,12 +67,16 @@ const COUNTS = ['perUser', 'perUserTotal', 'perIP'] as const;
 /** Checks `loginThrottle` (false turns throttling off) and fills in the defaults. */
 export function throttlePolicy(input: unknown, option = 'loginThrottle'): ThrottlePolicy | undefined {
   if (input === false) return undefined;
-  if (input !== undefined && (typeof input !== 'object' || input === null)) throw new TypeError(`authKoa: ${option} must be false or { perUser, perUserTotal, perIP, lockout, maxLockout, forgetAfter }`);
+  if (input !== undefined && (typeof input !== 'object' || input === null))
+    throw new TypeError(
+      `authKoa: ${option} must be false or { perUser, perUserTotal, perIP, lockout, maxLockout, forgetAfter }`,
+    );
   const o = (input ?? {}) as LoginThrottleOptions;
   const count = (key: (typeof COUNTS)[number], dflt: number) => {
     const v = o[key];
     if (v === undefined) return dflt;
-    if (typeof v !== 'number' || !Number.isInteger(v) || v < 1) throw new TypeError(`authKoa: ${option}.${key} must be a positive integer`);
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < 1)
+      throw new TypeError(`authKoa: ${option}.${key} must be a positive integer`);
     return v;
   };
   const duration = (key: 'lockout' | 'maxLockout' | 'forgetAfter', dflt: string) => {
@@ -91,8 +95,10 @@ export function throttlePolicy(input: unknown, option = 'loginThrottle'): Thrott
     maxLockoutMs: duration('maxLockout', '15m'),
     forgetMs: duration('forgetAfter', '1h'),
   };
-  if (policy.maxLockoutMs < policy.lockoutMs) throw new TypeError(`authKoa: ${option}.maxLockout must not be shorter than lockout`);
-  if (policy.perUserTotal < policy.perUser) throw new TypeError(`authKoa: ${option}.perUserTotal must not be lower than perUser`);
+  if (policy.maxLockoutMs < policy.lockoutMs)
+    throw new TypeError(`authKoa: ${option}.maxLockout must not be shorter than lockout`);
+  if (policy.perUserTotal < policy.perUser)
+    throw new TypeError(`authKoa: ${option}.perUserTotal must not be lower than perUser`);
   return policy;
 }
 
@@ -146,7 +152,9 @@ export function credentialThrottle(
       const e = live(await store.get<Failures>(THROTTLE_NS, key), now);
       if (e && e.value.until > now) return e.value.until - now;
       const updated = next(e?.value ?? { n: 0, locks: 0, until: 0 }, limit, now);
-      const written = e ? await store.replace(THROTTLE_NS, key, e.rev, updated, expiry(updated, now)) : await store.create(THROTTLE_NS, key, updated, expiry(updated, now));
+      const written = e
+        ? await store.replace(THROTTLE_NS, key, e.rev, updated, expiry(updated, now))
+        : await store.create(THROTTLE_NS, key, updated, expiry(updated, now));
       if (written) return { key, label, limit, locked: updated.until || undefined };
     }
     return policy.lockoutMs;

@@ -16,7 +16,8 @@ export function throttlesPerScope(
   const made = new Map<string, CredentialThrottle | undefined>();
   const onLockout = (lock: { scope: string; key: string; until: number }) => events.emit('lockout', lock);
   return (scope) => {
-    if (!made.has(scope)) made.set(scope, policy ? credentialThrottle(state.store, policy, scope, clock, onLockout) : undefined);
+    if (!made.has(scope))
+      made.set(scope, policy ? credentialThrottle(state.store, policy, scope, clock, onLockout) : undefined);
     return made.get(scope);
   };
 }
@@ -31,5 +32,8 @@ export function mfaThrottle(
   clock: () => number,
   events: EventSink = noEvents,
 ): CredentialThrottle {
-  return throttle('mfa') ?? credentialThrottle(state.store, throttlePolicy(undefined)!, 'mfa', clock, (lock) => events.emit('lockout', lock));
+  return (
+    throttle('mfa') ??
+    credentialThrottle(state.store, throttlePolicy(undefined)!, 'mfa', clock, (lock) => events.emit('lockout', lock))
+  );
 }

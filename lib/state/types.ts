@@ -93,7 +93,12 @@ export function usedUntil(expiresAtMs: number, now: number): number {
  * markUsed() for every store: a spent id is one create() in the USED_NS namespace, so "first caller wins"
  * is exactly create()'s atomicity, whatever the backend.
  */
-export function markUsedWith(store: Pick<StateStore, 'create'>, id: string, expiresAtMs: number, now: number): Promise<boolean> {
+export function markUsedWith(
+  store: Pick<StateStore, 'create'>,
+  id: string,
+  expiresAtMs: number,
+  now: number,
+): Promise<boolean> {
   if (typeof id !== 'string' || id === '') throw new TypeError('markUsed() requires a non-empty id');
   return store.create(USED_NS, id, 1, usedUntil(expiresAtMs, now));
 }
@@ -109,13 +114,16 @@ export function isStateStore(value: unknown): value is StateStore {
   return (
     typeof s === 'object' &&
     s !== null &&
-    ['create', 'get', 'replace', 'take', 'remove', 'sweep', 'markUsed', 'close'].every((m) => typeof (s as Record<string, unknown>)[m] === 'function')
+    ['create', 'get', 'replace', 'take', 'remove', 'sweep', 'markUsed', 'close'].every(
+      (m) => typeof (s as Record<string, unknown>)[m] === 'function',
+    )
   );
 }
 
 /** Argument checks shared by the stores: empty or non-string keys are programming errors. */
 export function checkKey(call: string, ns: string, key: string): void {
-  if (typeof ns !== 'string' || ns === '' || ns.includes('\u0000')) throw new TypeError(`${call}() requires a non-empty namespace without NUL`);
+  if (typeof ns !== 'string' || ns === '' || ns.includes('\u0000'))
+    throw new TypeError(`${call}() requires a non-empty namespace without NUL`);
   if (typeof key !== 'string' || key === '') throw new TypeError(`${call}() requires a non-empty key`);
   if (key.length > 512) throw new TypeError(`${call}() key is longer than 512 characters`);
 }
@@ -130,7 +138,8 @@ export function checkLimitKeys(ns: string, keys: readonly LimitKey[], windowMs: 
 }
 
 export function checkExpiry(call: string, expiresAtMs: number): void {
-  if (typeof expiresAtMs !== 'number' || !Number.isFinite(expiresAtMs)) throw new TypeError(`${call}() requires expiresAtMs as a finite number`);
+  if (typeof expiresAtMs !== 'number' || !Number.isFinite(expiresAtMs))
+    throw new TypeError(`${call}() requires expiresAtMs as a finite number`);
 }
 
 /** A state value as the network stores keep it: its JSON text; a value JSON cannot hold is a TypeError. */

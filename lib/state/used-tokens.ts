@@ -28,7 +28,9 @@ export interface MemoryUsedTokenStoreOptions {
  * An in-process UsedTokenStore. Expired ids are swept every `sweepEvery` inserts instead of by a
  * timer, so an idle process holds nothing that keeps it alive and tests need no teardown.
  */
-export function memoryUsedTokenStore(opts: MemoryUsedTokenStoreOptions = {}): UsedTokenStore & { readonly size: number } {
+export function memoryUsedTokenStore(
+  opts: MemoryUsedTokenStoreOptions = {},
+): UsedTokenStore & { readonly size: number } {
   const clock = opts.clock ?? Date.now;
   const sweepEvery = opts.sweepEvery ?? 256;
   const used = new Map<string, number>();

@@ -3,7 +3,16 @@ import { mkdir, open, readdir, rename, stat, unlink, utimes } from 'node:fs/prom
 import { join, resolve } from 'node:path';
 import { sha1 } from '../user.js';
 import { partition } from './crc64.js';
-import { avatarHash, avatarId, isAvatarId, toBuffer, type AvatarEntry, type AvatarStore, type PutOptions, type StoredAvatar } from './types.js';
+import {
+  avatarHash,
+  avatarId,
+  isAvatarId,
+  toBuffer,
+  type AvatarEntry,
+  type AvatarStore,
+  type PutOptions,
+  type StoredAvatar,
+} from './types.js';
 
 /** Options of the file store; `beforeRename` exists so tests can crash between write and rename. */
 export interface FileStoreOptions {

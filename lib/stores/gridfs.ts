@@ -2,7 +2,15 @@ import { GridFSBucket, type Db, type GridFSFile, type MongoClient, type ObjectId
 import { connectMongo } from '../util/mongodb.js';
 import { parseMongoUri, type GridFsTarget } from '../util/mongodb-uri.js';
 import { sha1 } from '../user.js';
-import { avatarId, isAvatarId, toBuffer, type AvatarEntry, type AvatarStore, type PutOptions, type StoredAvatar } from './types.js';
+import {
+  avatarId,
+  isAvatarId,
+  toBuffer,
+  type AvatarEntry,
+  type AvatarStore,
+  type PutOptions,
+  type StoredAvatar,
+} from './types.js';
 
 /** Per-operation limit, as the original's 5 s. */
 const OP_TIMEOUT_MS = 5_000;
@@ -57,7 +65,8 @@ export class GridFsStore implements AvatarStore {
     if (!newest) return undefined;
     const chunks: Buffer[] = [];
     try {
-      for await (const chunk of this.#bucket.openDownloadStream(newest._id, { timeoutMS: OP_TIMEOUT_MS })) chunks.push(chunk as Buffer);
+      for await (const chunk of this.#bucket.openDownloadStream(newest._id, { timeoutMS: OP_TIMEOUT_MS }))
+        chunks.push(chunk as Buffer);
     } catch (err) {
       if (isFileNotFound(err)) return undefined; // removed between find and download
       throw err;
@@ -78,7 +87,11 @@ export class GridFsStore implements AvatarStore {
     for await (const f of cursor) {
       if (f.filename === last || !isAvatarId(f.filename)) continue;
       last = f.filename;
-      yield { id: f.filename, size: f.length, modified: f.metadata?.modified instanceof Date ? f.metadata.modified : f.uploadDate };
+      yield {
+        id: f.filename,
+        size: f.length,
+        modified: f.metadata?.modified instanceof Date ? f.metadata.modified : f.uploadDate,
+      };
     }
   }
 
@@ -94,7 +107,9 @@ export class GridFsStore implements AvatarStore {
 
   /** All revisions of one avatar, newest first. */
   async #revisions(id: string): Promise<GridFSFile[]> {
-    return this.#bucket.find({ filename: id }, { sort: { uploadDate: -1, _id: -1 }, timeoutMS: OP_TIMEOUT_MS }).toArray();
+    return this.#bucket
+      .find({ filename: id }, { sort: { uploadDate: -1, _id: -1 }, timeoutMS: OP_TIMEOUT_MS })
+      .toArray();
   }
 
   async #delete(fileId: ObjectId): Promise<void> {

@@ -1,7 +1,15 @@
 import type { Database, RootDatabase } from 'lmdb';
 import { openLmdbEnv } from '../util/lmdb-env.js';
 import { sha1 } from '../user.js';
-import { avatarId, isAvatarId, toBuffer, type AvatarEntry, type AvatarStore, type PutOptions, type StoredAvatar } from './types.js';
+import {
+  avatarId,
+  isAvatarId,
+  toBuffer,
+  type AvatarEntry,
+  type AvatarStore,
+  type PutOptions,
+  type StoredAvatar,
+} from './types.js';
 
 /** What the `metas` database keeps per avatar: listing and ETags without reading the bytes. */
 interface Meta {

@@ -25,7 +25,11 @@ export interface MigrateOptions {
  * side may be a URI (opened and closed here) or an open store (left open). Per-avatar failures are
  * reported and skipped; listing or opening failures reject.
  */
-export async function migrate(from: string | AvatarStore, to: string | AvatarStore, opts: MigrateOptions = {}): Promise<MigrateResult> {
+export async function migrate(
+  from: string | AvatarStore,
+  to: string | AvatarStore,
+  opts: MigrateOptions = {},
+): Promise<MigrateResult> {
   const src = await openStore(from, 'from');
   let dst: AvatarStore | undefined;
   try {

@@ -34,7 +34,11 @@ export async function loadStoreBackend(target: StoreTarget, option = 'avatarStor
 }
 
 /** Opens the store a parsed URI names, loading its backend on first use. */
-export async function openStoreTarget(target: StoreTarget, option = 'avatarStore', opts: StoreOpenOptions = {}): Promise<AvatarStore> {
+export async function openStoreTarget(
+  target: StoreTarget,
+  option = 'avatarStore',
+  opts: StoreOpenOptions = {},
+): Promise<AvatarStore> {
   checkLayout(target, option);
   return storeSchemes.open(target, option, (open) => open(target.uri, target, { ...opts, option }));
 }
@@ -43,7 +47,10 @@ export async function openStoreTarget(target: StoreTarget, option = 'avatarStore
  * A store option checked without opening anything: a URI is parsed, a parsed target or an AvatarStore
  * passes, anything else throws a TypeError naming `option`.
  */
-export function storeSource(value: string | StoreTarget | AvatarStore, option = 'avatarStore'): StoreTarget | AvatarStore {
+export function storeSource(
+  value: string | StoreTarget | AvatarStore,
+  option = 'avatarStore',
+): StoreTarget | AvatarStore {
   return storeSchemes.source(value, option);
 }
 

@@ -2,7 +2,15 @@ import { openWithTables, type PostgresDb } from '../postgres/db.js';
 import type { PostgresOptions } from '../postgres/options.js';
 import { avatarDdl, avatarTable } from '../postgres/schema.js';
 import { sha1 } from '../user.js';
-import { avatarId, isAvatarId, toBuffer, type AvatarEntry, type AvatarStore, type PutOptions, type StoredAvatar } from './types.js';
+import {
+  avatarId,
+  isAvatarId,
+  toBuffer,
+  type AvatarEntry,
+  type AvatarStore,
+  type PutOptions,
+  type StoredAvatar,
+} from './types.js';
 
 /** Rows list() reads per round trip: a big store is listed without holding it all, or a cursor open. */
 const PAGE = 500;
@@ -24,7 +32,10 @@ export class PostgresStore implements AvatarStore {
 
   /** Connects, checks the credentials and creates the table when it is missing. */
   static async open(uri: string, opts: PostgresOptions = {}, option = 'avatarStore'): Promise<PostgresStore> {
-    const db = await openWithTables(uri, opts, option, (target) => ({ names: [avatarTable(target)], ddl: avatarDdl(target) }));
+    const db = await openWithTables(uri, opts, option, (target) => ({
+      names: [avatarTable(target)],
+      ddl: avatarDdl(target),
+    }));
     return new PostgresStore(db);
   }
 
@@ -42,7 +53,11 @@ export class PostgresStore implements AvatarStore {
 
   async get(id: string): Promise<StoredAvatar | undefined> {
     if (!isAvatarId(id)) return undefined;
-    const res = await this.#db.query<{ data: Buffer; hash: string }>('get', `SELECT data, hash FROM ${this.#table} WHERE id = $1`, [id.toLowerCase()]);
+    const res = await this.#db.query<{ data: Buffer; hash: string }>(
+      'get',
+      `SELECT data, hash FROM ${this.#table} WHERE id = $1`,
+      [id.toLowerCase()],
+    );
     const row = res.rows[0];
     return row ? { data: row.data, etag: row.hash } : undefined;
   }

@@ -21,10 +21,17 @@ export interface PruneResult {
  * several at a time: removing while a store's list is still open keeps an LMDB read transaction alive
  * (its file grows instead of reusing pages), and one awaited commit per avatar makes large prunes crawl.
  */
-export async function prune(store: AvatarStore, doomed: (entry: AvatarEntry) => boolean, opts: PruneOptions = {}): Promise<PruneResult> {
+export async function prune(
+  store: AvatarStore,
+  doomed: (entry: AvatarEntry) => boolean,
+  opts: PruneOptions = {},
+): Promise<PruneResult> {
   const entries: AvatarEntry[] = [];
   for await (const e of store.list()) entries.push(e);
-  const removed = entries.filter(doomed).map((e) => e.id).sort();
+  const removed = entries
+    .filter(doomed)
+    .map((e) => e.id)
+    .sort();
   let done = 0;
   let next = 0;
   const worker = async () => {

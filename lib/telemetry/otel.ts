@@ -14,14 +14,26 @@ export function otelTracing(events: AuthEventBus, version?: string): Tracing {
   const meter = metrics.getMeter('authkoa', version);
   const counters = {
     logins: meter.createCounter('authkoa.logins', { description: 'Sessions begun, by provider and kind' }),
-    failures: meter.createCounter('authkoa.login.failures', { description: 'Logins refused, by provider, kind and reason' }),
+    failures: meter.createCounter('authkoa.login.failures', {
+      description: 'Logins refused, by provider, kind and reason',
+    }),
     lockouts: meter.createCounter('authkoa.lockouts', { description: 'Lock-outs after failed attempts, by scope' }),
     refreshes: meter.createCounter('authkoa.refreshes', { description: 'Session tokens renewed, by provider' }),
-    verifications: meter.createCounter('authkoa.token.verifications', { description: 'Tokens checked, by cache hit, outcome and source' }),
-    storeErrors: meter.createCounter('authkoa.state_store.errors', { description: 'State-store operations that failed, by operation' }),
+    verifications: meter.createCounter('authkoa.token.verifications', {
+      description: 'Tokens checked, by cache hit, outcome and source',
+    }),
+    storeErrors: meter.createCounter('authkoa.state_store.errors', {
+      description: 'State-store operations that failed, by operation',
+    }),
   };
-  const storeDuration = meter.createHistogram('authkoa.state_store.duration', { unit: 's', description: 'State-store operation duration' });
-  const clientDuration = meter.createHistogram('http.client.request.duration', { unit: 's', description: 'Duration of outbound HTTP requests' });
+  const storeDuration = meter.createHistogram('authkoa.state_store.duration', {
+    unit: 's',
+    description: 'State-store operation duration',
+  });
+  const clientDuration = meter.createHistogram('http.client.request.duration', {
+    unit: 's',
+    description: 'Duration of outbound HTTP requests',
+  });
 
   // Counts that events already carry are taken from them: one place decides what a login or a failure is.
   events.on('login', (e) => counters.logins.add(1, { provider: e.provider, kind: e.kind }));
@@ -35,7 +47,7 @@ export function otelTracing(events: AuthEventBus, version?: string): Tracing {
       return tracer.startActiveSpan(name, { attributes }, (span) => settle(span, fn()));
     },
     client(call, fn) {
-      const url = typeof call.url === 'string' ? URL.parse(call.url) ?? new URL('invalid:') : call.url;
+      const url = typeof call.url === 'string' ? (URL.parse(call.url) ?? new URL('invalid:')) : call.url;
       const attributes: Attributes = {
         'http.request.method': call.method,
         'url.full': safeUrl(url),
@@ -52,7 +64,10 @@ export function otelTracing(events: AuthEventBus, version?: string): Tracing {
             span.setAttribute('http.response.status_code', code);
             if (code >= 400) span.setStatus({ code: SpanStatusCode.ERROR });
           });
-          clientDuration.record(seconds(started), { ...durationAttributes(attributes), ...(status ? { 'http.response.status_code': status } : {}) });
+          clientDuration.record(seconds(started), {
+            ...durationAttributes(attributes),
+            ...(status ? { 'http.response.status_code': status } : {}),
+          });
           return result;
         } catch (err) {
           const type = errorType(err);
@@ -66,7 +81,11 @@ export function otelTracing(events: AuthEventBus, version?: string): Tracing {
       });
     },
     verified(cacheHit, accepted, source) {
-      const attributes = { 'authkoa.token.cache_hit': cacheHit, 'authkoa.token.source': source, outcome: accepted ? 'accepted' : 'refused' };
+      const attributes = {
+        'authkoa.token.cache_hit': cacheHit,
+        'authkoa.token.source': source,
+        outcome: accepted ? 'accepted' : 'refused',
+      };
       counters.verifications.add(1, attributes);
       // A span per check, ended at once for a cache hit: traces show which requests paid for a signature.
       const span = tracer.startSpan('authkoa.token.verify', { attributes });
@@ -109,7 +128,12 @@ export function safeUrl(url: URL): string {
 }
 
 function durationAttributes(a: Attributes): Attributes {
-  return { 'http.request.method': a['http.request.method'], 'server.address': a['server.address'], 'server.port': a['server.port'], 'authkoa.call': a['authkoa.call'] };
+  return {
+    'http.request.method': a['http.request.method'],
+    'server.address': a['server.address'],
+    'server.port': a['server.port'],
+    'authkoa.call': a['authkoa.call'],
+  };
 }
 
 function seconds(since: number): number {
@@ -119,6 +143,10 @@ function seconds(since: number): number {
 /** The semantic conventions' `error.type`: the failure's reason or class, never its message (it may carry a URL). */
 function errorType(err: unknown): string {
   const e = err as { reason?: string; code?: string; name?: string };
-  return (typeof e?.reason === 'string' && e.reason) || (typeof e?.code === 'string' && e.code) || (typeof e?.name === 'string' && e.name) || '_OTHER';
+  return (
+    (typeof e?.reason === 'string' && e.reason) ||
+    (typeof e?.code === 'string' && e.code) ||
+    (typeof e?.name === 'string' && e.name) ||
+    '_OTHER'
+  );
 }
-

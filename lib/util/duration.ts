@@ -19,5 +19,7 @@ export function parseDuration(value: Duration, option: string): number {
       if (ms > 0) return ms;
     }
   }
-  throw new TypeError(`${option} must be a positive number of milliseconds or a string like '30s', '5m', '24h', '7d' (got ${JSON.stringify(value)})`);
+  throw new TypeError(
+    `${option} must be a positive number of milliseconds or a string like '30s', '5m', '24h', '7d' (got ${JSON.stringify(value)})`,
+  );
 }

@@ -22,7 +22,10 @@ export interface LazyOptions {
 }
 
 /** Wraps `open` as a LazyResource. */
-export function lazyResource<T extends { close(): Promise<void> }>(open: () => T | Promise<T>, opts: LazyOptions = {}): LazyResource<T> {
+export function lazyResource<T extends { close(): Promise<void> }>(
+  open: () => T | Promise<T>,
+  opts: LazyOptions = {},
+): LazyResource<T> {
   let opening: Promise<T> | undefined;
   let closed = false;
   return {

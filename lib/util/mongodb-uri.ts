@@ -27,7 +27,11 @@ function splitMongoUri(uri: string, ownParams: readonly string[]): SplitUri {
   const authority = base.slice(base.indexOf('://') + 3); // user:pw@host1,host2 never holds a '/'
   const slash = authority.indexOf('/');
   const rest = params.toString();
-  return { uri: rest ? `${base}?${rest}` : base, own, uriDb: slash < 0 ? '' : decodeURIComponent(authority.slice(slash + 1)) };
+  return {
+    uri: rest ? `${base}?${rest}` : base,
+    own,
+    uriDb: slash < 0 ? '' : decodeURIComponent(authority.slice(slash + 1)),
+  };
 }
 
 /** Where the GridFS store keeps avatars, read from a `mongodb://…?ava_db=…&ava_coll=…` URI. */
@@ -60,5 +64,9 @@ export interface MongoStateTarget {
  */
 export function parseMongoStateUri(uri: string): MongoStateTarget {
   const target = splitMongoUri(uri, ['state_db', 'state_coll']);
-  return { uri: target.uri, db: target.own.state_db || target.uriDb || 'authkoa', collection: target.own.state_coll || 'state' };
+  return {
+    uri: target.uri,
+    db: target.own.state_db || target.uriDb || 'authkoa',
+    collection: target.own.state_coll || 'state',
+  };
 }

@@ -11,9 +11,16 @@ import { MongoClient, type Db } from 'mongodb';
  * use. Without a `serverSelectionTimeoutMS` in the URI, server selection and connecting give up after
  * `timeoutMs`. A failed attempt closes its client.
  */
-export async function connectMongo(uri: string, dbName: string, timeoutMs: number): Promise<{ client: MongoClient; db: Db }> {
+export async function connectMongo(
+  uri: string,
+  dbName: string,
+  timeoutMs: number,
+): Promise<{ client: MongoClient; db: Db }> {
   const explicitTimeout = /[?&]serverSelectionTimeoutMS=/i.test(uri);
-  const client = new MongoClient(uri, explicitTimeout ? {} : { serverSelectionTimeoutMS: timeoutMs, connectTimeoutMS: timeoutMs });
+  const client = new MongoClient(
+    uri,
+    explicitTimeout ? {} : { serverSelectionTimeoutMS: timeoutMs, connectTimeoutMS: timeoutMs },
+  );
   try {
     await client.connect();
     const db = client.db(dbName);

@@ -59,7 +59,9 @@ export class SchemeTable<O, S> extends NameTable<O> {
       return this.#made({ kind: rules.plainPath, path: uri, uri });
     }
     if (!this.has(scheme)) {
-      throw new TypeError(`authKoa: ${option} has unsupported scheme "${scheme}://" (${rules.list(this.names())}, or ${this.call} one)`);
+      throw new TypeError(
+        `authKoa: ${option} has unsupported scheme "${scheme}://" (${rules.list(this.names())}, or ${this.call} one)`,
+      );
     }
     const kind = Object.hasOwn(rules.aliases, scheme) ? rules.aliases[scheme] : scheme;
     if (!rules.pathKinds.includes(kind)) return this.#made({ kind, uri });
@@ -85,7 +87,10 @@ export class SchemeTable<O, S> extends NameTable<O> {
    */
   async open(target: BackendTarget, option: string, open: (opener: O) => unknown): Promise<S> {
     const store = await open(await this.load(target.kind));
-    if (!this.#rules.isStore(store)) throw new TypeError(`authKoa: ${option}: the "${target.kind}://" opener did not return ${this.#rules.openerReturns}`);
+    if (!this.#rules.isStore(store))
+      throw new TypeError(
+        `authKoa: ${option}: the "${target.kind}://" opener did not return ${this.#rules.openerReturns}`,
+      );
     return store;
   }
 

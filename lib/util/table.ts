@@ -19,9 +19,11 @@ export class NameTable<T> {
 
   /** Adds a row; adding the same value again is a no-op (a module imported twice), a different one is an error. */
   add(name: string, value: T): void {
-    if (Object.hasOwn(this.builtins, name)) throw new TypeError(`${this.call}: ${this.what} "${name}" is built in and cannot be replaced`);
+    if (Object.hasOwn(this.builtins, name))
+      throw new TypeError(`${this.call}: ${this.what} "${name}" is built in and cannot be replaced`);
     const had = this.added.get(name);
-    if (had !== undefined && had !== value) throw new TypeError(`${this.call}: ${this.what} "${name}" is already registered with another implementation`);
+    if (had !== undefined && had !== value)
+      throw new TypeError(`${this.call}: ${this.what} "${name}" is already registered with another implementation`);
     this.added.set(name, value);
   }
 

@@ -125,7 +125,13 @@ interface CheckedOptions {
 function keySource(o: CheckedOptions): (kid: string) => Promise<VerifyKey | undefined> {
   const { jwks } = o;
   if (jwks instanceof Map) return async (kid) => jwks.get(kid);
-  const remote = new RemoteKeySet({ url: jwks, maxAgeMs: o.maxAgeMs, cooldownMs: o.cooldownMs, timeoutMs: o.timeoutMs, clock: o.clock });
+  const remote = new RemoteKeySet({
+    url: jwks,
+    maxAgeMs: o.maxAgeMs,
+    cooldownMs: o.cooldownMs,
+    timeoutMs: o.timeoutMs,
+    clock: o.clock,
+  });
   return (kid) => remote.key(kid);
 }
 
@@ -134,13 +140,22 @@ const OPTION_NAMES = ['jwks', 'issuer', 'audiences', 'headerName', 'maxAge', 'co
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
 function checkOptions(opts: VerifierOptions): CheckedOptions {
-  if (!opts || typeof opts !== 'object' || Array.isArray(opts)) throw new TypeError('verifier() requires an options object: { jwks, issuer?, audiences? }');
-  for (const k of Object.keys(opts)) if (!OPTION_NAMES.includes(k)) throw new TypeError(`verifier: unknown option "${k}" (known: ${OPTION_NAMES.join(', ')})`);
+  if (!opts || typeof opts !== 'object' || Array.isArray(opts))
+    throw new TypeError('verifier() requires an options object: { jwks, issuer?, audiences? }');
+  for (const k of Object.keys(opts))
+    if (!OPTION_NAMES.includes(k))
+      throw new TypeError(`verifier: unknown option "${k}" (known: ${OPTION_NAMES.join(', ')})`);
   const { issuer, audiences, headerName, clock } = opts;
-  if (issuer !== undefined && (typeof issuer !== 'string' || issuer === '')) throw new TypeError("verifier: issuer must be a non-empty string (the app's issuer option)");
-  if (audiences !== undefined && (!Array.isArray(audiences) || !audiences.every((a) => typeof a === 'string'))) throw new TypeError('verifier: audiences must be an array of strings');
-  if (headerName !== undefined && (typeof headerName !== 'string' || !HEADER_NAME.test(headerName))) throw new TypeError(`verifier: headerName must be an HTTP header name such as 'X-JWT' (got ${JSON.stringify(headerName)})`);
-  if (clock !== undefined && typeof clock !== 'function') throw new TypeError('verifier: clock must be a function returning the time in ms');
+  if (issuer !== undefined && (typeof issuer !== 'string' || issuer === ''))
+    throw new TypeError("verifier: issuer must be a non-empty string (the app's issuer option)");
+  if (audiences !== undefined && (!Array.isArray(audiences) || !audiences.every((a) => typeof a === 'string')))
+    throw new TypeError('verifier: audiences must be an array of strings');
+  if (headerName !== undefined && (typeof headerName !== 'string' || !HEADER_NAME.test(headerName)))
+    throw new TypeError(
+      `verifier: headerName must be an HTTP header name such as 'X-JWT' (got ${JSON.stringify(headerName)})`,
+    );
+  if (clock !== undefined && typeof clock !== 'function')
+    throw new TypeError('verifier: clock must be a function returning the time in ms');
   return {
     jwks: jwksOf(opts.jwks),
     issuer: issuer ?? 'authkoa',
@@ -157,12 +172,17 @@ function checkOptions(opts: VerifierOptions): CheckedOptions {
 function jwksOf(jwks: unknown): string | Map<string, VerifyKey> {
   if (typeof jwks === 'string' || jwks instanceof URL) {
     const url = URL.canParse(String(jwks)) ? new URL(String(jwks)) : undefined;
-    if (url?.protocol !== 'https:' && url?.protocol !== 'http:') throw new TypeError(`verifier: jwks must be an http(s) URL or a JWK set (got ${JSON.stringify(String(jwks))})`);
+    if (url?.protocol !== 'https:' && url?.protocol !== 'http:')
+      throw new TypeError(`verifier: jwks must be an http(s) URL or a JWK set (got ${JSON.stringify(String(jwks))})`);
     return url.href;
   }
-  if (!jwks || typeof jwks !== 'object' || !Array.isArray((jwks as { keys?: unknown }).keys)) throw new TypeError('verifier: jwks must be the URL of the key set or a JWK set { keys }');
+  if (!jwks || typeof jwks !== 'object' || !Array.isArray((jwks as { keys?: unknown }).keys))
+    throw new TypeError('verifier: jwks must be the URL of the key set or a JWK set { keys }');
   const held = keysOf(jwks);
-  if (held.size === 0) throw new TypeError('verifier: jwks holds no usable key (public Ed25519, P-256 or RSA keys of 2048 bits or more, each with its RFC 7638 thumbprint as kid)');
+  if (held.size === 0)
+    throw new TypeError(
+      'verifier: jwks holds no usable key (public Ed25519, P-256 or RSA keys of 2048 bits or more, each with its RFC 7638 thumbprint as kid)',
+    );
   return held;
 }
 

@@ -62,7 +62,11 @@ export class RemoteKeySet {
   }
 
   private async fetchKeys(): Promise<Map<string, VerifyKey>> {
-    const res = await request(this.o.url, { timeoutMs: this.o.timeoutMs, maxBytes: MAX_BYTES, headers: { accept: 'application/json' } });
+    const res = await request(this.o.url, {
+      timeoutMs: this.o.timeoutMs,
+      maxBytes: MAX_BYTES,
+      headers: { accept: 'application/json' },
+    });
     if (res.status !== 200) throw new Error(`key set ${this.o.url} answered ${res.status}`);
     let doc: unknown;
     try {
@@ -83,13 +87,15 @@ export function keysOf(doc: unknown): Map<string, VerifyKey> {
   if (!Array.isArray(list)) throw new Error('not a JWK set: no "keys" array');
   const keys = new Map<string, VerifyKey>();
   for (const jwk of list as Array<Record<string, unknown> | null>) {
-    if (!jwk || typeof jwk !== 'object' || (jwk.use !== undefined && jwk.use !== 'sig') || jwk.d !== undefined) continue;
+    if (!jwk || typeof jwk !== 'object' || (jwk.use !== undefined && jwk.use !== 'sig') || jwk.d !== undefined)
+      continue;
     try {
       // The JWK type moved between @types/node versions (crypto's, then webcrypto's); node:crypto checks the members.
       const publicKey = createPublicKey({ key: jwk, format: 'jwk' } as Parameters<typeof createPublicKey>[0]);
       const alg = algOf(publicKey);
       const kid = thumbprint(publicKey.export({ format: 'jwk' }));
-      if (alg && (jwk.alg === undefined || jwk.alg === alg) && jwk.kid === kid) keys.set(kid, { alg: alg as SigningAlg, kid, publicKey });
+      if (alg && (jwk.alg === undefined || jwk.alg === alg) && jwk.kid === kid)
+        keys.set(kid, { alg: alg as SigningAlg, kid, publicKey });
     } catch {
       // A key of another kind or a malformed one is not ours to use.
     }

@@ -20,7 +20,9 @@ test('real Chromium over https: Apple’s cross-site form_post carries the hands
   const app = new Koa();
   // Koa composes its middleware when callback() is called: take it once the routes are in place.
   let handle: ReturnType<Koa['callback']> | undefined;
-  const server = https.createServer(await selfSignedCert(), (req, res) => (handle ? handle(req, res) : void res.writeHead(503).end()));
+  const server = https.createServer(await selfSignedCert(), (req, res) =>
+    handle ? handle(req, res) : void res.writeHead(503).end(),
+  );
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   t.teardown(() => {
@@ -31,17 +33,33 @@ test('real Chromium over https: Apple’s cross-site form_post carries the hands
   const auth = authKoa({
     secret: 'apple-browser-secret-0123456789abcdef',
     url,
-    providers: [{ kind: 'apple', clientId: CLIENT_ID, teamId: TEAM_ID, keyId: KEY_ID, privateKey: team.pem, endpoint: apple.endpoint() }],
+    providers: [
+      {
+        kind: 'apple',
+        clientId: CLIENT_ID,
+        teamId: TEAM_ID,
+        keyId: KEY_ID,
+        privateKey: team.pem,
+        endpoint: apple.endpoint(),
+      },
+    ],
   });
   const contract = contractRecorder(auth);
   t.teardown(() => contract.closed(() => auth.close()));
   const callbacks: Array<{ method: string; site: string; handshake: boolean; laxProbe: boolean }> = [];
   app.use(async (ctx, next) => {
     const cookie = ctx.get('cookie');
-    if (ctx.path === '/auth/apple/callback') callbacks.push({ method: ctx.method, site: ctx.get('sec-fetch-site'), handshake: /(^|;\s*)JWT-handshake=/.test(cookie), laxProbe: /(^|;\s*)probe=/.test(cookie) });
+    if (ctx.path === '/auth/apple/callback')
+      callbacks.push({
+        method: ctx.method,
+        site: ctx.get('sec-fetch-site'),
+        handshake: /(^|;\s*)JWT-handshake=/.test(cookie),
+        laxProbe: /(^|;\s*)probe=/.test(cookie),
+      });
     await next();
     // A control: a cookie like the handshake but SameSite=Lax, which the cross-site POST must leave out.
-    if (ctx.path === '/auth/apple/login') ctx.append('Set-Cookie', 'probe=1; Path=/auth/apple; Secure; HttpOnly; SameSite=Lax');
+    if (ctx.path === '/auth/apple/login')
+      ctx.append('Set-Cookie', 'probe=1; Path=/auth/apple; Secure; HttpOnly; SameSite=Lax');
   });
   app.use(contract.use);
   app.use(auth);
@@ -59,24 +77,47 @@ test('real Chromium over https: Apple’s cross-site form_post carries the hands
   const browser = await chromium.launch({
     executablePath: process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium',
     headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync', '--ignore-certificate-errors'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--no-first-run',
+      '--disable-sync',
+      '--ignore-certificate-errors',
+    ],
   });
   t.teardown(() => browser.close());
   const context = await browser.newContext();
   const page = await context.newPage();
 
   await page.goto(`${url}/auth/apple/login?from=/welcome`);
-  t.true(page.url().startsWith(`${apple.browserURL}/auth/authorize?`), `at the stand-in, on localhost (at ${page.url()}: ${(await page.content()).slice(0, 300)})`);
+  t.true(
+    page.url().startsWith(`${apple.browserURL}/auth/authorize?`),
+    `at the stand-in, on localhost (at ${page.url()}: ${(await page.content()).slice(0, 300)})`,
+  );
   const handshake = (await context.cookies()).find((c) => c.name === 'JWT-handshake');
   t.like(handshake, { sameSite: 'None', secure: true, httpOnly: true, path: '/auth/apple' });
 
   await Promise.all([page.waitForURL(`${url}/welcome`), page.click('#continue')]);
-  t.deepEqual(callbacks, [{ method: 'POST', site: 'cross-site', handshake: true, laxProbe: false }], 'one cross-site POST: the None handshake came along, a Lax cookie did not');
+  t.deepEqual(
+    callbacks,
+    [{ method: 'POST', site: 'cross-site', handshake: true, laxProbe: false }],
+    'one cross-site POST: the None handshake came along, a Lax cookie did not',
+  );
   t.is(await page.textContent('h1'), 'Welcome');
 
   const cookies = await context.cookies();
-  t.is(cookies.find((c) => c.name === 'JWT-handshake'), undefined, 'the handshake is used up');
-  t.like(cookies.find((c) => c.name === 'JWT'), { sameSite: 'Lax', secure: true, httpOnly: true });
+  t.is(
+    cookies.find((c) => c.name === 'JWT-handshake'),
+    undefined,
+    'the handshake is used up',
+  );
+  t.like(
+    cookies.find((c) => c.name === 'JWT'),
+    { sameSite: 'Lax', secure: true, httpOnly: true },
+  );
   const me = await page.evaluate(async () => {
     const xsrf = /(?:^|;\s*)XSRF-TOKEN=([^;]+)/.exec(document.cookie)?.[1] ?? '';
     const res = await fetch('/private', { headers: { 'X-XSRF-TOKEN': xsrf } });

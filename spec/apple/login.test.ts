@@ -18,14 +18,28 @@ interface Setup {
   c: Client;
 }
 
-async function setup(t: ExecutionContext, entry: Record<string, unknown> = {}, extra: Partial<AuthKoaOptions> = {}): Promise<Setup> {
+async function setup(
+  t: ExecutionContext,
+  entry: Record<string, unknown> = {},
+  extra: Partial<AuthKoaOptions> = {},
+): Promise<Setup> {
   const apple = await startAppleStandin(key.publicKey);
   t.teardown(() => apple.close());
   const dir = tempDir(t, 'authkoa-apple-');
   const app = await startApp({
     secret: SECRET,
     avatarStore: join(dir, 'avatars'),
-    providers: [{ kind: 'apple', clientId: CLIENT_ID, teamId: TEAM_ID, keyId: KEY_ID, privateKey: key.pem, endpoint: apple.endpoint(), ...entry }],
+    providers: [
+      {
+        kind: 'apple',
+        clientId: CLIENT_ID,
+        teamId: TEAM_ID,
+        keyId: KEY_ID,
+        privateKey: key.pem,
+        endpoint: apple.endpoint(),
+        ...entry,
+      },
+    ],
     ...extra,
   });
   t.teardown(() => app.close());
@@ -40,7 +54,8 @@ async function login(s: Setup, query = 'from=/private') {
   const page = await (await fetch(authorize)).text();
   const action = /action="([^"]+)"/.exec(page)![1]!;
   const fields: Record<string, string> = {};
-  for (const m of page.matchAll(/name="(\w+)" value="([^"]*)"/g)) fields[m[1]!] = m[2]!.replace(/&#(\d+);/g, (_, d) => String.fromCharCode(Number(d)));
+  for (const m of page.matchAll(/name="(\w+)" value="([^"]*)"/g))
+    fields[m[1]!] = m[2]!.replace(/&#(\d+);/g, (_, d) => String.fromCharCode(Number(d)));
   const res = await s.c.fetch(new URL(action).pathname, { method: 'POST', form: fields });
   return { authorize, res };
 }
@@ -101,7 +116,11 @@ for (const [what, change] of [
   ['bad signature', (a: AppleStandin) => void (a.script.forgeSignature = true)],
   ['wrong aud', (a: AppleStandin) => void (a.script.claims = { aud: 'com.example.other' })],
   ['wrong iss', (a: AppleStandin) => void (a.script.claims = { iss: 'https://appleid.example' })],
-  ['expired id_token', (a: AppleStandin) => void (a.script.claims = { exp: Math.floor(Date.now() / 1000) - 600, iat: Math.floor(Date.now() / 1000) - 1200 })],
+  [
+    'expired id_token',
+    (a: AppleStandin) =>
+      void (a.script.claims = { exp: Math.floor(Date.now() / 1000) - 600, iat: Math.floor(Date.now() / 1000) - 1200 }),
+  ],
   ['wrong nonce', (a: AppleStandin) => void (a.script.claims = { nonce: 'not-the-one-we-sent' })],
   ['missing nonce', (a: AppleStandin) => void (a.script.claims = { nonce: undefined })],
 ] as const) {
@@ -152,16 +171,29 @@ test('a replayed form_post callback (same code, state and handshake cookie) is r
   const cookie = `JWT-handshake=${s.c.jar.get('JWT-handshake')!}`;
   const page = await (await fetch(new URL(start.headers.get('location')!))).text();
   const fields: Record<string, string> = {};
-  for (const m of page.matchAll(/name="(\w+)" value="([^"]*)"/g)) fields[m[1]!] = m[2]!.replace(/&#(\d+);/g, (_, d) => String.fromCharCode(Number(d)));
+  for (const m of page.matchAll(/name="(\w+)" value="([^"]*)"/g))
+    fields[m[1]!] = m[2]!.replace(/&#(\d+);/g, (_, d) => String.fromCharCode(Number(d)));
   // The captured POST, sent twice with the original handshake cookie (the first answer clears it in a browser).
-  const post = () => fetch(`${s.app.url}/auth/apple/callback`, { method: 'POST', body: new URLSearchParams(fields), headers: { cookie }, redirect: 'manual' });
+  const post = () =>
+    fetch(`${s.app.url}/auth/apple/callback`, {
+      method: 'POST',
+      body: new URLSearchParams(fields),
+      headers: { cookie },
+      redirect: 'manual',
+    });
   const first = await post();
   t.is(first.status, 303, 'control: the first callback logs in');
   t.true(first.headers.getSetCookie().some((h) => h.startsWith('JWT=')));
   const again = await post();
   t.is(again.status, 403);
-  t.deepEqual(await again.json(), { error: 'apple: handshake already used (callback replayed)', code: 'invalid_handshake' });
-  t.false(again.headers.getSetCookie().some((h) => h.startsWith('JWT=') || h.startsWith('XSRF-TOKEN=')), 'no session cookies');
+  t.deepEqual(await again.json(), {
+    error: 'apple: handshake already used (callback replayed)',
+    code: 'invalid_handshake',
+  });
+  t.false(
+    again.headers.getSetCookie().some((h) => h.startsWith('JWT=') || h.startsWith('XSRF-TOKEN=')),
+    'no session cookies',
+  );
   t.is(s.apple.secrets.length, 1, 'one call at the token endpoint');
 });
 
@@ -182,8 +214,20 @@ test('on https the handshake cookie is SameSite=None; Secure and scoped to the p
   t.is(hs.attrs.secure, true);
   t.is(hs.attrs.httponly, true);
   t.is(hs.attrs.path, '/auth/apple');
-  t.is(new URL(res.headers.get('location')!).searchParams.get('redirect_uri'), 'https://127.0.0.1:1/auth/apple/callback');
-  t.is(internalsOf(authKoa({ secret: SECRET, url: 'https://127.0.0.1:1', providers: [{ kind: 'direct', name: 'd', checker: () => true }] })).options.sameSite, 'Lax');
+  t.is(
+    new URL(res.headers.get('location')!).searchParams.get('redirect_uri'),
+    'https://127.0.0.1:1/auth/apple/callback',
+  );
+  t.is(
+    internalsOf(
+      authKoa({
+        secret: SECRET,
+        url: 'https://127.0.0.1:1',
+        providers: [{ kind: 'direct', name: 'd', checker: () => true }],
+      }),
+    ).options.sameSite,
+    'Lax',
+  );
 });
 
 test('on plain http a callback POST without the handshake cookie is relayed as a GET that carries it', async (t) => {
@@ -193,9 +237,14 @@ test('on plain http a callback POST without the handshake cookie is relayed as a
   const authorize = new URL(start.headers.get('location')!);
   const page = await (await fetch(authorize)).text();
   const fields: Record<string, string> = {};
-  for (const m of page.matchAll(/name="(\w+)" value="([^"]*)"/g)) fields[m[1]!] = m[2]!.replace(/&#(\d+);/g, (_, d) => String.fromCharCode(Number(d)));
+  for (const m of page.matchAll(/name="(\w+)" value="([^"]*)"/g))
+    fields[m[1]!] = m[2]!.replace(/&#(\d+);/g, (_, d) => String.fromCharCode(Number(d)));
   // What a browser does with a Lax cookie on a cross-site POST: leaves it out.
-  const post = await fetch(`${s.app.url}/auth/apple/callback`, { method: 'POST', body: new URLSearchParams(fields), redirect: 'manual' });
+  const post = await fetch(`${s.app.url}/auth/apple/callback`, {
+    method: 'POST',
+    body: new URLSearchParams(fields),
+    redirect: 'manual',
+  });
   t.is(post.status, 303);
   const relay = new URL(post.headers.get('location')!);
   t.is(relay.pathname, '/auth/apple/callback');
@@ -210,30 +259,82 @@ test('on plain http a callback POST without the handshake cookie is relayed as a
 
 test('bad key or missing options at start-up: auth.ready rejects naming the option', async (t) => {
   const dir = tempDir(t, 'authkoa-apple-keys-');
-  const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }) as string;
-  const p384 = generateKeyPairSync('ec', { namedCurve: 'P-384' }).privateKey.export({ type: 'pkcs8', format: 'pem' }) as string;
+  const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({
+    type: 'pkcs8',
+    format: 'pem',
+  }) as string;
+  const p384 = generateKeyPairSync('ec', { namedCurve: 'P-384' }).privateKey.export({
+    type: 'pkcs8',
+    format: 'pem',
+  }) as string;
   await writeFile(join(dir, 'rsa.p8'), rsa);
   await writeFile(join(dir, 'p384.p8'), p384);
   await writeFile(join(dir, 'junk.p8'), 'not a key');
   await writeFile(join(dir, 'good.p8'), key.pem);
   const make = (entry: Record<string, unknown>) => () =>
-    authKoa({ secret: SECRET, url: 'http://127.0.0.1:1', providers: [{ kind: 'apple', clientId: CLIENT_ID, teamId: TEAM_ID, keyId: KEY_ID, ...entry }] }).ready;
-  await t.throwsAsync(make({ privateKeyPath: join(dir, 'missing.p8') }), { message: /^authKoa: providers\[0\] \(apple\): privateKeyPath: cannot read .*missing\.p8 \(ENOENT\)/ });
-  await t.throwsAsync(make({ privateKeyPath: join(dir, 'rsa.p8') }), { message: /privateKeyPath: not an EC key \(got rsa\)/ });
-  await t.throwsAsync(make({ privateKeyPath: join(dir, 'p384.p8') }), { message: /privateKeyPath: EC key on curve secp384r1, not P-256/ });
-  await t.throwsAsync(make({ privateKeyPath: join(dir, 'junk.p8') }), { message: /privateKeyPath: not a PEM private key/ });
+    authKoa({
+      secret: SECRET,
+      url: 'http://127.0.0.1:1',
+      providers: [{ kind: 'apple', clientId: CLIENT_ID, teamId: TEAM_ID, keyId: KEY_ID, ...entry }],
+    }).ready;
+  await t.throwsAsync(make({ privateKeyPath: join(dir, 'missing.p8') }), {
+    message: /^authKoa: providers\[0\] \(apple\): privateKeyPath: cannot read .*missing\.p8 \(ENOENT\)/,
+  });
+  await t.throwsAsync(make({ privateKeyPath: join(dir, 'rsa.p8') }), {
+    message: /privateKeyPath: not an EC key \(got rsa\)/,
+  });
+  await t.throwsAsync(make({ privateKeyPath: join(dir, 'p384.p8') }), {
+    message: /privateKeyPath: EC key on curve secp384r1, not P-256/,
+  });
+  await t.throwsAsync(make({ privateKeyPath: join(dir, 'junk.p8') }), {
+    message: /privateKeyPath: not a PEM private key/,
+  });
   await t.throwsAsync(make({ privateKey: rsa }), { message: /privateKey: not an EC key/ });
-  await t.throwsAsync(make({ privateKey: () => Promise.resolve(key.pem) }), { message: /privateKey: the key loader must return the PEM synchronously/ });
-  await t.throwsAsync(make({ privateKey: () => { throw new Error('vault sealed'); } }), { message: /privateKey: the key loader failed \(vault sealed\)/ });
+  await t.throwsAsync(make({ privateKey: () => Promise.resolve(key.pem) }), {
+    message: /privateKey: the key loader must return the PEM synchronously/,
+  });
+  await t.throwsAsync(
+    make({
+      privateKey: () => {
+        throw new Error('vault sealed');
+      },
+    }),
+    { message: /privateKey: the key loader failed \(vault sealed\)/ },
+  );
   await t.throwsAsync(make({}), { message: /privateKeyPath \(the \.p8 file\) or privateKey/ });
   await t.throwsAsync(make({ privateKeyPath: join(dir, 'good.p8'), privateKey: key.pem }), { message: /not both/ });
-  await t.throwsAsync(make({ clientId: undefined, teamId: '', privateKey: key.pem }), { message: /clientId, teamId are required/ });
+  await t.throwsAsync(make({ clientId: undefined, teamId: '', privateKey: key.pem }), {
+    message: /clientId, teamId are required/,
+  });
   await t.throwsAsync(make({ privateKey: key.pem, scopes: ['openid'] }), { message: /scopes may only hold/ });
-  const ok = authKoa({ secret: SECRET, url: 'http://127.0.0.1:1', providers: [{ name: 'apple', clientId: CLIENT_ID, teamId: TEAM_ID, keyId: KEY_ID, privateKeyPath: join(dir, 'good.p8') }] });
+  const ok = authKoa({
+    secret: SECRET,
+    url: 'http://127.0.0.1:1',
+    providers: [
+      { name: 'apple', clientId: CLIENT_ID, teamId: TEAM_ID, keyId: KEY_ID, privateKeyPath: join(dir, 'good.p8') },
+    ],
+  });
   await ok.ready;
-  t.deepEqual(ok.providers.list().map((p) => [p.name, p.kind]), [['apple', 'apple']], 'by name, from a .p8 file');
+  t.deepEqual(
+    ok.providers.list().map((p) => [p.name, p.kind]),
+    [['apple', 'apple']],
+    'by name, from a .p8 file',
+  );
   await ok.close();
-  const fn = authKoa({ secret: SECRET, url: 'http://127.0.0.1:1', providers: [{ kind: 'apple', name: 'apple-eu', clientId: CLIENT_ID, teamId: TEAM_ID, keyId: KEY_ID, privateKey: () => key.pem }] });
+  const fn = authKoa({
+    secret: SECRET,
+    url: 'http://127.0.0.1:1',
+    providers: [
+      {
+        kind: 'apple',
+        name: 'apple-eu',
+        clientId: CLIENT_ID,
+        teamId: TEAM_ID,
+        keyId: KEY_ID,
+        privateKey: () => key.pem,
+      },
+    ],
+  });
   await fn.ready;
   t.is(fn.providers.list()[0]!.name, 'apple-eu');
   await fn.close();

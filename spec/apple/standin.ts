@@ -63,7 +63,10 @@ interface Code {
   clientId: string;
 }
 
-export async function startAppleStandin(teamPublicKey: KeyObject, opts: { browserHost?: string } = {}): Promise<AppleStandin> {
+export async function startAppleStandin(
+  teamPublicKey: KeyObject,
+  opts: { browserHost?: string } = {},
+): Promise<AppleStandin> {
   // RSA key generation is slow on a loaded machine: every stand-in of a test file shares the first two.
   shared ??= Promise.all([rsaKey('kid-1'), rsaKey('kid-1')]);
   const [first, stranger] = await shared;
@@ -79,7 +82,11 @@ export async function startAppleStandin(teamPublicKey: KeyObject, opts: { browse
     async rotate() {
       signing = await rsaKey(`kid-${++n + 1}`);
     },
-    endpoint: () => ({ authURL: `${state.browserURL}/auth/authorize`, tokenURL: `${state.url}/auth/token`, keysURL: `${state.url}/auth/keys` }),
+    endpoint: () => ({
+      authURL: `${state.browserURL}/auth/authorize`,
+      tokenURL: `${state.url}/auth/token`,
+      keysURL: `${state.url}/auth/keys`,
+    }),
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -91,17 +98,26 @@ export async function startAppleStandin(teamPublicKey: KeyObject, opts: { browse
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     const body = new URLSearchParams(Buffer.concat(chunks).toString());
-    const json = (status: number, value: unknown) => void res.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify(value));
+    const json = (status: number, value: unknown) =>
+      void res.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify(value));
     if (url.pathname === '/auth/authorize') {
       const q = url.searchParams;
       const code = `code-${codes.size + 1}-${Math.random().toString(36).slice(2)}`;
-      codes.set(code, { nonce: q.get('nonce') ?? undefined, redirectURI: q.get('redirect_uri')!, clientId: q.get('client_id')! });
+      codes.set(code, {
+        nonce: q.get('nonce') ?? undefined,
+        redirectURI: q.get('redirect_uri')!,
+        clientId: q.get('client_id')!,
+      });
       const fields: Record<string, string> = { state: q.get('state') ?? '', code };
       if (state.script.user) fields.user = JSON.stringify(state.script.user);
       const esc = (s: string) => s.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
-      const inputs = Object.entries(fields).map(([k, v]) => `<input type="hidden" name="${k}" value="${esc(v)}">`).join('');
+      const inputs = Object.entries(fields)
+        .map(([k, v]) => `<input type="hidden" name="${k}" value="${esc(v)}">`)
+        .join('');
       res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
-      return void res.end(`<!doctype html><title>Apple stand-in</title><form method="post" action="${esc(q.get('redirect_uri')!)}">${inputs}<button id="continue">Continue</button></form>`);
+      return void res.end(
+        `<!doctype html><title>Apple stand-in</title><form method="post" action="${esc(q.get('redirect_uri')!)}">${inputs}<button id="continue">Continue</button></form>`,
+      );
     }
     if (url.pathname === '/auth/keys') {
       state.keyFetches++;
@@ -111,20 +127,49 @@ export async function startAppleStandin(teamPublicKey: KeyObject, opts: { browse
       const secret = body.get('client_secret') ?? '';
       const seen: ClientSecretSeen = { jwt: secret, header: {}, payload: {}, verified: false };
       try {
-        const v = await jwtVerify(secret, teamPublicKey, { issuer: TEAM_ID, subject: CLIENT_ID, audience: APPLE_ISSUER, algorithms: ['ES256'] });
+        const v = await jwtVerify(secret, teamPublicKey, {
+          issuer: TEAM_ID,
+          subject: CLIENT_ID,
+          audience: APPLE_ISSUER,
+          algorithms: ['ES256'],
+        });
         Object.assign(seen, { header: v.protectedHeader, payload: v.payload, verified: true });
       } catch {}
       state.secrets.push(seen);
       if (state.script.tokenStatus !== 200) return json(state.script.tokenStatus, { error: 'invalid_client' });
       const grant = codes.get(body.get('code') ?? '');
       codes.delete(body.get('code') ?? '');
-      if (!seen.verified || body.get('client_id') !== CLIENT_ID || !grant || grant.redirectURI !== body.get('redirect_uri')) return json(400, { error: 'invalid_grant' });
+      if (
+        !seen.verified ||
+        body.get('client_id') !== CLIENT_ID ||
+        !grant ||
+        grant.redirectURI !== body.get('redirect_uri')
+      )
+        return json(400, { error: 'invalid_grant' });
       const now = Math.floor(Date.now() / 1000);
-      const claims: Record<string, unknown> = { iss: APPLE_ISSUER, aud: CLIENT_ID, sub: state.script.sub, iat: now, exp: now + 600, nonce: grant.nonce, email: 'jane@privaterelay.appleid.com', email_verified: 'true', ...state.script.claims };
+      const claims: Record<string, unknown> = {
+        iss: APPLE_ISSUER,
+        aud: CLIENT_ID,
+        sub: state.script.sub,
+        iat: now,
+        exp: now + 600,
+        nonce: grant.nonce,
+        email: 'jane@privaterelay.appleid.com',
+        email_verified: 'true',
+        ...state.script.claims,
+      };
       for (const [k, v] of Object.entries(claims)) if (v === undefined) delete claims[k];
       const key = state.script.forgeSignature ? stranger! : signing;
-      const idToken = await new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid: signing.jwk.kid! }).sign(key.privateKey);
-      return json(200, { access_token: 'apple-access', token_type: 'Bearer', expires_in: 3600, refresh_token: 'apple-refresh', id_token: idToken });
+      const idToken = await new SignJWT(claims)
+        .setProtectedHeader({ alg: 'RS256', kid: signing.jwk.kid! })
+        .sign(key.privateKey);
+      return json(200, {
+        access_token: 'apple-access',
+        token_type: 'Bearer',
+        expires_in: 3600,
+        refresh_token: 'apple-refresh',
+        id_token: idToken,
+      });
     }
     res.writeHead(404).end();
   };

@@ -36,9 +36,11 @@ export async function pictureServer(routes: Record<string, Handler>, host = '127
 }
 
 /** A handler answering fixed bytes with a content type. */
-export const serve = (body: Buffer | string, type = 'image/png'): Handler => (_req, res) => {
-  res.writeHead(200, { 'content-type': type, 'content-length': Buffer.byteLength(body) }).end(body);
-};
+export const serve =
+  (body: Buffer | string, type = 'image/png'): Handler =>
+  (_req, res) => {
+    res.writeHead(200, { 'content-type': type, 'content-length': Buffer.byteLength(body) }).end(body);
+  };
 
 /** A solid-colour JPEG of the given size (jimp, fine for moderate sizes). */
 export async function jpeg(width: number, height: number): Promise<Buffer> {

@@ -36,7 +36,10 @@ function setup(t: ExecutionContext, over: Partial<AvatarProxyOptions> = {}) {
 }
 
 test('a picture larger than the limit is fetched, resized to the limit (aspect kept) and proxied', async (t) => {
-  const srv = await pictureServer({ '/wide.jpg': serve(await jpeg(800, 600), 'image/jpg'), '/tall.png': serve(palettePng(300, 600)) });
+  const srv = await pictureServer({
+    '/wide.jpg': serve(await jpeg(800, 600), 'image/jpg'),
+    '/tall.png': serve(palettePng(300, 600)),
+  });
   const { proxy, stored, done } = setup(t);
   const url = await proxy.put(user('github_1', `${srv.url}/wide.jpg`));
   t.is(url, `${APP}/avatar/${avatarId('github_1')}`);
@@ -84,7 +87,8 @@ test('an upstream 404 gives the identicon and the login goes on', async (t) => {
 test('the fetch sends the provider headers (Microsoft bearer token)', async (t) => {
   const pic = await jpeg(50, 50);
   const srv = await pictureServer({
-    '/me/photo': (req, res) => (req.headers.authorization === 'Bearer abc' ? serve(pic, 'image/jpeg')(req, res) : res.writeHead(401).end()),
+    '/me/photo': (req, res) =>
+      req.headers.authorization === 'Bearer abc' ? serve(pic, 'image/jpeg')(req, res) : res.writeHead(401).end(),
   });
   const { proxy, stored, done } = setup(t);
   await proxy.put(user('ms_1', `${srv.url}/me/photo`), { headers: { Authorization: 'Bearer abc' } });
@@ -98,7 +102,8 @@ test('provider credentials go to the picture origin only: a redirect to another 
   const credentials = { Authorization: 'Bearer abc', Cookie: 'session=provider-cookie' };
   /** The credential headers each server received, by path. */
   const seen: Array<{ at: string; authorization?: string; cookie?: string }> = [];
-  const record = (at: string, req: IncomingMessage) => seen.push({ at, authorization: req.headers.authorization, cookie: req.headers.cookie });
+  const record = (at: string, req: IncomingMessage) =>
+    seen.push({ at, authorization: req.headers.authorization, cookie: req.headers.cookie });
   // A second origin: the same loopback address on another port (allowPrivate admits both).
   const cdn = await pictureServer({
     '/photo.jpg': (req, res) => {
@@ -135,11 +140,14 @@ test('provider credentials go to the picture origin only: a redirect to another 
   seen.length = 0;
   await proxy.put(user('ms_same', `${api.url}/me/same-origin`), { headers: credentials });
   t.deepEqual(await stored('ms_same'), pic);
-  t.deepEqual(seen.map((s) => [s.at, s.authorization, s.cookie]), [
-    ['api', 'Bearer abc', 'session=provider-cookie'],
-    ['api', 'Bearer abc', 'session=provider-cookie'],
-    ['cdn', undefined, undefined],
-  ]);
+  t.deepEqual(
+    seen.map((s) => [s.at, s.authorization, s.cookie]),
+    [
+      ['api', 'Bearer abc', 'session=provider-cookie'],
+      ['api', 'Bearer abc', 'session=provider-cookie'],
+      ['cdn', undefined, undefined],
+    ],
+  );
 });
 
 test('non-image content (HTML, SVG, text) gives the identicon', async (t) => {
@@ -228,7 +236,14 @@ test('a store failure is an AuthError 500 avatar_store_failed', async (t) => {
     async *list() {},
     close: async () => {},
   };
-  const proxy = createAvatarProxy({ url: APP, routePath: '/avatar', resizeLimit: 0, allowPrivate: true, logger: noopLogger, store: broken });
+  const proxy = createAvatarProxy({
+    url: APP,
+    routePath: '/avatar',
+    resizeLimit: 0,
+    allowPrivate: true,
+    logger: noopLogger,
+    store: broken,
+  });
   const err = await t.throwsAsync(proxy.put(user('u', '')), { instanceOf: AuthError });
   t.is(err?.status, 500);
   t.is(err?.code, 'avatar_store_failed');
@@ -248,17 +263,34 @@ test('the user already carrying our own proxied URL is not refetched', async (t)
 });
 
 test('without a store the proxy passes pictures through', async (t) => {
-  const proxy = createAvatarProxy({ url: APP, routePath: '/avatar', resizeLimit: 0, allowPrivate: false, logger: noopLogger });
+  const proxy = createAvatarProxy({
+    url: APP,
+    routePath: '/avatar',
+    resizeLimit: 0,
+    allowPrivate: false,
+    logger: noopLogger,
+  });
   t.is(await proxy.put(user('u', 'https://example.com/p.png')), 'https://example.com/p.png');
   t.is(await proxy.putContent('u', Buffer.from('x')), '');
   await proxy.close();
 });
 
 test('a bad store URI throws at construction, naming avatarStore and the scheme', (t) => {
-  t.throws(() => createAvatarProxy({ url: APP, routePath: '/avatar', resizeLimit: 0, allowPrivate: false, logger: noopLogger, store: 'ftp://x' }), {
-    instanceOf: TypeError,
-    message: /avatarStore.*"ftp:\/\/"/,
-  });
+  t.throws(
+    () =>
+      createAvatarProxy({
+        url: APP,
+        routePath: '/avatar',
+        resizeLimit: 0,
+        allowPrivate: false,
+        logger: noopLogger,
+        store: 'ftp://x',
+      }),
+    {
+      instanceOf: TypeError,
+      message: /avatarStore.*"ftp:\/\/"/,
+    },
+  );
 });
 
 test('while a large image is resized, a plain request completes first (the event loop stays free)', async (t) => {

@@ -42,7 +42,10 @@ function app(proxy: AvatarProxy) {
 async function listen(koa: Koa) {
   const server = koa.listen(0, '127.0.0.1');
   await new Promise((r) => server.once('listening', r));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => new Promise<void>((r) => server.close(() => r())) };
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise<void>((r) => server.close(() => r())),
+  };
 }
 
 test.before(async () => {
@@ -50,7 +53,14 @@ test.before(async () => {
   jpegBytes = await jpeg(30, 20);
   await store.put('user1', jpegBytes);
   await store.put('poisoned', Buffer.from('<html><script>alert(1)</script></html>'));
-  const proxy = createAvatarProxy({ url: 'http://x', routePath: '/avatar', resizeLimit: 0, allowPrivate: false, logger: noopLogger, store });
+  const proxy = createAvatarProxy({
+    url: 'http://x',
+    routePath: '/avatar',
+    resizeLimit: 0,
+    allowPrivate: false,
+    logger: noopLogger,
+    store,
+  });
   const srv = await listen(app(proxy));
   base = srv.url;
   close = async () => {
@@ -101,7 +111,12 @@ test('If-None-Match answers 304 for the strong, weak, listed and * forms', async
 });
 
 test('a malformed id is 400 JSON and never reaches the store', async (t) => {
-  for (const path of ['not-an-id.image', `${'a'.repeat(40)}.png`, '..%2f..%2fetc%2fpasswd', `${'g'.repeat(40)}.image`]) {
+  for (const path of [
+    'not-an-id.image',
+    `${'a'.repeat(40)}.png`,
+    '..%2f..%2fetc%2fpasswd',
+    `${'g'.repeat(40)}.image`,
+  ]) {
     const res = await fetch(`${base}/avatar/${path}`);
     t.is(res.status, 400, path);
     t.deepEqual(await res.json(), { error: "can't load avatar", code: 'invalid_avatar_id' });
@@ -131,7 +146,13 @@ test('methods other than GET and HEAD are 405', async (t) => {
 });
 
 test('without a store the route answers 404 JSON', async (t) => {
-  const proxy = createAvatarProxy({ url: 'http://x', routePath: '/avatar', resizeLimit: 0, allowPrivate: false, logger: noopLogger });
+  const proxy = createAvatarProxy({
+    url: 'http://x',
+    routePath: '/avatar',
+    resizeLimit: 0,
+    allowPrivate: false,
+    logger: noopLogger,
+  });
   const srv = await listen(app(proxy));
   const res = await fetch(`${srv.url}/avatar/${avatarId('user1')}`);
   t.is(res.status, 404);
@@ -142,8 +163,18 @@ test('without a store the route answers 404 JSON', async (t) => {
 
 test('a failing store is a 500 avatar_store_failed without details', async (t) => {
   const proxy = createAvatarProxy({
-    url: 'http://x', routePath: '/avatar', resizeLimit: 0, allowPrivate: false, logger: noopLogger,
-    store: { put: async () => '', get: async () => Promise.reject(new Error('EIO secret path')), remove: async () => {}, async *list() {}, close: async () => {} },
+    url: 'http://x',
+    routePath: '/avatar',
+    resizeLimit: 0,
+    allowPrivate: false,
+    logger: noopLogger,
+    store: {
+      put: async () => '',
+      get: async () => Promise.reject(new Error('EIO secret path')),
+      remove: async () => {},
+      async *list() {},
+      close: async () => {},
+    },
   });
   const srv = await listen(app(proxy));
   const res = await fetch(`${srv.url}/avatar/${avatarId('user1')}`);
@@ -156,8 +187,20 @@ test('a failing store is a 500 avatar_store_failed without details', async (t) =
 
 test('through authKoa(), a store failure on the avatar route is a 500 JSON and is logged with its cause', async (t) => {
   const logs: string[] = [];
-  const failing = { put: async () => '', get: async () => Promise.reject(new Error('EIO on /srv/avatars')), remove: async () => {}, async *list() {}, close: async () => {} };
-  const auth = authKoa({ secret: 'route-test-secret-0123456789abcdef', url: 'http://127.0.0.1:1', avatarStore: failing, logger: (m: string) => logs.push(m), providers: [{ kind: 'direct', name: 'l', checker: () => true }] });
+  const failing = {
+    put: async () => '',
+    get: async () => Promise.reject(new Error('EIO on /srv/avatars')),
+    remove: async () => {},
+    async *list() {},
+    close: async () => {},
+  };
+  const auth = authKoa({
+    secret: 'route-test-secret-0123456789abcdef',
+    url: 'http://127.0.0.1:1',
+    avatarStore: failing,
+    logger: (m: string) => logs.push(m),
+    providers: [{ kind: 'direct', name: 'l', checker: () => true }],
+  });
   await auth.ready;
   const koa = new Koa();
   koa.silent = true; // failures on purpose: authkoa emits each 5xx, which Koa would print
@@ -175,7 +218,10 @@ test('through authKoa(), a store failure on the avatar route is a 500 JSON and i
   t.is(res.status, 500);
   t.deepEqual(await res.json(), { error: "can't load avatar", code: 'avatar_store_failed' });
   t.is(res.headers.get('x-content-type-options'), 'nosniff');
-  t.true(logs.some((l) => l.includes(`GET /avatar/${avatarId('user1')}`) && l.includes('EIO on /srv/avatars')), logs.join('\n'));
+  t.true(
+    logs.some((l) => l.includes(`GET /avatar/${avatarId('user1')}`) && l.includes('EIO on /srv/avatars')),
+    logs.join('\n'),
+  );
   await close();
 });
 

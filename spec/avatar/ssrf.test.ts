@@ -22,7 +22,8 @@ test.before(async () => {
   pic = await jpeg(40, 40);
   loopback = await pictureServer({ '/secret.jpg': serve(pic, 'image/jpeg') });
   const port = new URL(loopback.url).port;
-  const to = (location: string) => () => (_req: unknown, res: import('node:http').ServerResponse) => res.writeHead(302, { location }).end();
+  const to = (location: string) => () => (_req: unknown, res: import('node:http').ServerResponse) =>
+    res.writeHead(302, { location }).end();
   outside = await pictureServer(
     {
       '/ok.jpg': serve(pic, 'image/jpeg'),
@@ -70,9 +71,17 @@ const refused = (name: string, picture: () => string, reason: RegExp) =>
 const port = () => new URL(loopback.url).port;
 refused('127.0.0.1 without avatarAllowPrivate', () => `http://127.0.0.1:${port()}/secret.jpg`, /address not allowed/);
 refused('cloud metadata 169.254.169.254', () => 'http://169.254.169.254/latest/meta-data/', /address not allowed/);
-refused('IPv4-mapped IPv6 [::ffff:127.0.0.1]', () => `http://[::ffff:127.0.0.1]:${port()}/secret.jpg`, /address not allowed/);
+refused(
+  'IPv4-mapped IPv6 [::ffff:127.0.0.1]',
+  () => `http://[::ffff:127.0.0.1]:${port()}/secret.jpg`,
+  /address not allowed/,
+);
 refused('[::1]', () => `http://[::1]:${port()}/secret.jpg`, /address not allowed/);
-refused('a name resolving to loopback (localhost)', () => `http://localhost:${port()}/secret.jpg`, /address not allowed/);
+refused(
+  'a name resolving to loopback (localhost)',
+  () => `http://localhost:${port()}/secret.jpg`,
+  /address not allowed/,
+);
 refused('a decimal IP (2130706433 = 127.0.0.1)', () => `http://2130706433:${port()}/secret.jpg`, /address not allowed/);
 refused('0.0.0.0', () => `http://0.0.0.0:${port()}/secret.jpg`, /address not allowed/);
 refused('a redirect to 127.0.0.1', () => `${outside.url}/to-loopback`, /address not allowed/);
@@ -91,11 +100,33 @@ test('an allowed host and a same-host redirect still work', async (t) => {
 });
 
 test('address classes: private, loopback, link-local, multicast, unspecified, mapped are forbidden', (t) => {
-  for (const a of ['127.0.0.1', '10.1.2.3', '172.16.0.1', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '224.0.0.1', '255.255.255.255',
-    '::', '::1', '::ffff:127.0.0.1', '::ffff:8.8.8.8', '64:ff9b::7f00:1', 'fe80::1', 'fe80::1%eth0', 'fc00::1', 'fd12:3456::1', 'ff02::1', '[::1]', 'not-an-ip']) {
+  for (const a of [
+    '127.0.0.1',
+    '10.1.2.3',
+    '172.16.0.1',
+    '192.168.1.1',
+    '169.254.169.254',
+    '100.64.0.1',
+    '0.0.0.0',
+    '224.0.0.1',
+    '255.255.255.255',
+    '::',
+    '::1',
+    '::ffff:127.0.0.1',
+    '::ffff:8.8.8.8',
+    '64:ff9b::7f00:1',
+    'fe80::1',
+    'fe80::1%eth0',
+    'fc00::1',
+    'fd12:3456::1',
+    'ff02::1',
+    '[::1]',
+    'not-an-ip',
+  ]) {
     t.true(isForbiddenAddress(a), a);
   }
-  for (const a of ['8.8.8.8', '1.1.1.1', '2606:4700:4700::1111', '2a00:1450:4001::200e']) t.false(isForbiddenAddress(a), a);
+  for (const a of ['8.8.8.8', '1.1.1.1', '2606:4700:4700::1111', '2a00:1450:4001::200e'])
+    t.false(isForbiddenAddress(a), a);
 });
 
 test('allowAddresses admits exact IPs and CIDRs only; a bad entry is a TypeError', (t) => {

@@ -9,7 +9,15 @@
 import test from 'ava';
 import { AuthClientError } from '../../browser/client.js';
 import { helperBase } from '../../browser/helper-client.js';
-import { confirmTotp, MfaError, mfaStatus, newRecoveryCodes, setupTotp, verifyMfa, verifyMfaWithPasskey } from '../../browser/mfa.js';
+import {
+  confirmTotp,
+  MfaError,
+  mfaStatus,
+  newRecoveryCodes,
+  setupTotp,
+  verifyMfa,
+  verifyMfaWithPasskey,
+} from '../../browser/mfa.js';
 import { startMfaApp } from '../mfa/fixtures.js';
 
 test('importing the module touched no browser global', (t) => {
@@ -24,20 +32,39 @@ test('MfaError is the one error class of the client, under its old name', (t) =>
 test('helperBase: /auth by default, a path or an absolute URL without trailing slashes; anything else is a TypeError naming the option', (t) => {
   t.deepEqual(helperBase({}, '/auth'), { origin: undefined, path: '/auth' });
   t.deepEqual(helperBase({ base: '/api/auth/' }, '/auth'), { origin: undefined, path: '/api/auth' });
-  t.deepEqual(helperBase({ base: 'https://login.example/auth//' }, '/auth'), { origin: 'https://login.example', path: '/auth' });
+  t.deepEqual(helperBase({ base: 'https://login.example/auth//' }, '/auth'), {
+    origin: 'https://login.example',
+    path: '/auth',
+  });
   t.deepEqual(helperBase({ base: 'http://127.0.0.1:8080' }, '/auth'), { origin: 'http://127.0.0.1:8080', path: '' });
   for (const base of [42, 'auth', 'ftp://x/auth']) {
-    t.throws(() => helperBase({ base: base as string }, '/auth'), { instanceOf: TypeError, message: /^options\.base must be a string, a path such as "\/auth"/ }, String(base));
+    t.throws(
+      () => helperBase({ base: base as string }, '/auth'),
+      { instanceOf: TypeError, message: /^options\.base must be a string, a path such as "\/auth"/ },
+      String(base),
+    );
   }
 });
 
 test('wrong arguments reject with a TypeError before any request; passkeys outside a browser are unsupported, before any request', async (t) => {
   // Port 1 has no server: a request would be a network_error, not these.
   const base = 'http://127.0.0.1:1/auth';
-  await t.throwsAsync(verifyMfa({} as { code: string }, { base }), { instanceOf: TypeError, message: /^mfa\.verify\(answer\): answer must be \{ code: string \}/ });
-  await t.throwsAsync(verifyMfa({ code: '1', recoveryCode: 'x' }, { base }), { instanceOf: TypeError, message: /^mfa\.verify\(answer\)/ });
-  await t.throwsAsync(confirmTotp(123456 as unknown as string, { base }), { instanceOf: TypeError, message: /^mfa\.confirmTotp\(code\): code must be a string/ });
-  await t.throwsAsync(setupTotp({ base: 42 as unknown as string }), { instanceOf: TypeError, message: /^options\.base must be a string/ });
+  await t.throwsAsync(verifyMfa({} as { code: string }, { base }), {
+    instanceOf: TypeError,
+    message: /^mfa\.verify\(answer\): answer must be \{ code: string \}/,
+  });
+  await t.throwsAsync(verifyMfa({ code: '1', recoveryCode: 'x' }, { base }), {
+    instanceOf: TypeError,
+    message: /^mfa\.verify\(answer\)/,
+  });
+  await t.throwsAsync(confirmTotp(123456 as unknown as string, { base }), {
+    instanceOf: TypeError,
+    message: /^mfa\.confirmTotp\(code\): code must be a string/,
+  });
+  await t.throwsAsync(setupTotp({ base: 42 as unknown as string }), {
+    instanceOf: TypeError,
+    message: /^options\.base must be a string/,
+  });
   const err = await t.throwsAsync(verifyMfaWithPasskey({ base }), { instanceOf: MfaError });
   t.like(err, { code: 'unsupported', status: 0 });
 });

@@ -19,7 +19,9 @@ import { PasskeyError } from '../../browser/passkey.js';
 
 const bytes = (...b: number[]): ArrayBuffer => new Uint8Array(b).buffer;
 const list = (buf: ArrayBuffer | BufferSource): number[] =>
-  Array.from(ArrayBuffer.isView(buf) ? new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength) : new Uint8Array(buf));
+  Array.from(
+    ArrayBuffer.isView(buf) ? new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength) : new Uint8Array(buf),
+  );
 
 test('importing the module touched no browser global', (t) => {
   t.is(typeof (globalThis as { window?: unknown }).window, 'undefined');
@@ -199,7 +201,9 @@ test('fallback response JSON of an assertion (AuthenticationResponseJSON), binar
       signature: bytes(3, 4, 5),
       userHandle: enc('user-1'),
     },
-    getClientExtensionResults: () => ({ prf: { enabled: true, results: { first: new Uint8Array([0xff, 0xff, 0xff]) } } }),
+    getClientExtensionResults: () => ({
+      prf: { enabled: true, results: { first: new Uint8Array([0xff, 0xff, 0xff]) } },
+    }),
   } as unknown as PublicKeyCredential;
   t.deepEqual(_credentialToJSON(fake), {
     id: '-_8',

@@ -11,7 +11,9 @@ const FORM = /^application\/x-www-form-urlencoded/;
 
 for (const jq of JQUERIES) {
   test(`${jq}: rule 3 - a plain object as the first argument is data; for GET it goes into the query string`, async (t) => {
-    const { requests: [r] } = await h.run(jq, async ({ $, base, settle }) => {
+    const {
+      requests: [r],
+    } = await h.run(jq, async ({ $, base, settle }) => {
       await settle(new $.RestClient(base).add('foo').read({ a: 1, b: 'x y' }));
     });
     t.is(r!.method, 'GET');
@@ -20,7 +22,9 @@ for (const jq of JQUERIES) {
   });
 
   test(`${jq}: rule 3 - GET data is merged with params in the query string`, async (t) => {
-    const { requests: [r] } = await h.run(jq, async ({ $, base, settle }) => {
+    const {
+      requests: [r],
+    } = await h.run(jq, async ({ $, base, settle }) => {
       await settle(new $.RestClient(base).add('foo').read(5, { data: 7 }, { bar: 42 }));
     });
     t.is(r!.path.endsWith('/foo/5/'), true);
@@ -28,7 +32,9 @@ for (const jq of JQUERIES) {
   });
 
   test(`${jq}: rule 3 - HEAD, like GET, sends data in the query string and has no body`, async (t) => {
-    const { requests: [r] } = await h.run(jq, async ({ $, base, settle }) => {
+    const {
+      requests: [r],
+    } = await h.run(jq, async ({ $, base, settle }) => {
       await settle(new $.RestClient(base).add('foo').addVerb('peek', 'HEAD')({ a: 1 }));
     });
     t.is(r!.method, 'HEAD');
@@ -36,7 +42,9 @@ for (const jq of JQUERIES) {
   });
 
   test(`${jq}: rule 3 - for other methods data is form-encoded in the body with bracket nesting`, async (t) => {
-    const { requests: [r] } = await h.run(jq, async ({ $, base, settle }) => {
+    const {
+      requests: [r],
+    } = await h.run(jq, async ({ $, base, settle }) => {
       await settle(new $.RestClient(base).add('foo').create({ a: 1, nested: { b: 2 }, list: [1, 2] }));
     });
     t.regex(r!.headers['content-type']!, FORM);
@@ -62,10 +70,13 @@ for (const jq of JQUERIES) {
       await settle(foo.update(1, { a: 1 }, { v: 2 }));
       await settle(foo.destroy(1, {}, { hard: true }));
     });
-    t.deepEqual(requests.map((r) => [r.method, r.query, r.body]), [
-      ['PUT', 'v=2', 'a=1'],
-      ['DELETE', 'hard=true', ''],
-    ]);
+    t.deepEqual(
+      requests.map((r) => [r.method, r.query, r.body]),
+      [
+        ['PUT', 'v=2', 'a=1'],
+        ['DELETE', 'hard=true', ''],
+      ],
+    );
   });
 
   test(`${jq}: call data extends the ajax.data option; ajax.data alone is sent without call data`, async (t) => {
@@ -81,8 +92,13 @@ for (const jq of JQUERIES) {
   });
 
   test(`${jq}: an ajax.headers Content-Type wins over the one stringifyData sets`, async (t) => {
-    const { requests: [r] } = await h.run(jq, async ({ $, base, settle }) => {
-      const c = new $.RestClient(base, { stringifyData: true, ajax: { headers: { 'Content-Type': 'application/vnd.api+json' } } });
+    const {
+      requests: [r],
+    } = await h.run(jq, async ({ $, base, settle }) => {
+      const c = new $.RestClient(base, {
+        stringifyData: true,
+        ajax: { headers: { 'Content-Type': 'application/vnd.api+json' } },
+      });
       await settle(c.add('foo').create({ a: 1 }));
     });
     t.is(r!.headers['content-type'], 'application/vnd.api+json');
@@ -108,7 +124,10 @@ for (const jq of JQUERIES) {
       await settle(new $.RestClient(base, { username: 'admin' }).add('a').read());
       await settle(new $.RestClient(base, { password: 'x' }).add('b').read());
     });
-    t.deepEqual(requests.map((r) => r.headers['authorization']), [undefined, undefined]);
+    t.deepEqual(
+      requests.map((r) => r.headers['authorization']),
+      [undefined, undefined],
+    );
   });
 
   test(`${jq}: rule 6 - methodOverride sends POST with X-HTTP-Method-Override for non-GET, non-HEAD methods`, async (t) => {
@@ -171,11 +190,10 @@ for (const jq of JQUERIES) {
       await settle(logout.read());
       return { me: me.ok, verbs: Object.keys(user) };
     });
-    t.deepEqual(requests.map((r) => `${r.method} ${r.url.slice(base.length)} ${r.headers['x-xsrf-token']}`), [
-      'GET /auth/user tok/en',
-      'GET /auth/list tok/en',
-      'GET /auth/logout second',
-    ]);
+    t.deepEqual(
+      requests.map((r) => `${r.method} ${r.url.slice(base.length)} ${r.headers['x-xsrf-token']}`),
+      ['GET /auth/user tok/en', 'GET /auth/list tok/en', 'GET /auth/logout second'],
+    );
     t.deepEqual(value, { me: true, verbs: ['read'] });
   });
 
@@ -188,7 +206,10 @@ for (const jq of JQUERIES) {
           ajax: { xhrFields: { withCredentials: true }, headers: { 'X-Api-Key': 'k' } },
         });
         const foo = remote.add('foo');
-        return [await settle(foo.read(1)), await settle(foo.update(1, { a: 1 }))].map((r) => [r.ok, r.data && r.data.method]);
+        return [await settle(foo.read(1)), await settle(foo.update(1, { a: 1 }))].map((r) => [
+          r.ok,
+          r.data && r.data.method,
+        ]);
       },
       h.server.otherOrigin,
     );
@@ -197,9 +218,15 @@ for (const jq of JQUERIES) {
       [true, 'PUT'],
     ]);
     const real = requests.filter((r) => r.method !== 'OPTIONS');
-    t.deepEqual(real.map((r) => `${r.method} ${r.url.slice(base.length)}`), ['GET /foo/1/', 'PUT /foo/1/']);
+    t.deepEqual(
+      real.map((r) => `${r.method} ${r.url.slice(base.length)}`),
+      ['GET /foo/1/', 'PUT /foo/1/'],
+    );
     t.true(real.every((r) => r.headers['origin'] === h.server.origin && r.headers['x-api-key'] === 'k'));
-    t.true(requests.some((r) => r.method === 'OPTIONS'), 'the browser preflighted the custom header');
+    t.true(
+      requests.some((r) => r.method === 'OPTIONS'),
+      'the browser preflighted the custom header',
+    );
   });
 
   test(`${jq}: rule 7 - done receives (data, textStatus, xhr); fail receives the failed xhr`, async (t) => {
@@ -223,7 +250,9 @@ for (const jq of JQUERIES) {
         },
       });
       const out: unknown[] = [];
-      c.add('foo').update(3, { a: 1 }).done((data, textStatus, xhr) => out.push(data, textStatus, xhr.status));
+      c.add('foo')
+        .update(3, { a: 1 })
+        .done((data, textStatus, xhr) => out.push(data, textStatus, xhr.status));
       return { seen, out, base };
     });
     t.is(requests.length, 0, 'nothing reached the server');

@@ -112,7 +112,10 @@ for (const jq of JQUERIES) {
       return { afterRegexp, afterClear };
     });
     t.deepEqual(value, { afterRegexp: 1, afterClear: 0 });
-    t.deepEqual(requests.map((r) => r.path.replace(/^\/t\d+\/api/, '')), ['/foo/1/', '/bar/1/', '/foo/1/']);
+    t.deepEqual(
+      requests.map((r) => r.path.replace(/^\/t\d+\/api/, '')),
+      ['/foo/1/', '/bar/1/', '/foo/1/'],
+    );
   });
 
   test(`${jq}: cache 0 (the default) stores nothing`, async (t) => {
@@ -137,7 +140,10 @@ for (const jq of JQUERIES) {
       await settle(foo.create({ a: 2 }));
       return c.cache.size;
     });
-    t.deepEqual(requests.map((r) => r.method), ['GET', 'POST', 'POST']);
+    t.deepEqual(
+      requests.map((r) => r.method),
+      ['GET', 'POST', 'POST'],
+    );
     t.is(value, 3);
   });
 
@@ -163,9 +169,11 @@ for (const jq of JQUERIES) {
       const kid = slow.add('kid');
       const fast = c.add('fast');
       const off = c.add('off', { cache: 0 });
-      for (const call of [() => slow.read(1), () => kid.read(1, 2), () => fast.read(1), () => off.read(1)]) await settle(call());
+      for (const call of [() => slow.read(1), () => kid.read(1, 2), () => fast.read(1), () => off.read(1)])
+        await settle(call());
       now = 30_000;
-      for (const call of [() => slow.read(1), () => kid.read(1, 2), () => fast.read(1), () => off.read(1)]) await settle(call());
+      for (const call of [() => slow.read(1), () => kid.read(1, 2), () => fast.read(1), () => off.read(1)])
+        await settle(call());
       return c.cache.size;
     });
     t.deepEqual(

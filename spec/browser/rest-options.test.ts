@@ -40,10 +40,13 @@ for (const jq of JQUERIES) {
       await settle(bang(1, { a: 1 }));
       await settle(foo.create({ a: 1 }));
     });
-    t.deepEqual(requests.map((r) => [r.url.slice(base.length), r.body]), [
-      ['/foo/1/bang', '{"a":1}'],
-      ['/foo/', 'a=1'],
-    ]);
+    t.deepEqual(
+      requests.map((r) => [r.url.slice(base.length), r.body]),
+      [
+        ['/foo/1/bang', '{"a":1}'],
+        ['/foo/', 'a=1'],
+      ],
+    );
   });
 
   test(`${jq}: options given to one resource never leak into siblings, other clients, defaults or the caller's object`, async (t) => {
@@ -70,7 +73,10 @@ for (const jq of JQUERIES) {
       bCachable: ['GET'],
       defaults: '{"dataType":"json"}{"create":"POST","read":"GET","update":"PUT","destroy":"DELETE"}',
     });
-    t.deepEqual(requests.map((r) => r.headers['x-leak']), [undefined, undefined]);
+    t.deepEqual(
+      requests.map((r) => r.headers['x-leak']),
+      [undefined, undefined],
+    );
   });
 
   test(`${jq}: the verbs option adds, remaps and removes verbs; they use the resource path without a segment`, async (t) => {
@@ -79,9 +85,17 @@ for (const jq of JQUERIES) {
       const foo = c.add('foo');
       await settle((foo as any).patch(1, { a: 1 }));
       await settle((foo as any).update(1, { a: 1 }));
-      return { names: Object.keys(foo), del: 'del' in foo, destroy: 'destroy' in foo, custom: (foo as any).patch.custom };
+      return {
+        names: Object.keys(foo),
+        del: 'del' in foo,
+        destroy: 'destroy' in foo,
+        custom: (foo as any).patch.custom,
+      };
     });
-    t.deepEqual(requests.map((r) => `${r.method} ${r.url.slice(base.length)}`), ['PATCH /foo/1/', 'POST /foo/1/']);
+    t.deepEqual(
+      requests.map((r) => `${r.method} ${r.url.slice(base.length)}`),
+      ['PATCH /foo/1/', 'POST /foo/1/'],
+    );
     t.deepEqual(value, { names: ['create', 'read', 'update', 'patch'], del: false, destroy: false, custom: false });
   });
 
@@ -112,7 +126,10 @@ for (const jq of JQUERIES) {
         await settle(before.read(1));
         await settle(after.read(1));
       });
-      t.deepEqual(requests.map((r) => r.url.slice(base.length)), ['/before/1/', '/after/1']);
+      t.deepEqual(
+        requests.map((r) => r.url.slice(base.length)),
+        ['/before/1/', '/after/1'],
+      );
     } finally {
       await page.close();
     }
@@ -131,20 +148,27 @@ for (const jq of JQUERIES) {
         caught(() => top.read(1)),
       ];
     });
-    t.deepEqual(value.map((e) => e && e.message), [
-      'jquery.rest: Invalid number of ID arguments, required 0 or 1, provided 2',
-      'jquery.rest: Invalid number of ID arguments, required 1 or 2, provided 0',
-      'jquery.rest: Invalid number of ID arguments, required 1 or 1, provided 0',
-      'jquery.rest: Invalid number of ID arguments, required 0 or 0, provided 1',
-    ]);
-    t.deepEqual(value.map((e) => e && [e.name, e.code]), Array(4).fill(['RestClientError', 'invalid_id_count']));
+    t.deepEqual(
+      value.map((e) => e && e.message),
+      [
+        'jquery.rest: Invalid number of ID arguments, required 0 or 1, provided 2',
+        'jquery.rest: Invalid number of ID arguments, required 1 or 2, provided 0',
+        'jquery.rest: Invalid number of ID arguments, required 1 or 1, provided 0',
+        'jquery.rest: Invalid number of ID arguments, required 0 or 0, provided 1',
+      ],
+    );
+    t.deepEqual(
+      value.map((e) => e && [e.name, e.code]),
+      Array(4).fill(['RestClientError', 'invalid_id_count']),
+    );
     t.is(requests.length, 0, 'errors are thrown before anything is sent');
   });
 
   test(`${jq}: arguments that are neither ids nor objects throw 'Invalid argument' naming value and type`, async (t) => {
     const { value } = await h.run(jq, async ({ $, base, caught }) => {
       const foo = new $.RestClient(base).add('foo') as any;
-      return [[1, 2], null, undefined, true, NaN, new Date(0), /x/, () => 1].map((bad) => caught(() => foo.read(bad)))
+      return [[1, 2], null, undefined, true, NaN, new Date(0), /x/, () => 1]
+        .map((bad) => caught(() => foo.read(bad)))
         .concat([caught(() => foo.read({}, {}, {}))]);
     });
     const texts = value.map((e) => e!.message.replace(` ${INVALID}`, ''));

@@ -11,7 +11,10 @@ const shape = (r: RecordedRequest, base: string) => `${r.method} ${r.url.slice(b
 
 for (const jq of JQUERIES) {
   test(`${jq}: resource.create(data, params) POSTs <base>/<name>/ with data in the body and params in the query`, async (t) => {
-    const { requests: [r], base } = await h.run(jq, async ({ $, base, settle }) => {
+    const {
+      requests: [r],
+      base,
+    } = await h.run(jq, async ({ $, base, settle }) => {
       await settle(new $.RestClient(base).add('foo').create({ a: 1 }, { q: 2 }));
     });
     t.is(shape(r!, base), 'POST /foo/?q=2');
@@ -24,19 +27,28 @@ for (const jq of JQUERIES) {
       await settle(foo.read(42));
       await settle(foo.read(0));
     });
-    t.deepEqual(requests.map((r) => shape(r, base)), ['GET /foo/42/', 'GET /foo/0/']);
+    t.deepEqual(
+      requests.map((r) => shape(r, base)),
+      ['GET /foo/42/', 'GET /foo/0/'],
+    );
     t.is(requests[0]!.body, '');
   });
 
   test(`${jq}: resource.read() GETs the collection <base>/<name>/`, async (t) => {
-    const { requests: [r], base } = await h.run(jq, async ({ $, base, settle }) => {
+    const {
+      requests: [r],
+      base,
+    } = await h.run(jq, async ({ $, base, settle }) => {
       await settle(new $.RestClient(base).add('foo').read());
     });
     t.is(shape(r!, base), 'GET /foo/');
   });
 
   test(`${jq}: resource.update(id, data) PUTs <base>/<name>/<id>/ with data in the body`, async (t) => {
-    const { requests: [r], base } = await h.run(jq, async ({ $, base, settle }) => {
+    const {
+      requests: [r],
+      base,
+    } = await h.run(jq, async ({ $, base, settle }) => {
       await settle(new $.RestClient(base).add('foo').update(42, { name: 'x y' }));
     });
     t.is(shape(r!, base), 'PUT /foo/42/');
@@ -50,12 +62,18 @@ for (const jq of JQUERIES) {
       await settle(foo.destroy(42));
       await settle(foo.del(43));
     });
-    t.deepEqual(requests.map((r) => shape(r, base)), ['DELETE /foo/42/', 'DELETE /foo/43/']);
+    t.deepEqual(
+      requests.map((r) => shape(r, base)),
+      ['DELETE /foo/42/', 'DELETE /foo/43/'],
+    );
     t.false('content-type' in requests[0]!.headers, 'no data means no body and no Content-Type');
   });
 
   test(`${jq}: nested.read(id1) GETs <base>/<parent>/<id1>/<name>/`, async (t) => {
-    const { requests: [r], base } = await h.run(jq, async ({ $, base, settle }) => {
+    const {
+      requests: [r],
+      base,
+    } = await h.run(jq, async ({ $, base, settle }) => {
       await settle(new $.RestClient(base).add('foo').add('baz').read(42));
     });
     t.is(shape(r!, base), 'GET /foo/42/baz/');
@@ -67,11 +85,17 @@ for (const jq of JQUERIES) {
       await settle(forum.add('post').read('x', 21));
       await settle((forum as any).post.add('comment').read(42, 21, 7));
     });
-    t.deepEqual(requests.map((r) => shape(r, base)), ['GET /forum/x/post/21/', 'GET /forum/42/post/21/comment/7/']);
+    t.deepEqual(
+      requests.map((r) => shape(r, base)),
+      ['GET /forum/x/post/21/', 'GET /forum/42/post/21/comment/7/'],
+    );
   });
 
   test(`${jq}: resource.<custom>(data) sends the custom method to <base>/<name>/<verb_url>/`, async (t) => {
-    const { requests: [r], base } = await h.run(jq, async ({ $, base, settle }) => {
+    const {
+      requests: [r],
+      base,
+    } = await h.run(jq, async ({ $, base, settle }) => {
       const foo = new $.RestClient(base).add('foo');
       foo.addVerb('bang', 'patch');
       await settle((foo as any).bang({ a: 1 }));
@@ -81,7 +105,10 @@ for (const jq of JQUERIES) {
   });
 
   test(`${jq}: resource.<custom>(id, data) sends the custom method to <base>/<name>/<id>/<verb_url>/`, async (t) => {
-    const { requests: [r], base } = await h.run(jq, async ({ $, base, settle }) => {
+    const {
+      requests: [r],
+      base,
+    } = await h.run(jq, async ({ $, base, settle }) => {
       const foo = new $.RestClient(base).add('foo');
       const bang = foo.addVerb('bang', 'POST');
       await settle(bang(42, { a: 1 }));
@@ -97,7 +124,10 @@ for (const jq of JQUERIES) {
       await settle(comment.read(1, 2, 3));
       return [caught(() => comment.read(1)), caught(() => comment.read(1, 2, 3, 4))].map((e) => e && e.message);
     });
-    t.deepEqual(requests.map((r) => shape(r, base)), ['GET /a/1/b/2/c/', 'GET /a/1/b/2/c/3/']);
+    t.deepEqual(
+      requests.map((r) => shape(r, base)),
+      ['GET /a/1/b/2/c/', 'GET /a/1/b/2/c/3/'],
+    );
     t.deepEqual(value, [
       'jquery.rest: Invalid number of ID arguments, required 2 or 3, provided 1',
       'jquery.rest: Invalid number of ID arguments, required 2 or 3, provided 4',
@@ -114,12 +144,10 @@ for (const jq of JQUERIES) {
       await settle(bar.read(42));
       await settle(c.add('me', { isSingle: true }).read());
     });
-    t.deepEqual(requests.map((r) => shape(r, base)), [
-      'GET /foo/42/bar/bazz/21/',
-      'GET /foo/42/bar/bazz/',
-      'GET /foo/42/bar/',
-      'GET /me/',
-    ]);
+    t.deepEqual(
+      requests.map((r) => shape(r, base)),
+      ['GET /foo/42/bar/bazz/21/', 'GET /foo/42/bar/bazz/', 'GET /foo/42/bar/', 'GET /me/'],
+    );
   });
 
   test(`${jq}: rule 4 - stripTrailingSlash removes the final slash, before any query string`, async (t) => {
@@ -132,13 +160,10 @@ for (const jq of JQUERIES) {
       await settle(foo.read(5, { x: 1 }));
       await settle(search(42, {}, { q: 1 }));
     });
-    t.deepEqual(requests.map((r) => shape(r, base)), [
-      'GET /foo/42',
-      'GET /foo',
-      'GET /foo/42?q=1',
-      'GET /foo/5?x=1',
-      'GET /foo/42/search?q=1',
-    ]);
+    t.deepEqual(
+      requests.map((r) => shape(r, base)),
+      ['GET /foo/42', 'GET /foo', 'GET /foo/42?q=1', 'GET /foo/5?x=1', 'GET /foo/42/search?q=1'],
+    );
   });
 
   test(`${jq}: rule 5 - the url option replaces the name in the path and is not inherited`, async (t) => {
@@ -148,7 +173,10 @@ for (const jq of JQUERIES) {
       await settle(foo.add('baz').read(42, 1));
       await settle(foo.addVerb('bang', 'POST', { url: 'do-bang' })(42));
     });
-    t.deepEqual(requests.map((r) => shape(r, base)), ['GET /fancy/42/', 'GET /fancy/42/baz/1/', 'POST /fancy/42/do-bang/']);
+    t.deepEqual(
+      requests.map((r) => shape(r, base)),
+      ['GET /fancy/42/', 'GET /fancy/42/baz/1/', 'POST /fancy/42/do-bang/'],
+    );
   });
 
   test(`${jq}: the query string always goes after a custom verb's segment`, async (t) => {
@@ -159,7 +187,10 @@ for (const jq of JQUERIES) {
       await settle(search({ q: 'x' }));
       await settle(bang(42, { a: 1 }, { v: 2 }));
     });
-    t.deepEqual(requests.map((r) => shape(r, base)), ['GET /foo/search/?q=x', 'POST /foo/42/bang/?v=2']);
+    t.deepEqual(
+      requests.map((r) => shape(r, base)),
+      ['GET /foo/search/?q=x', 'POST /foo/42/bang/?v=2'],
+    );
   });
 
   test(`${jq}: ids are URL-encoded as single path segments`, async (t) => {
@@ -169,11 +200,10 @@ for (const jq of JQUERIES) {
       await settle(foo.read('$&'));
       await settle(foo.read('é'));
     });
-    t.deepEqual(requests.map((r) => shape(r, base)), [
-      'GET /foo/a%20b%2Fc%3Fd%3D1%23e/',
-      'GET /foo/%24%26/',
-      'GET /foo/%C3%A9/',
-    ]);
+    t.deepEqual(
+      requests.map((r) => shape(r, base)),
+      ['GET /foo/a%20b%2Fc%3Fd%3D1%23e/', 'GET /foo/%24%26/', 'GET /foo/%C3%A9/'],
+    );
   });
 
   test(`${jq}: a verb added on the root uses <base>/<verb_url>/ and takes no ids`, async (t) => {
@@ -183,7 +213,10 @@ for (const jq of JQUERIES) {
       await settle(ping());
       return caught(() => ping(1))!.message;
     });
-    t.deepEqual(requests.map((r) => shape(r, base)), ['GET /ping/']);
+    t.deepEqual(
+      requests.map((r) => shape(r, base)),
+      ['GET /ping/'],
+    );
     t.is(value, 'jquery.rest: Invalid number of ID arguments, required 0 or 0, provided 1');
   });
 
@@ -193,7 +226,10 @@ for (const jq of JQUERIES) {
       await settle(new $.RestClient(location.origin + base).add('b').read(2));
       await settle(new $.RestClient(base).add('c').read());
     });
-    t.deepEqual(requests.map((r) => shape(r, base)), ['GET /a/1/', 'GET /b/2/', 'GET /c/']);
+    t.deepEqual(
+      requests.map((r) => shape(r, base)),
+      ['GET /a/1/', 'GET /b/2/', 'GET /c/'],
+    );
   });
 
   test(`${jq}: create, update and destroy also accept the id count of the collection or the item`, async (t) => {
@@ -203,6 +239,9 @@ for (const jq of JQUERIES) {
       await settle(foo.update({ a: 1 }));
       await settle(foo.destroy());
     });
-    t.deepEqual(requests.map((r) => shape(r, base)), ['POST /foo/5/', 'PUT /foo/', 'DELETE /foo/']);
+    t.deepEqual(
+      requests.map((r) => shape(r, base)),
+      ['POST /foo/5/', 'PUT /foo/', 'DELETE /foo/'],
+    );
   });
 }

@@ -9,7 +9,11 @@
 import test from 'ava';
 import { AuthClientError } from '../../browser/client.js';
 import { endOtherSessions, endSession, listSessions, SessionError } from '../../browser/sessions.js';
-import { AuthClientError as AuthClientErrorFromIndex, endSession as endSessionFromIndex, SessionError as SessionErrorFromIndex } from '../../browser/index.js';
+import {
+  AuthClientError as AuthClientErrorFromIndex,
+  endSession as endSessionFromIndex,
+  SessionError as SessionErrorFromIndex,
+} from '../../browser/index.js';
 import { startApp } from '../helpers/http.js';
 
 test('importing the module touched no browser global', (t) => {
@@ -28,13 +32,23 @@ test('endSession without a sid string rejects with a TypeError naming the argume
   // Port 1 has no server: a request would be a network_error, not a TypeError.
   const base = 'http://127.0.0.1:1/auth';
   for (const bad of [undefined, '', 42, { sid: 'x' }]) {
-    await t.throwsAsync(endSession(bad as string, { base }), { instanceOf: TypeError, message: /^sessions\.end\(sid\): sid must be a session id string/ }, JSON.stringify(bad));
+    await t.throwsAsync(
+      endSession(bad as string, { base }),
+      { instanceOf: TypeError, message: /^sessions\.end\(sid\): sid must be a session id string/ },
+      JSON.stringify(bad),
+    );
   }
-  await t.throwsAsync(listSessions({ base: 42 as unknown as string }), { instanceOf: TypeError, message: /options\.base must be a string/ });
+  await t.throwsAsync(listSessions({ base: 42 as unknown as string }), {
+    instanceOf: TypeError,
+    message: /options\.base must be a string/,
+  });
 });
 
 test("against a real app without a session: each function rejects with an AuthClientError carrying the server's 401 and code", async (t) => {
-  const app = await startApp({ secret: 'sessions-unit-secret-0123456789abcdef', providers: [{ kind: 'direct', name: 'local', checker: () => true }] });
+  const app = await startApp({
+    secret: 'sessions-unit-secret-0123456789abcdef',
+    providers: [{ kind: 'direct', name: 'local', checker: () => true }],
+  });
   t.teardown(() => app.close());
   const base = `${app.url}/auth/`;
   for (const [name, call] of [

@@ -20,7 +20,7 @@ test('join inserts exactly one slash between base and segment, and keeps an empt
   t.is(join('http://h:1/v1', 'foo'), 'http://h:1/v1/foo/');
 });
 
-test('idRange: depth n takes n-1 or n ids; singletons and the root take exactly their ancestors\' ids', (t) => {
+test("idRange: depth n takes n-1 or n ids; singletons and the root take exactly their ancestors' ids", (t) => {
   t.deepEqual(idRange([]), { min: 0, max: 0 });
   t.deepEqual(idRange([L('a')]), { min: 0, max: 1 });
   t.deepEqual(idRange([L('a'), L('b')]), { min: 1, max: 2 });
@@ -71,7 +71,9 @@ test('any id becomes exactly one path segment that decodes back to the id', (t) 
 
 test('sortArgs: ids in order, first object data, second params; anything else is rejected', (t) => {
   t.deepEqual(sortArgs([1, 'b', { a: 1 }, { q: 2 }]), { ids: [1, 'b'], data: { a: 1 }, params: { q: 2 } });
-  t.throws(() => sortArgs([{}, {}, {}]), { message: /^jquery\.rest: Invalid argument: \[object Object\] \(object\)\./ });
+  t.throws(() => sortArgs([{}, {}, {}]), {
+    message: /^jquery\.rest: Invalid argument: \[object Object\] \(object\)\./,
+  });
   t.throws(() => sortArgs([Infinity]), { message: /Invalid argument: Infinity \(number\)/ });
 });
 
@@ -96,7 +98,10 @@ test('resolve copies instead of mutating: parent, own options and defaults stay 
 });
 
 test('cache keys ignore key order and functions; entries expire after ttl seconds', (t) => {
-  t.is(cacheKey({ url: '/a', type: 'GET', headers: { b: '1', a: '2' } }), cacheKey({ headers: { a: '2', b: '1' }, type: 'GET', url: '/a', beforeSend: () => 1 }));
+  t.is(
+    cacheKey({ url: '/a', type: 'GET', headers: { b: '1', a: '2' } }),
+    cacheKey({ headers: { a: '2', b: '1' }, type: 'GET', url: '/a', beforeSend: () => 1 }),
+  );
   const cache = new ResponseCache();
   let now = 0;
   cache.now = () => now;

@@ -40,7 +40,11 @@ for (const alg of ALGS) {
     t.deepEqual(Object.keys(key).sort(), ['alg', 'kid', 'privateKey', 'publicKey']);
     t.is(key.alg, alg);
     const publicKey = await importSPKI(key.publicKey, alg);
-    t.is(key.kid, await calculateJwkThumbprint(await exportJWK(publicKey)), 'the kid is the RFC 7638 thumbprint of the printed public key');
+    t.is(
+      key.kid,
+      await calculateJwkThumbprint(await exportJWK(publicKey)),
+      'the kid is the RFC 7638 thumbprint of the printed public key',
+    );
 
     const file = join(tempDir(t), 'key.pem');
     writeFileSync(file, key.privateKey);

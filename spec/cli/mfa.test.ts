@@ -65,7 +65,10 @@ test('status shows TOTP, a pending set-up and the codes left; reset removes them
   });
   const nobody = await runCli(['mfa', 'status', 'direct_nobody', '--store', uri]);
   t.is(nobody.code, 0, nobody.stderr);
-  t.is(nobody.stdout, `authctl mfa: nothing is stored for direct_nobody in ${uri}: no second factor was set up there (is --store the apps' mfa.store?)\n`);
+  t.is(
+    nobody.stdout,
+    `authctl mfa: nothing is stored for direct_nobody in ${uri}: no second factor was set up there (is --store the apps' mfa.store?)\n`,
+  );
 
   const reset = await runCli(['mfa', 'reset', aliceId, '--store', uri]);
   t.is(reset.code, 0, reset.stderr);
@@ -78,7 +81,10 @@ test('status shows TOTP, a pending set-up and the codes left; reset removes them
   const again = await runCli(['mfa', 'reset', aliceId, '--store', uri]);
   t.is(again.code, 0, again.stderr);
   t.is(again.stdout, `authctl mfa: ${aliceId} has no second factor stored: nothing removed\n`);
-  t.is((await runCli(['mfa', 'reset', bobId, '--store', uri])).stdout, `authctl mfa: removed a pending set-up of ${bobId}\n`);
+  t.is(
+    (await runCli(['mfa', 'reset', bobId, '--store', uri])).stdout,
+    `authctl mfa: removed a pending set-up of ${bobId}\n`,
+  );
 
   await app.close();
   const state = new LmdbStateStore(join(dir, 'mfa'));
@@ -95,7 +101,10 @@ test('status on a store that holds no second factors says nothing is stored ther
   const text = await runCli(['mfa', 'status', 'local_alice', '--store', uri]);
   t.is(text.code, 0, text.stderr);
   const shown = uri.replace(':hunter2@', ':***@');
-  t.is(text.stdout, `authctl mfa: nothing is stored for local_alice in ${shown}: no second factor was set up there (is --store the apps' mfa.store?)\n`);
+  t.is(
+    text.stdout,
+    `authctl mfa: nothing is stored for local_alice in ${shown}: no second factor was set up there (is --store the apps' mfa.store?)\n`,
+  );
   t.false(/totp|recovery codes/.test(text.stdout), 'no factor reported as off');
   const json = await runCli(['mfa', 'status', 'local_alice', '--store', uri, '--json']);
   t.is(json.code, 0, json.stderr);
@@ -117,7 +126,10 @@ test('status and reset on a real redis-server', async (t) => {
   const reset = await runCli(['mfa', 'reset', aliceId, '--store', uri]);
   t.is(reset.code, 0, reset.stderr);
   t.is(reset.stdout, `authctl mfa: removed the TOTP key and 10 recovery codes of ${aliceId}\n`);
-  t.like(JSON.parse((await runCli(['mfa', 'status', aliceId, '--store', uri, '--json'])).stdout), { totp: false, recoveryCodesLeft: 0 });
+  t.like(JSON.parse((await runCli(['mfa', 'status', aliceId, '--store', uri, '--json'])).stdout), {
+    totp: false,
+    recoveryCodesLeft: 0,
+  });
   t.like(await (await passwordLogin(new Client(app.url), 'alice')).json(), { id: aliceId });
 });
 

@@ -25,7 +25,11 @@ test('prints the OpenAPI document of the configuration the module exports, and e
   );
   const res = await runCli(['openapi', '--config', file]);
   t.is(res.code, 0, res.stderr);
-  const doc = JSON.parse(res.stdout) as { servers: unknown; paths: Record<string, unknown>; components: { securitySchemes: Record<string, unknown> } };
+  const doc = JSON.parse(res.stdout) as {
+    servers: unknown;
+    paths: Record<string, unknown>;
+    components: { securitySchemes: Record<string, unknown> };
+  };
   t.true((await new Validator().validate(doc as never)).valid);
   t.deepEqual(doc.servers, [{ url: 'https://app.example' }]);
   t.truthy(doc.paths['/auth/local/login']);
@@ -33,7 +37,10 @@ test('prints the OpenAPI document of the configuration the module exports, and e
 });
 
 test('a function as the default export works too; --compact prints one line', async (t) => {
-  const file = config(t, `export default async () => ({ secret: '${SECRET}', url: 'https://app.example', telemetry: false, providers: [{ kind: 'direct', name: 'local', checker: () => false }] });`);
+  const file = config(
+    t,
+    `export default async () => ({ secret: '${SECRET}', url: 'https://app.example', telemetry: false, providers: [{ kind: 'direct', name: 'local', checker: () => false }] });`,
+  );
   const res = await runCli(['openapi', '--config', file, '--compact']);
   t.is(res.code, 0, res.stderr);
   t.is(res.stdout.trim().split('\n').length, 1);
@@ -47,7 +54,11 @@ test('a module without options, one that does not load, a misspelled option: one
   const missing = await runCli(['openapi', '--config', '/nonexistent/app.config.mjs']);
   t.is(missing.code, 1);
   t.regex(missing.stderr, /^authctl: --config \/nonexistent\/app\.config\.mjs: cannot load it/);
-  const typo = await runCli(['openapi', '--config', config(t, `export default { secret: '${SECRET}', url: 'https://app.example', provders: [] };`)]);
+  const typo = await runCli([
+    'openapi',
+    '--config',
+    config(t, `export default { secret: '${SECRET}', url: 'https://app.example', provders: [] };`),
+  ]);
   t.is(typo.code, 1);
   t.regex(typo.stderr, /^authctl: authKoa: unknown option "provders" \(did you mean "providers"\?\)\n$/);
   for (const r of [none, missing, typo]) t.false(r.stderr.includes('    at '), 'no stack trace');

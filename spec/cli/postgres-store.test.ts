@@ -17,13 +17,20 @@ test.before(async () => {
 });
 test.after.always(() => server?.destroy());
 
-test('authctl sessions list and revoke on postgres://: the app\'s session is listed, revoked, and refused at its next refresh', async (t) => {
+test("authctl sessions list and revoke on postgres://: the app's session is listed, revoked, and refused at its next refresh", async (t) => {
   const uri = `${server.uri}?prefix=t${randomBytes(4).toString('hex')}_`;
   let now = Date.now();
-  const app = await startApp({ secret: SECRET, stateStore: uri, clock: () => now, providers: [{ kind: 'direct', name: 'local', checker: () => true }] });
+  const app = await startApp({
+    secret: SECRET,
+    stateStore: uri,
+    clock: () => now,
+    providers: [{ kind: 'direct', name: 'local', checker: () => true }],
+  });
   t.teardown(() => app.close());
   const c = new Client(app.url);
-  const user = (await (await c.fetch('/auth/local/login', { method: 'POST', json: { user: 'alice', passwd: 'pw' } })).json()) as { id: string };
+  const user = (await (
+    await c.fetch('/auth/local/login', { method: 'POST', json: { user: 'alice', passwd: 'pw' } })
+  ).json()) as { id: string };
 
   const listed = await runCli(['sessions', 'list', user.id, '--store', uri, '--json']);
   t.is(listed.code, 0, listed.stderr);
@@ -44,7 +51,13 @@ test('authctl mfa status on postgres:// answers for an unknown user and exits; a
   const status = await runCli(['mfa', 'status', 'local_nobody', '--store', uri, '--json']);
   t.is(status.code, 0, status.stderr);
   t.like(JSON.parse(status.stdout), { totp: false });
-  const bad = await runCli(['mfa', 'status', 'u', '--store', server.uri.replace('authkoa@', 'authkoa:hunter2@').replace(/\/authkoa$/, '/no_such_db')]);
+  const bad = await runCli([
+    'mfa',
+    'status',
+    'u',
+    '--store',
+    server.uri.replace('authkoa@', 'authkoa:hunter2@').replace(/\/authkoa$/, '/no_such_db'),
+  ]);
   t.not(bad.code, 0);
   t.regex(bad.stderr, /^authctl: .*no_such_db.*does not exist\n$/);
   t.false(bad.stderr.includes('hunter2'));

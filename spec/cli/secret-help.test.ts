@@ -5,14 +5,19 @@ import test from 'ava';
 import { authKoa } from '../../lib/index.js';
 import { ROOT, runCli } from '../helpers/cli.js';
 
-const base = { url: 'http://127.0.0.1:1', providers: [{ kind: 'direct' as const, name: 'local', checker: () => true }] };
+const base = {
+  url: 'http://127.0.0.1:1',
+  providers: [{ kind: 'direct' as const, name: 'local', checker: () => true }],
+};
 
 test('the help and docs/cli.md give the default (32 bytes, 43 characters) and the least (24 bytes, 32 characters)', async (t) => {
   const help = (await runCli(['secret', '--help'])).stdout.replace(/\s+/g, ' ');
   t.regex(help, /random bytes to draw, at least 24/);
   t.regex(help, /32 bytes: 43 characters; 24 bytes: 32, the least the secret option takes/);
   t.regex(help, /\(default: 32\)/);
-  const row = readFileSync(join(ROOT, 'docs', 'cli.md'), 'utf8').split('\n').find((l) => l.startsWith('| `authctl secret'))!;
+  const row = readFileSync(join(ROOT, 'docs', 'cli.md'), 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('| `authctl secret'))!;
   t.regex(row, /N random bytes \(default 32, at least 24\) in base64url, 43 characters by default/);
   t.regex(row, /the `secret` option takes 32 bytes of text or more/);
 });

@@ -14,12 +14,20 @@ import { tempDir } from '../helpers/temp.js';
 
 const SECRET = 'sessions-cli-test-secret-0123456789abcdef';
 
-test('revoke writes the user\'s not-before time into an LMDB store the apps share', async (t) => {
+test("revoke writes the user's not-before time into an LMDB store the apps share", async (t) => {
   const dir = tempDir(t, 'authkoa-sessions-');
   // The CLI reads its own clock somewhere between these two readings, however long a loaded machine
   // takes to start it: the record is checked against that interval, not against a guess of the delay.
   const before = Date.now();
-  const res = await runCli(['sessions', 'revoke', 'local_abc', '--store', `lmdb://${join(dir, 'state')}`, '--cookie-duration', '1h']);
+  const res = await runCli([
+    'sessions',
+    'revoke',
+    'local_abc',
+    '--store',
+    `lmdb://${join(dir, 'state')}`,
+    '--cookie-duration',
+    '1h',
+  ]);
   const after = Date.now();
   t.is(res.code, 0, res.stderr);
   t.is(res.stdout, 'authctl sessions: sessions of local_abc issued up to now are revoked\n');
@@ -27,9 +35,12 @@ test('revoke writes the user\'s not-before time into an LMDB store the apps shar
   t.teardown(() => store.close());
   const entry = await store.get<{ notBefore: number }>('sessions', 'u:local_abc');
   const { notBefore } = entry!.value;
-  t.true(notBefore >= Math.floor(before / 1000) && notBefore <= Math.floor(after / 1000), `revoked as of the CLI's now (${notBefore})`);
+  t.true(
+    notBefore >= Math.floor(before / 1000) && notBefore <= Math.floor(after / 1000),
+    `revoked as of the CLI's now (${notBefore})`,
+  );
   const kept = entry!.expiresAt - 3_600_000;
-  t.true(kept >= before && kept <= after, 'kept for --cookie-duration from the CLI\'s now');
+  t.true(kept >= before && kept <= after, "kept for --cookie-duration from the CLI's now");
 });
 
 test('revoke refuses a memory store, a bad URI (without echoing it) and a bad duration', async (t) => {
@@ -51,7 +62,8 @@ test('revoke refuses a memory store, a bad URI (without echoing it) and a bad du
 });
 
 /** The users' browsers, as the session list labels them. */
-const LAPTOP_UA = 'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36';
+const LAPTOP_UA =
+  'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36';
 const PHONE_UA = 'Mozilla/5.0 (X11; Linux x86_64; rv:120.0) Gecko/20100101 Firefox/120.0';
 const TOKEN_MS = 15 * 60_000; // the apps' default tokenDuration: past it, a request refreshes its token
 
@@ -69,7 +81,8 @@ const SHARED: Array<[label: string, uri: (t: ExecutionContext) => string]> = [
 
 const iso = (ms: number) => new Date(ms).toISOString();
 const sidOf = (d: Device) => decodeJwt(d.client.jar.get('JWT')!).sid as string;
-const noStack = (t: ExecutionContext, res: CliResult) => t.false(/\n\s+at /.test(res.stderr), `no stack trace: ${res.stderr}`);
+const noStack = (t: ExecutionContext, res: CliResult) =>
+  t.false(/\n\s+at /.test(res.stderr), `no stack trace: ${res.stderr}`);
 
 /**
  * An app on `uri` (in this process, on a clock the test moves) where alice logged in from a laptop and,
@@ -78,11 +91,22 @@ const noStack = (t: ExecutionContext, res: CliResult) => t.false(/\n\s+at /.test
  */
 async function twoLogins(t: ExecutionContext, uri: string) {
   const clock = manualClock(Math.floor(Date.now() / 1000) * 1000 - 5 * 60_000);
-  const app = await startApp({ secret: SECRET, stateStore: uri, clock, providers: [{ kind: 'direct', name: 'direct', checker: async (user: string, passwd: string) => passwd === `${user}-pw` }] });
+  const app = await startApp({
+    secret: SECRET,
+    stateStore: uri,
+    clock,
+    providers: [
+      { kind: 'direct', name: 'direct', checker: async (user: string, passwd: string) => passwd === `${user}-pw` },
+    ],
+  });
   t.teardown(() => app.close());
   const login = async (userAgent: string) => {
     const c = new Client(app.url);
-    const res = await c.fetch('/auth/direct/login', { method: 'POST', json: { user: 'alice', passwd: 'alice-pw' }, headers: { 'user-agent': userAgent } });
+    const res = await c.fetch('/auth/direct/login', {
+      method: 'POST',
+      json: { user: 'alice', passwd: 'alice-pw' },
+      headers: { 'user-agent': userAgent },
+    });
     if (res.status !== 200) throw new Error(`login: ${res.status} ${await res.text()}`);
     const device: Device = { client: c, userAgent };
     return { device, id: ((await res.json()) as { id: string }).id, at: clock() };
@@ -100,7 +124,8 @@ interface Device {
 }
 
 /** A request to a protected route; after the token's lifetime it is where the app refreshes the token, or refuses it. */
-const visit = ({ client, userAgent }: Device) => client.fetch('/private', { headers: { ...client.xsrf(), 'user-agent': userAgent } });
+const visit = ({ client, userAgent }: Device) =>
+  client.fetch('/private', { headers: { ...client.xsrf(), 'user-agent': userAgent } });
 const errorCode = async (res: Response) => ((await res.json()) as { code?: string }).code;
 
 for (const [label, uriOf] of SHARED) {
@@ -127,7 +152,11 @@ for (const [label, uriOf] of SHARED) {
     const refused = await visit(phone);
     t.is(refused.status, 401);
     t.is(await errorCode(refused), 'session_revoked');
-    t.is(phone.client.jar.get('JWT'), 'session_revoked', "the ended session's token is cleared: the cookie holds the mark of why");
+    t.is(
+      phone.client.jar.get('JWT'),
+      'session_revoked',
+      "the ended session's token is cleared: the cookie holds the mark of why",
+    );
     const before = laptop.client.jar.get('JWT');
     t.is((await visit(laptop)).status, 201, 'the other session goes on');
     t.not(laptop.client.jar.get('JWT'), before, 'through a refresh');
@@ -135,7 +164,16 @@ for (const [label, uriOf] of SHARED) {
 
     const after = await runCli(['sessions', 'list', id, '--store', uri, '--json']);
     t.is(after.code, 0, after.stderr);
-    t.deepEqual(JSON.parse(after.stdout), [{ sid: laptopSid, provider: 'direct', device: 'Chrome on macOS', network: '127.0.0.0/24', created: iso(laptopAt), lastSeen: iso(clock()) }]);
+    t.deepEqual(JSON.parse(after.stdout), [
+      {
+        sid: laptopSid,
+        provider: 'direct',
+        device: 'Chrome on macOS',
+        network: '127.0.0.0/24',
+        created: iso(laptopAt),
+        lastSeen: iso(clock()),
+      },
+    ]);
   });
 }
 
@@ -172,12 +210,24 @@ test('list and revoke --sid refuse a memory store, a bad or unreachable URI (wit
   // None of these gets as far as opening the store (lmdb:///tmp/x is never created).
   const cases: Array<[args: string[], message: RegExp]> = [
     [['list', 'u', '--store', 'memory://'], /--store must be the apps' shared store/],
-    [['list', 'u', '--store', 'etcd://u:hunter2@h'], /--store must be lmdb:\/\/<path>, redis:\/\/…, mongodb:\/\/… or postgres:\/\//],
-    [['revoke', 'u', '--sid', 'abc', '--store', 'etcd://u:hunter2@h'], /--store must be lmdb:\/\/<path>, redis:\/\/…, mongodb:\/\/… or postgres:\/\//],
-    [['list', 'u', '--store', 'redis://:hunter2@127.0.0.1:1/0'], /cannot open the state store: redis redis:\/\/:\*\*\*@127\.0\.0\.1:1\/0 is unavailable/],
+    [
+      ['list', 'u', '--store', 'etcd://u:hunter2@h'],
+      /--store must be lmdb:\/\/<path>, redis:\/\/…, mongodb:\/\/… or postgres:\/\//,
+    ],
+    [
+      ['revoke', 'u', '--sid', 'abc', '--store', 'etcd://u:hunter2@h'],
+      /--store must be lmdb:\/\/<path>, redis:\/\/…, mongodb:\/\/… or postgres:\/\//,
+    ],
+    [
+      ['list', 'u', '--store', 'redis://:hunter2@127.0.0.1:1/0'],
+      /cannot open the state store: redis redis:\/\/:\*\*\*@127\.0\.0\.1:1\/0 is unavailable/,
+    ],
     [['list', 'u'], /required option '--store <uri>'/],
     [['list', '', '--store', 'lmdb:///tmp/x'], /<user-id> must not be empty/],
-    [['revoke', 'u', '--sid', '', '--store', 'lmdb:///tmp/x'], /--sid must be a session id as `authctl sessions list` prints it/],
+    [
+      ['revoke', 'u', '--sid', '', '--store', 'lmdb:///tmp/x'],
+      /--sid must be a session id as `authctl sessions list` prints it/,
+    ],
     [['list', 'u', '--store', 'lmdb:///tmp/x', '--cookie-duration', 'forever'], /--cookie-duration/],
   ];
   const results = await Promise.all(cases.map(([args]) => runCli(['sessions', ...args])));

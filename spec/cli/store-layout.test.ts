@@ -24,7 +24,10 @@ test('avatars list with a bare path on an LMDB folder: exit 1 naming the lmdb://
   const id = await storeWithOne(`lmdb://${avatars}`);
   // The path as a user types it in the demo's folder: relative to where authctl runs.
   const typed = `./${relative(ROOT, avatars)}`;
-  for (const [uri, path] of [[typed, typed], [`file://${avatars}`, avatars]] as const) {
+  for (const [uri, path] of [
+    [typed, typed],
+    [`file://${avatars}`, avatars],
+  ] as const) {
     const r = await runCli(['avatars', 'list', uri]);
     t.is(r.code, 1, uri);
     t.is(r.stdout, '', uri);

@@ -53,16 +53,23 @@ async function startClientApp(t: ExecutionContext): Promise<ClientApp> {
   } as AuthKoaOptions);
   await auth.ready;
   const contract = contractRecorder(auth);
-  t.teardown(() => contract.closed(async () => {
-    await auth.close();
-    await served.close();
-  }));
-  const [esm, global] = await Promise.all([readFile(join(DIST, 'client.js'), 'utf8'), readFile(join(DIST, 'client.global.js'), 'utf8')]);
+  t.teardown(() =>
+    contract.closed(async () => {
+      await auth.close();
+      await served.close();
+    }),
+  );
+  const [esm, global] = await Promise.all([
+    readFile(join(DIST, 'client.js'), 'utf8'),
+    readFile(join(DIST, 'client.global.js'), 'utf8'),
+  ]);
   const router = new Router();
   const page = (script: string) => `<!doctype html><meta charset="utf-8"><title>client</title>${script}`;
   router.get('/module', (ctx) => {
     ctx.type = 'html';
-    ctx.body = page(`<script type="module">import * as client from '/client.js'; window.authkoaClient = client; window.loaded = true;</script>`);
+    ctx.body = page(
+      `<script type="module">import * as client from '/client.js'; window.authkoaClient = client; window.loaded = true;</script>`,
+    );
   });
   router.get('/script', (ctx) => {
     ctx.type = 'html';
@@ -112,7 +119,15 @@ function inPage<T>(page: Page, body: string, arg: unknown = null): Promise<T> {
       try {
         return await run(auth, arg);
       } catch (e: any) {
-        return { error: { name: e?.name, code: e?.code, status: e?.status, message: String(e?.message), isClientError: e instanceof AuthClientError } };
+        return {
+          error: {
+            name: e?.name,
+            code: e?.code,
+            status: e?.status,
+            message: String(e?.message),
+            isClientError: e instanceof AuthClientError,
+          },
+        };
       }
     },
     { body, arg },
@@ -136,7 +151,11 @@ test('ES module: providers, status, a login, the user, logout; user() after logo
      return out;`,
   );
   t.deepEqual(r.providers, ['direct', 'passkey', 'dev']);
-  t.deepEqual(r.details, [{ name: 'direct', kind: 'direct' }, { name: 'passkey', kind: 'passkey' }, { name: 'dev', kind: 'dev' }]);
+  t.deepEqual(r.details, [
+    { name: 'direct', kind: 'direct' },
+    { name: 'passkey', kind: 'passkey' },
+    { name: 'dev', kind: 'dev' },
+  ]);
   t.deepEqual(r.before, { status: 'not logged in' });
   t.is(r.login.state, 'logged_in');
   t.is(r.user.id, `direct_${sha1('alice')}`);
@@ -162,7 +181,13 @@ test('refusals in the page are AuthClientErrors with the server code: bad_creden
   const app = await startClientApp(t);
   const page = await open(t, app, '/module');
   const wrong = await inPage<any>(page, `return auth.login('direct', { user: 'alice', passwd: 'nope' });`);
-  t.deepEqual(wrong.error, { name: 'AuthClientError', code: 'bad_credentials', status: 403, message: wrong.error.message, isClientError: true });
+  t.deepEqual(wrong.error, {
+    name: 'AuthClientError',
+    code: 'bad_credentials',
+    status: 403,
+    message: wrong.error.message,
+    isClientError: true,
+  });
   const unknown = await inPage<any>(page, `return auth.login('nobody', {});`);
   t.like(unknown.error, { code: 'unknown_provider', status: 400, isClientError: true });
   const noSession = await inPage<any>(page, `return auth.sessions.list();`);
@@ -172,13 +197,27 @@ test('refusals in the page are AuthClientErrors with the server code: bad_creden
 test('mfa_required is a state in the page too; mfa.verify() finishes the login; the sessions list shows this browser', async (t) => {
   const app = await startClientApp(t);
   const page = await open(t, app, '/module');
-  const setup = await inPage<any>(page, `await auth.login('direct', { user: 'alice', passwd: 'alice-pw' }); return auth.mfa.setupTotp();`);
-  const confirmed = await inPage<any>(page, `return auth.mfa.confirmTotp(arg);`, appCode(setup.otpauthUrl, app.clock()));
+  const setup = await inPage<any>(
+    page,
+    `await auth.login('direct', { user: 'alice', passwd: 'alice-pw' }); return auth.mfa.setupTotp();`,
+  );
+  const confirmed = await inPage<any>(
+    page,
+    `return auth.mfa.confirmTotp(arg);`,
+    appCode(setup.otpauthUrl, app.clock()),
+  );
   t.is(confirmed.recoveryCodes.length, 10);
   app.clock.advance(30_000);
-  const first = await inPage<any>(page, `await auth.logout(); return auth.login('direct', { user: 'alice', passwd: 'alice-pw' });`);
+  const first = await inPage<any>(
+    page,
+    `await auth.logout(); return auth.login('direct', { user: 'alice', passwd: 'alice-pw' });`,
+  );
   t.deepEqual(first, { state: 'mfa_required', factors: ['totp', 'recovery'], enrollRequired: false });
-  const done = await inPage<any>(page, `const user = await auth.mfa.verify({ code: arg }); return { user, sessions: await auth.sessions.list(), status: await auth.mfa.status() };`, appCode(setup.otpauthUrl, app.clock()));
+  const done = await inPage<any>(
+    page,
+    `const user = await auth.mfa.verify({ code: arg }); return { user, sessions: await auth.sessions.list(), status: await auth.mfa.status() };`,
+    appCode(setup.otpauthUrl, app.clock()),
+  );
   t.is(done.user.name, 'alice');
   t.is(done.sessions.length, 1);
   t.true(done.sessions[0].current);
@@ -199,8 +238,12 @@ test('mfa_required is a state in the page too; mfa.verify() finishes the login; 
   // The rest of the calls: new recovery codes, turning the app off, the app's own route, ending sessions.
   const other = await open(t, app, '/module');
   app.clock.advance(30_000); // the step whose code logged the first page in is spent
-  t.like(await inPage<any>(other, `return auth.login('direct', { user: 'alice', passwd: 'alice-pw' });`), { state: 'mfa_required' });
-  t.like(await inPage<any>(other, `return auth.mfa.verify({ code: arg });`, appCode(setup.otpauthUrl, app.clock())), { name: 'alice' });
+  t.like(await inPage<any>(other, `return auth.login('direct', { user: 'alice', passwd: 'alice-pw' });`), {
+    state: 'mfa_required',
+  });
+  t.like(await inPage<any>(other, `return auth.mfa.verify({ code: arg });`, appCode(setup.otpauthUrl, app.clock())), {
+    name: 'alice',
+  });
   const rest = await inPage<any>(
     page,
     `const sessions = await auth.sessions.list();
@@ -213,7 +256,13 @@ test('mfa_required is a state in the page too; mfa.verify() finishes the login; 
      let gone; try { await auth.user(); } catch (e) { gone = e.code; }
      return { codes: codes.length, off, mine: { status: mine.status, body: await mine.json() }, sessions: sessions.length, ended, after: after.length, gone };`,
   );
-  t.like(rest, { codes: 10, off: { totp: false, recoveryCodesLeft: 0, passkeys: 1 }, mine: { status: 201, body: { user: { name: 'alice' } } }, after: 1, gone: 'no_token' });
+  t.like(rest, {
+    codes: 10,
+    off: { totp: false, recoveryCodesLeft: 0, passkeys: 1 },
+    mine: { status: 201, body: { user: { name: 'alice' } } },
+    after: 1,
+    gone: 'no_token',
+  });
   t.is(rest.sessions, 2);
   t.is(rest.ended.ended, 'others');
 });
@@ -222,7 +271,12 @@ test('loginRedirect() leaves the page for the provider (the dev server) and come
   const app = await startClientApp(t);
   const page = await open(t, app, '/module');
   // The call returns the URL as the page starts navigating: its context may be gone before the answer arrives.
-  await Promise.all([page.waitForURL((u) => !u.pathname.startsWith('/module')), page.evaluate(() => void (window as any).authkoaClient.createAuthClient().loginRedirect('dev', { from: '/module' })).catch(() => undefined)]);
+  await Promise.all([
+    page.waitForURL((u) => !u.pathname.startsWith('/module')),
+    page
+      .evaluate(() => void (window as any).authkoaClient.createAuthClient().loginRedirect('dev', { from: '/module' }))
+      .catch(() => undefined),
+  ]);
   await page.fill('input[name=username]', 'dev_user');
   await Promise.all([page.waitForURL(`${app.url}/module`), page.click('button')]);
   await page.waitForFunction(() => (window as any).loaded === true);
@@ -244,7 +298,10 @@ test('script tag: passkeys through the browser prompt (virtual authenticator): r
      return { id, listed, login, user, after: await auth.passkeys.list() };`,
   );
   t.truthy(r.id, JSON.stringify(r));
-  t.deepEqual(r.listed.map((p: { id: string }) => p.id), [r.id]);
+  t.deepEqual(
+    r.listed.map((p: { id: string }) => p.id),
+    [r.id],
+  );
   t.is(r.login.state, 'logged_in');
   t.is(r.user.id, `direct_${sha1('bob')}`);
   t.deepEqual(r.after, []);

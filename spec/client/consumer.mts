@@ -3,7 +3,14 @@
  * file: spec/client/types.test.ts compiles it under `strict`, and spec/package/consume.test.ts in the
  * packed-tarball consumer. Each `@ts-expect-error` line must be an error (else TS2578) and no other line may be.
  */
-import { AuthClientError, createAuthClient, type ErrorCode, type LoginResult, type Session, type User } from 'authkoa/client';
+import {
+  AuthClientError,
+  createAuthClient,
+  type ErrorCode,
+  type LoginResult,
+  type Session,
+  type User,
+} from 'authkoa/client';
 
 const auth = createAuthClient({ baseURL: 'https://app.example', timeout: 5000 });
 
@@ -31,7 +38,15 @@ export async function whoAmI(): Promise<string> {
   } catch (err) {
     if (err instanceof AuthClientError) {
       // The code is typed: the server's codes and the client's own.
-      const code: ErrorCode | 'network_error' | 'timeout' | 'invalid_response' | 'response_too_large' | 'http_error' | 'unsupported' | 'no_credential' = err.code;
+      const code:
+        | ErrorCode
+        | 'network_error'
+        | 'timeout'
+        | 'invalid_response'
+        | 'response_too_large'
+        | 'http_error'
+        | 'unsupported'
+        | 'no_credential' = err.code;
       if (err.code === 'no_token') return 'nobody';
       // @ts-expect-error not a code authkoa has
       if (err.code === 'no_such_code') return code;

@@ -30,13 +30,19 @@ async function cookieServer(t: import('ava').ExecutionContext) {
 const setPath = (...lines: string[]) => `/set?${lines.map((l) => `c=${encodeURIComponent(l)}`).join('&')}`;
 
 test('a JWT with Domain=evil.example from the app does not replace the session; the real one keeps working', async (t) => {
-  const app = await startApp({ secret: 'jar-domain-secret-0123456789abcdef', providers: [{ kind: 'direct', name: 'local', checker: (u, p) => u === 'ann' && p === 'pw' }] }, (router) => {
-    router.get('/plant', (ctx) => {
-      ctx.append('Set-Cookie', 'JWT=forged; Domain=evil.example; Path=/; HttpOnly');
-      ctx.append('Set-Cookie', 'XSRF-TOKEN=forged; Domain=evil.example; Path=/');
-      ctx.body = {};
-    });
-  });
+  const app = await startApp(
+    {
+      secret: 'jar-domain-secret-0123456789abcdef',
+      providers: [{ kind: 'direct', name: 'local', checker: (u, p) => u === 'ann' && p === 'pw' }],
+    },
+    (router) => {
+      router.get('/plant', (ctx) => {
+        ctx.append('Set-Cookie', 'JWT=forged; Domain=evil.example; Path=/; HttpOnly');
+        ctx.append('Set-Cookie', 'XSRF-TOKEN=forged; Domain=evil.example; Path=/');
+        ctx.body = {};
+      });
+    },
+  );
   t.teardown(() => app.close());
   const auth = createAuthClient({ baseURL: app.url });
   const login = await auth.login('local', { user: 'ann', passwd: 'pw' });
@@ -53,12 +59,17 @@ for (const host of ['127.0.0.1', 'localhost'] as const) {
     const auth = createAuthClient({ baseURL: `http://${host}:${server.port}` });
     const kept = ['A=1', `B=1; Domain=${host}`, `C=1; Domain=.${host.toUpperCase()}`, 'D=1; Domain=', 'K=1; Domain=.'];
     const ignored = ['E=1; Domain=evil.example', `F=1; Domain=${host.slice(1)}`, 'G=1; Domain=x.' + host];
-    const ipOnly = host === '127.0.0.1' ? ['H=1; Domain=0.0.1', 'I=1; Domain=1', 'J=1; Domain=localhost'] : ['H=1; Domain=calhost', 'I=1; Domain=127.0.0.1'];
+    const ipOnly =
+      host === '127.0.0.1'
+        ? ['H=1; Domain=0.0.1', 'I=1; Domain=1', 'J=1; Domain=localhost']
+        : ['H=1; Domain=calhost', 'I=1; Domain=127.0.0.1'];
     await auth.fetch(setPath(...kept, ...ignored, ...ipOnly));
     const { cookie } = (await (await auth.fetch('/echo')).json()) as { cookie: string };
     t.deepEqual(cookie.split('; ').sort(), ['A=1', 'B=1', 'C=1', 'D=1', 'K=1']);
     // A foreign Domain cannot clear a cookie either.
-    await auth.fetch(setPath('A=; Domain=evil.example; Max-Age=0', `B=; Domain=x.${host}; Expires=Thu, 01 Jan 1970 00:00:00 GMT`));
+    await auth.fetch(
+      setPath('A=; Domain=evil.example; Max-Age=0', `B=; Domain=x.${host}; Expires=Thu, 01 Jan 1970 00:00:00 GMT`),
+    );
     const after = (await (await auth.fetch('/echo')).json()) as { cookie: string };
     t.deepEqual(after.cookie.split('; ').sort(), ['A=1', 'B=1', 'C=1', 'D=1', 'K=1']);
   });
@@ -71,7 +82,15 @@ function transportFor(name: string, port: number, jar: CookieJar): Transport {
     url.hostname = '127.0.0.1';
     return fetch(url, init);
   };
-  return new Transport({ baseURL: `http://${name}:${port}`, xsrfCookieName: 'XSRF-TOKEN', xsrfHeaderName: 'X-XSRF-TOKEN', timeout: 10_000, maxResponseBytes: 1 << 20, fetch: resolved, jar });
+  return new Transport({
+    baseURL: `http://${name}:${port}`,
+    xsrfCookieName: 'XSRF-TOKEN',
+    xsrfHeaderName: 'X-XSRF-TOKEN',
+    timeout: 10_000,
+    maxResponseBytes: 1 << 20,
+    fetch: resolved,
+    jar,
+  });
 }
 
 test('a Domain the host is under makes a cookie for that domain and its subdomains; no Domain stays with its host; a single label or another site is refused', async (t) => {
@@ -80,11 +99,26 @@ test('a Domain the host is under makes a cookie for that domain and its subdomai
   const www = transportFor('www.app.test', server.port, jar);
   const api = transportFor('api.app.test', server.port, jar);
   const other = transportFor('other.test', server.port, jar);
-  await www.request('GET', setPath('Host=1', 'Parent=1; Domain=app.test', 'Self=1; Domain=www.app.test', 'Tld=1; Domain=test', 'Sibling=1; Domain=api.app.test', 'Far=1; Domain=other.test'));
-  const sent = async (t: Transport) => ((await t.request('GET', '/echo')).body as { cookie: string }).cookie.split('; ').filter(Boolean).sort();
+  await www.request(
+    'GET',
+    setPath(
+      'Host=1',
+      'Parent=1; Domain=app.test',
+      'Self=1; Domain=www.app.test',
+      'Tld=1; Domain=test',
+      'Sibling=1; Domain=api.app.test',
+      'Far=1; Domain=other.test',
+    ),
+  );
+  const sent = async (t: Transport) =>
+    ((await t.request('GET', '/echo')).body as { cookie: string }).cookie.split('; ').filter(Boolean).sort();
   t.deepEqual(await sent(www), ['Host=1', 'Parent=1', 'Self=1']);
   t.deepEqual(await sent(api), ['Parent=1'], 'only the domain cookie of app.test reaches a sibling');
-  t.deepEqual(jar.header(new URL('http://deep.www.app.test/')).split('; ').sort(), ['Parent=1', 'Self=1'], 'a Domain equal to the host covers its subdomains');
+  t.deepEqual(
+    jar.header(new URL('http://deep.www.app.test/')).split('; ').sort(),
+    ['Parent=1', 'Self=1'],
+    'a Domain equal to the host covers its subdomains',
+  );
   t.deepEqual(await sent(other), []);
   // The same name set host-only and for the domain are two cookies; a sibling replaces the domain one.
   await api.request('GET', setPath('Parent=2; Domain=app.test', 'Host=api'));
@@ -96,7 +130,10 @@ test('the cookie jar: sent back by path, replaced by name and path, cleared by M
   let now = Date.UTC(2026, 0, 1);
   const jar = new CookieJar(() => now);
   const at = (path: string) => new URL(path, 'http://app.example');
-  jar.store(['JWT=a; Path=/; HttpOnly; SameSite=Lax', 'XSRF-TOKEN=x%2By; Path=/', 'JWT-MFA=m; Path=/auth/mfa; Max-Age=300'], at('/auth/local/login'));
+  jar.store(
+    ['JWT=a; Path=/; HttpOnly; SameSite=Lax', 'XSRF-TOKEN=x%2By; Path=/', 'JWT-MFA=m; Path=/auth/mfa; Max-Age=300'],
+    at('/auth/local/login'),
+  );
   t.is(jar.header(at('/auth/user')), 'JWT=a; XSRF-TOKEN=x%2By');
   t.is(jar.header(at('/auth/mfa/verify')), 'JWT-MFA=m; JWT=a; XSRF-TOKEN=x%2By', 'the longer path first');
   t.is(jar.header(at('/auth/mfasomething')), 'JWT=a; XSRF-TOKEN=x%2By', 'a path prefix counts only at a slash');
@@ -106,7 +143,10 @@ test('the cookie jar: sent back by path, replaced by name and path, cleared by M
   t.is(jar.get('JWT', at('/')), 'b');
   now += 301_000;
   t.is(jar.header(at('/auth/mfa/verify')), 'JWT=b; XSRF-TOKEN=x%2By', 'expired by Max-Age');
-  jar.store(['JWT=; Path=/; Max-Age=0', `XSRF-TOKEN=z; Path=/; Expires=${new Date(now - 1000).toUTCString()}`], at('/auth/logout'));
+  jar.store(
+    ['JWT=; Path=/; Max-Age=0', `XSRF-TOKEN=z; Path=/; Expires=${new Date(now - 1000).toUTCString()}`],
+    at('/auth/logout'),
+  );
   t.is(jar.header(at('/')), '');
   jar.store(['A=1', 'B=2; Path=/x'], at('/auth/list'));
   t.is(jar.header(at('/auth/user')), 'A=1', 'no Path: the directory of the request path');

@@ -18,7 +18,12 @@ const sent: Array<[string, string]> = [];
 const PROVIDERS = [
   { kind: 'direct', name: 'direct', checker: (user: string, pw: string) => PASSWORDS[user] === pw },
   { kind: 'passkey', rpName: 'authkoa tests', userVerification: 'required' },
-  { kind: 'verified', name: 'sms', template: '{{.Token}}', sender: (address: string, text: string) => void sent.push([address, text]) },
+  {
+    kind: 'verified',
+    name: 'sms',
+    template: '{{.Token}}',
+    sender: (address: string, text: string) => void sent.push([address, text]),
+  },
   { kind: 'dev', port: 0 },
 ] as ProviderEntry[];
 
@@ -29,10 +34,19 @@ async function app(t: ExecutionContext): Promise<MfaApp> {
 }
 
 /** A client of `a`; `log` collects each request's method, path and headers as fetch sent them. */
-function client(a: MfaApp, more: Partial<AuthClientOptions> = {}, log: Array<{ method: string; path: string; headers: Headers; setCookies: string[] }> = []) {
+function client(
+  a: MfaApp,
+  more: Partial<AuthClientOptions> = {},
+  log: Array<{ method: string; path: string; headers: Headers; setCookies: string[] }> = [],
+) {
   const recording: typeof fetch = async (input, init) => {
     const res = await fetch(input, init);
-    log.push({ method: init?.method ?? 'GET', path: new URL(String(input)).pathname, headers: new Headers(init?.headers), setCookies: res.headers.getSetCookie() });
+    log.push({
+      method: init?.method ?? 'GET',
+      path: new URL(String(input)).pathname,
+      headers: new Headers(init?.headers),
+      setCookies: res.headers.getSetCookie(),
+    });
     return res;
   };
   return createAuthClient({ baseURL: a.url, fetch: recording, ...more });
@@ -87,7 +101,11 @@ test('the XSRF header is sent by itself, equal to the XSRF-TOKEN cookie the logi
   // The app's own routes as this client: fetch() sends the session and the header too.
   const before = await client(a).fetch('/private', { method: 'POST' });
   t.is(before.status, 401);
-  const mine = await auth.fetch('/private', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+  const mine = await auth.fetch('/private', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: '{}',
+  });
   t.is(mine.status, 201);
   t.like(await mine.json(), { user: { name: 'alice' } });
   await t.throwsAsync(auth.fetch('private'), { instanceOf: TypeError });
@@ -101,7 +119,11 @@ test('the XSRF header is sent by itself, equal to the XSRF-TOKEN cookie the logi
 test('refusals carry the server code and status: bad_credentials, unknown provider, origin, invalid_code, not_found', async (t) => {
   const a = await app(t);
   const auth = client(a);
-  t.like(await refusal(t, auth.login('direct', { user: 'alice', passwd: 'wrong' })), { code: 'bad_credentials', status: 403, name: 'AuthClientError' });
+  t.like(await refusal(t, auth.login('direct', { user: 'alice', passwd: 'wrong' })), {
+    code: 'bad_credentials',
+    status: 403,
+    name: 'AuthClientError',
+  });
   t.like(await refusal(t, auth.login('nobody', {})), { code: 'unknown_provider', status: 400 });
   t.like(await refusal(t, auth.sessions.list()), { code: 'no_token', status: 401 });
   await auth.login('direct', { user: 'alice', passwd: 'alice-pw' });
@@ -120,14 +142,20 @@ test('a second step due is a state, not an error: mfa_required, then mfa.verify(
   const { recoveryCodes } = await auth.mfa.confirmTotp(appCode(setup.otpauthUrl, a.clock()));
   t.is(recoveryCodes.length, 10);
   a.clock.advance(30_000);
-  t.deepEqual(await auth.mfa.status(), { state: 'logged_in', summary: { totp: true, recoveryCodesLeft: 10, passkeys: 0 } });
+  t.deepEqual(await auth.mfa.status(), {
+    state: 'logged_in',
+    summary: { totp: true, recoveryCodesLeft: 10, passkeys: 0 },
+  });
   await auth.logout();
 
   const first = await auth.login('direct', { user: 'alice', passwd: 'alice-pw' });
   t.deepEqual(first, { state: 'mfa_required', factors: ['totp', 'recovery'], enrollRequired: false });
   t.like(await refusal(t, auth.user()), { code: 'no_token' }, 'no session before the second step');
   t.deepEqual(await auth.mfa.status(), { state: 'mfa_required', factors: ['totp', 'recovery'], enrollRequired: false });
-  t.like(await refusal(t, auth.mfa.verify({ code: wrongCode(setup.otpauthUrl, a.clock()) })), { code: 'invalid_code', status: 403 });
+  t.like(await refusal(t, auth.mfa.verify({ code: wrongCode(setup.otpauthUrl, a.clock()) })), {
+    code: 'invalid_code',
+    status: 403,
+  });
   const user = await auth.mfa.verify({ code: appCode(setup.otpauthUrl, a.clock()) });
   t.is(user.id, `direct_${sha1('alice')}`);
   t.is((await auth.user()).id, user.id);
@@ -149,7 +177,10 @@ test('passkeys: register, list, log in with one, remove it (a software authentic
   const { id } = await auth.passkeys.register();
   t.is(id, authenticator.id);
   const list = await auth.passkeys.list();
-  t.deepEqual(list.map((p) => p.id), [id]);
+  t.deepEqual(
+    list.map((p) => p.id),
+    [id],
+  );
   await auth.logout();
 
   const login = await auth.passkeys.login();
@@ -175,7 +206,10 @@ test('sessions: each client its own; endOthers() ends the other, end() of its ow
   t.is(seen.filter((s) => s.current).length, 1);
   const mine = seen.find((s) => s.current)!.sid;
   t.deepEqual(await laptop.sessions.endOthers(), { ended: 'others', current: mine });
-  t.deepEqual((await laptop.sessions.list()).map((s) => s.sid), [mine]);
+  t.deepEqual(
+    (await laptop.sessions.list()).map((s) => s.sid),
+    [mine],
+  );
   await laptop.sessions.end(mine);
   t.like(await refusal(t, laptop.user()), { code: 'no_token' });
 });
@@ -208,13 +242,19 @@ test('no answer, a slow answer, a huge one or one that is not JSON: network_erro
   const hang: http.ServerResponse[] = [];
   const peer = await serve((req, res) => {
     if (req.url!.endsWith('/user')) return void hang.push(res); // never answered
-    if (req.url!.endsWith('/list')) return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(Array(100_000).fill('provider')));
+    if (req.url!.endsWith('/list'))
+      return void res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify(Array(100_000).fill('provider')));
     if (req.url!.endsWith('/status')) return void res.writeHead(200, { 'content-type': 'text/html' }).end('<html>');
     res.writeHead(502, { 'content-type': 'text/plain' }).end('bad gateway');
   });
   t.teardown(() => peer.close());
   // Only the request that is never answered gets a short timeout: a loaded machine may take longer for the rest.
-  t.like(await refusal(t, createAuthClient({ baseURL: peer.url, timeout: 300 }).user()), { code: 'timeout', status: 0 });
+  t.like(await refusal(t, createAuthClient({ baseURL: peer.url, timeout: 300 }).user()), {
+    code: 'timeout',
+    status: 0,
+  });
   const auth = createAuthClient({ baseURL: peer.url, maxResponseBytes: 64 * 1024 });
   t.like(await refusal(t, auth.providers()), { code: 'response_too_large', status: 200 });
   t.like(await refusal(t, auth.status()), { code: 'invalid_response', status: 200 });
@@ -228,17 +268,35 @@ test('no answer, a slow answer, a huge one or one that is not JSON: network_erro
   const pending = createAuthClient({ baseURL: again.url }).passkeys.list({ signal: controller.signal });
   controller.abort();
   // ava's throwsAsync takes only native errors; Node's DOMException is not one.
-  const aborted = await pending.then(() => undefined, (err: unknown) => err);
+  const aborted = await pending.then(
+    () => undefined,
+    (err: unknown) => err,
+  );
   t.is((aborted as DOMException | undefined)?.name, 'AbortError');
 });
 
 test('options: a misspelled option, a missing baseURL outside a browser, a wrong type: TypeErrors naming them', (t) => {
-  t.throws(() => createAuthClient({ baseUrl: 'http://x' } as AuthClientOptions), { instanceOf: TypeError, message: /unknown option "baseUrl" \(did you mean "baseURL"\?\)/ });
+  t.throws(() => createAuthClient({ baseUrl: 'http://x' } as AuthClientOptions), {
+    instanceOf: TypeError,
+    message: /unknown option "baseUrl" \(did you mean "baseURL"\?\)/,
+  });
   t.throws(() => createAuthClient({}), { instanceOf: TypeError, message: /baseURL .*required outside a browser/ });
-  t.throws(() => createAuthClient({ baseURL: 'app.example' }), { instanceOf: TypeError, message: /baseURL must be the app's http\(s\) origin/ });
-  t.throws(() => createAuthClient({ baseURL: 'http://x', timeout: -1 }), { instanceOf: TypeError, message: /timeout must be a positive number/ });
-  t.throws(() => createAuthClient({ baseURL: 'http://x', authPath: 'auth' }), { instanceOf: TypeError, message: /authPath/ });
-  t.throws(() => createAuthClient({ baseURL: 'http://x', cookies: 'jar' as 'client' }), { instanceOf: TypeError, message: /cookies/ });
+  t.throws(() => createAuthClient({ baseURL: 'app.example' }), {
+    instanceOf: TypeError,
+    message: /baseURL must be the app's http\(s\) origin/,
+  });
+  t.throws(() => createAuthClient({ baseURL: 'http://x', timeout: -1 }), {
+    instanceOf: TypeError,
+    message: /timeout must be a positive number/,
+  });
+  t.throws(() => createAuthClient({ baseURL: 'http://x', authPath: 'auth' }), {
+    instanceOf: TypeError,
+    message: /authPath/,
+  });
+  t.throws(() => createAuthClient({ baseURL: 'http://x', cookies: 'jar' as 'client' }), {
+    instanceOf: TypeError,
+    message: /cookies/,
+  });
 });
 
 test('authPath: an app whose routes live elsewhere', async (t) => {
@@ -282,5 +340,8 @@ test('a passkey as the second step: mfa.verifyWithPasskey() with the device; ses
   t.is((await other.mfa.verify({ code: appCode(setup.otpauthUrl, a.clock()) })).id, user.id);
   const theirs = (await auth.sessions.list()).find((s) => !s.current)!;
   await auth.sessions.end(theirs.sid);
-  t.deepEqual((await auth.sessions.list()).map((s) => s.current), [true]);
+  t.deepEqual(
+    (await auth.sessions.list()).map((s) => s.current),
+    [true],
+  );
 });

@@ -22,19 +22,40 @@ test('browser/client/schema.ts is the generated text of the current components (
 });
 
 test("the generated types are those of a running app's auth.openapi() components, ErrorCode holding every error code", async (t) => {
-  const app = await startApp({ secret: 'types-secret-0123456789abcdefghij', providers: [{ kind: 'direct', name: 'local', checker: () => false }], mfa: { store: 'memory://' } });
+  const app = await startApp({
+    secret: 'types-secret-0123456789abcdefghij',
+    providers: [{ kind: 'direct', name: 'local', checker: () => false }],
+    mfa: { store: 'memory://' },
+  });
   t.teardown(() => app.close());
-  const doc = (await app.auth.openapi()) as unknown as { components: { schemas: Record<string, Record<string, unknown>> } };
+  const doc = (await app.auth.openapi()) as unknown as {
+    components: { schemas: Record<string, Record<string, unknown>> };
+  };
   const generated = clientSchemaSource();
-  t.true(generated.endsWith(typeScriptOf(doc.components.schemas, '', { Error: 'ErrorBody' })), 'the script reads the same components the app serves');
-  const codes = /export type ErrorCode = ([^;]+);/.exec(generated)![1]!.split(' | ').map((c) => JSON.parse(c) as string);
+  t.true(
+    generated.endsWith(typeScriptOf(doc.components.schemas, '', { Error: 'ErrorBody' })),
+    'the script reads the same components the app serves',
+  );
+  const codes = /export type ErrorCode = ([^;]+);/
+    .exec(generated)![1]!
+    .split(' | ')
+    .map((c) => JSON.parse(c) as string);
   t.deepEqual(codes, [...ERROR_CODES]);
 });
 
 test('typeScriptOf: objects open or closed, optional members, unions, arrays, const and enum, named titles, references renamed', (t) => {
   const text = typeScriptOf(
     {
-      A: { type: 'object', required: ['x'], additionalProperties: false, properties: { x: { type: 'integer' }, y: { title: 'Kind', enum: ['a', 'b'] }, z: { type: 'array', items: { $ref: '#/components/schemas/Error' } } } },
+      A: {
+        type: 'object',
+        required: ['x'],
+        additionalProperties: false,
+        properties: {
+          x: { type: 'integer' },
+          y: { title: 'Kind', enum: ['a', 'b'] },
+          z: { type: 'array', items: { $ref: '#/components/schemas/Error' } },
+        },
+      },
       Error: { type: 'object', properties: { ok: { const: true } } },
       U: { oneOf: [{ type: 'string' }, { type: 'array', items: { oneOf: [{ type: 'string' }, { type: 'null' }] } }] },
     },
@@ -59,15 +80,25 @@ export interface Failure {
 export type U = string | Array<string | null>;
 `,
   );
-  t.throws(() => typeScriptOf({ B: { $ref: 'https://elsewhere/x.json' } }), { instanceOf: TypeError, message: /component references/ });
+  t.throws(() => typeScriptOf({ B: { $ref: 'https://elsewhere/x.json' } }), {
+    instanceOf: TypeError,
+    message: /component references/,
+  });
 });
 
 test('a TypeScript program using authkoa/client type-checks without the DOM library; misuse is refused (spec/client/consumer.mts)', async (t) => {
   // The client's declarations as the build emits them (browser/tsconfig.json), into a folder of this test's own.
   const out = tempDir(t, 'authkoa-client-dts-');
-  const config = ts.getParsedCommandLineOfConfigFile(join(ROOT, 'browser/tsconfig.json'), { outDir: out }, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} })!;
+  const config = ts.getParsedCommandLineOfConfigFile(
+    join(ROOT, 'browser/tsconfig.json'),
+    { outDir: out },
+    { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} },
+  )!;
   const emitted = ts.createProgram([join(ROOT, 'browser/client.ts')], config.options).emit();
-  t.deepEqual(emitted.diagnostics.map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n')), []);
+  t.deepEqual(
+    emitted.diagnostics.map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n')),
+    [],
+  );
   const options: ts.CompilerOptions = {
     strict: true,
     noEmit: true,
@@ -80,10 +111,24 @@ test('a TypeScript program using authkoa/client type-checks without the DOM libr
     paths: { 'authkoa/client': [join(out, 'client.d.ts')] },
   };
   const program = ts.createProgram([join(ROOT, 'spec/client/consumer.mts')], options);
-  const diagnostics = ts.getPreEmitDiagnostics(program).map((d) => `${d.file ? `${d.file.fileName}:${d.file.getLineAndCharacterOfPosition(d.start!).line + 1}` : ''} ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`);
+  const diagnostics = ts
+    .getPreEmitDiagnostics(program)
+    .map(
+      (d) =>
+        `${d.file ? `${d.file.fileName}:${d.file.getLineAndCharacterOfPosition(d.start!).line + 1}` : ''} ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`,
+    );
   t.deepEqual(diagnostics, []);
   // The check can fail: a misuse without its @ts-expect-error is reported.
-  await writeFile(join(out, 'broken.mts'), "import { createAuthClient } from 'authkoa/client';\ncreateAuthClient({ baseUrl: 'x' });\n");
+  await writeFile(
+    join(out, 'broken.mts'),
+    "import { createAuthClient } from 'authkoa/client';\ncreateAuthClient({ baseUrl: 'x' });\n",
+  );
   const broken = ts.createProgram([join(out, 'broken.mts')], options);
-  t.regex(ts.getPreEmitDiagnostics(broken).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n')).join('\n'), /baseUrl/);
+  t.regex(
+    ts
+      .getPreEmitDiagnostics(broken)
+      .map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'))
+      .join('\n'),
+    /baseUrl/,
+  );
 });

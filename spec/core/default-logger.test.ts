@@ -22,7 +22,7 @@ test('no logger: toLogger() gives the console default, which has nothing for inf
   t.is(toLogger(null), consoleLogger);
 });
 
-test('an app without a logger prints its warning once and a throwing checker\'s error once (Koa\'s handler), nothing at info', async (t) => {
+test("an app without a logger prints its warning once and a throwing checker's error once (Koa's handler), nothing at info", async (t) => {
   const dir = tempDir(t);
   const koa = pathToFileURL(createRequire(import.meta.url).resolve('koa')).href;
   const entry = pathToFileURL(join(ROOT, 'dist/lib/index.js')).href;
@@ -61,7 +61,9 @@ await auth.close();
   const lines = stderr.split('\n');
   t.deepEqual(
     lines.filter((l) => l.startsWith('authkoa ')),
-    ['authkoa warn: passkey: rpID 127.0.0.1 is an IP address, which browsers refuse for passkeys: use a host name (localhost in development)'],
+    [
+      'authkoa warn: passkey: rpID 127.0.0.1 is an IP address, which browsers refuse for passkeys: use a host name (localhost in development)',
+    ],
   );
   t.is(stderr.split('user database is down').length - 1, 1, `printed once:\n${stderr}`);
 });

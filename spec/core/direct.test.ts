@@ -13,7 +13,11 @@ test('direct login by GET query, form POST, JSON POST and JSON with charset all 
     ['/auth/direct/login', { method: 'POST', json: { user: 'dev_direct', passwd: 'password' } }],
     [
       '/auth/direct/login',
-      { method: 'POST', headers: { 'content-type': 'application/json; charset=utf-8' }, body: JSON.stringify({ user: 'dev_direct', passwd: 'password' }) },
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/json; charset=utf-8' },
+        body: JSON.stringify({ user: 'dev_direct', passwd: 'password' }),
+      },
     ],
   ];
   for (const [path, init] of variants) {
@@ -40,11 +44,27 @@ test('unparsable input → 400; a body over 1 MiB → 413', async (t) => {
   const app = await startApp(baseOptions());
   t.teardown(() => app.close());
   const c = new Client(app.url);
-  t.is((await c.fetch('/auth/direct/login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{bad' })).status, 400);
-  t.is((await c.fetch('/auth/direct/login', { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'user=a' })).status, 400);
+  t.is(
+    (
+      await c.fetch('/auth/direct/login', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{bad',
+      })
+    ).status,
+    400,
+  );
+  t.is(
+    (await c.fetch('/auth/direct/login', { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'user=a' }))
+      .status,
+    400,
+  );
   t.is((await c.fetch('/auth/direct/login', { method: 'POST', json: ['user'] })).status, 400);
   t.is((await c.fetch('/auth/direct/login', { method: 'POST', json: {} })).status, 400);
-  const big = await c.fetch('/auth/direct/login', { method: 'POST', json: { user: 'u', passwd: 'x'.repeat(1024 * 1024 + 10) } });
+  const big = await c.fetch('/auth/direct/login', {
+    method: 'POST',
+    json: { user: 'u', passwd: 'x'.repeat(1024 * 1024 + 10) },
+  });
   t.is(big.status, 413);
   t.is(((await big.json()) as { code: string }).code, 'body_too_large');
 });
@@ -53,8 +73,13 @@ test('a JSON __proto__ payload changes nothing', async (t) => {
   const app = await startApp(baseOptions());
   t.teardown(() => app.close());
   const c = new Client(app.url);
-  const body = '{"user":"dev_direct","passwd":"password","__proto__":{"admin":true,"polluted":"yes"},"constructor":{"prototype":{"polluted":"yes"}}}';
-  const res = await c.fetch('/auth/direct/login', { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+  const body =
+    '{"user":"dev_direct","passwd":"password","__proto__":{"admin":true,"polluted":"yes"},"constructor":{"prototype":{"polluted":"yes"}}}';
+  const res = await c.fetch('/auth/direct/login', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body,
+  });
   t.is(res.status, 200);
   t.is(({} as Record<string, unknown>).polluted, undefined);
   t.deepEqual(await res.json(), expectedUser);
@@ -102,7 +127,11 @@ test('a checker that throws → 500 JSON without the error text', async (t) => {
 });
 
 test('userIdFunc makes a custom raw id', async (t) => {
-  const app = await startApp(baseOptions({ providers: [{ kind: 'direct', name: 'direct', checker: () => true, userIdFunc: () => 'custom_blah' }] }));
+  const app = await startApp(
+    baseOptions({
+      providers: [{ kind: 'direct', name: 'direct', checker: () => true, userIdFunc: () => 'custom_blah' }],
+    }),
+  );
   t.teardown(() => app.close());
   const res = await new Client(app.url).fetch('/auth/direct/login?user=u&passwd=p');
   t.is(((await res.json()) as { id: string }).id, 'direct_' + (await import('../../lib/user.js')).sha1('custom_blah'));
@@ -113,7 +142,15 @@ test('pre-auth and post-auth hooks run around every login; either can refuse it'
   const app = await startApp(
     baseOptions({
       // The credential check is recorded too, so the log shows the hooks on either side of it.
-      providers: [{ ...directProvider, checker: (user: string, passwd: string) => (calls.push(`check:${user}`), directProvider.checker(user, passwd)) }],
+      providers: [
+        {
+          ...directProvider,
+          checker: (user: string, passwd: string) => (
+            calls.push(`check:${user}`),
+            directProvider.checker(user, passwd)
+          ),
+        },
+      ],
       preAuthHook: (ctx, provider) => {
         calls.push(`pre:${provider}`);
         if (ctx.query.user === 'early') throw new (class extends Error {})('x');

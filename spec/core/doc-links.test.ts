@@ -8,7 +8,13 @@ import { dirname, join, relative } from 'node:path';
 import test from 'ava';
 
 const ROOT = join(import.meta.dirname, '..', '..');
-const FILES = ['README.md', 'CHANGELOG.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+const FILES = [
+  'README.md',
+  'CHANGELOG.md',
+  ...readdirSync(join(ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
+];
 
 /** The text outside fenced blocks and inline code. */
 function prose(text: string): string {
@@ -47,7 +53,11 @@ test('every relative link of the README, the changelog and docs/ names a file, a
         problems.push(`${file}: ${target} (no ${relative(ROOT, resolved)})`);
         continue;
       }
-      if (fragment !== undefined && resolved.endsWith('.md') && !anchors(readFileSync(resolved, 'utf8')).has(fragment)) {
+      if (
+        fragment !== undefined &&
+        resolved.endsWith('.md') &&
+        !anchors(readFileSync(resolved, 'utf8')).has(fragment)
+      ) {
         problems.push(`${file}: ${target} (no heading #${fragment} in ${relative(ROOT, resolved)})`);
       }
     }
@@ -58,7 +68,8 @@ test('every relative link of the README, the changelog and docs/ names a file, a
 
 test('the README links the guides a newcomer starts from, and the changelog', (t) => {
   const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-  for (const target of ['docs/getting-started.md', 'docs/client.md', 'docs/cli.md', 'CHANGELOG.md']) t.true(readme.includes(`](${target}`), target);
+  for (const target of ['docs/getting-started.md', 'docs/client.md', 'docs/cli.md', 'CHANGELOG.md'])
+    t.true(readme.includes(`](${target}`), target);
   t.regex(readme, /^npm install && npm start /m);
   t.regex(readme, /^npm test /m);
 });

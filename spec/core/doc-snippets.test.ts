@@ -16,16 +16,26 @@ import ts from 'typescript';
 import * as authkoa from '../../lib/index.js';
 import { allDdl } from '../../lib/postgres/schema.js';
 import { startCheckedExample } from '../helpers/example.js';
-import { ROOT, blockProblems, checkedFiles, docBlocks, type BlockDiagnostic, type DocBlock } from '../package/doc-blocks.js';
+import {
+  ROOT,
+  blockProblems,
+  checkedFiles,
+  docBlocks,
+  type BlockDiagnostic,
+  type DocBlock,
+} from '../package/doc-blocks.js';
 import { freePort } from '../helpers/ports.js';
 
 /** The source file of each package entry point, from package.json's exports (./dist/lib/x.js → lib/x.ts). */
 function packagePaths(): Record<string, string[]> {
-  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { exports: Record<string, string | { default: string }> };
+  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+    exports: Record<string, string | { default: string }>;
+  };
   const paths: Record<string, string[]> = {};
   for (const [entry, target] of Object.entries(pkg.exports)) {
     const file = typeof target === 'string' ? target : target.default;
-    if (file.startsWith('./dist/') && file.endsWith('.js')) paths[entry.replace(/^\./, 'authkoa')] = [join(ROOT, file.slice(7, -3) + '.ts')];
+    if (file.startsWith('./dist/') && file.endsWith('.js'))
+      paths[entry.replace(/^\./, 'authkoa')] = [join(ROOT, file.slice(7, -3) + '.ts')];
   }
   return paths;
 }
@@ -34,9 +44,12 @@ function packagePaths(): Record<string, string[]> {
 async function listening(child: ChildProcess, url: string, log: () => string): Promise<void> {
   let exited = false;
   child.once('exit', () => (exited = true));
-  for (const deadline = Date.now() + 90_000; Date.now() < deadline; ) {
+  for (const deadline = Date.now() + 90_000; Date.now() < deadline;) {
     if (exited) throw new Error(`the snippet exited: ${log()}`);
-    const up = await fetch(url).then(() => true, () => false);
+    const up = await fetch(url).then(
+      () => true,
+      () => false,
+    );
     if (up) return;
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -47,16 +60,27 @@ async function listening(child: ChildProcess, url: string, log: () => string): P
  * Runs a snippet as a user would after copying it into app.ts: in its own folder (under the repository,
  * so koa and @koa/router resolve), with `authkoa` pointing at this checkout and 8080 changed to a free port.
  */
-async function runApp(t: ExecutionContext, s: DocBlock, env: Record<string, string> = {}, files: Record<string, string> = {}): Promise<{ base: string; dir: string }> {
+async function runApp(
+  t: ExecutionContext,
+  s: DocBlock,
+  env: Record<string, string> = {},
+  files: Record<string, string> = {},
+): Promise<{ base: string; dir: string }> {
   const dir = join(ROOT, 'spec', '.cache', `snippet-${randomBytes(6).toString('hex')}`);
   mkdirSync(dir, { recursive: true });
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const port = await freePort();
-  const code = s.code.replace(/from 'authkoa'/g, `from '${join(ROOT, 'lib', 'index.ts')}'`).replaceAll('8080', String(port));
+  const code = s.code
+    .replace(/from 'authkoa'/g, `from '${join(ROOT, 'lib', 'index.ts')}'`)
+    .replaceAll('8080', String(port));
   writeFileSync(join(dir, 'app.ts'), code);
   writeFileSync(join(dir, '.auth-secret'), randomBytes(32).toString('base64url') + '\n');
   for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
-  const child = spawn(process.execPath, ['--import=tsx', 'app.ts'], { cwd: dir, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import=tsx', 'app.ts'], {
+    cwd: dir,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stdout.on('data', (d) => (output += d));
   child.stderr.on('data', (d) => (output += d));
@@ -73,7 +97,11 @@ async function runApp(t: ExecutionContext, s: DocBlock, env: Record<string, stri
 
 /** Logs in as demo/demo like the page of getting-started, then calls `path` with the XSRF header. */
 async function loginAndCall(base: string, path: string): Promise<{ status: number; body: unknown }> {
-  const login = await fetch(`${base}/auth/local/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ user: 'demo', passwd: 'demo' }) });
+  const login = await fetch(`${base}/auth/local/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ user: 'demo', passwd: 'demo' }),
+  });
   if (login.status !== 200) return { status: login.status, body: await login.json() };
   const cookies = login.headers.getSetCookie().map((c) => c.split(';')[0]!);
   const xsrf = cookies.find((c) => c.startsWith('XSRF-TOKEN='))!.slice('XSRF-TOKEN='.length);
@@ -94,10 +122,18 @@ test("getting-started's app runs as copied: its own checkPassword lets demo/demo
   const me = await loginAndCall(base, '/api/me');
   t.is(me.status, 200, JSON.stringify(me.body));
   t.like(me.body, { name: 'demo' });
-  const wrong = await fetch(`${base}/auth/local/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ user: 'demo', passwd: 'nope' }) });
+  const wrong = await fetch(`${base}/auth/local/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ user: 'demo', passwd: 'nope' }),
+  });
   t.is(wrong.status, 403);
   // Every address the guide names is one the app answers: the page at /, then the routes (none a 404).
-  const addresses = [...new Set(readFileSync(join(ROOT, 'docs', 'getting-started.md'), 'utf8').match(/http:\/\/localhost:8080[^\s`'")]*/g))];
+  const addresses = [
+    ...new Set(
+      readFileSync(join(ROOT, 'docs', 'getting-started.md'), 'utf8').match(/http:\/\/localhost:8080[^\s`'")]*/g),
+    ),
+  ];
   t.true(addresses.includes('http://localhost:8080'), addresses.join(' '));
   for (const address of addresses) {
     const res = await fetch(address.replace('http://localhost:8080', base));
@@ -109,16 +145,27 @@ test("getting-started's app runs as copied: its own checkPassword lets demo/demo
 });
 
 test("client.md's Node block runs as written against the reference app: logged in, the route answers, then no_token", async (t) => {
-  const block = docBlocks().find((s) => s.file === 'docs/client.md' && s.lang === 'ts' && /baseURL: 'http:\/\/[^']+:8080'/.test(s.code));
+  const block = docBlocks().find(
+    (s) => s.file === 'docs/client.md' && s.lang === 'ts' && /baseURL: 'http:\/\/[^']+:8080'/.test(s.code),
+  );
   if (!block) throw new Error('client.md has no Node block with a baseURL on port 8080');
   const dir = join(ROOT, 'spec', '.cache', `client-snippet-${randomBytes(6).toString('hex')}`);
   mkdirSync(dir, { recursive: true });
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const app = await startCheckedExample({ port: 0, devPort: 0, host: '127.0.0.1', varDir: join(dir, 'var'), env: {}, log: () => {} });
+  const app = await startCheckedExample({
+    port: 0,
+    devPort: 0,
+    host: '127.0.0.1',
+    varDir: join(dir, 'var'),
+    env: {},
+    log: () => {},
+  });
   t.teardown(() => app.close());
   t.regex(app.url, /^http:\/\/localhost:\d+$/);
   // Only the port changes: the host is the doc's, and the reference app answers at one address.
-  const code = block.code.replace(`from 'authkoa/client'`, `from '${join(ROOT, 'browser', 'client.ts')}'`).replaceAll(':8080', `:${new URL(app.url).port}`);
+  const code = block.code
+    .replace(`from 'authkoa/client'`, `from '${join(ROOT, 'browser', 'client.ts')}'`)
+    .replaceAll(':8080', `:${new URL(app.url).port}`);
   writeFileSync(join(dir, 'client.ts'), code);
   const child = spawn(process.execPath, ['--import=tsx', 'client.ts'], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
@@ -146,7 +193,10 @@ test('every TypeScript block type-checks under strict against lib/, and every Ja
   const dir = join(ROOT, 'spec', '.cache', `snippets-${randomBytes(6).toString('hex')}`);
   mkdirSync(dir, { recursive: true });
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const { blocks, sources, names } = checkedFiles(['ts', 'js'], Object.keys(authkoa).filter((n) => n !== 'default'));
+  const { blocks, sources, names } = checkedFiles(
+    ['ts', 'js'],
+    Object.keys(authkoa).filter((n) => n !== 'default'),
+  );
   const files = names.map((name, i) => {
     writeFileSync(join(dir, name), sources[i]!.text);
     return join(dir, name);
@@ -179,5 +229,10 @@ test("docs/scaling.md's PostgreSQL DDL is what `authctl db migrate --print` and 
   const doc = readFileSync(join(ROOT, 'docs', 'scaling.md'), 'utf8');
   const blocks = [...doc.matchAll(/```sql\n([\s\S]*?)```/g)].map((m) => m[1]);
   t.is(blocks.length, 1, 'one sql block');
-  t.is(blocks[0], allDdl({ schema: 'public', prefix: 'authkoa_' }).map((s) => `${s};\n`).join(''));
+  t.is(
+    blocks[0],
+    allDdl({ schema: 'public', prefix: 'authkoa_' })
+      .map((s) => `${s};\n`)
+      .join(''),
+  );
 });

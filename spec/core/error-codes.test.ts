@@ -28,7 +28,8 @@ function codesInSource(): Set<string> {
       if (entry.isDirectory()) walk(p);
       else if (p.endsWith('.ts')) {
         const source = readFileSync(p, 'utf8');
-        for (const m of source.matchAll(/(?:new AuthError\(|providerError\([\w.]+, )\s*(?:[^;]*? \? )?'([a-z_]+)'/g)) codes.add(m[1]!);
+        for (const m of source.matchAll(/(?:new AuthError\(|providerError\([\w.]+, )\s*(?:[^;]*? \? )?'([a-z_]+)'/g))
+          codes.add(m[1]!);
       }
     }
   };
@@ -40,13 +41,20 @@ test("every code's status in lib/errors.ts is the one docs/tokens.md's table giv
   const documented = documentedStatuses();
   t.true(documented.size > 40, `the table was found (${documented.size} codes)`);
   const inLib = Object.fromEntries(ERROR_CODES.map((c) => [c, [ERROR_STATUS[c]]]));
-  t.deepEqual(Object.fromEntries([...documented].sort(([a], [b]) => ERROR_CODES.indexOf(a as ErrorCode) - ERROR_CODES.indexOf(b as ErrorCode))), inLib,
-    'docs/tokens.md: a code missing, documented twice, with another status than ERROR_STATUS, or not in ERROR_STATUS');
+  t.deepEqual(
+    Object.fromEntries(
+      [...documented].sort(([a], [b]) => ERROR_CODES.indexOf(a as ErrorCode) - ERROR_CODES.indexOf(b as ErrorCode)),
+    ),
+    inLib,
+    'docs/tokens.md: a code missing, documented twice, with another status than ERROR_STATUS, or not in ERROR_STATUS',
+  );
 });
 
 /** The .ts files under a folder of the repository, as paths from its root. */
 function sourcesUnder(dir: string): string[] {
-  return readdirSync(join(root, dir), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts')).map((f) => `${dir}/${f}`);
+  return readdirSync(join(root, dir), { recursive: true, encoding: 'utf8' })
+    .filter((f) => f.endsWith('.ts'))
+    .map((f) => `${dir}/${f}`);
 }
 
 /**
@@ -55,35 +63,47 @@ function sourcesUnder(dir: string): string[] {
  * README.md, docs/, and the comments and OpenAPI descriptions of lib/, bin/ and browser/.
  */
 function statusesInDocs(): Array<[string, number, string]> {
-  const docs = readdirSync(join(root, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`);
+  const docs = readdirSync(join(root, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`);
   const files = ['README.md', ...docs, ...sourcesUnder('lib'), ...sourcesUnder('bin'), ...sourcesUnder('browser')];
   const found: Array<[string, number, string]> = [];
   for (const file of files) {
-    readFileSync(join(root, file), 'utf8').split('\n').forEach((line, i) => {
-      const at = `${file}:${i + 1}`;
-      const row = /^\| *\**(\d{3})\** *\|([^|]*)\|/.exec(line);
-      if (row) for (const c of row[2]!.matchAll(/`([a-z_]+)`/g)) found.push([at, Number(row[1]), c[1]!]);
-      const flipped = /^\| *`([a-z_]+)` *\| *\**(\d{3})\** *\|/.exec(line);
-      if (flipped) found.push([at, Number(flipped[2]), flipped[1]!]);
-      for (const m of line.matchAll(/\b(\d{3})\** \(?`([a-z_]+)`|\b(\d{3}) \{"code":"([a-z_]+)"/g)) found.push([at, Number(m[1] ?? m[3]), (m[2] ?? m[4])!]);
-    });
+    readFileSync(join(root, file), 'utf8')
+      .split('\n')
+      .forEach((line, i) => {
+        const at = `${file}:${i + 1}`;
+        const row = /^\| *\**(\d{3})\** *\|([^|]*)\|/.exec(line);
+        if (row) for (const c of row[2]!.matchAll(/`([a-z_]+)`/g)) found.push([at, Number(row[1]), c[1]!]);
+        const flipped = /^\| *`([a-z_]+)` *\| *\**(\d{3})\** *\|/.exec(line);
+        if (flipped) found.push([at, Number(flipped[2]), flipped[1]!]);
+        for (const m of line.matchAll(/\b(\d{3})\** \(?`([a-z_]+)`|\b(\d{3}) \{"code":"([a-z_]+)"/g))
+          found.push([at, Number(m[1] ?? m[3]), (m[2] ?? m[4])!]);
+      });
   }
   return found.filter(([, , code]) => Object.hasOwn(ERROR_STATUS, code));
 }
 
-test('every status the docs and the OpenAPI descriptions write beside an error code is that code\'s', (t) => {
+test("every status the docs and the OpenAPI descriptions write beside an error code is that code's", (t) => {
   const found = statusesInDocs();
   t.true(found.length > 180, `statuses found beside codes in docs (${found.length})`);
-  t.deepEqual(found.filter(([, status, code]) => ERROR_STATUS[code as ErrorCode] !== status), []);
+  t.deepEqual(
+    found.filter(([, status, code]) => ERROR_STATUS[code as ErrorCode] !== status),
+    [],
+  );
 });
 
 test('the list has no duplicates, matches the table, and holds every code lib/ throws', (t) => {
   t.is(new Set(ERROR_CODES).size, ERROR_CODES.length);
   t.deepEqual([...ERROR_CODES], Object.keys(ERROR_STATUS));
-  for (const c of ERROR_CODES) t.true(Number.isInteger(ERROR_STATUS[c]) && ERROR_STATUS[c] >= 400 && ERROR_STATUS[c] < 600, c);
+  for (const c of ERROR_CODES)
+    t.true(Number.isInteger(ERROR_STATUS[c]) && ERROR_STATUS[c] >= 400 && ERROR_STATUS[c] < 600, c);
   const thrown = codesInSource();
   t.true(thrown.size > 50, `codes found in lib/ (${thrown.size})`);
-  t.deepEqual([...thrown].filter((c) => !(ERROR_CODES as readonly string[]).includes(c)), []);
+  t.deepEqual(
+    [...thrown].filter((c) => !(ERROR_CODES as readonly string[]).includes(c)),
+    [],
+  );
 });
 
 test("an AuthError's status is its code's, from the one table; a code outside it is a TypeError naming the argument", (t) => {
@@ -95,7 +115,10 @@ test("an AuthError's status is its code's, from the one table; a code outside it
   t.is(new AuthError('internal_error', 'm', { cause }).cause, cause);
   // The former shape, (status, code, message), from plain JavaScript.
   const Loose = AuthError as unknown as new (...args: unknown[]) => AuthError;
-  t.throws(() => new Loose(401, 'no_token', 'm'), { instanceOf: TypeError, message: 'AuthError: code must be one of ERROR_CODES (got 401)' });
+  t.throws(() => new Loose(401, 'no_token', 'm'), {
+    instanceOf: TypeError,
+    message: 'AuthError: code must be one of ERROR_CODES (got 401)',
+  });
   t.throws(() => new Loose('toString', 'm'), { instanceOf: TypeError });
 });
 

@@ -25,7 +25,10 @@ const SECRETS = {
 function key(type: 'ed25519' | 'ec'): { pem: string; body: string } {
   const pair = type === 'ec' ? generateKeyPairSync('ec', { namedCurve: 'P-256' }) : generateKeyPairSync('ed25519');
   const pem = pair.privateKey.export({ format: 'pem', type: 'pkcs8' }) as string;
-  const body = pem.split('\n').filter((l) => l && !l.startsWith('-----')).join('');
+  const body = pem
+    .split('\n')
+    .filter((l) => l && !l.startsWith('-----'))
+    .join('');
   return { pem, body: body.slice(8, 40) };
 }
 
@@ -85,7 +88,21 @@ test('JSON.stringify and util.inspect of an instance show no secret or private k
     await auth.ready;
     t.deepEqual(leaks(printed(auth), secrets), [], 'after ready');
     // What it carries is the public API, nothing more (no options, no token service, no registry).
-    const api = ['avatarProxy', 'close', 'features', 'mfa', 'middleware', 'off', 'on', 'openapi', 'providers', 'ready', 'revokeSessions', 'sessions', 'tokens'];
+    const api = [
+      'avatarProxy',
+      'close',
+      'features',
+      'mfa',
+      'middleware',
+      'off',
+      'on',
+      'openapi',
+      'providers',
+      'ready',
+      'revokeSessions',
+      'sessions',
+      'tokens',
+    ];
     t.deepEqual(Object.keys(auth).sort(), api);
     // The public tools are there, and answer: the list of providers is names and kinds only.
     t.deepEqual(

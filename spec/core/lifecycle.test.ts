@@ -21,7 +21,10 @@ const SECRET = 'lifecycle-test-secret-0123456789';
  * keep-alive connection is its own.
  */
 function handles(): string[] {
-  return process.getActiveResourcesInfo().filter((r) => /^(TCPServerWrap|Timeout|Worker|MessagePort)$/.test(r)).sort();
+  return process
+    .getActiveResourcesInfo()
+    .filter((r) => /^(TCPServerWrap|Timeout|Worker|MessagePort)$/.test(r))
+    .sort();
 }
 
 /** Handle types of which more are open now than in `baseline` (a handle of an earlier test may close meanwhile). */
@@ -44,7 +47,8 @@ function leaked(baseline: string[]): string[] {
  * which getActiveResourcesInfo() does not list), with 10 s as the safety net.
  */
 async function leakedAfterClose(baseline: string[]): Promise<string[]> {
-  for (let turn = 0; turn < 100 && leaked(baseline).length > 0; turn++) await new Promise((resolve) => setImmediate(resolve));
+  for (let turn = 0; turn < 100 && leaked(baseline).length > 0; turn++)
+    await new Promise((resolve) => setImmediate(resolve));
   const timers = leaked(baseline).filter((h) => h === 'Timeout');
   const others = () => leaked(baseline).filter((h) => h !== 'Timeout');
   const deadline = Date.now() + 10_000;
@@ -56,28 +60,39 @@ function startingEverything(apiRoot: string): ProviderEntry[] {
   return [
     { kind: 'dev', port: 0 },
     { kind: 'server', name: 'corp', url: 'http://127.0.0.1:0', checker: () => true },
-    { kind: 'telegram', name: 'telegram', token: BOT_TOKEN, apiRoot, poll: true, pollTimeout: 1, backoff: { min: 20, max: 200 } },
+    {
+      kind: 'telegram',
+      name: 'telegram',
+      token: BOT_TOKEN,
+      apiRoot,
+      poll: true,
+      pollTimeout: 1,
+      backoff: { min: 20, max: 200 },
+    },
     { kind: 'verified', name: 'email', sender: () => {} },
   ];
 }
 
-test.serial('close() stops every server, poller, store and worker the instance started: no handle is left', async (t) => {
-  const api = await startFakeBotApi();
-  t.teardown(() => api.close());
-  const before = handles();
-  const auth = authKoa({
-    secret: SECRET,
-    url: 'http://127.0.0.1:1',
-    avatarStore: `lmdb://${join(tempDir(t, 'authkoa-life-'), 'avatars')}`,
-    avatarResizeLimit: 32,
-    providers: startingEverything(api.apiRoot),
-  });
-  t.teardown(() => auth.close());
-  await auth.ready;
-  t.deepEqual(leaked(before), ['TCPServerWrap', 'TCPServerWrap'], 'the dev and the local OAuth2 server listen');
-  await auth.close();
-  t.deepEqual(await leakedAfterClose(before), []);
-});
+test.serial(
+  'close() stops every server, poller, store and worker the instance started: no handle is left',
+  async (t) => {
+    const api = await startFakeBotApi();
+    t.teardown(() => api.close());
+    const before = handles();
+    const auth = authKoa({
+      secret: SECRET,
+      url: 'http://127.0.0.1:1',
+      avatarStore: `lmdb://${join(tempDir(t, 'authkoa-life-'), 'avatars')}`,
+      avatarResizeLimit: 32,
+      providers: startingEverything(api.apiRoot),
+    });
+    t.teardown(() => auth.close());
+    await auth.ready;
+    t.deepEqual(leaked(before), ['TCPServerWrap', 'TCPServerWrap'], 'the dev and the local OAuth2 server listen');
+    await auth.close();
+    t.deepEqual(await leakedAfterClose(before), []);
+  },
+);
 
 test.serial('an authKoa() whose later entry fails to start closes what the earlier entries started', async (t) => {
   const api = await startFakeBotApi();
@@ -92,7 +107,10 @@ test.serial('an authKoa() whose later entry fails to start closes what the earli
   });
   await t.throwsAsync(auth.ready, { message: /^authKoa: providers\[4\] \(direct\): checker must be a function/ });
   t.deepEqual(await leakedAfterClose(before), []);
-  t.true(logs.some((l) => l.includes('did not start') && l.includes('providers[4]')), logs.join('\n'));
+  t.true(
+    logs.some((l) => l.includes('did not start') && l.includes('providers[4]')),
+    logs.join('\n'),
+  );
   await auth.close(); // closing a failed instance is harmless
 });
 
@@ -113,11 +131,23 @@ test.serial('requests that arrive before start-up has finished wait for it inste
         },
         async logout() {},
         // Its login answers its own body, so it says so (the test app checks every answer against auth.openapi()).
-        routeDocs: { login: { get: { responses: { 200: { description: 'done', content: { 'application/json': { schema: { const: { ok: true } } } } } } } } },
+        routeDocs: {
+          login: {
+            get: {
+              responses: {
+                200: { description: 'done', content: { 'application/json': { schema: { const: { ok: true } } } } },
+              },
+            },
+          },
+        },
       };
     },
   });
-  const auth = authKoa({ secret: SECRET, url: 'http://127.0.0.1:1', providers: [{ kind: 'lifecycle-slow', name: 'slow' }] } as AuthKoaOptions);
+  const auth = authKoa({
+    secret: SECRET,
+    url: 'http://127.0.0.1:1',
+    providers: [{ kind: 'lifecycle-slow', name: 'slow' }],
+  } as AuthKoaOptions);
   let allIn!: () => void;
   const arrived = new Promise<void>((resolve) => (allIn = resolve));
   let count = 0;

@@ -85,7 +85,12 @@ test('token sources: query wins over header, header over cookie', async (t) => {
   const bob = await loggedIn(app, 'bob');
   const carol = await loggedIn(app, 'carol');
   const name = async (res: Response) => ((await res.json()) as { user: { name: string } }).user.name;
-  t.is(await name(await alice.fetch(`/private?token=${bob.jar.get('JWT')}`, { headers: { 'X-JWT': carol.jar.get('JWT')! } })), 'bob');
+  t.is(
+    await name(
+      await alice.fetch(`/private?token=${bob.jar.get('JWT')}`, { headers: { 'X-JWT': carol.jar.get('JWT')! } }),
+    ),
+    'bob',
+  );
   t.is(await name(await alice.fetch('/private', { headers: { 'X-JWT': carol.jar.get('JWT')! } })), 'carol');
 });
 
@@ -121,7 +126,10 @@ test('refresh: concurrent requests carrying one expired token re-issue it once',
   const results = await Promise.all(
     Array.from({ length: 5 }, () => fetch(`${app.url}/private`, { headers: { cookie, ...c.xsrf() } })),
   );
-  t.deepEqual(results.map((r) => r.status), [201, 201, 201, 201, 201]);
+  t.deepEqual(
+    results.map((r) => r.status),
+    [201, 201, 201, 201, 201],
+  );
   t.is(updates, 2, 'one login plus one refresh');
   t.is(results.filter((r) => r.headers.getSetCookie().length > 0).length, 1);
 });
@@ -167,7 +175,10 @@ test('refresh is single-flight: 5 concurrent requests with one expired token and
   await new Promise((resolve) => setImmediate(resolve)); // every request has run up to the refresh (no clock involved)
   release();
   const results = await Promise.all(requests);
-  t.deepEqual(results.map((r) => r.status), [201, 201, 201, 201, 201]);
+  t.deepEqual(
+    results.map((r) => r.status),
+    [201, 201, 201, 201, 201],
+  );
   t.is(updates, 2, 'one login plus one refresh');
   const issued = results.flatMap((r) => r.headers.getSetCookie().filter((h) => h.startsWith('JWT=')));
   t.is(issued.length, 1, 'one response carries the re-issued cookie');
@@ -208,7 +219,9 @@ test("tampered payload, stripped signature, alg none, HS512 and another secret's
   const jwt = c.jar.get('JWT')!;
   const [h, p, s] = jwt.split('.');
   const claims = decodeJwt(jwt);
-  const edited = Buffer.from(JSON.stringify({ ...claims, user: { ...claims.user, name: 'root' } })).toString('base64url');
+  const edited = Buffer.from(JSON.stringify({ ...claims, user: { ...claims.user, name: 'root' } })).toString(
+    'base64url',
+  );
   const noneHeader = Buffer.from(JSON.stringify({ alg: 'none', typ: 'JWT' })).toString('base64url');
   const cases: Record<string, string> = {
     'edited payload': `${h}.${edited}.${s}`,
@@ -223,7 +236,11 @@ test("tampered payload, stripped signature, alg none, HS512 and another secret's
     const res = await new Client(app.url).fetch('/private', { headers: { 'X-JWT': token } });
     t.is(res.status, 401, what);
   }
-  t.is((await new Client(app.url).fetch('/private', { headers: { 'X-JWT': forge(claims) } })).status, 201, 'control: a correctly signed copy passes');
+  t.is(
+    (await new Client(app.url).fetch('/private', { headers: { 'X-JWT': forge(claims) } })).status,
+    201,
+    'control: a correctly signed copy passes',
+  );
 });
 
 test('wrong issuer and a future nbf are refused', async (t) => {
@@ -241,32 +258,59 @@ test('audiences: login for an audience outside the list is refused, and so is su
   const app = await startApp(baseOptions({ audiences: ['site-a', 'site-b'] }));
   t.teardown(() => app.close());
   const c = new Client(app.url);
-  const refused = await c.fetch('/auth/direct/login', { method: 'POST', json: { user: 'u', passwd: 'password', aud: 'site-x' } });
+  const refused = await c.fetch('/auth/direct/login', {
+    method: 'POST',
+    json: { user: 'u', passwd: 'password', aud: 'site-x' },
+  });
   t.is(refused.status, 403);
   t.is(((await refused.json()) as { code: string }).code, 'aud_not_allowed');
   t.deepEqual(refused.headers.getSetCookie(), []);
-  const ok = await c.fetch('/auth/direct/login', { method: 'POST', json: { user: 'u', passwd: 'password', aud: 'site-a' } });
+  const ok = await c.fetch('/auth/direct/login', {
+    method: 'POST',
+    json: { user: 'u', passwd: 'password', aud: 'site-a' },
+  });
   t.is(ok.status, 200);
   const claims = decodeJwt(c.jar.get('JWT')!);
   t.is(claims.aud, 'site-a');
   t.is((await c.fetch('/private', { headers: c.xsrf() })).status, 201);
-  const res = await new Client(app.url).fetch('/private', { headers: { 'X-JWT': forge({ ...claims, aud: 'site-x' }) } });
+  const res = await new Client(app.url).fetch('/private', {
+    headers: { 'X-JWT': forge({ ...claims, aud: 'site-x' }) },
+  });
   t.is(res.status, 401);
   t.is(((await res.json()) as { code: string }).code, 'aud_rejected');
 });
 
 test('per-audience secrets: a token signed for audience A is refused on B', async (t) => {
-  const secrets: Record<string, string> = { 'site-a': 'secret-of-site-a-0123456789', 'site-b': 'secret-of-site-b-0123456789' };
-  const app = await startApp({ ...baseOptions(), secret: undefined, secretReader: (aud) => secrets[aud] ?? '', audSecrets: true });
+  const secrets: Record<string, string> = {
+    'site-a': 'secret-of-site-a-0123456789',
+    'site-b': 'secret-of-site-b-0123456789',
+  };
+  const app = await startApp({
+    ...baseOptions(),
+    secret: undefined,
+    secretReader: (aud) => secrets[aud] ?? '',
+    audSecrets: true,
+  });
   t.teardown(() => app.close());
   const c = new Client(app.url);
-  t.is((await c.fetch('/auth/direct/login', { method: 'POST', json: { user: 'u', passwd: 'password', aud: 'site-a' } })).status, 200);
+  t.is(
+    (await c.fetch('/auth/direct/login', { method: 'POST', json: { user: 'u', passwd: 'password', aud: 'site-a' } }))
+      .status,
+    200,
+  );
   const claims = decodeJwt(c.jar.get('JWT')!);
   t.is((await c.fetch('/private', { headers: c.xsrf() })).status, 201);
   // Same payload relabelled to B but signed with A's secret: the reader hands B's secret, the HMAC fails.
   const relabelled = forge({ ...claims, aud: 'site-b' }, undefined, secrets['site-a']);
   t.is((await new Client(app.url).fetch('/private', { headers: { 'X-JWT': relabelled } })).status, 401);
-  t.is((await new Client(app.url).fetch('/private', { headers: { 'X-JWT': forge({ ...claims, aud: 'site-b' }, undefined, secrets['site-b']) } })).status, 201);
+  t.is(
+    (
+      await new Client(app.url).fetch('/private', {
+        headers: { 'X-JWT': forge({ ...claims, aud: 'site-b' }, undefined, secrets['site-b']) },
+      })
+    ).status,
+    201,
+  );
 });
 
 test('two instances with different secrets reject each other’s tokens', async (t) => {
@@ -306,7 +350,12 @@ test('validator: its edits to the claims it is given reach this request only', a
   );
   t.teardown(() => app.close());
   const c = await loggedIn(app, 'val');
-  const user = async () => ((await (await c.fetch('/private', { headers: c.xsrf() })).json()) as { user: { name: string; aud: string; attrs?: object } }).user;
+  const user = async () =>
+    (
+      (await (await c.fetch('/private', { headers: c.xsrf() })).json()) as {
+        user: { name: string; aud: string; attrs?: object };
+      }
+    ).user;
   t.is((await user()).name, 'renamed', 'a replaced user goes on');
   t.deepEqual((await user()).attrs, { seen: true }, 'an edited user goes on');
   const third = await user();
@@ -331,27 +380,49 @@ test('a token from a provider no longer configured is refused', async (t) => {
 
 test('the token’s provider is its exact auth_provider name: a removed `a_b` beside `a`, a removed passkey beside `local`', async (t) => {
   const checker = () => true;
-  const app = await startApp(baseOptions({ providers: [{ kind: 'direct', name: 'a', checker }, { kind: 'direct', name: 'local', checker }] }));
+  const app = await startApp(
+    baseOptions({
+      providers: [
+        { kind: 'direct', name: 'a', checker },
+        { kind: 'direct', name: 'local', checker },
+      ],
+    }),
+  );
   t.teardown(() => app.close());
   const c = new Client(app.url);
   t.is((await c.fetch('/auth/a/login', { method: 'POST', json: { user: 'x', passwd: 'p' } })).status, 200);
   const claims = decodeJwt(c.jar.get('JWT')!);
-  const status = async (payload: object) => (await new Client(app.url).fetch('/private', { headers: { 'X-JWT': forge(payload) } })).status;
-  const as = (provider: string | undefined, id: string) => ({ ...claims, auth_provider: provider === undefined ? undefined : { name: provider }, user: { ...claims.user, id } });
+  const status = async (payload: object) =>
+    (await new Client(app.url).fetch('/private', { headers: { 'X-JWT': forge(payload) } })).status;
+  const as = (provider: string | undefined, id: string) => ({
+    ...claims,
+    auth_provider: provider === undefined ? undefined : { name: provider },
+    user: { ...claims.user, id },
+  });
   t.is(await status(as('a', 'a_1f')), 201, 'a configured provider');
   t.is(await status(as('a_b', 'a_b_1f')), 401, 'a removed `a_b`: its ids start with `a_`, which says nothing');
   // A passkey login keeps the account's id, so its user id names the password provider.
   t.is(await status(as('passkey', 'local_1f')), 401, 'a removed passkey provider beside `local`');
-  t.is(await status({ ...claims, auth_provider: {}, user: { ...claims.user, id: 'a_1f' } }), 401, 'an auth_provider without a name');
+  t.is(
+    await status({ ...claims, auth_provider: {}, user: { ...claims.user, id: 'a_1f' } }),
+    401,
+    'an auth_provider without a name',
+  );
   t.is(await status(as(undefined, 'local_1f')), 201, 'no auth_provider: the id names `local`');
   t.is(await status(as(undefined, 'gone_1f')), 401, 'no auth_provider: the id names nothing configured');
 
   // Names may contain `_`: without the claim, `a_b_…` belongs to a configured `a_b`.
   const underscored = await startApp(baseOptions({ providers: [{ kind: 'direct', name: 'a_b', checker }] }));
   t.teardown(() => underscored.close());
-  const viaId = await new Client(underscored.url).fetch('/private', { headers: { 'X-JWT': forge(as(undefined, 'a_b_1f')) } });
+  const viaId = await new Client(underscored.url).fetch('/private', {
+    headers: { 'X-JWT': forge(as(undefined, 'a_b_1f')) },
+  });
   t.is(viaId.status, 201);
-  t.is((await new Client(underscored.url).fetch('/private', { headers: { 'X-JWT': forge(as(undefined, 'a_1f')) } })).status, 401);
+  t.is(
+    (await new Client(underscored.url).fetch('/private', { headers: { 'X-JWT': forge(as(undefined, 'a_1f')) } }))
+      .status,
+    401,
+  );
 });
 
 test('a handshake token or a token without user is not a session', async (t) => {
@@ -371,7 +442,12 @@ test('admin: admin by basic auth 201, others 401, a logged-in non-admin 403', as
   const anon = new Client(app.url);
   const ok = await anon.fetch('/admin', { headers: basic('admin', 'admin-secret') });
   t.is(ok.status, 201);
-  t.deepEqual(((await ok.json()) as { user: unknown }).user, { id: 'admin', name: 'admin', picture: '', attrs: { admin: true } });
+  t.deepEqual(((await ok.json()) as { user: unknown }).user, {
+    id: 'admin',
+    name: 'admin',
+    picture: '',
+    attrs: { admin: true },
+  });
   t.is((await anon.fetch('/admin', { headers: basic('admin', 'wrong') })).status, 401);
   t.is((await anon.fetch('/admin', { headers: basic('root', 'admin-secret') })).status, 401);
   t.is((await anon.fetch('/admin')).status, 401);
@@ -382,7 +458,11 @@ test('admin: admin by basic auth 201, others 401, a logged-in non-admin 403', as
 });
 
 test('admin: a user whose claims carry attrs.admin passes', async (t) => {
-  const app = await startApp(baseOptions({ claimsUpdater: (c) => (c.user?.name === 'boss' ? { ...c, user: { ...c.user, attrs: { admin: true } } } : c) }));
+  const app = await startApp(
+    baseOptions({
+      claimsUpdater: (c) => (c.user?.name === 'boss' ? { ...c, user: { ...c.user, attrs: { admin: true } } } : c),
+    }),
+  );
   t.teardown(() => app.close());
   const c = await loggedIn(app, 'boss');
   t.is((await c.fetch('/admin', { headers: c.xsrf() })).status, 201);
@@ -392,7 +472,10 @@ test('basic auth by checker: its user goes on the request and adminPasswd is ign
   const app = await startApp(
     baseOptions({
       adminPasswd: 'admin-secret',
-      basicAuthChecker: async (user, passwd) => ({ ok: passwd === 'letmein', user: { id: `svc_${user}`, name: user, picture: '', role: 'editor' } }),
+      basicAuthChecker: async (user, passwd) => ({
+        ok: passwd === 'letmein',
+        user: { id: `svc_${user}`, name: user, picture: '', role: 'editor' },
+      }),
     }),
   );
   t.teardown(() => app.close());
@@ -423,10 +506,22 @@ test('basic auth by checker: a synchronous checker, one that throws and one that
     if (kind === 'sync') {
       const ok = await anon.fetch('/private', { headers: basic('robot', 'pw') });
       t.is(ok.status, 201);
-      t.deepEqual(((await ok.json()) as { user: unknown }).user, { id: 'robot', name: 'robot', picture: '' }, 'no user from the checker: one named after the login');
+      t.deepEqual(
+        ((await ok.json()) as { user: unknown }).user,
+        { id: 'robot', name: 'robot', picture: '' },
+        'no user from the checker: one named after the login',
+      );
       const utf8 = await anon.fetch('/private', { headers: basic('José 日本', 'pw') });
-      t.is(((await utf8.json()) as { user: { name: string } }).user.name, 'José 日本', 'UTF-8 credentials decode as UTF-8');
-      t.is((await anon.fetch('/private', { headers: { authorization: 'Basic !!not base64' } })).status, 401, 'garbage is a plain 401');
+      t.is(
+        ((await utf8.json()) as { user: { name: string } }).user.name,
+        'José 日本',
+        'UTF-8 credentials decode as UTF-8',
+      );
+      t.is(
+        (await anon.fetch('/private', { headers: { authorization: 'Basic !!not base64' } })).status,
+        401,
+        'garbage is a plain 401',
+      );
       const wrong = await anon.fetch('/private', { headers: basic('robot', 'nope') });
       t.is(wrong.status, 401);
       t.is(((await wrong.json()) as { code: string }).code, 'basic_auth_failed');
@@ -440,7 +535,12 @@ test('basic auth by checker: a synchronous checker, one that throws and one that
 
 test('rbac: a role in the list passes (any case); another role or none → 403', async (t) => {
   const roles: Record<string, string> = { ed: 'Editor', rd: 'reader' };
-  const app = await startApp(baseOptions({ claimsUpdater: (c) => (c.user && roles[c.user.name] ? { ...c, user: { ...c.user, role: roles[c.user.name] } } : c) }));
+  const app = await startApp(
+    baseOptions({
+      claimsUpdater: (c) =>
+        c.user && roles[c.user.name] ? { ...c, user: { ...c.user, role: roles[c.user.name] } } : c,
+    }),
+  );
   t.teardown(() => app.close());
   const ed = await loggedIn(app, 'ed');
   t.is((await ed.fetch('/editors', { headers: ed.xsrf() })).status, 201);
@@ -468,7 +568,9 @@ test('trace: passes without a user, with a user, and with a bad token', async (t
 
 test('updateUser: the updater edits the request user; without a user it is not called', async (t) => {
   let calls = 0;
-  const app = await startApp(baseOptions({ userUpdater: (u) => (calls++, { ...u, attrs: { ...u.attrs, seen: true } }) }));
+  const app = await startApp(
+    baseOptions({ userUpdater: (u) => (calls++, { ...u, attrs: { ...u.attrs, seen: true } }) }),
+  );
   t.teardown(() => app.close());
   await new Client(app.url).fetch('/updated');
   t.is(calls, 0);
@@ -506,7 +608,11 @@ test('secret rotation: tokens of a previous secret still verify and are re-signe
   const before = await startApp(baseOptions({ clock }));
   const c = await loggedIn(before);
   await before.close();
-  const after = await startApp({ ...baseOptions({ clock }), secret: 'the new secret after rotation 0123', previousSecrets: [SECRET] });
+  const after = await startApp({
+    ...baseOptions({ clock }),
+    secret: 'the new secret after rotation 0123',
+    previousSecrets: [SECRET],
+  });
   t.teardown(() => after.close());
   const moved = new Client(after.url);
   for (const [k, v] of c.jar) moved.jar.set(k, v);
@@ -516,7 +622,11 @@ test('secret rotation: tokens of a previous secret still verify and are re-signe
   const reissued = moved.jar.get('JWT')!;
   const newOnly = await startApp({ ...baseOptions({ clock }), secret: 'the new secret after rotation 0123' });
   t.teardown(() => newOnly.close());
-  t.is((await new Client(newOnly.url).fetch('/private', { headers: { 'X-JWT': reissued } })).status, 201, 'the refreshed token is signed with the new secret');
+  t.is(
+    (await new Client(newOnly.url).fetch('/private', { headers: { 'X-JWT': reissued } })).status,
+    201,
+    'the refreshed token is signed with the new secret',
+  );
   const refused = await new Client(newOnly.url).fetch('/private', { headers: { 'X-JWT': c.jar.get('JWT')! } });
   t.is(refused.status, 401, 'without previousSecrets the old token is refused');
   t.is(((await refused.json()) as { code: string }).code, 'token_invalid');
@@ -582,7 +692,11 @@ test('a "__proto__" key in a token\'s attrs stays a plain key of the copy, never
   const app = await startApp(baseOptions(), (router, auth) => {
     router.get('/attrs', auth.middleware.auth, (ctx) => {
       const attrs = ctx.state.user!.attrs!;
-      ctx.body = { own: Object.keys(attrs), protoIsObject: Object.getPrototypeOf(attrs) === Object.prototype, admin: attrs.admin ?? null };
+      ctx.body = {
+        own: Object.keys(attrs),
+        protoIsObject: Object.getPrototypeOf(attrs) === Object.prototype,
+        admin: attrs.admin ?? null,
+      };
     });
   });
   t.teardown(() => app.close());
@@ -592,7 +706,7 @@ test('a "__proto__" key in a token\'s attrs stays a plain key of the copy, never
   }
 });
 
-test('time comes from each instance\'s own clock: one token, two instances an hour apart, judged each by its own', async (t) => {
+test("time comes from each instance's own clock: one token, two instances an hour apart, judged each by its own", async (t) => {
   const early = manualClock();
   const late = manualClock();
   late.advance(60 * 60_000);
@@ -601,7 +715,11 @@ test('time comes from each instance\'s own clock: one token, two instances an ho
   t.teardown(() => Promise.all([a.close(), b.close()]));
   const jwt = (await loggedIn(a)).jar.get('JWT')!;
   for (let i = 0; i < 3; i++) {
-    t.is((await new Client(a.url).fetch('/private', { headers: { 'X-JWT': jwt } })).status, 201, 'valid on the early clock');
+    t.is(
+      (await new Client(a.url).fetch('/private', { headers: { 'X-JWT': jwt } })).status,
+      201,
+      'valid on the early clock',
+    );
     const res = await new Client(b.url).fetch('/private', { headers: { 'X-JWT': jwt } });
     t.is(res.status, 401, 'expired on the late clock');
     t.is(((await res.json()) as { code: string }).code, 'token_expired');

@@ -5,7 +5,12 @@ import Koa from 'koa';
 import { serve } from '../helpers/http.js';
 
 const direct = { kind: 'direct' as const, name: 'local', checker: () => true };
-const base: AuthKoaOptions = { secret: 'a secret that is long enough: 32+ bytes', url: 'http://127.0.0.1:8080', logger: () => {}, providers: [direct] };
+const base: AuthKoaOptions = {
+  secret: 'a secret that is long enough: 32+ bytes',
+  url: 'http://127.0.0.1:8080',
+  logger: () => {},
+  providers: [direct],
+};
 
 test('defaults follow the original: token 15 min, cookie 31 days, /auth, /avatar, issuer authkoa, SameSite Lax', (t) => {
   const o = resolveOptions(base);
@@ -57,11 +62,31 @@ const bad: Array<[string, Partial<AuthKoaOptions> | Record<string, unknown>, Reg
   ['a non-function validator', { validator: 'yes' }, /authKoa: validator must be a function/],
   ['a bad logger', { logger: 42 }, /authKoa: logger must be/],
   ['audiences not a list', { audiences: 'a,b' }, /authKoa: audiences must be an array of strings/],
-  ['duplicate provider names', { providers: [direct, { ...direct }] }, /authKoa: providers\[1\]\.name "local" is used by another provider/],
-  ['an unknown kind', { providers: [{ kind: 'magic', name: 'm' }] }, /authKoa: providers\[0\]\.kind "magic" is not a known provider kind/],
-  ['an unknown built-in name', { providers: [{ name: 'myspace', cid: 'a', csecret: 'b' }] }, /authKoa: providers\[0\]\.name "myspace" is not a built-in provider/],
-  ['a provider name with a slash', { providers: [{ ...direct, name: 'a/b' }] }, /authKoa: providers\[0\]\.name "a\/b" is not allowed/],
-  ['a provider named like a route', { providers: [{ ...direct, name: 'list' }] }, /authKoa: providers\[0\]\.name "list" is not allowed/],
+  [
+    'duplicate provider names',
+    { providers: [direct, { ...direct }] },
+    /authKoa: providers\[1\]\.name "local" is used by another provider/,
+  ],
+  [
+    'an unknown kind',
+    { providers: [{ kind: 'magic', name: 'm' }] },
+    /authKoa: providers\[0\]\.kind "magic" is not a known provider kind/,
+  ],
+  [
+    'an unknown built-in name',
+    { providers: [{ name: 'myspace', cid: 'a', csecret: 'b' }] },
+    /authKoa: providers\[0\]\.name "myspace" is not a built-in provider/,
+  ],
+  [
+    'a provider name with a slash',
+    { providers: [{ ...direct, name: 'a/b' }] },
+    /authKoa: providers\[0\]\.name "a\/b" is not allowed/,
+  ],
+  [
+    'a provider named like a route',
+    { providers: [{ ...direct, name: 'list' }] },
+    /authKoa: providers\[0\]\.name "list" is not allowed/,
+  ],
 ];
 
 for (const [what, change, message] of bad) {
@@ -73,8 +98,21 @@ for (const [what, change, message] of bad) {
 
 // Options only a provider kind's own code can check are checked when the kind is loaded: `ready` rejects.
 const badForKind: [string, Record<string, unknown>, RegExp][] = [
-  ['a direct provider without checker', { providers: [{ kind: 'direct', name: 'd' }] }, /^authKoa: providers\[0\] \(direct\): checker must be a function/],
-  ['a default name used twice', { providers: [{ kind: 'dev', port: 0 }, { kind: 'dev', port: 0 }] }, /^authKoa: providers\[1\]\.name "dev" is used by another provider/],
+  [
+    'a direct provider without checker',
+    { providers: [{ kind: 'direct', name: 'd' }] },
+    /^authKoa: providers\[0\] \(direct\): checker must be a function/,
+  ],
+  [
+    'a default name used twice',
+    {
+      providers: [
+        { kind: 'dev', port: 0 },
+        { kind: 'dev', port: 0 },
+      ],
+    },
+    /^authKoa: providers\[1\]\.name "dev" is used by another provider/,
+  ],
 ];
 
 for (const [what, change, message] of badForKind) {
@@ -100,6 +138,9 @@ for (const [what, change, message] of badForKind) {
 test('a ready Provider object is accepted as it is', async (t) => {
   const auth = authKoa({ ...base, providers: [{ name: 'mine', async login() {}, async logout() {} }] });
   await auth.ready;
-  t.deepEqual(auth.providers.list().map((p) => p.name), ['mine']);
+  t.deepEqual(
+    auth.providers.list().map((p) => p.name),
+    ['mine'],
+  );
   await auth.close();
 });

@@ -10,7 +10,11 @@ test('readCookie finds one cookie by exact name, wherever it stands in the heade
   t.is(readCookie('a=1', 'JWT'), '');
   t.is(readCookie('', 'JWT'), '');
   t.is(readCookie('JWT=', 'JWT'), '');
-  t.is(readCookie('JWT=first; JWT=second', 'JWT'), 'first', 'the first of duplicates, as browsers order the most specific first');
+  t.is(
+    readCookie('JWT=first; JWT=second', 'JWT'),
+    'first',
+    'the first of duplicates, as browsers order the most specific first',
+  );
 });
 
 test('safeEqual: equal strings only, any length or content', (t) => {

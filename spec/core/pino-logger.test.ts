@@ -36,7 +36,15 @@ test('pino receives structured records: a checker that throws is logged at error
   const app = await startApp({
     secret: SECRET,
     logger,
-    providers: [{ kind: 'direct', name: 'local', checker: () => { throw new Error('user database is down'); } }],
+    providers: [
+      {
+        kind: 'direct',
+        name: 'local',
+        checker: () => {
+          throw new Error('user database is down');
+        },
+      },
+    ],
   });
   t.teardown(() => app.close());
   const res = await new Client(app.url).fetch('/auth/local/login?user=alice&passwd=pw');
@@ -62,9 +70,17 @@ test('pino: a login whose session list cannot be written is a warning carrying t
     create: (ns, ...rest) => failing(ns) ?? memory.create(ns, ...rest),
     replace: (ns, ...rest) => failing(ns) ?? memory.replace(ns, ...rest),
   };
-  const app = await startApp({ secret: SECRET, logger, stateStore, providers: [{ kind: 'direct', name: 'local', checker: () => true }] });
+  const app = await startApp({
+    secret: SECRET,
+    logger,
+    stateStore,
+    providers: [{ kind: 'direct', name: 'local', checker: () => true }],
+  });
   t.teardown(() => app.close());
-  const res = await new Client(app.url).fetch('/auth/local/login', { method: 'POST', json: { user: 'alice', passwd: 'pw' } });
+  const res = await new Client(app.url).fetch('/auth/local/login', {
+    method: 'POST',
+    json: { user: 'alice', passwd: 'pw' },
+  });
   t.is(res.status, 200, 'the login goes on');
   const rec = records.find((r) => /not recorded in the state store/.test(String(r.msg)));
   t.truthy(rec, JSON.stringify(records));
@@ -76,9 +92,16 @@ test('pino: a login whose session list cannot be written is a warning carrying t
 
 test('pino: wrong basic-auth credentials are a warning carrying provider, code and the user name as fields', async (t) => {
   const { logger, records } = pinoToMemory();
-  const app = await startApp({ secret: SECRET, logger, adminPasswd: 'right-password', providers: [{ kind: 'direct', name: 'local', checker: () => false }] });
+  const app = await startApp({
+    secret: SECRET,
+    logger,
+    adminPasswd: 'right-password',
+    providers: [{ kind: 'direct', name: 'local', checker: () => false }],
+  });
   t.teardown(() => app.close());
-  const res = await new Client(app.url).fetch('/auth/user', { headers: { authorization: `Basic ${Buffer.from('admin:wrong-password').toString('base64')}` } });
+  const res = await new Client(app.url).fetch('/auth/user', {
+    headers: { authorization: `Basic ${Buffer.from('admin:wrong-password').toString('base64')}` },
+  });
   t.is(res.status, 401);
   const rec = records.find((r) => r.code === 'bad_credentials');
   t.truthy(rec, JSON.stringify(records));
@@ -90,7 +113,11 @@ test('pino: wrong basic-auth credentials are a warning carrying provider, code a
 
 test('a console-like logger gets the fields as a second argument; a printf-like function gets the text alone', (t) => {
   const calls: unknown[][] = [];
-  const objectLogger = toLogger({ info: (...a: unknown[]) => void calls.push(a), warn: (...a: unknown[]) => void calls.push(a), error: (...a: unknown[]) => void calls.push(a) });
+  const objectLogger = toLogger({
+    info: (...a: unknown[]) => void calls.push(a),
+    warn: (...a: unknown[]) => void calls.push(a),
+    error: (...a: unknown[]) => void calls.push(a),
+  });
   objectLogger.warn('text', { provider: 'local', code: 'bad_credentials' });
   objectLogger.info('plain');
   t.deepEqual(calls, [['text', { provider: 'local', code: 'bad_credentials' }], ['plain']]);

@@ -35,11 +35,44 @@ test('a third-party provider gets the narrow context (token service, avatars, st
     },
   });
   const clock = () => 1_700_000_000_000;
-  const auth = authKoa({ secret: SECRET, previousSecrets: [OLD_SECRET], url: 'http://127.0.0.1:1', clock, providers: [{ kind: 'deps-probe', name: 'probe' } as import('../../lib/index.js').ProviderEntry] });
+  const auth = authKoa({
+    secret: SECRET,
+    previousSecrets: [OLD_SECRET],
+    url: 'http://127.0.0.1:1',
+    clock,
+    providers: [{ kind: 'deps-probe', name: 'probe' } as import('../../lib/index.js').ProviderEntry],
+  });
   await auth.ready;
   t.teardown(() => auth.close());
   t.deepEqual(Object.keys(given!).sort(), [
-    'avatarProxy', 'callbackURL', 'checkCredentials', 'clock', 'completeLogin', 'connections', 'cookies', 'endSession', 'events', 'factorChanged', 'limiter', 'logger', 'randomId', 'readCookie', 'readParams', 'routeURL', 'safeRedirect', 'sessionFlag', 'sessionOnly', 'sessionUser', 'signer', 'stateStore', 'stores', 'throttle', 'tokenService', 'tracing', 'url', 'userId',
+    'avatarProxy',
+    'callbackURL',
+    'checkCredentials',
+    'clock',
+    'completeLogin',
+    'connections',
+    'cookies',
+    'endSession',
+    'events',
+    'factorChanged',
+    'limiter',
+    'logger',
+    'randomId',
+    'readCookie',
+    'readParams',
+    'routeURL',
+    'safeRedirect',
+    'sessionFlag',
+    'sessionOnly',
+    'sessionUser',
+    'signer',
+    'stateStore',
+    'stores',
+    'throttle',
+    'tokenService',
+    'tracing',
+    'url',
+    'userId',
   ]);
   // The shared state works for it, and is the service's (a second provider would see the same entries).
   t.true(await given!.stateStore.create('probe', 'k', { n: 1 }, clock() + 60_000));
@@ -51,7 +84,10 @@ test('a third-party provider gets the narrow context (token service, avatars, st
   t.deepEqual(given!.cookies, { name: 'JWT', secure: false });
   const strings = reachableStrings(given);
   t.true(strings.includes('http://127.0.0.1:1'), 'the walk does reach the context');
-  t.false(strings.some((s) => s.includes(SECRET) || s.includes(OLD_SECRET)), 'a secret is reachable from the provider context');
+  t.false(
+    strings.some((s) => s.includes(SECRET) || s.includes(OLD_SECRET)),
+    'a secret is reachable from the provider context',
+  );
   // The token service works for the provider all the same.
   const token = await given!.tokenService.create({ user: { name: 'p', id: 'probe_1', picture: '' } });
   t.regex(token, /^[\w-]+\.[\w-]+\.[\w-]+$/);
@@ -59,27 +95,44 @@ test('a third-party provider gets the narrow context (token service, avatars, st
 
 test('auth.tokens.get reads the request token from each source and hands out the caller’s own copy of its claims', async (t) => {
   const clock = manualClock();
-  const app = await startApp({ secret: SECRET, tokenDuration: '10m', clock, providers: [{ kind: 'direct', name: 'direct', checker: () => true }] }, (router, auth) => {
-    router.get('/read', async (ctx) => {
-      try {
-        const rt = await auth.tokens.get(ctx);
-        ctx.body = { source: rt?.source ?? null, name: rt?.claims.user?.name ?? null, aud: rt?.claims.user?.aud ?? null };
-        // A caller that edits what it was handed: the next read of the same token must not see it.
-        if (rt?.claims.user) rt.claims.user.name = 'edited';
-      } catch (err) {
-        ctx.status = (err as AuthError).status;
-        ctx.body = { code: (err as AuthError).code };
-      }
-    });
-  });
+  const app = await startApp(
+    {
+      secret: SECRET,
+      tokenDuration: '10m',
+      clock,
+      providers: [{ kind: 'direct', name: 'direct', checker: () => true }],
+    },
+    (router, auth) => {
+      router.get('/read', async (ctx) => {
+        try {
+          const rt = await auth.tokens.get(ctx);
+          ctx.body = {
+            source: rt?.source ?? null,
+            name: rt?.claims.user?.name ?? null,
+            aud: rt?.claims.user?.aud ?? null,
+          };
+          // A caller that edits what it was handed: the next read of the same token must not see it.
+          if (rt?.claims.user) rt.claims.user.name = 'edited';
+        } catch (err) {
+          ctx.status = (err as AuthError).status;
+          ctx.body = { code: (err as AuthError).code };
+        }
+      });
+    },
+  );
   t.teardown(() => app.close());
   const c = new Client(app.url);
   t.is((await c.fetch('/auth/direct/login?user=reader&passwd=x')).status, 200);
   const jwt = c.jar.get('JWT')!;
-  const read = async (headers: Record<string, string>, path = '/read') => (await fetch(app.url + path, { headers })).json();
+  const read = async (headers: Record<string, string>, path = '/read') =>
+    (await fetch(app.url + path, { headers })).json();
 
   t.deepEqual(await read({}), { source: null, name: null, aud: null });
-  t.deepEqual(await read({ cookie: `JWT=${jwt}`, 'x-xsrf-token': c.jar.get('XSRF-TOKEN')! }), { source: 'cookie', name: 'reader', aud: '' });
+  t.deepEqual(await read({ cookie: `JWT=${jwt}`, 'x-xsrf-token': c.jar.get('XSRF-TOKEN')! }), {
+    source: 'cookie',
+    name: 'reader',
+    aud: '',
+  });
   t.deepEqual(await read({ 'x-jwt': jwt }), { source: 'header', name: 'reader', aud: '' });
   t.deepEqual(await read({}, `/read?token=${jwt}`), { source: 'query', name: 'reader', aud: '' });
   // The same token, read again after each caller edited its copy.

@@ -5,7 +5,12 @@ import { baseOptions } from './fixtures.js';
 
 test('rbac refuses a user without a role with "user <name> has no role", one with another role naming it', async (t) => {
   const roles: Record<string, string> = { rd: 'reader' };
-  const app = await startApp(baseOptions({ claimsUpdater: (c) => (c.user && roles[c.user.name] ? { ...c, user: { ...c.user, role: roles[c.user.name] } } : c) }));
+  const app = await startApp(
+    baseOptions({
+      claimsUpdater: (c) =>
+        c.user && roles[c.user.name] ? { ...c, user: { ...c.user, role: roles[c.user.name] } } : c,
+    }),
+  );
   t.teardown(() => app.close());
   for (const [user, error] of [
     ['plain', 'user plain has no role'],

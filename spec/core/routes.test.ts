@@ -41,7 +41,12 @@ test('/auth/user: 401 JSON without a session, the user with aud after login', as
   t.is((await c.fetch('/auth/user')).status, 401, 'the cookie alone is not enough: XSRF header required');
   const res = await c.fetch('/auth/user', { headers: c.xsrf() });
   t.is(res.status, 200);
-  t.deepEqual(await res.json(), { name: 'dev_direct', id: 'direct_38773b45e3a477434abb6d08668358a2b0ddd2f5', picture: '', aud: 'my-site' });
+  t.deepEqual(await res.json(), {
+    name: 'dev_direct',
+    id: 'direct_38773b45e3a477434abb6d08668358a2b0ddd2f5',
+    picture: '',
+    aud: 'my-site',
+  });
 });
 
 test('/auth/status: not logged in, then logged in with the name', async (t) => {
@@ -50,7 +55,10 @@ test('/auth/status: not logged in, then logged in with the name', async (t) => {
   const c = new Client(app.url);
   t.deepEqual(await (await c.fetch('/auth/status')).json(), { status: 'not logged in' });
   await c.fetch('/auth/direct/login', { method: 'POST', form: { user: 'dev_direct', passwd: 'password' } });
-  t.deepEqual(await (await c.fetch('/auth/status', { headers: c.xsrf() })).json(), { status: 'logged in', user: 'dev_direct' });
+  t.deepEqual(await (await c.fetch('/auth/status', { headers: c.xsrf() })).json(), {
+    status: 'logged in',
+    user: 'dev_direct',
+  });
 });
 
 test('/auth/logout and /auth/<name>/logout clear both cookies', async (t) => {
@@ -63,7 +71,10 @@ test('/auth/logout and /auth/<name>/logout clear both cookies', async (t) => {
     const res = await c.fetch(path);
     t.is(res.status, 200, path);
     t.is(res.headers.get('content-type'), 'text/plain; charset=utf-8');
-    t.is(c.cookie('JWT')!.raw, 'JWT=; Path=/; SameSite=Lax; Expires=Thu, 01 Jan 1970 00:00:00 GMT; Max-Age=0; HttpOnly');
+    t.is(
+      c.cookie('JWT')!.raw,
+      'JWT=; Path=/; SameSite=Lax; Expires=Thu, 01 Jan 1970 00:00:00 GMT; Max-Age=0; HttpOnly',
+    );
     t.is(c.cookie('XSRF-TOKEN')!.attrs['max-age'], '0');
     t.false(c.jar.has('JWT'));
     t.is((await c.fetch('/private', { headers: c.xsrf() })).status, 401);
@@ -86,13 +97,19 @@ test('unknown provider → 400 JSON; unknown action → 404; PUT → 405', async
 
 test('requests outside /auth and /avatar pass through untouched, with no token work', async (t) => {
   let readerCalls = 0;
-  const app = await startApp({ ...baseOptions(), secret: undefined, secretReader: () => (readerCalls++, 'a-secret-read-from-somewhere-0123456789') });
+  const app = await startApp({
+    ...baseOptions(),
+    secret: undefined,
+    secretReader: () => (readerCalls++, 'a-secret-read-from-somewhere-0123456789'),
+  });
   t.teardown(() => app.close());
   app.app.use((ctx) => {
     ctx.body = 'plain';
   });
   readerCalls = 0; // start-up asked it once per audience (the secretReader check); requests are what count here
-  const res = await new Client(app.url).fetch('/something/else', { headers: { 'X-JWT': 'garbage', cookie: 'JWT=garbage' } });
+  const res = await new Client(app.url).fetch('/something/else', {
+    headers: { 'X-JWT': 'garbage', cookie: 'JWT=garbage' },
+  });
   t.is(res.status, 200);
   t.is(await res.text(), 'plain');
   t.is(res.headers.get('content-security-policy'), null);
@@ -144,7 +161,9 @@ test('an https url makes the cookies Secure', async (t) => {
 });
 
 test('sendJWTHeader also answers the token in X-JWT; cookie names and domain are configurable', async (t) => {
-  const app = await startApp(baseOptions({ sendJWTHeader: true, jwtCookieName: 'jc1', xsrfCookieName: 'xc1', cookieDomain: 'example.test' }));
+  const app = await startApp(
+    baseOptions({ sendJWTHeader: true, jwtCookieName: 'jc1', xsrfCookieName: 'xc1', cookieDomain: 'example.test' }),
+  );
   t.teardown(() => app.close());
   const c = new Client(app.url);
   const res = await c.fetch('/auth/direct/login?user=u&passwd=password');

@@ -35,14 +35,23 @@ const options = (more: string) =>
 
 test('a script whose await auth.ready rejects (a Redis nothing listens on): the first line is the message, the exit code 1', async (t) => {
   const port = await freePort();
-  const run = await runScript(tempDir(t), `import { authKoa } from '${ENTRY}';\nconst auth = authKoa(${options(`stateStore: 'redis://:hunter2@127.0.0.1:${port}/0'`)});\nawait auth.ready;\n`);
+  const run = await runScript(
+    tempDir(t),
+    `import { authKoa } from '${ENTRY}';\nconst auth = authKoa(${options(`stateStore: 'redis://:hunter2@127.0.0.1:${port}/0'`)});\nawait auth.ready;\n`,
+  );
   t.is(run.code, 1);
-  t.is(run.lines[0], `authkoa error: did not start: authKoa: stateStore redis://:***@127.0.0.1:${port}/0: cannot connect (ECONNREFUSED) within 3000 ms`);
+  t.is(
+    run.lines[0],
+    `authkoa error: did not start: authKoa: stateStore redis://:***@127.0.0.1:${port}/0: cannot connect (ECONNREFUSED) within 3000 ms`,
+  );
   t.false(run.lines.join('\n').includes('hunter2'));
 });
 
-test('a script whose authKoa({...}) throws on a misspelled option: the first line is the message, then Node points at the script\'s own line', async (t) => {
-  const run = await runScript(tempDir(t), `import { authKoa } from '${ENTRY}';\n\nconst auth = authKoa(${options(`stateStor: 'memory://'`)});\n`);
+test("a script whose authKoa({...}) throws on a misspelled option: the first line is the message, then Node points at the script's own line", async (t) => {
+  const run = await runScript(
+    tempDir(t),
+    `import { authKoa } from '${ENTRY}';\n\nconst auth = authKoa(${options(`stateStor: 'memory://'`)});\n`,
+  );
   t.is(run.code, 1);
   t.is(run.lines[0], 'authkoa error: did not start: authKoa: unknown option "stateStor" (did you mean "stateStore"?)');
   // Node's excerpt shows the line that called authKoa(), not a line inside the library.

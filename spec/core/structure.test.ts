@@ -19,7 +19,10 @@ function sources(dir = lib): string[] {
 function imports(file: string): string[] {
   const text = readFileSync(file, 'utf8');
   const found: string[] = [];
-  const specifiers = [...text.matchAll(/^(?:import|export)\s[^;]*?\sfrom\s+'(\.[^']+)'/gms), ...text.matchAll(/\bimport\(\s*'(\.[^']+)'\s*\)/g)];
+  const specifiers = [
+    ...text.matchAll(/^(?:import|export)\s[^;]*?\sfrom\s+'(\.[^']+)'/gms),
+    ...text.matchAll(/\bimport\(\s*'(\.[^']+)'\s*\)/g),
+  ];
   for (const m of specifiers) found.push(normalize(join(dirname(file), m[1]!.replace(/\.js$/, '.ts'))));
   return found;
 }
@@ -46,18 +49,44 @@ function circles(graph: Map<string, string[]>): string[][] {
 test('no import circle in lib/, type-only and dynamic imports included', (t) => {
   const files = sources();
   t.true(files.length > 50 && imports(join(lib, 'service.ts')).length > 5, 'the files and their imports were found');
-  t.true(imports(join(lib, 'providers', 'core', 'kinds.ts')).includes(join(lib, 'providers', 'direct.ts')), 'dynamic imports are edges too');
-  t.deepEqual(circles(new Map(files.map((f) => [f, imports(f)]))).map((c) => c.join(' -> ')), []);
+  t.true(
+    imports(join(lib, 'providers', 'core', 'kinds.ts')).includes(join(lib, 'providers', 'direct.ts')),
+    'dynamic imports are edges too',
+  );
+  t.deepEqual(
+    circles(new Map(files.map((f) => [f, imports(f)]))).map((c) => c.join(' -> ')),
+    [],
+  );
 });
 
 test('the circle check reports a circle when there is one, and only then', (t) => {
   const at = (n: string) => join(lib, n);
-  t.deepEqual(circles(new Map([[at('a.ts'), [at('b.ts')]], [at('b.ts'), [at('c.ts')]], [at('c.ts'), [at('a.ts')]]])), [['a.ts', 'b.ts', 'c.ts', 'a.ts']]);
-  t.deepEqual(circles(new Map([[at('a.ts'), [at('b.ts')]], [at('b.ts'), [at('c.ts')]], [at('c.ts'), []]])), []);
+  t.deepEqual(
+    circles(
+      new Map([
+        [at('a.ts'), [at('b.ts')]],
+        [at('b.ts'), [at('c.ts')]],
+        [at('c.ts'), [at('a.ts')]],
+      ]),
+    ),
+    [['a.ts', 'b.ts', 'c.ts', 'a.ts']],
+  );
+  t.deepEqual(
+    circles(
+      new Map([
+        [at('a.ts'), [at('b.ts')]],
+        [at('b.ts'), [at('c.ts')]],
+        [at('c.ts'), []],
+      ]),
+    ),
+    [],
+  );
 });
 
 test('no file in lib/ is over 300 lines, and lib/ has at most 10 files at the top', (t) => {
-  const long = sources().map((f) => [relative(lib, f), readFileSync(f, 'utf8').split('\n').length] as const).filter(([, n]) => n > 300);
+  const long = sources()
+    .map((f) => [relative(lib, f), readFileSync(f, 'utf8').split('\n').length] as const)
+    .filter(([, n]) => n > 300);
   t.deepEqual(long, []);
   const top = readdirSync(lib).filter((n) => n.endsWith('.ts'));
   t.true(top.length <= 10, top.join(', '));

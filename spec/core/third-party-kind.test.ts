@@ -16,20 +16,29 @@ import { passwordKind } from './third-party-kind.js';
 const SECRET = 'third-party-kind-secret-0123456789abcdef';
 const here = import.meta.dirname;
 
-
 registerProvider(passwordKind);
 
-const expectedUser = { name: 'dev_direct', id: 'pw_' + createHash('sha1').update('dev_direct').digest('hex'), picture: '' };
+const expectedUser = {
+  name: 'dev_direct',
+  id: 'pw_' + createHash('sha1').update('dev_direct').digest('hex'),
+  picture: '',
+};
 
 /** An app with one `password` provider named `pw` (dev_direct / password, like the core fixtures), the checker's calls recorded. */
 async function rig(t: ExecutionContext, extra: Partial<AuthKoaOptions> = {}) {
   const clock = manualClock();
   const calls: string[] = [];
   const checker = (user: string, passwd: string) => (calls.push(user), passwd === 'password' && user !== 'nobody');
-  const app = await startApp({ secret: SECRET, clock, providers: [{ kind: 'password', name: 'pw', checker }], ...extra });
+  const app = await startApp({
+    secret: SECRET,
+    clock,
+    providers: [{ kind: 'password', name: 'pw', checker }],
+    ...extra,
+  });
   t.teardown(() => app.close());
   const client = new Client(app.url);
-  const login = (user: string, passwd: string, c = client) => c.fetch('/auth/pw/login', { method: 'POST', form: { user, passwd } });
+  const login = (user: string, passwd: string, c = client) =>
+    c.fetch('/auth/pw/login', { method: 'POST', form: { user, passwd } });
   return { app, clock, calls, client, login };
 }
 
@@ -38,7 +47,11 @@ test('login by form POST, JSON POST and JSON with charset all answer the User an
   const variants: Array<RequestInit & { json?: unknown; form?: Record<string, string> }> = [
     { method: 'POST', form: { user: 'dev_direct', passwd: 'password' } },
     { method: 'POST', json: { user: 'dev_direct', passwd: 'password' } },
-    { method: 'POST', headers: { 'content-type': 'application/json; charset=utf-8' }, body: JSON.stringify({ user: 'dev_direct', passwd: 'password' }) },
+    {
+      method: 'POST',
+      headers: { 'content-type': 'application/json; charset=utf-8' },
+      body: JSON.stringify({ user: 'dev_direct', passwd: 'password' }),
+    },
   ];
   for (const init of variants) {
     const c = new Client(app.url);
@@ -48,7 +61,9 @@ test('login by form POST, JSON POST and JSON with charset all answer the User an
     t.true(c.jar.has('JWT'));
     t.true(c.jar.has('XSRF-TOKEN'));
   }
-  t.deepEqual(await (await new Client(app.url).fetch('/auth/list?details=1')).json(), [{ name: 'pw', kind: 'password' }]);
+  t.deepEqual(await (await new Client(app.url).fetch('/auth/list?details=1')).json(), [
+    { name: 'pw', kind: 'password' },
+  ]);
 });
 
 test('wrong credentials → 403 JSON and no cookies; a GET login → 405 without a session', async (t) => {
@@ -106,13 +121,29 @@ test('the cookie session works with the auth middleware, with the XSRF header on
 
 test('answers as direct does, request for request: logins, refusals, the lock-out, session-only cookies and logout', async (t) => {
   const checker = (user: string, passwd: string) => passwd === 'password' && user !== 'nobody';
-  const app = await startApp({ secret: SECRET, providers: [{ kind: 'direct', name: 'direct', checker }, { kind: 'password', name: 'pw', checker }] });
+  const app = await startApp({
+    secret: SECRET,
+    providers: [
+      { kind: 'direct', name: 'direct', checker },
+      { kind: 'password', name: 'pw', checker },
+    ],
+  });
   t.teardown(() => app.close());
   /** One exchange on a client of its own, as seen by the caller: the provider's name made neutral. */
-  const answer = async (c: Client, name: string, path: string, init: RequestInit & { json?: unknown; form?: Record<string, string> } = {}) => {
+  const answer = async (
+    c: Client,
+    name: string,
+    path: string,
+    init: RequestInit & { json?: unknown; form?: Record<string, string> } = {},
+  ) => {
     const res = await c.fetch(path.replace('NAME', name), init);
     const cookies = c.lastCookies.map((k) => `${k.name} ${k.value === '' ? '' : 'set'} ${JSON.stringify(k.attrs)}`);
-    return { status: res.status, retryAfter: res.headers.get('retry-after'), body: (await res.text()).replaceAll(`${name}_`, 'NAME_'), cookies };
+    return {
+      status: res.status,
+      retryAfter: res.headers.get('retry-after'),
+      body: (await res.text()).replaceAll(`${name}_`, 'NAME_'),
+      cookies,
+    };
   };
   const script: Array<[string, RequestInit & { json?: unknown; form?: Record<string, string> }]> = [
     ['/auth/NAME/login', { method: 'POST', json: { user: 'dev_direct', passwd: 'password' } }],
@@ -121,12 +152,20 @@ test('answers as direct does, request for request: logins, refusals, the lock-ou
     ['/auth/NAME/logout', {}],
     ['/auth/NAME/login', { method: 'POST', json: { user: 'nobody', passwd: 'password' } }],
     ['/auth/NAME/login', { method: 'POST', json: {} }],
-    ...Array.from({ length: 6 }, () => ['/auth/NAME/login', { method: 'POST', form: { user: 'mallory', passwd: 'guess' } }] as [string, { method: string; form: Record<string, string> }]),
+    ...Array.from(
+      { length: 6 },
+      () =>
+        ['/auth/NAME/login', { method: 'POST', form: { user: 'mallory', passwd: 'guess' } }] as [
+          string,
+          { method: string; form: Record<string, string> },
+        ],
+    ),
   ];
   const run = async (name: string) => {
     const c = new Client(app.url);
     const out = [];
-    for (const [path, init] of script) out.push(await answer(c, name, path, path === '/private' ? { headers: c.xsrf() } : init));
+    for (const [path, init] of script)
+      out.push(await answer(c, name, path, path === '/private' ? { headers: c.xsrf() } : init));
     return out;
   };
   const direct = await run('direct');
@@ -143,7 +182,10 @@ test('/auth/logout and /auth/pw/logout clear both cookies', async (t) => {
     const res = await c.fetch(path);
     t.is(res.status, 200, path);
     t.is(res.headers.get('content-type'), 'text/plain; charset=utf-8');
-    t.is(c.cookie('JWT')!.raw, 'JWT=; Path=/; SameSite=Lax; Expires=Thu, 01 Jan 1970 00:00:00 GMT; Max-Age=0; HttpOnly');
+    t.is(
+      c.cookie('JWT')!.raw,
+      'JWT=; Path=/; SameSite=Lax; Expires=Thu, 01 Jan 1970 00:00:00 GMT; Max-Age=0; HttpOnly',
+    );
     t.is(c.cookie('XSRF-TOKEN')!.attrs['max-age'], '0');
     t.false(c.jar.has('JWT'));
     t.is((await c.fetch('/private', { headers: c.xsrf() })).status, 401);
@@ -174,9 +216,15 @@ test('session=1 gives session-only cookies without Max-Age; session=0 and sess=0
 
 test('its options list makes a misspelled option fail start-up, naming the closest one; a missing checker names the option', async (t) => {
   // Entries the types refuse too (ProviderKinds has the kind's options): start-up must refuse them for JavaScript callers.
-  const start = (entry: Record<string, unknown>) => startApp({ secret: SECRET, providers: [{ kind: 'password', name: 'pw', ...entry } as never] });
-  await t.throwsAsync(start({ cheker: () => true }), { message: 'authKoa: providers[0] (password): unknown option "cheker" (did you mean "checker"?)' });
-  await t.throwsAsync(start({}), { instanceOf: TypeError, message: 'authKoa: providers[0] (password): checker must be a function (user, passwd) => boolean' });
+  const start = (entry: Record<string, unknown>) =>
+    startApp({ secret: SECRET, providers: [{ kind: 'password', name: 'pw', ...entry } as never] });
+  await t.throwsAsync(start({ cheker: () => true }), {
+    message: 'authKoa: providers[0] (password): unknown option "cheker" (did you mean "checker"?)',
+  });
+  await t.throwsAsync(start({}), {
+    instanceOf: TypeError,
+    message: 'authKoa: providers[0] (password): checker must be a function (user, passwd) => boolean',
+  });
 });
 
 test('the kind imports nothing from lib/ but lib/index.js', (t) => {

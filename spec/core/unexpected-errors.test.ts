@@ -32,10 +32,12 @@ function collect(app: TestApp): Array<{ err: unknown; path: string }> {
   return seen;
 }
 
-const login = (app: TestApp, user: string, passwd = 'password') => new Client(app.url).fetch('/auth/direct/login', { method: 'POST', json: { user, passwd } });
+const login = (app: TestApp, user: string, passwd = 'password') =>
+  new Client(app.url).fetch('/auth/direct/login', { method: 'POST', json: { user, passwd } });
 
 async function jsonError(res: Response): Promise<{ error: string; code: string }> {
-  if (!/^application\/json/.test(res.headers.get('content-type') ?? '')) throw new Error(`not JSON: ${res.status} ${res.headers.get('content-type')}`);
+  if (!/^application\/json/.test(res.headers.get('content-type') ?? ''))
+    throw new Error(`not JSON: ${res.status} ${res.headers.get('content-type')}`);
   return (await res.json()) as { error: string; code: string };
 }
 
@@ -87,7 +89,10 @@ test('5xx of every kind are emitted: a throwing hook, a throwing validator (auth
   t.is(seen.at(-1)?.err, hookError);
 
   const c = new Client(app.url);
-  t.is((await c.fetch('/auth/direct/login', { method: 'POST', json: { user: 'crash-later', passwd: 'password' } })).status, 200);
+  t.is(
+    (await c.fetch('/auth/direct/login', { method: 'POST', json: { user: 'crash-later', passwd: 'password' } })).status,
+    200,
+  );
   const guarded = await c.fetch('/private', { headers: c.xsrf() });
   t.is(guarded.status, 500);
   t.is((await jsonError(guarded)).code, 'internal_error');
@@ -126,33 +131,40 @@ test('a listener that throws does not change the answer', async (t) => {
     throw new Error('listener bug');
   });
   // Bounded: an emit that threw past authkoa would leave the request unanswered.
-  const res = await new Client(app.url).fetch('/auth/direct/login', { method: 'POST', json: { user: 'crash', passwd: 'p' }, signal: AbortSignal.timeout(10_000) });
+  const res = await new Client(app.url).fetch('/auth/direct/login', {
+    method: 'POST',
+    json: { user: 'crash', passwd: 'p' },
+    signal: AbortSignal.timeout(10_000),
+  });
   t.is(res.status, 500);
   t.is((await jsonError(res)).code, 'checker_failed');
   t.is((await login(app, 'alice')).status, 200, 'the app stays up');
 });
 
 // Serial: it replaces console.error for the length of one request.
-test.serial('without a listener, Koa’s default handler prints the error and the answer stays authkoa’s JSON', async (t) => {
-  const app = await startApp(baseOptions({ providers: [throwingChecker()] }));
-  t.teardown(() => app.close());
-  app.app.silent = false; // startApp silences Koa for the suite; this test is about the default
-  const printed: string[] = [];
-  const original = console.error;
-  console.error = (...args: unknown[]) => void printed.push(args.map(String).join(' '));
-  let res: Response;
-  let body: string;
-  try {
-    res = await login(app, 'crash');
-    body = await res.text();
-    t.is((await login(app, 'alice', 'wrong')).status, 403);
-  } finally {
-    console.error = original;
-  }
-  t.is(res.status, 500);
-  t.regex(res.headers.get('content-type')!, /^application\/json/);
-  t.deepEqual(JSON.parse(body), { error: 'failed to check user credentials', code: 'checker_failed' });
-  t.is(printed.length, 1, 'printed once, and the 403 not at all');
-  t.regex(printed[0]!, /database is down/);
-  t.regex(printed[0]!, /at /, 'with its stack');
-});
+test.serial(
+  'without a listener, Koa’s default handler prints the error and the answer stays authkoa’s JSON',
+  async (t) => {
+    const app = await startApp(baseOptions({ providers: [throwingChecker()] }));
+    t.teardown(() => app.close());
+    app.app.silent = false; // startApp silences Koa for the suite; this test is about the default
+    const printed: string[] = [];
+    const original = console.error;
+    console.error = (...args: unknown[]) => void printed.push(args.map(String).join(' '));
+    let res: Response;
+    let body: string;
+    try {
+      res = await login(app, 'crash');
+      body = await res.text();
+      t.is((await login(app, 'alice', 'wrong')).status, 403);
+    } finally {
+      console.error = original;
+    }
+    t.is(res.status, 500);
+    t.regex(res.headers.get('content-type')!, /^application\/json/);
+    t.deepEqual(JSON.parse(body), { error: 'failed to check user credentials', code: 'checker_failed' });
+    t.is(printed.length, 1, 'printed once, and the 403 not at all');
+    t.regex(printed[0]!, /database is down/);
+    t.regex(printed[0]!, /at /, 'with its stack');
+  },
+);

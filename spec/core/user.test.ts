@@ -1,6 +1,15 @@
 import test from 'ava';
 import { hashId } from '../../lib/user.js';
-import { boolAttr, providerUserId, setBoolAttr, setSliceAttr, setStrAttr, sliceAttr, strAttr, type User } from '../../lib/index.js';
+import {
+  boolAttr,
+  providerUserId,
+  setBoolAttr,
+  setSliceAttr,
+  setStrAttr,
+  sliceAttr,
+  strAttr,
+  type User,
+} from '../../lib/index.js';
 import { goString, sha1 } from '../../lib/user.js';
 
 // Ids as the original system hashed them (its HashID): the hex SHA-1 of the raw id, so user ids and

@@ -44,7 +44,10 @@ test('audit: a file path gets one JSON line per event, in order, after what the 
   t.true(openFiles().includes(path), 'the file is open while the instance runs');
   const events = record(app.auth);
   await someActivity(app, events);
-  t.deepEqual(events.all.map((e) => e.type), ['login', 'login_failed', 'logout', 'login']);
+  t.deepEqual(
+    events.all.map((e) => e.type),
+    ['login', 'login_failed', 'logout', 'login'],
+  );
   await app.auth.close();
   // close() resolves when the last line is written ('finish'); the descriptor goes right after ('close').
   const deadline = Date.now() + 10_000;
@@ -53,7 +56,11 @@ test('audit: a file path gets one JSON line per event, in order, after what the 
   const [before, ...lines] = readFileSync(path, 'utf8').split('\n');
   t.is(before, 'a line from before', 'appended: the content it had is kept');
   t.is(lines.pop(), '', 'each line ends with a newline');
-  t.deepEqual(lines.map((l) => JSON.parse(l)), JSON.parse(JSON.stringify(events.all)), 'the events, one per line, in order');
+  t.deepEqual(
+    lines.map((l) => JSON.parse(l)),
+    JSON.parse(JSON.stringify(events.all)),
+    'the events, one per line, in order',
+  );
 });
 
 test('audit: a stream (a PassThrough) gets the same JSON lines', async (t) => {
@@ -65,7 +72,10 @@ test('audit: a stream (a PassThrough) gets the same JSON lines', async (t) => {
   await someActivity(app, events);
   const lines = written.split('\n');
   t.is(lines.pop(), '');
-  t.deepEqual(lines.map((l) => JSON.parse(l)), JSON.parse(JSON.stringify(events.all)));
+  t.deepEqual(
+    lines.map((l) => JSON.parse(l)),
+    JSON.parse(JSON.stringify(events.all)),
+  );
   t.is(events.all.length, 4);
   await app.auth.close();
   t.false(stream.writableEnded, 'a stream passed in is its owner’s to end');
@@ -73,7 +83,11 @@ test('audit: a stream (a PassThrough) gets the same JSON lines', async (t) => {
 
 test('a bad audit option is a start-up TypeError naming audit', async (t) => {
   for (const audit of [42, '', '   ', true, {}, { write: 'not a function' }, ['x.log']]) {
-    await t.throwsAsync(started({ secret: SECRET, url: 'http://127.0.0.1:1', providers: [DIRECT], audit } as unknown as AuthKoaOptions), { instanceOf: TypeError, message: /\baudit\b/ }, JSON.stringify(audit));
+    await t.throwsAsync(
+      started({ secret: SECRET, url: 'http://127.0.0.1:1', providers: [DIRECT], audit } as unknown as AuthKoaOptions),
+      { instanceOf: TypeError, message: /\baudit\b/ },
+      JSON.stringify(audit),
+    );
   }
 });
 

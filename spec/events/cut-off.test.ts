@@ -8,7 +8,11 @@ import type { LoginFailedEvent } from '../../lib/index.js';
 import { startApp } from '../helpers/http.js';
 
 test('an oversized streamed login body: 413 JSON with a login_failed listener, and the event still comes', async (t) => {
-  const app = await startApp({ secret: 'events-cut-off-secret-0123456789', telemetry: false, providers: [{ kind: 'direct', name: 'direct', checker: () => true }] });
+  const app = await startApp({
+    secret: 'events-cut-off-secret-0123456789',
+    telemetry: false,
+    providers: [{ kind: 'direct', name: 'direct', checker: () => true }],
+  });
   t.teardown(() => app.close());
   const failed: LoginFailedEvent[] = [];
   app.auth.on('login_failed', (e) => void failed.push(e));
@@ -18,7 +22,12 @@ test('an oversized streamed login body: 413 JSON with a login_failed listener, a
       c.close();
     },
   });
-  const res = await fetch(`${app.url}/auth/direct/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: stream, duplex: 'half' } as RequestInit);
+  const res = await fetch(`${app.url}/auth/direct/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: stream,
+    duplex: 'half',
+  } as RequestInit);
   t.is(res.status, 413);
   t.deepEqual(await res.json(), { error: 'request body is too large', code: 'body_too_large' });
   for (let i = 0; i < 100 && failed.length === 0; i++) await new Promise((r) => setImmediate(r));

@@ -2,7 +2,13 @@
  * What the event tests share: a recorder that listens to every event type of an instance, the
  * distinctive User-Agent the tests' browsers send, and a wait for listeners, which run after the answer.
  */
-import { AUTH_EVENT_TYPES, type AuthEvent, type AuthEventMap, type AuthEventType, type AuthKoa } from '../../lib/index.js';
+import {
+  AUTH_EVENT_TYPES,
+  type AuthEvent,
+  type AuthEventMap,
+  type AuthEventType,
+  type AuthKoa,
+} from '../../lib/index.js';
 import { decodeJwt, type Client } from '../helpers/http.js';
 
 /** The User-Agent the tests send: an event that carries it got it from the request. */
@@ -70,6 +76,7 @@ export async function userIdOf(c: Client): Promise<string> {
 
 /** The answered JSON error: its status and code. */
 export async function refusalOf(res: Response): Promise<{ status: number; code: string }> {
-  if (!/^application\/json/.test(res.headers.get('content-type') ?? '')) throw new Error(`not JSON: ${res.status} ${res.headers.get('content-type')} ${await res.text()}`);
+  if (!/^application\/json/.test(res.headers.get('content-type') ?? ''))
+    throw new Error(`not JSON: ${res.status} ${res.headers.get('content-type')} ${await res.text()}`);
   return { status: res.status, code: ((await res.json()) as { code: string }).code };
 }

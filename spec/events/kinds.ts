@@ -19,7 +19,6 @@ import { checker, signIn } from '../server/fixtures.js';
 import { ALICE } from '../telegram/fixtures.js';
 import { TEMPLATE, tokenIn } from '../verified/fixtures.js';
 
-
 /** A kind as the event tests drive it. */
 export interface EventKind {
   app: MfaApp;
@@ -48,23 +47,58 @@ async function forgedState(c: Client, provider: string): Promise<{ res: Response
 }
 
 /** An OAuth2-family kind: its login through `authorize`, its refusal a forged state. */
-function redirectKind(app: MfaApp, provider: string, kind: string, authorize: (url: URL) => Promise<string>): EventKind {
-  return { app, provider, kind, amr: ['fed'], refusal: 'state_mismatch', login: (c) => oauth2Login(c, provider, authorize), refuse: (c) => forgedState(c, provider) };
+function redirectKind(
+  app: MfaApp,
+  provider: string,
+  kind: string,
+  authorize: (url: URL) => Promise<string>,
+): EventKind {
+  return {
+    app,
+    provider,
+    kind,
+    amr: ['fed'],
+    refusal: 'state_mismatch',
+    login: (c) => oauth2Login(c, provider, authorize),
+    refuse: (c) => forgedState(c, provider),
+  };
 }
 
 const appleKey = teamKey();
 
 export const KINDS: Record<string, (t: ExecutionContext) => Promise<EventKind>> = {
   async direct(t) {
-    const app = await kindApp(t, [{ kind: 'direct', name: 'direct', checker: (user: string, pw: string) => pw === `${user}-pw` }]);
-    const refuse = async (c: Client) => ({ res: await c.fetch('/auth/direct/login', { method: 'POST', json: { user: 'alice', passwd: 'not-her-password' } }), userName: 'alice' });
-    return { app, provider: 'direct', kind: 'direct', amr: ['pwd'], refusal: 'bad_credentials', login: (c) => passwordLogin(c, 'alice'), refuse };
+    const app = await kindApp(t, [
+      { kind: 'direct', name: 'direct', checker: (user: string, pw: string) => pw === `${user}-pw` },
+    ]);
+    const refuse = async (c: Client) => ({
+      res: await c.fetch('/auth/direct/login', { method: 'POST', json: { user: 'alice', passwd: 'not-her-password' } }),
+      userName: 'alice',
+    });
+    return {
+      app,
+      provider: 'direct',
+      kind: 'direct',
+      amr: ['pwd'],
+      refusal: 'bad_credentials',
+      login: (c) => passwordLogin(c, 'alice'),
+      refuse,
+    };
   },
 
   async telegram(t) {
     const api = await startFakeBotApi();
     t.teardown(() => api.close());
-    const app = await kindApp(t, [{ kind: 'telegram', name: 'telegram', token: BOT_TOKEN, apiRoot: api.apiRoot, pollTimeout: 1, backoff: { min: 20, max: 200 } }]);
+    const app = await kindApp(t, [
+      {
+        kind: 'telegram',
+        name: 'telegram',
+        token: BOT_TOKEN,
+        apiRoot: api.apiRoot,
+        pollTimeout: 1,
+        backoff: { min: 20, max: 200 },
+      },
+    ]);
     const login = async (c: Client) => {
       const { token } = (await (await c.fetch('/auth/telegram/login')).json()) as { token: string };
       const earlier = api.sent.filter((m) => m.chat_id === ALICE.id).length;
@@ -80,7 +114,14 @@ export const KINDS: Record<string, (t: ExecutionContext) => Promise<EventKind>> 
   async verified(t) {
     const smtp = await startSmtp();
     t.teardown(() => smtp.close());
-    const sender = emailSender({ host: '127.0.0.1', port: smtp.port, secure: false, from: 'login@example.com', subject: 'Confirm your login', timeout: '30s' });
+    const sender = emailSender({
+      host: '127.0.0.1',
+      port: smtp.port,
+      secure: false,
+      from: 'login@example.com',
+      subject: 'Confirm your login',
+      timeout: '30s',
+    });
     const app = await kindApp(t, [{ kind: 'verified', name: 'email', template: TEMPLATE, sender }]);
     let spent = '';
     const login = async (c: Client) => {
@@ -90,7 +131,9 @@ export const KINDS: Record<string, (t: ExecutionContext) => Promise<EventKind>> 
       return c.fetch(`/auth/email/login?token=${spent}`, { method: 'POST' });
     };
     // The link of the login that already happened, confirmed again.
-    const refuse = async (c: Client) => ({ res: await c.fetch(`/auth/email/login?token=${spent}`, { method: 'POST' }) });
+    const refuse = async (c: Client) => ({
+      res: await c.fetch(`/auth/email/login?token=${spent}`, { method: 'POST' }),
+    });
     return { app, provider: 'email', kind: 'verified', amr: ['email'], refusal: 'confirmation_used', login, refuse };
   },
 
@@ -103,7 +146,9 @@ export const KINDS: Record<string, (t: ExecutionContext) => Promise<EventKind>> 
     const peer = await startDevOAuthServer({ port: 0 });
     t.teardown(() => peer.close());
     const { authURL, tokenURL, infoURL } = devEndpoints(peer.url);
-    const app = await kindApp(t, [{ name: 'facebook', cid: 'fb-cid', csecret: 'fb-secret', endpoint: { authURL, tokenURL }, infoURL }]);
+    const app = await kindApp(t, [
+      { name: 'facebook', cid: 'fb-cid', csecret: 'fb-secret', endpoint: { authURL, tokenURL }, infoURL },
+    ]);
     return redirectKind(app, 'facebook', 'social', (url) => devAuthorize(url, 'alice'));
   },
 
@@ -116,7 +161,16 @@ export const KINDS: Record<string, (t: ExecutionContext) => Promise<EventKind>> 
 
   async oidc(t) {
     const idp = await oidcPeer(t);
-    const app = await kindApp(t, [{ kind: 'oidc', name: 'corp', issuer: idp.issuer, cid: 'corp-client', csecret: 'corp-secret', scopes: ['openid', 'profile'] }]);
+    const app = await kindApp(t, [
+      {
+        kind: 'oidc',
+        name: 'corp',
+        issuer: idp.issuer,
+        cid: 'corp-client',
+        csecret: 'corp-secret',
+        scopes: ['openid', 'profile'],
+      },
+    ]);
     idp.setup([oidcClient(app, 'corp')]);
     return redirectKind(app, 'corp', 'oidc', (url) => idp.authorize(url, 'alice'));
   },
@@ -124,14 +178,24 @@ export const KINDS: Record<string, (t: ExecutionContext) => Promise<EventKind>> 
   async apple(t) {
     const apple = await startAppleStandin(appleKey.publicKey);
     t.teardown(() => apple.close());
-    const app = await kindApp(t, [{ kind: 'apple', clientId: CLIENT_ID, teamId: TEAM_ID, keyId: KEY_ID, privateKey: appleKey.pem, endpoint: apple.endpoint() }]);
+    const app = await kindApp(t, [
+      {
+        kind: 'apple',
+        clientId: CLIENT_ID,
+        teamId: TEAM_ID,
+        keyId: KEY_ID,
+        privateKey: appleKey.pem,
+        endpoint: apple.endpoint(),
+      },
+    ]);
     // Apple's page posts the code back to the callback (form_post), as the browser would submit it.
     const applePage = async (c: Client) => {
       const start = await c.fetch('/auth/apple/login');
       if (start.status !== 302) throw new Error(`apple login: ${start.status} ${await start.text()}`);
       const page = await (await fetch(start.headers.get('location')!)).text();
       const fields: Record<string, string> = {};
-      for (const m of page.matchAll(/name="(\w+)" value="([^"]*)"/g)) fields[m[1]!] = m[2]!.replace(/&#(\d+);/g, (_, d: string) => String.fromCharCode(Number(d)));
+      for (const m of page.matchAll(/name="(\w+)" value="([^"]*)"/g))
+        fields[m[1]!] = m[2]!.replace(/&#(\d+);/g, (_, d: string) => String.fromCharCode(Number(d)));
       return { path: new URL(/action="([^"]+)"/.exec(page)![1]!).pathname, fields };
     };
     const login = async (c: Client) => {
@@ -148,6 +212,11 @@ export const KINDS: Record<string, (t: ExecutionContext) => Promise<EventKind>> 
   async server(t) {
     const app = await kindApp(t, [{ kind: 'server', url: 'http://127.0.0.1:0', checker }]);
     // A new browser at the server each time: its sign-in page asks for the password again.
-    return redirectKind(app, 'server', 'server', async (url) => (await signIn(new Client(url.origin), url.href, 'alice', 'wonderland')).href);
+    return redirectKind(
+      app,
+      'server',
+      'server',
+      async (url) => (await signIn(new Client(url.origin), url.href, 'alice', 'wonderland')).href,
+    );
   },
 };

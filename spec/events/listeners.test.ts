@@ -28,9 +28,16 @@ async function until(check: () => boolean, what: string, timeoutMs = 10_000): Pr
 }
 
 /** A login of alice as a client marked `which`: the answer as a test compares it (status, body, cookies without their random parts). */
-async function comparableLogin(app: SessionsApp, which: string): Promise<{ status: number; body: unknown; cookies: unknown[]; c: Client }> {
+async function comparableLogin(
+  app: SessionsApp,
+  which: string,
+): Promise<{ status: number; body: unknown; cookies: unknown[]; c: Client }> {
   const c = new Browser(app.url, UA);
-  const res = await c.fetch('/auth/direct/login', { method: 'POST', headers: { 'x-which': which }, json: { user: 'alice', passwd: 'alice-pw' } });
+  const res = await c.fetch('/auth/direct/login', {
+    method: 'POST',
+    headers: { 'x-which': which },
+    json: { user: 'alice', passwd: 'alice-pw' },
+  });
   const cookies = res.headers.getSetCookie().map((raw) => {
     const { name, value, attrs } = parseSetCookie(raw);
     // The token's jti and sid (and so the XSRF value, its jti) are random per login; everything else must match.
@@ -56,7 +63,10 @@ test('a throwing and a rejecting listener leave the answer as without listeners 
   t.is((await heard.c.fetch('/private', { headers: heard.c.xsrf() })).status, 201, 'the session works');
 
   await until(() => seen.length >= 2, 'two reports');
-  t.deepEqual(seen.map((r) => r.err.message).sort(), ['authkoa: a "login" event listener failed: listener boom', 'authkoa: a "login" event listener failed: listener rejected']);
+  t.deepEqual(seen.map((r) => r.err.message).sort(), [
+    'authkoa: a "login" event listener failed: listener boom',
+    'authkoa: a "login" event listener failed: listener rejected',
+  ]);
   for (const { ctx } of seen) {
     t.is(ctx.path, '/auth/direct/login');
     t.is(ctx.get('x-which'), 'heard', 'the ctx of the login that fired the event');
@@ -106,7 +116,10 @@ test('the answer does not wait for a slow listener: it arrives while the listene
     steps.push('deadline');
     answered();
   }, 20_000);
-  const res = await new Browser(app.url, UA).fetch('/auth/direct/login', { method: 'POST', json: { user: 'alice', passwd: 'alice-pw' } });
+  const res = await new Browser(app.url, UA).fetch('/auth/direct/login', {
+    method: 'POST',
+    json: { user: 'alice', passwd: 'alice-pw' },
+  });
   steps.push(`answered ${res.status}`);
   answered();
   clearTimeout(deadline);
@@ -134,17 +147,31 @@ test('off() stops delivery to that listener; the others still hear', async (t) =
 
 test('on() with an unknown type is a TypeError naming the type meant; a listener that is not a function is a TypeError', async (t) => {
   const app = await startSessionsApp(t);
-  t.throws(() => app.auth.on('logins' as never, () => {}), { instanceOf: TypeError, message: /unknown event type "logins" \(did you mean "login"\?\)/ });
+  t.throws(() => app.auth.on('logins' as never, () => {}), {
+    instanceOf: TypeError,
+    message: /unknown event type "logins" \(did you mean "login"\?\)/,
+  });
   t.throws(() => app.auth.off('logins' as never, () => {}), { instanceOf: TypeError, message: /did you mean "login"/ });
-  t.throws(() => app.auth.on('login', 'not a function' as never), { instanceOf: TypeError, message: /listener must be a function/ });
-  t.throws(() => app.auth.on('login', undefined as never), { instanceOf: TypeError, message: /listener must be a function/ });
+  t.throws(() => app.auth.on('login', 'not a function' as never), {
+    instanceOf: TypeError,
+    message: /listener must be a function/,
+  });
+  t.throws(() => app.auth.on('login', undefined as never), {
+    instanceOf: TypeError,
+    message: /listener must be a function/,
+  });
 });
 
 test('events are frozen, their amr list too: a listener can neither set, delete nor add a field of what the next one sees', async (t) => {
   const app = await startSessionsApp(t);
   const attempts: boolean[] = [];
   app.auth.on('login', (e) => {
-    attempts.push(Reflect.set(e, 'userId', 'mallory'), Reflect.set(e, 'ip', '203.0.113.9'), Reflect.deleteProperty(e, 'sid'), Reflect.defineProperty(e, 'extra', { value: 1 }));
+    attempts.push(
+      Reflect.set(e, 'userId', 'mallory'),
+      Reflect.set(e, 'ip', '203.0.113.9'),
+      Reflect.deleteProperty(e, 'sid'),
+      Reflect.defineProperty(e, 'extra', { value: 1 }),
+    );
     // The nested list too: pushing onto it throws (frozen), and the next listener still sees it whole.
     attempts.push(Reflect.set(e.amr, 0, 'hwk'), Reflect.defineProperty(e.amr, e.amr.length, { value: 'x' }));
   });

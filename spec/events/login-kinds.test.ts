@@ -26,7 +26,17 @@ for (const [name, setup] of Object.entries(KINDS)) {
     const res = await k.login(c);
     t.true(c.jar.has('JWT'), `the ${name} login gave a session: ${res.status}`);
     await events.until('login');
-    const expected = { type: 'login', time: k.app.clock(), provider: k.provider, kind: k.kind, amr: k.amr, userId: await userIdOf(c), sid: sidOf(c), ip: LOOPBACK, userAgent: UA };
+    const expected = {
+      type: 'login',
+      time: k.app.clock(),
+      provider: k.provider,
+      kind: k.kind,
+      amr: k.amr,
+      userId: await userIdOf(c),
+      sid: sidOf(c),
+      ip: LOOPBACK,
+      userAgent: UA,
+    };
     t.deepEqual(events.all, [expected], 'one event: the login');
     t.regex(expected.sid, /\S{16,}/);
 
@@ -36,7 +46,17 @@ for (const [name, setup] of Object.entries(KINDS)) {
     const { status, code } = await refusalOf(refused);
     t.is(code, k.refusal, `the ${name} refusal answered`);
     await events.until('login_failed');
-    const failed = { type: 'login_failed', time: k.app.clock(), provider: k.provider, kind: k.kind, reason: code, status, ...(userName === undefined ? {} : { userName }), ip: LOOPBACK, userAgent: UA };
+    const failed = {
+      type: 'login_failed',
+      time: k.app.clock(),
+      provider: k.provider,
+      kind: k.kind,
+      reason: code,
+      status,
+      ...(userName === undefined ? {} : { userName }),
+      ip: LOOPBACK,
+      userAgent: UA,
+    };
     t.deepEqual(events.all, [failed], 'one event: the refusal');
   });
 }
@@ -65,7 +85,11 @@ async function passkeyPage(t: ExecutionContext, app: PasskeyApp): Promise<Page> 
   await Promise.all([page.waitForURL(`${app.url}/page`), page.click('button')]);
   await page.evaluate(() => (window as any).authkoaPasskey.registerPasskey());
   await page.evaluate(async () => {
-    const xsrf = document.cookie.split('; ').find((c) => c.startsWith('XSRF-TOKEN='))?.slice(11) ?? '';
+    const xsrf =
+      document.cookie
+        .split('; ')
+        .find((c) => c.startsWith('XSRF-TOKEN='))
+        ?.slice(11) ?? '';
     await fetch('/auth/logout', { headers: { 'X-XSRF-TOKEN': xsrf } });
   });
   return page;
@@ -80,19 +104,37 @@ test('passkey: a login fires one login event (kind passkey, amr hwk, the /auth/u
   await events.until('login');
   const jwt = (await page.context().cookies(app.url)).find((c) => c.name === 'JWT')!.value;
   const me = await page.evaluate(async () => {
-    const xsrf = document.cookie.split('; ').find((c) => c.startsWith('XSRF-TOKEN='))?.slice(11) ?? '';
+    const xsrf =
+      document.cookie
+        .split('; ')
+        .find((c) => c.startsWith('XSRF-TOKEN='))
+        ?.slice(11) ?? '';
     return (await (await fetch('/auth/user', { headers: { 'X-XSRF-TOKEN': xsrf } })).json()) as { id: string };
   });
   const [login] = events.all;
   t.true(login!.time >= before && login!.time <= Date.now(), 'stamped by the instance clock');
-  t.deepEqual(events.all, [{ type: 'login', time: login!.time, provider: 'passkey', kind: 'passkey', amr: ['hwk'], userId: me.id, sid: decodeJwt(jwt).sid, ip: LOOPBACK, userAgent: UA }]);
+  t.deepEqual(events.all, [
+    {
+      type: 'login',
+      time: login!.time,
+      provider: 'passkey',
+      kind: 'passkey',
+      amr: ['hwk'],
+      userId: me.id,
+      sid: decodeJwt(jwt).sid,
+      ip: LOOPBACK,
+      userAgent: UA,
+    },
+  ]);
   t.is(me.id, 'dev_user', 'the account that added the passkey');
 
   // A real assertion of this authenticator, its signature changed by one bit, posted as the page would.
   events.clear();
   const assertion = await page.evaluate(async () => {
     const options = await (await fetch('/auth/passkey/login/options', { method: 'POST' })).json();
-    const credential = (await navigator.credentials.get({ publicKey: (PublicKeyCredential as any).parseRequestOptionsFromJSON(options) })) as any;
+    const credential = (await navigator.credentials.get({
+      publicKey: (PublicKeyCredential as any).parseRequestOptionsFromJSON(options),
+    })) as any;
     return credential.toJSON();
   });
   const signature = Buffer.from(assertion.response.signature, 'base64url');
@@ -108,7 +150,15 @@ test('passkey: a login fires one login event (kind passkey, amr hwk, the /auth/u
   const { status, code } = await refusalOf(refused);
   t.deepEqual([status, code], [401, 'passkey_invalid']);
   await events.until('login_failed');
-  t.like(events.all[0], { type: 'login_failed', provider: 'passkey', kind: 'passkey', reason: code, status, ip: LOOPBACK, userAgent: UA });
+  t.like(events.all[0], {
+    type: 'login_failed',
+    provider: 'passkey',
+    kind: 'passkey',
+    reason: code,
+    status,
+    ip: LOOPBACK,
+    userAgent: UA,
+  });
   t.is(events.all.length, 1, 'one event: the refusal');
   t.false('userName' in events.all[0]!, 'a passkey login types no user name');
 });
@@ -120,6 +170,15 @@ test('server: a wrong password on its own login page fires one login_failed (pro
   const { res } = await submitLogin(new Browser(authorize.origin, UA), authorize.href, 'alice', 'not-wonderland');
   t.regex(await res.text(), /Wrong user name or password/);
   await events.until('login_failed');
-  t.like(events.all[0], { type: 'login_failed', provider: 'server', kind: 'server', reason: 'bad_credentials', status: 200, userName: 'alice', ip: LOOPBACK, userAgent: UA });
+  t.like(events.all[0], {
+    type: 'login_failed',
+    provider: 'server',
+    kind: 'server',
+    reason: 'bad_credentials',
+    status: 200,
+    userName: 'alice',
+    ip: LOOPBACK,
+    userAgent: UA,
+  });
   t.is(events.all.length, 1);
 });

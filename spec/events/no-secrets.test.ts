@@ -42,7 +42,8 @@ class Watched extends Browser {
     for (const { value } of this.lastCookies) {
       if (!value) continue;
       keep('a cookie', value);
-      if (/^[\w-]+\.[\w-]+\.[\w-]+$/.test(value) && typeof decodeJwt(value).jti === 'string') keep('a jti', decodeJwt(value).jti);
+      if (/^[\w-]+\.[\w-]+\.[\w-]+$/.test(value) && typeof decodeJwt(value).jti === 'string')
+        keep('a jti', decodeJwt(value).jti);
     }
     return res;
   }
@@ -50,13 +51,20 @@ class Watched extends Browser {
 
 /** A real forwarder in front of the dev server's token endpoint, keeping the access tokens it hands out. */
 async function tokenTap(t: ExecutionContext, tokenURL: string): Promise<string> {
-  const body = (req: IncomingMessage) => new Promise<string>((resolve) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c)).on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-  });
+  const body = (req: IncomingMessage) =>
+    new Promise<string>((resolve) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c)).on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    });
   const tap = await serve(async (req, res) => {
-    const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => ['authorization', 'content-type', 'accept'].includes(k))) as Record<string, string>;
-    const answer = await fetch(tokenURL, { method: req.method, headers, body: req.method === 'POST' ? await body(req) : undefined });
+    const headers = Object.fromEntries(
+      Object.entries(req.headers).filter(([k]) => ['authorization', 'content-type', 'accept'].includes(k)),
+    ) as Record<string, string>;
+    const answer = await fetch(tokenURL, {
+      method: req.method,
+      headers,
+      body: req.method === 'POST' ? await body(req) : undefined,
+    });
     const text = await answer.text();
     const token = (JSON.parse(text) as { access_token?: string }).access_token;
     if (token) keep('an access token', token);
@@ -122,10 +130,14 @@ async function secondFactor(app: MfaApp, c: Watched): Promise<void> {
   if ((await verify(second, { code })).status !== 200) throw new Error('totp login failed');
   const third = new Watched(app.url, UA);
   await login(third, 'alice');
-  if ((await verify(third, { recoveryCode: recoveryCodes[0] })).status !== 200) throw new Error('recovery login failed');
-  const fresh = (await (await third.fetch('/auth/mfa/recovery-codes', { method: 'POST', headers: third.xsrf() })).json()) as { recoveryCodes: string[] };
+  if ((await verify(third, { recoveryCode: recoveryCodes[0] })).status !== 200)
+    throw new Error('recovery login failed');
+  const fresh = (await (
+    await third.fetch('/auth/mfa/recovery-codes', { method: 'POST', headers: third.xsrf() })
+  ).json()) as { recoveryCodes: string[] };
   for (const newCode of fresh.recoveryCodes) keep('a recovery code', newCode, newCode.replace(/-/g, ''));
-  if ((await third.fetch('/auth/mfa/totp', { method: 'DELETE', headers: third.xsrf() })).status !== 200) throw new Error('totp off failed');
+  if ((await third.fetch('/auth/mfa/totp', { method: 'DELETE', headers: third.xsrf() })).status !== 200)
+    throw new Error('totp off failed');
 }
 
 /** Where `secret` appears in `text`: digits only as a whole number (a code inside a timestamp is not it). */
@@ -140,16 +152,38 @@ async function startApp(t: ExecutionContext, audit: string, logs: string[]): Pro
   const dev = await startDevOAuthServer({ port: 0 });
   t.teardown(() => dev.close());
   const { authURL, tokenURL, infoURL } = devEndpoints(dev.url);
-  const line = (level: string) => (msg: string, fields?: unknown) => logs.push(`${level} ${msg} ${JSON.stringify(fields ?? {})}`);
+  const line = (level: string) => (msg: string, fields?: unknown) =>
+    logs.push(`${level} ${msg} ${JSON.stringify(fields ?? {})}`);
   const providers = [
     { kind: 'direct', name: 'direct', checker: (user: string, pw: string) => PASSWORDS[user] === pw },
-    { kind: 'verified', name: 'email', template: TEMPLATE, sender: emailSender({ host: '127.0.0.1', port: smtp.port, secure: false, from: 'login@example.com', subject: 'Login', timeout: '30s' }) },
-    { name: 'facebook', cid: 'fb-cid', csecret: CLIENT_SECRET, endpoint: { authURL, tokenURL: await tokenTap(t, tokenURL) }, infoURL },
+    {
+      kind: 'verified',
+      name: 'email',
+      template: TEMPLATE,
+      sender: emailSender({
+        host: '127.0.0.1',
+        port: smtp.port,
+        secure: false,
+        from: 'login@example.com',
+        subject: 'Login',
+        timeout: '30s',
+      }),
+    },
+    {
+      name: 'facebook',
+      cid: 'fb-cid',
+      csecret: CLIENT_SECRET,
+      endpoint: { authURL, tokenURL: await tokenTap(t, tokenURL) },
+      infoURL,
+    },
     { kind: 'passkey', rpName: 'events tests' },
     { kind: 'server', url: 'http://127.0.0.1:0', checker },
   ];
   const logger = { debug: line('debug'), info: line('info'), warn: line('warn'), error: line('error') };
-  const app = await startMfaApp({ logger, audit, tokenDuration: '10m' } as Partial<AuthKoaOptions>, providers as ProviderEntry[]);
+  const app = await startMfaApp(
+    { logger, audit, tokenDuration: '10m' } as Partial<AuthKoaOptions>,
+    providers as ProviderEntry[],
+  );
   t.teardown(() => app.close());
   return { app, smtp };
 }
@@ -180,12 +214,32 @@ test('no password, token, jti, code, recovery code or secret is in any event (li
   await app.auth.close();
 
   const lines = readFileSync(audit, 'utf8').trim().split('\n');
-  t.deepEqual([...new Set(lines.map((l) => JSON.parse(l).type as string))].sort(), [...AUTH_EVENT_TYPES].sort(), 'every event type was fired and audited');
+  t.deepEqual(
+    [...new Set(lines.map((l) => JSON.parse(l).type as string))].sort(),
+    [...AUTH_EVENT_TYPES].sort(),
+    'every event type was fired and audited',
+  );
   t.is(lines.length, events.all.length);
   t.true(logs.length > 0, 'something was logged');
-  const kinds = ['the secret option', 'a client secret', 'a password', 'a cookie', 'a jti', 'a confirmation token', 'an OAuth2 code', 'an access token', 'the TOTP secret', 'a TOTP code', 'a recovery code'];
+  const kinds = [
+    'the secret option',
+    'a client secret',
+    'a password',
+    'a cookie',
+    'a jti',
+    'a confirmation token',
+    'an OAuth2 code',
+    'an access token',
+    'the TOTP secret',
+    'a TOTP code',
+    'a recovery code',
+  ];
   t.deepEqual([...new Set(secrets.values())].sort(), kinds.sort(), 'a secret of each kind was collected');
   const texts = [...lines, ...events.all.map((e) => JSON.stringify(e)), ...logs];
-  const found = [...secrets].filter(([secret]) => secret.length >= 6).flatMap(([secret, what]) => texts.filter((text) => leaks(text, secret)).map((text) => `${what} ${secret} in ${text}`));
+  const found = [...secrets]
+    .filter(([secret]) => secret.length >= 6)
+    .flatMap(([secret, what]) =>
+      texts.filter((text) => leaks(text, secret)).map((text) => `${what} ${secret} in ${text}`),
+    );
   t.deepEqual(found, []);
 });

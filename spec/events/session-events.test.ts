@@ -7,7 +7,17 @@ import test from 'ava';
 import type { AuthKoaOptions } from '../../lib/index.js';
 import { Client } from '../helpers/http.js';
 import { enrollTotp, errorCode, passwordLogin, startMfaApp, verify, wrongCode } from '../mfa/fixtures.js';
-import { Browser, DIRECT, TOKEN_MS, endSession, listOf, me, registerPasskey, revokeOthers, startSessionsApp } from '../sessions/fixtures.js';
+import {
+  Browser,
+  DIRECT,
+  TOKEN_MS,
+  endSession,
+  listOf,
+  me,
+  registerPasskey,
+  revokeOthers,
+  startSessionsApp,
+} from '../sessions/fixtures.js';
 import { LOOPBACK, UA, record, refusalOf, sidOf } from './fixtures.js';
 import { quiet } from './kinds.js';
 
@@ -24,7 +34,11 @@ test('logout: /auth/logout and a provider logout (/auth/direct/logout) each fire
     t.is(res.status, 200, path);
     t.false(device.c.jar.has('JWT'), `${path} cleared the cookie`);
     await events.until('logout');
-    t.deepEqual(events.all, [{ type: 'logout', time: app.clock(), userId: device.userId, provider: 'direct', sid: device.sid }], path);
+    t.deepEqual(
+      events.all,
+      [{ type: 'logout', time: app.clock(), userId: device.userId, provider: 'direct', sid: device.sid }],
+      path,
+    );
   }
 });
 
@@ -35,10 +49,15 @@ test('refresh: an expired token (by the injected clock) is refreshed once for 5 
   const events = record(app.auth);
   app.clock.advance(TOKEN_MS + 1000);
   const answers = await Promise.all(Array.from({ length: 5 }, () => me(device.c)));
-  t.deepEqual(answers.map((r) => r.status), [201, 201, 201, 201, 201]);
+  t.deepEqual(
+    answers.map((r) => r.status),
+    [201, 201, 201, 201, 201],
+  );
   t.not(device.c.jar.get('JWT'), expired, 'a new token was issued');
   await events.until('refresh');
-  t.deepEqual(events.all, [{ type: 'refresh', time: app.clock(), userId: device.userId, provider: 'direct', sid: device.sid }]);
+  t.deepEqual(events.all, [
+    { type: 'refresh', time: app.clock(), userId: device.userId, provider: 'direct', sid: device.sid },
+  ]);
   t.is(sidOf(device.c), device.sid, 'the refreshed token keeps its session');
 });
 
@@ -55,7 +74,11 @@ test('session_revoked: DELETE /auth/sessions/<sid> names the sid; revoke-others 
   t.is((await revokeOthers(keeper.c)).status, 200);
   await events.until('session_revoked');
   t.deepEqual(events.all, [{ type: 'session_revoked', time: app.clock(), userId: keeper.userId, keptSid: keeper.sid }]);
-  t.deepEqual((await listOf(keeper.c)).map((s) => s.sid), [keeper.sid], 'the others left the list');
+  t.deepEqual(
+    (await listOf(keeper.c)).map((s) => s.sid),
+    [keeper.sid],
+    'the others left the list',
+  );
 
   events.clear();
   await app.auth.revokeSessions(keeper.userId);
@@ -71,7 +94,9 @@ test('lockout: the 5th wrong password locks the pair out: one lockout (scope the
   for (let i = 0; i < 5; i++) t.is((await wrong()).status, 403);
   await events.until('lockout');
   await events.until('login_failed', 5);
-  t.deepEqual(events.of('lockout'), [{ type: 'lockout', time: app.clock(), scope: 'direct', key: `pair:alice@${LOOPBACK}`, until: app.clock() + 60_000 }]);
+  t.deepEqual(events.of('lockout'), [
+    { type: 'lockout', time: app.clock(), scope: 'direct', key: `pair:alice@${LOOPBACK}`, until: app.clock() + 60_000 },
+  ]);
   t.true(events.of('lockout')[0]!.until > app.clock());
   t.is(events.all.length, 6, 'five refusals and the lock-out');
 
@@ -79,12 +104,16 @@ test('lockout: the 5th wrong password locks the pair out: one lockout (scope the
   const locked = await refusalOf(await wrong());
   await events.until('login_failed');
   t.is(locked.status, 429);
-  t.like(events.all, [{ type: 'login_failed', provider: 'direct', reason: locked.code, status: 429, userName: 'alice' }]);
+  t.like(events.all, [
+    { type: 'login_failed', provider: 'direct', reason: locked.code, status: 429, userName: 'alice' },
+  ]);
   t.is(events.all.length, 1, 'no lock-out again while locked');
 });
 
 test('passkey_added and passkey_removed: the user, the provider and the session that did it (then the other sessions end: session_revoked keeping it)', async (t) => {
-  const app = await startSessionsApp(t, { providers: [DIRECT, { kind: 'passkey', rpName: 'events tests' }] } as Partial<AuthKoaOptions>);
+  const app = await startSessionsApp(t, {
+    providers: [DIRECT, { kind: 'passkey', rpName: 'events tests' }],
+  } as Partial<AuthKoaOptions>);
   const device = await app.login('alice', UA);
   const events = record(app.auth);
   const id = await registerPasskey(device.c);
@@ -106,7 +135,10 @@ test('mfa_changed (totp_enabled, recovery_codes_generated, totp_disabled) with t
   t.teardown(() => app.close());
   const c = new Browser(app.url, UA);
   t.is((await passwordLogin(c, 'alice')).status, 200);
-  const [userId, sid] = [((await (await c.fetch('/auth/user', { headers: c.xsrf() })).json()) as { id: string }).id, sidOf(c)];
+  const [userId, sid] = [
+    ((await (await c.fetch('/auth/user', { headers: c.xsrf() })).json()) as { id: string }).id,
+    sidOf(c),
+  ];
   const events = record(app.auth);
   const changed = (change: string) => ({ type: 'mfa_changed', time: app.clock(), userId, change, sid });
   const othersEnded = () => ({ type: 'session_revoked', time: app.clock(), userId, keptSid: sid });
@@ -114,7 +146,10 @@ test('mfa_changed (totp_enabled, recovery_codes_generated, totp_disabled) with t
   const { otpauthUrl } = await enrollTotp(app, c);
   await events.until('session_revoked');
   // enrollTotp moves the clock a step on after the confirm.
-  t.deepEqual(events.all, [{ ...changed('totp_enabled'), time: app.clock() - 30_000 }, { ...othersEnded(), time: app.clock() - 30_000 }]);
+  t.deepEqual(events.all, [
+    { ...changed('totp_enabled'), time: app.clock() - 30_000 },
+    { ...othersEnded(), time: app.clock() - 30_000 },
+  ]);
 
   events.clear();
   t.is((await c.fetch('/auth/mfa/recovery-codes', { method: 'POST', headers: c.xsrf() })).status, 200);
@@ -128,7 +163,17 @@ test('mfa_changed (totp_enabled, recovery_codes_generated, totp_disabled) with t
   t.is(refused.status, 403);
   t.is(await errorCode(refused), 'invalid_code');
   await events.until('mfa_failed');
-  t.deepEqual(events.all, [{ type: 'mfa_failed', time: app.clock(), userId, provider: 'direct', reason: 'invalid_code', ip: LOOPBACK, userAgent: UA }]);
+  t.deepEqual(events.all, [
+    {
+      type: 'mfa_failed',
+      time: app.clock(),
+      userId,
+      provider: 'direct',
+      reason: 'invalid_code',
+      ip: LOOPBACK,
+      userAgent: UA,
+    },
+  ]);
 
   events.clear();
   t.is((await c.fetch('/auth/mfa/totp', { method: 'DELETE', headers: c.xsrf() })).status, 200);

@@ -42,7 +42,12 @@ async function openPage(): Promise<Page> {
 
 test.serial('dev login through the page: user and avatar shown, protected route called, logout', async (t) => {
   const page = await openPage();
-  t.deepEqual(await page.locator('#providers > *').evaluateAll((els) => els.map((e) => e.getAttribute('data-provider') ?? e.className)), ['dev', 'local', 'provider verified', 'passkey']);
+  t.deepEqual(
+    await page
+      .locator('#providers > *')
+      .evaluateAll((els) => els.map((e) => e.getAttribute('data-provider') ?? e.className)),
+    ['dev', 'local', 'provider verified', 'passkey'],
+  );
   await page.click('#providers [data-provider="dev"]');
   await page.waitForSelector('input[name="username"]');
   t.regex(page.url(), /\/login\/oauth\/authorize\?/);
@@ -59,7 +64,9 @@ test.serial('dev login through the page: user and avatar shown, protected route 
   await page.waitForFunction(() => (document.querySelector('#avatar') as HTMLImageElement).naturalWidth > 0);
 
   await page.click('[data-call="private"]');
-  await page.waitForFunction(() => document.querySelector('#result')?.textContent?.includes('private: any logged-in user'));
+  await page.waitForFunction(() =>
+    document.querySelector('#result')?.textContent?.includes('private: any logged-in user'),
+  );
   t.regex((await page.textContent('#result'))!, /"name": "alice"/);
   await page.click('[data-call="admin"]');
   await page.waitForFunction(() => document.querySelector('#result')?.textContent?.startsWith('HTTP 403'));
@@ -76,35 +83,38 @@ test.serial('dev login through the page: user and avatar shown, protected route 
   await page.close();
 });
 
-test.serial('direct login through the page form; the demo user passes admin and rbac routes; a refused login is said beside the form', async (t) => {
-  const page = await openPage();
-  // A refusal first: said beside the form, not at the foot of the page.
-  await page.fill('form[data-provider="local"] [name="user"]', 'demo');
-  await page.fill('form[data-provider="local"] [name="passwd"]', 'wrong');
-  await page.click('form[data-provider="local"] button');
-  await page.waitForFunction(() => document.querySelector('#login-message')?.textContent?.startsWith('HTTP 403'));
-  t.true(await page.locator('#login-message').evaluate((el) => el.classList.contains('error')), 'shown as a refusal');
-  // A refused login keeps what was typed, to correct it.
-  t.is(await page.inputValue('form[data-provider="local"] [name="user"]'), 'demo');
-  await page.fill('form[data-provider="local"] [name="user"]', 'demo');
-  await page.fill('form[data-provider="local"] [name="passwd"]', 'demo');
-  await page.click('form[data-provider="local"] button');
-  await page.waitForFunction(() => document.querySelector('#status')?.textContent === 'Logged in as demo.');
-  // The form is emptied after a successful login: no password left waiting in it.
-  t.is(await page.inputValue('form[data-provider="local"] [name="user"]'), '');
-  t.is(await page.inputValue('form[data-provider="local"] [name="passwd"]'), '');
-  t.true(await page.isHidden('#login'), 'the login forms are hidden while logged in');
-  t.is(await page.textContent('#session-message'), 'Logged in through local.');
-  t.is(await page.textContent('#user-role'), 'editor');
-  await page.click('[data-call="admin"]');
-  await page.waitForFunction(() => document.querySelector('#result')?.textContent?.includes('admin only'));
-  await page.click('[data-call="editors"]');
-  await page.waitForFunction(() => document.querySelector('#result')?.textContent?.includes('editors only'));
-  await page.click('#logout');
-  await page.waitForFunction(() => document.querySelector('#status')?.textContent === 'Not logged in.');
-  t.false(await page.isHidden('#login'), 'and shown again once logged out');
-  await page.close();
-});
+test.serial(
+  'direct login through the page form; the demo user passes admin and rbac routes; a refused login is said beside the form',
+  async (t) => {
+    const page = await openPage();
+    // A refusal first: said beside the form, not at the foot of the page.
+    await page.fill('form[data-provider="local"] [name="user"]', 'demo');
+    await page.fill('form[data-provider="local"] [name="passwd"]', 'wrong');
+    await page.click('form[data-provider="local"] button');
+    await page.waitForFunction(() => document.querySelector('#login-message')?.textContent?.startsWith('HTTP 403'));
+    t.true(await page.locator('#login-message').evaluate((el) => el.classList.contains('error')), 'shown as a refusal');
+    // A refused login keeps what was typed, to correct it.
+    t.is(await page.inputValue('form[data-provider="local"] [name="user"]'), 'demo');
+    await page.fill('form[data-provider="local"] [name="user"]', 'demo');
+    await page.fill('form[data-provider="local"] [name="passwd"]', 'demo');
+    await page.click('form[data-provider="local"] button');
+    await page.waitForFunction(() => document.querySelector('#status')?.textContent === 'Logged in as demo.');
+    // The form is emptied after a successful login: no password left waiting in it.
+    t.is(await page.inputValue('form[data-provider="local"] [name="user"]'), '');
+    t.is(await page.inputValue('form[data-provider="local"] [name="passwd"]'), '');
+    t.true(await page.isHidden('#login'), 'the login forms are hidden while logged in');
+    t.is(await page.textContent('#session-message'), 'Logged in through local.');
+    t.is(await page.textContent('#user-role'), 'editor');
+    await page.click('[data-call="admin"]');
+    await page.waitForFunction(() => document.querySelector('#result')?.textContent?.includes('admin only'));
+    await page.click('[data-call="editors"]');
+    await page.waitForFunction(() => document.querySelector('#result')?.textContent?.includes('editors only'));
+    await page.click('#logout');
+    await page.waitForFunction(() => document.querySelector('#status')?.textContent === 'Not logged in.');
+    t.false(await page.isHidden('#login'), 'and shown again once logged out');
+    await page.close();
+  },
+);
 
 test.serial('email login through the outbox: the link shows a confirm page whose button logs in', async (t) => {
   const page = await openPage();

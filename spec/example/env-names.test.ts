@@ -7,7 +7,9 @@ import { demoProviders } from '../../example/providers.js';
 import { catalog } from '../../lib/providers/social.js';
 
 const root = join(import.meta.dirname, '..', '..');
-const texts = ['README.md', ...readdirSync(join(root, 'docs')).map((f) => `docs/${f}`)].map((f) => [f, readFileSync(join(root, f), 'utf8')] as const);
+const texts = ['README.md', ...readdirSync(join(root, 'docs')).map((f) => `docs/${f}`)].map(
+  (f) => [f, readFileSync(join(root, f), 'utf8')] as const,
+);
 
 test("a social provider's variables are <NAME>_CID and <NAME>_CSEC everywhere, as the demo reads them", (t) => {
   const prefixes = Object.keys(catalog).map((n) => n.toUpperCase());
@@ -21,13 +23,19 @@ test("a social provider's variables are <NAME>_CID and <NAME>_CSEC everywhere, a
   }
   t.true(seen.includes('GITHUB_CSEC'), seen.join(' '));
   const entries = demoProviders({ devPort: 0, outbox: new Outbox(), env: { GITHUB_CID: 'id', GITHUB_CSEC: 'secret' } });
-  t.like(entries.find((e) => e.name === 'github'), { cid: 'id', csecret: 'secret' });
+  t.like(
+    entries.find((e) => e.name === 'github'),
+    { cid: 'id', csecret: 'secret' },
+  );
 });
 
-test("the Telegram token is TELEGRAM_BOT_TOKEN in the docs, in authctl bot and in the demo", (t) => {
+test('the Telegram token is TELEGRAM_BOT_TOKEN in the docs, in authctl bot and in the demo', (t) => {
   for (const [file, text] of texts) t.false(/\bTELEGRAM_TOKEN\b/.test(text), file);
   t.true(texts.some(([, text]) => text.includes('TELEGRAM_BOT_TOKEN')));
   t.regex(readFileSync(join(root, 'bin/commands/bot.ts'), 'utf8'), /process\.env\.TELEGRAM_BOT_TOKEN/);
   const entries = demoProviders({ devPort: 0, outbox: new Outbox(), env: { TELEGRAM_BOT_TOKEN: '1:abc' } });
-  t.like(entries.find((e) => e.name === 'telegram'), { kind: 'telegram', token: '1:abc' });
+  t.like(
+    entries.find((e) => e.name === 'telegram'),
+    { kind: 'telegram', token: '1:abc' },
+  );
 });

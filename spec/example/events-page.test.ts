@@ -29,17 +29,26 @@ function movableClock() {
 
 /** The rows of "Recent auth events" as the page shows them: type, time's title, provider, details. */
 function eventRows(page: Page) {
-  return page.locator('#event-list tr').evaluateAll((trs) =>
-    trs.map((tr) => ({ type: tr.getAttribute('data-type'), iso: tr.querySelector('td.when')?.getAttribute('title'), cells: Array.from(tr.querySelectorAll('td'), (td) => td.textContent) })),
-  );
+  return page
+    .locator('#event-list tr')
+    .evaluateAll((trs) =>
+      trs.map((tr) => ({
+        type: tr.getAttribute('data-type'),
+        iso: tr.querySelector('td.when')?.getAttribute('title'),
+        cells: Array.from(tr.querySelectorAll('td'), (td) => td.textContent),
+      })),
+    );
 }
 
 /** Waits until the newest row of the list is of `type` and the list has `count` rows. */
 const newestIs = (page: Page, type: string, count: number) =>
-  page.waitForFunction(([ty, n]) => {
-    const trs = document.querySelectorAll('#events:not([hidden]) #event-list tr');
-    return trs.length === n && trs[0]?.getAttribute('data-type') === ty;
-  }, [type, count] as const);
+  page.waitForFunction(
+    ([ty, n]) => {
+      const trs = document.querySelectorAll('#events:not([hidden]) #event-list tr');
+      return trs.length === n && trs[0]?.getAttribute('data-type') === ty;
+    },
+    [type, count] as const,
+  );
 
 async function submitLocal(page: Page, passwd: string): Promise<void> {
   await page.fill('form[data-provider="local"] [name="user"]', 'demo');
@@ -50,10 +59,22 @@ async function submitLocal(page: Page, passwd: string): Promise<void> {
 test('after logging in on the page, "Recent auth events" lists the login and the refusals before it; it follows a renewal, and goes at logout', async (t) => {
   const clock = movableClock();
   const lines: string[] = [];
-  const app = await startCheckedExample({ port: 0, devPort: 0, host: '127.0.0.1', varDir: join(tempDir(t, 'authkoa-events-page-'), 'var'), env: {}, clock, log: (l) => lines.push(l) });
+  const app = await startCheckedExample({
+    port: 0,
+    devPort: 0,
+    host: '127.0.0.1',
+    varDir: join(tempDir(t, 'authkoa-events-page-'), 'var'),
+    env: {},
+    clock,
+    log: (l) => lines.push(l),
+  });
   t.teardown(() => app.close());
   // A refusal from elsewhere, before the page logs in: the demo user sees it, with the name as it was typed.
-  const refused = await fetch(`${app.url}/auth/local/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ user: HOSTILE_NAME, passwd: 'x' }) });
+  const refused = await fetch(`${app.url}/auth/local/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ user: HOSTILE_NAME, passwd: 'x' }),
+  });
   t.is(refused.status, 403);
 
   const context = await browser().newContext();
@@ -88,14 +109,24 @@ test('after logging in on the page, "Recent auth events" lists the login and the
   clock.advance(PAST_TOKEN_DURATION);
   await page.click('[data-call="private"]');
   await newestIs(page, 'refresh', 4);
-  t.deepEqual((await eventRows(page)).map((r) => r.type), ['refresh', 'login', 'login_failed', 'login_failed']);
+  t.deepEqual(
+    (await eventRows(page)).map((r) => r.type),
+    ['refresh', 'login', 'login_failed', 'login_failed'],
+  );
 
   await page.click('#logout');
   await page.waitForFunction(() => document.querySelector('#status')?.textContent === 'Not logged in.');
   t.true(await page.isHidden('#events'), 'hidden once logged out');
   t.is(await page.locator('#event-list tr').count(), 0, 'and emptied: the list belongs to the user who left');
   // Printed by a listener, which runs after the answer: polled for, with a deadline.
-  for (const deadline = Date.now() + 10_000; !lines.some((l) => /^event: logout \S+ via local$/.test(l)) && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 50));
-  t.true(lines.some((l) => /^event: logout \S+ via local$/.test(l)), lines.join('\n'));
+  for (
+    const deadline = Date.now() + 10_000;
+    !lines.some((l) => /^event: logout \S+ via local$/.test(l)) && Date.now() < deadline;
+  )
+    await new Promise((r) => setTimeout(r, 50));
+  t.true(
+    lines.some((l) => /^event: logout \S+ via local$/.test(l)),
+    lines.join('\n'),
+  );
   t.deepEqual(errors, []);
 });

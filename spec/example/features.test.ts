@@ -11,7 +11,10 @@ import { useChromium } from '../helpers/browser.js';
 import { tempDir } from '../helpers/temp.js';
 
 const browser = useChromium(test);
-const without = (...missing: string[]) => (pkg: string) => !missing.includes(pkg);
+const without =
+  (...missing: string[]) =>
+  (pkg: string) =>
+    !missing.includes(pkg);
 
 interface Feature {
   name: string;
@@ -27,15 +30,35 @@ async function features(url: string): Promise<Feature[]> {
 async function demoWithout(t: ExecutionContext, env: Record<string, string>, ...missing: string[]) {
   const lines: string[] = [];
   const varDir = join(tempDir(t, 'authkoa-features-'), 'var');
-  const app = await startCheckedExample({ port: 0, devPort: 0, host: '127.0.0.1', varDir, env, installed: without(...missing), log: (l) => lines.push(l) });
+  const app = await startCheckedExample({
+    port: 0,
+    devPort: 0,
+    host: '127.0.0.1',
+    varDir,
+    env,
+    installed: without(...missing),
+    log: (l) => lines.push(l),
+  });
   t.teardown(() => app.close());
   return { app, lines };
 }
 
 test('with every package installed, on 127.0.0.1, every optional feature is on and the page says nothing is off', async (t) => {
-  const app = await startCheckedExample({ port: 0, devPort: 0, host: '127.0.0.1', varDir: join(tempDir(t, 'authkoa-features-'), 'var'), env: {} });
+  const app = await startCheckedExample({
+    port: 0,
+    devPort: 0,
+    host: '127.0.0.1',
+    varDir: join(tempDir(t, 'authkoa-features-'), 'var'),
+    env: {},
+  });
   t.teardown(() => app.close());
-  t.deepEqual((await features(app.url)).map((f) => [f.name, f.available]), [['passkeys', true], ['avatars', true]]);
+  t.deepEqual(
+    (await features(app.url)).map((f) => [f.name, f.available]),
+    [
+      ['passkeys', true],
+      ['avatars', true],
+    ],
+  );
   const page = await browser().newPage();
   t.teardown(() => page.close());
   await page.goto(`${app.url}/`);
@@ -45,9 +68,20 @@ test('with every package installed, on 127.0.0.1, every optional feature is on a
 
 test('without @simplewebauthn/server and jimp: no passkey provider, both said off on the page, a dev login still shows its avatar', async (t) => {
   const { app, lines } = await demoWithout(t, {}, '@simplewebauthn/server', 'jimp');
-  t.deepEqual(app.auth.providers.list().map((p) => p.name), ['dev', 'local', 'email']);
-  t.true(lines.includes('  passkeys:  off: the package "@simplewebauthn/server" is not installed: npm install @simplewebauthn/server, then start the demo again'), lines.join('\n'));
-  t.true(lines.some((l) => l.startsWith('  avatars:   off: avatars are kept at their original size: the package "jimp"')), lines.join('\n'));
+  t.deepEqual(
+    app.auth.providers.list().map((p) => p.name),
+    ['dev', 'local', 'email'],
+  );
+  t.true(
+    lines.includes(
+      '  passkeys:  off: the package "@simplewebauthn/server" is not installed: npm install @simplewebauthn/server, then start the demo again',
+    ),
+    lines.join('\n'),
+  );
+  t.true(
+    lines.some((l) => l.startsWith('  avatars:   off: avatars are kept at their original size: the package "jimp"')),
+    lines.join('\n'),
+  );
 
   const page = await browser().newPage();
   t.teardown(() => page.close());
@@ -55,7 +89,10 @@ test('without @simplewebauthn/server and jimp: no passkey provider, both said of
   page.on('pageerror', (e) => errors.push(e.message));
   await page.goto(`${app.url}/`);
   await page.waitForSelector('#login .unavailable[data-feature="avatars"]');
-  t.regex((await page.textContent('#login .unavailable[data-feature="passkeys"]'))!, /^Passkeys .*: off, the package "@simplewebauthn\/server" is not installed: npm install @simplewebauthn\/server/);
+  t.regex(
+    (await page.textContent('#login .unavailable[data-feature="passkeys"]'))!,
+    /^Passkeys .*: off, the package "@simplewebauthn\/server" is not installed: npm install @simplewebauthn\/server/,
+  );
   t.regex((await page.textContent('#login .unavailable[data-feature="avatars"]'))!, /npm install jimp/);
   t.is(await page.locator('#providers [data-provider="passkey"]').count(), 0);
 
@@ -72,6 +109,14 @@ test('without @simplewebauthn/server and jimp: no passkey provider, both said of
 test('a Telegram token without node-telegram-bot-api: the demo starts without Telegram and says why', async (t) => {
   const { app, lines } = await demoWithout(t, { TELEGRAM_BOT_TOKEN: '1:abc' }, 'node-telegram-bot-api');
   t.false(app.auth.providers.list().some((p) => p.name === 'telegram'));
-  t.like((await features(app.url)).find((f) => f.name === 'telegram'), { available: false });
-  t.true(lines.includes('  telegram:  off: the package "node-telegram-bot-api" is not installed: npm install node-telegram-bot-api, then start the demo again'), lines.join('\n'));
+  t.like(
+    (await features(app.url)).find((f) => f.name === 'telegram'),
+    { available: false },
+  );
+  t.true(
+    lines.includes(
+      '  telegram:  off: the package "node-telegram-bot-api" is not installed: npm install node-telegram-bot-api, then start the demo again',
+    ),
+    lines.join('\n'),
+  );
 });

@@ -76,7 +76,11 @@ test('a spent link opened in a browser shows "Link already used"; scripts still 
     body: new URLSearchParams({ token, session: '0' }),
   });
   t.is(pressed.status, 403);
-  t.regex(await pressed.text(), /<h1>Link already used<\/h1>/, 'the button of a confirm page opened before the link was spent');
+  t.regex(
+    await pressed.text(),
+    /<h1>Link already used<\/h1>/,
+    'the button of a confirm page opened before the link was spent',
+  );
   const script = await fetch(link);
   t.is(script.status, 403);
   t.deepEqual(await script.json(), { error: 'confirmation token already consumed', code: 'confirmation_used' });

@@ -37,13 +37,16 @@ async function openPage(context: BrowserContext, app: RunningExample, errors: st
   return page;
 }
 
-const statusIs = (page: Page, text: string) => page.waitForFunction((t) => document.querySelector('#status')?.textContent === t, text);
+const statusIs = (page: Page, text: string) =>
+  page.waitForFunction((t) => document.querySelector('#status')?.textContent === t, text);
 /** The message beside the control pressed (`where`) starts with `text`. */
-const saidIn = (page: Page, where: string, text: string) => page.waitForFunction(([w, t]) => document.querySelector(w)?.textContent?.startsWith(t), [where, text] as const);
+const saidIn = (page: Page, where: string, text: string) =>
+  page.waitForFunction(([w, t]) => document.querySelector(w)?.textContent?.startsWith(t), [where, text] as const);
 
 test('passkeys on the demo page: add after a dev login, listed, log out, restart, log in with it as the same user, protected route, remove', async (t) => {
   const dir = tempDir(t, 'authkoa-e2e-passkeys-');
-  const start = () => startCheckedExample({ port: 0, devPort: 0, host: '127.0.0.1', varDir: join(dir, 'var'), env: {} });
+  const start = () =>
+    startCheckedExample({ port: 0, devPort: 0, host: '127.0.0.1', varDir: join(dir, 'var'), env: {} });
   let app = await start();
   t.teardown(() => app.close());
   t.regex(app.url, /^http:\/\/localhost:\d+$/, 'published as localhost: WebAuthn refuses IP addresses');
@@ -68,7 +71,9 @@ test('passkeys on the demo page: add after a dev login, listed, log out, restart
   await page.click('text=Add a passkey');
   await saidIn(page, '#passkeys-message', 'Passkey added.');
   await page.waitForSelector('#passkey-list li[data-passkey]');
-  const ids = await page.locator('#passkey-list li[data-passkey]').evaluateAll((els) => els.map((e) => e.getAttribute('data-passkey')));
+  const ids = await page
+    .locator('#passkey-list li[data-passkey]')
+    .evaluateAll((els) => els.map((e) => e.getAttribute('data-passkey')));
   t.is(ids.length, 1);
   t.regex((await page.textContent('#passkey-list li'))!, /never used/);
   // Named by the browser that added it (headless Chromium on Linux), which reads the same on any other device.
@@ -87,10 +92,15 @@ test('passkeys on the demo page: add after a dev login, listed, log out, restart
   await statusIs(page, 'Logged in as carol.');
   t.is(await page.textContent('#user-id'), userId, 'the passkey logs in as the account that added it');
   await saidIn(page, '#session-message', 'Logged in through passkey.');
-  await page.waitForFunction((id) => /last used/.test(document.querySelector(`#passkey-list li[data-passkey="${id}"]`)?.textContent ?? ''), ids[0]);
+  await page.waitForFunction(
+    (id) => /last used/.test(document.querySelector(`#passkey-list li[data-passkey="${id}"]`)?.textContent ?? ''),
+    ids[0],
+  );
 
   await page.click('[data-call="private"]');
-  await page.waitForFunction(() => document.querySelector('#result')?.textContent?.includes('private: any logged-in user'));
+  await page.waitForFunction(() =>
+    document.querySelector('#result')?.textContent?.includes('private: any logged-in user'),
+  );
   t.is(JSON.parse((await page.textContent('#result'))!).user.id, userId);
 
   mkdirSync(join(SCREENSHOT, '..'), { recursive: true });
@@ -116,21 +126,46 @@ test('the listen address: loopback IPs are published as localhost, other IPs hav
   t.deepEqual(publicUrl('demo.test', 8080), { url: 'http://demo.test:8080', passkeys: true });
   const setup = { devPort: 0, outbox: new Outbox(() => {}), env: {} };
   t.false(demoProviders(setup).some((p) => 'kind' in p && p.kind === 'passkey'));
-  t.like(demoProviders({ ...setup, passkeyCredentials: 'lmdb:///x/passkeys' }).find((p) => 'kind' in p && p.kind === 'passkey'), { rpName: 'authkoa demo', credentials: 'lmdb:///x/passkeys' });
+  t.like(
+    demoProviders({ ...setup, passkeyCredentials: 'lmdb:///x/passkeys' }).find(
+      (p) => 'kind' in p && p.kind === 'passkey',
+    ),
+    { rpName: 'authkoa demo', credentials: 'lmdb:///x/passkeys' },
+  );
 });
 
 test('the demo on another IP address (127.0.0.2) runs without passkeys and says why; on 127.0.0.1 it names the address', async (t) => {
   const dir = tempDir(t, 'authkoa-e2e-passkeys-');
   const lines: string[] = [];
-  const other = await startCheckedExample({ port: 0, devPort: 0, host: '127.0.0.2', varDir: join(dir, 'other'), env: {}, log: (l) => lines.push(l) });
+  const other = await startCheckedExample({
+    port: 0,
+    devPort: 0,
+    host: '127.0.0.2',
+    varDir: join(dir, 'other'),
+    env: {},
+    log: (l) => lines.push(l),
+  });
   t.teardown(() => other.close());
   t.regex(other.url, /^http:\/\/127\.0\.0\.2:\d+$/);
-  t.deepEqual(other.auth.providers.list().map((p) => p.name), ['dev', 'local', 'email']);
-  t.true(lines.some((l) => /^ {2}passkeys: {2}off: WebAuthn refuses IP addresses such as 127\.0\.0\.2/.test(l)), lines.join('\n'));
+  t.deepEqual(
+    other.auth.providers.list().map((p) => p.name),
+    ['dev', 'local', 'email'],
+  );
+  t.true(
+    lines.some((l) => /^ {2}passkeys: {2}off: WebAuthn refuses IP addresses such as 127\.0\.0\.2/.test(l)),
+    lines.join('\n'),
+  );
   t.is((await fetch(`${other.url}/`)).status, 200, 'the page still loads');
 
   lines.length = 0;
-  const local = await startCheckedExample({ port: 0, devPort: 0, host: '127.0.0.1', varDir: join(dir, 'local'), env: {}, log: (l) => lines.push(l) });
+  const local = await startCheckedExample({
+    port: 0,
+    devPort: 0,
+    host: '127.0.0.1',
+    varDir: join(dir, 'local'),
+    env: {},
+    log: (l) => lines.push(l),
+  });
   t.teardown(() => local.close());
   t.true(lines.includes(`authkoa example listening on ${local.url} (address 127.0.0.1)`), lines.join('\n'));
   t.false(lines.some((l) => l.includes('passkeys:')));

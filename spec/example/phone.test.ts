@@ -23,7 +23,8 @@ const browser = useChromium(test);
 const CACHE = fileURLToPath(new URL('../.cache/', import.meta.url));
 const PHONE = { width: 390, height: 844 };
 const DESKTOP = { width: 1280, height: 900 };
-const IPHONE_UA = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1';
+const IPHONE_UA =
+  'Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1';
 
 /** What is wrong with the layout of `page` at its current width: [] when nothing is. */
 function layoutProblems(page: Page): Promise<string[]> {
@@ -32,26 +33,33 @@ function layoutProblems(page: Page): Promise<string[]> {
     const width = window.innerWidth;
     const doc = document.documentElement;
     if (doc.scrollWidth > width) problems.push(`page is ${doc.scrollWidth} px wide in a ${width} px window`);
-    const name = (el: Element) => `${el.tagName.toLowerCase()}${el.id ? '#' + el.id : ''} "${(el.textContent ?? '').trim().slice(0, 30)}"`;
-    const visible = (el: Element) => (el as HTMLElement).offsetParent !== null && getComputedStyle(el).visibility !== 'hidden';
+    const name = (el: Element) =>
+      `${el.tagName.toLowerCase()}${el.id ? '#' + el.id : ''} "${(el.textContent ?? '').trim().slice(0, 30)}"`;
+    const visible = (el: Element) =>
+      (el as HTMLElement).offsetParent !== null && getComputedStyle(el).visibility !== 'hidden';
     for (const el of Array.from(document.querySelectorAll('button, a.button, input, summary')).filter(visible)) {
       el.scrollIntoView({ block: 'center', inline: 'nearest' });
       const r = el.getBoundingClientRect();
       if (r.width === 0 || r.height === 0) problems.push(`${name(el)} has no size`);
-      if (r.left < 0 || r.right > width) problems.push(`${name(el)} spans ${Math.round(r.left)}–${Math.round(r.right)} px, outside 0–${width}`);
+      if (r.left < 0 || r.right > width)
+        problems.push(`${name(el)} spans ${Math.round(r.left)}–${Math.round(r.right)} px, outside 0–${width}`);
       const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
-      if (!hit || !(el === hit || el.contains(hit) || hit.contains(el))) problems.push(`${name(el)} is covered by ${hit ? name(hit) : 'nothing'}`);
+      if (!hit || !(el === hit || el.contains(hit) || hit.contains(el)))
+        problems.push(`${name(el)} is covered by ${hit ? name(hit) : 'nothing'}`);
     }
     // A cell squeezed to a word per line is taller than three lines though its text would fit on one.
     for (const td of Array.from(document.querySelectorAll('table td')).filter(visible)) {
       const lh = parseFloat(getComputedStyle(td).lineHeight) || 20;
-      if (td.getBoundingClientRect().width < 60 && (td.textContent ?? '').trim().length > 12) problems.push(`${name(td)} is squeezed to ${Math.round(td.getBoundingClientRect().width)} px`);
-      if (td.getBoundingClientRect().height > 4 * lh) problems.push(`${name(td)} is ${Math.round(td.getBoundingClientRect().height)} px tall`);
+      if (td.getBoundingClientRect().width < 60 && (td.textContent ?? '').trim().length > 12)
+        problems.push(`${name(td)} is squeezed to ${Math.round(td.getBoundingClientRect().width)} px`);
+      if (td.getBoundingClientRect().height > 4 * lh)
+        problems.push(`${name(td)} is ${Math.round(td.getBoundingClientRect().height)} px tall`);
     }
     const id = document.querySelector('#user-id');
     if (id && visible(id)) {
       const lh = parseFloat(getComputedStyle(id).lineHeight) || 20;
-      if (id.getBoundingClientRect().height > 1.5 * lh) problems.push(`the user id wraps over ${Math.round(id.getBoundingClientRect().height / lh)} lines`);
+      if (id.getBoundingClientRect().height > 1.5 * lh)
+        problems.push(`the user id wraps over ${Math.round(id.getBoundingClientRect().height / lh)} lines`);
     }
     window.scrollTo(0, 0);
     return problems;
@@ -90,11 +98,22 @@ async function open(context: BrowserContext, url: string, errors: string[]): Pro
 test('the page at 390 and 1280 px: no sideways scroll, every button reachable, tables stacked on the phone, the second factor turned off only once confirmed', async (t) => {
   mkdirSync(CACHE, { recursive: true });
   const clock = manualClock(); // still: the TOTP code typed below is the one of the server's own time
-  const app = await startCheckedExample({ port: 0, devPort: 0, host: '127.0.0.1', varDir: join(tempDir(t, 'authkoa-phone-'), 'var'), env: {}, clock });
+  const app = await startCheckedExample({
+    port: 0,
+    devPort: 0,
+    host: '127.0.0.1',
+    varDir: join(tempDir(t, 'authkoa-phone-'), 'var'),
+    env: {},
+    clock,
+  });
   t.teardown(() => app.close());
   const errors: string[] = [];
   // A refused login first, so the events table has more than the logins in it.
-  await fetch(`${app.url}/auth/local/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ user: 'demo', passwd: 'nope' }) });
+  await fetch(`${app.url}/auth/local/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ user: 'demo', passwd: 'nope' }),
+  });
 
   // The desktop adds a passkey (a factor change: it ends other sessions, so it comes before the phone logs in).
   const desktop = await browser().newContext({ viewport: DESKTOP });
@@ -117,14 +136,22 @@ test('the page at 390 and 1280 px: no sideways scroll, every button reachable, t
   t.regex(id, /^local_[0-9a-f]{40}$/);
   t.is(await page.getAttribute('#user-id', 'title'), id);
   await page.click('#user-id-copy');
-  await page.waitForFunction(() => /^Id (copied|selected)/.test(document.querySelector('#session-message')?.textContent ?? ''));
+  await page.waitForFunction(() =>
+    /^Id (copied|selected)/.test(document.querySelector('#session-message')?.textContent ?? ''),
+  );
   await page.waitForSelector('#passkey-list li[data-passkey]');
-  t.regex((await page.textContent('#passkey-list li .passkey-device'))!, /^Added on Chrome on Linux$/, 'the desktop\'s passkey is named by the desktop, on the phone');
+  t.regex(
+    (await page.textContent('#passkey-list li .passkey-device'))!,
+    /^Added on Chrome on Linux$/,
+    "the desktop's passkey is named by the desktop, on the phone",
+  );
   await page.waitForFunction(() => document.querySelectorAll('#device-list tr').length === 2);
   t.deepEqual(await page.locator('#device-list .device-name').allTextContents(), ['Safari on iOS', 'Chrome on Linux']);
   await page.waitForSelector('#event-list tr[data-type="login_failed"]');
   await page.click('[data-call="private"]');
-  await page.waitForFunction(() => document.querySelector('#result')?.textContent?.includes('private: any logged-in user'));
+  await page.waitForFunction(() =>
+    document.querySelector('#result')?.textContent?.includes('private: any logged-in user'),
+  );
   await bothWidths(t, page, 'logged in, every section open', 'demo-logged-in');
 
   // Two-step login: its set-up (QR code, key, code form), then the recovery codes.
@@ -144,7 +171,12 @@ test('the page at 390 and 1280 px: no sideways scroll, every button reachable, t
   await page.waitForSelector('#mfa-off-confirm:not([hidden])');
   await bothWidths(t, page, 'the confirmation', 'demo-confirm-off');
   t.regex((await page.textContent('#mfa-off-confirm'))!, /password alone/);
-  t.is((await (await page.request.get(`${app.url}/auth/mfa`, { headers: { 'X-XSRF-TOKEN': await xsrf(phone) } })).json()).totp, true, 'one press turned nothing off');
+  t.is(
+    (await (await page.request.get(`${app.url}/auth/mfa`, { headers: { 'X-XSRF-TOKEN': await xsrf(phone) } })).json())
+      .totp,
+    true,
+    'one press turned nothing off',
+  );
   await page.click('#mfa-off-no');
   await page.waitForSelector('#mfa-off-confirm', { state: 'hidden' });
   t.regex((await page.textContent('#mfa-status'))!, /^On:/);
@@ -153,7 +185,10 @@ test('the page at 390 and 1280 px: no sideways scroll, every button reachable, t
   await textIs(page, '#mfa-message', 'Two-step login turned off.');
   // The status line is read again from the server after the message: wait for it rather than read it at once.
   await page.waitForFunction(() => document.querySelector('#mfa-status')?.textContent?.startsWith('Off:'));
-  t.false((await (await page.request.get(`${app.url}/auth/mfa`, { headers: { 'X-XSRF-TOKEN': await xsrf(phone) } })).json()).totp);
+  t.false(
+    (await (await page.request.get(`${app.url}/auth/mfa`, { headers: { 'X-XSRF-TOKEN': await xsrf(phone) } })).json())
+      .totp,
+  );
   t.deepEqual(errors, []);
 });
 
@@ -164,7 +199,14 @@ async function xsrf(context: BrowserContext): Promise<string> {
 test('a session ended from the desktop: the phone is refused with session_revoked and says so, before and after a reload, at both widths', async (t) => {
   mkdirSync(CACHE, { recursive: true });
   const clock = manualClock();
-  const app = await startCheckedExample({ port: 0, devPort: 0, host: '127.0.0.1', varDir: join(tempDir(t, 'authkoa-phone-'), 'var'), env: {}, clock });
+  const app = await startCheckedExample({
+    port: 0,
+    devPort: 0,
+    host: '127.0.0.1',
+    varDir: join(tempDir(t, 'authkoa-phone-'), 'var'),
+    env: {},
+    clock,
+  });
   t.teardown(() => app.close());
   const errors: string[] = [];
   const phone = await browser().newContext({ viewport: PHONE, userAgent: IPHONE_UA });
@@ -180,7 +222,10 @@ test('a session ended from the desktop: the phone is refused with session_revoke
   await textIs(dpage, '#devices-message', 'Logged out Safari on iOS (local).');
 
   clock.advance(6 * 60_000); // past the demo's 5-minute tokenDuration: the phone's next request needs a refresh
-  const [refused] = await Promise.all([page.waitForResponse((r) => r.url().endsWith('/api/private')), page.click('[data-call="private"]')]);
+  const [refused] = await Promise.all([
+    page.waitForResponse((r) => r.url().endsWith('/api/private')),
+    page.click('[data-call="private"]'),
+  ]);
   t.deepEqual([refused.status(), ((await refused.json()) as { code: string }).code], [401, 'session_revoked']);
   const ENDED = 'This session was ended from another device. Log in again to go on.';
   await textIs(page, '#status', ENDED);

@@ -10,10 +10,19 @@ import { publicUrl, type RunningExample } from '../../example/app.js';
 import { startCheckedExample } from '../helpers/example.js';
 import { tempDir } from '../helpers/temp.js';
 
-async function demo(t: Parameters<typeof tempDir>[0]): Promise<{ app: RunningExample; direct: string; lines: string[] }> {
+async function demo(
+  t: Parameters<typeof tempDir>[0],
+): Promise<{ app: RunningExample; direct: string; lines: string[] }> {
   const dir = tempDir(t, 'authkoa-public-host-');
   const lines: string[] = [];
-  const app = await startCheckedExample({ port: 0, devPort: 0, host: '127.0.0.1', varDir: join(dir, 'var'), env: {}, log: (l) => lines.push(l) });
+  const app = await startCheckedExample({
+    port: 0,
+    devPort: 0,
+    host: '127.0.0.1',
+    varDir: join(dir, 'var'),
+    env: {},
+    log: (l) => lines.push(l),
+  });
   t.teardown(() => app.close());
   return { app, direct: app.url.replace('localhost', '127.0.0.1'), lines };
 }
@@ -22,7 +31,10 @@ async function demo(t: Parameters<typeof tempDir>[0]): Promise<{ app: RunningExa
 class Browser {
   readonly jars = new Map<string, Map<string, string>>();
 
-  async go(url: string, init: { method?: string; form?: Record<string, string>; origin?: string } = {}): Promise<{ url: string; res: Response }> {
+  async go(
+    url: string,
+    init: { method?: string; form?: Record<string, string>; origin?: string } = {},
+  ): Promise<{ url: string; res: Response }> {
     let method = init.method ?? 'GET';
     let body: string | undefined = init.form ? new URLSearchParams(init.form).toString() : undefined;
     for (let hops = 0; hops < 10; hops++) {
@@ -57,7 +69,12 @@ class Browser {
 test('GET and HEAD under the listen address are redirected to the same path on the public URL', async (t) => {
   const { app, direct } = await demo(t);
   t.regex(app.url, /^http:\/\/localhost:\d+$/);
-  for (const [path, method] of [['/', 'GET'], ['/auth/dev/login?from=%2F&site=x', 'GET'], ['/outbox', 'HEAD'], ['//evil.example/x', 'GET']] as const) {
+  for (const [path, method] of [
+    ['/', 'GET'],
+    ['/auth/dev/login?from=%2F&site=x', 'GET'],
+    ['/outbox', 'HEAD'],
+    ['//evil.example/x', 'GET'],
+  ] as const) {
     const res = await fetch(direct + path, { method, redirect: 'manual' });
     t.is(res.status, 302, path);
     // A path that looks like a host (//evil.example) stays a path on the demo's own host.
@@ -96,7 +113,9 @@ test('the dev login started at http://127.0.0.1:<port> ends logged in, as at the
     t.is(done.url, `${app.url}/`, start);
     const jar = browser.jar(app.url);
     const cookie = [...jar].map(([k, v]) => `${k}=${v}`).join('; ');
-    const user = await fetch(`${app.url}/auth/user`, { headers: { cookie, 'x-xsrf-token': jar.get('XSRF-TOKEN') ?? '' } });
+    const user = await fetch(`${app.url}/auth/user`, {
+      headers: { cookie, 'x-xsrf-token': jar.get('XSRF-TOKEN') ?? '' },
+    });
     t.is(user.status, 200);
     t.is(((await user.json()) as { name: string }).name, 'alice');
   }
@@ -112,7 +131,9 @@ test('the demo, the README and getting-started name one address: http://localhos
   const readme = readFileSync(join(root, 'README.md'), 'utf8');
   const gettingStarted = readFileSync(join(root, 'docs', 'getting-started.md'), 'utf8');
   // Every line that tells where the demo (npm start) runs names the address it publishes.
-  const demoLines = readme.split('\n').filter((l) => /npm start|reference app/.test(l) && /https?:\/\/[\w.[\]:]+:8080/.test(l));
+  const demoLines = readme
+    .split('\n')
+    .filter((l) => /npm start|reference app/.test(l) && /https?:\/\/[\w.[\]:]+:8080/.test(l));
   t.true(demoLines.length >= 2, demoLines.join('\n'));
   for (const line of demoLines) t.notRegex(line, /127\.0\.0\.1:8080/, line);
   for (const line of demoLines) t.regex(line, /http:\/\/localhost:8080/, line);

@@ -34,7 +34,12 @@ function bodyOf(ctx: Context, type: string): unknown {
   const body: unknown = ctx.body;
   if (typeof body === 'string') return type === 'application/json' ? parsed(body) : body;
   // Koa serialises an object or array body itself: what the client gets is its JSON.
-  if (body !== null && typeof body === 'object' && !Buffer.isBuffer(body) && typeof (body as { pipe?: unknown }).pipe !== 'function') {
+  if (
+    body !== null &&
+    typeof body === 'object' &&
+    !Buffer.isBuffer(body) &&
+    typeof (body as { pipe?: unknown }).pipe !== 'function'
+  ) {
     return JSON.parse(JSON.stringify(body));
   }
   return undefined;
@@ -55,7 +60,13 @@ export function recordAnswers(answers: Answer[], prefixes: readonly string[]): M
       if (ours(ctx.path)) {
         const status = Number((err as { status?: unknown })?.status);
         const escaped = status >= 400 && status < 600 ? status : 500;
-        answers.push({ method: ctx.method, path: ctx.path, status: escaped, type: 'text/plain', body: `(escaped: ${(err as Error)?.message ?? String(err)})` });
+        answers.push({
+          method: ctx.method,
+          path: ctx.path,
+          status: escaped,
+          type: 'text/plain',
+          body: `(escaped: ${(err as Error)?.message ?? String(err)})`,
+        });
       }
       throw err;
     }
@@ -71,7 +82,10 @@ export function nonConforming(doc: Record<string, unknown>, answers: readonly An
   const wrong: string[] = [];
   for (const a of answers) {
     const r = contract.checkAnswer(a.method, a.path, a.status, a.body, a.type);
-    if (!r.ok) wrong.push(`${a.method} ${a.path} ${a.status} ${a.type || '(no body)'}: ${r.errors} in ${JSON.stringify(a.body)?.slice(0, 300)}`);
+    if (!r.ok)
+      wrong.push(
+        `${a.method} ${a.path} ${a.status} ${a.type || '(no body)'}: ${r.errors} in ${JSON.stringify(a.body)?.slice(0, 300)}`,
+      );
   }
   return wrong;
 }
@@ -79,7 +93,9 @@ export function nonConforming(doc: Record<string, unknown>, answers: readonly An
 /** The error close() rejects with: every answer that does not conform, one a line. */
 export class ContractError extends Error {
   constructor(readonly wrong: readonly string[]) {
-    super(`${wrong.length} answer(s) of the auth routes do not conform to auth.openapi():\n${wrong.map((w) => `  ${w}`).join('\n')}`);
+    super(
+      `${wrong.length} answer(s) of the auth routes do not conform to auth.openapi():\n${wrong.map((w) => `  ${w}`).join('\n')}`,
+    );
     this.name = 'ContractError';
   }
 }
@@ -88,7 +104,11 @@ export class ContractError extends Error {
  * Checks `answers` against the document of `auth`; rejects with a ContractError listing the ones that
  * do not conform. `doc` is the document when already fetched (before the app closed).
  */
-export async function checkAnswers(auth: Pick<AuthKoa, 'openapi'>, answers: readonly Answer[], doc?: Record<string, unknown>): Promise<void> {
+export async function checkAnswers(
+  auth: Pick<AuthKoa, 'openapi'>,
+  answers: readonly Answer[],
+  doc?: Record<string, unknown>,
+): Promise<void> {
   if (answers.length === 0) return;
   const wrong = nonConforming(doc ?? ((await auth.openapi()) as unknown as Record<string, unknown>), answers);
   if (wrong.length > 0) throw new ContractError(wrong);

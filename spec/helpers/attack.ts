@@ -39,7 +39,11 @@ export function registerFromEchoKind(): void {
         async login(ctx) {
           const user = String(ctx.query.user ?? 'visitor');
           const picture = typeof ctx.query.picture === 'string' ? ctx.query.picture : '';
-          await deps.completeLogin(ctx, { provider: name, user: { name: user, id: `${name}_${user}`, picture }, from: ctx.query.from as string | undefined });
+          await deps.completeLogin(ctx, {
+            provider: name,
+            user: { name: user, id: `${name}_${user}`, picture },
+            from: ctx.query.from as string | undefined,
+          });
         },
         async logout(ctx) {
           deps.tokenService.reset(ctx);

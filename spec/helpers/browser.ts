@@ -156,7 +156,10 @@ async function mtime(path: string): Promise<number> {
 export async function ensureBrowserBundle(): Promise<void> {
   const srcDir = join(root, 'browser');
   // The sources: browser/*.ts and build.mjs, and the client's modules under browser/client/.
-  const sources = [...(await readdir(srcDir)), ...(await readdir(join(srcDir, 'client'))).map((f) => join('client', f))].filter((f) => f.endsWith('.ts') || f.endsWith('.mjs'));
+  const sources = [
+    ...(await readdir(srcDir)),
+    ...(await readdir(join(srcDir, 'client'))).map((f) => join('client', f)),
+  ].filter((f) => f.endsWith('.ts') || f.endsWith('.mjs'));
   const newestSource = Math.max(...(await Promise.all(sources.map((f) => mtime(join(srcDir, f))))));
   const mod = (await import(pathToFileURL(join(srcDir, 'build.mjs')).href)) as {
     bundles: string[];
@@ -166,11 +169,15 @@ export async function ensureBrowserBundle(): Promise<void> {
   if (built.every((t) => t >= newestSource)) return;
   // A fresh clone has no dist/ at all until something builds it.
   await mkdir(join(root, 'dist'), { recursive: true });
-  await withTempDir('.browser-build-', async (tmp) => {
-    await mod.buildBrowser({ dir: tmp, declarations: false });
-    await mkdir(distDir, { recursive: true });
-    for (const f of mod.bundles) await rename(join(tmp, f), join(distDir, f));
-  }, join(root, 'dist'));
+  await withTempDir(
+    '.browser-build-',
+    async (tmp) => {
+      await mod.buildBrowser({ dir: tmp, declarations: false });
+      await mkdir(distDir, { recursive: true });
+      for (const f of mod.bundles) await rename(join(tmp, f), join(distDir, f));
+    },
+    join(root, 'dist'),
+  );
 }
 
 /**
@@ -197,7 +204,14 @@ export async function addVirtualAuthenticator(context: BrowserContext, page: Pag
   const cdp = await context.newCDPSession(page);
   await cdp.send('WebAuthn.enable');
   await cdp.send('WebAuthn.addVirtualAuthenticator', {
-    options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+    options: {
+      protocol: 'ctap2',
+      transport: 'internal',
+      hasResidentKey: true,
+      hasUserVerification: true,
+      isUserVerified: true,
+      automaticPresenceSimulation: true,
+    },
   });
 }
 

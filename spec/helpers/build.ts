@@ -17,7 +17,14 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const dist = join(root, 'dist');
 
 /** What the tests load from dist/: the package entry, the worker the pool starts, the CLI and the demo. */
-const NEEDED = ['lib/index.js', 'lib/verify/index.js', 'lib/avatar/pool.js', 'lib/avatar/worker.js', 'bin/authctl.js', 'example/app.js'];
+const NEEDED = [
+  'lib/index.js',
+  'lib/verify/index.js',
+  'lib/avatar/pool.js',
+  'lib/avatar/worker.js',
+  'bin/authctl.js',
+  'example/app.js',
+];
 
 const missing = () => NEEDED.filter((f) => !existsSync(join(dist, f)));
 
@@ -33,20 +40,27 @@ async function build(): Promise<void> {
   if (missing().length === 0) return;
   await mkdir(dist, { recursive: true });
   let output = '';
-  await withTempDir('.lib-build-', async (tmp) => {
-    const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
-    // tsc emits even when another file has a type error (exit code 2): what matters is what it wrote.
-    // Not incremental: tsconfig.build.json's state file describes what `npm run build` wrote into dist/.
-    await promisify(execFile)(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json'), '--outDir', tmp, '--incremental', 'false'], { cwd: root, maxBuffer: 16 << 20 }).catch(
-      (err: { stdout?: string; message: string }) => void (output = err.stdout || err.message),
-    );
-    for (const top of await readdir(tmp)) {
-      await rename(join(tmp, top), join(dist, top)).catch((err: NodeJS.ErrnoException) => {
-        // Another test process renamed its build into place first: keep that one.
-        if (err.code !== 'ENOTEMPTY' && err.code !== 'EEXIST') throw err;
-      });
-    }
-  }, dist);
+  await withTempDir(
+    '.lib-build-',
+    async (tmp) => {
+      const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+      // tsc emits even when another file has a type error (exit code 2): what matters is what it wrote.
+      // Not incremental: tsconfig.build.json's state file describes what `npm run build` wrote into dist/.
+      await promisify(execFile)(
+        process.execPath,
+        [tsc, '-p', join(root, 'tsconfig.build.json'), '--outDir', tmp, '--incremental', 'false'],
+        { cwd: root, maxBuffer: 16 << 20 },
+      ).catch((err: { stdout?: string; message: string }) => void (output = err.stdout || err.message));
+      for (const top of await readdir(tmp)) {
+        await rename(join(tmp, top), join(dist, top)).catch((err: NodeJS.ErrnoException) => {
+          // Another test process renamed its build into place first: keep that one.
+          if (err.code !== 'ENOTEMPTY' && err.code !== 'EEXIST') throw err;
+        });
+      }
+    },
+    dist,
+  );
   const left = missing();
-  if (left.length > 0) throw new Error(`building dist/ left out ${left.join(', ')}${output ? `; tsc said:\n${output}` : ''}`);
+  if (left.length > 0)
+    throw new Error(`building dist/ left out ${left.join(', ')}${output ? `; tsc said:\n${output}` : ''}`);
 }

@@ -11,7 +11,10 @@ export interface CliResult {
 }
 
 /** Runs `authctl <args>` to completion as a child process. */
-export function runCli(args: string[], opts: { env?: NodeJS.ProcessEnv; input?: string; timeoutMs?: number } = {}): Promise<CliResult> {
+export function runCli(
+  args: string[],
+  opts: { env?: NodeJS.ProcessEnv; input?: string; timeoutMs?: number } = {},
+): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawnCli(args, opts.env);
     let stdout = '';
@@ -55,7 +58,10 @@ export function waitForLine(child: ChildProcess, re: RegExp, timeoutMs = 90_000)
   return new Promise((resolve, reject) => {
     let buf = '';
     let err = '';
-    const timer = setTimeout(() => reject(new Error(`no line matching ${re} within ${timeoutMs} ms; stderr: ${err}`)), timeoutMs);
+    const timer = setTimeout(
+      () => reject(new Error(`no line matching ${re} within ${timeoutMs} ms; stderr: ${err}`)),
+      timeoutMs,
+    );
     child.stderr!.on('data', (d) => (err += d));
     child.stdout!.on('data', (d) => {
       buf += d;

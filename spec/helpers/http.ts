@@ -100,7 +100,10 @@ export const quiet = () => {};
  */
 const TEST_DEFAULTS = { logger: quiet, allowVolatileStores: true, storeCheckTimeout: '30s' } as const;
 
-export async function startApp(opts: Omit<AuthKoaOptions, 'url'> & { url?: string }, extra?: (router: Router, auth: AuthKoa, app: Koa) => void): Promise<TestApp> {
+export async function startApp(
+  opts: Omit<AuthKoaOptions, 'url'> & { url?: string },
+  extra?: (router: Router, auth: AuthKoa, app: Koa) => void,
+): Promise<TestApp> {
   const app = new Koa();
   // authkoa emits every 5xx on the app (Koa's convention), which Koa prints: tests that fail on purpose
   // would fill the output with stacks. spec/core/unexpected-errors.test.ts turns it back on to check it.
@@ -180,7 +183,10 @@ export class Client {
     return v ? { [header]: v } : {};
   }
 
-  async fetch(path: string, init: RequestInit & { json?: unknown; form?: Record<string, string> } = {}): Promise<Response> {
+  async fetch(
+    path: string,
+    init: RequestInit & { json?: unknown; form?: Record<string, string> } = {},
+  ): Promise<Response> {
     const headers = new Headers(init.headers);
     if (this.jar.size > 0 && !headers.has('cookie')) {
       headers.set('cookie', [...this.jar].map(([k, v]) => `${k}=${v}`).join('; '));

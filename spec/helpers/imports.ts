@@ -22,4 +22,3 @@ export function privateImports(source: string, dir: string): string[] {
     return relative(lib, target) !== 'index';
   });
 }
-

@@ -51,7 +51,9 @@ export function ensureCongo(): string {
   const work = join(CACHE, `.unpack-${process.pid}-${Date.now()}`);
   mkdirSync(work);
   try {
-    execFileSync('npm', ['pack', PACKAGE, '--silent', '--pack-destination', work], { stdio: ['ignore', 'pipe', 'inherit'] });
+    execFileSync('npm', ['pack', PACKAGE, '--silent', '--pack-destination', work], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     const tarball = readdirSync(work).find((f) => f.endsWith('.tgz'));
     if (!tarball) throw new Error(`npm pack ${PACKAGE} produced no tarball`);
     execFileSync('tar', ['-xzf', join(work, tarball), '-C', work]);
@@ -93,4 +95,3 @@ export async function startMongo(): Promise<MongoPeer> {
   const uriWith = (params: Record<string, string>) => `${uri}&${new URLSearchParams(params)}`;
   return { uri, uriWith, port, stop: () => server.stop() };
 }
-

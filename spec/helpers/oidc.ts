@@ -58,7 +58,9 @@ export async function startOidcServer(): Promise<OidcServer> {
       const html = await res.text();
       const action = /action="([^"]+)"/.exec(html)?.[1];
       if (!action) throw new Error(`oidc-provider answered ${res.status} without a form: ${html.slice(0, 300)}`);
-      const form: Record<string, string> = html.includes('name="login"') ? { prompt: 'login', login, password: 'any' } : { prompt: 'consent' };
+      const form: Record<string, string> = html.includes('name="login"')
+        ? { prompt: 'login', login, password: 'any' }
+        : { prompt: 'consent' };
       const post = await browser.fetch(new URL(action, url).href, { method: 'POST', form });
       url = new URL(post.headers.get('location')!, url).href;
       if (!url.startsWith(origin)) return url;
@@ -73,7 +75,11 @@ export async function startOidcServer(): Promise<OidcServer> {
       const provider = new Provider(issuer, {
         clients,
         findAccount: async (_ctx, id) => ({ accountId: id, claims: async () => accountClaims(id) }),
-        claims: { openid: ['sub'], profile: ['name', 'preferred_username', 'picture'], email: ['email', 'email_verified'] },
+        claims: {
+          openid: ['sub'],
+          profile: ['name', 'preferred_username', 'picture'],
+          email: ['email', 'email_verified'],
+        },
         features: { devInteractions: { enabled: true } },
         pkce: { required: () => opts.pkceRequired ?? true },
         cookies: { keys: ['oidc-test-cookie-key'] },

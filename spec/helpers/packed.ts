@@ -19,11 +19,17 @@ export const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const CACHE = join(root, 'spec', '.cache');
 
 /** The environment of a user's npm: the outer `npm test` leaks its npm_* settings, which the consumer's npm must not see. */
-export const userEnv: NodeJS.ProcessEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.toLowerCase().startsWith('npm_')));
+export const userEnv: NodeJS.ProcessEnv = Object.fromEntries(
+  Object.entries(process.env).filter(([k]) => !k.toLowerCase().startsWith('npm_')),
+);
 
 /** Runs npm in `cwd` as a user would, quiet; resolves with its stdout. */
 export async function npm(args: string[], cwd: string): Promise<string> {
-  const { stdout } = await run('npm', [...args, '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'], { cwd, env: userEnv, maxBuffer: 16 << 20 });
+  const { stdout } = await run('npm', [...args, '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'], {
+    cwd,
+    env: userEnv,
+    maxBuffer: 16 << 20,
+  });
   return stdout;
 }
 
@@ -45,21 +51,35 @@ export async function packTarball(dir: string): Promise<string> {
  * version) and copied from there: the same tarball again needs no npm at all; another one is installed over
  * the packages already there, so npm replaces authkoa and fetches nothing else. One test file uses one name.
  */
-export async function installConsumer(name: string, tarball: string, npmArgs: string[], others: string[], dir: string): Promise<void> {
+export async function installConsumer(
+  name: string,
+  tarball: string,
+  npmArgs: string[],
+  others: string[],
+  dir: string,
+): Promise<void> {
   const cached = join(CACHE, name);
-  const key = createHash('sha256').update(await readFile(tarball)).update(JSON.stringify([npmArgs, others, process.version])).digest('hex');
+  const key = createHash('sha256')
+    .update(await readFile(tarball))
+    .update(JSON.stringify([npmArgs, others, process.version]))
+    .digest('hex');
   const keyFile = '.installed';
   const copy = (from: string, to: string) => cp(from, to, { recursive: true, verbatimSymlinks: true });
   if (existsSync(join(cached, 'package.json'))) await copy(cached, dir);
   else await mkdir(dir, { recursive: true });
   if (existsSync(join(dir, keyFile)) && (await readFile(join(dir, keyFile), 'utf8')) === key) return;
   await rm(join(dir, keyFile), { force: true });
-  if (!existsSync(join(dir, 'package.json'))) await writeFile(join(dir, 'package.json'), JSON.stringify({ name: `consumer-${name}`, version: '1.0.0', private: true }));
+  if (!existsSync(join(dir, 'package.json')))
+    await writeFile(
+      join(dir, 'package.json'),
+      JSON.stringify({ name: `consumer-${name}`, version: '1.0.0', private: true }),
+    );
   // Named by content: a new tarball is a new dependency spec, which npm cannot take for the one it has.
   const local = `authkoa-${key.slice(0, 16)}.tgz`;
   await copyFile(tarball, join(dir, local));
   await npm(['install', ...npmArgs, `./${local}`, ...others], dir);
-  for (const f of await readdir(dir)) if (f.startsWith('authkoa-') && f.endsWith('.tgz') && f !== local) await rm(join(dir, f));
+  for (const f of await readdir(dir))
+    if (f.startsWith('authkoa-') && f.endsWith('.tgz') && f !== local) await rm(join(dir, f));
   await writeFile(join(dir, keyFile), key);
   // Into place in one step: a run stopped half-way leaves the previous copy, never half of one.
   const next = `${cached}.${process.pid}`;

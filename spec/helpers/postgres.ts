@@ -9,7 +9,17 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chownSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -52,7 +62,10 @@ function findBinDir(): string {
   if (pgConfig.status === 0) candidates.push(pgConfig.stdout.trim());
   candidates.push(...(process.env.PATH ?? '').split(':').filter(Boolean));
   const dir = candidates.find((d) => existsSync(join(d, 'initdb')) && existsSync(join(d, 'postgres')));
-  if (!dir) throw new Error(`PostgreSQL is not installed (no initdb and postgres in ${root}/*/bin, pg_config --bindir or the PATH): ${INSTALL}`);
+  if (!dir)
+    throw new Error(
+      `PostgreSQL is not installed (no initdb and postgres in ${root}/*/bin, pg_config --bindir or the PATH): ${INSTALL}`,
+    );
   return dir;
 }
 
@@ -65,7 +78,9 @@ function runAs(): RunAs {
   const id = (flag: string) => spawnSync('id', [flag, 'postgres'], { encoding: 'utf8' });
   const [uid, gid] = [id('-u'), id('-g')];
   if (uid.status !== 0 || gid.status !== 0) {
-    throw new Error(`running as root, which PostgreSQL refuses, and there is no postgres user to run it as: ${INSTALL}`);
+    throw new Error(
+      `running as root, which PostgreSQL refuses, and there is no postgres user to run it as: ${INSTALL}`,
+    );
   }
   return { uid: Number(uid.stdout.trim()), gid: Number(gid.stdout.trim()) };
 }
@@ -181,7 +196,11 @@ async function crash(proc: ChildProcess, dataDir: string, port: number): Promise
   // By pid as well as by working directory: a dying process drops its cwd a moment before it is gone.
   const left = () => pids.some(running) || clusterPids(dataDir).length > 0;
   await until(() => !left(), `postgres processes in ${dataDir} outlived SIGKILL`, 10_000);
-  await until(async () => (await tryPort(port)) !== undefined, `port ${port} stayed taken after postgres was killed`, 10_000);
+  await until(
+    async () => (await tryPort(port)) !== undefined,
+    `port ${port} stayed taken after postgres was killed`,
+    10_000,
+  );
 }
 
 interface Cluster {
@@ -203,8 +222,23 @@ async function launch(cluster: Cluster, port: number, deadline: number): Promise
   // No durability beyond what a killed process (not a lost machine) needs: its writes are in the OS page
   // cache. synchronous_commit stays on: off lets a commit acknowledged just before stop() vanish with
   // the WAL buffers (every time, when tried), and with fsync off it costs only a write() per commit.
-  args.push('-c', 'fsync=off', '-c', 'full_page_writes=off', '-c', 'max_connections=200', '-c', 'shared_buffers=32MB', ...cluster.extra);
-  const proc = spawn(join(cluster.bin, 'postgres'), args, { ...cluster.as, cwd: cluster.root, env: ENV, stdio: ['ignore', 'pipe', 'pipe'] });
+  args.push(
+    '-c',
+    'fsync=off',
+    '-c',
+    'full_page_writes=off',
+    '-c',
+    'max_connections=200',
+    '-c',
+    'shared_buffers=32MB',
+    ...cluster.extra,
+  );
+  const proc = spawn(join(cluster.bin, 'postgres'), args, {
+    ...cluster.as,
+    cwd: cluster.root,
+    env: ENV,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let timer: NodeJS.Timeout | undefined;
   let out: { readonly text: string } = { text: '' };
   const ready = await new Promise<boolean | 'timeout'>((resolve) => {
@@ -217,7 +251,9 @@ async function launch(cluster: Cluster, port: number, deadline: number): Promise
   if (ready === true) return proc;
   if (ready === 'timeout') await crash(proc, cluster.dataDir, port);
   if (ready === false && /Address already in use/.test(out.text)) return undefined;
-  throw new Error(`postgres did not start on port ${port}${ready === 'timeout' ? ' in time' : ''}:\n${lastLines(out.text)}`);
+  throw new Error(
+    `postgres did not start on port ${port}${ready === 'timeout' ? ' in time' : ''}:\n${lastLines(out.text)}`,
+  );
 }
 
 async function createDatabase(adminUri: string, name: string, tls: boolean): Promise<void> {
@@ -247,7 +283,9 @@ function requireTls(cluster: Cluster, tls: { cert: string; key: string }): void 
   cluster.extra.push('-c', 'ssl=on', '-c', `ssl_cert_file=${cert}`, '-c', `ssl_key_file=${key}`);
 }
 
-export async function startPostgres(opts: { password?: string; tls?: { cert: string; key: string } } = {}): Promise<PostgresPeer> {
+export async function startPostgres(
+  opts: { password?: string; tls?: { cert: string; key: string } } = {},
+): Promise<PostgresPeer> {
   const bin = findBinDir(); // first: a missing package is the likelier cause, and its message names the fix
   const as = runAs();
   const cluster: Cluster = { bin, root: mkdtempSync(join(tmpdir(), 'authkoa-pg-')), dataDir: '', as, extra: [] };

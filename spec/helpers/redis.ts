@@ -28,7 +28,8 @@ const BINARY = 'redis-server';
 /** Throws with the install command when redis-server is not on the PATH. */
 function ensureBinary(): void {
   const probe = spawnSync(BINARY, ['--version'], { encoding: 'utf8' });
-  if (probe.error || probe.status !== 0) throw new Error(`${BINARY} is not installed: apt-get install -y redis-server (bash .ci/run does it)`);
+  if (probe.error || probe.status !== 0)
+    throw new Error(`${BINARY} is not installed: apt-get install -y redis-server (bash .ci/run does it)`);
 }
 
 export async function startRedis(opts: { password?: string } = {}): Promise<RedisPeer> {
@@ -37,7 +38,18 @@ export async function startRedis(opts: { password?: string } = {}): Promise<Redi
   let port = 0;
 
   const launch = async (): Promise<boolean> => {
-    const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--protected-mode', 'no'];
+    const args = [
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+      '--protected-mode',
+      'no',
+    ];
     if (opts.password) args.push('--requirepass', opts.password);
     // No config file and no working-directory writes: --save '' and appendonly off keep it in memory.
     const proc = spawn(BINARY, args, { stdio: ['ignore', 'pipe', 'pipe'] });

@@ -51,7 +51,8 @@ export async function startSmtp(opts: SmtpPeerOptions = {}): Promise<SmtpPeer> {
     authMethods: ['PLAIN', 'LOGIN'],
     logger: false,
     onAuth(auth, _session, cb) {
-      if (opts.auth && auth.username === opts.auth.user && auth.password === opts.auth.pass) cb(null, { user: auth.username });
+      if (opts.auth && auth.username === opts.auth.user && auth.password === opts.auth.pass)
+        cb(null, { user: auth.username });
       else cb(new Error('Invalid username or password'));
     },
     onData(stream, session, cb) {
@@ -143,7 +144,10 @@ export async function silentServer(): Promise<SilentServer> {
   const s = net.createServer((sock) => {
     sockets.add(sock);
     let clientClosed!: () => void;
-    const conn: SilentConnection = { closedByClient: false, clientClosed: new Promise<void>((resolve) => (clientClosed = resolve)) };
+    const conn: SilentConnection = {
+      closedByClient: false,
+      clientClosed: new Promise<void>((resolve) => (clientClosed = resolve)),
+    };
     connections.push(conn);
     sock.on('close', () => {
       sockets.delete(sock);

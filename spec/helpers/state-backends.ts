@@ -34,6 +34,9 @@ export function useStateBackends(test: TestFn): Array<[label: string, open: Open
     ['lmdb', async (t) => new LmdbStateStore(join(tempDir(t), 'state'))],
     ['redis', async () => openRedisStateStore(`${redis!.uri}/0?prefix=t${unique()}:`)],
     ['postgres', async () => openPostgresStateStore(`${postgres!.uri}?prefix=t${unique()}_`)],
-    ['mongodb (CongoDB stand-in)', async () => MongoStateStore.open(`${mongo!.uri}${mongo!.uri.includes('?') ? '&' : '/?'}state_coll=t_${unique()}`)],
+    [
+      'mongodb (CongoDB stand-in)',
+      async () => MongoStateStore.open(`${mongo!.uri}${mongo!.uri.includes('?') ? '&' : '/?'}state_coll=t_${unique()}`),
+    ],
   ];
 }

@@ -117,7 +117,8 @@ export async function startFakeBotApi(opts: { token?: string; username?: string 
     res.end(JSON.stringify(body));
   };
   const ok = (res: ServerResponse, result: unknown) => reply(res, 200, { ok: true, result });
-  const fail = (res: ServerResponse, code: number, description: string) => reply(res, code, { ok: false, error_code: code, description });
+  const fail = (res: ServerResponse, code: number, description: string) =>
+    reply(res, code, { ok: false, error_code: code, description });
 
   async function readBody(req: IncomingMessage): Promise<Record<string, string>> {
     const chunks: Buffer[] = [];
@@ -126,7 +127,9 @@ export async function startFakeBotApi(opts: { token?: string; username?: string 
     const type = req.headers['content-type'] ?? '';
     if (type.includes('json')) {
       const json = JSON.parse(text || '{}') as Record<string, unknown>;
-      return Object.fromEntries(Object.entries(json).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]));
+      return Object.fromEntries(
+        Object.entries(json).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]),
+      );
     }
     return Object.fromEntries(new URLSearchParams(text));
   }
@@ -139,7 +142,8 @@ export async function startFakeBotApi(opts: { token?: string; username?: string 
     const offset = params.offset === undefined ? undefined : Number(params.offset);
     offsets.push(offset);
     // The offset rule: asking for `offset` confirms every update below it, for good.
-    if (offset !== undefined) for (let i = updates.length - 1; i >= 0; i--) if (updates[i]!.update_id < offset) updates.splice(i, 1);
+    if (offset !== undefined)
+      for (let i = updates.length - 1; i >= 0; i--) if (updates[i]!.update_id < offset) updates.splice(i, 1);
     const from = offset ?? 0;
     const limit = Number(params.limit ?? 100);
     const timeout = Number(params.timeout ?? 0);
@@ -197,7 +201,13 @@ export async function startFakeBotApi(opts: { token?: string; username?: string 
           photos: [
             [
               { file_id: `small-${userId}`, file_unique_id: `us${userId}`, width: 160, height: 160, file_size: 10 },
-              { file_id: `big-${userId}`, file_unique_id: `ub${userId}`, width: 640, height: 640, file_size: bytes.length },
+              {
+                file_id: `big-${userId}`,
+                file_unique_id: `ub${userId}`,
+                width: 640,
+                height: 640,
+                file_size: bytes.length,
+              },
             ],
           ],
         });

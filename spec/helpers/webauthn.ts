@@ -28,22 +28,49 @@ export class SoftAuthenticator {
     this.#userHandle = options.user.id;
     const jwk = this.#keys.publicKey.export({ format: 'jwk' });
     const coordinate = (v: string | undefined) => new Uint8Array(Buffer.from(v!, 'base64url'));
-    const cose = isoCBOR.encode(new Map<number, CBOR>([[1, 2], [3, -7], [-1, 1], [-2, coordinate(jwk.x)], [-3, coordinate(jwk.y)]]));
+    const cose = isoCBOR.encode(
+      new Map<number, CBOR>([
+        [1, 2],
+        [3, -7],
+        [-1, 1],
+        [-2, coordinate(jwk.x)],
+        [-3, coordinate(jwk.y)],
+      ]),
+    );
     const id = Buffer.from(this.id, 'base64url');
     const length = Buffer.alloc(2);
     length.writeUInt16BE(id.length);
     // Flags UP | UV | AT; an all-zero AAGUID, as a `none` attestation gives.
     const authData = Buffer.concat([this.#authData(0x45), Buffer.alloc(16), length, id, cose]);
-    const attestationObject = isoCBOR.encode(new Map<string, CBOR>([['fmt', 'none'], ['attStmt', new Map()], ['authData', new Uint8Array(authData)]]));
-    return this.#credential({ clientDataJSON: this.#clientData('webauthn.create', options.challenge), attestationObject: Buffer.from(attestationObject).toString('base64url'), transports: ['internal'] });
+    const attestationObject = isoCBOR.encode(
+      new Map<string, CBOR>([
+        ['fmt', 'none'],
+        ['attStmt', new Map()],
+        ['authData', new Uint8Array(authData)],
+      ]),
+    );
+    return this.#credential({
+      clientDataJSON: this.#clientData('webauthn.create', options.challenge),
+      attestationObject: Buffer.from(attestationObject).toString('base64url'),
+      transports: ['internal'],
+    });
   }
 
   /** The answer to authentication options: authenticator data and client data signed with the key. */
   assert(options: { challenge: string }) {
     const authenticatorData = this.#authData(0x05);
     const clientDataJSON = this.#clientData('webauthn.get', options.challenge);
-    const signature = sign('sha256', Buffer.concat([authenticatorData, sha256(Buffer.from(clientDataJSON, 'base64url'))]), this.#keys.privateKey);
-    return this.#credential({ clientDataJSON, authenticatorData: authenticatorData.toString('base64url'), signature: signature.toString('base64url'), userHandle: this.#userHandle });
+    const signature = sign(
+      'sha256',
+      Buffer.concat([authenticatorData, sha256(Buffer.from(clientDataJSON, 'base64url'))]),
+      this.#keys.privateKey,
+    );
+    return this.#credential({
+      clientDataJSON,
+      authenticatorData: authenticatorData.toString('base64url'),
+      signature: signature.toString('base64url'),
+      userHandle: this.#userHandle,
+    });
   }
 
   /** As a WebAuthnDevice (authkoa/client's `webauthn` option): the two calls with the JSON options. */
@@ -62,10 +89,19 @@ export class SoftAuthenticator {
   }
 
   #clientData(type: string, challenge: string): string {
-    return Buffer.from(JSON.stringify({ type, challenge, origin: this.origin, crossOrigin: false })).toString('base64url');
+    return Buffer.from(JSON.stringify({ type, challenge, origin: this.origin, crossOrigin: false })).toString(
+      'base64url',
+    );
   }
 
   #credential(response: Record<string, unknown>) {
-    return { id: this.id, rawId: this.id, type: 'public-key', response, clientExtensionResults: {}, authenticatorAttachment: 'platform' };
+    return {
+      id: this.id,
+      rawId: this.id,
+      type: 'public-key',
+      response,
+      clientExtensionResults: {},
+      authenticatorAttachment: 'platform',
+    };
   }
 }

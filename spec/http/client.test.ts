@@ -8,7 +8,8 @@ import { serve } from '../helpers/http.js';
 async function peer() {
   let hung: ServerResponse | undefined;
   const served = await serve((req: IncomingMessage, res: ServerResponse) => {
-    if (req.url === '/big-declared') return void res.writeHead(200, { 'content-length': String(2 << 20) }).end(Buffer.alloc(2 << 20, 1));
+    if (req.url === '/big-declared')
+      return void res.writeHead(200, { 'content-length': String(2 << 20) }).end(Buffer.alloc(2 << 20, 1));
     if (req.url === '/big-streamed') {
       res.writeHead(200);
       for (let i = 0; i < 32; i++) res.write(Buffer.alloc(64 << 10, 1));
@@ -45,7 +46,7 @@ test('cappedFetch does not follow redirects: the 302 itself is the answer', asyn
   t.is(res.headers.get('location'), 'http://127.0.0.1:1/elsewhere');
 });
 
-test('request(): the caller\'s signal abandons a call the peer never answers', async (t) => {
+test("request(): the caller's signal abandons a call the peer never answers", async (t) => {
   const p = await peer();
   t.teardown(() => p.close());
   const controller = new AbortController();

@@ -49,11 +49,15 @@ async function startApp(t: ExecutionContext) {
     }),
   );
   await auth.ready;
-  const [passkeyJs, mfaJs] = await Promise.all([readFile(join(DIST, 'passkey.js'), 'utf8'), readFile(join(DIST, 'mfa.js'), 'utf8')]);
+  const [passkeyJs, mfaJs] = await Promise.all([
+    readFile(join(DIST, 'passkey.js'), 'utf8'),
+    readFile(join(DIST, 'mfa.js'), 'utf8'),
+  ]);
   const router = new Router();
   router.get('/page', (ctx) => {
     ctx.type = 'html';
-    ctx.body = '<!doctype html><meta charset="utf-8"><title>mfa</title><script src="/passkey.js"></script><script src="/mfa.js"></script>';
+    ctx.body =
+      '<!doctype html><meta charset="utf-8"><title>mfa</title><script src="/passkey.js"></script><script src="/mfa.js"></script>';
   });
   router.get('/passkey.js', (ctx) => void ((ctx.type = 'text/javascript'), (ctx.body = passkeyJs)));
   router.get('/mfa.js', (ctx) => void ((ctx.type = 'text/javascript'), (ctx.body = mfaJs)));
@@ -71,7 +75,11 @@ const WITHOUT_JSON_METHODS = () => {
 };
 
 /** A page on /page with a virtual authenticator of its own. */
-async function openPage(t: ExecutionContext, url: string, fallback: boolean): Promise<{ page: Page; errors: string[] }> {
+async function openPage(
+  t: ExecutionContext,
+  url: string,
+  fallback: boolean,
+): Promise<{ page: Page; errors: string[] }> {
   const context = await browser().newContext();
   t.teardown(() => context.close());
   const page = await context.newPage();
@@ -80,7 +88,12 @@ async function openPage(t: ExecutionContext, url: string, fallback: boolean): Pr
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(e.message));
   await page.goto(`${url}/page`);
-  t.is(await page.evaluate(() => typeof (PublicKeyCredential as unknown as Record<string, unknown>).parseRequestOptionsFromJSON), fallback ? 'undefined' : 'function');
+  t.is(
+    await page.evaluate(
+      () => typeof (PublicKeyCredential as unknown as Record<string, unknown>).parseRequestOptionsFromJSON,
+    ),
+    fallback ? 'undefined' : 'function',
+  );
   return { page, errors };
 }
 
@@ -89,7 +102,11 @@ function call(page: Page, path: string, method = 'GET', body?: unknown): Promise
   return page.evaluate(
     async ({ path, method, body }) => {
       const xsrf = decodeURIComponent(/(?:^|; )XSRF-TOKEN=([^;]*)/.exec(document.cookie)?.[1] ?? '');
-      const res = await fetch(path, { method, headers: { 'X-XSRF-TOKEN': xsrf, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+      const res = await fetch(path, {
+        method,
+        headers: { 'X-XSRF-TOKEN': xsrf, 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
       const text = await res.text();
       return { status: res.status, json: text ? JSON.parse(text) : null };
     },
@@ -117,8 +134,15 @@ for (const fallback of [false, true]) {
     t.is((await call(page, '/auth/logout')).status, 200);
 
     const pending = await passwordLogin(page);
-    t.deepEqual(pending.json, { mfa_required: true, factors: ['passkey'] }, 'the passkey is the factor this login may answer with');
-    t.deepEqual(await page.evaluate(() => (window as any).authkoaMfa.mfaStatus()), { mfa_required: true, factors: ['passkey'] });
+    t.deepEqual(
+      pending.json,
+      { mfa_required: true, factors: ['passkey'] },
+      'the passkey is the factor this login may answer with',
+    );
+    t.deepEqual(await page.evaluate(() => (window as any).authkoaMfa.mfaStatus()), {
+      mfa_required: true,
+      factors: ['passkey'],
+    });
     await page.goto(`${app.url}/auth/mfa/page`);
     t.false(await page.isVisible('#code'), 'no code form: no app is set up');
     await page.click('#passkey');
@@ -132,7 +156,11 @@ for (const fallback of [false, true]) {
     const user = await page.evaluate(() => (window as any).authkoaMfa.verifyMfaWithPasskey());
     t.is(user.name, 'alice');
     t.deepEqual(await amr(page), ['pwd', 'hwk', 'mfa']);
-    t.like(await page.evaluate(() => (window as any).authkoaMfa.mfaStatus()), { totp: false, passkeys: 1 }, 'with the session: the summary');
+    t.like(
+      await page.evaluate(() => (window as any).authkoaMfa.mfaStatus()),
+      { totp: false, passkeys: 1 },
+      'with the session: the summary',
+    );
     t.deepEqual(errors, []);
   });
 }
@@ -152,7 +180,12 @@ test("the page's passkey refusal: another browser's authenticator has no passkey
   t.regex(page.url(), /\/auth\/mfa\/page$/);
   t.false(await page.isDisabled('#passkey'), 'the button can be pressed again');
   await page.goto(`${app.url}/page`);
-  const failed = await page.evaluate(() => (window as any).authkoaMfa.verifyMfaWithPasskey().then(() => null, (e: Error) => e.name));
+  const failed = await page.evaluate(() =>
+    (window as any).authkoaMfa.verifyMfaWithPasskey().then(
+      () => null,
+      (e: Error) => e.name,
+    ),
+  );
   t.is(failed, 'NotAllowedError', "the helper passes the browser's refusal on unchanged");
   t.deepEqual(errors, []);
 });

@@ -28,7 +28,13 @@ const quiet = { info() {}, warn() {}, error() {} };
 
 /** The demo on its own folder, stopped at teardown. */
 async function demo(t: ExecutionContext): Promise<RunningExample> {
-  const app = await startCheckedExample({ port: 0, devPort: 0, host: '127.0.0.1', varDir: join(tempDir(t, 'authkoa-mfa-demo-'), 'var'), env: {} });
+  const app = await startCheckedExample({
+    port: 0,
+    devPort: 0,
+    host: '127.0.0.1',
+    varDir: join(tempDir(t, 'authkoa-mfa-demo-'), 'var'),
+    env: {},
+  });
   t.teardown(() => app.close());
   return app;
 }
@@ -47,7 +53,11 @@ async function newPage(t: ExecutionContext): Promise<{ page: Page; errors: strin
 async function readQr(page: Page, selector: string): Promise<string> {
   await page.waitForFunction((s) => (document.querySelector(s) as HTMLImageElement | null)?.naturalWidth, selector);
   const png = PNG.sync.read(await page.locator(selector).screenshot());
-  const found = jsQR(new Uint8ClampedArray(png.data.buffer, png.data.byteOffset, png.data.length), png.width, png.height);
+  const found = jsQR(
+    new Uint8ClampedArray(png.data.buffer, png.data.byteOffset, png.data.length),
+    png.width,
+    png.height,
+  );
   if (!found) throw new Error(`no QR code readable in ${selector} (${png.width}x${png.height})`);
   return found.data;
 }
@@ -78,16 +88,27 @@ function authenticator(otpauthUrl: string) {
  * Types a code into `field`, presses `button`, and resolves to the answer of the POST to `route`. A code
  * refused as wrong is typed again once with a fresh one: it may have been computed across a step boundary.
  */
-async function enterCode(page: Page, field: string, button: string, route: string, code: () => string): Promise<Response> {
+async function enterCode(
+  page: Page,
+  field: string,
+  button: string,
+  route: string,
+  code: () => string,
+): Promise<Response> {
   for (let attempt = 0; ; attempt++) {
     await page.fill(field, code());
-    const [res] = await Promise.all([page.waitForResponse((r) => r.url().endsWith(route) && r.request().method() === 'POST'), page.click(button)]);
+    const [res] = await Promise.all([
+      page.waitForResponse((r) => r.url().endsWith(route) && r.request().method() === 'POST'),
+      page.click(button),
+    ]);
     if (res.status() !== 403 || attempt > 0 || (await res.json()).code !== 'invalid_code') return res;
   }
 }
 
-const textIs = (page: Page, selector: string, text: string) => page.waitForFunction(([s, x]) => document.querySelector(s!)?.textContent === x, [selector, text]);
-const textStarts = (page: Page, selector: string, text: string) => page.waitForFunction(([s, x]) => document.querySelector(s!)?.textContent?.startsWith(x!), [selector, text]);
+const textIs = (page: Page, selector: string, text: string) =>
+  page.waitForFunction(([s, x]) => document.querySelector(s!)?.textContent === x, [selector, text]);
+const textStarts = (page: Page, selector: string, text: string) =>
+  page.waitForFunction(([s, x]) => document.querySelector(s!)?.textContent?.startsWith(x!), [selector, text]);
 
 /** On the demo page, logged in: turns two-step login on with the QR code; the app and the recovery codes. */
 async function turnOn(t: ExecutionContext, page: Page, screenshots?: { setup: string; codes: string }) {
@@ -96,9 +117,19 @@ async function turnOn(t: ExecutionContext, page: Page, screenshots?: { setup: st
   const otpauthUrl = await readQr(page, '#mfa-qr');
   if (screenshots) await page.locator('#two-step').screenshot({ path: screenshots.setup });
   const app = authenticator(otpauthUrl);
-  t.is((await page.textContent('#mfa-secret'))?.trim(), app.totp.secret.base32, 'the key in text is the one in the QR code');
+  t.is(
+    (await page.textContent('#mfa-secret'))?.trim(),
+    app.totp.secret.base32,
+    'the key in text is the one in the QR code',
+  );
   t.is(app.totp.issuer, 'authkoa demo');
-  const res = await enterCode(page, '#mfa-confirm [name=code]', '#mfa-confirm button', '/auth/mfa/totp/confirm', app.code);
+  const res = await enterCode(
+    page,
+    '#mfa-confirm [name=code]',
+    '#mfa-confirm button',
+    '/auth/mfa/totp/confirm',
+    app.code,
+  );
   t.is(res.status(), 200);
   await page.waitForSelector('#mfa-codes:not([hidden])');
   const recoveryCodes = await page.locator('#mfa-code-list li').allTextContents();
@@ -106,7 +137,11 @@ async function turnOn(t: ExecutionContext, page: Page, screenshots?: { setup: st
   for (const c of recoveryCodes) t.regex(c, /^[a-z2-7]{4}(-[a-z2-7]{4}){3}$/);
   if (screenshots) await page.locator('#two-step').screenshot({ path: screenshots.codes });
   await page.click('#mfa-codes-done');
-  await textIs(page, '#mfa-status', 'On: after each login, a code from your authenticator app is asked. Recovery codes left: 10.');
+  await textIs(
+    page,
+    '#mfa-status',
+    'On: after each login, a code from your authenticator app is asked. Recovery codes left: 10.',
+  );
   t.true(await page.isHidden('#mfa-codes'), 'the codes are shown once');
   return { app, recoveryCodes };
 }
@@ -139,7 +174,10 @@ test('the demo page: turn on with the QR code, then a password login asks for th
   t.true(await page.isHidden('#two-step'), 'no two-step section before login');
   await passwordLogin(page);
   await textIs(page, '#status', 'Logged in as demo.');
-  const { app, recoveryCodes } = await turnOn(t, page, { setup: '/tmp/mfa-setup-demo.png', codes: '/tmp/mfa-recovery-codes.png' });
+  const { app, recoveryCodes } = await turnOn(t, page, {
+    setup: '/tmp/mfa-setup-demo.png',
+    codes: '/tmp/mfa-recovery-codes.png',
+  });
 
   await logOut(page);
   t.true(await page.isHidden('#two-step'));
@@ -151,7 +189,10 @@ test('the demo page: turn on with the QR code, then a password login asks for th
   await page.waitForSelector('#second-step:not([hidden])');
   t.is(await page.textContent('#status'), 'Not logged in.', 'after a reload the pending second step is asked again');
   await page.screenshot({ path: '/tmp/mfa-prompt-demo.png', fullPage: true });
-  t.is((await enterCode(page, '#mfa-verify [name=code]', '#mfa-verify button', '/auth/mfa/verify', app.code)).status(), 200);
+  t.is(
+    (await enterCode(page, '#mfa-verify [name=code]', '#mfa-verify button', '/auth/mfa/verify', app.code)).status(),
+    200,
+  );
   await textIs(page, '#status', 'Logged in as demo.');
   await textIs(page, '#session-message', 'Logged in with two steps.');
   t.true(await page.isHidden('#second-step'));
@@ -163,7 +204,11 @@ test('the demo page: turn on with the QR code, then a password login asks for th
   await page.fill('#mfa-recovery [name=recoveryCode]', recoveryCodes[3]!.toUpperCase());
   await page.click('#mfa-recovery button');
   await textIs(page, '#status', 'Logged in as demo.');
-  await textIs(page, '#mfa-status', 'On: after each login, a code from your authenticator app is asked. Recovery codes left: 9.');
+  await textIs(
+    page,
+    '#mfa-status',
+    'On: after each login, a code from your authenticator app is asked. Recovery codes left: 9.',
+  );
 
   await logOut(page);
   await passwordLogin(page);
@@ -216,7 +261,10 @@ test('the built-in second-step page after a dev login: code, then a recovery cod
   await textIs(page, '#status', 'Logged in as carol.');
   await logOut(page);
 
-  for (const [i, expected] of [[0, 'ok'], [0, 'the code is not valid']] as const) {
+  for (const [i, expected] of [
+    [0, 'ok'],
+    [0, 'the code is not valid'],
+  ] as const) {
     await devLogin();
     await page.waitForURL(/\/auth\/mfa\/page/);
     await page.click('summary');
@@ -235,7 +283,12 @@ test('the built-in second-step page after a dev login: code, then a recovery cod
 });
 
 test('the built-in page sets up the app for a login mfa.required sends there, shows the recovery codes, then goes to `from`', async (t) => {
-  const app = await startApp({ secret: 'mfa-browser-secret-0123456789abcdef', logger: quiet, providers: [{ kind: 'dev', port: 0 }], mfa: { store: memoryStateStore(), required: true } });
+  const app = await startApp({
+    secret: 'mfa-browser-secret-0123456789abcdef',
+    logger: quiet,
+    providers: [{ kind: 'dev', port: 0 }],
+    mfa: { store: memoryStateStore(), required: true },
+  });
   t.teardown(() => app.close());
   const { page, errors } = await newPage(t);
   await page.goto(`${app.url}/auth/dev/login?from=${encodeURIComponent('/private')}`);
@@ -249,7 +302,10 @@ test('the built-in page sets up the app for a login mfa.required sends there, sh
   t.deepEqual([box?.width, box?.height], [220, 220]);
   const phone = authenticator(otpauthUrl);
   t.is((await page.textContent('#secret'))?.trim(), phone.totp.secret.base32);
-  t.is((await enterCode(page, '#enroll-code', '#confirm-form button', '/auth/mfa/totp/confirm', phone.code)).status(), 200);
+  t.is(
+    (await enterCode(page, '#enroll-code', '#confirm-form button', '/auth/mfa/totp/confirm', phone.code)).status(),
+    200,
+  );
   await page.waitForSelector('#codes-step:not([hidden])');
   t.is(await page.locator('#code-list li').count(), 10);
   await page.screenshot({ path: '/tmp/mfa-page-recovery-codes.png', fullPage: true });

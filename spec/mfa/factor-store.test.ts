@@ -1,7 +1,12 @@
 /** The factor store over every state backend: compare-and-set writes, long user ids, and updateFactors under a race. */
 import test, { type ExecutionContext } from 'ava';
 import { AuthError } from '../../lib/errors.js';
-import { hashRecoveryCode, newRecoveryCodes, normaliseRecoveryCode, RECOVERY_CODE_COUNT } from '../../lib/mfa/recovery.js';
+import {
+  hashRecoveryCode,
+  newRecoveryCodes,
+  normaliseRecoveryCode,
+  RECOVERY_CODE_COUNT,
+} from '../../lib/mfa/recovery.js';
 import { isFactorStore } from '../../lib/mfa/options.js';
 import { stateFactorStore, UNCHANGED, updateFactors, type FactorStore, type UserFactors } from '../../lib/mfa/store.js';
 import { memoryStateStore } from '../../lib/state/memory.js';
@@ -16,7 +21,10 @@ async function open(t: ExecutionContext, openState: OpenStore): Promise<FactorSt
   return stateFactorStore(state);
 }
 
-const factors = (codes: string[]): UserFactors => ({ totp: { secret: 'v1.kid.iv.body', createdAt: 1_700_000_000_000 }, recoveryCodes: codes.map(hashRecoveryCode) });
+const factors = (codes: string[]): UserFactors => ({
+  totp: { secret: 'v1.kid.iv.body', createdAt: 1_700_000_000_000 },
+  recoveryCodes: codes.map(hashRecoveryCode),
+});
 
 for (const [label, openState] of backends) {
   test(`${label}: an unknown user has no factors; create with rev undefined works once`, async (t) => {
@@ -27,7 +35,10 @@ for (const [label, openState] of backends) {
     const read = await store.get('alice');
     t.deepEqual(read?.factors, written);
     t.is(typeof read?.rev, 'string');
-    t.false(await store.set('alice', factors(['eeee-ffff-gggg-hhhh']), undefined), 'a second create finds the record and fails');
+    t.false(
+      await store.set('alice', factors(['eeee-ffff-gggg-hhhh']), undefined),
+      'a second create finds the record and fails',
+    );
     t.deepEqual((await store.get('alice'))?.factors, written, 'and wrote nothing');
     t.is(await store.get('bob'), undefined, 'other users are untouched');
   });
@@ -41,7 +52,10 @@ for (const [label, openState] of backends) {
     const now = (await store.get('alice'))!;
     t.deepEqual(now.factors, second);
     t.not(now.rev, first.rev);
-    t.false(await store.set('alice', factors(['zzzz-zzzz-zzzz-zzzz']), first.rev), 'the revision read before the write is stale');
+    t.false(
+      await store.set('alice', factors(['zzzz-zzzz-zzzz-zzzz']), first.rev),
+      'the revision read before the write is stale',
+    );
     t.deepEqual((await store.get('alice'))?.factors, second);
   });
 
@@ -79,13 +93,16 @@ for (const [label, openState] of backends) {
     await store.set('alice', factors(codes), undefined);
     const spent = hashRecoveryCode(codes[3]!);
     const useCode = (current: UserFactors | undefined): UserFactors => {
-      if (!current?.recoveryCodes?.includes(spent)) throw new AuthError('bad_credentials', 'recovery code already used');
+      if (!current?.recoveryCodes?.includes(spent))
+        throw new AuthError('bad_credentials', 'recovery code already used');
       return { ...current, recoveryCodes: current.recoveryCodes.filter((h) => h !== spent) };
     };
     const results = await Promise.allSettled(Array.from({ length: 20 }, () => updateFactors(store, 'alice', useCode)));
     const won = results.filter((r) => r.status === 'fulfilled');
     t.is(won.length, 1, results.map((r) => (r.status === 'rejected' ? String(r.reason) : 'ok')).join('\n'));
-    for (const r of results) if (r.status === 'rejected') t.true(r.reason instanceof AuthError && r.reason.code === 'bad_credentials', String(r.reason));
+    for (const r of results)
+      if (r.status === 'rejected')
+        t.true(r.reason instanceof AuthError && r.reason.code === 'bad_credentials', String(r.reason));
     const left = (await store.get('alice'))!.factors.recoveryCodes!;
     t.is(left.length, RECOVERY_CODE_COUNT - 1);
     t.false(left.includes(spent));
@@ -100,7 +117,10 @@ for (const [label, openState] of backends) {
     const before = (await store.get('alice'))!;
     t.deepEqual(await updateFactors(store, 'alice', () => UNCHANGED), before.factors);
     t.is((await store.get('alice'))!.rev, before.rev);
-    const added = await updateFactors(store, 'alice', (f) => ({ ...f, pendingTotp: { secret: 'v1.k.i.b', createdAt: 5 } }));
+    const added = await updateFactors(store, 'alice', (f) => ({
+      ...f,
+      pendingTotp: { secret: 'v1.k.i.b', createdAt: 5 },
+    }));
     t.deepEqual(added?.pendingTotp, { secret: 'v1.k.i.b', createdAt: 5 });
     t.not((await store.get('alice'))!.rev, before.rev, 'a change that writes moves the revision');
     t.is(await updateFactors(store, 'alice', () => undefined), undefined);
@@ -139,7 +159,8 @@ test('isFactorStore: a StateStore is not one (it gets wrapped), an object with g
   t.false(isFactorStore(memoryStateStore()));
   t.true(isFactorStore({ get: async () => undefined, set: async () => true }));
   t.true(isFactorStore(stateFactorStore(memoryStateStore())));
-  for (const bad of [null, undefined, 'lmdb://x', { get: () => undefined }, { set: () => true }, { get: 1, set: 2 }]) t.false(isFactorStore(bad), String(bad));
+  for (const bad of [null, undefined, 'lmdb://x', { get: () => undefined }, { set: () => true }, { get: 1, set: 2 }])
+    t.false(isFactorStore(bad), String(bad));
 });
 
 test('API misuse is a TypeError naming what is wrong', async (t) => {

@@ -25,16 +25,25 @@ export interface MfaApp extends TestApp {
  * An app with a `direct` provider (alice, bob) and `mfa` on, its factors in a memory store, its clock by hand;
  * `extra` adds the test's own routes (startApp's hook).
  */
-export async function startMfaApp(opts: Partial<AuthKoaOptions> = {}, providers?: ProviderEntry[], extra?: (router: Router, auth: AuthKoa) => void): Promise<MfaApp> {
+export async function startMfaApp(
+  opts: Partial<AuthKoaOptions> = {},
+  providers?: ProviderEntry[],
+  extra?: (router: Router, auth: AuthKoa) => void,
+): Promise<MfaApp> {
   const clock = manualClock();
   const factorState = memoryStateStore({ clock });
-  const app = await startApp({
-    secret: SECRET,
-    clock,
-    providers: providers ?? [{ kind: 'direct', name: 'direct', checker: (user: string, pw: string) => PASSWORDS[user] === pw }],
-    ...opts,
-    mfa: { store: factorState, ...opts.mfa },
-  } as AuthKoaOptions, extra);
+  const app = await startApp(
+    {
+      secret: SECRET,
+      clock,
+      providers: providers ?? [
+        { kind: 'direct', name: 'direct', checker: (user: string, pw: string) => PASSWORDS[user] === pw },
+      ],
+      ...opts,
+      mfa: { store: factorState, ...opts.mfa },
+    } as AuthKoaOptions,
+    extra,
+  );
   return Object.assign(app, { clock, factorState });
 }
 
@@ -51,11 +60,18 @@ export function appCode(otpauthUrl: string, timeMs: number): string {
 }
 
 /** Sets TOTP up for the client's logged-in user: the URI and the recovery codes. */
-export async function enrollTotp(app: MfaApp, c: Client): Promise<{ otpauthUrl: string; secret: string; recoveryCodes: string[] }> {
+export async function enrollTotp(
+  app: MfaApp,
+  c: Client,
+): Promise<{ otpauthUrl: string; secret: string; recoveryCodes: string[] }> {
   const setup = await c.fetch('/auth/mfa/totp/setup', { method: 'POST', headers: c.xsrf() });
   if (setup.status !== 200) throw new Error(`setup: ${setup.status} ${await setup.text()}`);
   const { otpauthUrl, secret } = (await setup.json()) as { otpauthUrl: string; secret: string };
-  const confirm = await c.fetch('/auth/mfa/totp/confirm', { method: 'POST', headers: c.xsrf(), json: { code: appCode(otpauthUrl, app.clock()) } });
+  const confirm = await c.fetch('/auth/mfa/totp/confirm', {
+    method: 'POST',
+    headers: c.xsrf(),
+    json: { code: appCode(otpauthUrl, app.clock()) },
+  });
   if (confirm.status !== 200) throw new Error(`confirm: ${confirm.status} ${await confirm.text()}`);
   const { recoveryCodes } = (await confirm.json()) as { recoveryCodes: string[] };
   // The confirming code's step is spent: the next code a test sends comes from the next step.
@@ -64,7 +80,10 @@ export async function enrollTotp(app: MfaApp, c: Client): Promise<{ otpauthUrl: 
 }
 
 /** A client that logged in with a password and has TOTP on (now logged in again, fully). */
-export async function enrolledUser(app: MfaApp, user = 'alice'): Promise<{ c: Client; otpauthUrl: string; recoveryCodes: string[] }> {
+export async function enrolledUser(
+  app: MfaApp,
+  user = 'alice',
+): Promise<{ c: Client; otpauthUrl: string; recoveryCodes: string[] }> {
   const c = new Client(app.url);
   const first = await passwordLogin(c, user);
   if (first.status !== 200) throw new Error(`login: ${first.status}`);
@@ -96,7 +115,8 @@ export async function loginWithTotp(app: MfaApp, c: Client, otpauthUrl: string, 
 
 /** The `{"error","code"}` body's code, checking the answer is JSON. */
 export async function errorCode(res: Response): Promise<string | undefined> {
-  if (!/^application\/json/.test(res.headers.get('content-type') ?? '')) throw new Error(`not JSON: ${res.status} ${res.headers.get('content-type')}`);
+  if (!/^application\/json/.test(res.headers.get('content-type') ?? ''))
+    throw new Error(`not JSON: ${res.status} ${res.headers.get('content-type')}`);
   return ((await res.json()) as { code?: string }).code;
 }
 
@@ -155,9 +175,14 @@ async function expectPartial(t: ExecutionContext, kind: GatedKind, c: Client, fr
     t.is(res.status, 200, 'a JSON login answers that a second step is needed');
     t.deepEqual(await res.json(), { mfa_required: true, factors: ['totp', 'recovery'] });
   }
-  t.deepEqual(c.lastCookies.filter((x) => x.name === 'JWT' || x.name === 'XSRF-TOKEN'), [], 'no session cookies');
+  t.deepEqual(
+    c.lastCookies.filter((x) => x.name === 'JWT' || x.name === 'XSRF-TOKEN'),
+    [],
+    'no session cookies',
+  );
   const cookie = c.cookie('JWT-MFA');
-  if (!cookie?.value) throw new Error(`no partial login cookie: ${res.status} ${c.lastCookies.map((x) => x.raw).join(' | ')}`);
+  if (!cookie?.value)
+    throw new Error(`no partial login cookie: ${res.status} ${c.lastCookies.map((x) => x.raw).join(' | ')}`);
   t.like(cookie.attrs, { path: '/auth/mfa', httponly: true, samesite: 'Lax', 'max-age': '300' });
   return cookie.value;
 }
@@ -183,7 +208,10 @@ async function expectPartialOpensNothing(t: ExecutionContext, app: MfaApp, parti
   const live = await fetch(`${app.url}/auth/mfa`, { headers: { cookie: `JWT-MFA=${partial}` } });
   t.is(live.status, 200, 'GET /auth/mfa takes the partial');
   for (const path of ['/auth/user', '/private']) {
-    for (const [how, url, headers] of [...carried(path, partial), ['in its own cookie', path, { cookie: `JWT-MFA=${partial}` }] as const]) {
+    for (const [how, url, headers] of [
+      ...carried(path, partial),
+      ['in its own cookie', path, { cookie: `JWT-MFA=${partial}` }] as const,
+    ]) {
       const res = await fetch(app.url + url, { headers, redirect: 'manual' });
       t.is(res.status, 401, `${path} with the partial ${how}`);
       t.false(setsSession(res), `${path} with the partial ${how}: no session cookie`);
@@ -259,7 +287,9 @@ async function expectExpiry(t: ExecutionContext, kind: GatedKind, otpauthUrl: st
   t.is(res.status, 401);
   t.is(((await res.json()) as { code: string }).code, 'mfa_session_expired');
   t.false(c.jar.has('JWT'));
-  const refresh = await fetch(`${app.url}/auth/user`, { headers: { cookie: `JWT=${partial}`, 'X-XSRF-TOKEN': decodeJwt(partial).jti } });
+  const refresh = await fetch(`${app.url}/auth/user`, {
+    headers: { cookie: `JWT=${partial}`, 'X-XSRF-TOKEN': decodeJwt(partial).jti },
+  });
   t.is(refresh.status, 401, 'an expired partial as the JWT cookie is not refreshed into a session');
   t.false(setsSession(refresh));
 }

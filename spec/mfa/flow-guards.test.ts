@@ -10,7 +10,18 @@ import { memoryStateStore } from '../../lib/state/memory.js';
 import type { AuthKoaOptions } from '../../lib/index.js';
 import { Client, started } from '../helpers/http.js';
 import { tempDir } from '../helpers/temp.js';
-import { appCode, enrolledUser, errorCode, passwordLogin, PASSWORDS, SECRET, startMfaApp, verify, wrongCode, type MfaApp } from './fixtures.js';
+import {
+  appCode,
+  enrolledUser,
+  errorCode,
+  passwordLogin,
+  PASSWORDS,
+  SECRET,
+  startMfaApp,
+  verify,
+  wrongCode,
+  type MfaApp,
+} from './fixtures.js';
 
 /** Five wrong codes for the client's pending login: each refused 403 invalid_code. */
 async function fiveWrong(t: import('ava').ExecutionContext, app: MfaApp, c: Client, otpauthUrl: string): Promise<void> {
@@ -34,12 +45,20 @@ test('5 wrong codes: the 6th attempt, even with the right code, is 429 rate_limi
   const retryAfter = Number(locked.headers.get('retry-after'));
   t.true(retryAfter > 0, 'Retry-After in seconds');
   app.clock.advance(retryAfter * 1000 - 1000);
-  t.is((await verify(c, { code: appCode(otpauthUrl, app.clock()) })).status, 429, 'still locked a second before the end');
+  t.is(
+    (await verify(c, { code: appCode(otpauthUrl, app.clock()) })).status,
+    429,
+    'still locked a second before the end',
+  );
   app.clock.advance(1000);
-  t.is((await verify(c, { code: appCode(otpauthUrl, app.clock()) })).status, 200, 'the right code once the lock-out is over');
+  t.is(
+    (await verify(c, { code: appCode(otpauthUrl, app.clock()) })).status,
+    200,
+    'the right code once the lock-out is over',
+  );
 });
 
-test('the failed-code throttle is per user: bob is not locked out by alice\'s failures', async (t) => {
+test("the failed-code throttle is per user: bob is not locked out by alice's failures", async (t) => {
   const app = await startMfaApp();
   t.teardown(() => app.close());
   const alice = await enrolledUser(app, 'alice');
@@ -50,7 +69,11 @@ test('the failed-code throttle is per user: bob is not locked out by alice\'s fa
   t.is((await verify(a, { code: appCode(alice.otpauthUrl, app.clock()) })).status, 429, 'alice is locked out');
   const b = new Client(app.url);
   await passwordLogin(b, 'bob');
-  t.is((await verify(b, { code: appCode(bob.otpauthUrl, app.clock()) })).status, 200, 'bob, from the same address, is not');
+  t.is(
+    (await verify(b, { code: appCode(bob.otpauthUrl, app.clock()) })).status,
+    200,
+    'bob, from the same address, is not',
+  );
 });
 
 test('with loginThrottle: false, codes are still throttled (six digits would fall to guessing without a limit)', async (t) => {
@@ -58,7 +81,8 @@ test('with loginThrottle: false, codes are still throttled (six digits would fal
   t.teardown(() => app.close());
   const { otpauthUrl } = await enrolledUser(app);
   const c = new Client(app.url);
-  for (let i = 0; i < 7; i++) t.is((await passwordLogin(c, 'alice', { passwd: 'wrong' })).status, 403, 'passwords are not throttled');
+  for (let i = 0; i < 7; i++)
+    t.is((await passwordLogin(c, 'alice', { passwd: 'wrong' })).status, 403, 'passwords are not throttled');
   await passwordLogin(c, 'alice');
   await fiveWrong(t, app, c, otpauthUrl);
   const locked = await verify(c, { code: appCode(otpauthUrl, app.clock()) });
@@ -76,7 +100,10 @@ test('20 parallel verifies of one valid code for one pending login: exactly one 
   const answers = await Promise.all(Array.from({ length: 20 }, () => verify(c, { code })));
   const statuses = answers.map((r) => r.status);
   t.is(statuses.filter((s) => s === 200).length, 1, `statuses: ${statuses.join(',')}`);
-  t.true(statuses.every((s) => s === 200 || s === 401 || s === 403 || s === 429), `statuses: ${statuses.join(',')}`);
+  t.true(
+    statuses.every((s) => s === 200 || s === 401 || s === 403 || s === 429),
+    `statuses: ${statuses.join(',')}`,
+  );
 });
 
 test('cross-site: POST /auth/mfa/verify with a foreign Origin, or Sec-Fetch-Site: cross-site, is 403 origin_mismatch', async (t) => {
@@ -86,14 +113,22 @@ test('cross-site: POST /auth/mfa/verify with a foreign Origin, or Sec-Fetch-Site
   const c = new Client(app.url);
   await passwordLogin(c, 'alice');
   const code = appCode(otpauthUrl, app.clock());
-  const foreign: Array<Record<string, string>> = [{ Origin: 'https://evil.example' }, { 'Sec-Fetch-Site': 'cross-site' }, { Origin: 'https://evil.example', 'Sec-Fetch-Site': 'cross-site' }];
+  const foreign: Array<Record<string, string>> = [
+    { Origin: 'https://evil.example' },
+    { 'Sec-Fetch-Site': 'cross-site' },
+    { Origin: 'https://evil.example', 'Sec-Fetch-Site': 'cross-site' },
+  ];
   for (const headers of foreign) {
     const res = await verify(c, { code }, headers);
     t.is(res.status, 403, JSON.stringify(headers));
     t.is(await errorCode(res), 'origin_mismatch');
   }
   t.false(c.jar.has('JWT'));
-  t.is((await verify(c, { code }, { Origin: app.url, 'Sec-Fetch-Site': 'same-origin' })).status, 200, 'the same request from the site itself');
+  t.is(
+    (await verify(c, { code }, { Origin: app.url, 'Sec-Fetch-Site': 'same-origin' })).status,
+    200,
+    'the same request from the site itself',
+  );
 });
 
 test('bad input to /auth/mfa is answered 4xx JSON, never 5xx', async (t) => {
@@ -102,7 +137,8 @@ test('bad input to /auth/mfa is answered 4xx JSON, never 5xx', async (t) => {
   const { otpauthUrl } = await enrolledUser(app);
   const c = new Client(app.url);
   await passwordLogin(c, 'alice');
-  const post = (body: string, type = 'application/json') => c.fetch('/auth/mfa/verify', { method: 'POST', headers: { 'content-type': type }, body });
+  const post = (body: string, type = 'application/json') =>
+    c.fetch('/auth/mfa/verify', { method: 'POST', headers: { 'content-type': type }, body });
   const cases: Array<[string, Promise<Response>, number, string]> = [
     ['an array', post('["123456"]'), 400, 'bad_request'],
     ['a number', post('123456'), 400, 'bad_request'],
@@ -125,7 +161,11 @@ test('bad input to /auth/mfa is answered 4xx JSON, never 5xx', async (t) => {
   const wrongMethod = await c.fetch('/auth/mfa/verify');
   t.is(wrongMethod.status, 405, 'GET on a POST route');
   t.is(await errorCode(wrongMethod), 'method_not_allowed');
-  t.is((await verify(c, { code: appCode(otpauthUrl, app.clock()) })).status, 200, 'the pending login is still there for the right code');
+  t.is(
+    (await verify(c, { code: appCode(otpauthUrl, app.clock()) })).status,
+    200,
+    'the pending login is still there for the right code',
+  );
 });
 
 test('an unknown route under /auth/mfa is 404 JSON (mfa is not a provider name)', async (t) => {
@@ -138,7 +178,11 @@ test('an unknown route under /auth/mfa is 404 JSON (mfa is not a provider name)'
   }
 });
 
-const direct = (name = 'direct') => ({ kind: 'direct' as const, name, checker: (user: string, pw: string) => PASSWORDS[user] === pw });
+const direct = (name = 'direct') => ({
+  kind: 'direct' as const,
+  name,
+  checker: (user: string, pw: string) => PASSWORDS[user] === pw,
+});
 const base = (): AuthKoaOptions => ({ secret: SECRET, url: 'http://127.0.0.1:8080', providers: [direct()] });
 
 test('start-up: mfa without store is a TypeError naming mfa.store', async (t) => {
@@ -147,11 +191,16 @@ test('start-up: mfa without store is a TypeError naming mfa.store', async (t) =>
 
 test('start-up: a misspelled mfa option is named, with the name meant', async (t) => {
   const store = `lmdb://${join(tempDir(t), 'mfa')}`;
-  await t.throwsAsync(started({ ...base(), mfa: { store, windw: 1 } as never }), { instanceOf: TypeError, message: /mfa\.windw.*"window"/ });
+  await t.throwsAsync(started({ ...base(), mfa: { store, windw: 1 } as never }), {
+    instanceOf: TypeError,
+    message: /mfa\.windw.*"window"/,
+  });
 });
 
 test('start-up: a provider named "mfa" while mfa is on is an error naming it', async (t) => {
-  const err = await t.throwsAsync(started({ ...base(), providers: [direct(), direct('mfa')], mfa: { store: memoryStateStore() } }));
+  const err = await t.throwsAsync(
+    started({ ...base(), providers: [direct(), direct('mfa')], mfa: { store: memoryStateStore() } }),
+  );
   t.regex(err!.message, /provider.*"mfa"/);
   const off = await started({ ...base(), providers: [direct('mfa')] });
   await off.close();
@@ -161,8 +210,14 @@ test('start-up: a provider named "mfa" while mfa is on is an error naming it', a
 test('start-up: a secretReader without mfa.secret is a TypeError naming mfa.secret', async (t) => {
   const { secret: _, ...rest } = base();
   const reader = { ...rest, secretReader: () => SECRET };
-  await t.throwsAsync(started({ ...reader, mfa: { store: memoryStateStore() } }), { instanceOf: TypeError, message: /mfa\.secret/ });
-  const auth = await started({ ...reader, mfa: { store: memoryStateStore(), secret: 'another-mfa-secret-0123456789' } });
+  await t.throwsAsync(started({ ...reader, mfa: { store: memoryStateStore() } }), {
+    instanceOf: TypeError,
+    message: /mfa\.secret/,
+  });
+  const auth = await started({
+    ...reader,
+    mfa: { store: memoryStateStore(), secret: 'another-mfa-secret-0123456789' },
+  });
   await auth.close();
   t.pass('with mfa.secret it starts');
 });
@@ -172,13 +227,20 @@ test('at rest: the factor store record holds neither the base32 secret nor any r
   t.teardown(() => app.close());
   const c = new Client(app.url);
   const { id } = (await (await passwordLogin(c, 'alice')).json()) as { id: string };
-  const { secret } = (await (await c.fetch('/auth/mfa/totp/setup', { method: 'POST', headers: c.xsrf() })).json()) as { secret: string; otpauthUrl: string };
+  const { secret } = (await (await c.fetch('/auth/mfa/totp/setup', { method: 'POST', headers: c.xsrf() })).json()) as {
+    secret: string;
+    otpauthUrl: string;
+  };
   const pending = JSON.stringify((await app.factorState.get('mfa', id))?.value);
   t.regex(pending, /pendingTotp/, 'the pending key is in the store');
   t.false(pending.toUpperCase().includes(secret), 'but not in clear');
 
   const otpauthUrl = `otpauth://totp/x:alice?secret=${secret}&issuer=x`;
-  const confirmed = await c.fetch('/auth/mfa/totp/confirm', { method: 'POST', headers: c.xsrf(), json: { code: appCode(otpauthUrl, app.clock()) } });
+  const confirmed = await c.fetch('/auth/mfa/totp/confirm', {
+    method: 'POST',
+    headers: c.xsrf(),
+    json: { code: appCode(otpauthUrl, app.clock()) },
+  });
   const { recoveryCodes } = (await confirmed.json()) as { recoveryCodes: string[] };
   const record = (await app.factorState.get<{ totp: unknown; recoveryCodes: string[] }>('mfa', id))?.value;
   t.truthy(record?.totp);
@@ -186,7 +248,8 @@ test('at rest: the factor store record holds neither the base32 secret nor any r
   const json = JSON.stringify(record);
   t.false(json.toUpperCase().includes(secret), 'no secret');
   const key = Buffer.from(OTPAuth.Secret.fromBase32(secret).bytes);
-  for (const form of [key.toString('hex'), key.toString('base64'), key.toString('base64url')]) t.false(json.toLowerCase().includes(form.toLowerCase()), `nor the key's bytes as ${form}`);
+  for (const form of [key.toString('hex'), key.toString('base64'), key.toString('base64url')])
+    t.false(json.toLowerCase().includes(form.toLowerCase()), `nor the key's bytes as ${form}`);
   for (const code of recoveryCodes) {
     t.false(json.includes(code), code);
     t.false(json.includes(code.replace(/-/g, '')), `${code} without dashes`);

@@ -6,11 +6,21 @@
 import test from 'ava';
 import * as OTPAuth from 'otpauth';
 import { Client, decodeJwt } from '../helpers/http.js';
-import { appCode, enrolledUser, enrollTotp, errorCode, loginWithTotp, passwordLogin, startMfaApp, verify } from './fixtures.js';
+import {
+  appCode,
+  enrolledUser,
+  enrollTotp,
+  errorCode,
+  loginWithTotp,
+  passwordLogin,
+  startMfaApp,
+  verify,
+} from './fixtures.js';
 
 const STEP = 30_000;
 const setup = (c: Client) => c.fetch('/auth/mfa/totp/setup', { method: 'POST', headers: c.xsrf() });
-const confirm = (c: Client, code: string) => c.fetch('/auth/mfa/totp/confirm', { method: 'POST', headers: c.xsrf(), json: { code } });
+const confirm = (c: Client, code: string) =>
+  c.fetch('/auth/mfa/totp/confirm', { method: 'POST', headers: c.xsrf(), json: { code } });
 const factors = (c: Client) => c.fetch('/auth/mfa', { headers: c.xsrf() });
 
 test('enrol: setup needs a session (401 without) and a fresh one: 401 reauth_required once the login is over 5 min old', async (t) => {
@@ -60,7 +70,11 @@ test('enrol: nothing is active before confirm; a wrong code is 403 invalid_code;
   t.is(recoveryCodes.length, 10);
   t.is(new Set(recoveryCodes).size, 10, 'all different');
   for (const code of recoveryCodes) t.regex(code, /^[a-z2-7]{4}(-[a-z2-7]{4}){3}$/);
-  t.deepEqual(await (await passwordLogin(new Client(app.url), 'alice')).json(), { mfa_required: true, factors: ['totp', 'recovery'] }, 'now it is on');
+  t.deepEqual(
+    await (await passwordLogin(new Client(app.url), 'alice')).json(),
+    { mfa_required: true, factors: ['totp', 'recovery'] },
+    'now it is on',
+  );
 });
 
 test('the otpauthUrl as the otpauth library reads it: issuer the host of url, label the account, SHA1/6/30; its code is accepted', async (t) => {
@@ -68,7 +82,11 @@ test('the otpauthUrl as the otpauth library reads it: issuer the host of url, la
   t.teardown(() => app.close());
   const c = new Client(app.url);
   await passwordLogin(c, 'alice');
-  const { secret, otpauthUrl, qr } = (await (await setup(c)).json()) as { secret: string; otpauthUrl: string; qr: string };
+  const { secret, otpauthUrl, qr } = (await (await setup(c)).json()) as {
+    secret: string;
+    otpauthUrl: string;
+    qr: string;
+  };
   const parsed = OTPAuth.URI.parse(otpauthUrl);
   t.true(parsed instanceof OTPAuth.TOTP);
   const totp = parsed as OTPAuth.TOTP;
@@ -86,12 +104,14 @@ test('the otpauthUrl as the otpauth library reads it: issuer the host of url, la
   t.teardown(() => named.close());
   const d = new Client(named.url);
   await passwordLogin(d, 'bob');
-  const other = OTPAuth.URI.parse(((await (await setup(d)).json()) as { otpauthUrl: string }).otpauthUrl) as OTPAuth.TOTP;
+  const other = OTPAuth.URI.parse(
+    ((await (await setup(d)).json()) as { otpauthUrl: string }).otpauthUrl,
+  ) as OTPAuth.TOTP;
   t.is(other.issuer, 'Example Shop', 'mfa.issuer wins over the host');
   t.is(other.label, 'bob');
 });
 
-test('GET /auth/mfa: the session user\'s factors, a pending login\'s factors, else 401', async (t) => {
+test("GET /auth/mfa: the session user's factors, a pending login's factors, else 401", async (t) => {
   const app = await startMfaApp();
   t.teardown(() => app.close());
   const { c } = await enrolledUser(app);
@@ -139,7 +159,11 @@ test('TOTP replay: the same code for two logins in the same step is refused the 
   t.is(await errorCode(replay), 'invalid_code');
   t.false(second.jar.has('JWT'));
   app.clock.advance(STEP);
-  t.is((await verify(second, { code: appCode(otpauthUrl, app.clock()) })).status, 200, 'the same pending login passes with the next step');
+  t.is(
+    (await verify(second, { code: appCode(otpauthUrl, app.clock()) })).status,
+    200,
+    'the same pending login passes with the next step',
+  );
 });
 
 test('TOTP window 1: codes of step-1 and step+1 are accepted, step-2 and step+2 refused', async (t) => {
@@ -270,5 +294,8 @@ test('mfa.required as a function of the user: alice must enrol, bob logs in dire
   t.true(bob.jar.has('JWT'));
   // bob may still turn a factor on himself, and is then asked for it like anyone.
   await enrollTotp(app, bob);
-  t.deepEqual(await (await passwordLogin(new Client(app.url), 'bob')).json(), { mfa_required: true, factors: ['totp', 'recovery'] });
+  t.deepEqual(await (await passwordLogin(new Client(app.url), 'bob')).json(), {
+    mfa_required: true,
+    factors: ['totp', 'recovery'],
+  });
 });

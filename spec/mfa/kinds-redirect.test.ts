@@ -25,7 +25,12 @@ const appleKey = teamKey();
 const fromQuery = (from: string | undefined) => (from ? `from=${encodeURIComponent(from)}` : '');
 
 /** An OAuth2 login of `provider` asking for `from`, through the peer's own page (`authorize` drives it as `alice`); the callback's answer. */
-async function oauth2Login(c: Client, provider: string, from: string | undefined, authorize: (url: URL) => Promise<string>): Promise<Response> {
+async function oauth2Login(
+  c: Client,
+  provider: string,
+  from: string | undefined,
+  authorize: (url: URL) => Promise<string>,
+): Promise<Response> {
   return c.fetch(await authorize(await startLogin(c, provider, fromQuery(from))));
 }
 
@@ -33,7 +38,14 @@ const kinds: Record<string, (t: ExecutionContext) => Promise<GatedKind>> = {
   async verified(t) {
     const smtp = await startSmtp();
     t.teardown(() => smtp.close());
-    const sender = emailSender({ host: '127.0.0.1', port: smtp.port, secure: false, from: 'login@example.com', subject: 'Confirm your login', timeout: '30s' });
+    const sender = emailSender({
+      host: '127.0.0.1',
+      port: smtp.port,
+      secure: false,
+      from: 'login@example.com',
+      subject: 'Confirm your login',
+      timeout: '30s',
+    });
     const app = await kindApp(t, [{ kind: 'verified', name: 'email', template: TEMPLATE, sender }]);
     const login = async (c: Client, from?: string) => {
       const asked = await c.fetch(`/auth/email/login?user=alice&address=alice@example.com&${fromQuery(from)}`);
@@ -41,7 +53,14 @@ const kinds: Record<string, (t: ExecutionContext) => Promise<GatedKind>> = {
       // The link in the mail, opened and confirmed (the confirm page's button POSTs it).
       return c.fetch(`/auth/email/login?token=${tokenIn((await smtp.next()).mail.text)}`, { method: 'POST' });
     };
-    return { app, provider: 'email', amr: 'email', userId: `email_${sha1('alice@example.com')}`, redirects: true, login };
+    return {
+      app,
+      provider: 'email',
+      amr: 'email',
+      userId: `email_${sha1('alice@example.com')}`,
+      redirects: true,
+      login,
+    };
   },
 
   async dev(t) {
@@ -55,7 +74,9 @@ const kinds: Record<string, (t: ExecutionContext) => Promise<GatedKind>> = {
     const peer = await startDevOAuthServer({ port: 0 });
     t.teardown(() => peer.close());
     const { authURL, tokenURL, infoURL } = devEndpoints(peer.url);
-    const app = await kindApp(t, [{ name: 'facebook', cid: 'fb-cid', csecret: 'fb-secret', endpoint: { authURL, tokenURL }, infoURL }]);
+    const app = await kindApp(t, [
+      { name: 'facebook', cid: 'fb-cid', csecret: 'fb-secret', endpoint: { authURL, tokenURL }, infoURL },
+    ]);
     const login = (c: Client, from?: string) => oauth2Login(c, 'facebook', from, (url) => devAuthorize(url, 'alice'));
     return { app, provider: 'facebook', amr: 'fed', userId: `facebook_${sha1('alice')}`, redirects: true, login };
   },
@@ -70,7 +91,16 @@ const kinds: Record<string, (t: ExecutionContext) => Promise<GatedKind>> = {
 
   async oidc(t) {
     const idp = await oidcPeer(t);
-    const app = await kindApp(t, [{ kind: 'oidc', name: 'corp', issuer: idp.issuer, cid: 'corp-client', csecret: 'corp-secret', scopes: ['openid', 'profile'] }]);
+    const app = await kindApp(t, [
+      {
+        kind: 'oidc',
+        name: 'corp',
+        issuer: idp.issuer,
+        cid: 'corp-client',
+        csecret: 'corp-secret',
+        scopes: ['openid', 'profile'],
+      },
+    ]);
     idp.setup([oidcClient(app, 'corp')]);
     const login = (c: Client, from?: string) => oauth2Login(c, 'corp', from, (url) => idp.authorize(url, 'alice'));
     return { app, provider: 'corp', amr: 'fed', userId: `corp_${sha1('alice')}`, redirects: true, login };
@@ -79,7 +109,16 @@ const kinds: Record<string, (t: ExecutionContext) => Promise<GatedKind>> = {
   async apple(t) {
     const apple = await startAppleStandin(appleKey.publicKey);
     t.teardown(() => apple.close());
-    const app = await kindApp(t, [{ kind: 'apple', clientId: CLIENT_ID, teamId: TEAM_ID, keyId: KEY_ID, privateKey: appleKey.pem, endpoint: apple.endpoint() }]);
+    const app = await kindApp(t, [
+      {
+        kind: 'apple',
+        clientId: CLIENT_ID,
+        teamId: TEAM_ID,
+        keyId: KEY_ID,
+        privateKey: appleKey.pem,
+        endpoint: apple.endpoint(),
+      },
+    ]);
     const login = async (c: Client, from?: string) => {
       const start = await c.fetch(`/auth/apple/login?${fromQuery(from)}`);
       if (start.status !== 302) throw new Error(`apple login: ${start.status} ${await start.text()}`);
@@ -87,16 +126,31 @@ const kinds: Record<string, (t: ExecutionContext) => Promise<GatedKind>> = {
       const page = await (await fetch(start.headers.get('location')!)).text();
       const action = /action="([^"]+)"/.exec(page)![1]!;
       const fields: Record<string, string> = {};
-      for (const m of page.matchAll(/name="(\w+)" value="([^"]*)"/g)) fields[m[1]!] = m[2]!.replace(/&#(\d+);/g, (_, d: string) => String.fromCharCode(Number(d)));
+      for (const m of page.matchAll(/name="(\w+)" value="([^"]*)"/g))
+        fields[m[1]!] = m[2]!.replace(/&#(\d+);/g, (_, d: string) => String.fromCharCode(Number(d)));
       return c.fetch(new URL(action).pathname, { method: 'POST', form: fields });
     };
-    return { app, provider: 'apple', amr: 'fed', userId: `apple_${sha1(apple.script.sub)}`, redirects: true, landing: `${app.url}/`, login };
+    return {
+      app,
+      provider: 'apple',
+      amr: 'fed',
+      userId: `apple_${sha1(apple.script.sub)}`,
+      redirects: true,
+      landing: `${app.url}/`,
+      login,
+    };
   },
 
   async server(t) {
     const app = await kindApp(t, [{ kind: 'server', url: 'http://127.0.0.1:0', checker }]);
     // A new browser at the server each time: its sign-in page asks for the password again.
-    const login = (c: Client, from?: string) => oauth2Login(c, 'server', from, async (url) => (await signIn(new Client(url.origin), url.href, 'alice', 'wonderland')).href);
+    const login = (c: Client, from?: string) =>
+      oauth2Login(
+        c,
+        'server',
+        from,
+        async (url) => (await signIn(new Client(url.origin), url.href, 'alice', 'wonderland')).href,
+      );
     return { app, provider: 'server', amr: 'fed', userId: 'alice', redirects: true, login };
   },
 };

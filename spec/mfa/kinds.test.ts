@@ -21,7 +21,11 @@ async function mfaApp(t: ExecutionContext, providers: ProviderEntry[]): Promise<
   return app;
 }
 
-const direct = { kind: 'direct', name: 'direct', checker: (user: string, pw: string) => pw === `${user}-pw` } as ProviderEntry;
+const direct = {
+  kind: 'direct',
+  name: 'direct',
+  checker: (user: string, pw: string) => pw === `${user}-pw`,
+} as ProviderEntry;
 
 /** POSTs `path` and answers its JSON, failing loudly on anything but `status`. */
 async function postJSON(c: Client, path: string, body: unknown, status: number): Promise<any> {
@@ -33,13 +37,29 @@ async function postJSON(c: Client, path: string, body: unknown, status: number):
 const kinds: Record<string, (t: ExecutionContext) => Promise<GatedKind>> = {
   async direct(t) {
     const app = await mfaApp(t, [direct]);
-    return { app, provider: 'direct', amr: 'pwd', userId: `direct_${sha1('alice')}`, redirects: false, login: (c) => passwordLogin(c, 'alice') };
+    return {
+      app,
+      provider: 'direct',
+      amr: 'pwd',
+      userId: `direct_${sha1('alice')}`,
+      redirects: false,
+      login: (c) => passwordLogin(c, 'alice'),
+    };
   },
 
   async telegram(t) {
     const api = await startFakeBotApi();
     t.teardown(() => api.close());
-    const app = await mfaApp(t, [{ kind: 'telegram', name: 'telegram', token: BOT_TOKEN, apiRoot: api.apiRoot, pollTimeout: 1, backoff: { min: 20, max: 200 } } as ProviderEntry]);
+    const app = await mfaApp(t, [
+      {
+        kind: 'telegram',
+        name: 'telegram',
+        token: BOT_TOKEN,
+        apiRoot: api.apiRoot,
+        pollTimeout: 1,
+        backoff: { min: 20, max: 200 },
+      } as ProviderEntry,
+    ]);
     const login = async (c: Client) => {
       const opened = await c.fetch('/auth/telegram/login');
       if (opened.status !== 200) throw new Error(`telegram login: ${opened.status} ${await opened.text()}`);
@@ -50,12 +70,22 @@ const kinds: Record<string, (t: ExecutionContext) => Promise<GatedKind>> = {
       await api.nextMessage(ALICE.id, earlier);
       return c.fetch(`/auth/telegram/login?token=${token}`);
     };
-    return { app, provider: 'telegram', amr: 'fed', userId: `telegram_${sha1(String(ALICE.id))}`, redirects: false, login };
+    return {
+      app,
+      provider: 'telegram',
+      amr: 'fed',
+      userId: `telegram_${sha1(String(ALICE.id))}`,
+      redirects: false,
+      login,
+    };
   },
 
   async passkey(t) {
     // A software authenticator signs for any relying party id: the app's own host, 127.0.0.1, will do.
-    const app = await mfaApp(t, [direct, { kind: 'passkey', rpName: 'authkoa tests', userVerification: 'required' } as ProviderEntry]);
+    const app = await mfaApp(t, [
+      direct,
+      { kind: 'passkey', rpName: 'authkoa tests', userVerification: 'required' } as ProviderEntry,
+    ]);
     const authenticator = new SoftAuthenticator(app.url, '127.0.0.1');
     const owner = new Client(app.url);
     if ((await passwordLogin(owner, 'alice')).status !== 200) throw new Error('direct login failed');

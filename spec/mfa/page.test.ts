@@ -15,7 +15,13 @@ import { appCode, enrolledUser, enrollTotp, passwordLogin, startMfaApp, type Mfa
 /** The page's CSP as a map of directive → its sources. */
 function csp(res: Response): Map<string, string[]> {
   const header = res.headers.get('content-security-policy') ?? '';
-  return new Map(header.split(';').map((d) => d.trim().split(/\s+/)).filter((d) => d[0]).map(([name, ...sources]) => [name!, sources]));
+  return new Map(
+    header
+      .split(';')
+      .map((d) => d.trim().split(/\s+/))
+      .filter((d) => d[0])
+      .map(([name, ...sources]) => [name!, sources]),
+  );
 }
 
 /** The `{"base","next"}` object the page's script starts from. */
@@ -82,7 +88,11 @@ test('without the script the code form still finishes the login: its action and 
   const html = await (await c.fetch('/auth/mfa/page')).text();
   const action = /<form id="code-form" method="post" action="([^"]+)">/.exec(html)?.[1];
   t.is(action, '/auth/mfa/verify');
-  const done = await c.fetch(action!, { method: 'POST', headers: { origin: app.url }, form: { code: appCode(otpauthUrl, app.clock()) } });
+  const done = await c.fetch(action!, {
+    method: 'POST',
+    headers: { origin: app.url },
+    form: { code: appCode(otpauthUrl, app.clock()) },
+  });
   t.is(done.status, 200, await done.clone().text());
   t.is((await done.json()).name, 'alice');
   t.true(c.jar.has('JWT'));
@@ -91,7 +101,8 @@ test('without the script the code form still finishes the login: its action and 
 test('a `from` with </script> and quotes (a dev login): the page goes where the redirect policy says, and its script stays one script', async (t) => {
   const app = await startMfaApp({ logger: { info() {}, warn() {}, error() {} } }, [{ kind: 'dev', port: 0 }]);
   t.teardown(() => app.close());
-  const devLogin = async (c: Client, query = '') => c.fetch(await devAuthorize(await startLogin(c, 'dev', query), 'alice'));
+  const devLogin = async (c: Client, query = '') =>
+    c.fetch(await devAuthorize(await startLogin(c, 'dev', query), 'alice'));
   const enrolling = new Client(app.url);
   await devLogin(enrolling);
   await enrollTotp(app, enrolling);
@@ -107,14 +118,32 @@ test('a `from` with </script> and quotes (a dev login): the page goes where the 
   t.true(html.includes('id="code-form"'));
   t.is(count(html, /<script/gi), 1);
   t.is(count(html, /<\/script/gi), 1, 'only the real end of the script');
-  t.is(scriptConfig(html).next, new URL(from, app.url).href, "the permitted URL, as the server's redirect would have it");
-  t.deepEqual(csp(res).get('form-action'), ["'self'", new URL(app.url).origin], "next's origin, for the plain form's redirect");
+  t.is(
+    scriptConfig(html).next,
+    new URL(from, app.url).href,
+    "the permitted URL, as the server's redirect would have it",
+  );
+  t.deepEqual(
+    csp(res).get('form-action'),
+    ["'self'", new URL(app.url).origin],
+    "next's origin, for the plain form's redirect",
+  );
 });
 
 /** The page as sendMfaPage writes it for `input`, from a real Koa server. */
 async function rendered(t: ExecutionContext, input: Partial<MfaPageInput>): Promise<{ res: Response; html: string }> {
   const koa = new Koa();
-  koa.use((ctx) => sendMfaPage(ctx, { authRoutePath: '/auth', factors: ['totp'], enroll: false, pending: true, expired: false, next: undefined, ...input }));
+  koa.use((ctx) =>
+    sendMfaPage(ctx, {
+      authRoutePath: '/auth',
+      factors: ['totp'],
+      enroll: false,
+      pending: true,
+      expired: false,
+      next: undefined,
+      ...input,
+    }),
+  );
   const served = await serve(koa.callback());
   t.teardown(() => served.close());
   const res = await fetch(served.url);
@@ -122,7 +151,7 @@ async function rendered(t: ExecutionContext, input: Partial<MfaPageInput>): Prom
 }
 
 test('sendMfaPage: a raw next with </script>, <!--, quotes, backslashes and line separators is embedded as JSON that parses back to it', async (t) => {
-  const next = 'https://app.example/x?"\'</script><script>alert(1)</script><!--\\u0022\u2028\u2029&amp;$\'$&';
+  const next = "https://app.example/x?\"'</script><script>alert(1)</script><!--\\u0022\u2028\u2029&amp;$'$&";
   const { res, html } = await rendered(t, { next });
   t.is(count(html, /<script/gi), 1);
   t.is(count(html, /<\/script/gi), 1);

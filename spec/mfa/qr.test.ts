@@ -8,7 +8,11 @@ const jsQR = jsqr.default;
 
 const DATA_URL_PREFIX = 'data:image/svg+xml;base64,';
 
-interface Raster { width: number; height: number; rgba: Uint8ClampedArray }
+interface Raster {
+  width: number;
+  height: number;
+  rgba: Uint8ClampedArray;
+}
 
 /**
  * Rasterizes the SVG uqr draws, 1 px per SVG unit: a white rect over the whole viewBox, then one black
@@ -16,7 +20,10 @@ interface Raster { width: number; height: number; rgba: Uint8ClampedArray }
  * uqr draws breaks this test loudly rather than decoding a blank image.
  */
 function rasterize(svg: string): Raster {
-  const shape = /^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg" viewBox="0 0 (\d+) (\d+)"><rect fill="white" width="\1" height="\2"\/><path fill="black" d="([^"]*)"\/><\/svg>$/.exec(svg);
+  const shape =
+    /^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg" viewBox="0 0 (\d+) (\d+)"><rect fill="white" width="\1" height="\2"\/><path fill="black" d="([^"]*)"\/><\/svg>$/.exec(
+      svg,
+    );
   if (!shape) throw new Error(`unexpected SVG from uqr: ${svg.slice(0, 200)}`);
   const width = Number(shape[1]);
   const height = Number(shape[2]);
@@ -35,7 +42,8 @@ function rasterize(svg: string): Raster {
     }
     consumed = square.lastIndex;
   }
-  if (consumed !== path.length) throw new Error(`unexpected path command at ${consumed}: ${path.slice(consumed, consumed + 40)}`);
+  if (consumed !== path.length)
+    throw new Error(`unexpected path command at ${consumed}: ${path.slice(consumed, consumed + 40)}`);
   return { width, height, rgba };
 }
 
@@ -48,8 +56,10 @@ function decode(dataURL: string): string | undefined {
   return jsQR(rgba, width, height)?.data;
 }
 
-const URL_A = 'otpauth://totp/Example%20Co:ann%2Bmfa%40example.com?secret=JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP&issuer=Example%20Co&algorithm=SHA1&digits=6&period=30';
-const URL_B = 'otpauth://totp/Example%20Co:bob%40example.com?secret=KRUGS4ZANFZSAYJAORSXG5BAONSWG4TF&issuer=Example%20Co&algorithm=SHA1&digits=6&period=30';
+const URL_A =
+  'otpauth://totp/Example%20Co:ann%2Bmfa%40example.com?secret=JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP&issuer=Example%20Co&algorithm=SHA1&digits=6&period=30';
+const URL_B =
+  'otpauth://totp/Example%20Co:bob%40example.com?secret=KRUGS4ZANFZSAYJAORSXG5BAONSWG4TF&issuer=Example%20Co&algorithm=SHA1&digits=6&period=30';
 
 test('qrDataURL gives a base64 SVG data URL that an independent decoder (jsqr) reads back as the same otpauth URL', async (t) => {
   const dataURL = await qrDataURL(URL_A);
@@ -68,7 +78,9 @@ test('qrDataURL of different text decodes to that text, not the other', async (t
 test('qrDataURL leaves a 4-module quiet zone of white around the code', async (t) => {
   const svg = svgOf(await qrDataURL(URL_A));
   const { width, height, rgba } = rasterize(svg);
-  const squares = [...svg.matchAll(/M(\d+),(\d+)h(\d+)/g)].map((m) => [Number(m[1]), Number(m[2]), Number(m[3])] as const);
+  const squares = [...svg.matchAll(/M(\d+),(\d+)h(\d+)/g)].map(
+    (m) => [Number(m[1]), Number(m[2]), Number(m[3])] as const,
+  );
   const moduleSize = squares[0]![2];
   const quiet = 4 * moduleSize;
   t.is(Math.min(...squares.map(([x]) => x)), quiet, 'first dark column is 4 modules in');

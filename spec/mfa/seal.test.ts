@@ -35,7 +35,11 @@ test('a sealed key opens for the same user with the same secret, in the v1.<kid>
   t.regex(sealed, /^v1\.[A-Za-z0-9_-]{11}\.[A-Za-z0-9_-]{16}\.[A-Za-z0-9_-]+$/);
   t.false(sealed.includes(TOTP_KEY));
   t.deepEqual(keys.open(sealed, 'user-1'), { plain: TOTP_KEY, stale: false });
-  t.deepEqual(sealKeys(SECRET, [OLD]).open(sealed, 'user-1'), { plain: TOTP_KEY, stale: false }, 'a second instance with the same secret opens it too');
+  t.deepEqual(
+    sealKeys(SECRET, [OLD]).open(sealed, 'user-1'),
+    { plain: TOTP_KEY, stale: false },
+    'a second instance with the same secret opens it too',
+  );
   t.deepEqual(keys.open(keys.seal('', 'user-1'), 'user-1'), { plain: '', stale: false }, 'an empty text round-trips');
 });
 
@@ -57,22 +61,49 @@ test('a change to any character of any part (version, kid, iv, ciphertext, tag, 
   const [v, kid, iv, body] = sealed.split('.') as [string, string, string, string];
   const flipped = Buffer.from(body, 'base64url');
   flipped[0] ^= 1;
-  t.throws(() => keys.open([v, kid, iv, flipped.toString('base64url')].join('.'), 'user-1'), { instanceOf: SealError }, 'a flipped ciphertext bit');
-  for (const bad of ['', 'v1', `${sealed}.x`, `v2.${kid}.${iv}.${body}`, `v1.${kid}.${iv}.`, `v1.${kid}.${iv}.${body}=`, 42 as unknown as string]) {
+  t.throws(
+    () => keys.open([v, kid, iv, flipped.toString('base64url')].join('.'), 'user-1'),
+    { instanceOf: SealError },
+    'a flipped ciphertext bit',
+  );
+  for (const bad of [
+    '',
+    'v1',
+    `${sealed}.x`,
+    `v2.${kid}.${iv}.${body}`,
+    `v1.${kid}.${iv}.`,
+    `v1.${kid}.${iv}.${body}=`,
+    42 as unknown as string,
+  ]) {
     t.throws(() => keys.open(bad, 'user-1'), { instanceOf: SealError }, `malformed: ${String(bad)}`);
   }
 });
 
 test('a value sealed under a previous secret opens as stale once that secret is in previous, and fails without it', (t) => {
   const sealed = sealKeys(OLD).seal(TOTP_KEY, 'user-1');
-  t.throws(() => sealKeys(SECRET).open(sealed, 'user-1'), { instanceOf: SealError, message: /neither the current one nor a previous one/ });
+  t.throws(() => sealKeys(SECRET).open(sealed, 'user-1'), {
+    instanceOf: SealError,
+    message: /neither the current one nor a previous one/,
+  });
   t.throws(() => sealKeys(SECRET, ['another-old-secret-0123456789']).open(sealed, 'user-1'), { instanceOf: SealError });
   const rotated = sealKeys(SECRET, ['another-old-secret-0123456789', OLD]);
   t.deepEqual(rotated.open(sealed, 'user-1'), { plain: TOTP_KEY, stale: true });
   const resealed = rotated.seal(TOTP_KEY, 'user-1');
-  t.deepEqual(rotated.open(resealed, 'user-1'), { plain: TOTP_KEY, stale: false }, 're-sealed under the current key it is no longer stale');
-  t.deepEqual(sealKeys(SECRET).open(resealed, 'user-1'), { plain: TOTP_KEY, stale: false }, 'and the previous secret can then be dropped');
-  t.deepEqual(sealKeys(SECRET, [SECRET]).open(resealed, 'user-1').stale, false, 'the current secret listed as previous too is still current');
+  t.deepEqual(
+    rotated.open(resealed, 'user-1'),
+    { plain: TOTP_KEY, stale: false },
+    're-sealed under the current key it is no longer stale',
+  );
+  t.deepEqual(
+    sealKeys(SECRET).open(resealed, 'user-1'),
+    { plain: TOTP_KEY, stale: false },
+    'and the previous secret can then be dropped',
+  );
+  t.deepEqual(
+    sealKeys(SECRET, [SECRET]).open(resealed, 'user-1').stale,
+    false,
+    'the current secret listed as previous too is still current',
+  );
 });
 
 test('two seals of one text differ (a random iv each time)', (t) => {
@@ -95,16 +126,29 @@ test('the AES key is derived by HKDF-SHA256 (salt authkoa, info "authkoa mfa sea
   t.false(opensWith(other, sealed, 'user-1'), 'a key derived from a different secret does not');
   // The kid names the key, so relabelling the value with the other secret's kid reaches the decryption: it must fail there.
   const otherKid = sealKeys(SECRET).seal('x', 'u').split('.')[1]!;
-  const relabelled = sealed.split('.').map((p, i) => (i === 1 ? otherKid : p)).join('.');
+  const relabelled = sealed
+    .split('.')
+    .map((p, i) => (i === 1 ? otherKid : p))
+    .join('.');
   t.throws(() => sealKeys(SECRET).open(relabelled, 'user-1'), { instanceOf: SealError, message: /does not open/ });
 });
 
 test('an empty or non-string secret is a TypeError naming the secret; so is a bad aad', (t) => {
   for (const bad of ['', undefined, 42, null]) {
     t.throws(() => sealKeys(bad as unknown as string), { instanceOf: TypeError, message: /secret/ }, String(bad));
-    t.throws(() => sealKeys(SECRET, [bad as unknown as string]), { instanceOf: TypeError, message: /previous secret/ }, `previous ${String(bad)}`);
+    t.throws(
+      () => sealKeys(SECRET, [bad as unknown as string]),
+      { instanceOf: TypeError, message: /previous secret/ },
+      `previous ${String(bad)}`,
+    );
   }
-  t.throws(() => sealKeys(SECRET, 'old' as unknown as string[]), { instanceOf: TypeError, message: /previous secrets/ });
-  t.throws(() => sealKeys(SECRET).seal(TOTP_KEY, undefined as unknown as string), { instanceOf: TypeError, message: /aad/ });
+  t.throws(() => sealKeys(SECRET, 'old' as unknown as string[]), {
+    instanceOf: TypeError,
+    message: /previous secrets/,
+  });
+  t.throws(() => sealKeys(SECRET).seal(TOTP_KEY, undefined as unknown as string), {
+    instanceOf: TypeError,
+    message: /aad/,
+  });
   t.throws(() => sealKeys(SECRET).open('v1.a.b.c', 7 as unknown as string), { instanceOf: TypeError, message: /aad/ });
 });

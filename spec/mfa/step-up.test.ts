@@ -86,7 +86,10 @@ test('fresh() refuses what auth refuses: no session, a pending partial login', a
   ]);
   await enrolledUser(app);
   const pending = new Client(app.url);
-  t.deepEqual(await (await passwordLogin(pending, 'alice')).json(), { mfa_required: true, factors: ['totp', 'recovery'] });
+  t.deepEqual(await (await passwordLogin(pending, 'alice')).json(), {
+    mfa_required: true,
+    factors: ['totp', 'recovery'],
+  });
   t.deepEqual(await both(pending), [
     [401, 'no_token'],
     [401, 'no_token'],
@@ -104,7 +107,11 @@ test('basic auth (adminPasswd) never passes fresh(): 403 full_login_required, th
   const app = await startMfaApp({ adminPasswd: 'admin-secret' }, undefined, freshRoutes);
   t.teardown(() => app.close());
   const basic = (pw: string) => ({ authorization: `Basic ${Buffer.from(`admin:${pw}`).toString('base64')}` });
-  t.is((await new Client(app.url).fetch('/private', { headers: basic('admin-secret') })).status, 201, 'auth takes the password');
+  t.is(
+    (await new Client(app.url).fetch('/private', { headers: basic('admin-secret') })).status,
+    201,
+    'auth takes the password',
+  );
   for (const path of ['/fresh', '/auth-fresh']) {
     const res = await new Client(app.url).fetch(path, { headers: basic('admin-secret') });
     t.is(res.status, 403, path);

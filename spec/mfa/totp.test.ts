@@ -2,7 +2,15 @@ import test from 'ava';
 import { randomBytes } from 'node:crypto';
 import * as OTPAuth from 'otpauth';
 import {
-  base32Decode, base32Encode, hotp, matchTotp, newTotpSecret, otpauthURL, totp, totpStep, TOTP_STEP_S,
+  base32Decode,
+  base32Encode,
+  hotp,
+  matchTotp,
+  newTotpSecret,
+  otpauthURL,
+  totp,
+  totpStep,
+  TOTP_STEP_S,
 } from '../../lib/mfa/totp.js';
 
 const ascii = (text: string) => Buffer.from(text, 'ascii');
@@ -13,10 +21,13 @@ const SEED_SHA512 = ascii('12345678901234567890123456789012345678901234567890123
 
 test('hotp gives the ten RFC 4226 Appendix D values', (t) => {
   const expected = ['755224', '287082', '359152', '969429', '338314', '254676', '287922', '162583', '399871', '520489'];
-  t.deepEqual(expected.map((_, counter) => hotp(SEED_SHA1, counter)), expected);
+  t.deepEqual(
+    expected.map((_, counter) => hotp(SEED_SHA1, counter)),
+    expected,
+  );
 });
 
-test('totp gives every row of RFC 6238 Appendix B (SHA1, SHA256, SHA512, 8 digits) at the table\'s steps', (t) => {
+test("totp gives every row of RFC 6238 Appendix B (SHA1, SHA256, SHA512, 8 digits) at the table's steps", (t) => {
   const table: Array<[seconds: number, stepHex: string, sha1: string, sha256: string, sha512: string]> = [
     [59, '0000000000000001', '94287082', '46119246', '90693936'],
     [1111111109, '00000000023523EC', '07081804', '68084774', '25091201'],
@@ -66,7 +77,11 @@ test('matchTotp accepts the current step and every step within ±window, returni
   const current = totpStep(NOW);
   for (const window of [1, 2, 3]) {
     for (let offset = -window; offset <= window; offset++) {
-      t.is(matchTotp(secret, codeAt(current + offset), NOW, window), current + offset, `window ${window}, offset ${offset}`);
+      t.is(
+        matchTotp(secret, codeAt(current + offset), NOW, window),
+        current + offset,
+        `window ${window}, offset ${offset}`,
+      );
     }
   }
 });
@@ -100,8 +115,17 @@ test('matchTotp: 5 or 7 digits, non-digits and non-strings give undefined, never
   t.is(matchTotp(secret, `${code.slice(0, 3)} ${code.slice(3)}`, NOW, 0), current, 'spaces as apps show the code');
   t.is(matchTotp(secret, ` ${code} `, NOW, 0), current);
   const refused = [
-    code.slice(1), code.slice(0, 5), `${code}0`, `0${code}`, '', '      ',
-    `${code.slice(0, 5)}a`, `+${code.slice(1)}`, `${code.slice(0, 5)}.`, `${code}\n`, `${code}\t`,
+    code.slice(1),
+    code.slice(0, 5),
+    `${code}0`,
+    `0${code}`,
+    '',
+    '      ',
+    `${code.slice(0, 5)}a`,
+    `+${code.slice(1)}`,
+    `${code.slice(0, 5)}.`,
+    `${code}\n`,
+    `${code}\t`,
     code.replace(/[0-9]/g, (d) => String.fromCharCode(0xff10 + Number(d))), // full-width digits
     code.replace(/[0-9]/g, (d) => String.fromCharCode(0x0660 + Number(d))), // Arabic-Indic digits
   ];
@@ -113,7 +137,11 @@ test('matchTotp: 5 or 7 digits, non-digits and non-strings give undefined, never
 
 test('matchTotp refuses a bad window with a TypeError naming it', (t) => {
   for (const window of [-1, 0.5, 11, Number.NaN]) {
-    t.throws(() => matchTotp(secret, '123456', NOW, window), { instanceOf: TypeError, message: /window/ }, String(window));
+    t.throws(
+      () => matchTotp(secret, '123456', NOW, window),
+      { instanceOf: TypeError, message: /window/ },
+      String(window),
+    );
   }
 });
 
@@ -171,7 +199,10 @@ test('newTotpSecret: 20 random bytes as 32 base32 characters, different each tim
 
 test('otpauthURL writes the key URI format with the label parts percent-encoded and a literal colon', (t) => {
   const url = otpauthURL({ issuer: 'Example Co', account: 'ann+mfa@example.com', secret: 'jbsw y3dp ehpk 3pxp' });
-  t.is(url, 'otpauth://totp/Example%20Co:ann%2Bmfa%40example.com?secret=JBSWY3DPEHPK3PXP&issuer=Example%20Co&algorithm=SHA1&digits=6&period=30');
+  t.is(
+    url,
+    'otpauth://totp/Example%20Co:ann%2Bmfa%40example.com?secret=JBSWY3DPEHPK3PXP&issuer=Example%20Co&algorithm=SHA1&digits=6&period=30',
+  );
 });
 
 test('otpauthURL refuses bad options with a TypeError naming them', (t) => {

@@ -78,13 +78,16 @@ async function codeNow(otpauthUrl: string, spent: Set<number>): Promise<{ code: 
   }
 }
 
-const login = (c: Client, user: string) => c.fetch('/auth/direct/login', { method: 'POST', json: { user, passwd: `${user}-pw` } });
+const login = (c: Client, user: string) =>
+  c.fetch('/auth/direct/login', { method: 'POST', json: { user, passwd: `${user}-pw` } });
 
 /** Turns TOTP on for `user` through process A: the key URI and the steps spent so far. */
 async function enrolOnA(user: string): Promise<{ otpauthUrl: string; spent: Set<number> }> {
   const c = new Client(A.url);
   if ((await login(c, user)).status !== 200) throw new Error('login');
-  const { otpauthUrl } = (await (await c.fetch('/auth/mfa/totp/setup', { method: 'POST', headers: c.xsrf() })).json()) as { otpauthUrl: string };
+  const { otpauthUrl } = (await (
+    await c.fetch('/auth/mfa/totp/setup', { method: 'POST', headers: c.xsrf() })
+  ).json()) as { otpauthUrl: string };
   const spent = new Set<number>();
   const { code } = await codeNow(otpauthUrl, spent);
   const confirmed = await c.fetch('/auth/mfa/totp/confirm', { method: 'POST', headers: c.xsrf(), json: { code } });
@@ -96,7 +99,8 @@ async function enrolOnA(user: string): Promise<{ otpauthUrl: string; spent: Set<
 async function pendingLogin(c: Client, user: string): Promise<void> {
   const res = await login(c, user);
   const body = (await res.json()) as { mfa_required?: boolean };
-  if (res.status !== 200 || body.mfa_required !== true) throw new Error(`expected a second step, got ${res.status} ${JSON.stringify(body)}`);
+  if (res.status !== 200 || body.mfa_required !== true)
+    throw new Error(`expected a second step, got ${res.status} ${JSON.stringify(body)}`);
 }
 
 test('a code accepted on process A (finishing a login) is refused on process B for a second login in the same step: 403 invalid_code', async (t) => {
@@ -108,7 +112,10 @@ test('a code accepted on process A (finishing a login) is refused on process B f
   t.is((await verify(onA, { code })).status, 200);
   t.true(onA.jar.has('JWT'));
   const replay = await verify(onB, { code });
-  t.true(stepOf(Date.now()) <= step + 1, 'B answered while the code was still inside the window: refused as spent, not as late');
+  t.true(
+    stepOf(Date.now()) <= step + 1,
+    'B answered while the code was still inside the window: refused as spent, not as late',
+  );
   t.is(replay.status, 403);
   t.is(await errorCode(replay), 'invalid_code');
   t.false(onB.jar.has('JWT'));
@@ -140,7 +147,8 @@ test('5 wrong codes spread over A and B lock the user out on both (429, even wit
   await pendingLogin(onA, 'carol');
   await pendingLogin(onB, 'carol');
   const statuses = [];
-  for (const c of [onA, onB, onA, onB, onA]) statuses.push((await verify(c, { code: wrongCode(otpauthUrl, Date.now()) })).status);
+  for (const c of [onA, onB, onA, onB, onA])
+    statuses.push((await verify(c, { code: wrongCode(otpauthUrl, Date.now()) })).status);
   t.deepEqual(statuses, [403, 403, 403, 403, 403]);
   const { code } = await codeNow(otpauthUrl, spent);
   const lockedB = await verify(onB, { code });
@@ -151,5 +159,9 @@ test('5 wrong codes spread over A and B lock the user out on both (429, even wit
   const other = new Client(B.url);
   const { otpauthUrl: davesUrl, spent: davesSpent } = await enrolOnA('dave');
   await pendingLogin(other, 'dave');
-  t.is((await verify(other, { code: (await codeNow(davesUrl, davesSpent)).code })).status, 200, 'another user is not locked out');
+  t.is(
+    (await verify(other, { code: (await codeNow(davesUrl, davesSpent)).code })).status,
+    200,
+    'another user is not locked out',
+  );
 });

@@ -13,7 +13,9 @@ import { startStandin } from './standin.js';
 async function loginAs(t: any, name: string, info: unknown, entry: Record<string, unknown> = {}, query = '') {
   const standin = await startStandin(info);
   t.teardown(() => standin.close());
-  const app = await startApp(options([{ name, cid: `${name}-cid`, csecret: `${name}-secret`, ...standin.endpoints(), ...entry }]));
+  const app = await startApp(
+    options([{ name, cid: `${name}-cid`, csecret: `${name}-secret`, ...standin.endpoints(), ...entry }]),
+  );
   t.teardown(() => app.close());
   const c = new Client(app.url);
   const res = await standinLogin(c, name.toLowerCase(), query);
@@ -23,7 +25,13 @@ async function loginAs(t: any, name: string, info: unknown, entry: Record<string
   return { user, standin, app, c };
 }
 
-const google = { sub: '1234567890', name: 'Test User', picture: 'https://lh3.googleusercontent.com/a/photo', locale: 'en', email: 'xyz@gmail.com' };
+const google = {
+  sub: '1234567890',
+  name: 'Test User',
+  picture: 'https://lh3.googleusercontent.com/a/photo',
+  locale: 'en',
+  email: 'xyz@gmail.com',
+};
 
 test('google: sub → google_<sha1>, name, picture; userAttributes copies fields; credentials in the form body', async (t) => {
   const { user, standin } = await loginAs(t, 'google', google, { userAttributes: { locale: 'lang', email: 'mail' } });
@@ -47,8 +55,17 @@ test('google without a name: noname_ + characters 8..12 of the id (noname_1b30)'
 });
 
 test('github: login → id, name, avatar_url; client credentials by HTTP Basic', async (t) => {
-  const { user, standin } = await loginAs(t, 'github', { login: 'lll', id: 1345027, name: 'Lev L', avatar_url: 'https://avatars.githubusercontent.com/u/1345027' });
-  t.deepEqual(user, { name: 'Lev L', id: 'github_e80b2d2608711cbb3312db7c4727a46fbad9601a', picture: 'https://avatars.githubusercontent.com/u/1345027' });
+  const { user, standin } = await loginAs(t, 'github', {
+    login: 'lll',
+    id: 1345027,
+    name: 'Lev L',
+    avatar_url: 'https://avatars.githubusercontent.com/u/1345027',
+  });
+  t.deepEqual(user, {
+    name: 'Lev L',
+    id: 'github_e80b2d2608711cbb3312db7c4727a46fbad9601a',
+    picture: 'https://avatars.githubusercontent.com/u/1345027',
+  });
   const token = standin.seen.find((s) => s.path === '/token')!;
   t.is(token.authorization, `Basic ${Buffer.from('github-cid:github-secret').toString('base64')}`);
 });
@@ -67,17 +84,36 @@ test('github numeric-id mode: gid:<id> survives renames; a missing id falls back
 });
 
 test('facebook: id, name, picture.data.url; no name → the first 16 characters of the id', async (t) => {
-  const fb = { id: 'myid', name: 'Face Book', picture: { data: { url: 'https://scontent.xx.fbcdn.net/pic.jpg', width: 50 } } };
+  const fb = {
+    id: 'myid',
+    name: 'Face Book',
+    picture: { data: { url: 'https://scontent.xx.fbcdn.net/pic.jpg', width: 50 } },
+  };
   const { user } = await loginAs(t, 'facebook', fb);
-  t.deepEqual(user, { name: 'Face Book', id: 'facebook_6e34471f84557e1713012d64a7477c71bfdac631', picture: 'https://scontent.xx.fbcdn.net/pic.jpg' });
+  t.deepEqual(user, {
+    name: 'Face Book',
+    id: 'facebook_6e34471f84557e1713012d64a7477c71bfdac631',
+    picture: 'https://scontent.xx.fbcdn.net/pic.jpg',
+  });
   const { user: noname } = await loginAs(t, 'facebook', { ...fb, name: '' });
   t.is(noname.name, 'facebook_6e34471');
 });
 
 test('yandex: display_name → real_name → login; avatar URL from default_avatar_id', async (t) => {
-  const ya = { id: '1000034426', login: 'ivan', display_name: 'Vanya', real_name: 'Ivan Ivanov', default_avatar_id: '131652443', is_avatar_empty: false };
+  const ya = {
+    id: '1000034426',
+    login: 'ivan',
+    display_name: 'Vanya',
+    real_name: 'Ivan Ivanov',
+    default_avatar_id: '131652443',
+    is_avatar_empty: false,
+  };
   const { user } = await loginAs(t, 'yandex', ya);
-  t.deepEqual(user, { name: 'Vanya', id: `yandex_${sha1('1000034426')}`, picture: 'https://avatars.yandex.net/get-yapic/131652443/islands-200' });
+  t.deepEqual(user, {
+    name: 'Vanya',
+    id: `yandex_${sha1('1000034426')}`,
+    picture: 'https://avatars.yandex.net/get-yapic/131652443/islands-200',
+  });
   t.is((await loginAs(t, 'yandex', { ...ya, display_name: '' })).user.name, 'Ivan Ivanov');
   const bare = (await loginAs(t, 'yandex', { id: '1', login: 'ivan', default_avatar_id: '' })).user;
   t.is(bare.name, 'ivan');
@@ -91,8 +127,16 @@ test('battlenet: a numeric id is formatted the Go way before hashing (1.345027e+
 });
 
 test('microsoft: id and displayName; the picture is the Graph photo URL', async (t) => {
-  const { user } = await loginAs(t, 'microsoft', { id: '87d349ed-44d7-43e1-9a83-5f2406dee5bd', displayName: 'Megan Bowen', mail: 'megan@contoso.test' });
-  t.deepEqual(user, { name: 'Megan Bowen', id: `microsoft_${sha1('87d349ed-44d7-43e1-9a83-5f2406dee5bd')}`, picture: 'https://graph.microsoft.com/beta/me/photo/$value' });
+  const { user } = await loginAs(t, 'microsoft', {
+    id: '87d349ed-44d7-43e1-9a83-5f2406dee5bd',
+    displayName: 'Megan Bowen',
+    mail: 'megan@contoso.test',
+  });
+  t.deepEqual(user, {
+    name: 'Megan Bowen',
+    id: `microsoft_${sha1('87d349ed-44d7-43e1-9a83-5f2406dee5bd')}`,
+    picture: 'https://graph.microsoft.com/beta/me/photo/$value',
+  });
 });
 
 test('microsoft tenant: common by default, a custom tenant in the URLs, unsafe tenants fall back to common', async (t) => {
@@ -106,10 +150,16 @@ test('microsoft tenant: common by default, a custom tenant in the URLs, unsafe t
     ['x?y', 'common'],
   ];
   for (const [tenant, expected] of cases) {
-    const app = await startApp(options([{ name: 'microsoft', cid: 'c', csecret: 's', ...(tenant === undefined ? {} : { tenant }) }]));
+    const app = await startApp(
+      options([{ name: 'microsoft', cid: 'c', csecret: 's', ...(tenant === undefined ? {} : { tenant }) }]),
+    );
     try {
       const authorize = await startLogin(new Client(app.url), 'microsoft');
-      t.is(authorize.href.split('?')[0], `https://login.microsoftonline.com/${expected}/oauth2/v2.0/authorize`, String(tenant));
+      t.is(
+        authorize.href.split('?')[0],
+        `https://login.microsoftonline.com/${expected}/oauth2/v2.0/authorize`,
+        String(tenant),
+      );
       t.is(authorize.searchParams.get('scope'), 'User.Read');
     } finally {
       await app.close();
@@ -119,17 +169,32 @@ test('microsoft tenant: common by default, a custom tenant in the URLs, unsafe t
 
 test('patreon: data.id, full_name, image_url; is_paid_sub when pledges exist; distinct ids', async (t) => {
   const pat = (id: string, pledges: unknown[]) => ({
-    data: { id, type: 'user', attributes: { full_name: 'Pat Ron', image_url: `https://c8.patreon.com/2/200/${id}` }, relationships: { pledges: { data: pledges } } },
+    data: {
+      id,
+      type: 'user',
+      attributes: { full_name: 'Pat Ron', image_url: `https://c8.patreon.com/2/200/${id}` },
+      relationships: { pledges: { data: pledges } },
+    },
   });
   const { user } = await loginAs(t, 'patreon', pat('12345', [{ id: 'p1', type: 'pledge' }]));
-  t.deepEqual(user, { name: 'Pat Ron', id: `patreon_${sha1('12345')}`, picture: 'https://c8.patreon.com/2/200/12345', attrs: { is_paid_sub: true } });
+  t.deepEqual(user, {
+    name: 'Pat Ron',
+    id: `patreon_${sha1('12345')}`,
+    picture: 'https://c8.patreon.com/2/200/12345',
+    attrs: { is_paid_sub: true },
+  });
   const { user: free } = await loginAs(t, 'patreon', pat('67890', []));
   t.is(free.attrs, undefined);
   t.not(free.id, user.id);
 });
 
 test('discord: id, username, webp avatar URL; no avatar → empty picture', async (t) => {
-  const { user } = await loginAs(t, 'discord', { id: '80351110224678912', username: 'Nelly', discriminator: '0', avatar: '8342729096ea3675442027381ff50dfe' });
+  const { user } = await loginAs(t, 'discord', {
+    id: '80351110224678912',
+    username: 'Nelly',
+    discriminator: '0',
+    avatar: '8342729096ea3675442027381ff50dfe',
+  });
   t.deepEqual(user, {
     name: 'Nelly',
     id: `discord_${sha1('80351110224678912')}`,
@@ -139,9 +204,20 @@ test('discord: id, username, webp avatar URL; no avatar → empty picture', asyn
 });
 
 test('twitter (X, OAuth 2.0 + PKCE): data.id, username before name, profile image; `x` is an alias', async (t) => {
-  const x = { data: { id: '2244994945', name: 'X Dev', username: 'XDevelopers', profile_image_url: 'https://pbs.twimg.com/profile_images/1/a_normal.jpg' } };
+  const x = {
+    data: {
+      id: '2244994945',
+      name: 'X Dev',
+      username: 'XDevelopers',
+      profile_image_url: 'https://pbs.twimg.com/profile_images/1/a_normal.jpg',
+    },
+  };
   const { user, standin } = await loginAs(t, 'twitter', x);
-  t.deepEqual(user, { name: 'XDevelopers', id: `twitter_${sha1('2244994945')}`, picture: 'https://pbs.twimg.com/profile_images/1/a_normal.jpg' });
+  t.deepEqual(user, {
+    name: 'XDevelopers',
+    id: `twitter_${sha1('2244994945')}`,
+    picture: 'https://pbs.twimg.com/profile_images/1/a_normal.jpg',
+  });
   t.truthy(standin.seen.find((s) => s.path === '/token')!.body.get('code_verifier'));
   t.is((await loginAs(t, 'x', x)).user.id, `x_${sha1('2244994945')}`);
   t.is((await loginAs(t, 'twitter', { data: { id: '1', name: 'Only Name' } })).user.name, 'Only Name');

@@ -74,7 +74,11 @@ test('authctl dev-oauth runs the dev server as a child process, serves a login, 
   t.teardown(() => app.close());
   const c = new Client(app.url);
   const authorize = await startLogin(c, 'devcli');
-  const form = await fetch(authorize, { method: 'POST', body: new URLSearchParams({ username: 'zoe' }), redirect: 'manual' });
+  const form = await fetch(authorize, {
+    method: 'POST',
+    body: new URLSearchParams({ username: 'zoe' }),
+    redirect: 'manual',
+  });
   t.is(form.status, 302);
   const res = await c.fetch(form.headers.get('location')!);
   t.is(res.status, 200);

@@ -29,7 +29,11 @@ async function handBuilt(t: any, entry: Record<string, unknown>) {
   const app = new Koa();
   const served = await serve((req, res) => app.callback()(req, res));
   t.teardown(() => served.close());
-  const o = resolveOptions({ secret: SECRET, url: served.url, providers: [{ kind: 'direct' } as import('../../lib/index.js').ProviderEntry] });
+  const o = resolveOptions({
+    secret: SECRET,
+    url: served.url,
+    providers: [{ kind: 'direct' } as import('../../lib/index.js').ProviderEntry],
+  });
   const state = memoryStateStore();
   const deps: ProviderDeps = {
     tokenService: new TokenService(o),
@@ -95,12 +99,15 @@ test('what a callback hands to completeLogin: provider, user, aud, session flag,
   const gh = await handBuilt(t, { name: 'github', cid: 'c', csecret: 's', ...standin.endpoints() });
   await standinLogin(gh.client, 'github', 'site=s1&from=/back&noava=1');
   const { provider, user, aud, sessionOnly, from, noAva } = gh.logins[0]!;
-  t.deepEqual({ provider, user, aud, sessionOnly, from, noAva }, {
-    provider: 'github',
-    user: { name: 'Lev', id: 'github_e80b2d2608711cbb3312db7c4727a46fbad9601a', picture: '' },
-    aud: 's1',
-    sessionOnly: false,
-    from: '/back',
-    noAva: true,
-  });
+  t.deepEqual(
+    { provider, user, aud, sessionOnly, from, noAva },
+    {
+      provider: 'github',
+      user: { name: 'Lev', id: 'github_e80b2d2608711cbb3312db7c4727a46fbad9601a', picture: '' },
+      aud: 's1',
+      sessionOnly: false,
+      from: '/back',
+      noAva: true,
+    },
+  );
 });

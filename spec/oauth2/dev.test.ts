@@ -59,12 +59,14 @@ test('dev server without an email setting gives no email; unknown routes 400; ba
 test('dev server refuses a redirect_uri outside the allowed origins and a foreign host by default', async (t) => {
   const server = await startDevOAuthServer({ port: 0, redirectOrigins: ['http://127.0.0.1:1'] });
   t.teardown(() => server.close());
-  const q = (uri: string) => `${server.url}/login/oauth/authorize?response_type=code&client_id=x&state=s&redirect_uri=${encodeURIComponent(uri)}`;
+  const q = (uri: string) =>
+    `${server.url}/login/oauth/authorize?response_type=code&client_id=x&state=s&redirect_uri=${encodeURIComponent(uri)}`;
   t.is((await fetch(q('http://127.0.0.1:2/cb'))).status, 400);
   t.is((await fetch(q('http://127.0.0.1:1/cb'))).status, 200);
   const open = await startDevOAuthServer({ port: 0 });
   t.teardown(() => open.close());
-  const q2 = (uri: string) => `${open.url}/login/oauth/authorize?response_type=code&client_id=x&redirect_uri=${encodeURIComponent(uri)}`;
+  const q2 = (uri: string) =>
+    `${open.url}/login/oauth/authorize?response_type=code&client_id=x&redirect_uri=${encodeURIComponent(uri)}`;
   t.is((await fetch(q2('https://evil.example/cb'))).status, 400);
   t.is((await fetch(q2('javascript:alert(1)'))).status, 400);
   t.is((await fetch(q2('http://localhost:3000/auth/dev/callback'))).status, 200);
@@ -74,17 +76,25 @@ test('dev server: codes are single-use and PKCE is enforced', async (t) => {
   const server = await startDevOAuthServer({ port: 0 });
   t.teardown(() => server.close());
   const redirect = 'http://127.0.0.1:9/cb';
-  const auth = await fetch(`${server.url}/login/oauth/authorize?response_type=code&client_id=x&state=s&code_challenge=E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM&code_challenge_method=S256&redirect_uri=${encodeURIComponent(redirect)}`, {
-    method: 'POST',
-    body: new URLSearchParams({ username: 'u' }),
-    redirect: 'manual',
-  });
+  const auth = await fetch(
+    `${server.url}/login/oauth/authorize?response_type=code&client_id=x&state=s&code_challenge=E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM&code_challenge_method=S256&redirect_uri=${encodeURIComponent(redirect)}`,
+    {
+      method: 'POST',
+      body: new URLSearchParams({ username: 'u' }),
+      redirect: 'manual',
+    },
+  );
   t.is(auth.status, 302);
   const code = new URL(auth.headers.get('location')!).searchParams.get('code')!;
   const exchange = (verifier: string) =>
     fetch(`${server.url}/login/oauth/access_token`, {
       method: 'POST',
-      body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: redirect, code_verifier: verifier }),
+      body: new URLSearchParams({
+        grant_type: 'authorization_code',
+        code,
+        redirect_uri: redirect,
+        code_verifier: verifier,
+      }),
     });
   t.is((await exchange('wrong-verifier')).status, 400, 'wrong verifier burns the code');
   t.is((await exchange('dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk')).status, 400, 'a used code is refused');
@@ -93,7 +103,10 @@ test('dev server: codes are single-use and PKCE is enforced', async (t) => {
 test('dev server: a Basic header with a broken %-escape in the client id is a 4xx JSON answer, not a 500', async (t) => {
   const server = await startDevOAuthServer({ port: 0 });
   t.teardown(() => server.close());
-  for (const body of <Record<string, string>[]>[{ grant_type: 'authorization_code', code: 'nope', redirect_uri: 'http://127.0.0.1:9/cb' }, { grant_type: 'password' }]) {
+  for (const body of <Record<string, string>[]>[
+    { grant_type: 'authorization_code', code: 'nope', redirect_uri: 'http://127.0.0.1:9/cb' },
+    { grant_type: 'password' },
+  ]) {
     const res = await fetch(`${server.url}/login/oauth/access_token`, {
       method: 'POST',
       headers: { authorization: `Basic ${Buffer.from('%E0%A4%A:secret').toString('base64')}` },
@@ -110,7 +123,9 @@ test.serial('dev provider refuses to exist under NODE_ENV=production', async (t)
   t.teardown(() => {
     process.env.NODE_ENV = prev;
   });
-  await t.throwsAsync(authKoa({ ...options([{ kind: 'dev', port: 0 }]), url: 'http://127.0.0.1:1' }).ready, { message: /providers\[0\] \(dev\): .*production/ });
+  await t.throwsAsync(authKoa({ ...options([{ kind: 'dev', port: 0 }]), url: 'http://127.0.0.1:1' }).ready, {
+    message: /providers\[0\] \(dev\): .*production/,
+  });
   await t.throwsAsync(() => startDevOAuthServer({ port: 0 }), { message: /production/ });
 });
 

@@ -36,7 +36,12 @@ export async function devAuthorize(authorizeURL: URL, user: string): Promise<str
 }
 
 /** Login through a stand-in: start at the app, skip the provider's page, come back with a code and the state. */
-export async function standinLogin(app: Client, provider: string, query = '', code = 'standin-code'): Promise<Response> {
+export async function standinLogin(
+  app: Client,
+  provider: string,
+  query = '',
+  code = 'standin-code',
+): Promise<Response> {
   const authorize = await startLogin(app, provider, query);
   const state = authorize.searchParams.get('state')!;
   return app.fetch(`/auth/${provider}/callback?code=${code}&state=${state}`);

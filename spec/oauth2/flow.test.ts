@@ -6,16 +6,27 @@ import { startStandin } from './standin.js';
 
 const ghUser = { login: 'lll', id: 1345027, name: 'Lev', avatar_url: 'https://avatars.example/lll.png' };
 
-async function setup(t: any, entry: Record<string, unknown> = {}, extra: Record<string, unknown> = {}, info: unknown = ghUser) {
+async function setup(
+  t: any,
+  entry: Record<string, unknown> = {},
+  extra: Record<string, unknown> = {},
+  info: unknown = ghUser,
+) {
   const standin = await startStandin(info);
   t.teardown(() => standin.close());
-  const app = await startApp(options([{ name: 'github', cid: 'cid', csecret: 'secret', ...standin.endpoints(), ...entry }], extra));
+  const app = await startApp(
+    options([{ name: 'github', cid: 'cid', csecret: 'secret', ...standin.endpoints(), ...entry }], extra),
+  );
   t.teardown(() => app.close());
   return { standin, app, c: new Client(app.url) };
 }
 
 const errorOf = async (res: Response) => (await res.json()) as { error: string; code: string };
-const noSession = (t: any, res: Response) => t.false(res.headers.getSetCookie().some((c) => c.startsWith('JWT=') || c.startsWith('XSRF-TOKEN=')), 'no session cookies');
+const noSession = (t: any, res: Response) =>
+  t.false(
+    res.headers.getSetCookie().some((c) => c.startsWith('JWT=') || c.startsWith('XSRF-TOKEN=')),
+    'no session cookies',
+  );
 
 test('login sets only a path-scoped, HttpOnly, short-lived handshake cookie and 302s with state and an S256 challenge', async (t) => {
   const { c, app } = await setup(t);
@@ -36,7 +47,10 @@ test('login sets only a path-scoped, HttpOnly, short-lived handshake cookie and 
   // S256 (RFC 7636 §4.2): the challenge sent out is BASE64URL(SHA-256(verifier)) of the verifier the handshake keeps.
   t.is(loc.searchParams.get('code_challenge_method'), 'S256');
   t.regex(claims.handshake.verifier, /^[A-Za-z0-9_-]{43,128}$/);
-  t.is(loc.searchParams.get('code_challenge'), createHash('sha256').update(claims.handshake.verifier).digest('base64url'));
+  t.is(
+    loc.searchParams.get('code_challenge'),
+    createHash('sha256').update(claims.handshake.verifier).digest('base64url'),
+  );
   t.is(claims.exp - claims.iat, 600);
   t.is(res.headers.get('content-security-policy'), "default-src 'none'; sandbox; frame-ancestors 'none'");
   t.is(loc.searchParams.get('redirect_uri'), `${app.url}/auth/github/callback`);
@@ -70,22 +84,34 @@ test('missing handshake → 403 invalid_handshake, nothing set', async (t) => {
   t.deepEqual(res.headers.getSetCookie(), []);
 });
 
-test("a handshake from another provider or a forged one is refused", async (t) => {
+test('a handshake from another provider or a forged one is refused', async (t) => {
   const standin = await startStandin(ghUser);
   t.teardown(() => standin.close());
-  const app = await startApp(options([
-    { name: 'github', cid: 'c', csecret: 's', ...standin.endpoints() },
-    { kind: 'oauth2', name: 'other', client: { cid: 'c', csecret: 's' }, ...standin.endpoints(), mapUser: (d: any) => ({ id: d.login }) },
-  ]));
+  const app = await startApp(
+    options([
+      { name: 'github', cid: 'c', csecret: 's', ...standin.endpoints() },
+      {
+        kind: 'oauth2',
+        name: 'other',
+        client: { cid: 'c', csecret: 's' },
+        ...standin.endpoints(),
+        mapUser: (d: any) => ({ id: d.login }),
+      },
+    ]),
+  );
   t.teardown(() => app.close());
   const c = new Client(app.url);
   const state = (await startLogin(c, 'github')).searchParams.get('state');
   const hs = c.jar.get('JWT-handshake')!;
-  const res = await c.fetch(`/auth/other/callback?code=x&state=${state}`, { headers: { cookie: `JWT-handshake=${hs}` } });
+  const res = await c.fetch(`/auth/other/callback?code=x&state=${state}`, {
+    headers: { cookie: `JWT-handshake=${hs}` },
+  });
   t.is(res.status, 403);
   t.is((await errorOf(res)).code, 'invalid_handshake');
   const forged = hs.slice(0, -4) + 'AAAA';
-  const res2 = await c.fetch(`/auth/github/callback?code=x&state=${state}`, { headers: { cookie: `JWT-handshake=${forged}` } });
+  const res2 = await c.fetch(`/auth/github/callback?code=x&state=${state}`, {
+    headers: { cookie: `JWT-handshake=${forged}` },
+  });
   t.is(res2.status, 403);
 });
 
@@ -111,13 +137,23 @@ test('a replayed OAuth2 callback is refused without a second code exchange', asy
   const url = `/auth/github/callback?code=replay-code&state=${state}`;
   const first = await c.fetch(url, { headers: { cookie } });
   t.is(first.status, 200);
-  t.true(first.headers.getSetCookie().some((h) => h.startsWith('JWT=')), 'control: the first callback logs in');
+  t.true(
+    first.headers.getSetCookie().some((h) => h.startsWith('JWT=')),
+    'control: the first callback logs in',
+  );
   const again = await fetch(`${c.base}${url}`, { headers: { cookie }, redirect: 'manual' });
   t.is(again.status, 403);
   t.is(again.headers.get('content-type'), 'application/json; charset=utf-8');
-  t.deepEqual(await errorOf(again), { error: 'github: handshake already used (callback replayed)', code: 'invalid_handshake' });
+  t.deepEqual(await errorOf(again), {
+    error: 'github: handshake already used (callback replayed)',
+    code: 'invalid_handshake',
+  });
   noSession(t, again);
-  t.is(standin.seen.filter((s) => s.path === '/token' && s.body.get('code') === 'replay-code').length, 1, 'one code exchange');
+  t.is(
+    standin.seen.filter((s) => s.path === '/token' && s.body.get('code') === 'replay-code').length,
+    1,
+    'one code exchange',
+  );
   t.is(standin.seen.filter((s) => s.path === '/user').length, 1, 'one user-info call');
 });
 
@@ -131,7 +167,13 @@ test('callback by POST (form_post response mode) works like GET', async (t) => {
 
 test('from on a foreign host, //evil, /\\evil, javascript: → the User JSON, not a redirect', async (t) => {
   const { c } = await setup(t);
-  for (const from of ['https://evil.example/x', '//evil.example/x', '/\\evil.example/x', 'javascript:alert(1)', 'http://127.0.0.1.evil.example/']) {
+  for (const from of [
+    'https://evil.example/x',
+    '//evil.example/x',
+    '/\\evil.example/x',
+    'javascript:alert(1)',
+    'http://127.0.0.1.evil.example/',
+  ]) {
     const res = await standinLogin(c, 'github', `from=${encodeURIComponent(from)}`);
     t.is(res.status, 200, from);
     t.is(res.headers.get('location'), null, from);
@@ -147,7 +189,11 @@ test('same-origin from → 303 to it; an allow-listed host too', async (t) => {
   t.truthy(c.jar.get('JWT'));
   const abs = await standinLogin(new Client(app.url), 'github', `from=${encodeURIComponent(`${app.url}/a`)}`);
   t.is(abs.headers.get('location'), `${app.url}/a`);
-  const partner = await standinLogin(new Client(app.url), 'github', `from=${encodeURIComponent('https://partner.example/back')}`);
+  const partner = await standinLogin(
+    new Client(app.url),
+    'github',
+    `from=${encodeURIComponent('https://partner.example/back')}`,
+  );
   t.is(partner.status, 303);
   t.is(partner.headers.get('location'), 'https://partner.example/back');
 });
@@ -193,9 +239,15 @@ test('token endpoint 400 invalid_grant, or 200 with an error field → 502 excha
   standin.script.tokenBody = { error: 'invalid_grant' };
   const res = await standinLogin(c, 'github');
   t.is(res.status, 502);
-  t.deepEqual(await errorOf(res), { error: 'github: code exchange refused with 400 (invalid_grant)', code: 'exchange_failed' });
+  t.deepEqual(await errorOf(res), {
+    error: 'github: code exchange refused with 400 (invalid_grant)',
+    code: 'exchange_failed',
+  });
   standin.script.tokenStatus = 200;
-  standin.script.tokenBody = { error: 'bad_verification_code', error_description: 'The code passed is incorrect or expired.' };
+  standin.script.tokenBody = {
+    error: 'bad_verification_code',
+    error_description: 'The code passed is incorrect or expired.',
+  };
   const res2 = await standinLogin(c, 'github');
   t.is(res2.status, 502);
   t.is((await errorOf(res2)).code, 'exchange_failed');
@@ -230,7 +282,10 @@ test('a provider that never answers → 503 provider_timeout after the configure
   const res = await standinLogin(c, 'github');
   t.is(res.status, 503);
   t.is((await errorOf(res)).code, 'provider_timeout');
-  t.regex((await (await standinLogin(c, 'github')).json() as { error: string }).error, /^github: token endpoint gave no answer within 150 ms/);
+  t.regex(
+    ((await (await standinLogin(c, 'github')).json()) as { error: string }).error,
+    /^github: token endpoint gave no answer within 150 ms/,
+  );
   standin.script.hang = new Set(['info']);
   const res2 = await standinLogin(c, 'github');
   t.is(res2.status, 503);
@@ -266,18 +321,28 @@ test('?error=access_denied at the callback → 403 access_denied; other errors �
   state = (await startLogin(c, 'github')).searchParams.get('state');
   const res2 = await c.fetch(`/auth/github/callback?error=temporarily_unavailable%3Cscript%3E&state=${state}`);
   t.is(res2.status, 502);
-  t.deepEqual(await errorOf(res2), { error: 'github: provider refused the login (temporarily_unavailablescript)', code: 'provider_error' });
+  t.deepEqual(await errorOf(res2), {
+    error: 'github: provider refused the login (temporarily_unavailablescript)',
+    code: 'provider_error',
+  });
 });
 
 test('the bearer-token hook gets the provider name, the user and the provider token', async (t) => {
   const calls: unknown[] = [];
-  const { c } = await setup(t, { bearerTokenHook: (p: string, u: { id: string }, tok: { access_token: string }) => void calls.push([p, u.id, tok.access_token]) });
+  const { c } = await setup(t, {
+    bearerTokenHook: (p: string, u: { id: string }, tok: { access_token: string }) =>
+      void calls.push([p, u.id, tok.access_token]),
+  });
   await standinLogin(c, 'github');
   t.deepEqual(calls, [['github', 'github_e80b2d2608711cbb3312db7c4727a46fbad9601a', 'standin-access-token']]);
 });
 
 test('the ClaimsUpdater sees the user and its changes reach the answer', async (t) => {
-  const { c } = await setup(t, {}, { claimsUpdater: (cl: any) => (cl.user ? { ...cl, user: { ...cl.user, role: 'editor' } } : cl) });
+  const { c } = await setup(
+    t,
+    {},
+    { claimsUpdater: (cl: any) => (cl.user ? { ...cl, user: { ...cl.user, role: 'editor' } } : cl) },
+  );
   const res = await standinLogin(c, 'github');
   t.is(((await res.json()) as { role: string }).role, 'editor');
 });
@@ -298,7 +363,9 @@ test('logout follows the one rule: no session or XSRF header needed, the cookies
 test('another auth route path reaches the callback URL and the handshake cookie path', async (t) => {
   const standin = await startStandin(ghUser);
   t.teardown(() => standin.close());
-  const app = await startApp(options([{ name: 'github', cid: 'c', csecret: 's', ...standin.endpoints() }], { authRoutePath: '/api/v1/auth' }));
+  const app = await startApp(
+    options([{ name: 'github', cid: 'c', csecret: 's', ...standin.endpoints() }], { authRoutePath: '/api/v1/auth' }),
+  );
   t.teardown(() => app.close());
   const c = new Client(app.url);
   const res = await c.fetch('/api/v1/auth/github/login');
@@ -307,21 +374,42 @@ test('another auth route path reaches the callback URL and the handshake cookie 
   t.is(c.cookie('JWT-handshake')!.attrs.path, '/api/v1/auth/github');
   const done = await c.fetch(`/api/v1/auth/github/callback?code=x&state=${authorize.searchParams.get('state')}`);
   t.is(done.status, 200);
-  t.is(standin.seen.find((s) => s.path === '/token')!.body.get('redirect_uri'), `${app.url}/api/v1/auth/github/callback`);
+  t.is(
+    standin.seen.find((s) => s.path === '/token')!.body.get('redirect_uri'),
+    `${app.url}/api/v1/auth/github/callback`,
+  );
 });
 
 test('bad options fail at start-up naming the entry: missing cid, bad URLs, unknown names, shadowing built-ins', async (t) => {
   const make = (entry: unknown) => () => started({ ...options([entry]), url: 'http://127.0.0.1:1' });
-  await t.throwsAsync(make({ name: 'github' }), { instanceOf: TypeError, message: 'authKoa: providers[0] (social): cid (the client id) is required' });
-  await t.throwsAsync(make({ name: 'github', cid: 'c', csecret: 's', endpoint: { tokenURL: 'ftp://x' } }), { message: /endpoint.tokenURL must be an absolute http\(s\) URL/ });
-  await t.throwsAsync(make({ name: 'github', cid: 'c', timeout: -1 }), { message: /timeout must be a positive number/ });
+  await t.throwsAsync(make({ name: 'github' }), {
+    instanceOf: TypeError,
+    message: 'authKoa: providers[0] (social): cid (the client id) is required',
+  });
+  await t.throwsAsync(make({ name: 'github', cid: 'c', csecret: 's', endpoint: { tokenURL: 'ftp://x' } }), {
+    message: /endpoint.tokenURL must be an absolute http\(s\) URL/,
+  });
+  await t.throwsAsync(make({ name: 'github', cid: 'c', timeout: -1 }), {
+    message: /timeout must be a positive number/,
+  });
   await t.throwsAsync(make({ name: 'gitlab', cid: 'c' }), { message: /"gitlab" is not a built-in provider/ });
-  const custom = { client: { cid: 'c', csecret: 's' }, endpoint: { authURL: 'https://a.test/a', tokenURL: 'https://a.test/t' }, infoURL: 'https://a.test/u', mapUser: () => ({ id: 'x' }) };
-  await t.throwsAsync(make({ kind: 'oauth2', name: 'github', ...custom }), { message: /"github" is the name of a built-in provider/ });
+  const custom = {
+    client: { cid: 'c', csecret: 's' },
+    endpoint: { authURL: 'https://a.test/a', tokenURL: 'https://a.test/t' },
+    infoURL: 'https://a.test/u',
+    mapUser: () => ({ id: 'x' }),
+  };
+  await t.throwsAsync(make({ kind: 'oauth2', name: 'github', ...custom }), {
+    message: /"github" is the name of a built-in provider/,
+  });
   await t.throwsAsync(make({ kind: 'oauth2', name: 'GitHub', ...custom }), { message: /built-in provider/ });
-  await t.throwsAsync(make({ kind: 'oidc', name: 'google', issuer: 'https://a.test', cid: 'c' }), { message: /built-in provider/ });
+  await t.throwsAsync(make({ kind: 'oidc', name: 'google', issuer: 'https://a.test', cid: 'c' }), {
+    message: /built-in provider/,
+  });
   await t.throwsAsync(make({ kind: 'oauth2', name: 'dev', ...custom }), { message: /built-in provider/ });
-  await t.throwsAsync(make({ kind: 'oauth2', name: 'corp', ...custom, mapUser: undefined }), { message: /mapUser\(data, token\) is required/ });
+  await t.throwsAsync(make({ kind: 'oauth2', name: 'corp', ...custom, mapUser: undefined }), {
+    message: /mapUser\(data, token\) is required/,
+  });
   await t.throwsAsync(make({ kind: 'oidc', name: 'corp', cid: 'c' }), { message: /issuer is required/ });
   await (await make({ kind: 'oauth2', name: 'corp', ...custom })()).close();
 });

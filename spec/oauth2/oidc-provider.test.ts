@@ -14,7 +14,12 @@ const client = (app: { url: string }, name: string, extra: Record<string, unknow
   ...extra,
 });
 
-async function setup(t: any, providers: (issuer: string) => unknown[], clients: (app: { url: string }) => any[], pkceRequired = true) {
+async function setup(
+  t: any,
+  providers: (issuer: string) => unknown[],
+  clients: (app: { url: string }) => any[],
+  pkceRequired = true,
+) {
   const idp = await startOidcServer();
   t.teardown(() => idp.close());
   const app = await startApp(options(providers(idp.issuer)));
@@ -26,7 +31,16 @@ async function setup(t: any, providers: (issuer: string) => unknown[], clients: 
 test("kind 'oidc' against oidc-provider: discovery, verified id_token with nonce, userinfo claims → JWT cookie", async (t) => {
   const { idp, app, c } = await setup(
     t,
-    (issuer) => [{ kind: 'oidc', name: 'corp', issuer, cid: 'corp-client', csecret: 'corp-secret', scopes: ['openid', 'profile', 'email'] }],
+    (issuer) => [
+      {
+        kind: 'oidc',
+        name: 'corp',
+        issuer,
+        cid: 'corp-client',
+        csecret: 'corp-secret',
+        scopes: ['openid', 'profile', 'email'],
+      },
+    ],
     (a) => [client(a, 'corp')],
   );
   const authorize = await startLogin(c, 'corp', 'from=/after');
@@ -68,7 +82,11 @@ test("kind 'oauth2' against oidc-provider with PKCE required: custom endpoints a
   const authorize = await startLogin(c, 'corp2');
   const res = await c.fetch(await idp.authorize(authorize, 'bob'));
   t.is(res.status, 200);
-  t.deepEqual(await res.json(), { name: 'Bob Example', id: `corp2_${sha1('bob')}`, picture: 'https://img.example.test/bob.png' });
+  t.deepEqual(await res.json(), {
+    name: 'Bob Example',
+    id: `corp2_${sha1('bob')}`,
+    picture: 'https://img.example.test/bob.png',
+  });
   t.truthy(c.jar.get('JWT'));
 });
 
@@ -111,6 +129,9 @@ test('PKCE off against a server that requires it: the ?error= callback is a 502 
   t.is(new URL(callback).searchParams.get('error'), 'invalid_request');
   const res = await c.fetch(callback);
   t.is(res.status, 502);
-  t.deepEqual(await res.json(), { error: 'nopkce: provider refused the login (invalid_request)', code: 'provider_error' });
+  t.deepEqual(await res.json(), {
+    error: 'nopkce: provider refused the login (invalid_request)',
+    code: 'provider_error',
+  });
   t.false(c.jar.has('JWT'));
 });

@@ -23,7 +23,8 @@ async function fakeIssuer() {
   const served = await serve(async (req, res) => {
     for await (const _ of req);
     const path = new URL(req.url!, 'http://x').pathname;
-    const json = (status: number, body: unknown) => res.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify(body));
+    const json = (status: number, body: unknown) =>
+      res.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify(body));
     if (path === '/.well-known/openid-configuration') {
       if (script.discoveryDown) return json(500, {});
       return json(200, {
@@ -58,7 +59,11 @@ async function fakeIssuer() {
             })
               .setProtectedHeader({ alg: 'ES256', kid: script.kid })
               .sign(script.signKey);
-      return json(200, { access_token: 'at', token_type: 'Bearer', ...(idToken === null ? {} : { id_token: idToken }) });
+      return json(200, {
+        access_token: 'at',
+        token_type: 'Bearer',
+        ...(idToken === null ? {} : { id_token: idToken }),
+      });
     }
     res.writeHead(404).end();
   });
@@ -69,7 +74,9 @@ async function setup(t: any, extra: Record<string, unknown> = {}) {
   const idp = await fakeIssuer();
   t.teardown(() => idp.close());
   const clock = manualClock(Date.now());
-  const app = await startApp(options([{ kind: 'oidc', name: 'idp', issuer: idp.url, cid: 'oidc-client', csecret: 'x', ...extra }], { clock }));
+  const app = await startApp(
+    options([{ kind: 'oidc', name: 'idp', issuer: idp.url, cid: 'oidc-client', csecret: 'x', ...extra }], { clock }),
+  );
   t.teardown(() => app.close());
   const login = async (c = new Client(app.url), iss?: string) => {
     const authorize = await startLogin(c, 'idp');
@@ -111,7 +118,12 @@ test('a wrong nonce → 403 invalid_id_token', async (t) => {
 test('wrong audience, wrong issuer, expired, or alg none/HS256 id_tokens → 403', async (t) => {
   const { login, idp } = await setup(t);
   const now = Math.floor(Date.now() / 1000);
-  for (const claims of [{ aud: 'another-client' }, { iss: 'https://evil.test' }, { exp: now - 3600 }, { aud: ['oidc-client', 'x'], azp: 'x' }]) {
+  for (const claims of [
+    { aud: 'another-client' },
+    { iss: 'https://evil.test' },
+    { exp: now - 3600 },
+    { aud: ['oidc-client', 'x'], azp: 'x' },
+  ]) {
     idp.script.claims = claims;
     const { res, body } = await login();
     t.is(res.status, 403, JSON.stringify(claims));
@@ -122,7 +134,9 @@ test('wrong audience, wrong issuer, expired, or alg none/HS256 id_tokens → 403
   const payload = { iss: idp.url, aud: 'oidc-client', sub: 'olga-sub', exp: now + 300, iat: now };
   idp.script.idToken = `${b64({ alg: 'none' })}.${b64(payload)}.`;
   t.is((await login()).res.status, 403);
-  idp.script.idToken = await new SignJWT(payload).setProtectedHeader({ alg: 'HS256' }).sign(new TextEncoder().encode('x'));
+  idp.script.idToken = await new SignJWT(payload)
+    .setProtectedHeader({ alg: 'HS256' })
+    .sign(new TextEncoder().encode('x'));
   t.is((await login()).res.status, 403);
   idp.script.idToken = null;
   const missing = await login();
@@ -132,7 +146,13 @@ test('wrong audience, wrong issuer, expired, or alg none/HS256 id_tokens → 403
 
 test('userinfo claims are merged; a userinfo sub that differs from the id_token is refused', async (t) => {
   const { login, idp } = await setup(t);
-  idp.script.userinfo = { sub: 'olga-sub', name: 'Olga From Userinfo', email: 'olga@idp.test', email_verified: true, preferred_username: 'olga' };
+  idp.script.userinfo = {
+    sub: 'olga-sub',
+    name: 'Olga From Userinfo',
+    email: 'olga@idp.test',
+    email_verified: true,
+    preferred_username: 'olga',
+  };
   idp.script.claims = { name: undefined };
   const ok = await login();
   t.is(ok.res.status, 200);
@@ -184,7 +204,9 @@ test('discovery: another issuer → 502 at login; down → 503, and the next log
 });
 
 test('a custom mapUser replaces the standard claim mapping', async (t) => {
-  const { login } = await setup(t, { mapUser: (claims: Record<string, string>) => ({ id: `u-${claims.sub}`, name: claims.name!.toUpperCase() }) });
+  const { login } = await setup(t, {
+    mapUser: (claims: Record<string, string>) => ({ id: `u-${claims.sub}`, name: claims.name!.toUpperCase() }),
+  });
   const { body } = await login();
   t.deepEqual(body, { name: 'OLGA IDP', id: `idp_${sha1('u-olga-sub')}`, picture: '' });
 });

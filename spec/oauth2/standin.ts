@@ -32,18 +32,29 @@ export interface Standin extends Served {
  * take the state from the login redirect and call the callback themselves.
  */
 export async function startStandin(infoBody: unknown): Promise<Standin> {
-  const script: StandinScript = { tokenStatus: 200, tokenBody: { access_token: 'standin-access-token', token_type: 'bearer', expires_in: 3600 }, infoStatus: 200, infoBody, hang: new Set() };
+  const script: StandinScript = {
+    tokenStatus: 200,
+    tokenBody: { access_token: 'standin-access-token', token_type: 'bearer', expires_in: 3600 },
+    infoStatus: 200,
+    infoBody,
+    hang: new Set(),
+  };
   const seen: Seen[] = [];
   const hanging: http.ServerResponse[] = [];
   const served = await serve(async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     const url = new URL(req.url!, 'http://x');
-    seen.push({ path: url.pathname, authorization: req.headers.authorization ?? '', body: new URLSearchParams(Buffer.concat(chunks).toString()) });
+    seen.push({
+      path: url.pathname,
+      authorization: req.headers.authorization ?? '',
+      body: new URLSearchParams(Buffer.concat(chunks).toString()),
+    });
     const which = url.pathname === '/token' ? 'token' : url.pathname === '/user' ? 'info' : undefined;
     if (!which) return void res.writeHead(404).end();
     if (script.hang.has(which)) return void hanging.push(res);
-    if (which === 'info' && req.headers.authorization !== 'Bearer standin-access-token') return void res.writeHead(401).end();
+    if (which === 'info' && req.headers.authorization !== 'Bearer standin-access-token')
+      return void res.writeHead(401).end();
     const status = which === 'token' ? script.tokenStatus : script.infoStatus;
     const body = which === 'token' ? script.tokenBody : script.infoBody;
     const raw = typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body);
@@ -54,7 +65,10 @@ export async function startStandin(infoBody: unknown): Promise<Standin> {
     ...served,
     script,
     seen,
-    endpoints: () => ({ endpoint: { authURL: `${served.url}/authorize`, tokenURL: `${served.url}/token` }, infoURL: `${served.url}/user` }),
+    endpoints: () => ({
+      endpoint: { authURL: `${served.url}/authorize`, tokenURL: `${served.url}/token` },
+      infoURL: `${served.url}/user`,
+    }),
     async close() {
       for (const r of hanging) r.destroy();
       await served.close();

@@ -13,7 +13,12 @@ import { Client, startApp } from '../helpers/http.js';
 const SECRET = 'openapi-check-test-secret-0123456789abcdef';
 
 /** A closed user body: the kind promises exactly these three fields. */
-const PROMISED = { type: 'object', required: ['name', 'id', 'picture'], additionalProperties: false, properties: { name: { type: 'string' }, id: { type: 'string' }, picture: { type: 'string' } } };
+const PROMISED = {
+  type: 'object',
+  required: ['name', 'id', 'picture'],
+  additionalProperties: false,
+  properties: { name: { type: 'string' }, id: { type: 'string' }, picture: { type: 'string' } },
+};
 
 // `leak=1` makes its login answer one field more than its routeDocs declare.
 registerProvider({
@@ -23,21 +28,39 @@ registerProvider({
       name: String(opts.name),
       async login(ctx) {
         ctx.type = 'application/json';
-        ctx.body = JSON.stringify({ name: 'ann', id: 'check_1', picture: '', ...(ctx.query.leak ? { passwd: 'hunter2' } : {}) });
+        ctx.body = JSON.stringify({
+          name: 'ann',
+          id: 'check_1',
+          picture: '',
+          ...(ctx.query.leak ? { passwd: 'hunter2' } : {}),
+        });
       },
       async logout() {},
-      routeDocs: { login: { get: { responses: { 200: { description: 'the user', content: { 'application/json': { schema: PROMISED } } } } } } },
+      routeDocs: {
+        login: {
+          get: {
+            responses: { 200: { description: 'the user', content: { 'application/json': { schema: PROMISED } } } },
+          },
+        },
+      },
     };
   },
 });
 
-const options = { secret: SECRET, telemetry: false, providers: [{ kind: 'openapi-check-promise', name: 'promise' }] } as unknown as AuthKoaOptions;
+const options = {
+  secret: SECRET,
+  telemetry: false,
+  providers: [{ kind: 'openapi-check-promise', name: 'promise' }],
+} as unknown as AuthKoaOptions;
 
 test('answers as promised: close() resolves', async (t) => {
   const app = await startApp(options);
   const res = await new Client(app.url).fetch('/auth/promise/login');
   t.is(res.status, 200);
-  t.true(app.answers.some((a) => a.path === '/auth/promise/login' && a.status === 200), 'the answer was recorded');
+  t.true(
+    app.answers.some((a) => a.path === '/auth/promise/login' && a.status === 200),
+    'the answer was recorded',
+  );
   await t.notThrowsAsync(app.close());
 });
 
@@ -80,7 +103,10 @@ test('a route answering a status the document does not give it, or a text error 
   t.teardown(() => app.close().catch(() => undefined));
   t.is((await new Client(app.url).fetch('/auth/list?teapot=1')).status, 418);
   const err = await t.throwsAsync(app.close(), { instanceOf: ContractError });
-  t.regex(err!.message, /GET \/auth\/list 418 text\/plain: GET \/auth\/list 418: text\/plain is not an answer the document lists/);
+  t.regex(
+    err!.message,
+    /GET \/auth\/list 418 text\/plain: GET \/auth\/list 418: text\/plain is not an answer the document lists/,
+  );
 });
 
 test("an error that escapes to Koa's own handler (a text body) fails too", async (t) => {
@@ -95,5 +121,8 @@ test("an error that escapes to Koa's own handler (a text body) fails too", async
   t.is(res.status, 500);
   t.is(await res.text(), 'Internal Server Error');
   const err = await t.throwsAsync(app.close(), { instanceOf: ContractError });
-  t.regex(err!.message, /GET \/auth\/status 500 text\/plain: .*text\/plain is not an answer the document lists in "\(escaped: a middleware in front failed\)"/);
+  t.regex(
+    err!.message,
+    /GET \/auth\/status 500 text\/plain: .*text\/plain is not an answer the document lists in "\(escaped: a middleware in front failed\)"/,
+  );
 });

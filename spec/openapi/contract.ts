@@ -25,11 +25,15 @@ export function contractChecker(doc: Record<string, unknown>) {
     const parts = path.split('/');
     return Object.keys(paths).find((t) => {
       const tp = t.split('/');
-      return tp.length === parts.length && tp.every((seg, k) => seg === parts[k] || (/^\{[^}]+\}$/.test(seg) && parts[k] !== ''));
+      return (
+        tp.length === parts.length &&
+        tp.every((seg, k) => seg === parts[k] || (/^\{[^}]+\}$/.test(seg) && parts[k] !== ''))
+      );
     });
   };
   /** The response key that describes `status`: its own, else its class (`4XX`), else `default`. */
-  const responseKey = (op: Operation, status: number) => [String(status), `${String(status)[0]}XX`, 'default'].find((k) => op.responses[k]);
+  const responseKey = (op: Operation, status: number) =>
+    [String(status), `${String(status)[0]}XX`, 'default'].find((k) => op.responses[k]);
   /** `body` against the schema at `parts` in the document (none there: anything). */
   const validated = (parts: string[], body: unknown): Checked => {
     const validate = ajv.getSchema(`doc#/${pointer(parts)}`);
@@ -45,7 +49,13 @@ export function contractChecker(doc: Record<string, unknown>) {
    * of its media type; a buffer or stream only has to be of a type the document lists; no body, only
    * that the document gives that answer none.
    */
-  const check = (method: string, path: string, status: number, body: unknown, type = body === undefined ? '' : 'application/json'): Checked => {
+  const check = (
+    method: string,
+    path: string,
+    status: number,
+    body: unknown,
+    type = body === undefined ? '' : 'application/json',
+  ): Checked => {
     const op = paths[path]?.[method.toLowerCase()];
     if (!op) return { ok: false, errors: `no operation ${method} ${path} in the document` };
     const key = responseKey(op, status);
@@ -54,10 +64,14 @@ export function contractChecker(doc: Record<string, unknown>) {
     const at = (media: string) => ['paths', path, method.toLowerCase(), 'responses', key, 'content', media, 'schema'];
     if (type === '') {
       const ok = content.length === 0;
-      return { ok, errors: ok ? '' : `${method} ${path} ${status} answered no body where the document lists ${content.join(', ')}` };
+      return {
+        ok,
+        errors: ok ? '' : `${method} ${path} ${status} answered no body where the document lists ${content.join(', ')}`,
+      };
     }
     const listed = content.find((m) => m === type || (m.endsWith('/*') && type.startsWith(m.slice(0, -1))));
-    if (!listed) return { ok: false, errors: `${method} ${path} ${status}: ${type} is not an answer the document lists` };
+    if (!listed)
+      return { ok: false, errors: `${method} ${path} ${status}: ${type} is not an answer the document lists` };
     if (type !== 'application/json' && typeof body !== 'string') return { ok: true, errors: '' };
     return validated(at(listed), body);
   };
@@ -77,7 +91,11 @@ export function contractChecker(doc: Record<string, unknown>) {
         const ok = errorBody(body) as boolean;
         return { ok, errors: ok ? '' : ajv.errorsText(errorBody.errors) };
       }
-      return { ok: false, errors: at === undefined ? `no path in the document matches ${path}` : `no operation ${method} ${at} in the document` };
+      return {
+        ok: false,
+        errors:
+          at === undefined ? `no path in the document matches ${path}` : `no operation ${method} ${at} in the document`,
+      };
     }
     if (!head) return check(method, at, status, body, type);
     const ok = responseKey(paths[at]!.get!, status) !== undefined;

@@ -36,18 +36,44 @@ test('the document of a configuration validates as OpenAPI 3.1 and lists its cor
   const doc = await app.auth.openapi();
   const result = await new Validator().validate(doc as never);
   t.true(result.valid, JSON.stringify(result.errors, null, 1));
-  t.false((await new Validator().validate({ ...doc, paths: { 'auth/list': {} } } as never)).valid, 'the validator refuses a path without its leading slash');
+  t.false(
+    (await new Validator().validate({ ...doc, paths: { 'auth/list': {} } } as never)).valid,
+    'the validator refuses a path without its leading slash',
+  );
   t.is(doc.openapi, '3.1.0');
   t.deepEqual(doc.servers, [{ url: app.url }]);
-  for (const path of ['/auth/list', '/auth/user', '/auth/status', '/auth/logout', '/auth/local/login', '/auth/dev/login', '/auth/dev/callback', '/auth/sessions', '/auth/sessions/{sid}', '/auth/.well-known/jwks.json', '/auth/mfa/verify', '/avatar/{id}']) {
+  for (const path of [
+    '/auth/list',
+    '/auth/user',
+    '/auth/status',
+    '/auth/logout',
+    '/auth/local/login',
+    '/auth/dev/login',
+    '/auth/dev/callback',
+    '/auth/sessions',
+    '/auth/sessions/{sid}',
+    '/auth/.well-known/jwks.json',
+    '/auth/mfa/verify',
+    '/avatar/{id}',
+  ]) {
     t.truthy(doc.paths[path], path);
   }
-  t.deepEqual((doc.components.schemas.Error as { properties: { code: { enum: string[] } } }).properties.code.enum, [...ERROR_CODES]);
-  t.like(doc.components.securitySchemes, { jwtCookie: { in: 'cookie', name: 'JWT' }, xsrfHeader: { in: 'header', name: 'x-xsrf-token' }, basicAuth: { scheme: 'basic' } });
+  t.deepEqual((doc.components.schemas.Error as { properties: { code: { enum: string[] } } }).properties.code.enum, [
+    ...ERROR_CODES,
+  ]);
+  t.like(doc.components.securitySchemes, {
+    jwtCookie: { in: 'cookie', name: 'JWT' },
+    xsrfHeader: { in: 'header', name: 'x-xsrf-token' },
+    basicAuth: { scheme: 'basic' },
+  });
 });
 
 test('the paths follow the options: no key set without signing, no second factor without mfa, no avatar route without a store', async (t) => {
-  const app = await startApp({ secret: SECRET, telemetry: false, providers: [{ kind: 'direct', name: 'local', checker: () => true }] });
+  const app = await startApp({
+    secret: SECRET,
+    telemetry: false,
+    providers: [{ kind: 'direct', name: 'local', checker: () => true }],
+  });
   t.teardown(() => app.close());
   const doc = await app.auth.openapi();
   t.true((await new Validator().validate(doc as never)).valid);
@@ -92,11 +118,29 @@ test('real answers of the routes conform to the document; a body with a wrong fi
 
 test("a kind's own route docs: direct's login reads a query or a JSON or form body, its callback answers an empty 200; a kind without them is described generically", async (t) => {
   const app = await fullApp(t);
-  const doc = (await app.auth.openapi()) as unknown as { paths: Record<string, Record<string, { requestBody?: { content: Record<string, unknown> }; parameters?: Array<{ name: string }>; responses: Record<string, unknown> }>> };
+  const doc = (await app.auth.openapi()) as unknown as {
+    paths: Record<
+      string,
+      Record<
+        string,
+        {
+          requestBody?: { content: Record<string, unknown> };
+          parameters?: Array<{ name: string }>;
+          responses: Record<string, unknown>;
+        }
+      >
+    >;
+  };
   const login = doc.paths['/auth/local/login']!;
-  t.deepEqual(Object.keys(login.post!.requestBody!.content).sort(), ['application/json', 'application/x-www-form-urlencoded']);
-  t.deepEqual(login.get!.parameters!.map((p) => p.name), ['user', 'passwd', 'aud', 'session']);
-  t.truthy(login.get!.responses['4XX'], 'the common error answers are added to a kind\'s own operation');
+  t.deepEqual(Object.keys(login.post!.requestBody!.content).sort(), [
+    'application/json',
+    'application/x-www-form-urlencoded',
+  ]);
+  t.deepEqual(
+    login.get!.parameters!.map((p) => p.name),
+    ['user', 'passwd', 'aud', 'session'],
+  );
+  t.truthy(login.get!.responses['4XX'], "the common error answers are added to a kind's own operation");
   t.falsy(doc.paths['/auth/dev/login']!.post!.requestBody, 'dev declares nothing: described generically');
 
   const contract = contractChecker(doc as never);
@@ -106,8 +150,14 @@ test("a kind's own route docs: direct's login reads a query or a JSON or form bo
   t.is(await callback.text(), '');
   t.is(callback.headers.get('content-type'), 'text/plain; charset=utf-8');
   t.true(contract.check('GET', '/auth/local/callback', 200, '', 'text/plain').ok, 'an empty text body, as described');
-  t.false(contract.check('GET', '/auth/local/callback', 200, 'x', 'text/plain').ok, 'text where the body is described empty is caught');
-  t.false(contract.check('GET', '/auth/local/callback', 200, { name: 'x' }).ok, 'a JSON body where none is described is caught');
+  t.false(
+    contract.check('GET', '/auth/local/callback', 200, 'x', 'text/plain').ok,
+    'text where the body is described empty is caught',
+  );
+  t.false(
+    contract.check('GET', '/auth/local/callback', 200, { name: 'x' }).ok,
+    'a JSON body where none is described is caught',
+  );
   const viaQuery = await c.fetch('/auth/local/login?user=alice&passwd=pw');
   t.is(viaQuery.status, 200);
   const r = contract.check('GET', '/auth/local/login', 200, await viaQuery.json());

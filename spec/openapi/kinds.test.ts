@@ -22,7 +22,10 @@ for (const [name, make] of Object.entries(KINDS)) {
       const path = contract.template(a.path);
       t.truthy(path, `${a.method} ${a.path} is in the document`);
       const r = contract.check(a.method, path!, a.status, a.body, a.type);
-      t.true(r.ok, `${a.method} ${a.path} ${a.status} ${a.type}: ${r.errors} in ${JSON.stringify(a.body)?.slice(0, 300)}`);
+      t.true(
+        r.ok,
+        `${a.method} ${a.path} ${a.status} ${a.type}: ${r.errors} in ${JSON.stringify(a.body)?.slice(0, 300)}`,
+      );
     }
   });
 }

@@ -45,7 +45,10 @@ async function richDocument(t: ExecutionContext): Promise<Doc> {
   return (await app.auth.openapi()) as unknown as Doc;
 }
 
-const operations = (doc: Doc) => Object.entries(doc.paths).flatMap(([path, item]) => Object.entries(item).map(([method, op]) => ({ method, path, op })));
+const operations = (doc: Doc) =>
+  Object.entries(doc.paths).flatMap(([path, item]) =>
+    Object.entries(item).map(([method, op]) => ({ method, path, op })),
+  );
 
 test("Redocly's recommended rules find no error in the document of a rich configuration", async (t) => {
   const doc = await richDocument(t);
@@ -58,7 +61,10 @@ test("Redocly's recommended rules find no error in the document of a rich config
   t.false(rules.includes('no-required-schema-properties-undefined'), 'every required key has its schema (KeySet)');
   // The rule that found the 47 errors still runs: a public route without its `security: []` is one.
   delete doc.paths['/auth/list']!.get!.security;
-  t.deepEqual((await redocly(doc)).errors.map((e) => e.split(':')[0]), ['security-defined #/paths/~1auth~1list/get']);
+  t.deepEqual(
+    (await redocly(doc)).errors.map((e) => e.split(':')[0]),
+    ['security-defined #/paths/~1auth~1list/get'],
+  );
 });
 
 test("Spectral's oas rules find no error in the document of a rich configuration", async (t) => {
@@ -66,10 +72,13 @@ test("Spectral's oas rules find no error in the document of a rich configuration
   const found = await spectral(doc);
   t.deepEqual(found.errors, []);
   t.log(`Spectral: ${found.warnings.length} warnings`, found.warnings);
-  t.false(found.warnings.some((w) => w.startsWith('operation-operationId ')), 'no operation without an operationId');
+  t.false(
+    found.warnings.some((w) => w.startsWith('operation-operationId ')),
+    'no operation without an operationId',
+  );
 });
 
-test('every operation has an operationId, unique, named from its method and path; a provider\'s carry its name', async (t) => {
+test("every operation has an operationId, unique, named from its method and path; a provider's carry its name", async (t) => {
   const doc = await richDocument(t);
   const ids = operations(doc).map(({ method, path, op }) => `${method.toUpperCase()} ${path} ${op.operationId}`);
   t.deepEqual(ids, EXPECTED);
@@ -91,13 +100,25 @@ const CONFIG: OpenAPIConfig = {
 
 test('the ids do not follow the prefixes; provider names that give the same words are told apart in document order', (t) => {
   const provider = (name: string) => ({ name, kind: 'direct', callback: false, actions: [] });
-  const idsOf = (c: OpenAPIConfig) => operations(openApiDocument(c, [provider('my-app'), provider('my_app')]) as unknown as Doc).map(({ op }) => op.operationId);
+  const idsOf = (c: OpenAPIConfig) =>
+    operations(openApiDocument(c, [provider('my-app'), provider('my_app')]) as unknown as Doc).map(
+      ({ op }) => op.operationId,
+    );
   const ids = idsOf(CONFIG);
   t.deepEqual(idsOf({ ...CONFIG, authRoutePath: '/api/v2/auth', avatarRoutePath: '/img' }), ids);
   t.true(ids.includes('getAvatarById'));
   t.deepEqual(
     ids.filter((id) => id!.includes('MyApp')),
-    ['getMyAppLogin', 'postMyAppLogin', 'getMyAppLogout', 'postMyAppLogout', 'getMyAppLogin_2', 'postMyAppLogin_2', 'getMyAppLogout_2', 'postMyAppLogout_2'],
+    [
+      'getMyAppLogin',
+      'postMyAppLogin',
+      'getMyAppLogout',
+      'postMyAppLogout',
+      'getMyAppLogin_2',
+      'postMyAppLogin_2',
+      'getMyAppLogout_2',
+      'postMyAppLogout_2',
+    ],
   );
 });
 

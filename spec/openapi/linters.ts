@@ -32,5 +32,8 @@ export async function spectral(doc: unknown): Promise<Findings> {
   linter.setRuleset(oas as RulesetDefinition);
   const results = await linter.run(new Document(JSON.stringify(doc), parsers.Json, 'openapi.json'));
   const line = (r: (typeof results)[number]) => `${String(r.code)} ${r.path.join('.')}: ${r.message}`;
-  return { errors: results.filter((r) => r.severity === 0).map(line), warnings: results.filter((r) => r.severity !== 0).map(line) };
+  return {
+    errors: results.filter((r) => r.severity === 0).map(line),
+    warnings: results.filter((r) => r.severity !== 0).map(line),
+  };
 }

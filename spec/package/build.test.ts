@@ -46,7 +46,11 @@ test('a source changed after the build started (even while it ran) makes it run 
   await utimes(join(root, 'src/sub/b.ts'), after, after);
   t.is(await stale(root, STAMP, INPUTS, OUTPUTS), 'src/sub/b.ts changed');
   await utimes(join(root, 'src/sub/b.ts'), new Date(STARTED), new Date(STARTED));
-  t.is(await stale(root, STAMP, INPUTS, OUTPUTS), 'src/sub/b.ts changed', 'saved in the very millisecond the build started');
+  t.is(
+    await stale(root, STAMP, INPUTS, OUTPUTS),
+    'src/sub/b.ts changed',
+    'saved in the very millisecond the build started',
+  );
 });
 
 test('a new source, a source gone or an output gone makes it run again', async (t) => {
@@ -61,7 +65,7 @@ test('a new source, a source gone or an output gone makes it run again', async (
   t.is(await stale(root2, STAMP, INPUTS, OUTPUTS), 'dist/sub/b.js is missing');
 });
 
-test('a file the part read besides its listed sources (a bundle\'s import) is checked too', async (t) => {
+test("a file the part read besides its listed sources (a bundle's import) is checked too", async (t) => {
   const root = await built(t);
   await writeFile(join(root, 'shared.ts'), 's');
   await utimes(join(root, 'shared.ts'), before, before);

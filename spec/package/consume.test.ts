@@ -20,8 +20,31 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 const tsc = join(root, 'node_modules/typescript/bin/tsc');
 const recorder = fileURLToPath(new URL('./record-loads.mjs', import.meta.url));
 /** The optional peer dependencies: none is installed with authkoa, each is named when a feature needs it. */
-const OPTIONAL_PEERS = ['mongodb', 'ioredis', 'pg', '@opentelemetry/api', '@simplewebauthn/server', 'node-telegram-bot-api', 'nodemailer', 'jimp', 'koa-session'];
-const HEAVY = ['lmdb', 'mongodb', 'ioredis', 'pg', '@opentelemetry/api', '@simplewebauthn/server', 'node-telegram-bot-api', 'nodemailer', 'jimp', 'simple-oauth2', 'koa-session', 'jose'];
+const OPTIONAL_PEERS = [
+  'mongodb',
+  'ioredis',
+  'pg',
+  '@opentelemetry/api',
+  '@simplewebauthn/server',
+  'node-telegram-bot-api',
+  'nodemailer',
+  'jimp',
+  'koa-session',
+];
+const HEAVY = [
+  'lmdb',
+  'mongodb',
+  'ioredis',
+  'pg',
+  '@opentelemetry/api',
+  '@simplewebauthn/server',
+  'node-telegram-bot-api',
+  'nodemailer',
+  'jimp',
+  'simple-oauth2',
+  'koa-session',
+  'jose',
+];
 
 /** The consumer folder: the packed tarball, its install and the test projects. */
 const dir = suiteTempDir(test, 'authkoa-consumer-');
@@ -37,7 +60,11 @@ async function bytesUnder(path: string): Promise<number> {
   return total;
 }
 
-async function node(args: string[], cwd = dir, extraEnv: Record<string, string> = {}): Promise<{ stdout: string; stderr: string }> {
+async function node(
+  args: string[],
+  cwd = dir,
+  extraEnv: Record<string, string> = {},
+): Promise<{ stdout: string; stderr: string }> {
   return run(process.execPath, args, { cwd, env: { ...env, ...extraEnv }, timeout: 60_000 });
 }
 
@@ -49,9 +76,13 @@ test.before(async (t) => {
   // getting-started's install steps (`authkoa` being the tarball), then rest-client's for its TypeScript
   // blocks; the size is taken after the first, the packages every app installs.
   const [runtime, ...rest] = [...installCommands('docs/getting-started.md'), ...installCommands('docs/rest-client.md')];
-  if (!runtime?.includes('authkoa')) throw new Error(`getting-started.md no longer starts with installing authkoa: npm ${runtime?.join(' ')}`);
+  if (!runtime?.includes('authkoa'))
+    throw new Error(`getting-started.md no longer starts with installing authkoa: npm ${runtime?.join(' ')}`);
   for (const [i, args] of [runtime, ...rest].entries()) {
-    await npm(args.map((a) => (a === 'authkoa' ? tarball : a)), dir);
+    await npm(
+      args.map((a) => (a === 'authkoa' ? tarball : a)),
+      dir,
+    );
     if (i === 0) installedBytes = await bytesUnder(join(dir, 'node_modules'));
   }
 });
@@ -101,18 +132,30 @@ const LAZY_MODULES = [
 ];
 
 test("a bare import loads none of authkoa's modules that a feature loads when it is used", async (t) => {
-  const own = new Set((await urlsLoaded(`await import('authkoa');`)).flatMap((url) => /\/authkoa\/dist\/lib\/(.+)$/.exec(url)?.[1] ?? []));
+  const own = new Set(
+    (await urlsLoaded(`await import('authkoa');`)).flatMap((url) => /\/authkoa\/dist\/lib\/(.+)$/.exec(url)?.[1] ?? []),
+  );
   t.log(`${own.size} modules of authkoa`);
   t.true(own.has('service.js'), [...own].join(', '));
-  t.deepEqual(LAZY_MODULES.filter((m) => own.has(m)), []);
+  t.deepEqual(
+    LAZY_MODULES.filter((m) => own.has(m)),
+    [],
+  );
 });
 
 test('a bare import loads Koa-level code only; a configured kind and store load when start-up needs them', async (t) => {
   const bare = await packagesLoaded(`await import('authkoa');`);
   t.true(bare.has('authkoa'), `recorded: ${[...bare].join(', ')}`);
-  t.deepEqual(HEAVY.filter((p) => bare.has(p)), [], `loaded by a bare import: ${[...bare].join(', ')}`);
+  t.deepEqual(
+    HEAVY.filter((p) => bare.has(p)),
+    [],
+    `loaded by a bare import: ${[...bare].join(', ')}`,
+  );
   // Not even the router: the auth routes are built while start-up runs.
-  t.deepEqual([...bare].filter((p) => p !== 'authkoa'), []);
+  t.deepEqual(
+    [...bare].filter((p) => p !== 'authkoa'),
+    [],
+  );
   const configured = await packagesLoaded(`
     const { authKoa } = await import('authkoa');
     const auth = authKoa({ secret: 's'.repeat(32), url: 'http://127.0.0.1:1', avatarStore: 'lmdb://${join(dir, 'avatars')}', providers: [{ name: 'github', cid: 'c', csecret: 's' }] });
@@ -150,13 +193,19 @@ auth.ready
 `;
 
 test('ESM JavaScript: import, log in and call a protected route', async (t) => {
-  await writeFile(join(dir, 'app.mjs'), APP(`import * as KoaModule from 'koa';\nimport { authKoa, getUserInfo } from 'authkoa';`));
+  await writeFile(
+    join(dir, 'app.mjs'),
+    APP(`import * as KoaModule from 'koa';\nimport { authKoa, getUserInfo } from 'authkoa';`),
+  );
   const { stdout } = await node(['app.mjs']);
   t.deepEqual(JSON.parse(stdout), { login: 200, page: 200, body: { hello: 'ann' } });
 });
 
 test('CommonJS JavaScript: require("authkoa") works (require of an ES module, Node ≥ 20.19)', async (t) => {
-  await writeFile(join(dir, 'app.cjs'), APP(`const KoaModule = require('koa');\nconst { authKoa, getUserInfo } = require('authkoa');`));
+  await writeFile(
+    join(dir, 'app.cjs'),
+    APP(`const KoaModule = require('koa');\nconst { authKoa, getUserInfo } = require('authkoa');`),
+  );
   const { stdout } = await node(['app.cjs']);
   t.deepEqual(JSON.parse(stdout), { login: 200, page: 200, body: { hello: 'ann' } });
 });
@@ -243,15 +292,27 @@ test("every TypeScript block of README.md and docs/ type-checks under strict wit
   const project = join(dir, 'docs-check');
   await mkdir(project, { recursive: true });
   // getting-started: the examples are ES modules, checked by its tsconfig.json as written.
-  const tsconfig = docBlocks().find((b) => b.file === 'docs/getting-started.md' && b.lang === 'json' && b.code.includes('compilerOptions'));
+  const tsconfig = docBlocks().find(
+    (b) => b.file === 'docs/getting-started.md' && b.lang === 'json' && b.code.includes('compilerOptions'),
+  );
   if (!tsconfig) throw new Error('getting-started.md has no tsconfig.json block');
   await writeFile(join(project, 'package.json'), JSON.stringify({ type: 'module' }));
   await writeFile(join(project, 'tsconfig.json'), tsconfig.code);
-  const exported = JSON.parse((await node(['--input-type=module', '-e', `console.log(JSON.stringify(Object.keys(await import('authkoa'))))`])).stdout) as string[];
-  const { blocks, sources, names } = checkedFiles(['ts'], exported.filter((n) => n !== 'default'));
+  const exported = JSON.parse(
+    (await node(['--input-type=module', '-e', `console.log(JSON.stringify(Object.keys(await import('authkoa'))))`]))
+      .stdout,
+  ) as string[];
+  const { blocks, sources, names } = checkedFiles(
+    ['ts'],
+    exported.filter((n) => n !== 'default'),
+  );
   for (const [i, name] of names.entries()) await writeFile(join(project, name), sources[i]!.text);
   const tscBin = join(dir, 'node_modules', '.bin', 'tsc');
-  const output = await run(tscBin, ['-p', project, '--pretty', 'false'], { cwd: project, env, maxBuffer: 16 << 20 }).then(
+  const output = await run(tscBin, ['-p', project, '--pretty', 'false'], {
+    cwd: project,
+    env,
+    maxBuffer: 16 << 20,
+  }).then(
     ({ stdout }) => stdout,
     (err: { stdout?: string }) => err.stdout || String(err),
   );
@@ -290,7 +351,11 @@ test('a feature whose optional package is not installed fails at start-up with o
   const results = JSON.parse(stdout) as Record<string, { message: string; stack: string }>;
   for (const pkg of OPTIONAL_PEERS) {
     const r = results[pkg]!;
-    t.regex(r.message, new RegExp(`^authKoa: .* needs the package "${pkg}", which is not installed: npm install ${pkg}$`), pkg);
+    t.regex(
+      r.message,
+      new RegExp(`^authKoa: .* needs the package "${pkg}", which is not installed: npm install ${pkg}$`),
+      pkg,
+    );
     t.false(r.stack.includes('\n'), `${pkg}: the error prints as one line`);
   }
 });
@@ -299,10 +364,16 @@ test('the installed authctl runs without optional packages; `authctl bot` names 
   const authctl = join(dir, 'node_modules', '.bin', 'authctl');
   const secret = await run(authctl, ['secret'], { cwd: dir, env });
   t.regex(secret.stdout.trim(), /^[A-Za-z0-9_-]{43}$/);
-  const bot = await run(authctl, ['bot', '--token', '1:abc', '--store', `lmdb://${join(dir, 'state')}`], { cwd: dir, env }).then(
+  const bot = await run(authctl, ['bot', '--token', '1:abc', '--store', `lmdb://${join(dir, 'state')}`], {
+    cwd: dir,
+    env,
+  }).then(
     () => ({ code: 0, stderr: '' }),
     (err: { code: number; stderr: string }) => err,
   );
   t.is(bot.code, 1);
-  t.is(bot.stderr, 'authctl: the bot command needs the package "node-telegram-bot-api", which is not installed: npm install node-telegram-bot-api\n');
+  t.is(
+    bot.stderr,
+    'authctl: the bot command needs the package "node-telegram-bot-api", which is not installed: npm install node-telegram-bot-api\n',
+  );
 });

@@ -12,7 +12,15 @@ import { join } from 'node:path';
 import { installConsumer, packTarball, userEnv } from '../helpers/packed.js';
 import { suiteTempDir } from '../helpers/temp.js';
 
-const OMITTED = ['jimp', '@simplewebauthn/server', 'nodemailer', 'node-telegram-bot-api', 'jquery', 'esbuild', 'typescript'];
+const OMITTED = [
+  'jimp',
+  '@simplewebauthn/server',
+  'nodemailer',
+  'node-telegram-bot-api',
+  'jquery',
+  'esbuild',
+  'typescript',
+];
 
 interface Demo {
   url: string;
@@ -37,7 +45,10 @@ async function startDemo(t: ExecutionContext): Promise<Demo> {
   const env = { ...userEnv };
   for (const k of Object.keys(env)) if (/^TELEGRAM_|_CID$|_CSEC$/.test(k)) delete env[k];
   const bin = join(consumer, 'node_modules', '.bin', 'authctl');
-  const child = spawn(bin, ['demo', '--port', '0', '--dev-port', '0', '--var', join(work, `var-${Date.now()}`)], { cwd: consumer, env });
+  const child = spawn(bin, ['demo', '--port', '0', '--dev-port', '0', '--var', join(work, `var-${Date.now()}`)], {
+    cwd: consumer,
+    env,
+  });
   let out = '';
   let err = '';
   child.stdout.setEncoding('utf8').on('data', (s: string) => (out += s));
@@ -54,13 +65,16 @@ async function startDemo(t: ExecutionContext): Promise<Demo> {
       if (m) resolve(m[1]!);
     };
     child.stdout.on('data', check);
-    child.once('exit', (code) => reject(new Error(`authctl demo exited with ${code} before listening:\n${out}\n${err}`)));
+    child.once('exit', (code) =>
+      reject(new Error(`authctl demo exited with ${code} before listening:\n${out}\n${err}`)),
+    );
   });
   return { url, stdout: () => out, stderr: () => err, child };
 }
 
 test('the install holds no optional or dev package: what the demo has is what a user has', async (t) => {
-  for (const pkg of OMITTED) await t.throwsAsync(stat(join(consumer, 'node_modules', pkg)), undefined, `${pkg} was installed`);
+  for (const pkg of OMITTED)
+    await t.throwsAsync(stat(join(consumer, 'node_modules', pkg)), undefined, `${pkg} was installed`);
 });
 
 test('npx authctl demo from the tarball: page and scripts served, providers listed, a direct login and a TOTP set-up work, missing packages reported off, nothing on stderr', async (t) => {
@@ -72,7 +86,9 @@ test('npx authctl demo from the tarball: page and scripts served, providers list
   t.is(page.status, 200);
   t.regex(page.headers.get('content-type') ?? '', /^text\/html/);
   const html = await page.text();
-  const assets = [...html.matchAll(/<script src="([^"]+)"|<link rel="stylesheet" href="([^"]+)"/g)].map((m) => m[1] ?? m[2]!);
+  const assets = [...html.matchAll(/<script src="([^"]+)"|<link rel="stylesheet" href="([^"]+)"/g)].map(
+    (m) => m[1] ?? m[2]!,
+  );
   t.true(assets.includes('/vendor/jquery.js') && assets.includes('/app.js'), assets.join(', '));
   for (const path of assets) {
     const res = await fetch(url + path);
@@ -95,19 +111,32 @@ test('npx authctl demo from the tarball: page and scripts served, providers list
   t.is(login.status, 200);
   const cookies = login.headers.getSetCookie().map((c) => c.slice(0, c.indexOf(';')));
   const xsrf = cookies.find((c) => c.startsWith('XSRF-TOKEN='))!.slice('XSRF-TOKEN='.length);
-  const privateRoute = await fetch(`${url}/api/private`, { headers: { cookie: cookies.join('; '), 'x-xsrf-token': xsrf } });
+  const privateRoute = await fetch(`${url}/api/private`, {
+    headers: { cookie: cookies.join('; '), 'x-xsrf-token': xsrf },
+  });
   t.is(privateRoute.status, 200);
   t.like(await privateRoute.json(), { user: { name: 'demo' } });
   // Two-step login needs no optional package: its set-up draws its QR code with a dependency.
-  const setup = await fetch(`${url}/auth/mfa/totp/setup`, { method: 'POST', headers: { cookie: cookies.join('; '), 'x-xsrf-token': xsrf, origin: url } });
+  const setup = await fetch(`${url}/auth/mfa/totp/setup`, {
+    method: 'POST',
+    headers: { cookie: cookies.join('; '), 'x-xsrf-token': xsrf, origin: url },
+  });
   t.is(setup.status, 200);
   t.regex(((await setup.json()) as { qr: string }).qr, /^data:image\/svg\+xml;base64,/);
 
   // The features whose package is missing: off, with the package to install, for the page and in the banner.
-  const features = (await (await fetch(`${url}/features`)).json()) as { features: { name: string; available: boolean; reason?: string }[] };
-  t.like(features.features.find((f) => f.name === 'passkeys'), { available: false });
+  const features = (await (await fetch(`${url}/features`)).json()) as {
+    features: { name: string; available: boolean; reason?: string }[];
+  };
+  t.like(
+    features.features.find((f) => f.name === 'passkeys'),
+    { available: false },
+  );
   t.regex(features.features.find((f) => f.name === 'passkeys')!.reason!, /npm install @simplewebauthn\/server/);
-  t.like(features.features.find((f) => f.name === 'avatars'), { available: false });
+  t.like(
+    features.features.find((f) => f.name === 'avatars'),
+    { available: false },
+  );
   t.regex(features.features.find((f) => f.name === 'avatars')!.reason!, /npm install jimp/);
   t.regex(demo.stdout(), /^ {2}passkeys: {2}off: the package "@simplewebauthn\/server" is not installed/m);
   t.regex(demo.stdout(), /^ {2}avatars: {3}off: .*npm install jimp/m);

@@ -22,18 +22,25 @@ export interface DocBlock {
 
 /** Every fenced block of README.md and docs/*.md, indentation of the fence removed. */
 export function docBlocks(): DocBlock[] {
-  const files = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+  const files = [
+    'README.md',
+    ...readdirSync(join(ROOT, 'docs'))
+      .filter((f) => f.endsWith('.md'))
+      .map((f) => `docs/${f}`),
+  ];
   const found: DocBlock[] = [];
   for (const file of files) {
     let open: { line: number; lang: string; indent: number; lines: string[] } | undefined;
-    readFileSync(join(ROOT, file), 'utf8').split('\n').forEach((text, i) => {
-      const fence = /^(\s*)```(\w*)\s*$/.exec(text);
-      if (fence && !open) open = { line: i + 1, lang: fence[2]!, indent: fence[1]!.length, lines: [] };
-      else if (fence && open) {
-        found.push({ file, line: open.line, lang: open.lang, code: open.lines.join('\n') });
-        open = undefined;
-      } else open?.lines.push(text.slice(open.indent));
-    });
+    readFileSync(join(ROOT, file), 'utf8')
+      .split('\n')
+      .forEach((text, i) => {
+        const fence = /^(\s*)```(\w*)\s*$/.exec(text);
+        if (fence && !open) open = { line: i + 1, lang: fence[2]!, indent: fence[1]!.length, lines: [] };
+        else if (fence && open) {
+          found.push({ file, line: open.line, lang: open.lang, code: open.lines.join('\n') });
+          open = undefined;
+        } else open?.lines.push(text.slice(open.indent));
+      });
   }
   return found;
 }
@@ -57,9 +64,16 @@ function commentsOf(text: string): string {
   const found: string[] = [];
   const braces: boolean[] = []; // per open brace: whether it is a template's `${`
   for (let kind = scanner.scan(); kind !== ts.SyntaxKind.EndOfFileToken; kind = scanner.scan()) {
-    if (kind === ts.SyntaxKind.SingleLineCommentTrivia || kind === ts.SyntaxKind.MultiLineCommentTrivia) found.push(scanner.getTokenText());
-    else if (kind === ts.SyntaxKind.TemplateHead || kind === ts.SyntaxKind.OpenBraceToken) braces.push(kind === ts.SyntaxKind.TemplateHead);
-    else if (kind === ts.SyntaxKind.CloseBraceToken && braces.pop() && scanner.reScanTemplateToken(false) === ts.SyntaxKind.TemplateMiddle) braces.push(true);
+    if (kind === ts.SyntaxKind.SingleLineCommentTrivia || kind === ts.SyntaxKind.MultiLineCommentTrivia)
+      found.push(scanner.getTokenText());
+    else if (kind === ts.SyntaxKind.TemplateHead || kind === ts.SyntaxKind.OpenBraceToken)
+      braces.push(kind === ts.SyntaxKind.TemplateHead);
+    else if (
+      kind === ts.SyntaxKind.CloseBraceToken &&
+      braces.pop() &&
+      scanner.reScanTemplateToken(false) === ts.SyntaxKind.TemplateMiddle
+    )
+      braces.push(true);
   }
   return found.join('\n');
 }
@@ -111,12 +125,19 @@ export const TYPE_TEST = 'spec/package/typed-entries.mts';
  * What a check compiles: the blocks of the given languages (file `block<i>.ts`), then the type test
  * (`typed-entries.mts`), each with the name to write it under.
  */
-export function checkedFiles(langs: readonly string[], exported: readonly string[]): { blocks: DocBlock[]; sources: CompiledBlock[]; names: string[] } {
+export function checkedFiles(
+  langs: readonly string[],
+  exported: readonly string[],
+): { blocks: DocBlock[]; sources: CompiledBlock[]; names: string[] } {
   const blocks = docBlocks().filter((b) => langs.includes(b.lang));
   const sources = blocks.map((b) => compiledSource(b, exported));
   const names = blocks.map((_, i) => `block${i}.ts`);
   const typeTest = readFileSync(join(ROOT, TYPE_TEST), 'utf8');
-  return { blocks: [...blocks, { file: TYPE_TEST, line: 0, lang: 'ts', code: typeTest }], sources: [...sources, { text: typeTest, before: 0 }], names: [...names, 'typed-entries.mts'] };
+  return {
+    blocks: [...blocks, { file: TYPE_TEST, line: 0, lang: 'ts', code: typeTest }],
+    sources: [...sources, { text: typeTest, before: 0 }],
+    names: [...names, 'typed-entries.mts'],
+  };
 }
 
 /** One compiler diagnostic of a compiled block: its 0-based line in the compiled text. */
@@ -134,7 +155,11 @@ const MISSING_MODULE = 2307;
  * The diagnostics that are problems, as `docs/x.md:<line>: TS<code> <message>`. For `js` blocks only
  * undefined names count: they are read as TypeScript, which they are not.
  */
-export function blockProblems(blocks: readonly DocBlock[], sources: readonly CompiledBlock[], diagnostics: readonly BlockDiagnostic[]): string[] {
+export function blockProblems(
+  blocks: readonly DocBlock[],
+  sources: readonly CompiledBlock[],
+  diagnostics: readonly BlockDiagnostic[],
+): string[] {
   const problems: string[] = [];
   for (const d of diagnostics) {
     const block = blocks[d.block]!;
@@ -152,14 +177,26 @@ export function blockProblems(blocks: readonly DocBlock[], sources: readonly Com
  * Reads `tsc --pretty false` output (`<file>(<line>,<col>): error TS<code>: <message>`, continuation lines
  * indented) into the diagnostics of the files `names` (by file name), and every other line.
  */
-export function parseTscOutput(output: string, names: readonly string[]): { diagnostics: BlockDiagnostic[]; other: string[] } {
+export function parseTscOutput(
+  output: string,
+  names: readonly string[],
+): { diagnostics: BlockDiagnostic[]; other: string[] } {
   const diagnostics: BlockDiagnostic[] = [];
   const other: string[] = [];
-  for (const entry of output.split(/\n(?=\S)/).map((e) => e.trim()).filter(Boolean)) {
+  for (const entry of output
+    .split(/\n(?=\S)/)
+    .map((e) => e.trim())
+    .filter(Boolean)) {
     const m = /^(.+?)\((\d+),\d+\): error TS(\d+): ([\s\S]*)$/.exec(entry);
     const block = m ? names.indexOf(basename(m[1]!)) : -1;
     if (block < 0) other.push(entry);
-    else diagnostics.push({ block, line: Number(m![2]) - 1, code: Number(m![3]), message: m![4]!.replace(/\s*\n\s*/g, ' ') });
+    else
+      diagnostics.push({
+        block,
+        line: Number(m![2]) - 1,
+        code: Number(m![3]),
+        message: m![4]!.replace(/\s*\n\s*/g, ' '),
+      });
   }
   return { diagnostics, other };
 }

@@ -72,7 +72,11 @@ const fromConfig = JSON.parse('{"kind":"direct"}') as { kind: string; name?: str
 export const configured = fromConfig as ProviderEntry;
 
 // After the route middleware, ctx.state.user is a User or undefined, in @koa/router routes and in Koa's own.
-const auth = authKoa({ url: 'http://localhost:8080', secret: process.env.AUTH_SECRET!, providers: [direct, apiToken, ...byName] });
+const auth = authKoa({
+  url: 'http://localhost:8080',
+  secret: process.env.AUTH_SECRET!,
+  providers: [direct, apiToken, ...byName],
+});
 const router = new Router();
 router.get('/me', auth.middleware.auth, (ctx) => {
   const exact: Equal<typeof ctx.state.user, User | undefined> = true;

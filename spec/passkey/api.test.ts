@@ -14,7 +14,10 @@ test('passkey options are checked at start-up, naming the option', async (t) => 
   const cases: Array<[Record<string, unknown>, RegExp, string?]> = [
     [{ kind: 'passkey' }, /providers\[0\] \(passkey\): rpName .* is required/],
     [{ kind: 'passkey', rpName: 'x', rpID: 'example.com' }, /rpID must be the host of url \(localhost\)/],
-    [{ kind: 'passkey', rpName: 'x', userVerification: 'always' }, /userVerification must be 'preferred' or 'required'/],
+    [
+      { kind: 'passkey', rpName: 'x', userVerification: 'always' },
+      /userVerification must be 'preferred' or 'required'/,
+    ],
     [{ kind: 'passkey', rpName: 'x', rpId: 'localhost' }, /unknown option "rpId" \(did you mean "rpID"\?\)/],
   ];
   for (const [entry, message, url] of cases) {
@@ -26,10 +29,19 @@ test('passkey options are checked at start-up, naming the option', async (t) => 
 
 test('an IP address as rpID starts (the rest of the app may run on one) but says browsers will refuse passkeys', async (t) => {
   const logs: string[] = [];
-  const auth = authKoa({ ...base, url: 'http://127.0.0.1:1', allowVolatileStores: true, logger: { info: () => {}, warn: (m: string) => logs.push(m), error: () => {} }, providers: [{ kind: 'passkey', rpName: 'x' }] });
+  const auth = authKoa({
+    ...base,
+    url: 'http://127.0.0.1:1',
+    allowVolatileStores: true,
+    logger: { info: () => {}, warn: (m: string) => logs.push(m), error: () => {} },
+    providers: [{ kind: 'passkey', rpName: 'x' }],
+  });
   t.teardown(() => auth.close());
   await t.notThrowsAsync(auth.ready);
-  t.true(logs.some((l) => /passkey: rpID 127\.0\.0\.1 is an IP address, which browsers refuse for passkeys/.test(l)), logs.join('\n'));
+  t.true(
+    logs.some((l) => /passkey: rpID 127\.0\.0\.1 is an IP address, which browsers refuse for passkeys/.test(l)),
+    logs.join('\n'),
+  );
 });
 
 test('the routes: login/options for anyone, register/options, list and DELETE only with a session, JSON errors, POST only', async (t) => {
@@ -41,7 +53,10 @@ test('the routes: login/options for anyone, register/options, list and DELETE on
   t.regex(json.challenge, /^[A-Za-z0-9_-]{20,}$/);
   t.is(json.rpId, 'localhost');
   t.is(options.headers.get('cache-control'), 'no-store');
-  t.truthy(await app.state.get('passkey-challenge', `passkey:${json.challenge}`), 'the challenge waits in the state store, under the provider');
+  t.truthy(
+    await app.state.get('passkey-challenge', `passkey:${json.challenge}`),
+    'the challenge waits in the state store, under the provider',
+  );
 
   const noSession = await c.fetch('/auth/passkey/register/options', { method: 'POST' });
   t.is(noSession.status, 401);
@@ -59,7 +74,10 @@ test('the routes: login/options for anyone, register/options, list and DELETE on
 });
 
 test('credential ids are checked at the edge: 600 characters at login or in a DELETE, or not base64url, are a 4xx JSON answer, never a 500', async (t) => {
-  const app = await startPasskeyApp(t, undefined, [{ kind: 'dev', port: 0 }, { kind: 'passkey', rpName: 'tests' }]);
+  const app = await startPasskeyApp(t, undefined, [
+    { kind: 'dev', port: 0 },
+    { kind: 'passkey', rpName: 'tests' },
+  ]);
   const c = new Client(app.url);
   for (const id of ['A'.repeat(600), 'A'.repeat(2000), 'not base64url!', '']) {
     const res = await c.fetch('/auth/passkey/login', { method: 'POST', json: { id, response: {} } });
@@ -69,7 +87,11 @@ test('credential ids are checked at the edge: 600 characters at login or in a DE
   // A logged-in user removing an id of any shape: "no such passkey", like a missing one.
   const user = internalsOf(app.auth).tokenService;
   // A token as a login issues it (sid, auth_time): only a full login manages passkeys.
-  const token = await user.create({ user: { id: 'dev_x', name: 'x', picture: '' }, sid: 's'.repeat(40), auth_time: user.now() } as never);
+  const token = await user.create({
+    user: { id: 'dev_x', name: 'x', picture: '' },
+    sid: 's'.repeat(40),
+    auth_time: user.now(),
+  } as never);
   for (const id of ['A'.repeat(600), '%00%00', 'x'.repeat(5000)]) {
     const res = await c.fetch(`/auth/passkey/${id}`, { method: 'DELETE', headers: { 'x-jwt': token } });
     t.is(res.status, 404, `DELETE of a ${id.length}-character id`);
@@ -80,21 +102,34 @@ test('credential ids are checked at the edge: 600 characters at login or in a DE
   const long = 'B'.repeat(1300);
   t.true(await store.save(passkey(long, 'u9')));
   t.is((await store.get(long))?.id, long);
-  t.deepEqual((await store.listByUser('u9')).map((p) => p.id), [long]);
+  t.deepEqual(
+    (await store.listByUser('u9')).map((p) => p.id),
+    [long],
+  );
   t.true(await store.remove(long));
 });
 
 test('login challenges are limited per client (rateLimit, 30 per 5 minutes by default): 429 with Retry-After, and each client counts apart', async (t) => {
   // A clock that stands still: the wait is the whole window whatever the machine's speed (it read 59 on a loaded one).
   const clock = manualClock();
-  const app = await startPasskeyApp(t, undefined, [{ kind: 'passkey', rpName: 'tests', rateLimit: { perIP: 3, window: '1m' } }], 'localhost', 0, clock);
-  const ask = (ip?: string) => fetch(`${app.url}/auth/passkey/login/options`, { method: 'POST', headers: ip ? { 'x-forwarded-for': ip } : {} });
+  const app = await startPasskeyApp(
+    t,
+    undefined,
+    [{ kind: 'passkey', rpName: 'tests', rateLimit: { perIP: 3, window: '1m' } }],
+    'localhost',
+    0,
+    clock,
+  );
+  const ask = (ip?: string) =>
+    fetch(`${app.url}/auth/passkey/login/options`, { method: 'POST', headers: ip ? { 'x-forwarded-for': ip } : {} });
   for (let i = 0; i < 3; i++) t.is((await ask()).status, 200);
   const refused = await ask();
   t.is(refused.status, 429);
   t.is(refused.headers.get('retry-after'), '60');
   t.is(((await refused.json()) as { code: string }).code, 'rate_limited');
-  await t.throwsAsync(startPasskeyApp(t, undefined, [{ kind: 'passkey', rpName: 'tests', rateLimit: { perIP: 0 } }]), { message: /rateLimit\.perIP must be a positive integer/ });
+  await t.throwsAsync(startPasskeyApp(t, undefined, [{ kind: 'passkey', rpName: 'tests', rateLimit: { perIP: 0 } }]), {
+    message: /rateLimit\.perIP must be a positive integer/,
+  });
 });
 
 function passkey(id: string, userId: string, counter = 0): Passkey {
@@ -102,10 +137,9 @@ function passkey(id: string, userId: string, counter = 0): Passkey {
 }
 
 // The passkey store runs on every state-store backend.
-for (const [label, open] of [
-  ['memory', async () => memoryStateStore()],
-  ...useStateBackends(test),
-] as Array<[string, OpenStore]>) {
+for (const [label, open] of [['memory', async () => memoryStateStore()], ...useStateBackends(test)] as Array<
+  [string, OpenStore]
+>) {
   test(`passkey store over ${label}: save once, list by user, counters only forward, remove`, async (t) => {
     const state = await open(t);
     t.teardown(() => state.close());
@@ -129,7 +163,10 @@ for (const [label, open] of [
     t.true(racing.some(Boolean));
     t.true(await store.remove('a'));
     t.false(await store.remove('a'));
-    t.deepEqual((await store.listByUser('u1')).map((p) => p.id), ['b']);
+    t.deepEqual(
+      (await store.listByUser('u1')).map((p) => p.id),
+      ['b'],
+    );
     t.is(await store.get('a'), undefined);
   });
 }

@@ -20,7 +20,12 @@ const BUNDLE = join(fileURLToPath(new URL('../../', import.meta.url)), 'dist', '
 const browser = useChromium(test);
 
 /** The passkey app with the test page and the built bundle served. */
-async function startPageApp(t: ExecutionContext, state?: StateStore, providers?: ProviderEntry[], host?: string): Promise<PasskeyApp> {
+async function startPageApp(
+  t: ExecutionContext,
+  state?: StateStore,
+  providers?: ProviderEntry[],
+  host?: string,
+): Promise<PasskeyApp> {
   const app = await startPasskeyApp(t, state, providers, host);
   const bundle = await readFile(BUNDLE, 'utf8');
   app.router.get('/page', (ctx) => {
@@ -55,7 +60,11 @@ async function devLogin(page: Page, app: PasskeyApp, user = 'dev_user'): Promise
 function pageFetch(page: Page, path: string, init: { method?: string; body?: unknown } = {}) {
   return page.evaluate(
     async ({ path, init }) => {
-      const xsrf = document.cookie.split('; ').find((c) => c.startsWith('XSRF-TOKEN='))?.slice(11) ?? '';
+      const xsrf =
+        document.cookie
+          .split('; ')
+          .find((c) => c.startsWith('XSRF-TOKEN='))
+          ?.slice(11) ?? '';
       const res = await fetch(path, {
         method: init.method ?? 'GET',
         headers: { 'X-XSRF-TOKEN': xsrf, ...(init.body === undefined ? {} : { 'content-type': 'application/json' }) },
@@ -114,7 +123,11 @@ async function assertion(page: Page): Promise<{ body: unknown; cookie: string }>
 
 /** Posts an assertion to `target` as the browser that asked for its challenge would. */
 function postAssertion(target: string, a: { body: unknown; cookie: string }) {
-  return fetch(`${target}/auth/passkey/login`, { method: 'POST', headers: { 'content-type': 'application/json', cookie: a.cookie }, body: JSON.stringify(a.body) });
+  return fetch(`${target}/auth/passkey/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', cookie: a.cookie },
+    body: JSON.stringify(a.body),
+  });
 }
 
 test('refusals: a replayed assertion, a wrong origin, a removed passkey, a counter that went backwards', async (t) => {
@@ -163,7 +176,10 @@ test('refusal: an assertion for another rpID is refused, on the same origin', as
   // the same origin configured with rpID localhost (a suffix of the host it may legally claim). The
   // origin and the (shared) challenge still match; only the rpID differs.
   const state = memoryStateStore();
-  const providers = (rpID: string) => [{ kind: 'dev' as const, port: 0 }, { kind: 'passkey' as const, rpName: 'tests', rpID }];
+  const providers = (rpID: string) => [
+    { kind: 'dev' as const, port: 0 },
+    { kind: 'passkey' as const, rpName: 'tests', rpID },
+  ];
   const first = await startPageApp(t, state, providers('app.localhost'), 'app.localhost');
   const page = await pageWithAuthenticator(t, first);
   await devLogin(page, first);
@@ -205,10 +221,17 @@ test("login CSRF: another site's text/plain form carrying the attacker's own ass
   const context = await browser().newContext();
   t.teardown(() => context.close());
   const victim = await context.newPage();
-  const [answer] = await Promise.all([victim.waitForResponse(`${app.url}/auth/passkey/login`), victim.goto(`${evil.url}/evil`)]);
+  const [answer] = await Promise.all([
+    victim.waitForResponse(`${app.url}/auth/passkey/login`),
+    victim.goto(`${evil.url}/evil`),
+  ]);
   t.is(answer.status(), 403);
   t.is((await answer.json()).code, 'origin_mismatch');
-  t.deepEqual((await context.cookies(app.url)).filter((c) => c.name === 'JWT'), [], 'the victim has no session');
+  t.deepEqual(
+    (await context.cookies(app.url)).filter((c) => c.name === 'JWT'),
+    [],
+    'the victim has no session',
+  );
 
   // Each lock alone, for a request that passes the others (a fresh assertion each time, the challenge being single-use).
   const post = (a: { body: unknown; cookie: string }, headers: Record<string, string>, body = JSON.stringify(a.body)) =>
@@ -224,9 +247,17 @@ test("login CSRF: another site's text/plain form carrying the attacker's own ass
   t.is(((await elsewhere.json()) as { code: string }).code, 'challenge_invalid');
 
   const foreign = await assertion(attacker);
-  const fromEvil = await post(foreign, { 'content-type': 'application/json', cookie: foreign.cookie, origin: evil.url });
+  const fromEvil = await post(foreign, {
+    'content-type': 'application/json',
+    cookie: foreign.cookie,
+    origin: evil.url,
+  });
   t.is(fromEvil.status, 403, 'a JSON post from another origin');
 
   const own = await assertion(attacker);
-  t.is((await post(own, { 'content-type': 'application/json', cookie: own.cookie })).status, 200, 'and the same assertion from its own browser logs in');
+  t.is(
+    (await post(own, { 'content-type': 'application/json', cookie: own.cookie })).status,
+    200,
+    'and the same assertion from its own browser logs in',
+  );
 });

@@ -34,7 +34,12 @@ test('each passkey is named by the browser that added it, the same on every devi
     { id: fromLaptop, device: LABEL.chromeMac },
     { id: fromPhone, device: LABEL.safariIphone },
   ];
-  for (const c of [phone.c, other.c]) t.deepEqual((await listOn(c)).map((p) => ({ id: p.id, device: p.device })), expected, c.userAgent);
+  for (const c of [phone.c, other.c])
+    t.deepEqual(
+      (await listOn(c)).map((p) => ({ id: p.id, device: p.device })),
+      expected,
+      c.userAgent,
+    );
 });
 
 test('a passkey saved without a label (before it was kept) is listed as an unknown device', async (t) => {
@@ -44,6 +49,19 @@ test('a passkey saved without a label (before it was kept) is listed as an unkno
   const device = await app.login('alice', UA.edgeWindows);
   const store = statePasskeyStore(state);
   const handle = await store.userHandle(device.userId);
-  await store.save({ id: 'b2xkLXBhc3NrZXk', publicKey: 'cHVi', counter: 0, userId: device.userId, userName: 'alice', userHandle: handle, deviceType: 'singleDevice', backedUp: false, createdAt: app.clock() });
-  t.deepEqual((await listOn(device.c)).map((p) => p.device), ['Unknown device']);
+  await store.save({
+    id: 'b2xkLXBhc3NrZXk',
+    publicKey: 'cHVi',
+    counter: 0,
+    userId: device.userId,
+    userName: 'alice',
+    userHandle: handle,
+    deviceType: 'singleDevice',
+    backedUp: false,
+    createdAt: app.clock(),
+  });
+  t.deepEqual(
+    (await listOn(device.c)).map((p) => p.device),
+    ['Unknown device'],
+  );
 });

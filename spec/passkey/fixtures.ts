@@ -30,7 +30,14 @@ export interface PasskeyApp {
  * over its listening server, so the new app answers on the same origin with no moment in between in which
  * the port is free for another process to take. `clock` replaces the app's clock (a test's manualClock).
  */
-export async function startPasskeyApp(t: ExecutionContext, state: StateStore = memoryStateStore(), providers?: ProviderEntry[], host = 'localhost', on: 0 | PasskeyApp = 0, clock?: () => number): Promise<PasskeyApp> {
+export async function startPasskeyApp(
+  t: ExecutionContext,
+  state: StateStore = memoryStateStore(),
+  providers?: ProviderEntry[],
+  host = 'localhost',
+  on: 0 | PasskeyApp = 0,
+  clock?: () => number,
+): Promise<PasskeyApp> {
   const koa = new Koa();
   const handler = (req: IncomingMessage, res: ServerResponse) => koa.callback()(req, res);
   let served: Served;
@@ -48,7 +55,10 @@ export async function startPasskeyApp(t: ExecutionContext, state: StateStore = m
     // The passkeys live in the test's memory store: the app's explicit opt-in.
     allowVolatileStores: true,
     ...(clock ? { clock } : {}),
-    providers: providers ?? [{ kind: 'dev', port: 0 }, { kind: 'passkey', rpName: 'authkoa tests', userVerification: 'required' }],
+    providers: providers ?? [
+      { kind: 'dev', port: 0 },
+      { kind: 'passkey', rpName: 'authkoa tests', userVerification: 'required' },
+    ],
   });
   const contract = contractRecorder(auth);
   const close = () =>

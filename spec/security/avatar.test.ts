@@ -82,19 +82,25 @@ const ssrfTargets = (port: number): Array<[string, string]> => [
   ['gopher', `gopher://127.0.0.2:${port}/_x`],
 ];
 
-test.serial('SSRF: private, loopback, link-local, multicast and mapped addresses are never fetched; the login gets an identicon', async (t) => {
-  for (const [what, url] of ssrfTargets(internal.port)) {
-    const before = internalHits;
-    const r = await loginWithPicture(`u-${what.replace(/\W+/g, '-')}`, url);
-    t.is(r.status, 200, what);
-    t.is(internalHits, before, `${what}: the internal service saw no request`);
-    t.true(await isIdenticonFor(`echo_u-${what.replace(/\W+/g, '-')}`, r.picture), `${what}: identicon stored`);
-  }
-});
+test.serial(
+  'SSRF: private, loopback, link-local, multicast and mapped addresses are never fetched; the login gets an identicon',
+  async (t) => {
+    for (const [what, url] of ssrfTargets(internal.port)) {
+      const before = internalHits;
+      const r = await loginWithPicture(`u-${what.replace(/\W+/g, '-')}`, url);
+      t.is(r.status, 200, what);
+      t.is(internalHits, before, `${what}: the internal service saw no request`);
+      t.true(await isIdenticonFor(`echo_u-${what.replace(/\W+/g, '-')}`, r.picture), `${what}: identicon stored`);
+    }
+  },
+);
 
 test.serial('SSRF: a redirect from an allowed host into the private network is refused', async (t) => {
   const before = internalHits;
-  const r = await loginWithPicture('redirected', `${gateway.url}/go?to=${encodeURIComponent(`http://127.0.0.2:${internal.port}/secret.png`)}`);
+  const r = await loginWithPicture(
+    'redirected',
+    `${gateway.url}/go?to=${encodeURIComponent(`http://127.0.0.2:${internal.port}/secret.png`)}`,
+  );
   t.is(r.status, 200);
   t.is(internalHits, before);
   t.true(await isIdenticonFor('echo_redirected', r.picture));
@@ -109,43 +115,52 @@ test.serial('control: with the internal host explicitly allowed, the same pictur
   });
   t.teardown(() => open.close());
   const before = internalHits;
-  const res = await new Client(open.url).fetch(`/auth/echo/login?user=ok&picture=${encodeURIComponent(`http://127.0.0.2:${internal.port}/p.png`)}`);
+  const res = await new Client(open.url).fetch(
+    `/auth/echo/login?user=ok&picture=${encodeURIComponent(`http://127.0.0.2:${internal.port}/p.png`)}`,
+  );
   const { picture } = (await res.json()) as { picture: string };
   t.is(internalHits, before + 1);
   t.deepEqual(Buffer.from(await (await fetch(picture)).arrayBuffer()), PNG);
 });
 
-test.serial('avatar id path traversal: ../, encoded, backslash and NUL forms never reach the file system', async (t) => {
-  const { picture } = await loginWithPicture('trav', '');
-  const good = new URL(picture).pathname;
-  const hash = good.slice('/avatar/'.length, -'.image'.length);
-  const avatar = await rawGet(app.port, good);
-  t.is(avatar.status, 200, 'control: the real avatar is served');
-  // Every path goes out raw through node:http: fetch() would resolve the dot segments before sending.
-  const refused = [
-    '/avatar/../secret.txt',
-    '/avatar/..%2fsecret.txt',
-    '/avatar/%2e%2e%2f%2e%2e%2fsecret.txt',
-    '/avatar/..%5csecret.txt',
-    `/avatar/${hash}.image%00.txt`,
-    `/avatar/${hash}%00.image`,
-    '/avatar/%252e%252e%252fsecret.txt',
-    `/avatar/${hash.toUpperCase()}X.image`,
-    '/avatar/',
-    `/avatar/${'a'.repeat(40)}.image/..`,
-  ];
-  for (const path of refused) {
-    const res = await rawGet(app.port, path);
-    t.is(res.status, 400, path);
-    t.deepEqual(JSON.parse(res.text), { error: "can't load avatar", code: 'invalid_avatar_id' }, path);
-  }
-  // A file named like an avatar id, one level above the store, and a real id behind dot segments: the
-  // route takes exactly one segment after its prefix, so neither is looked up at all.
-  const planted = 'e'.repeat(40) + '.image';
-  writeFileSync(join(storeDir, planted), 'do not serve me');
-  for (const path of [`/avatar/../${planted}`, `/avatar/../store/${hash.slice(0, 2)}/${hash}.image`, `/avatar/x/${hash}.image`]) {
-    const res = await rawGet(app.port, path);
-    t.is(res.status, 400, path);
-    t.deepEqual(JSON.parse(res.text), { error: "can't load avatar", code: 'invalid_avatar_id' }, path);
-  }
-});
+test.serial(
+  'avatar id path traversal: ../, encoded, backslash and NUL forms never reach the file system',
+  async (t) => {
+    const { picture } = await loginWithPicture('trav', '');
+    const good = new URL(picture).pathname;
+    const hash = good.slice('/avatar/'.length, -'.image'.length);
+    const avatar = await rawGet(app.port, good);
+    t.is(avatar.status, 200, 'control: the real avatar is served');
+    // Every path goes out raw through node:http: fetch() would resolve the dot segments before sending.
+    const refused = [
+      '/avatar/../secret.txt',
+      '/avatar/..%2fsecret.txt',
+      '/avatar/%2e%2e%2f%2e%2e%2fsecret.txt',
+      '/avatar/..%5csecret.txt',
+      `/avatar/${hash}.image%00.txt`,
+      `/avatar/${hash}%00.image`,
+      '/avatar/%252e%252e%252fsecret.txt',
+      `/avatar/${hash.toUpperCase()}X.image`,
+      '/avatar/',
+      `/avatar/${'a'.repeat(40)}.image/..`,
+    ];
+    for (const path of refused) {
+      const res = await rawGet(app.port, path);
+      t.is(res.status, 400, path);
+      t.deepEqual(JSON.parse(res.text), { error: "can't load avatar", code: 'invalid_avatar_id' }, path);
+    }
+    // A file named like an avatar id, one level above the store, and a real id behind dot segments: the
+    // route takes exactly one segment after its prefix, so neither is looked up at all.
+    const planted = 'e'.repeat(40) + '.image';
+    writeFileSync(join(storeDir, planted), 'do not serve me');
+    for (const path of [
+      `/avatar/../${planted}`,
+      `/avatar/../store/${hash.slice(0, 2)}/${hash}.image`,
+      `/avatar/x/${hash}.image`,
+    ]) {
+      const res = await rawGet(app.port, path);
+      t.is(res.status, 400, path);
+      t.deepEqual(JSON.parse(res.text), { error: "can't load avatar", code: 'invalid_avatar_id' }, path);
+    }
+  },
+);

@@ -11,7 +11,11 @@ import test from 'ava';
 import { Client, startApp } from '../helpers/http.js';
 
 test('every admin basic-auth attempt makes one constant-time compare of equal-length digests', async (t) => {
-  const app = await startApp({ secret: 'security-suite-secret-0123456789', providers: [{ kind: 'direct', name: 'direct', checker: () => false }], adminPasswd: 'correct horse battery staple' });
+  const app = await startApp({
+    secret: 'security-suite-secret-0123456789',
+    providers: [{ kind: 'direct', name: 'direct', checker: () => false }],
+    adminPasswd: 'correct horse battery staple',
+  });
   const original = crypto.timingSafeEqual;
   const calls: Array<[number, number]> = [];
   crypto.timingSafeEqual = ((a: NodeJS.ArrayBufferView, b: NodeJS.ArrayBufferView) => {

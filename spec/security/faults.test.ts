@@ -18,7 +18,8 @@ const secret = 'security-suite-secret-0123456789';
 
 /** The `{"error","code"}` body; throws when the answer is not JSON at all. */
 async function errorOf(res: Response): Promise<{ error: string; code: string }> {
-  if (!/application\/json/.test(res.headers.get('content-type') ?? '')) throw new Error(`not JSON: ${res.status} ${res.headers.get('content-type')}`);
+  if (!/application\/json/.test(res.headers.get('content-type') ?? ''))
+    throw new Error(`not JSON: ${res.status} ${res.headers.get('content-type')}`);
   return (await res.json()) as { error: string; code: string };
 }
 
@@ -26,7 +27,10 @@ test('an OAuth2 provider that hangs, answers 500 or a 50 MB body: 5xx JSON namin
   const standin = await startStandin({ login: 'octo', id: 1, name: 'Octo' });
   // `timeout` is both what ends the hung call and the deadline of every good one: 400 ms is within a loaded
   // machine's reach for the good logins around the hang. The hang costs this wait once.
-  const app = await startApp({ secret, providers: [{ name: 'github', cid: 'c', csecret: 's', timeout: 3000, ...standin.endpoints() }] });
+  const app = await startApp({
+    secret,
+    providers: [{ name: 'github', cid: 'c', csecret: 's', timeout: 3000, ...standin.endpoints() }],
+  });
   t.teardown(async () => {
     await app.close();
     await standin.close();
@@ -63,7 +67,12 @@ test('an avatar store that cannot open (a file where its folder should be), star
   // Tests run as root in CI, where permission bits do not stop writes; a file in the way fails for anyone.
   writeFileSync(path, 'not a folder');
   // Without startWithStoresDown this fails start-up (spec/state/store-check.test.ts): here the app chose to run without it.
-  const app = await startApp({ secret, startWithStoresDown: true, providers: [{ kind: 'from-echo', name: 'echo' }], avatarStore: `lmdb://${path}` });
+  const app = await startApp({
+    secret,
+    startWithStoresDown: true,
+    providers: [{ kind: 'from-echo', name: 'echo' }],
+    avatarStore: `lmdb://${path}`,
+  });
   t.teardown(() => app.close());
   const res = await new Client(app.url).fetch('/auth/echo/login?user=a');
   t.is(res.status, 500);
@@ -81,7 +90,12 @@ test('a full avatar store (ENOSPC): 500 JSON without internals; the next login a
   const real = await openStore(join(dir, 'files'));
   let full = true;
   const store: AvatarStore = {
-    put: (id, image) => (full ? Promise.reject(Object.assign(new Error('ENOSPC: no space left on device, write /var/secret/path'), { code: 'ENOSPC' })) : real.put(id, image)),
+    put: (id, image) =>
+      full
+        ? Promise.reject(
+            Object.assign(new Error('ENOSPC: no space left on device, write /var/secret/path'), { code: 'ENOSPC' }),
+          )
+        : real.put(id, image),
     get: (id) => real.get(id),
     remove: (id) => real.remove(id),
     list: () => real.list(),
@@ -100,7 +114,13 @@ test('a full avatar store (ENOSPC): 500 JSON without internals; the next login a
 
 test('SMTP down: the verified login answers 502 JSON within the timeout and the app stays up', async (t) => {
   const sender = emailSender({ host: '127.0.0.1', port: 9, from: 'auth@example.com', timeout: 500 });
-  const app = await startApp({ secret, providers: [{ kind: 'verified', name: 'email', sender }, { kind: 'from-echo', name: 'echo' }] });
+  const app = await startApp({
+    secret,
+    providers: [
+      { kind: 'verified', name: 'email', sender },
+      { kind: 'from-echo', name: 'echo' },
+    ],
+  });
   t.teardown(() => app.close());
   const res = await new Client(app.url).fetch('/auth/email/login?user=c&address=c@example.com');
   t.is(res.status, 502);

@@ -13,11 +13,25 @@ import { providerUserId } from '../../lib/user.js';
 import { BENCH_KEYS } from '../../bench/keys.js';
 import { Client, decodeJwt } from '../helpers/http.js';
 import { tempDir } from '../helpers/temp.js';
-import { appCode, enrolledUser, errorCode, PASSWORDS, passwordLogin, startMfaApp, verify, type MfaApp } from '../mfa/fixtures.js';
+import {
+  appCode,
+  enrolledUser,
+  errorCode,
+  PASSWORDS,
+  passwordLogin,
+  startMfaApp,
+  verify,
+  type MfaApp,
+} from '../mfa/fixtures.js';
 
 /** Basic auth's user for a name: the very account the direct login gives, so the attack targets it. */
-const basicAuthChecker = (user: string, passwd: string) => ({ ok: PASSWORDS[user] === passwd, user: { id: providerUserId('direct', user), name: user, picture: '' } });
-const basic = (user: string) => ({ authorization: `Basic ${Buffer.from(`${user}:${PASSWORDS[user]}`).toString('base64')}` });
+const basicAuthChecker = (user: string, passwd: string) => ({
+  ok: PASSWORDS[user] === passwd,
+  user: { id: providerUserId('direct', user), name: user, picture: '' },
+});
+const basic = (user: string) => ({
+  authorization: `Basic ${Buffer.from(`${user}:${PASSWORDS[user]}`).toString('base64')}`,
+});
 
 /**
  * The operations that serve anonymous or basic-auth callers on purpose: logins and their challenges,
@@ -78,7 +92,9 @@ const concrete = (path: string) => path.replace('{id}', 'AAAA').replace('{sid}',
 test('every operation of auth.openapi() but a short public list refuses a request that carries only basic auth: 403 full_login_required', async (t) => {
   const app = await richApp(t);
   const doc = await app.auth.openapi();
-  const operations = Object.entries(doc.paths).flatMap(([path, item]) => Object.keys(item).map((method) => `${method} ${path}`));
+  const operations = Object.entries(doc.paths).flatMap(([path, item]) =>
+    Object.keys(item).map((method) => `${method} ${path}`),
+  );
   for (const open of PUBLIC) t.true(operations.includes(open), `the public list names a real operation: ${open}`);
   const guarded = operations.filter((op) => !PUBLIC.has(op));
   t.true(guarded.length >= 15, `the management operations: ${guarded.join(', ')}`);
@@ -86,14 +102,21 @@ test('every operation of auth.openapi() but a short public list refuses a reques
   t.is((await new Client(app.url).fetch('/private', { headers: basic('alice') })).status, 201);
   for (const op of guarded) {
     const [method, path] = op.split(' ') as [string, string];
-    const res = await new Client(app.url).fetch(concrete(path), { method: method.toUpperCase(), headers: basic('alice'), json: method === 'get' ? undefined : {} });
+    const res = await new Client(app.url).fetch(concrete(path), {
+      method: method.toUpperCase(),
+      headers: basic('alice'),
+      json: method === 'get' ? undefined : {},
+    });
     t.is(res.status, 403, op);
     t.is(await errorCode(res), 'full_login_required', op);
   }
 });
 
 /** How a token reaches the server: the cookie with its XSRF header, X-JWT, or ?token=. */
-const TRANSPORTS: Record<string, (token: string) => { client: Client; headers: Record<string, string>; query: string }> = {
+const TRANSPORTS: Record<
+  string,
+  (token: string) => { client: Client; headers: Record<string, string>; query: string }
+> = {
   cookie: (token) => {
     const client = new Client('');
     client.jar.set('JWT', token);
@@ -126,14 +149,36 @@ const MANAGEMENT: Array<[method: string, path: string, status: number]> = [
   ['POST', '/auth/sessions/revoke-others', 200],
 ];
 
-async function send(app: MfaApp, how: ReturnType<(typeof TRANSPORTS)[string]>, method: string, path: string, extra: Record<string, string> = {}): Promise<Response> {
+async function send(
+  app: MfaApp,
+  how: ReturnType<(typeof TRANSPORTS)[string]>,
+  method: string,
+  path: string,
+  extra: Record<string, string> = {},
+): Promise<Response> {
   const url = app.url + path + (how.query ? `?${how.query}` : '');
-  return how.client.fetch(url, { method, headers: { ...how.headers, ...extra }, json: method === 'GET' ? undefined : path.endsWith('/confirm') ? {} : path.endsWith('/verify') ? { code: '123456' } : {} });
+  return how.client.fetch(url, {
+    method,
+    headers: { ...how.headers, ...extra },
+    json:
+      method === 'GET'
+        ? undefined
+        : path.endsWith('/confirm')
+          ? {}
+          : path.endsWith('/verify')
+            ? { code: '123456' }
+            : {},
+  });
 }
 
 test('by every transport: a token the app minted (no login: no sid, no auth_time) is refused on every management route; a full login token gets through', async (t) => {
   const app = await richApp(t);
-  const minted = await app.auth.tokens.create({ aud: '', jti: 'j'.repeat(40), user: { id: providerUserId('direct', 'bob'), name: 'bob', picture: '' }, auth_provider: { name: 'direct' } });
+  const minted = await app.auth.tokens.create({
+    aud: '',
+    jti: 'j'.repeat(40),
+    user: { id: providerUserId('direct', 'bob'), name: 'bob', picture: '' },
+    auth_provider: { name: 'direct' },
+  });
   for (const [transport, carry] of Object.entries(TRANSPORTS)) {
     // The minted token is a user for the app's own routes...
     const own = await send(app, carry(minted), 'GET', '/private');
@@ -151,7 +196,11 @@ test('by every transport: a token the app minted (no login: no sid, no auth_time
     t.truthy(decodeJwt(full).sid);
     for (const [method, path, status] of MANAGEMENT) {
       const res = await send(app, carry(full), method, path);
-      t.is(res.status, status, `${transport}: full login ${method} ${path}: ${res.status === status ? '' : await res.text()}`);
+      t.is(
+        res.status,
+        status,
+        `${transport}: full login ${method} ${path}: ${res.status === status ? '' : await res.text()}`,
+      );
     }
   }
 });
@@ -165,7 +214,10 @@ test('basic auth with a token: the route acts for the token alone; a missing, re
   // bob's token and alice's password: the session list is bob's.
   const both = await new Client(app.url).fetch('/auth/sessions', { headers: { ...basic('alice'), 'x-jwt': full } });
   t.is(both.status, 200);
-  t.deepEqual(((await both.json()) as Array<{ sid: string }>).map((s) => s.sid), [sid]);
+  t.deepEqual(
+    ((await both.json()) as Array<{ sid: string }>).map((s) => s.sid),
+    [sid],
+  );
   const forged = full.slice(0, -4) + (full.endsWith('AAAA') ? 'BBBB' : 'AAAA');
   const refused = await new Client(app.url).fetch('/auth/sessions', { headers: { ...basic('bob'), 'x-jwt': forged } });
   t.is(refused.status, 401);
@@ -174,8 +226,16 @@ test('basic auth with a token: the route acts for the token alone; a missing, re
   const noXsrf = await login.fetch('/auth/mfa/recovery-codes', { method: 'POST', headers: basic('bob') });
   t.is(noXsrf.status, 401);
   t.is(await errorCode(noXsrf), 'xsrf_mismatch');
-  const minted = await app.auth.tokens.create({ aud: '', jti: 'k'.repeat(40), user: { id: providerUserId('direct', 'bob'), name: 'bob', picture: '' }, auth_provider: { name: 'direct' } });
-  const withMinted = await new Client(app.url).fetch('/settings', { method: 'POST', headers: { ...basic('bob'), 'x-jwt': minted } });
+  const minted = await app.auth.tokens.create({
+    aud: '',
+    jti: 'k'.repeat(40),
+    user: { id: providerUserId('direct', 'bob'), name: 'bob', picture: '' },
+    auth_provider: { name: 'direct' },
+  });
+  const withMinted = await new Client(app.url).fetch('/settings', {
+    method: 'POST',
+    headers: { ...basic('bob'), 'x-jwt': minted },
+  });
   t.is(withMinted.status, 403);
   t.is(await errorCode(withMinted), 'full_login_required');
 });
@@ -210,9 +270,16 @@ test("the attack of issue #45: with alice's password alone (Basic), no new recov
   const factors = await victim.fetch('/auth/mfa', { headers: victim.xsrf() });
   t.deepEqual(await factors.json(), { totp: true, recoveryCodesLeft: 10, passkeys: 0 });
   const pending = new Client(app.url);
-  t.deepEqual(await (await passwordLogin(pending, 'alice')).json(), { mfa_required: true, factors: ['totp', 'recovery'] });
+  t.deepEqual(await (await passwordLogin(pending, 'alice')).json(), {
+    mfa_required: true,
+    factors: ['totp', 'recovery'],
+  });
   app.clock.advance(30_000);
-  t.is((await verify(pending, { code: appCode(otpauthUrl, app.clock()) })).status, 200, "the victim's own key still finishes a login");
+  t.is(
+    (await verify(pending, { code: appCode(otpauthUrl, app.clock()) })).status,
+    200,
+    "the victim's own key still finishes a login",
+  );
 });
 
 test('fresh() refuses basic auth and a minted token (403 full_login_required), and takes a full login of the last 5 minutes', async (t) => {
@@ -220,7 +287,13 @@ test('fresh() refuses basic auth and a minted token (403 full_login_required), a
   const byBasic = await new Client(app.url).fetch('/settings', { method: 'POST', headers: basic('bob') });
   t.is(byBasic.status, 403);
   t.is(await errorCode(byBasic), 'full_login_required');
-  const minted = await app.auth.tokens.create({ aud: '', jti: 'm'.repeat(40), user: { id: providerUserId('direct', 'bob'), name: 'bob', picture: '' }, auth_provider: { name: 'direct' }, auth_time: Math.floor(app.clock() / 1000) });
+  const minted = await app.auth.tokens.create({
+    aud: '',
+    jti: 'm'.repeat(40),
+    user: { id: providerUserId('direct', 'bob'), name: 'bob', picture: '' },
+    auth_provider: { name: 'direct' },
+    auth_time: Math.floor(app.clock() / 1000),
+  });
   const byMinted = await new Client(app.url).fetch('/settings', { method: 'POST', headers: { 'x-jwt': minted } });
   t.is(byMinted.status, 403, 'a minted token is no full login, even with a recent auth_time');
   t.is(await errorCode(byMinted), 'full_login_required');

@@ -10,8 +10,17 @@ import { startSmtp } from '../helpers/smtp.js';
 
 test('CR/LF, Bcc smuggling and address lists in the verified address or user are refused; nothing reaches SMTP', async (t) => {
   const smtp = await startSmtp({ tls: 'plain' });
-  const sender = emailSender({ host: '127.0.0.1', port: smtp.port, secure: false, from: 'auth@example.com', timeout: 30_000 }); // a safety net, not under test
-  const app = await startApp({ secret: 'security-suite-secret-0123456789', providers: [{ kind: 'verified', name: 'email', sender, rateLimit: false }] });
+  const sender = emailSender({
+    host: '127.0.0.1',
+    port: smtp.port,
+    secure: false,
+    from: 'auth@example.com',
+    timeout: 30_000,
+  }); // a safety net, not under test
+  const app = await startApp({
+    secret: 'security-suite-secret-0123456789',
+    providers: [{ kind: 'verified', name: 'email', sender, rateLimit: false }],
+  });
   t.teardown(async () => {
     await app.close();
     await sender.close();
@@ -27,7 +36,9 @@ test('CR/LF, Bcc smuggling and address lists in the verified address or user are
     ['victim\r\nSubject: pwned', 'victim@example.com'],
   ];
   for (const [user, address] of bad) {
-    const res = await new Client(app.url).fetch(`/auth/email/login?user=${encodeURIComponent(user)}&address=${encodeURIComponent(address)}`);
+    const res = await new Client(app.url).fetch(
+      `/auth/email/login?user=${encodeURIComponent(user)}&address=${encodeURIComponent(address)}`,
+    );
     t.is(res.status, 400, JSON.stringify([user, address]));
     t.regex(((await res.json()) as { code: string }).code, /^bad_(request|address|user)$/);
   }

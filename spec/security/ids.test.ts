@@ -41,7 +41,7 @@ test('providerUserId hashes every raw id; keepHashed passes 40-hex ones through'
   const hex = '6e34471f84557e1713012d64a7477c71bfdac631';
   const SHA1_OF_HEX = 'ee664e4b60596b2e48af135f7a5cf14c5513cc17';
   const SHA1_OF_BOB = '48181acd22b3edaebc8a447868a7df7ce629920a';
-  t.is(sha1(hex), SHA1_OF_HEX, 'the test\'s own SHA-1 agrees with sha1sum');
+  t.is(sha1(hex), SHA1_OF_HEX, "the test's own SHA-1 agrees with sha1sum");
   t.is(providerUserId('p', hex), `p_${SHA1_OF_HEX}`, 'a 40-hex raw id is hashed like any other');
   t.is(providerUserId('p', 'bob'), `p_${SHA1_OF_BOB}`);
   t.is(providerUserId('p', hex, { keepHashed: true }), `p_${hex}`);

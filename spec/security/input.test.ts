@@ -2,14 +2,20 @@
 import test from 'ava';
 import { Client, startApp } from '../helpers/http.js';
 
-const providers = [{ kind: 'direct' as const, name: 'direct', checker: (u: string, p: string) => u === 'alice' && p === 'pw' }];
+const providers = [
+  { kind: 'direct' as const, name: 'direct', checker: (u: string, p: string) => u === 'alice' && p === 'pw' },
+];
 const secret = 'security-suite-secret-0123456789';
 
 test('an oversized login body is refused with 413 JSON, declared or streamed, and the app stays up', async (t) => {
   const app = await startApp({ secret, providers });
   t.teardown(() => app.close());
   const big = JSON.stringify({ user: 'alice', passwd: 'pw', pad: 'x'.repeat(2 * 1024 * 1024) });
-  const declared = await new Client(app.url).fetch('/auth/direct/login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: big });
+  const declared = await new Client(app.url).fetch('/auth/direct/login', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: big,
+  });
   t.is(declared.status, 413);
   t.is(((await declared.json()) as { code: string }).code, 'body_too_large');
   // Chunked: no Content-Length to trust, the cap is counted while reading.
@@ -19,9 +25,17 @@ test('an oversized login body is refused with 413 JSON, declared or streamed, an
       c.close();
     },
   });
-  const chunked = await fetch(`${app.url}/auth/direct/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: stream, duplex: 'half' } as RequestInit);
+  const chunked = await fetch(`${app.url}/auth/direct/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: stream,
+    duplex: 'half',
+  } as RequestInit);
   t.is(chunked.status, 413);
-  const ok = await new Client(app.url).fetch('/auth/direct/login', { method: 'POST', json: { user: 'alice', passwd: 'pw' } });
+  const ok = await new Client(app.url).fetch('/auth/direct/login', {
+    method: 'POST',
+    json: { user: 'alice', passwd: 'pw' },
+  });
   t.is(ok.status, 200);
 });
 
@@ -36,7 +50,11 @@ test('a __proto__ / constructor.prototype payload pollutes nothing and grants no
   const statuses: number[] = [];
   for (const body of payloads) {
     const c = new Client(app.url);
-    const res = await c.fetch('/auth/direct/login', { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    const res = await c.fetch('/auth/direct/login', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body,
+    });
     statuses.push(res.status);
     if (res.status === 200) {
       const user = (await res.json()) as Record<string, unknown>;

@@ -54,10 +54,20 @@ test('kid, jku and x5u headers are ignored: a token pointing at the attacker’s
   const attacker = await serve((req, res) => {
     fetched.push(req.url ?? '');
     res.setHeader('content-type', 'application/json');
-    res.end(JSON.stringify({ keys: [{ kty: 'oct', kid: 'attacker', k: Buffer.from('attacker-key').toString('base64url'), alg: 'HS256' }] }));
+    res.end(
+      JSON.stringify({
+        keys: [{ kty: 'oct', kid: 'attacker', k: Buffer.from('attacker-key').toString('base64url'), alg: 'HS256' }],
+      }),
+    );
   });
   t.teardown(() => attacker.close());
-  const header = { alg: 'HS256', typ: 'JWT', kid: 'attacker', jku: `${attacker.url}/jwks.json`, x5u: `${attacker.url}/x5u` };
+  const header = {
+    alg: 'HS256',
+    typ: 'JWT',
+    kid: 'attacker',
+    jku: `${attacker.url}/jwks.json`,
+    x5u: `${attacker.url}/x5u`,
+  };
   const forged = forgeToken({ ...claims, user: { ...claims.user, name: 'admin' } }, 'attacker-key', header);
   t.deepEqual(await statusWith(forged), [401, 'token_invalid']);
   const probe = await fetch(`${attacker.url}/probe`);
@@ -79,16 +89,25 @@ test('an edited payload or header under the original signature is refused, also 
   const [h, , s] = genuine.split('.');
   const edited = b64({ ...claims, user: { ...claims.user, attrs: { admin: true } } });
   t.deepEqual(await statusWith(`${h}.${edited}.${s}`), [401, 'token_invalid']);
-  t.deepEqual(await statusWith(`${b64({ alg: 'HS256', typ: 'JWT', kid: 'x' })}.${genuine.split('.')[1]}.${s}`), [401, 'token_invalid']);
+  t.deepEqual(await statusWith(`${b64({ alg: 'HS256', typ: 'JWT', kid: 'x' })}.${genuine.split('.')[1]}.${s}`), [
+    401,
+    'token_invalid',
+  ]);
   t.deepEqual(await statusWith(genuine), [201, '']);
 });
 
 test('an expired token (by header) is refused', async (t) => {
-  t.deepEqual(await statusWith(forgeToken({ ...claims, exp: Math.floor(Date.now() / 1000) - 10 }, SECRET)), [401, 'token_expired']);
+  t.deepEqual(await statusWith(forgeToken({ ...claims, exp: Math.floor(Date.now() / 1000) - 10 }, SECRET)), [
+    401,
+    'token_expired',
+  ]);
 });
 
 test('a not-yet-valid token is refused', async (t) => {
-  t.deepEqual(await statusWith(forgeToken({ ...claims, nbf: Math.floor(Date.now() / 1000) + 600 }, SECRET)), [401, 'token_not_valid_yet']);
+  t.deepEqual(await statusWith(forgeToken({ ...claims, nbf: Math.floor(Date.now() / 1000) + 600 }, SECRET)), [
+    401,
+    'token_not_valid_yet',
+  ]);
 });
 
 test('a token of another issuer is refused', async (t) => {
@@ -109,7 +128,18 @@ test('a handshake-shaped token is not a session', async (t) => {
 });
 
 test('type confusion in claims is refused, not crashed on', async (t) => {
-  for (const bad of [{ exp: '9999999999' }, { user: 'admin' }, { user: { id: 1, name: 'x' } }, { user: { ...claims.user, attrs: [1] } }, { aud: 5 }, { handshake: 'x' }]) {
-    t.deepEqual(await statusWith(forgeToken({ ...claims, ...bad }, SECRET)), [401, 'token_invalid'], JSON.stringify(bad));
+  for (const bad of [
+    { exp: '9999999999' },
+    { user: 'admin' },
+    { user: { id: 1, name: 'x' } },
+    { user: { ...claims.user, attrs: [1] } },
+    { aud: 5 },
+    { handshake: 'x' },
+  ]) {
+    t.deepEqual(
+      await statusWith(forgeToken({ ...claims, ...bad }, SECRET)),
+      [401, 'token_invalid'],
+      JSON.stringify(bad),
+    );
   }
 });

@@ -50,7 +50,12 @@ test('one rule for every provider: a POST or DELETE from another site to any log
     stateStore: memoryStateStore(),
     providers: [
       { kind: 'direct', name: 'local', checker: () => (checks++, true) },
-      { kind: 'verified', name: 'email', template: '{{.Token}}', sender: async (address: string) => void sent.push(address) },
+      {
+        kind: 'verified',
+        name: 'email',
+        template: '{{.Token}}',
+        sender: async (address: string) => void sent.push(address),
+      },
       { kind: 'passkey', rpName: 'tests' },
     ],
   });
@@ -66,9 +71,17 @@ test('one rule for every provider: a POST or DELETE from another site to any log
     ['DELETE', '/auth/passkey/AAAA'],
     ['POST', '/auth/local/logout'],
   ];
-  for (const headers of [{ origin: 'https://evil.example' }, { 'sec-fetch-site': 'cross-site' }, { referer: 'https://evil.example/x' }] as Array<Record<string, string>>) {
+  for (const headers of [
+    { origin: 'https://evil.example' },
+    { 'sec-fetch-site': 'cross-site' },
+    { referer: 'https://evil.example/x' },
+  ] as Array<Record<string, string>>) {
     for (const [method, path] of routes) {
-      const res = await new Client(app.url).fetch(path, { method, headers: { ...headers, 'content-type': 'text/plain' }, body: '{}' });
+      const res = await new Client(app.url).fetch(path, {
+        method,
+        headers: { ...headers, 'content-type': 'text/plain' },
+        body: '{}',
+      });
       const what = `${method} ${path} ${JSON.stringify(headers)}`;
       t.is(res.status, 403, what);
       t.is(((await res.json()) as { code: string }).code, 'origin_mismatch', what);
@@ -77,6 +90,9 @@ test('one rule for every provider: a POST or DELETE from another site to any log
   }
   t.is(checks, 0, 'no checker ran');
   t.deepEqual(sent, [], 'no confirmation was sent');
-  const same = await new Client(app.url).fetch('/auth/email/login?user=u&address=me@example.com', { method: 'POST', headers: { origin: new URL(app.url).origin } });
+  const same = await new Client(app.url).fetch('/auth/email/login?user=u&address=me@example.com', {
+    method: 'POST',
+    headers: { origin: new URL(app.url).origin },
+  });
   t.is(same.status, 200, 'the same requests from the site itself go through');
 });

@@ -18,7 +18,13 @@ test.before(async () => {
     providers: [
       { kind: 'from-echo', name: 'echo' },
       { name: 'github', cid: 'c', csecret: 's', ...standin.endpoints() },
-      { kind: 'verified', name: 'email', template: '{{.Token}}', sender: (_address: string, text: string) => void mailed.push(text), rateLimit: false },
+      {
+        kind: 'verified',
+        name: 'email',
+        template: '{{.Token}}',
+        sender: (_address: string, text: string) => void mailed.push(text),
+        rateLimit: false,
+      },
     ],
     allowedRedirects: ['partner.example', 'pinned.example:8443'],
   });
@@ -115,7 +121,10 @@ const withUserinfo = (base: string): string[] => {
 /** Each route that carries `from` to the shared login completion, driven to the end of its login. */
 const routes: Array<[string, (from: string) => Promise<Response>]> = [
   ['from-echo (completeLogin)', (from) => loginFrom(from)],
-  ['oauth2 login → callback', (from) => standinLogin(new Client(app.url), 'github', `from=${encodeURIComponent(from)}`)],
+  [
+    'oauth2 login → callback',
+    (from) => standinLogin(new Client(app.url), 'github', `from=${encodeURIComponent(from)}`),
+  ],
   [
     'verified: step 1 → the POST confirmation',
     async (from) => {

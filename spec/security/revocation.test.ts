@@ -103,7 +103,11 @@ test('logout ends the token: a copy of the cookie is refused at its refresh (and
   const copy = strict.copyOf(s.c);
   await s.c.fetch('/auth/local/logout');
   t.is((await strict.me(copy)).status, 401, 'the cookie copy, at once');
-  t.is((await new Client(strict.app.url).fetch('/private', { headers: { 'X-JWT': jwt } })).status, 401, 'the X-JWT copy');
+  t.is(
+    (await new Client(strict.app.url).fetch('/private', { headers: { 'X-JWT': jwt } })).status,
+    401,
+    'the X-JWT copy',
+  );
 });
 
 test('idle timeout: a cookie replayed after cookieDuration is refused, while a session in use goes on past it', async (t) => {

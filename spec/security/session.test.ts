@@ -25,7 +25,11 @@ test('XSRF: a wrong header value is refused', async (t) => {
   t.teardown(() => app.close());
   const victim = await session(app.url);
   t.is((await victim.fetch('/private', { headers: { 'X-XSRF-TOKEN': '0'.repeat(40) } })).status, 401);
-  t.is((await victim.fetch('/private', { headers: { 'X-XSRF-TOKEN': victim.jar.get('XSRF-TOKEN')!.slice(0, 39) } })).status, 401);
+  t.is(
+    (await victim.fetch('/private', { headers: { 'X-XSRF-TOKEN': victim.jar.get('XSRF-TOKEN')!.slice(0, 39) } }))
+      .status,
+    401,
+  );
 });
 
 test('XSRF: a header value taken from another session is refused', async (t) => {
@@ -61,14 +65,18 @@ test('cookie flags: Secure whenever url is https, even if secureCookies is false
   t.true(c.cookie('JWT')!.attrs.secure);
 });
 
-test('logout ends the session, not only this client\'s cookies: the token sent again afterwards is refused', async (t) => {
+test("logout ends the session, not only this client's cookies: the token sent again afterwards is refused", async (t) => {
   const clock = manualClock();
   const app = await startApp({ secret, providers, clock, strictRevocation: true });
   t.teardown(() => app.close());
   const c = await session(app.url);
   const cookie = `JWT=${c.jar.get('JWT')}`;
   const xsrf = c.xsrf();
-  t.is((await fetch(`${app.url}/private`, { headers: { cookie, ...xsrf } })).status, 201, 'the cookie works before logout');
+  t.is(
+    (await fetch(`${app.url}/private`, { headers: { cookie, ...xsrf } })).status,
+    201,
+    'the cookie works before logout',
+  );
   const out = await c.fetch('/auth/logout');
   t.is(out.status, 200);
   // The same cookie and XSRF header, sent by hand: a jar that dropped them proves nothing.

@@ -19,7 +19,16 @@ test('Apple: an id_token without exp → 403 invalid_id_token, no session; with 
   const app = await startApp({
     secret: SECRET,
     avatarStore: join(dir, 'avatars'),
-    providers: [{ kind: 'apple', clientId: CLIENT_ID, teamId: TEAM_ID, keyId: KEY_ID, privateKey: key.pem, endpoint: apple.endpoint() }],
+    providers: [
+      {
+        kind: 'apple',
+        clientId: CLIENT_ID,
+        teamId: TEAM_ID,
+        keyId: KEY_ID,
+        privateKey: key.pem,
+        endpoint: apple.endpoint(),
+      },
+    ],
   });
   t.teardown(() => app.close());
 
@@ -29,7 +38,8 @@ test('Apple: an id_token without exp → 403 invalid_id_token, no session; with 
     const page = await (await fetch(new URL(start.headers.get('location')!))).text();
     const action = /action="([^"]+)"/.exec(page)![1]!;
     const fields: Record<string, string> = {};
-    for (const m of page.matchAll(/name="(\w+)" value="([^"]*)"/g)) fields[m[1]!] = m[2]!.replace(/&#(\d+);/g, (_, d) => String.fromCharCode(Number(d)));
+    for (const m of page.matchAll(/name="(\w+)" value="([^"]*)"/g))
+      fields[m[1]!] = m[2]!.replace(/&#(\d+);/g, (_, d) => String.fromCharCode(Number(d)));
     return c.fetch(new URL(action).pathname, { method: 'POST', form: fields });
   };
 
@@ -54,7 +64,8 @@ async function scriptedIssuer(t: ExecutionContext, clock: () => number) {
   const served = await serve(async (req, res) => {
     for await (const _ of req);
     const path = new URL(req.url!, 'http://x').pathname;
-    const json = (body: unknown) => res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify(body));
+    const json = (body: unknown) =>
+      res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify(body));
     if (path === '/.well-known/openid-configuration') {
       return json({
         issuer: served.url,
@@ -67,7 +78,16 @@ async function scriptedIssuer(t: ExecutionContext, clock: () => number) {
     if (path === '/jwks') return json({ keys: [jwk] });
     if (path === '/token') {
       const now = Math.floor(clock() / 1000);
-      const claims: Record<string, unknown> = { iss: served.url, aud: 'oidc-client', sub: 'olga-sub', iat: now, exp: now + 300, nonce: script.nonce, name: 'Olga Idp', ...script.claims };
+      const claims: Record<string, unknown> = {
+        iss: served.url,
+        aud: 'oidc-client',
+        sub: 'olga-sub',
+        iat: now,
+        exp: now + 300,
+        nonce: script.nonce,
+        name: 'Olga Idp',
+        ...script.claims,
+      };
       for (const [k, v] of Object.entries(claims)) if (v === undefined) delete claims[k];
       const idToken = await new SignJWT(claims).setProtectedHeader({ alg: 'ES256', kid: 'k1' }).sign(privateKey);
       return json({ access_token: 'at', token_type: 'Bearer', id_token: idToken });
@@ -81,14 +101,20 @@ async function scriptedIssuer(t: ExecutionContext, clock: () => number) {
 test('OIDC: an id_token without exp → 403 invalid_id_token, no session; with exp the login succeeds', async (t) => {
   const clock = manualClock();
   const idp = await scriptedIssuer(t, clock);
-  const app = await startApp({ secret: SECRET, clock, providers: [{ kind: 'oidc', name: 'idp', issuer: idp.url, cid: 'oidc-client', csecret: 'x' }] });
+  const app = await startApp({
+    secret: SECRET,
+    clock,
+    providers: [{ kind: 'oidc', name: 'idp', issuer: idp.url, cid: 'oidc-client', csecret: 'x' }],
+  });
   t.teardown(() => app.close());
   const login = async (c: Client) => {
     const start = await c.fetch('/auth/idp/login');
     if (start.status !== 302) throw new Error(`login answered ${start.status}: ${await start.text()}`);
     const authorize = new URL(start.headers.get('location')!);
     idp.script.nonce = authorize.searchParams.get('nonce')!;
-    const res = await c.fetch(`/auth/idp/callback?${new URLSearchParams({ code: 'c', state: authorize.searchParams.get('state')! })}`);
+    const res = await c.fetch(
+      `/auth/idp/callback?${new URLSearchParams({ code: 'c', state: authorize.searchParams.get('state')! })}`,
+    );
     return { res, body: (await res.json()) as Record<string, unknown> };
   };
 

@@ -26,7 +26,13 @@ interface Setup {
 
 async function setup(t: ExecutionContext, extra: Partial<AuthKoaOptions> = {}): Promise<Setup> {
   const clock = manualClock();
-  const app = await startApp({ secret: SECRET, tokenDuration: `${TOKEN_DURATION_S}s`, providers: [{ kind: 'direct', name: 'direct', checker: () => true }], clock, ...extra });
+  const app = await startApp({
+    secret: SECRET,
+    tokenDuration: `${TOKEN_DURATION_S}s`,
+    providers: [{ kind: 'direct', name: 'direct', checker: () => true }],
+    clock,
+    ...extra,
+  });
   t.teardown(() => app.close());
   const c = new Client(app.url);
   const res = await c.fetch('/auth/direct/login?user=mallory&passwd=x');
@@ -63,7 +69,8 @@ function sameBytesVariants(seg: string): string[] {
   const unused = ({ 2: 4, 3: 2 } as Record<number, number>)[seg.length % 4] ?? 0;
   const last = ALPHABET.indexOf(seg.at(-1)!);
   const out: string[] = [];
-  for (let low = 1; low < 1 << unused; low++) out.push(seg.slice(0, -1) + ALPHABET[(last & ~((1 << unused) - 1)) | low]);
+  for (let low = 1; low < 1 << unused; low++)
+    out.push(seg.slice(0, -1) + ALPHABET[(last & ~((1 << unused) - 1)) | low]);
   return out;
 }
 
@@ -117,12 +124,19 @@ test('a signature re-encoded in its unused bits (same bytes, other text) is refu
   const [h, p, s] = genuine.split('.') as [string, string, string];
   const variants = sameBytesVariants(s).map((v) => `${h}.${p}.${v}`);
   t.is(variants.length, 3, 'an HS256 signature is 43 characters: 2 spare bits');
-  for (const v of variants) t.true(Buffer.from(v.split('.')[2]!, 'base64url').equals(Buffer.from(s, 'base64url')), 'same signature bytes');
+  for (const v of variants)
+    t.true(Buffer.from(v.split('.')[2]!, 'base64url').equals(Buffer.from(s, 'base64url')), 'same signature bytes');
   for (const source of SOURCES) {
     // Before and after the genuine token is in the verified-token cache.
-    for (const v of variants) t.deepEqual(await send(app, v, source, claims.jti), [401, 'token_invalid'], `${source} ${v.slice(-2)}`);
+    for (const v of variants)
+      t.deepEqual(await send(app, v, source, claims.jti), [401, 'token_invalid'], `${source} ${v.slice(-2)}`);
     t.deepEqual(await send(app, genuine, source, claims.jti), [201, ''], `genuine, ${source}`);
-    for (const v of variants) t.deepEqual(await send(app, v, source, claims.jti), [401, 'token_invalid'], `${source} ${v.slice(-2)}, genuine cached`);
+    for (const v of variants)
+      t.deepEqual(
+        await send(app, v, source, claims.jti),
+        [401, 'token_invalid'],
+        `${source} ${v.slice(-2)}, genuine cached`,
+      );
   }
 });
 
@@ -149,12 +163,25 @@ test('header and payload segments must be canonical base64url too, even when sig
     t.is(pv.length, mod === 2 ? 15 : 3);
     for (const source of SOURCES) {
       t.deepEqual(await send(app, control, source, claims.jti), [201, ''], `canonical control, ${source}`);
-      for (const v of pv) t.deepEqual(await send(app, signRaw(header, v), source, claims.jti), [401, 'token_invalid'], `payload …${v.slice(-2)}, ${source}`);
-      for (const v of hv) t.deepEqual(await send(app, signRaw(v, payload), source, claims.jti), [401, 'token_invalid'], `header …${v.slice(-2)}, ${source}`);
+      for (const v of pv)
+        t.deepEqual(
+          await send(app, signRaw(header, v), source, claims.jti),
+          [401, 'token_invalid'],
+          `payload …${v.slice(-2)}, ${source}`,
+        );
+      for (const v of hv)
+        t.deepEqual(
+          await send(app, signRaw(v, payload), source, claims.jti),
+          [401, 'token_invalid'],
+          `header …${v.slice(-2)}, ${source}`,
+        );
     }
   }
   // A lone trailing character encodes nothing: the decoder drops it, so it too is a second text of the same bytes.
   const whole = b64(sized(claims, 0));
   t.deepEqual(await send(app, signRaw(b64({ alg: 'HS256', typ: 'JWT' }), whole), 'header'), [201, ''], 'control');
-  t.deepEqual(await send(app, signRaw(b64({ alg: 'HS256', typ: 'JWT' }), `${whole}A`), 'header'), [401, 'token_invalid']);
+  t.deepEqual(await send(app, signRaw(b64({ alg: 'HS256', typ: 'JWT' }), `${whole}A`), 'header'), [
+    401,
+    'token_invalid',
+  ]);
 });

@@ -47,7 +47,13 @@ async function app(t: ExecutionContext, extra: Record<string, unknown> = {}, hel
   const a = await startApp({
     secret: SECRET,
     clock: manualClock(),
-    providers: [{ kind: 'direct', name: 'local', checker: (_user: string, passwd: string) => (passwd === 'right' ? true : (held?.check() ?? false)) }],
+    providers: [
+      {
+        kind: 'direct',
+        name: 'local',
+        checker: (_user: string, passwd: string) => (passwd === 'right' ? true : (held?.check() ?? false)),
+      },
+    ],
     ...extra,
   });
   t.teardown(() => a.close());
@@ -81,7 +87,9 @@ test(`${BURST} parallel wrong basic-auth passwords for one name reach the basicA
   t.teardown(() => a.close());
   const statuses = await Promise.all(
     Array.from({ length: BURST }, async (_, i) => {
-      const res = await fetch(`${a.url}/private`, { headers: { authorization: `Basic ${Buffer.from(`admin:guess-${i}`).toString('base64')}` } });
+      const res = await fetch(`${a.url}/private`, {
+        headers: { authorization: `Basic ${Buffer.from(`admin:guess-${i}`).toString('base64')}` },
+      });
       if (res.status === 429) held.refused();
       return res.status;
     }),
@@ -99,7 +107,12 @@ test(`${BURST} parallel wrong passwords on the local OAuth2 server's sign-in pag
     clients: [{ id: 'app', secret: 's', redirectURIs: ['http://127.0.0.1:9/cb'] }],
   });
   t.teardown(() => server.close());
-  const url = authorizeURL(server.url, { client_id: 'app', redirect_uri: 'http://127.0.0.1:9/cb', code_challenge: pkce().challenge, code_challenge_method: 'S256' });
+  const url = authorizeURL(server.url, {
+    client_id: 'app',
+    redirect_uri: 'http://127.0.0.1:9/cb',
+    code_challenge: pkce().challenge,
+    code_challenge_method: 'S256',
+  });
   // Each browser opens the page first (its session and CSRF token), then all post at once.
   const pages = await Promise.all(
     Array.from({ length: BURST }, async () => {
@@ -110,7 +123,10 @@ test(`${BURST} parallel wrong passwords on the local OAuth2 server's sign-in pag
   );
   const statuses = await Promise.all(
     pages.map(async ({ browser, f }, i) => {
-      const res = await browser.fetch(new URL(f.action, url).href, { method: 'POST', form: { username: 'alice', password: `guess-${i}`, csrf_token: f.csrf } });
+      const res = await browser.fetch(new URL(f.action, url).href, {
+        method: 'POST',
+        form: { username: 'alice', password: `guess-${i}`, csrf_token: f.csrf },
+      });
       if (res.status === 429) held.refused();
       return res.status;
     }),
@@ -123,7 +139,16 @@ test('the throttle itself, on a store with only compare-and-set (no hit()): of 1
   const clock = manualClock();
   const mem = memoryStateStore({ clock });
   // Only the StateStore core: what a third-party store registered by scheme offers.
-  const casOnly = { create: mem.create, get: mem.get, replace: mem.replace, take: mem.take, remove: mem.remove, sweep: mem.sweep, markUsed: mem.markUsed, close: mem.close };
+  const casOnly = {
+    create: mem.create,
+    get: mem.get,
+    replace: mem.replace,
+    take: mem.take,
+    remove: mem.remove,
+    sweep: mem.sweep,
+    markUsed: mem.markUsed,
+    close: mem.close,
+  };
   const throttle = credentialThrottle(casOnly, throttlePolicy(undefined)!, 'p', clock);
   const attempts = await Promise.all(Array.from({ length: BURST }, () => throttle.attempt('alice', '203.0.113.9')));
   t.is(attempts.filter((a) => a.wait === undefined).length, 5);
@@ -154,7 +179,11 @@ test('a checker that throws gives its reservation back; a success forgets the fa
   for (let i = 0; i < 4; i++) await (await throttle.attempt('bob', '203.0.113.9')).failed();
   await (await throttle.attempt('bob', '203.0.113.9')).succeeded();
   for (let i = 0; i < 4; i++) await (await throttle.attempt('bob', '203.0.113.9')).failed();
-  t.is((await throttle.attempt('bob', '203.0.113.9')).wait, undefined, 'the 5th after the success is reserved: the success forgot the four before it');
+  t.is(
+    (await throttle.attempt('bob', '203.0.113.9')).wait,
+    undefined,
+    'the 5th after the success is reserved: the success forgot the four before it',
+  );
   t.not((await throttle.attempt('bob', '203.0.113.9')).wait, undefined, 'and the 6th is refused');
 });
 
@@ -164,14 +193,19 @@ test("one guesser cannot lock the owner out: a name locked for the guesser's add
   const a = await app(t);
   a.app.proxy = true;
   const guesser = new Client(a.url);
-  const login = (c: Client, ip: string, passwd: string) => c.fetch('/auth/local/login', { method: 'POST', form: { user: 'alice', passwd }, headers: from(ip) });
+  const login = (c: Client, ip: string, passwd: string) =>
+    c.fetch('/auth/local/login', { method: 'POST', form: { user: 'alice', passwd }, headers: from(ip) });
   const statuses: number[] = [];
   for (let i = 0; i < 8; i++) {
     statuses.push((await login(guesser, '203.0.113.66', `wrong-${i}`)).status);
   }
   t.deepEqual(statuses, [403, 403, 403, 403, 403, 429, 429, 429]);
   t.is((await login(new Client(a.url), '198.51.100.7', 'right')).status, 200, 'the owner, elsewhere, logs in');
-  t.is((await login(guesser, '203.0.113.66', 'right')).status, 429, 'the guesser stays locked out, right password or not');
+  t.is(
+    (await login(guesser, '203.0.113.66', 'right')).status,
+    429,
+    'the guesser stays locked out, right password or not',
+  );
 });
 
 test('a name failed from many addresses is locked out for everyone at perUserTotal (50 by default)', async (t) => {
@@ -179,23 +213,38 @@ test('a name failed from many addresses is locked out for everyone at perUserTot
   a.app.proxy = true;
   const c = new Client(a.url);
   for (let i = 0; i < 10; i++) {
-    const res = await c.fetch('/auth/local/login', { method: 'POST', form: { user: 'carol', passwd: 'wrong' }, headers: from(`203.0.113.${i + 1}`) });
+    const res = await c.fetch('/auth/local/login', {
+      method: 'POST',
+      form: { user: 'carol', passwd: 'wrong' },
+      headers: from(`203.0.113.${i + 1}`),
+    });
     t.is(res.status, 403, `address ${i + 1}`);
   }
-  const owner = await c.fetch('/auth/local/login', { method: 'POST', form: { user: 'carol', passwd: 'right' }, headers: from('198.51.100.7') });
+  const owner = await c.fetch('/auth/local/login', {
+    method: 'POST',
+    form: { user: 'carol', passwd: 'right' },
+    headers: from('198.51.100.7'),
+  });
   t.is(owner.status, 429, 'the ceiling for the name holds across addresses');
-  t.throws(() => throttlePolicy({ perUser: 10, perUserTotal: 5 }), { message: 'authKoa: loginThrottle.perUserTotal must not be lower than perUser' });
+  t.throws(() => throttlePolicy({ perUser: 10, perUserTotal: 5 }), {
+    message: 'authKoa: loginThrottle.perUserTotal must not be lower than perUser',
+  });
 });
 
 test('every address of one IPv6 /64 counts as one client; another /64 is another client', async (t) => {
   const a = await app(t);
   a.app.proxy = true;
   const c = new Client(a.url);
-  const login = (ip: string, passwd = 'wrong') => c.fetch('/auth/local/login', { method: 'POST', form: { user: 'dave', passwd }, headers: from(ip) });
+  const login = (ip: string, passwd = 'wrong') =>
+    c.fetch('/auth/local/login', { method: 'POST', form: { user: 'dave', passwd }, headers: from(ip) });
   for (let i = 1; i <= 5; i++) {
     t.is((await login(`2001:db8:1:2::${i.toString(16)}`)).status, 403);
   }
-  t.is((await login('2001:db8:1:2:ffff:ffff:ffff:ffff')).status, 429, 'a new address in the same /64 is the same client');
+  t.is(
+    (await login('2001:db8:1:2:ffff:ffff:ffff:ffff')).status,
+    429,
+    'a new address in the same /64 is the same client',
+  );
   t.is((await login('2001:db8:1:3::1', 'right')).status, 200, 'the next /64 is not');
 });
 
@@ -203,9 +252,18 @@ test('a 600-character X-Forwarded-For under app.proxy is one untrusted client, n
   const a = await app(t);
   a.app.proxy = true;
   const c = new Client(a.url);
-  const res = await c.fetch('/auth/local/login', { method: 'POST', form: { user: 'erin', passwd: 'right' }, headers: from('9'.repeat(600)) });
+  const res = await c.fetch('/auth/local/login', {
+    method: 'POST',
+    form: { user: 'erin', passwd: 'right' },
+    headers: from('9'.repeat(600)),
+  });
   t.is(res.status, 200);
-  const basic = await fetch(`${a.url}/private`, { headers: { ...from(`${'a'.repeat(600)}, 10.0.0.1`), authorization: `Basic ${Buffer.from('x:y').toString('base64')}` } });
+  const basic = await fetch(`${a.url}/private`, {
+    headers: {
+      ...from(`${'a'.repeat(600)}, 10.0.0.1`),
+      authorization: `Basic ${Buffer.from('x:y').toString('base64')}`,
+    },
+  });
   t.true(basic.status < 500, String(basic.status));
   t.regex(basic.headers.get('content-type') ?? '', /json/);
 });
@@ -218,5 +276,6 @@ test('clientKey: IPv4 as is, IPv4-mapped as IPv4, IPv6 by its /64 however writte
   t.is(clientKey('2001:db8:a:b:c:d:e:f'), '2001:db8:a:b::/64');
   t.is(clientKey('fe80::1%eth0'), 'fe80:0:0:0::/64');
   t.is(clientKey('::1'), '0:0:0:0::/64');
-  for (const bad of ['', 'x'.repeat(600), 'not-an-ip', '1.2.3.4.5', '300.1.1.1', '::ffff:999.1.1.1']) t.is(clientKey(bad), 'invalid', bad);
+  for (const bad of ['', 'x'.repeat(600), 'not-an-ip', '1.2.3.4.5', '300.1.1.1', '::ffff:999.1.1.1'])
+    t.is(clientKey(bad), 'invalid', bad);
 });

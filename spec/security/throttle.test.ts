@@ -29,7 +29,8 @@ async function rig(t: ExecutionContext, extra: Record<string, unknown> = {}) {
   });
   t.teardown(() => app.close());
   const client = new Client(app.url);
-  const login = (user: string, passwd: string) => client.fetch('/auth/local/login', { method: 'POST', form: { user, passwd } });
+  const login = (user: string, passwd: string) =>
+    client.fetch('/auth/local/login', { method: 'POST', form: { user, passwd } });
   return { clock, calls, client, login };
 }
 
@@ -111,22 +112,46 @@ test('loginThrottle tunes the limits, false turns it off; bad values are TypeErr
   for (let i = 0; i < 60; i++) t.is((await off.login('erin', 'x')).status, 403);
   t.is(off.calls.length, 60);
 
-  const base = { secret: SECRET, url: 'http://127.0.0.1:1', providers: [{ kind: 'direct' as const, name: 'l', checker: () => true }] };
-  t.throws(() => authKoa({ ...base, loginThrottle: { perUser: 0 } }), { instanceOf: TypeError, message: 'authKoa: loginThrottle.perUser must be a positive integer' });
-  t.throws(() => authKoa({ ...base, loginThrottle: { lockout: 'soon' } as never }), { instanceOf: TypeError, message: /^authKoa: loginThrottle\.lockout/ });
-  t.throws(() => authKoa({ ...base, loginThrottle: { lockout: '1h', maxLockout: '1m' } }), { instanceOf: TypeError, message: /maxLockout must not be shorter than lockout/ });
-  t.throws(() => authKoa({ ...base, loginThrottle: true as never }), { instanceOf: TypeError, message: /^authKoa: loginThrottle must be false or/ });
+  const base = {
+    secret: SECRET,
+    url: 'http://127.0.0.1:1',
+    providers: [{ kind: 'direct' as const, name: 'l', checker: () => true }],
+  };
+  t.throws(() => authKoa({ ...base, loginThrottle: { perUser: 0 } }), {
+    instanceOf: TypeError,
+    message: 'authKoa: loginThrottle.perUser must be a positive integer',
+  });
+  t.throws(() => authKoa({ ...base, loginThrottle: { lockout: 'soon' } as never }), {
+    instanceOf: TypeError,
+    message: /^authKoa: loginThrottle\.lockout/,
+  });
+  t.throws(() => authKoa({ ...base, loginThrottle: { lockout: '1h', maxLockout: '1m' } }), {
+    instanceOf: TypeError,
+    message: /maxLockout must not be shorter than lockout/,
+  });
+  t.throws(() => authKoa({ ...base, loginThrottle: true as never }), {
+    instanceOf: TypeError,
+    message: /^authKoa: loginThrottle must be false or/,
+  });
 });
 
-const basic = (user: string, passwd: string) => ({ authorization: `Basic ${Buffer.from(`${user}:${passwd}`).toString('base64')}` });
+const basic = (user: string, passwd: string) => ({
+  authorization: `Basic ${Buffer.from(`${user}:${passwd}`).toString('base64')}`,
+});
 
 test('basic auth (adminPasswd): 5 wrong passwords, then 429 JSON with Retry-After and no compare, until the lock-out ends', async (t) => {
   const clock = manualClock();
-  const app = await startApp({ secret: SECRET, clock, adminPasswd: 'correct horse', providers: [{ kind: 'direct', name: 'local', checker: () => false }] });
+  const app = await startApp({
+    secret: SECRET,
+    clock,
+    adminPasswd: 'correct horse',
+    providers: [{ kind: 'direct', name: 'local', checker: () => false }],
+  });
   t.teardown(() => app.close());
   const c = new Client(app.url);
   const statuses: number[] = [];
-  for (let i = 0; i < 7; i++) statuses.push((await c.fetch('/admin', { headers: basic('admin', `guess-${i}`) })).status);
+  for (let i = 0; i < 7; i++)
+    statuses.push((await c.fetch('/admin', { headers: basic('admin', `guess-${i}`) })).status);
   t.deepEqual(statuses, [401, 401, 401, 401, 401, 429, 429]);
   const locked = await c.fetch('/admin', { headers: basic('admin', 'correct horse') });
   t.is(locked.status, 429, 'the right password waits out the lock-out too');
@@ -165,7 +190,11 @@ test('basicAuthChecker: only ok === true admits; a refusal counts toward the loc
     t.is(((await res.json()) as { code: string }).code, 'basic_auth_failed', name);
   }
   for (let i = 0; i < 4; i++) t.is((await c.fetch('/private', { headers: basic('one', 'x') })).status, 401);
-  t.is((await c.fetch('/private', { headers: basic('one', 'x') })).status, 429, "'one' was refused 5 times: locked out");
+  t.is(
+    (await c.fetch('/private', { headers: basic('one', 'x') })).status,
+    429,
+    "'one' was refused 5 times: locked out",
+  );
   for (let i = 0; i < 8; i++) t.is((await c.fetch('/private', { headers: basic('broken', 'x') })).status, 401);
   t.is(throws, 8, 'a failing checker is not a failed attempt: never locked out');
 });

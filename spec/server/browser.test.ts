@@ -20,7 +20,10 @@ test('real Chromium signs in through the login page by its labels and lands on t
   const page = await browser.newPage();
   const errors: string[] = [];
   // favicon 404s aside, a CSP refusal (e.g. form-action blocking the redirect chain) would show here.
-  page.on('console', (m) => m.type() === 'error' && /Content Security Policy|Refused/i.test(m.text()) && errors.push(m.text()));
+  page.on(
+    'console',
+    (m) => m.type() === 'error' && /Content Security Policy|Refused/i.test(m.text()) && errors.push(m.text()),
+  );
 
   await page.goto(`${app.url}/auth/server/login?from=/welcome`);
   t.is(await page.getByRole('heading', { level: 1 }).textContent(), 'Sign in');

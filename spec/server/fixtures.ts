@@ -6,7 +6,8 @@ export const SECRET = 'server-test-secret-0123456789abcdef';
 
 /** The users the test checker knows: alice gets a profile, bob is accepted with `true`. */
 export async function checker(user: string, passwd: string) {
-  if (user === 'alice' && passwd === 'wonderland') return { id: 'alice', name: 'Alice Liddell', email: 'alice@example.test' };
+  if (user === 'alice' && passwd === 'wonderland')
+    return { id: 'alice', name: 'Alice Liddell', email: 'alice@example.test' };
   return user === 'bob' && passwd === 'builder';
 }
 
@@ -24,7 +25,13 @@ export function form(html: string): { action: string; csrf: string } {
 }
 
 /** Opens the login page in `browser` and posts the credentials; returns the page and the post's response. */
-export async function submitLogin(browser: Client, authorizeURL: string, username: string, password: string, csrf?: string) {
+export async function submitLogin(
+  browser: Client,
+  authorizeURL: string,
+  username: string,
+  password: string,
+  csrf?: string,
+) {
   const page = await browser.fetch(authorizeURL);
   if (page.status !== 200) throw new Error(`authorize answered ${page.status}: ${await page.text()}`);
   const f = form(await page.text());
@@ -58,7 +65,11 @@ export function authorizeURL(base: string, q: Record<string, string>): string {
 }
 
 /** Exchanges a code at the token endpoint with client credentials in HTTP Basic. */
-export function exchange(base: string, client: { id: string; secret: string }, body: Record<string, string>): Promise<Response> {
+export function exchange(
+  base: string,
+  client: { id: string; secret: string },
+  body: Record<string, string>,
+): Promise<Response> {
   return fetch(`${base}/access_token`, {
     method: 'POST',
     headers: { Authorization: `Basic ${Buffer.from(`${client.id}:${client.secret}`).toString('base64')}` },

@@ -39,7 +39,10 @@ test('full login through the login page: form post, session, redirect, token exc
   t.is(session!.attrs.samesite, 'lax');
 
   const f = form(html);
-  const post = await browser.fetch(new URL(f.action, authorize).href, { method: 'POST', form: { username: 'alice', password: 'wonderland', csrf_token: f.csrf } });
+  const post = await browser.fetch(new URL(f.action, authorize).href, {
+    method: 'POST',
+    form: { username: 'alice', password: 'wonderland', csrf_token: f.csrf },
+  });
   t.is(post.status, 303, 'post/redirect/get');
   t.not(browser.jar.get('authkoa-oauth2.sid'), session!.value, 'a new session id at sign-in');
   const back = await browser.fetch(new URL(post.headers.get('location')!, authorize).href);
@@ -101,7 +104,10 @@ test('wrong password shows the form again with an error and no redirect', async 
   t.notRegex(html, /looking-glass/, 'the password is never echoed');
   // The form shown again works.
   const f = form(html);
-  const ok = await browser.fetch(new URL(f.action, authorize).href, { method: 'POST', form: { username: 'alice', password: 'wonderland', csrf_token: f.csrf } });
+  const ok = await browser.fetch(new URL(f.action, authorize).href, {
+    method: 'POST',
+    form: { username: 'alice', password: 'wonderland', csrf_token: f.csrf },
+  });
   t.is(ok.status, 303);
 });
 
@@ -155,11 +161,25 @@ test('a standalone server consumed as kind oauth2', async (t) => {
   let handler: http.RequestListener = (_req, res) => void res.writeHead(503).end();
   const served = await serve((req, res) => handler(req, res));
   t.teardown(() => served.close());
-  const server = await startOAuth2Server({ url: 'http://127.0.0.1:0', checker, clients: [{ id: 'shop', secret: 'shop-secret', redirectURIs: [`${served.url}/auth/corp/callback`] }] });
+  const server = await startOAuth2Server({
+    url: 'http://127.0.0.1:0',
+    checker,
+    clients: [{ id: 'shop', secret: 'shop-secret', redirectURIs: [`${served.url}/auth/corp/callback`] }],
+  });
   t.teardown(() => server.close());
   const { authURL, tokenURL, infoURL } = server.endpoints();
   const auth = authKoa({
-    ...options([{ kind: 'oauth2', name: 'corp', cid: 'shop', csecret: 'shop-secret', endpoint: { authURL, tokenURL }, infoURL, mapUser: (d: any) => ({ id: d.id, name: d.name }) }]),
+    ...options([
+      {
+        kind: 'oauth2',
+        name: 'corp',
+        cid: 'shop',
+        csecret: 'shop-secret',
+        endpoint: { authURL, tokenURL },
+        infoURL,
+        mapUser: (d: any) => ({ id: d.id, name: d.name }),
+      },
+    ]),
     url: served.url,
   });
   const contract = contractRecorder(auth);
@@ -181,13 +201,21 @@ test('a standalone server consumed as kind oauth2', async (t) => {
 });
 
 test('bad kind server options fail start-up (auth.ready) naming the option', async (t) => {
-  const make = (entry: Record<string, unknown>) => () => authKoa({ ...options([{ kind: 'server', url: 'http://127.0.0.1:0', checker, ...entry }]), url: 'http://127.0.0.1:1' }).ready;
+  const make = (entry: Record<string, unknown>) => () =>
+    authKoa({
+      ...options([{ kind: 'server', url: 'http://127.0.0.1:0', checker, ...entry }]),
+      url: 'http://127.0.0.1:1',
+    }).ready;
   await t.throwsAsync(make({ checker: undefined }), { message: /providers\[0\] \(server\): checker/ });
-  await t.throwsAsync(make({ url: 'http://127.0.0.1' }), { message: /providers\[0\] \(server\): url must include a port/ });
+  await t.throwsAsync(make({ url: 'http://127.0.0.1' }), {
+    message: /providers\[0\] \(server\): url must include a port/,
+  });
   await t.throwsAsync(make({ url: 'ftp://127.0.0.1:21' }), { message: /url must be an absolute http\(s\) URL/ });
   await t.throwsAsync(make({ withLoginPage: false }), { message: /withLoginPage is false and no loginPageHandler/ });
   await t.throwsAsync(make({ codeTTL: 'soon' }), { message: /codeTTL must be/ });
-  await t.throwsAsync(make({ clients: [{ id: 'x', redirectURIs: ['/relative'] }] }), { message: /clients\[0\]\.redirectURIs/ });
+  await t.throwsAsync(make({ clients: [{ id: 'x', redirectURIs: ['/relative'] }] }), {
+    message: /clients\[0\]\.redirectURIs/,
+  });
 });
 
 test('localhost binds 127.0.0.1; close() stops the server', async (t) => {

@@ -54,11 +54,18 @@ test('a confidential client runs the code flow with PKCE and nonce; openid-clien
   // Signed with the service's current key: its kid, verifiable through the service's own JWKS URL.
   const service = (await (await fetch(`${app.url}/auth/.well-known/jwks.json`)).json()) as { keys: { kid: string }[] };
   t.is(decodeProtectedHeader(tokens.id_token!).kid, service.keys[0]!.kid);
-  const verified = await jwtVerify(tokens.id_token!, createRemoteJWKSet(new URL(`${app.url}/auth/.well-known/jwks.json`)), { issuer: serverURL, audience: 'rp' });
+  const verified = await jwtVerify(
+    tokens.id_token!,
+    createRemoteJWKSet(new URL(`${app.url}/auth/.well-known/jwks.json`)),
+    { issuer: serverURL, audience: 'rp' },
+  );
   t.is(verified.payload.sub, 'alice');
 
   const info = await oidc.fetchUserInfo(config, tokens.access_token, claims.sub);
-  t.deepEqual({ ...info }, { sub: 'alice', name: 'Alice Liddell', picture: `${serverURL}/avatar?user=alice`, email: 'alice@example.test' });
+  t.deepEqual(
+    { ...info },
+    { sub: 'alice', name: 'Alice Liddell', picture: `${serverURL}/avatar?user=alice`, email: 'alice@example.test' },
+  );
 });
 
 test('a public client (no secret, auth method none) runs the same flow', async (t) => {
@@ -70,11 +77,19 @@ test('a public client (no secret, auth method none) runs the same flow', async (
   t.is(claims.sub, 'bob');
   t.is(claims.name, 'bob', 'a checker answering true: the name is the id');
   t.false('email' in claims);
-  t.deepEqual({ ...(await oidc.fetchUserInfo(config, tokens.access_token, 'bob')) }, { sub: 'bob', name: 'bob', picture: `${serverURL}/avatar?user=bob` });
+  t.deepEqual(
+    { ...(await oidc.fetchUserInfo(config, tokens.access_token, 'bob')) },
+    { sub: 'bob', name: 'bob', picture: `${serverURL}/avatar?user=bob` },
+  );
 });
 
 test('a standalone server given signing keys (ES256) is an OpenID provider too', async (t) => {
-  const server = await startOAuth2Server({ url: 'http://127.0.0.1:0', checker, clients: [SPA], signing: { alg: 'ES256', key: pemKey('ES256') } });
+  const server = await startOAuth2Server({
+    url: 'http://127.0.0.1:0',
+    checker,
+    clients: [SPA],
+    signing: { alg: 'ES256', key: pemKey('ES256') },
+  });
   t.teardown(() => server.close());
   const config = await relyingParty(server.url, SPA);
   t.deepEqual(config.serverMetadata().id_token_signing_alg_values_supported, ['ES256']);
@@ -90,7 +105,19 @@ test('a second authkoa app logs in with kind oidc against the local server', asy
   t.teardown(() => shop.close());
   const shopClient = { id: 'shop', secret: 'shop-secret', redirectURIs: [`${shop.url}/auth/corp/callback`] };
   const { serverURL } = await startProvider(t, {}, { clients: [shopClient] });
-  const auth = authKoa({ ...options([{ kind: 'oidc', name: 'corp', issuer: serverURL, cid: 'shop', csecret: 'shop-secret', scopes: ['openid', 'profile', 'email'] }]), url: shop.url });
+  const auth = authKoa({
+    ...options([
+      {
+        kind: 'oidc',
+        name: 'corp',
+        issuer: serverURL,
+        cid: 'shop',
+        csecret: 'shop-secret',
+        scopes: ['openid', 'profile', 'email'],
+      },
+    ]),
+    url: shop.url,
+  });
   const contract = contractRecorder(auth);
   t.teardown(() => contract.closed(() => auth.close()));
   const app = new Koa();
@@ -124,7 +151,9 @@ test('an id_token is no session token: the app that signed it and authkoa/verify
   const jwks = `${app.url}/auth/.well-known/jwks.json`;
   await t.throwsAsync(verifier({ jwks }).verify(tokens.id_token!), { message: 'wrong issuer' });
   // Even a resource server told to trust the server's issuer finds no user in it.
-  await t.throwsAsync(verifier({ jwks, issuer: serverURL }).verify(tokens.id_token!), { message: 'not a session token' });
+  await t.throwsAsync(verifier({ jwks, issuer: serverURL }).verify(tokens.id_token!), {
+    message: 'not a session token',
+  });
 });
 
 test('the app signs in through its own server as before while the server is an OpenID provider (the callback carries iss)', async (t) => {
@@ -135,5 +164,8 @@ test('the app signs in through its own server as before while the server is an O
   t.is(callback.searchParams.get('iss'), serverURL);
   t.is((await c.fetch(callback.pathname + callback.search)).status, 303);
   t.is(decodeProtectedHeader(c.jar.get('JWT')!).alg, 'EdDSA', 'the session is signed with the service key');
-  t.is(((await (await c.fetch('/private', { headers: c.xsrf() })).json()) as { user: { id: string } }).user.id, 'alice');
+  t.is(
+    ((await (await c.fetch('/private', { headers: c.xsrf() })).json()) as { user: { id: string } }).user.id,
+    'alice',
+  );
 });

@@ -15,10 +15,23 @@ function authorizeAnswer(serverURL: string, q: Record<string, string>): Promise<
 /** Signs `browser` in (or finds it signed in) with `q` as the request and exchanges the code as the RP; the token answer and the callback. */
 async function codeFlow(serverURL: string, browser: Client, q: Record<string, string>) {
   const p = pkce();
-  const url = authorizeURL(serverURL, { client_id: RP.id, redirect_uri: RP_REDIRECT, code_challenge: p.challenge, code_challenge_method: 'S256', ...q });
+  const url = authorizeURL(serverURL, {
+    client_id: RP.id,
+    redirect_uri: RP_REDIRECT,
+    code_challenge: p.challenge,
+    code_challenge_method: 'S256',
+    ...q,
+  });
   const remembered = await browser.fetch(url);
-  const callback = remembered.status === 302 ? new URL(remembered.headers.get('location')!) : await signIn(browser, url, 'alice', 'wonderland');
-  const res = await exchange(serverURL, RP, { code: callback.searchParams.get('code')!, redirect_uri: RP_REDIRECT, code_verifier: p.verifier });
+  const callback =
+    remembered.status === 302
+      ? new URL(remembered.headers.get('location')!)
+      : await signIn(browser, url, 'alice', 'wonderland');
+  const res = await exchange(serverURL, RP, {
+    code: callback.searchParams.get('code')!,
+    redirect_uri: RP_REDIRECT,
+    code_verifier: p.verifier,
+  });
   return { callback, token: (await res.json()) as Record<string, string> };
 }
 
@@ -32,30 +45,72 @@ test('a public client must send an S256 challenge even where requirePKCE is fals
     return back.searchParams.get('error');
   };
   const { challenge, verifier } = pkce();
-  t.is(await errorOf(await authorizeAnswer(serverURL, { client_id: SPA.id })), 'invalid_request', 'public client, no PKCE');
-  t.is(await errorOf(await authorizeAnswer(serverURL, { client_id: SPA.id, code_challenge: verifier, code_challenge_method: 'plain' })), 'invalid_request', 'public client, plain');
-  t.is(await errorOf(await authorizeAnswer(serverURL, { client_id: RP.id, code_challenge: verifier, code_challenge_method: 'plain' })), 'invalid_request', 'confidential client, plain');
-  t.is(await errorOf(await authorizeAnswer(serverURL, { client_id: SPA.id, code_challenge: challenge })), 'invalid_request', 'no method means plain (RFC 7636 §4.3)');
-  t.is((await authorizeAnswer(serverURL, { client_id: RP.id })).status, 200, 'the confidential client may go without PKCE here: the login page');
-  t.is((await authorizeAnswer(serverURL, { client_id: SPA.id, code_challenge: challenge, code_challenge_method: 'S256' })).status, 200);
+  t.is(
+    await errorOf(await authorizeAnswer(serverURL, { client_id: SPA.id })),
+    'invalid_request',
+    'public client, no PKCE',
+  );
+  t.is(
+    await errorOf(
+      await authorizeAnswer(serverURL, { client_id: SPA.id, code_challenge: verifier, code_challenge_method: 'plain' }),
+    ),
+    'invalid_request',
+    'public client, plain',
+  );
+  t.is(
+    await errorOf(
+      await authorizeAnswer(serverURL, { client_id: RP.id, code_challenge: verifier, code_challenge_method: 'plain' }),
+    ),
+    'invalid_request',
+    'confidential client, plain',
+  );
+  t.is(
+    await errorOf(await authorizeAnswer(serverURL, { client_id: SPA.id, code_challenge: challenge })),
+    'invalid_request',
+    'no method means plain (RFC 7636 §4.3)',
+  );
+  t.is(
+    (await authorizeAnswer(serverURL, { client_id: RP.id })).status,
+    200,
+    'the confidential client may go without PKCE here: the login page',
+  );
+  t.is(
+    (await authorizeAnswer(serverURL, { client_id: SPA.id, code_challenge: challenge, code_challenge_method: 'S256' }))
+      .status,
+    200,
+  );
 });
 
 test('a redirect URI differing by a trailing slash or case is refused: 400, never redirected to', async (t) => {
   const { serverURL } = await startProvider(t);
   const { challenge } = pkce();
   for (const redirect of [`${RP_REDIRECT}/`, 'http://127.0.0.1:9/CB', 'HTTP://127.0.0.1:9/cb', `${RP_REDIRECT}?`]) {
-    const res = await authorizeAnswer(serverURL, { client_id: RP.id, redirect_uri: redirect, code_challenge: challenge, code_challenge_method: 'S256' });
+    const res = await authorizeAnswer(serverURL, {
+      client_id: RP.id,
+      redirect_uri: redirect,
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+    });
     t.is(res.status, 400, redirect);
     t.is(res.headers.get('location'), null);
   }
-  t.is((await authorizeAnswer(serverURL, { client_id: RP.id, code_challenge: challenge, code_challenge_method: 'S256' })).status, 200, 'the registered one, exactly');
+  t.is(
+    (await authorizeAnswer(serverURL, { client_id: RP.id, code_challenge: challenge, code_challenge_method: 'S256' }))
+      .status,
+    200,
+    'the registered one, exactly',
+  );
 });
 
 test('a code used twice → invalid_grant, and the access token issued for it is revoked', async (t) => {
   const { serverURL } = await startProvider(t);
   const config = await relyingParty(serverURL, RP);
   const { login, callback, tokens } = await rpSignIn(config, serverURL);
-  const again = oidc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: login.verifier, expectedNonce: login.nonce, expectedState: login.state });
+  const again = oidc.authorizationCodeGrant(config, callback, {
+    pkceCodeVerifier: login.verifier,
+    expectedNonce: login.nonce,
+    expectedState: login.state,
+  });
   const err = await t.throwsAsync(again);
   t.is((err as unknown as { error: string }).error, 'invalid_grant');
   const info = await fetch(`${serverURL}/userinfo`, { headers: { Authorization: `Bearer ${tokens.access_token}` } });
@@ -72,13 +127,19 @@ test('the id_token verifies against the published key set and fails against anot
   const kid = decodeProtectedHeader(tokens.id_token!).kid;
   const other = generateKeyPairSync('ed25519').publicKey.export({ format: 'jwk' });
   const forged = createLocalJWKSet({ keys: [{ ...other, kid, alg: 'EdDSA', use: 'sig' }] });
-  await t.throwsAsync(jwtVerify(tokens.id_token!, forged, rules), { instanceOf: joseErrors.JWSSignatureVerificationFailed });
+  await t.throwsAsync(jwtVerify(tokens.id_token!, forged, rules), {
+    instanceOf: joseErrors.JWSSignatureVerificationFailed,
+  });
 });
 
 test('without signing keys the server stays a plain OAuth2 server: no discovery, key set, userinfo, id_token or iss', async (t) => {
   const { serverURL } = await startProvider(t, { signing: undefined });
-  for (const path of ['/.well-known/openid-configuration', '/.well-known/jwks.json', '/userinfo']) t.is((await fetch(serverURL + path)).status, 404, path);
-  const { callback, token } = await codeFlow(serverURL, new Client(serverURL), { scope: 'openid profile', nonce: 'n-1' });
+  for (const path of ['/.well-known/openid-configuration', '/.well-known/jwks.json', '/userinfo'])
+    t.is((await fetch(serverURL + path)).status, 404, path);
+  const { callback, token } = await codeFlow(serverURL, new Client(serverURL), {
+    scope: 'openid profile',
+    nonce: 'n-1',
+  });
   t.is(callback.searchParams.get('iss'), null);
   t.truthy(token.access_token);
   t.false('id_token' in token);
@@ -111,8 +172,18 @@ test('auth_time is when the user signed in, kept while the server remembers them
 });
 
 test('bad signing options of a standalone server are refused naming the option', async (t) => {
-  const start = (signing: unknown) => startOAuth2Server({ url: 'http://127.0.0.1:0', checker, signing: signing as never });
-  await t.throwsAsync(start({ sign: async () => 'x', keySet: () => ({ keys: [] }) }), { instanceOf: TypeError, message: /signing: a signer needs alg/ });
-  await t.throwsAsync(start({ alg: 'EdDSA', key: 'not a key' }), { instanceOf: TypeError, message: /signing\.key must be a PEM key/ });
-  await t.throwsAsync(start({ alg: 'ES256', key: pemKey('EdDSA') }), { instanceOf: TypeError, message: /signing\.key is a key for EdDSA, not ES256/ });
+  const start = (signing: unknown) =>
+    startOAuth2Server({ url: 'http://127.0.0.1:0', checker, signing: signing as never });
+  await t.throwsAsync(start({ sign: async () => 'x', keySet: () => ({ keys: [] }) }), {
+    instanceOf: TypeError,
+    message: /signing: a signer needs alg/,
+  });
+  await t.throwsAsync(start({ alg: 'EdDSA', key: 'not a key' }), {
+    instanceOf: TypeError,
+    message: /signing\.key must be a PEM key/,
+  });
+  await t.throwsAsync(start({ alg: 'ES256', key: pemKey('EdDSA') }), {
+    instanceOf: TypeError,
+    message: /signing\.key is a key for EdDSA, not ES256/,
+  });
 });

@@ -27,7 +27,11 @@ export function pemKey(alg: 'EdDSA' | 'ES256' = 'EdDSA'): string {
  * Starts the app (service `signing` from `service`, the server entry's options from `entry`) and
  * returns it with its local server's URL, read from where the app's own login sends the browser.
  */
-export async function startProvider(t: Teardown, service: Partial<AuthKoaOptions> = {}, entry: Record<string, unknown> = {}): Promise<{ app: TestApp; serverURL: string }> {
+export async function startProvider(
+  t: Teardown,
+  service: Partial<AuthKoaOptions> = {},
+  entry: Record<string, unknown> = {},
+): Promise<{ app: TestApp; serverURL: string }> {
   const providers = [{ kind: 'server', url: 'http://127.0.0.1:0', checker, clients: [RP, SPA], ...entry }];
   const app = await startApp(options(providers, { signing: { alg: 'EdDSA', key: pemKey() }, ...service }));
   t.teardown(() => app.close());
@@ -39,7 +43,9 @@ export async function startProvider(t: Teardown, service: Partial<AuthKoaOptions
 /** openid-client's configuration from discovery: client_secret_post for a confidential client, `none` for a public one. */
 export function relyingParty(serverURL: string, client: { id: string; secret?: string }): Promise<oidc.Configuration> {
   const insecure = { execute: [oidc.allowInsecureRequests] };
-  return client.secret ? oidc.discovery(new URL(serverURL), client.id, client.secret, undefined, insecure) : oidc.discovery(new URL(serverURL), client.id, undefined, oidc.None(), insecure);
+  return client.secret
+    ? oidc.discovery(new URL(serverURL), client.id, client.secret, undefined, insecure)
+    : oidc.discovery(new URL(serverURL), client.id, undefined, oidc.None(), insecure);
 }
 
 /** What an RP's login started with: the authorization URL and the checks its answer must pass. */
@@ -55,7 +61,14 @@ export async function rpAuthorization(config: oidc.Configuration, scope = 'openi
   const verifier = oidc.randomPKCECodeVerifier();
   const nonce = oidc.randomNonce();
   const state = oidc.randomState();
-  const params = { redirect_uri: RP_REDIRECT, scope, code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256', nonce, state };
+  const params = {
+    redirect_uri: RP_REDIRECT,
+    scope,
+    code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: 'S256',
+    nonce,
+    state,
+  };
   return { url: oidc.buildAuthorizationUrl(config, params), verifier, nonce, state };
 }
 
@@ -63,9 +76,18 @@ export async function rpAuthorization(config: oidc.Configuration, scope = 'openi
 export type RPTokens = Awaited<ReturnType<typeof oidc.authorizationCodeGrant>>;
 
 /** The whole login of a relying party: the user signs in on the server's page, the RP exchanges the code. */
-export async function rpSignIn(config: oidc.Configuration, serverURL: string, user = 'alice', password = 'wonderland'): Promise<{ login: RPLogin; callback: URL; tokens: RPTokens }> {
+export async function rpSignIn(
+  config: oidc.Configuration,
+  serverURL: string,
+  user = 'alice',
+  password = 'wonderland',
+): Promise<{ login: RPLogin; callback: URL; tokens: RPTokens }> {
   const login = await rpAuthorization(config);
   const callback = await signIn(new Client(serverURL), login.url.href, user, password);
-  const tokens = await oidc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: login.verifier, expectedNonce: login.nonce, expectedState: login.state });
+  const tokens = await oidc.authorizationCodeGrant(config, callback, {
+    pkceCodeVerifier: login.verifier,
+    expectedNonce: login.nonce,
+    expectedState: login.state,
+  });
   return { login, callback, tokens };
 }

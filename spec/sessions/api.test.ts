@@ -58,8 +58,26 @@ test('auth.sessions.list: the records with provider, amr, device, the /24 (never
   const d1 = await app.login('alice', UA.safariIphone);
   const list = await app.auth.sessions.list(d0.userId);
   t.deepEqual(list, [
-    { sid: d1.sid, provider: 'direct', amr: ['pwd'], created: t0 + 1000, lastSeen: t0 + 1000, device: LABEL.safariIphone, ip: '127.0.0.0/24', expiresAt: t0 + 1000 + 60 * MIN },
-    { sid: d0.sid, provider: 'direct', amr: ['pwd'], created: t0, lastSeen: t0, device: LABEL.edgeWindows, ip: '127.0.0.0/24', expiresAt: t0 + 60 * MIN },
+    {
+      sid: d1.sid,
+      provider: 'direct',
+      amr: ['pwd'],
+      created: t0 + 1000,
+      lastSeen: t0 + 1000,
+      device: LABEL.safariIphone,
+      ip: '127.0.0.0/24',
+      expiresAt: t0 + 1000 + 60 * MIN,
+    },
+    {
+      sid: d0.sid,
+      provider: 'direct',
+      amr: ['pwd'],
+      created: t0,
+      lastSeen: t0,
+      device: LABEL.edgeWindows,
+      ip: '127.0.0.0/24',
+      expiresAt: t0 + 60 * MIN,
+    },
   ]);
   t.deepEqual(await app.auth.sessions.list('direct_nobody'), []);
   // 23.5 h on, refreshed every 50 min: the expiry is then maxSessionAge after the login, not an hour on.
@@ -72,7 +90,7 @@ test('auth.sessions.list: the records with provider, amr, device, the /24 (never
   t.is(kept!.expiresAt, t0 + 24 * 60 * MIN);
 });
 
-test('auth.sessions.revoke: true for the user\'s session (then refused at refresh), false again, false for another user\'s or an unknown sid', async (t) => {
+test("auth.sessions.revoke: true for the user's session (then refused at refresh), false again, false for another user's or an unknown sid", async (t) => {
   const app = await startSessionsApp(t);
   const [d0, d1] = [await app.login('alice'), await app.login('alice')];
   const bob = await app.login('bob');
@@ -111,20 +129,53 @@ test('auth.revokeSessions(id, { except }) keeps that session only; without excep
 });
 
 test('a provider named "sessions" is a start-up error naming it', async (t) => {
-  const err = await t.throwsAsync(started({ secret: SECRET, url: 'http://127.0.0.1:1', logger: quiet, providers: [{ ...DIRECT, name: 'sessions' }] } as AuthKoaOptions));
+  const err = await t.throwsAsync(
+    started({
+      secret: SECRET,
+      url: 'http://127.0.0.1:1',
+      logger: quiet,
+      providers: [{ ...DIRECT, name: 'sessions' }],
+    } as AuthKoaOptions),
+  );
   t.true(err instanceof TypeError);
   t.regex(err!.message, /providers/);
   t.regex(err!.message, /"sessions"/);
   // The same entry under another name starts: the name is what is refused.
-  const ok = await started({ secret: SECRET, url: 'http://127.0.0.1:1', logger: quiet, providers: [{ ...DIRECT, name: 'sessionz' }] } as AuthKoaOptions);
+  const ok = await started({
+    secret: SECRET,
+    url: 'http://127.0.0.1:1',
+    logger: quiet,
+    providers: [{ ...DIRECT, name: 'sessionz' }],
+  } as AuthKoaOptions);
   await ok.close();
   t.pass();
 });
 
 test('maxSessionsPerUser must be a whole number, 1 or more: a TypeError naming it', (t) => {
   for (const bad of [0, -1, 2.5, '3', Number.NaN, Infinity]) {
-    const err = t.throws(() => authKoa({ secret: SECRET, url: 'http://127.0.0.1:1', logger: quiet, providers: [DIRECT], maxSessionsPerUser: bad } as unknown as AuthKoaOptions), { instanceOf: TypeError }, String(bad));
+    const err = t.throws(
+      () =>
+        authKoa({
+          secret: SECRET,
+          url: 'http://127.0.0.1:1',
+          logger: quiet,
+          providers: [DIRECT],
+          maxSessionsPerUser: bad,
+        } as unknown as AuthKoaOptions),
+      { instanceOf: TypeError },
+      String(bad),
+    );
     t.regex(err!.message, /maxSessionsPerUser/);
   }
-  t.throws(() => authKoa({ secret: SECRET, url: 'http://127.0.0.1:1', logger: quiet, providers: [DIRECT], endOtherSessionsOnFactorChange: 'no' } as unknown as AuthKoaOptions), { instanceOf: TypeError, message: /endOtherSessionsOnFactorChange/ });
+  t.throws(
+    () =>
+      authKoa({
+        secret: SECRET,
+        url: 'http://127.0.0.1:1',
+        logger: quiet,
+        providers: [DIRECT],
+        endOtherSessionsOnFactorChange: 'no',
+      } as unknown as AuthKoaOptions),
+    { instanceOf: TypeError, message: /endOtherSessionsOnFactorChange/ },
+  );
 });

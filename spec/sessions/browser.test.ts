@@ -51,8 +51,10 @@ async function device(t: ExecutionContext, url: string, userAgent: string): Prom
   return { context, page, errors };
 }
 
-const textIs = (page: Page, selector: string, text: string) => page.waitForFunction(([s, x]) => document.querySelector(s!)?.textContent === x, [selector, text]);
-const rowCount = (page: Page, n: number) => page.waitForFunction((k) => document.querySelectorAll('#device-list tr').length === k, n);
+const textIs = (page: Page, selector: string, text: string) =>
+  page.waitForFunction(([s, x]) => document.querySelector(s!)?.textContent === x, [selector, text]);
+const rowCount = (page: Page, n: number) =>
+  page.waitForFunction((k) => document.querySelectorAll('#device-list tr').length === k, n);
 
 /** The demo's password form (provider "local", demo / demo), then the devices section shown. */
 async function logIn(d: Device): Promise<void> {
@@ -74,7 +76,10 @@ const ENDED = 'This session was ended from another device. Log in again to go on
 
 /** Presses the page's "GET /api/private" and resolves to the status and `code` it was answered with. */
 async function privateCall(page: Page): Promise<{ status: number; code?: string }> {
-  const [res] = await Promise.all([page.waitForResponse((r) => r.url().endsWith('/api/private')), page.click('[data-call="private"]')]);
+  const [res] = await Promise.all([
+    page.waitForResponse((r) => r.url().endsWith('/api/private')),
+    page.click('[data-call="private"]'),
+  ]);
   const body = (await res.json()) as { code?: string };
   return { status: res.status(), code: body.code };
 }
@@ -92,7 +97,14 @@ function rows(page: Page) {
 }
 
 async function demo(t: ExecutionContext, clock: () => number): Promise<RunningExample> {
-  const app = await startCheckedExample({ port: 0, devPort: 0, host: '127.0.0.1', varDir: join(tempDir(t, 'authkoa-sessions-demo-'), 'var'), env: {}, clock });
+  const app = await startCheckedExample({
+    port: 0,
+    devPort: 0,
+    host: '127.0.0.1',
+    varDir: join(tempDir(t, 'authkoa-sessions-demo-'), 'var'),
+    env: {},
+    clock,
+  });
   t.teardown(() => app.close());
   return app;
 }
@@ -113,10 +125,14 @@ test('"Your devices": A sees both logins, logs B out (refused at its refresh), t
   await a.page.click('#devices-refresh');
   await rowCount(a.page, 2);
   const listed = await rows(a.page);
-  t.deepEqual(listed.map((r) => [r.sid, r.current, r.cells[0], r.cells[1], r.cells[4], r.logoutButton]), [
-    [sidB, false, 'Chrome on macOS', 'local', 'Log out', true],
-    [sidA, true, 'Chrome on Linux', 'local', 'This device', false],
-  ], 'newest first; this device marked and without a Log out button');
+  t.deepEqual(
+    listed.map((r) => [r.sid, r.current, r.cells[0], r.cells[1], r.cells[4], r.logoutButton]),
+    [
+      [sidB, false, 'Chrome on macOS', 'local', 'Log out', true],
+      [sidA, true, 'Chrome on Linux', 'local', 'This device', false],
+    ],
+    'newest first; this device marked and without a Log out button',
+  );
   t.is(await a.page.textContent('#devices-count'), 'Logged in on 2 devices.');
   t.false(await a.page.isDisabled('#devices-end-others'));
   await a.page.locator('#devices').screenshot({ path: SCREENSHOT });
@@ -125,22 +141,33 @@ test('"Your devices": A sees both logins, logs B out (refused at its refresh), t
   await a.page.click(`#device-list tr[data-sid="${sidB}"] button.device-logout`);
   await rowCount(a.page, 1);
   await textIs(a.page, '#devices-message', 'Logged out Chrome on macOS (local).');
-  t.deepEqual((await rows(a.page)).map((r) => [r.sid, r.current]), [[sidA, true]]);
+  t.deepEqual(
+    (await rows(a.page)).map((r) => [r.sid, r.current]),
+    [[sidA, true]],
+  );
   t.true(await a.page.isDisabled('#devices-end-others'), 'nothing else to log out');
 
   // Verification stays stateless: B's token is good until it expires, and its refresh is where it is refused.
-  t.deepEqual(await privateCall(b.page), { status: 200, code: undefined }, 'within tokenDuration the ended session still passes (no store read per request)');
+  t.deepEqual(
+    await privateCall(b.page),
+    { status: 200, code: undefined },
+    'within tokenDuration the ended session still passes (no store read per request)',
+  );
   clock.advance(PAST_TOKEN_DURATION);
   t.deepEqual(await privateCall(b.page), { status: 401, code: 'session_revoked' });
   await textIs(b.page, '#status', ENDED);
-  t.is(await sidOf(b), undefined, 'the refused refresh cleared B\'s token');
+  t.is(await sidOf(b), undefined, "the refused refresh cleared B's token");
   t.false(await b.page.isHidden('#login'), 'the login forms are back');
   // Reloaded, B sends no token any more; the server still tells it why (session_revoked, not no_token).
   const [user] = await Promise.all([b.page.waitForResponse((r) => r.url().endsWith('/auth/user')), b.page.reload()]);
   t.deepEqual([user.status(), ((await user.json()) as { code: string }).code], [401, 'session_revoked']);
   await textIs(b.page, '#status', ENDED);
   t.true(await b.page.isHidden('#devices'));
-  t.deepEqual(await privateCall(a.page), { status: 200, code: undefined }, 'A refreshed its token through the same step of the clock');
+  t.deepEqual(
+    await privateCall(a.page),
+    { status: 200, code: undefined },
+    'A refreshed its token through the same step of the clock',
+  );
   t.is(await a.page.textContent('#status'), 'Logged in as demo.');
 
   const c = await device(t, app.url, chromeOn(browser(), 'Windows NT 10.0; Win64; x64'));
@@ -148,14 +175,20 @@ test('"Your devices": A sees both logins, logs B out (refused at its refresh), t
   const sidC = await sidOf(c);
   await a.page.click('#devices-refresh');
   await rowCount(a.page, 2);
-  t.deepEqual((await rows(a.page)).map((r) => [r.sid, r.current, r.cells[0]]), [
-    [sidC, false, 'Chrome on Windows'],
-    [sidA, true, 'Chrome on Linux'],
-  ]);
+  t.deepEqual(
+    (await rows(a.page)).map((r) => [r.sid, r.current, r.cells[0]]),
+    [
+      [sidC, false, 'Chrome on Windows'],
+      [sidA, true, 'Chrome on Linux'],
+    ],
+  );
   await a.page.click('#devices-end-others');
   await rowCount(a.page, 1);
   await textIs(a.page, '#devices-message', 'Logged out everywhere else.');
-  t.deepEqual((await rows(a.page)).map((r) => [r.sid, r.current]), [[sidA, true]]);
+  t.deepEqual(
+    (await rows(a.page)).map((r) => [r.sid, r.current]),
+    [[sidA, true]],
+  );
   t.is(await a.page.textContent('#devices-count'), 'Logged in on this device only.');
 
   clock.advance(PAST_TOKEN_DURATION);
@@ -165,10 +198,18 @@ test('"Your devices": A sees both logins, logs B out (refused at its refresh), t
   t.deepEqual(await privateCall(c.page), { status: 401, code: 'session_revoked' });
   await c.page.reload();
   await textIs(c.page, '#status', ENDED);
-  t.deepEqual(await privateCall(a.page), { status: 200, code: undefined }, 'the session that logged the others out goes on');
+  t.deepEqual(
+    await privateCall(a.page),
+    { status: 200, code: undefined },
+    'the session that logged the others out goes on',
+  );
   await a.page.reload();
   await textIs(a.page, '#status', 'Logged in as demo.');
   await rowCount(a.page, 1);
-  t.deepEqual((await app.auth.sessions.list((await a.page.textContent('#user-id'))!)).map((r) => r.sid), [sidA], 'the list in the state store agrees with the page');
+  t.deepEqual(
+    (await app.auth.sessions.list((await a.page.textContent('#user-id'))!)).map((r) => r.sid),
+    [sidA],
+    'the list in the state store agrees with the page',
+  );
   t.deepEqual([...a.errors, ...b.errors, ...c.errors], []);
 });

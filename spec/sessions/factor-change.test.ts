@@ -13,7 +13,12 @@ import { codeOf, DIRECT, me, quiet, registerPasskey, startSessionsApp, TOKEN_MS,
 
 /** An MFA app (alice, bob), tokenDuration TOKEN_MS, a factor change allowed for an hour after login; closed at teardown. */
 async function mfaApp(t: ExecutionContext, opts: Partial<AuthKoaOptions> = {}): Promise<MfaApp> {
-  const app = await startMfaApp({ logger: quiet, tokenDuration: TOKEN_MS, ...opts, mfa: { fresh: '1h' } as AuthKoaOptions['mfa'] });
+  const app = await startMfaApp({
+    logger: quiet,
+    tokenDuration: TOKEN_MS,
+    ...opts,
+    mfa: { fresh: '1h' } as AuthKoaOptions['mfa'],
+  });
   t.teardown(() => app.close());
   return app;
 }
@@ -27,7 +32,10 @@ async function browser(app: MfaApp, user = 'alice', ua: string = UA.chromeMac): 
 }
 
 /** Moves the clock past tokenDuration, and answers each browser's next protected request: its status, or its refusal's code. */
-async function afterRefresh(app: { clock: { advance(ms: number): void } }, ...clients: Client[]): Promise<Array<number | string | undefined>> {
+async function afterRefresh(
+  app: { clock: { advance(ms: number): void } },
+  ...clients: Client[]
+): Promise<Array<number | string | undefined>> {
   app.clock.advance(TOKEN_MS + 1000);
   const out: Array<number | string | undefined> = [];
   for (const c of clients) {
@@ -76,7 +84,11 @@ const PASSKEY = { kind: 'passkey', rpName: 'authkoa tests', userVerification: 'r
 
 test('a passkey registered in one session ends the other session of the user, and one removed ends the sessions begun since', async (t) => {
   const app = await startSessionsApp(t, { providers: [DIRECT, PASSKEY] });
-  const [a, b, bob] = [await app.login('alice', UA.chromeMac), await app.login('alice', UA.firefoxLinux), await app.login('bob')];
+  const [a, b, bob] = [
+    await app.login('alice', UA.chromeMac),
+    await app.login('alice', UA.firefoxLinux),
+    await app.login('bob'),
+  ];
   t.deepEqual(await afterRefresh(app, a.c, b.c, bob.c), [201, 201, 201]);
   const id = await registerPasskey(a.c);
   t.deepEqual(

@@ -14,10 +14,13 @@ export const TOKEN_MS = 10 * MIN;
 
 /** Real User-Agent headers, and the label the session list gives each. */
 export const UA = {
-  chromeMac: 'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36',
+  chromeMac:
+    'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36',
   firefoxLinux: 'Mozilla/5.0 (X11; Linux x86_64; rv:125.0) Gecko/20100101 Firefox/125.0',
-  safariIphone: 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1',
-  edgeWindows: 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36 Edg/124.0.2478.51',
+  safariIphone:
+    'Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1',
+  edgeWindows:
+    'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36 Edg/124.0.2478.51',
 } as const;
 
 export const LABEL: Record<keyof typeof UA, string> = {
@@ -67,14 +70,25 @@ export interface SessionsApp extends TestApp {
 }
 
 /** The direct provider the rigs use: the password of `alice` is `alice-pw`. */
-export const DIRECT = { kind: 'direct', name: 'direct', checker: (user: string, pw: string) => pw === `${user}-pw` } as const;
+export const DIRECT = {
+  kind: 'direct',
+  name: 'direct',
+  checker: (user: string, pw: string) => pw === `${user}-pw`,
+} as const;
 
 export const quiet = { info() {}, warn() {}, error() {} };
 
 /** An app with a direct provider, tokenDuration TOKEN_MS and a clock by hand (or `opts.clock`); closed at teardown. */
 export async function startSessionsApp(t: ExecutionContext, opts: Partial<AuthKoaOptions> = {}): Promise<SessionsApp> {
   const clock = (opts.clock as ReturnType<typeof manualClock> | undefined) ?? manualClock();
-  const app = await startApp({ secret: SECRET, tokenDuration: TOKEN_MS, logger: quiet, providers: [DIRECT], ...opts, clock } as AuthKoaOptions);
+  const app = await startApp({
+    secret: SECRET,
+    tokenDuration: TOKEN_MS,
+    logger: quiet,
+    providers: [DIRECT],
+    ...opts,
+    clock,
+  } as AuthKoaOptions);
   t.teardown(() => app.close());
   const login = async (user = 'alice', userAgent: string = UA.chromeMac): Promise<Device> => {
     const c = new Browser(app.url, userAgent);
@@ -101,7 +115,10 @@ export async function listOf(c: Client): Promise<SessionView[]> {
 
 /** `DELETE /auth/sessions/<sid>`. */
 export function endSession(c: Client, sid: string, headers: Record<string, string> = {}): Promise<Response> {
-  return c.fetch(`/auth/sessions/${encodeURIComponent(sid)}`, { method: 'DELETE', headers: { ...c.xsrf(), ...headers } });
+  return c.fetch(`/auth/sessions/${encodeURIComponent(sid)}`, {
+    method: 'DELETE',
+    headers: { ...c.xsrf(), ...headers },
+  });
 }
 
 /** `POST /auth/sessions/revoke-others`. */
@@ -111,7 +128,8 @@ export function revokeOthers(c: Client, headers: Record<string, string> = {}): P
 
 /** The `{"error","code"}` body's code, checking the answer is JSON. */
 export async function codeOf(res: Response): Promise<string | undefined> {
-  if (!/^application\/json/.test(res.headers.get('content-type') ?? '')) throw new Error(`not JSON: ${res.status} ${res.headers.get('content-type')}`);
+  if (!/^application\/json/.test(res.headers.get('content-type') ?? ''))
+    throw new Error(`not JSON: ${res.status} ${res.headers.get('content-type')}`);
   return ((await res.json()) as { code?: string }).code;
 }
 
@@ -127,7 +145,11 @@ export async function registerPasskey(c: Client): Promise<string> {
   const authenticator = new SoftAuthenticator(c.base, new URL(c.base).hostname);
   const options = await c.fetch('/auth/passkey/register/options', { method: 'POST', headers: c.xsrf(), json: {} });
   if (options.status !== 200) throw new Error(`register/options: ${options.status} ${await options.text()}`);
-  const created = await c.fetch('/auth/passkey/register', { method: 'POST', headers: c.xsrf(), json: authenticator.register((await options.json()) as { challenge: string; user: { id: string } }) });
+  const created = await c.fetch('/auth/passkey/register', {
+    method: 'POST',
+    headers: c.xsrf(),
+    json: authenticator.register((await options.json()) as { challenge: string; user: { id: string } }),
+  });
   if (created.status !== 201) throw new Error(`register: ${created.status} ${await created.text()}`);
   return ((await created.json()) as { id: string }).id;
 }

@@ -32,7 +32,12 @@ test("another user's sid is a 404 not_found, like a missing one, and that sessio
 test('an unknown sid, a sid over 128 characters and a 4 kB one are 404 not_found; the caller goes on', async (t) => {
   const app = await startSessionsApp(t);
   const d = await app.login();
-  for (const sid of [randomBytes(20).toString('hex'), 'a'.repeat(129), `${d.sid}${'0'.repeat(4000)}`, 'revoke-others-not']) {
+  for (const sid of [
+    randomBytes(20).toString('hex'),
+    'a'.repeat(129),
+    `${d.sid}${'0'.repeat(4000)}`,
+    'revoke-others-not',
+  ]) {
     const res = await endSession(d.c, sid);
     t.is(res.status, 404, sid.slice(0, 50));
     t.is(await codeOf(res), 'not_found');
@@ -73,7 +78,12 @@ test('a session cookie without the XSRF header is refused (401), and ends nothin
 test('cross-site DELETE and POST (Origin, Sec-Fetch-Site, Referer) are 403 origin_mismatch and end nothing; the same origin is let through', async (t) => {
   const app = await startSessionsApp(t);
   const [d0, d1] = [await app.login('alice', UA.chromeMac), await app.login('alice', UA.firefoxLinux)];
-  const foreign: Array<Record<string, string>> = [{ origin: 'https://evil.example' }, { origin: 'null' }, { 'sec-fetch-site': 'cross-site' }, { referer: 'https://evil.example/page' }];
+  const foreign: Array<Record<string, string>> = [
+    { origin: 'https://evil.example' },
+    { origin: 'null' },
+    { 'sec-fetch-site': 'cross-site' },
+    { referer: 'https://evil.example/page' },
+  ];
   for (const headers of foreign) {
     for (const res of [await endSession(d0.c, d1.sid, headers), await revokeOthers(d0.c, headers)]) {
       t.is(res.status, 403, JSON.stringify(headers));
@@ -83,7 +93,11 @@ test('cross-site DELETE and POST (Origin, Sec-Fetch-Site, Referer) are 403 origi
   t.is((await listOf(d0.c)).length, 2);
   app.clock.advance(TOKEN_MS + 1000);
   t.is((await me(d1.c)).status, 201, 'nothing was ended');
-  t.is((await endSession(d0.c, d1.sid, { origin: app.url, 'sec-fetch-site': 'same-origin' })).status, 204, 'the app itself may');
+  t.is(
+    (await endSession(d0.c, d1.sid, { origin: app.url, 'sec-fetch-site': 'same-origin' })).status,
+    204,
+    'the app itself may',
+  );
 });
 
 test('the wrong method is a 405 method_not_allowed on each route, and ends nothing', async (t) => {

@@ -8,7 +8,17 @@
 import test, { type ExecutionContext } from 'ava';
 import { startRedis, type RedisPeer } from '../helpers/redis.js';
 import type { Client } from '../helpers/http.js';
-import { codeOf, endSession, listOf, me, revokeOthers, startSessionsApp, TOKEN_MS, UA, type SessionsApp } from './fixtures.js';
+import {
+  codeOf,
+  endSession,
+  listOf,
+  me,
+  revokeOthers,
+  startSessionsApp,
+  TOKEN_MS,
+  UA,
+  type SessionsApp,
+} from './fixtures.js';
 
 /** A redis-server of the test's own (it is killed), stopped at teardown. */
 async function ownRedis(t: ExecutionContext): Promise<RedisPeer> {
@@ -62,7 +72,10 @@ test('redis-server killed: the session routes answer 503 state_store_unavailable
   t.true(d0.c.jar.has('JWT'), 'an outage is no reason to log anyone out');
 
   await redis.start();
-  await until(async () => (await d0.c.fetch('/auth/sessions', { headers: d0.c.xsrf() })).status === 200, 'the reconnect');
+  await until(
+    async () => (await d0.c.fetch('/auth/sessions', { headers: d0.c.xsrf() })).status === 200,
+    'the reconnect',
+  );
   t.deepEqual(
     (await listOf(d0.c)).map((s) => [s.sid, s.current]),
     [[d0.sid, true]],
@@ -92,7 +105,11 @@ test('strictRevocation with redis-server killed: every protected request fails c
 
   await redis.stop();
   for (const c of [d0.c, d1.c, ended.c]) await unavailable(t, await me(c), 'a protected request');
-  await unavailable(t, await ended.c.fetch('/private', { method: 'POST', headers: ended.c.xsrf() }), 'a POST of the ended session');
+  await unavailable(
+    t,
+    await ended.c.fetch('/private', { method: 'POST', headers: ended.c.xsrf() }),
+    'a POST of the ended session',
+  );
   await routesDown(t, d0.c, d1.sid);
   t.true(ended.c.jar.has('JWT'), 'no refusal was given, only 503s');
 

@@ -4,7 +4,20 @@
  * refresh (at once under strictRevocation) while the others go on. The clock is moved by hand.
  */
 import test from 'ava';
-import { copyOf, codeOf, endSession, LABEL, listOf, me, MIN, revokeOthers, startSessionsApp, TOKEN_MS, UA, type SessionsApp } from './fixtures.js';
+import {
+  copyOf,
+  codeOf,
+  endSession,
+  LABEL,
+  listOf,
+  me,
+  MIN,
+  revokeOthers,
+  startSessionsApp,
+  TOKEN_MS,
+  UA,
+  type SessionsApp,
+} from './fixtures.js';
 
 const KEYS = ['created', 'current', 'device', 'lastSeen', 'provider', 'sid'];
 
@@ -59,7 +72,8 @@ test('lastSeen moves at a refresh only: requests within tokenDuration leave it, 
   const app = await startSessionsApp(t);
   const login = app.clock();
   const [d0, d1] = [await app.login('alice', UA.chromeMac), await app.login('alice', UA.firefoxLinux)];
-  const seen = async () => Object.fromEntries((await app.auth.sessions.list(d0.userId)).map((r) => [r.sid, r.lastSeen]));
+  const seen = async () =>
+    Object.fromEntries((await app.auth.sessions.list(d0.userId)).map((r) => [r.sid, r.lastSeen]));
   app.clock.advance(MIN);
   for (let i = 0; i < 3; i++) t.is((await me(d0.c)).status, 201);
   t.deepEqual(await seen(), { [d0.sid]: login, [d1.sid]: login }, 'requests before the token expires');
@@ -82,7 +96,7 @@ test('lastSeen moves at a refresh only: requests within tokenDuration leave it, 
   );
 });
 
-test('DELETE another browser\'s session: 204; that browser is refused at its next refresh (its token cleared); the others go on, past their own refresh too', async (t) => {
+test("DELETE another browser's session: 204; that browser is refused at its next refresh (its token cleared); the others go on, past their own refresh too", async (t) => {
   const app = await startSessionsApp(t);
   const [d0, d1, d2] = await threeBrowsers(app);
   const res = await endSession(d0.c, d1.sid);

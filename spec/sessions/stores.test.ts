@@ -14,7 +14,11 @@ import { codeOf, endSession, LABEL, listOf, me, revokeOthers, startSessionsApp, 
  * Three logins of alice (and one of bob) listed newest first with the right `current`; one ended by
  * another is refused at its refresh while the rest go on; revoke-others keeps only the caller.
  */
-async function proveSessions(t: ExecutionContext, store: StateStore, clock: ReturnType<typeof manualClock>): Promise<void> {
+async function proveSessions(
+  t: ExecutionContext,
+  store: StateStore,
+  clock: ReturnType<typeof manualClock>,
+): Promise<void> {
   const app = await startSessionsApp(t, { stateStore: store, clock });
   const d0 = await app.login('alice', UA.chromeMac);
   app.clock.advance(1000);

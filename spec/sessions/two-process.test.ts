@@ -17,7 +17,8 @@ import { Client, decodeJwt } from '../helpers/http.js';
 import { startRedis, type RedisPeer } from '../helpers/redis.js';
 
 const APP = fileURLToPath(new URL('./fixtures/app-process.ts', import.meta.url));
-const LAPTOP_UA = 'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36';
+const LAPTOP_UA =
+  'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36';
 const PHONE_UA = 'Mozilla/5.0 (X11; Linux x86_64; rv:120.0) Gecko/20100101 Firefox/120.0';
 /** How long a test waits for a 2 s token to need refreshing, however slow the machine: a bound, not an expectation. */
 const WAIT_MS = 30_000;
@@ -56,7 +57,12 @@ async function stop(p: AppProcess | undefined): Promise<void> {
 test.before(async () => {
   redis = await startRedis();
   stateUri = `${redis.uri}/0?prefix=sess${randomBytes(5).toString('hex')}:`;
-  [A, B, strictA, strictB] = await Promise.all([appProcess('2s', 'lenient'), appProcess('2s', 'lenient'), appProcess('15m', 'strict'), appProcess('15m', 'strict')]);
+  [A, B, strictA, strictB] = await Promise.all([
+    appProcess('2s', 'lenient'),
+    appProcess('2s', 'lenient'),
+    appProcess('15m', 'strict'),
+    appProcess('15m', 'strict'),
+  ]);
 });
 test.after.always(async () => {
   await Promise.all([stop(A), stop(B), stop(strictA), stop(strictB)]);
@@ -72,12 +78,19 @@ class Browser {
   }
 
   fetch(on: AppProcess, path: string, init: RequestInit = {}): Promise<Response> {
-    return this.client.fetch(on.url + path, { ...init, headers: { ...this.client.xsrf(), 'user-agent': this.userAgent, ...(init.headers as Record<string, string>) } });
+    return this.client.fetch(on.url + path, {
+      ...init,
+      headers: { ...this.client.xsrf(), 'user-agent': this.userAgent, ...(init.headers as Record<string, string>) },
+    });
   }
 
   /** Logs `user` in on `on`; the user id. */
   async login(on: AppProcess, user: string): Promise<string> {
-    const res = await this.fetch(on, '/auth/direct/login', { method: 'POST', body: JSON.stringify({ user, passwd: `${user}-pw` }), headers: { 'content-type': 'application/json' } });
+    const res = await this.fetch(on, '/auth/direct/login', {
+      method: 'POST',
+      body: JSON.stringify({ user, passwd: `${user}-pw` }),
+      headers: { 'content-type': 'application/json' },
+    });
     if (res.status !== 200) throw new Error(`login on ${on.url}: ${res.status} ${await res.text()}`);
     return ((await res.json()) as { id: string }).id;
   }
@@ -108,7 +121,11 @@ const errorCode = async (res: Response) => ((await res.json()) as { code?: strin
 async function listed(b: Browser, on: AppProcess): Promise<Array<Omit<Listed, 'provider'>>> {
   const res = await b.fetch(on, '/auth/sessions');
   if (res.status !== 200) throw new Error(`GET /auth/sessions: ${res.status} ${await res.text()}`);
-  return ((await res.json()) as Listed[]).map(({ sid, current, provider, device }) => ({ sid, current, device: `${device} (${provider})` }));
+  return ((await res.json()) as Listed[]).map(({ sid, current, provider, device }) => ({
+    sid,
+    current,
+    device: `${device} (${provider})`,
+  }));
 }
 
 /** Requests /auth/user on `on` until the answer is not a 200 (the session's token needed refreshing and was refused); that answer. */
@@ -161,7 +178,11 @@ test('GET /auth/sessions on either process lists the logins made on both; a sess
 
   t.true(allOk(await untilRefreshed(laptop, B)), 'the laptop is refreshed on B');
   t.true(allOk(await untilRefreshed(laptop, A)), 'and on A');
-  t.deepEqual((await listed(laptop, B)).map((s) => s.sid), [laptop.sid], 'B lists the laptop alone');
+  t.deepEqual(
+    (await listed(laptop, B)).map((s) => s.sid),
+    [laptop.sid],
+    'B lists the laptop alone',
+  );
 });
 
 test('under strictRevocation, a session ended through A is refused on B at once, its token still fresh; the other goes on', async (t) => {
@@ -191,12 +212,19 @@ test('`authctl sessions revoke <user> --sid` in a third process ends a session t
   t.is(res.code, 0, res.stderr);
   t.is(res.stdout, `authctl sessions: session ${sid} of ${id} is ended\n`);
 
-  for (const [b, on, where] of [[laptop, A, 'A'], [laptopOnB, B, 'B']] as const) {
+  for (const [b, on, where] of [
+    [laptop, A, 'A'],
+    [laptopOnB, B, 'B'],
+  ] as const) {
     const refused = await untilRefused(b, on);
     t.is(refused.status, 401, `on ${where}`);
     t.is(await errorCode(refused), 'session_revoked', `on ${where}`);
   }
   t.true(allOk(await untilRefreshed(phone, B)), 'the phone is refreshed on B');
   t.true(allOk(await untilRefreshed(phone, A)), 'and on A');
-  t.deepEqual((await listed(phone, A)).map((s) => s.sid), [phone.sid], 'A lists the phone alone');
+  t.deepEqual(
+    (await listed(phone, A)).map((s) => s.sid),
+    [phone.sid],
+    'A lists the phone alone',
+  );
 });

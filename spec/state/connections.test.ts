@@ -53,7 +53,11 @@ test('ten acquires of one key at once open it once and all get the same connecti
 test('the connection closes only after the last release; a second release of one lease changes nothing', async (t) => {
   const share = new ConnectionShare();
   const b = backend();
-  const pending = [share.acquire('k', b.open, b.close), share.acquire('k', b.open, b.close), share.acquire('k', b.open, b.close)];
+  const pending = [
+    share.acquire('k', b.open, b.close),
+    share.acquire('k', b.open, b.close),
+    share.acquire('k', b.open, b.close),
+  ];
   b.finish(0);
   const [one, two, three] = await Promise.all(pending);
   await one!.release();
@@ -108,7 +112,7 @@ test('different keys get different connections, opened and closed apart', async 
   t.not(leaseA.value, leaseC.value);
   t.is(share.size, 2);
   await leaseA.release();
-  t.deepEqual(b.closed, [leaseA.value], "releasing one key closes only its connection");
+  t.deepEqual(b.closed, [leaseA.value], 'releasing one key closes only its connection');
   t.is(share.size, 1);
   await leaseC.release();
   t.deepEqual(b.closed, [leaseA.value, leaseC.value]);

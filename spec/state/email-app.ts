@@ -6,7 +6,12 @@ import type { ExecutionContext } from 'ava';
 import type { AuthKoaOptions } from '../../lib/index.js';
 import { Client, startApp } from '../helpers/http.js';
 
-export async function emailApp(t: ExecutionContext, secret: string, stateStore: string, more: Partial<AuthKoaOptions> = {}) {
+export async function emailApp(
+  t: ExecutionContext,
+  secret: string,
+  stateStore: string,
+  more: Partial<AuthKoaOptions> = {},
+) {
   const sent: string[] = [];
   const logs: string[] = [];
   const log = (level: string) => (m: string) => logs.push(`${level} ${m}`);
@@ -15,7 +20,12 @@ export async function emailApp(t: ExecutionContext, secret: string, stateStore: 
     stateStore,
     logger: { info: log('info'), warn: log('warn'), error: log('error') },
     providers: [
-      { kind: 'verified', name: 'email', template: '{{.Token}}', sender: async (_address: string, text: string) => void sent.push(text) },
+      {
+        kind: 'verified',
+        name: 'email',
+        template: '{{.Token}}',
+        sender: async (_address: string, text: string) => void sent.push(text),
+      },
       { kind: 'direct', name: 'local', checker: (_user: string, passwd: string) => passwd === 'pw' },
     ],
     ...more,
@@ -28,7 +38,9 @@ export async function emailApp(t: ExecutionContext, secret: string, stateStore: 
     const res = await client.fetch(`/auth/email/login?user=u&address=${encodeURIComponent(address)}`);
     return { res, token: sent.length > before ? sent.at(-1)! : undefined };
   };
-  const confirm = (token: string) => client.fetch(`/auth/email/login?token=${encodeURIComponent(token)}`, { method: 'POST' });
-  const login = (user: string, c = client) => c.fetch('/auth/local/login', { method: 'POST', json: { user, passwd: 'pw' } });
+  const confirm = (token: string) =>
+    client.fetch(`/auth/email/login?token=${encodeURIComponent(token)}`, { method: 'POST' });
+  const login = (user: string, c = client) =>
+    c.fetch('/auth/local/login', { method: 'POST', json: { user, passwd: 'pw' } });
   return { app, client, sent, logs, request, confirm, login };
 }

@@ -39,7 +39,9 @@ export function limiterContract(test: TestFn, label: string, open: OpenState): v
 
   test(`${label} limiter: 20 concurrent hits on a limit of 5 allow exactly 5`, async (t) => {
     const { limiter } = await setup(t);
-    const results = await Promise.all(Array.from({ length: 20 }, () => limiter.hit([{ key: 'flood', limit: 5 }], 60_000)));
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () => limiter.hit([{ key: 'flood', limit: 5 }], 60_000)),
+    );
     t.is(results.filter((r) => r === undefined).length, 5);
   });
 

@@ -48,7 +48,11 @@ test('a started server answers SELECT 1 as the authkoa superuser, and database()
   const server = await peer(t);
   t.is(server.uri, `postgres://authkoa@127.0.0.1:${server.port}/authkoa`);
   const main = await connect(t, server.uri);
-  t.deepEqual(await one(main, 'SELECT 1 AS one, current_user AS who, current_database() AS db'), { one: 1, who: 'authkoa', db: 'authkoa' });
+  t.deepEqual(await one(main, 'SELECT 1 AS one, current_user AS who, current_database() AS db'), {
+    one: 1,
+    who: 'authkoa',
+    db: 'authkoa',
+  });
   t.true((await one(main, "SELECT rolsuper FROM pg_roles WHERE rolname = 'authkoa'")).rolsuper);
 
   const [first, second] = await Promise.all([server.database('first_db'), server.database('second_db')]);
@@ -65,10 +69,19 @@ test('with a password, a wrong one is refused with 28P01 and the one in the URI 
   const password = 'pg s3cret:/@';
   const server = await peer(t, { password });
   t.is(server.uri, `postgres://authkoa:${encodeURIComponent(password)}@127.0.0.1:${server.port}/authkoa`);
-  const wrong = newClient(t, { host: '127.0.0.1', port: server.port, user: 'authkoa', password: 'not it', database: 'authkoa' });
+  const wrong = newClient(t, {
+    host: '127.0.0.1',
+    port: server.port,
+    user: 'authkoa',
+    password: 'not it',
+    database: 'authkoa',
+  });
   await t.throwsAsync(wrong.connect(), { code: '28P01' });
   t.is((await one(await connect(t, server.uri), 'SELECT 1 AS one')).one, 1);
-  t.regex(await server.database('with_password'), /^postgres:\/\/authkoa:pg%20s3cret%3A%2F%40@127\.0\.0\.1:\d+\/with_password$/);
+  t.regex(
+    await server.database('with_password'),
+    /^postgres:\/\/authkoa:pg%20s3cret%3A%2F%40@127\.0\.0\.1:\d+\/with_password$/,
+  );
 });
 
 test('stop() is a crash: every server process is gone and connecting fails; start() recovers the rows on the same port', async (t) => {
@@ -113,7 +126,10 @@ test('pause() hangs queries and new connections; after resume() the next query a
 test('destroy(), even of a paused server, leaves no server process and removes the data directory', async (t) => {
   const server = await peer(t);
   const client = await connect(t, server.uri);
-  const { pid: backend, dir } = await one(client, "SELECT pg_backend_pid() AS pid, current_setting('data_directory') AS dir");
+  const { pid: backend, dir } = await one(
+    client,
+    "SELECT pg_backend_pid() AS pid, current_setting('data_directory') AS dir",
+  );
   const postmaster = server.pid!;
   t.true(existsSync(dir));
 

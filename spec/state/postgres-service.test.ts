@@ -15,7 +15,8 @@ import { rawClient, startPostgres, type PostgresPeer } from '../helpers/postgres
 const SECRET = 'postgres-service-test-secret-0123456789';
 const tag = () => randomBytes(5).toString('hex');
 
-const emailApp = (t: ExecutionContext, stateStore: string, more: Partial<AuthKoaOptions> = {}) => sharedEmailApp(t, SECRET, stateStore, more);
+const emailApp = (t: ExecutionContext, stateStore: string, more: Partial<AuthKoaOptions> = {}) =>
+  sharedEmailApp(t, SECRET, stateStore, more);
 
 const raw = rawClient;
 
@@ -54,20 +55,42 @@ test('a confirmation token is spent in the table, and the rate-limit counters an
   t.is((await e.confirm(token!)).status, 200);
   t.is((await e.confirm(token!)).status, 403, 'spent');
   const client = await raw(t, shared.uri);
-  const { rows } = await client.query<{ ns: string; key: string; value: unknown }>(`SELECT ns, key, value FROM "public"."${prefix}state" ORDER BY ns, key`);
+  const { rows } = await client.query<{ ns: string; key: string; value: unknown }>(
+    `SELECT ns, key, value FROM "public"."${prefix}state" ORDER BY ns, key`,
+  );
   const names = rows.map((r) => `${r.ns}:${r.key}`);
   t.is(rows.length, 4, names.join(' '));
-  t.true(names.some((k) => k.startsWith('used:verified:email:')), 'the spent token id');
-  t.true(names.some((k) => k.startsWith('sessions:d:email_')), "the user's session list");
-  t.true(names.some((k) => k.startsWith('limit:verified:email:i:')), 'the per-IP counter');
-  t.is(rows.find((r) => `${r.ns}:${r.key}` === 'limit:verified:email:a:a@example.com')?.value, 1, 'the per-address counter, at 1');
+  t.true(
+    names.some((k) => k.startsWith('used:verified:email:')),
+    'the spent token id',
+  );
+  t.true(
+    names.some((k) => k.startsWith('sessions:d:email_')),
+    "the user's session list",
+  );
+  t.true(
+    names.some((k) => k.startsWith('limit:verified:email:i:')),
+    'the per-IP counter',
+  );
+  t.is(
+    rows.find((r) => `${r.ns}:${r.key}` === 'limit:verified:email:a:a@example.com')?.value,
+    1,
+    'the per-address counter, at 1',
+  );
 });
 
 test('PostgreSQL down at start-up, started anyway (startWithStoresDown): ready resolves, logins answer 503 JSON, and work once it is up', async (t) => {
   const server = await ownServer(t);
   await server.stop();
   const e = await emailApp(t, server.uri, { startWithStoresDown: true });
-  t.true(e.logs.some((l) => /^error authKoa: stateStore postgres:\/\/\S+: cannot connect \(ECONNREFUSED\) within \d+ ms; started anyway/.test(l)), e.logs.join('\n'));
+  t.true(
+    e.logs.some((l) =>
+      /^error authKoa: stateStore postgres:\/\/\S+: cannot connect \(ECONNREFUSED\) within \d+ ms; started anyway/.test(
+        l,
+      ),
+    ),
+    e.logs.join('\n'),
+  );
   const down = await e.login('alice');
   t.is(down.status, 503);
   t.deepEqual(await down.json(), UNAVAILABLE);
@@ -86,7 +109,10 @@ test('PostgreSQL killed mid-run: requests answer 503 JSON at once, and after a r
 
   await server.stop();
   const results = await Promise.all(Array.from({ length: 10 }, () => e.confirm(first.token!)));
-  t.deepEqual(results.map((r) => r.status), Array(10).fill(503));
+  t.deepEqual(
+    results.map((r) => r.status),
+    Array(10).fill(503),
+  );
   t.deepEqual(await results[0]!.json(), UNAVAILABLE);
   t.is(e.client.jar.has('JWT'), false, 'no session was issued');
 
@@ -106,14 +132,22 @@ test('a PostgreSQL that hangs: requests end with 503 after the timeout, not a hu
   const res = (await e.request('c@example.com')).res;
   t.is(res.status, 503);
   t.deepEqual(await res.json(), UNAVAILABLE);
-  t.true(e.logs.some((l) => /hit failed: .*timeout/i.test(l)), e.logs.join('\n'));
+  t.true(
+    e.logs.some((l) => /hit failed: .*timeout/i.test(l)),
+    e.logs.join('\n'),
+  );
   server.resume();
   await until(async () => (await e.request('d@example.com')).res.status === 200, 'the server to answer again', 45_000);
 });
 
 test('a refused password or a missing database fails start-up naming the redacted URI', async (t) => {
   const server = await ownServer(t, { password: 'right-horse-battery' });
-  const base = { secret: SECRET, url: 'http://127.0.0.1:1', logger: () => {}, providers: [{ kind: 'direct' as const, name: 'local', checker: () => true }] };
+  const base = {
+    secret: SECRET,
+    url: 'http://127.0.0.1:1',
+    logger: () => {},
+    providers: [{ kind: 'direct' as const, name: 'local', checker: () => true }],
+  };
   const cases = {
     wrongPassword: server.uri.replace('right-horse-battery', 'hunter2'),
     missingDb: server.uri.replace(/\/authkoa$/, '/nope'),
@@ -128,8 +162,18 @@ test('a refused password or a missing database fails start-up naming the redacte
     await auth.close();
   }
   const at = `127\\.0\\.0\\.1:${server.port}`;
-  t.regex(errors.wrongPassword!, new RegExp(`^TypeError: authKoa: stateStore postgres://authkoa:\\*\\*\\*@${at}/authkoa: password authentication failed for user "authkoa"$`));
-  t.regex(errors.missingDb!, new RegExp(`^TypeError: authKoa: stateStore postgres://authkoa:\\*\\*\\*@${at}/nope: database "nope" does not exist$`));
+  t.regex(
+    errors.wrongPassword!,
+    new RegExp(
+      `^TypeError: authKoa: stateStore postgres://authkoa:\\*\\*\\*@${at}/authkoa: password authentication failed for user "authkoa"$`,
+    ),
+  );
+  t.regex(
+    errors.missingDb!,
+    new RegExp(
+      `^TypeError: authKoa: stateStore postgres://authkoa:\\*\\*\\*@${at}/nope: database "nope" does not exist$`,
+    ),
+  );
   for (const m of Object.values(errors)) t.false(m.includes('hunter2') || m.includes('right-horse'), m);
 
   const ok = authKoa({ ...base, stateStore: server.uri });
@@ -141,7 +185,12 @@ test('a refused password or a missing database fails start-up naming the redacte
 // startError() knows its words, so this is a start-up error too, not an endless 503.
 test('a URI without the password the server requires fails start-up too', async (t) => {
   const server = await ownServer(t, { password: 'right-horse-battery' });
-  const auth = authKoa({ secret: SECRET, url: 'http://127.0.0.1:1', stateStore: server.uri.replace(':right-horse-battery@', '@'), providers: [{ kind: 'direct', name: 'local', checker: () => true }] });
+  const auth = authKoa({
+    secret: SECRET,
+    url: 'http://127.0.0.1:1',
+    stateStore: server.uri.replace(':right-horse-battery@', '@'),
+    providers: [{ kind: 'direct', name: 'local', checker: () => true }],
+  });
   t.teardown(() => auth.close());
   const err = await t.throwsAsync(auth.ready, { instanceOf: TypeError });
   t.regex(err!.message, /^authKoa: stateStore postgres:\/\/authkoa@127\.0\.0\.1:\d+\/authkoa: .*password/);
@@ -153,7 +202,11 @@ test('stateStore, avatarStore and mfa.store on one URI: login state, the avatar 
   const uri = `${shared.uri}?prefix=${prefix}&application_name=${appName}`;
   const e = await emailApp(t, uri, { avatarStore: uri, mfa: { store: uri } });
   const client = await raw(t, shared.uri);
-  const ours = async () => Number((await client.query('SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = $1', [appName])).rows[0].n);
+  const ours = async () =>
+    Number(
+      (await client.query('SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = $1', [appName])).rows[0]
+        .n,
+    );
 
   const login = await e.login('alice');
   t.is(login.status, 200);
@@ -189,7 +242,9 @@ CREATE TRIGGER hold_spend BEFORE INSERT OR UPDATE ON authkoa_state FOR EACH ROW 
 
 /** Every avatar row, checked whole: its hash is its bytes' SHA-1 and its size their length. */
 async function wholeAvatars(t: ExecutionContext, client: pg.Client): Promise<string[]> {
-  const { rows } = await client.query<{ id: string; data: Buffer; hash: string; size: number }>('SELECT id, data, hash, size FROM authkoa_avatars ORDER BY id');
+  const { rows } = await client.query<{ id: string; data: Buffer; hash: string; size: number }>(
+    'SELECT id, data, hash, size FROM authkoa_avatars ORDER BY id',
+  );
   for (const r of rows) {
     t.is(r.hash, createHash('sha1').update(r.data).digest('hex'), `the hash of ${r.id} is its data's`);
     t.is(r.size, r.data.length, `the size of ${r.id} is its data's`);
@@ -210,10 +265,23 @@ test('PostgreSQL killed while an avatar is written and a login waits: JSON 5xx a
   // A write in two statements (the row, then its bytes) would commit the first before the hold.
   await admin.query(HOLD_WRITES);
   const avatarLogin = e.login('victim', new Client(e.app.url));
-  const stateLogin = new Client(e.app.url).fetch(`/auth/email/login?token=${encodeURIComponent(token!)}`, { method: 'POST' });
-  const held = async () => (await admin.query<{ query: string }>(`SELECT query FROM pg_stat_activity WHERE wait_event = 'PgSleep' ORDER BY query`)).rows.map((r) => r.query);
-  await until(async () => (await held()).length === 2, 'the avatar write and the token spending to be held in their statements');
-  t.deepEqual((await held()).map((q) => q.match(/^INSERT INTO \S+/)?.[0]), ['INSERT INTO "public"."authkoa_avatars"', 'INSERT INTO "public"."authkoa_state"']);
+  const stateLogin = new Client(e.app.url).fetch(`/auth/email/login?token=${encodeURIComponent(token!)}`, {
+    method: 'POST',
+  });
+  const held = async () =>
+    (
+      await admin.query<{ query: string }>(
+        `SELECT query FROM pg_stat_activity WHERE wait_event = 'PgSleep' ORDER BY query`,
+      )
+    ).rows.map((r) => r.query);
+  await until(
+    async () => (await held()).length === 2,
+    'the avatar write and the token spending to be held in their statements',
+  );
+  t.deepEqual(
+    (await held()).map((q) => q.match(/^INSERT INTO \S+/)?.[0]),
+    ['INSERT INTO "public"."authkoa_avatars"', 'INSERT INTO "public"."authkoa_state"'],
+  );
   await server.stop();
   const [avatarRes, stateRes] = await Promise.all([avatarLogin, stateLogin]);
   t.is(stateRes.status, 503);
@@ -225,7 +293,11 @@ test('PostgreSQL killed while an avatar is written and a login waits: JSON 5xx a
   const after = await raw(t, server.uri);
   t.is((await wholeAvatars(t, after)).length, 2, "the two earlier avatars, whole; nothing of the victim's");
   await after.query('DROP TRIGGER hold_avatar ON authkoa_avatars; DROP TRIGGER hold_spend ON authkoa_state');
-  await until(async () => (await e.login('victim', new Client(e.app.url))).status === 200, 'the app to recover', 45_000);
+  await until(
+    async () => (await e.login('victim', new Client(e.app.url))).status === 200,
+    'the app to recover',
+    45_000,
+  );
   t.is((await wholeAvatars(t, after)).length, 3);
   t.is((await e.confirm(token!)).status, 200, 'the token whose spending was cut off was not spent');
   t.is((await e.confirm(token!)).status, 403);

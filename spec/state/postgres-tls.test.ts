@@ -53,15 +53,22 @@ test('sslmode=verify-full with sslrootcert: the state store and the avatar store
 });
 
 test('the ssl option given in code (a CA) is used when the URI names no TLS parameter', async (t) => {
-  const state = await openPostgresStateStore(`${server.uri}?application_name=tls-store`, { ssl: { ca: cert.cert, servername: 'localhost' } });
+  const state = await openPostgresStateStore(`${server.uri}?application_name=tls-store`, {
+    ssl: { ca: cert.cert, servername: 'localhost' },
+  });
   t.teardown(() => state.close());
   t.true(await state.create('ns', 'code', 1, Date.now() + 60_000));
   t.true((await tlsOfConnections()).every(Boolean));
 });
 
 test('a certificate that does not verify (no CA given) is a start-up TypeError naming the redacted URI', async (t) => {
-  const err = await t.throwsAsync(openPostgresStateStore(`${server.uri}?sslmode=verify-full`), { instanceOf: TypeError });
-  t.regex(err!.message, /^authKoa: stateStore postgres:\/\/authkoa:\*\*\*@127\.0\.0\.1:\d+\/authkoa\?sslmode=verify-full: .*self[- ]signed/i);
+  const err = await t.throwsAsync(openPostgresStateStore(`${server.uri}?sslmode=verify-full`), {
+    instanceOf: TypeError,
+  });
+  t.regex(
+    err!.message,
+    /^authKoa: stateStore postgres:\/\/authkoa:\*\*\*@127\.0\.0\.1:\d+\/authkoa\?sslmode=verify-full: .*self[- ]signed/i,
+  );
   t.false(err!.message.includes('tls-test-pw'));
 });
 
@@ -72,6 +79,9 @@ test('a client that does not ask for TLS is refused by the server: a start-up Ty
 });
 
 test('an sslrootcert file that does not exist is a start-up TypeError, not an outage', async (t) => {
-  const err = await t.throwsAsync(openPostgresStateStore(`${server.uri}?sslmode=verify-full&sslrootcert=/nonexistent/ca.pem`), { instanceOf: TypeError });
+  const err = await t.throwsAsync(
+    openPostgresStateStore(`${server.uri}?sslmode=verify-full&sslrootcert=/nonexistent/ca.pem`),
+    { instanceOf: TypeError },
+  );
   t.regex(err!.message, /ENOENT|no such file/);
 });

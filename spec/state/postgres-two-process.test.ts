@@ -62,8 +62,14 @@ interface AppProcess {
 }
 
 /** Spawns an app process (app-process.ts); stopped at teardown with SIGTERM and checked to exit 0. */
-function spawnApp(t: ExecutionContext, stateStore: string, avatarStore?: string): { child: ChildProcess; next: AppProcess['next']; stderr: () => string } {
-  const child = spawnTs(APP, [stateStore, avatarStore ?? `lmdb://${join(tempDir(t), 'avatars')}`], { AUTHKOA_TEST_CLOCK: CLOCK });
+function spawnApp(
+  t: ExecutionContext,
+  stateStore: string,
+  avatarStore?: string,
+): { child: ChildProcess; next: AppProcess['next']; stderr: () => string } {
+  const child = spawnTs(APP, [stateStore, avatarStore ?? `lmdb://${join(tempDir(t), 'avatars')}`], {
+    AUTHKOA_TEST_CLOCK: CLOCK,
+  });
   let stderr = '';
   child.stderr!.on('data', (d) => (stderr += d));
   const next = lineReader(child);
@@ -98,7 +104,8 @@ async function sendLink(app: AppProcess, user: string): Promise<string> {
   return (await app.next(sent))[1]!;
 }
 
-const spend = (base: string, token: string) => fetch(`${base}/auth/email/login?token=${token}`, { method: 'POST', redirect: 'manual' });
+const spend = (base: string, token: string) =>
+  fetch(`${base}/auth/email/login?token=${token}`, { method: 'POST', redirect: 'manual' });
 
 test('two app processes on one PostgreSQL: a confirmation link spent on A is refused on B', async (t) => {
   const [a, b] = await twoApps(t);
@@ -113,12 +120,17 @@ test('two app processes on one PostgreSQL: a confirmation link spent on A is ref
   t.is(onB.status, 403);
   t.deepEqual(await onB.json(), { error: 'confirmation token already consumed', code: 'confirmation_used' });
   t.false(b.client.jar.has('JWT'), 'B gave no session');
-  t.is((await a.client.fetch(`/auth/email/login?token=${token}`, { method: 'POST' })).status, 403, 'and A refuses it again');
+  t.is(
+    (await a.client.fetch(`/auth/email/login?token=${token}`, { method: 'POST' })).status,
+    403,
+    'and A refuses it again',
+  );
 });
 
 test('two app processes on one PostgreSQL: a limit of 5 per address is reached after 5 requests spread over both', async (t) => {
   const [a, b] = await twoApps(t);
-  const ask = (c: Client, user = 'bob') => c.fetch(`/auth/email/login?user=${user}&address=${user}@example.com`).then((r) => r.status);
+  const ask = (c: Client, user = 'bob') =>
+    c.fetch(`/auth/email/login?user=${user}&address=${user}@example.com`).then((r) => r.status);
   const statuses = [];
   for (const app of [a, b, a, b, a]) statuses.push(await ask(app.client));
   t.deepEqual(statuses, [200, 200, 200, 200, 200]);
@@ -151,7 +163,8 @@ test('two app processes on one PostgreSQL: 20 parallel spends of one link spread
 
 test('two app processes on one PostgreSQL share the failed-login count: the 5th failure spread over both locks the name out on both', async (t) => {
   const [a, b] = await twoApps(t);
-  const login = (c: Client, user: string, passwd: string) => c.fetch('/auth/local/login', { method: 'POST', form: { user, passwd } });
+  const login = (c: Client, user: string, passwd: string) =>
+    c.fetch('/auth/local/login', { method: 'POST', form: { user, passwd } });
   const statuses = [];
   for (const app of [a, b, a, b, a]) statuses.push((await login(app.client, 'mallory', 'guess')).status);
   t.deepEqual(statuses, [403, 403, 403, 403, 403]);
@@ -173,10 +186,15 @@ async function whileBothWaitForTables(gate: pg.Client, both: () => void): Promis
   await gate.query('SELECT pg_advisory_lock($1)', [DDL_LOCK]);
   both();
   const waiting = async () =>
-    (await gate.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())")).rows[0]!.n;
+    (
+      await gate.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())",
+      )
+    ).rows[0]!.n;
   const deadline = Date.now() + 30_000; // two app processes starting on a loaded 2-core machine
   while ((await waiting()) < 2) {
-    if (Date.now() > deadline) throw new Error('the two processes were not both waiting to create the tables within 30 s');
+    if (Date.now() > deadline)
+      throw new Error('the two processes were not both waiting to create the tables within 30 s');
     await new Promise((r) => setTimeout(r, 20));
   }
   await gate.query('SELECT pg_advisory_unlock($1)', [DDL_LOCK]);
@@ -188,29 +206,58 @@ test('two app processes opening a fresh database at the same time both create th
   const gate = new pg.Client({ connectionString: uri.replace(/\?.*$/, '') });
   await gate.connect();
   t.teardown(() => gate.end());
-  const tables = async () => (await gate.query<{ name: string }>("SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public' ORDER BY 1")).rows.map((r) => r.name);
+  const tables = async () =>
+    (
+      await gate.query<{ name: string }>(
+        "SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public' ORDER BY 1",
+      )
+    ).rows.map((r) => r.name);
 
   // State and avatars on the one database: both stores open at start-up, each creating its table.
   let apps!: Array<ReturnType<typeof spawnApp>>;
   await whileBothWaitForTables(gate, () => (apps = [spawnApp(t, uri, uri), spawnApp(t, uri, uri)]));
   const [a, b] = await Promise.all(
-    apps.map(async ({ child, next }): Promise<AppProcess> => ({ client: new Client((await next(/^listening (http:\/\/\S+)/))[1]!), next, pid: child.pid })),
+    apps.map(async ({ child, next }): Promise<AppProcess> => ({
+      client: new Client((await next(/^listening (http:\/\/\S+)/))[1]!),
+      next,
+      pid: child.pid,
+    })),
   );
   t.deepEqual(await tables(), ['authkoa_avatars', 'authkoa_state']);
 
   // The first logins store the first avatars, one on each process, in the table made at start-up.
-  const login = (app: AppProcess, user: string) => app.client.fetch('/auth/local/login', { method: 'POST', form: { user, passwd: 'right' } });
+  const login = (app: AppProcess, user: string) =>
+    app.client.fetch('/auth/local/login', { method: 'POST', form: { user, passwd: 'right' } });
   const answers = await Promise.all([login(a!, 'frank'), login(b!, 'grace')]);
-  t.deepEqual(answers.map((r) => r.status), [200, 200], 'both logins stored an avatar');
+  t.deepEqual(
+    answers.map((r) => r.status),
+    [200, 200],
+    'both logins stored an avatar',
+  );
 
   const token = await sendLink(a!, 'erin');
-  t.is((await b!.client.fetch(`/auth/email/login?token=${token}`, { method: 'POST' })).status, 200, 'B spends the link A sent');
-  t.is((await a!.client.fetch(`/auth/email/login?token=${token}`, { method: 'POST' })).status, 403, 'and A sees it spent: both use the one state table');
+  t.is(
+    (await b!.client.fetch(`/auth/email/login?token=${token}`, { method: 'POST' })).status,
+    200,
+    'B spends the link A sent',
+  );
+  t.is(
+    (await a!.client.fetch(`/auth/email/login?token=${token}`, { method: 'POST' })).status,
+    403,
+    'and A sees it spent: both use the one state table',
+  );
   const [frank, grace] = (await Promise.all(answers.map((r) => r.json()))) as Array<{ id: string }>;
-  for (const [app, user] of [[b!, frank!], [a!, grace!]] as const) {
+  for (const [app, user] of [
+    [b!, frank!],
+    [a!, grace!],
+  ] as const) {
     const avatar = await app.client.fetch(`/avatar/${avatarId(user.id)}`);
     t.is(avatar.status, 200, 'each serves the avatar the other stored: both use the one avatar table');
     t.is(avatar.headers.get('content-type'), 'image/png');
   }
-  t.deepEqual(apps.map((app) => app.stderr()), ['', ''], 'no process logged a failure');
+  t.deepEqual(
+    apps.map((app) => app.stderr()),
+    ['', ''],
+    'no process logged a failure',
+  );
 });

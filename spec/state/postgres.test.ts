@@ -31,7 +31,11 @@ const fresh = (more = '') => `${server.uri}?prefix=t${tag()}_${more}`;
 /** A plain client for reading what the store wrote, closed with the test. */
 const raw = (t: ExecutionContext, uri = server.uri) => rawClient(t, uri);
 
-async function open(t: ExecutionContext, uri: string, opts: Parameters<typeof openPostgresStateStore>[1] = {}): Promise<PostgresStateStore> {
+async function open(
+  t: ExecutionContext,
+  uri: string,
+  opts: Parameters<typeof openPostgresStateStore>[1] = {},
+): Promise<PostgresStateStore> {
   const store = await openPostgresStateStore(uri, opts);
   t.teardown(() => store.close());
   return store;
@@ -40,11 +44,12 @@ async function open(t: ExecutionContext, uri: string, opts: Parameters<typeof op
 stateStoreContract(test, 'postgres', async (clock) => openPostgresStateStore(fresh(), { clock }));
 limiterContract(test, 'postgres', async (clock) => openPostgresStateStore(fresh(), { clock }));
 
-test('prefix and schema keep apps apart on one database: the same key is a row in each one\'s own table', async (t) => {
+test("prefix and schema keep apps apart on one database: the same key is a row in each one's own table", async (t) => {
   const id = tag();
   const schema = `s${tag()}`;
   const client = await raw(t);
-  const schemaExists = async () => (await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [schema])).rowCount === 1;
+  const schemaExists = async () =>
+    (await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [schema])).rowCount === 1;
   t.false(await schemaExists());
   const a = await open(t, `${server.uri}?prefix=a${id}_`);
   const b = await open(t, `${server.uri}?prefix=b${id}_`);
@@ -58,10 +63,19 @@ test('prefix and schema keep apps apart on one database: the same key is a row i
   t.is((await b.get('ns', 'k'))?.value, 'B');
   t.is((await c.get('ns', 'k'))?.value, 'C');
 
-  const rows = async (table: string) => (await client.query(`SELECT ns, key, value, expires_at::float8 AS exp, rev FROM ${table}`)).rows;
-  t.deepEqual(await rows(`"public"."a${id}_state"`), [{ ns: 'ns', key: 'k', value: 'A', exp, rev: (await a.get('ns', 'k'))!.rev }]);
-  t.deepEqual((await rows(`"public"."b${id}_state"`)).map((r) => r.value), ['B']);
-  t.deepEqual((await rows(`"${schema}"."a${id}_state"`)).map((r) => r.value), ['C']);
+  const rows = async (table: string) =>
+    (await client.query(`SELECT ns, key, value, expires_at::float8 AS exp, rev FROM ${table}`)).rows;
+  t.deepEqual(await rows(`"public"."a${id}_state"`), [
+    { ns: 'ns', key: 'k', value: 'A', exp, rev: (await a.get('ns', 'k'))!.rev },
+  ]);
+  t.deepEqual(
+    (await rows(`"public"."b${id}_state"`)).map((r) => r.value),
+    ['B'],
+  );
+  t.deepEqual(
+    (await rows(`"${schema}"."a${id}_state"`)).map((r) => r.value),
+    ['C'],
+  );
 });
 
 test('a bad URI is a TypeError naming the part at fault, and the password never shows', async (t) => {
@@ -85,7 +99,10 @@ test('a bad URI is a TypeError naming the part at fault, and the password never 
     t.regex(err!.message, /^authKoa: stateStore /);
     t.false(err!.message.includes('hunter2'), err!.message);
   }
-  t.regex((await t.throwsAsync(openPostgresStateStore(`${base}/app?ttl=5`)))!.message, /postgres:\/\/app:\*\*\*@127\.0\.0\.1:1\/app/);
+  t.regex(
+    (await t.throwsAsync(openPostgresStateStore(`${base}/app?ttl=5`)))!.message,
+    /postgres:\/\/app:\*\*\*@127\.0\.0\.1:1\/app/,
+  );
   t.like(parsePostgresUri('postgres://h/app'), { schema: 'public', prefix: 'authkoa_', timeoutMs: 5000 });
   t.like(parsePostgresUri(`${base}/app?schema=s&prefix=&timeout=250&sslmode=require&application_name=x`), {
     schema: 's',
@@ -111,14 +128,30 @@ test('postgresql:// works as postgres://, directly and through openStateStore', 
 test('keys with backslashes and NUL, and their escaped look-alikes, are distinct rows that round-trip; a 512-character key works', async (t) => {
   const prefix = `t${tag()}_`;
   const store = await open(t, `${server.uri}?prefix=${prefix}`);
-  const keys = ['a\\0', 'a\u0000', 'a\\', 'a\\\\', 'a\\\\0', 'a\\\u0000', '\u0000', '\\0', '\u0000\u0000', 'a', 'é✓😀', 'k'.repeat(512)];
+  const keys = [
+    'a\\0',
+    'a\u0000',
+    'a\\',
+    'a\\\\',
+    'a\\\\0',
+    'a\\\u0000',
+    '\u0000',
+    '\\0',
+    '\u0000\u0000',
+    'a',
+    'é✓😀',
+    'k'.repeat(512),
+  ];
   const exp = Date.now() + 60_000;
   for (const [i, key] of keys.entries()) t.true(await store.create('ns', key, i, exp), JSON.stringify(key));
   for (const [i, key] of keys.entries()) t.is((await store.get('ns', key))?.value, i, JSON.stringify(key));
   const client = await raw(t);
   const stored = (await client.query(`SELECT key FROM "public"."${prefix}state"`)).rows.map((r) => r.key as string);
   t.is(new Set(stored).size, keys.length, 'one row per key');
-  t.false(stored.some((k) => k.includes('\u0000')), 'no NUL reaches the text column');
+  t.false(
+    stored.some((k) => k.includes('\u0000')),
+    'no NUL reaches the text column',
+  );
   // take and remove address the same rows.
   t.true(await store.take('ns', 'a\u0000', (await store.get('ns', 'a\u0000'))!.rev));
   await store.remove('ns', 'a\\\\');
@@ -133,7 +166,14 @@ test('values round-trip exactly: unicode, NUL inside strings, nested arrays and 
   const values: unknown[] = [
     { name: 'Ålice ✓ 😀 中文 עברית', nul: 'before\u0000after', ctrl: '\u0001\u001f\u007f', quote: '"\'\\' },
     [[1, [2, [3, [4, []]]]], [{ a: [null, true, false] }], 'x'],
-    { deep: { deeper: { deepest: ['\u0000', '\\u0000', '\\0'] } }, n: -0.5, big: 9007199254740991, small: 1e-7, empty: '', nothing: null },
+    {
+      deep: { deeper: { deepest: ['\u0000', '\\u0000', '\\0'] } },
+      n: -0.5,
+      big: 9007199254740991,
+      small: 1e-7,
+      empty: '',
+      nothing: null,
+    },
     'just a string with \u0000 in it',
     0,
     null,
@@ -153,7 +193,8 @@ test('sweep() deletes exactly the expired rows, of this prefix only; every sweep
   const store = await open(t, `${server.uri}?prefix=${prefix}`, { clock, sweepEvery: 4 });
   const other = await open(t, fresh(), { clock });
   const client = await raw(t);
-  const count = async () => Number((await client.query(`SELECT count(*) AS n FROM "public"."${prefix}state"`)).rows[0].n);
+  const count = async () =>
+    Number((await client.query(`SELECT count(*) AS n FROM "public"."${prefix}state"`)).rows[0].n);
   const now = clock();
   // Creates 1 and 2: expire at now + 1000; create 3 lives on. The 4th create will sweep.
   await store.create('a', 'short1', 1, now + 1000);
@@ -164,7 +205,10 @@ test('sweep() deletes exactly the expired rows, of this prefix only; every sweep
   t.is(await count(), 3, 'expired rows stay until swept');
   await store.create('a', 'at-the-edge', 1, now + 2000);
   await until(async () => (await count()) === 2, 'the 4th create to sweep the two expired rows');
-  t.deepEqual((await client.query(`SELECT key FROM "public"."${prefix}state" ORDER BY key`)).rows.map((r) => r.key), ['at-the-edge', 'long']);
+  t.deepEqual(
+    (await client.query(`SELECT key FROM "public"."${prefix}state" ORDER BY key`)).rows.map((r) => r.key),
+    ['at-the-edge', 'long'],
+  );
   t.truthy(await other.get('a', 'short'), "another prefix's expired row is not this store's to sweep");
 
   clock.advance(1000); // at-the-edge expires exactly now: expired
@@ -187,27 +231,45 @@ async function until(done: () => Promise<boolean>, what: string, deadlineMs = 20
   }
 }
 
-test('start-up: a wrong password and a missing database are TypeErrors with the server\'s reason; an unreachable port is an outage', async (t) => {
+test("start-up: a wrong password and a missing database are TypeErrors with the server's reason; an unreachable port is an outage", async (t) => {
   const password = 'right-horse-battery';
   const locked = await startPostgres({ password });
   t.teardown(() => locked.destroy());
   const wrong = locked.uri.replace(password, 'hunter2');
   const badLogin = await t.throwsAsync(openPostgresStateStore(wrong), { instanceOf: TypeError });
-  t.regex(badLogin!.message, new RegExp(`^authKoa: stateStore postgres://authkoa:\\*\\*\\*@127\\.0\\.0\\.1:${locked.port}/authkoa: password authentication failed for user "authkoa"$`));
-  const noDb = await t.throwsAsync(openPostgresStateStore(locked.uri.replace(/\/authkoa$/, '/nope')), { instanceOf: TypeError });
-  t.regex(noDb!.message, /^authKoa: stateStore postgres:\/\/authkoa:\*\*\*@127\.0\.0\.1:\d+\/nope: database "nope" does not exist$/);
+  t.regex(
+    badLogin!.message,
+    new RegExp(
+      `^authKoa: stateStore postgres://authkoa:\\*\\*\\*@127\\.0\\.0\\.1:${locked.port}/authkoa: password authentication failed for user "authkoa"$`,
+    ),
+  );
+  const noDb = await t.throwsAsync(openPostgresStateStore(locked.uri.replace(/\/authkoa$/, '/nope')), {
+    instanceOf: TypeError,
+  });
+  t.regex(
+    noDb!.message,
+    /^authKoa: stateStore postgres:\/\/authkoa:\*\*\*@127\.0\.0\.1:\d+\/nope: database "nope" does not exist$/,
+  );
 
   const closedPort = await freePort();
-  const away = await t.throwsAsync(openPostgresStateStore(`postgres://authkoa:${password}@127.0.0.1:${closedPort}/authkoa`));
+  const away = await t.throwsAsync(
+    openPostgresStateStore(`postgres://authkoa:${password}@127.0.0.1:${closedPort}/authkoa`),
+  );
   t.false(away instanceof TypeError, 'an outage, which the service retries, not a configuration error');
-  t.regex(away!.message, new RegExp(`^postgres postgres://authkoa:\\*\\*\\*@127\\.0\\.0\\.1:${closedPort}/authkoa is unavailable \\(.*ECONNREFUSED`));
-  for (const e of [badLogin, noDb, away]) t.false(e!.message.includes(password) || e!.message.includes('hunter2'), e!.message);
+  t.regex(
+    away!.message,
+    new RegExp(
+      `^postgres postgres://authkoa:\\*\\*\\*@127\\.0\\.0\\.1:${closedPort}/authkoa is unavailable \\(.*ECONNREFUSED`,
+    ),
+  );
+  for (const e of [badLogin, noDb, away])
+    t.false(e!.message.includes(password) || e!.message.includes('hunter2'), e!.message);
 
   const store = await open(t, locked.uri);
   t.true(await store.create('ns', 'k', 1, Date.now() + 60_000), 'the right password opens');
 });
 
-test('a statement that hangs rejects within the URI\'s timeout, and the same store works once the server answers again', async (t) => {
+test("a statement that hangs rejects within the URI's timeout, and the same store works once the server answers again", async (t) => {
   // A server of its own: pause() would stop every other test of this file.
   const hung = await startPostgres();
   t.teardown(async () => {
@@ -220,13 +282,19 @@ test('a statement that hangs rejects within the URI\'s timeout, and the same sto
   t.true(await store.create('ns', 'k', 'before', Date.now() + 60_000));
   hung.pause();
   const err = await t.throwsAsync(store.get('ns', 'k'));
-  t.regex(err!.message, /^postgres postgres:\/\/authkoa@127\.0\.0\.1:\d+\/authkoa\?timeout=500: get failed: .*timeout/i);
+  t.regex(
+    err!.message,
+    /^postgres postgres:\/\/authkoa@127\.0\.0\.1:\d+\/authkoa\?timeout=500: get failed: .*timeout/i,
+  );
   const hit = await t.throwsAsync(store.hit('limit', [{ key: 'k', limit: 5 }], 60_000));
   t.regex(hit!.message, /hit failed: .*timeout/i, 'a transaction too');
   hung.resume();
   // Polled: the timed-out connections were dropped, and a new one must connect within 500 ms, which a
   // loaded machine may miss once. The claim is that this store recovers, not how fast.
-  await until(async () => (await store.get('ns', 'k').catch(() => undefined))?.value === 'before', 'the store to answer again');
+  await until(
+    async () => (await store.get('ns', 'k').catch(() => undefined))?.value === 'before',
+    'the store to answer again',
+  );
   t.is(await store.hit('limit', [{ key: 'k', limit: 5 }], 60_000), undefined);
 });
 
@@ -249,14 +317,23 @@ test('a server killed during a hit() transaction rejects that call, and the proc
   // Holds the counter's write inside the transaction until the kill.
   await admin.query(`CREATE FUNCTION hold() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_sleep(60); RETURN NEW; END $$;
     CREATE TRIGGER hold BEFORE INSERT ON authkoa_state FOR EACH ROW EXECUTE FUNCTION hold()`);
-  const child = spawn(process.execPath, ['--import=tsx', '--input-type=module', '-e', HIT_CHILD], { cwd: ROOT, env: { ...process.env, STATE_URI: `${dying.uri}?timeout=30000` } });
+  const child = spawn(process.execPath, ['--import=tsx', '--input-type=module', '-e', HIT_CHILD], {
+    cwd: ROOT,
+    env: { ...process.env, STATE_URI: `${dying.uri}?timeout=30000` },
+  });
   let out = '';
   child.stdout.on('data', (d) => (out += d));
   child.stderr.on('data', (d) => (out += d));
   const exited = once(child, 'close');
-  await until(async () => (await admin.query(`SELECT 1 FROM pg_stat_activity WHERE wait_event = 'PgSleep'`)).rowCount === 1, 'the hit to be held');
+  await until(
+    async () => (await admin.query(`SELECT 1 FROM pg_stat_activity WHERE wait_event = 'PgSleep'`)).rowCount === 1,
+    'the hit to be held',
+  );
   await dying.stop();
   const [code] = await exited;
-  t.regex(out, /^rejected: postgres postgres:\/\/authkoa@127\.0\.0\.1:\d+\/authkoa\?timeout=30000: hit failed: Connection terminated unexpectedly\n$/);
+  t.regex(
+    out,
+    /^rejected: postgres postgres:\/\/authkoa@127\.0\.0\.1:\d+\/authkoa\?timeout=30000: hit failed: Connection terminated unexpectedly\n$/,
+  );
   t.is(code, 0);
 });

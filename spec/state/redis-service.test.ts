@@ -12,7 +12,8 @@ import { startRedis, type RedisPeer } from '../helpers/redis.js';
 
 const SECRET = 'redis-service-test-secret-0123456789';
 
-const emailApp = (t: ExecutionContext, stateStore: string, more: Partial<AuthKoaOptions> = {}) => sharedEmailApp(t, SECRET, stateStore, more);
+const emailApp = (t: ExecutionContext, stateStore: string, more: Partial<AuthKoaOptions> = {}) =>
+  sharedEmailApp(t, SECRET, stateStore, more);
 
 /**
  * Polls `probe` until it returns true: waiting on a reconnect, not on a clock. The client's reconnect
@@ -46,10 +47,19 @@ test('a confirmation token is spent in Redis and rate-limit counters and the ses
   t.teardown(() => raw.quit());
   const keys = (await raw.keys(`${p}*`)).sort();
   t.is(keys.length, 4, keys.join(' '));
-  t.true(keys.some((k) => k.startsWith(`${p}used:verified:email:`)), 'the spent token id');
-  t.true(keys.some((k) => k.startsWith(`${p}sessions:d:email_`)), "the user's session list");
+  t.true(
+    keys.some((k) => k.startsWith(`${p}used:verified:email:`)),
+    'the spent token id',
+  );
+  t.true(
+    keys.some((k) => k.startsWith(`${p}sessions:d:email_`)),
+    "the user's session list",
+  );
   t.true(keys.includes(`${p}limit:verified:email:a:a@example.com`), 'the per-address counter');
-  t.true(keys.some((k) => k.startsWith(`${p}limit:verified:email:i:`)), 'the per-IP counter');
+  t.true(
+    keys.some((k) => k.startsWith(`${p}limit:verified:email:i:`)),
+    'the per-IP counter',
+  );
   t.is(await raw.hget(`${p}limit:verified:email:a:a@example.com`, 'v'), '1');
 });
 
@@ -58,12 +68,26 @@ test('Redis down at start-up, started anyway (startWithStoresDown): ready resolv
   t.teardown(() => redis.stop());
   await redis.stop();
   const e = await emailApp(t, `${redis.uri}/0`, { startWithStoresDown: true });
-  t.true(e.logs.some((l) => /^error authKoa: stateStore redis:\/\/127\.0\.0\.1:\d+\/0: cannot connect \(ECONNREFUSED\) within \d+ ms; started anyway/.test(l)), e.logs.join('\n'));
+  t.true(
+    e.logs.some((l) =>
+      /^error authKoa: stateStore redis:\/\/127\.0\.0\.1:\d+\/0: cannot connect \(ECONNREFUSED\) within \d+ ms; started anyway/.test(
+        l,
+      ),
+    ),
+    e.logs.join('\n'),
+  );
   const down = await e.request();
   t.is(down.res.status, 503);
   t.deepEqual(await down.res.json(), { error: 'login state is unavailable', code: 'state_store_unavailable' });
   t.is(down.token, undefined, 'nothing was sent');
-  t.true(e.logs.some((l) => /^error .*login state is unavailable: redis redis:\/\/127\.0\.0\.1:\d+\/0 is unavailable \(.*ECONNREFUSED/.test(l)), e.logs.join('\n'));
+  t.true(
+    e.logs.some((l) =>
+      /^error .*login state is unavailable: redis redis:\/\/127\.0\.0\.1:\d+\/0 is unavailable \(.*ECONNREFUSED/.test(
+        l,
+      ),
+    ),
+    e.logs.join('\n'),
+  );
 
   await redis.start();
   await until(async () => (await e.request()).res.status === 200, 'Redis to be picked up');
@@ -106,7 +130,10 @@ test('a Redis that hangs: requests end with 503 after the command timeout, not a
   const res = (await e.request('c@example.com')).res;
   t.is(res.status, 503);
   t.is(((await res.json()) as { code: string }).code, 'state_store_unavailable');
-  t.true(e.logs.some((l) => /hit failed: Command timed out/.test(l)), e.logs.join('\n'));
+  t.true(
+    e.logs.some((l) => /hit failed: Command timed out/.test(l)),
+    e.logs.join('\n'),
+  );
   redis.resume();
   await until(async () => (await e.request('d@example.com')).res.status === 200, 'the server to answer again');
 });
@@ -114,7 +141,12 @@ test('a Redis that hangs: requests end with 503 after the command timeout, not a
 test('a refused password or database fails start-up naming the URI, the password redacted', async (t) => {
   const redis = await startRedis({ password: 'right-horse-battery' });
   t.teardown(() => redis.stop());
-  const base = { secret: SECRET, url: 'http://127.0.0.1:1', logger: () => {}, providers: [{ kind: 'direct' as const, name: 'local', checker: () => true }] };
+  const base = {
+    secret: SECRET,
+    url: 'http://127.0.0.1:1',
+    logger: () => {},
+    providers: [{ kind: 'direct' as const, name: 'local', checker: () => true }],
+  };
   const port = redis.port;
   const cases = {
     wrongPassword: `redis://:hunter2@127.0.0.1:${port}/0`,
@@ -130,7 +162,10 @@ test('a refused password or database fails start-up naming the URI, the password
     );
     await auth.close();
   }
-  t.regex(errors.wrongPassword!, new RegExp(`^authKoa: stateStore redis://:\\*\\*\\*@127\\.0\\.0\\.1:${port}/0: WRONGPASS`));
+  t.regex(
+    errors.wrongPassword!,
+    new RegExp(`^authKoa: stateStore redis://:\\*\\*\\*@127\\.0\\.0\\.1:${port}/0: WRONGPASS`),
+  );
   t.regex(errors.noPassword!, /^authKoa: stateStore redis:\/\/127\.0\.0\.1:\d+\/0: NOAUTH/);
   t.regex(errors.wrongDb!, /^authKoa: stateStore redis:\/\/:\*\*\*@127\.0\.0\.1:\d+\/99: ERR DB index is out of range/);
   for (const m of Object.values(errors)) t.false(m.includes('hunter2') || m.includes('right-horse'), m);
@@ -141,10 +176,24 @@ test('a refused password or database fails start-up naming the URI, the password
 });
 
 test('a bad stateStore option is a TypeError naming it: from authKoa(), or at start-up for what the backend checks', async (t) => {
-  const base = { secret: SECRET, url: 'http://127.0.0.1:1', logger: () => {}, providers: [{ kind: 'direct' as const, name: 'local', checker: () => true }] };
-  t.throws(() => authKoa({ ...base, stateStore: 'etcd://h' }), { instanceOf: TypeError, message: /^authKoa: stateStore has unsupported scheme "etcd:\/\/"/ });
-  t.throws(() => authKoa({ ...base, stateStore: {} as never }), { instanceOf: TypeError, message: /^authKoa: stateStore must be/ });
+  const base = {
+    secret: SECRET,
+    url: 'http://127.0.0.1:1',
+    logger: () => {},
+    providers: [{ kind: 'direct' as const, name: 'local', checker: () => true }],
+  };
+  t.throws(() => authKoa({ ...base, stateStore: 'etcd://h' }), {
+    instanceOf: TypeError,
+    message: /^authKoa: stateStore has unsupported scheme "etcd:\/\/"/,
+  });
+  t.throws(() => authKoa({ ...base, stateStore: {} as never }), {
+    instanceOf: TypeError,
+    message: /^authKoa: stateStore must be/,
+  });
   const auth = authKoa({ ...base, stateStore: 'redis://:hunter2@h/0?ttl=1' });
-  const err = await t.throwsAsync(auth.ready, { instanceOf: TypeError, message: /^authKoa: stateStore redis:\/\/:\*\*\*@h\/0\?ttl=1: unknown parameter "ttl"/ });
+  const err = await t.throwsAsync(auth.ready, {
+    instanceOf: TypeError,
+    message: /^authKoa: stateStore redis:\/\/:\*\*\*@h\/0\?ttl=1: unknown parameter "ttl"/,
+  });
   t.false(err!.message.includes('hunter2'));
 });

@@ -36,7 +36,11 @@ test('keys carry the prefix: two prefixes on one server never see each other', a
   t.is((await b.get('ns', id))?.value, 'B');
   const raw = new Redis(redis.port, '127.0.0.1');
   t.teardown(() => raw.quit());
-  t.deepEqual(await raw.hgetall(`appA:ns:${id}`), { v: '"A"', e: (await a.get('ns', id))!.expiresAt.toString(), r: (await a.get('ns', id))!.rev });
+  t.deepEqual(await raw.hgetall(`appA:ns:${id}`), {
+    v: '"A"',
+    e: (await a.get('ns', id))!.expiresAt.toString(),
+    r: (await a.get('ns', id))!.rev,
+  });
   const ttl = await raw.pttl(`appA:ns:${id}`);
   t.true(ttl > 0 && ttl <= 60_000, `a Redis TTL backs the expiry (${ttl} ms)`);
 });
@@ -68,7 +72,11 @@ test('parseRedisUri: host, port, db, user, password, TLS, prefix and timeout; un
   t.is(p.prefix, 'shop:');
   t.is(p.timeoutMs, 500);
   t.is(p.redacted, 'rediss://app:***@cache.example:6380/2?prefix=shop:&timeout=500');
-  t.like(parseRedisUri('redis://h'), { prefix: 'authkoa:', timeoutMs: 2000, options: { host: 'h', port: 6379, db: 0, tls: undefined } });
+  t.like(parseRedisUri('redis://h'), {
+    prefix: 'authkoa:',
+    timeoutMs: 2000,
+    options: { host: 'h', port: 6379, db: 0, tls: undefined },
+  });
   const e = t.throws(() => parseRedisUri('redis://:hunter2@h/0?ttl=5'), { instanceOf: TypeError });
   t.regex(e.message, /unknown parameter "ttl"/);
   t.false(e.message.includes('hunter2'));

@@ -29,7 +29,13 @@ export function stateStoreContract(test: TestFn, label: string, open: OpenState)
 
   test(`${label}: get returns value, expiry and revision; expired entries stay readable until swept`, async (t) => {
     const { store, clock, now } = await setup(t);
-    const value = { state: 'confirmed', tg: { id: 1234567890, first_name: 'Ålice ✓' }, photo: Buffer.alloc(70_000, 7).toString('base64'), n: null, list: [1, 'two'] };
+    const value = {
+      state: 'confirmed',
+      tg: { id: 1234567890, first_name: 'Ålice ✓' },
+      photo: Buffer.alloc(70_000, 7).toString('base64'),
+      n: null,
+      list: [1, 'two'],
+    };
     await store.create('ns', 'k', value, now + 1000);
     const e = await store.get('ns', 'k');
     t.deepEqual(e?.value, value);
@@ -97,7 +103,9 @@ export function stateStoreContract(test: TestFn, label: string, open: OpenState)
     const { store, now } = await setup(t);
     await store.create('ns', 'k', 0, now + 1000);
     const { rev } = (await store.get('ns', 'k'))!;
-    const results = await Promise.all(Array.from({ length: 16 }, (_, i) => store.replace('ns', 'k', rev, i + 1, now + 1000)));
+    const results = await Promise.all(
+      Array.from({ length: 16 }, (_, i) => store.replace('ns', 'k', rev, i + 1, now + 1000)),
+    );
     t.is(results.filter(Boolean).length, 1);
   });
 

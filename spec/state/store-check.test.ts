@@ -22,7 +22,14 @@ const quiet = () => {};
 
 /** authKoa() with the bound under test; the instance is closed at teardown. */
 function instance(t: { teardown(fn: () => unknown): void }, more: Partial<AuthKoaOptions>) {
-  const auth = authKoa({ secret: SECRET, url: 'http://127.0.0.1:1', logger: quiet, storeCheckTimeout: '2s', providers: [DIRECT], ...more } as AuthKoaOptions);
+  const auth = authKoa({
+    secret: SECRET,
+    url: 'http://127.0.0.1:1',
+    logger: quiet,
+    storeCheckTimeout: '2s',
+    providers: [DIRECT],
+    ...more,
+  } as AuthKoaOptions);
   t.teardown(() => auth.close());
   return auth;
 }
@@ -31,8 +38,16 @@ function instance(t: { teardown(fn: () => unknown): void }, more: Partial<AuthKo
 const PLACES: Array<[what: string, options: (uri: string) => Partial<AuthKoaOptions>, named: string]> = [
   ['stateStore', (uri) => ({ stateStore: uri }), 'stateStore'],
   ['mfa.store', (uri) => ({ mfa: { store: uri } }), 'mfa.store'],
-  ['a passkey provider\'s credentials', (uri) => ({ providers: [DIRECT, { kind: 'passkey', rpName: 'x', credentials: uri }] }), 'providers\\[1\\] \\(passkey\\): credentials'],
-  ['Telegram\'s stateStore', (uri) => ({ providers: [DIRECT, { kind: 'telegram', token: '1:x', bot: 'b', poll: false, stateStore: uri }] }), 'providers\\[1\\] \\(telegram\\): stateStore'],
+  [
+    "a passkey provider's credentials",
+    (uri) => ({ providers: [DIRECT, { kind: 'passkey', rpName: 'x', credentials: uri }] }),
+    'providers\\[1\\] \\(passkey\\): credentials',
+  ],
+  [
+    "Telegram's stateStore",
+    (uri) => ({ providers: [DIRECT, { kind: 'telegram', token: '1:x', bot: 'b', poll: false, stateStore: uri }] }),
+    'providers\\[1\\] \\(telegram\\): stateStore',
+  ],
 ];
 
 for (const [what, options, named] of PLACES) {
@@ -41,7 +56,12 @@ for (const [what, options, named] of PLACES) {
     const auth = instance(t, options(`redis://:hunter2@127.0.0.1:${port}/0`));
     const err = await t.throwsAsync(auth.ready);
     t.is(err!.name, 'StoreUnreachableError');
-    t.regex(err!.message, new RegExp(`^authKoa: ${named} redis://:\\*\\*\\*@127\\.0\\.0\\.1:${port}/0: cannot connect \\(ECONNREFUSED\\) within 2000 ms$`));
+    t.regex(
+      err!.message,
+      new RegExp(
+        `^authKoa: ${named} redis://:\\*\\*\\*@127\\.0\\.0\\.1:${port}/0: cannot connect \\(ECONNREFUSED\\) within 2000 ms$`,
+      ),
+    );
     t.false(err!.message.includes('hunter2'));
   });
 }
@@ -51,7 +71,10 @@ test('avatarStore and stateStore on a postgres:// port nothing listens on: ready
   const uri = `postgres://authkoa:hunter2@127.0.0.1:${port}/authkoa`;
   for (const option of ['avatarStore', 'stateStore'] as const) {
     const err = await t.throwsAsync(instance(t, { [option]: uri }).ready);
-    t.is(err!.message, `authKoa: ${option} postgres://authkoa:***@127.0.0.1:${port}/authkoa: cannot connect (ECONNREFUSED) within 2000 ms`);
+    t.is(
+      err!.message,
+      `authKoa: ${option} postgres://authkoa:***@127.0.0.1:${port}/authkoa: cannot connect (ECONNREFUSED) within 2000 ms`,
+    );
   }
 });
 
@@ -74,7 +97,9 @@ test('a redis-server that accepts the connection and answers nothing: ready reje
   });
   redis.pause();
   // The URI's own command timeout is far longer: only the start-up bound can end the wait.
-  const err = await t.throwsAsync(instance(t, { stateStore: `${redis.uri}/0?timeout=60000`, storeCheckTimeout: 300 }).ready);
+  const err = await t.throwsAsync(
+    instance(t, { stateStore: `${redis.uri}/0?timeout=60000`, storeCheckTimeout: 300 }).ready,
+  );
   t.is(err!.message, `authKoa: stateStore ${redis.uri}/0?timeout=60000: cannot connect (no answer) within 300 ms`);
   redis.resume(); // the attempt still under way then connects, and close() (at teardown) closes it
 });
@@ -83,13 +108,18 @@ test('a path store that cannot open (a file where the LMDB folder should be): re
   const path = join(tempDir(t), 'avatars');
   writeFileSync(path, 'not a folder');
   const err = await t.throwsAsync(instance(t, { avatarStore: `lmdb://${path}` }).ready);
-  t.regex(err!.message, new RegExp(`^authKoa: avatarStore lmdb://${path}: cannot open \\(.*Not a directory.*\\) within 2000 ms$`));
+  t.regex(
+    err!.message,
+    new RegExp(`^authKoa: avatarStore lmdb://${path}: cannot open \\(.*Not a directory.*\\) within 2000 ms$`),
+  );
 });
 
 test('a store that answers within the bound starts as before; memory and lmdb are checked too', async (t) => {
   const redis = await startRedis();
   t.teardown(() => redis.stop());
-  await t.notThrowsAsync(instance(t, { stateStore: `${redis.uri}/0`, avatarStore: `lmdb://${join(tempDir(t), 'avatars')}` }).ready);
+  await t.notThrowsAsync(
+    instance(t, { stateStore: `${redis.uri}/0`, avatarStore: `lmdb://${join(tempDir(t), 'avatars')}` }).ready,
+  );
 });
 
 test('startWithStoresDown: ready resolves, the failure is logged and reaches app.emit("error") with the first request, a login meeting the store emits too, and the app recovers when Redis is back', async (t) => {
@@ -114,7 +144,10 @@ test('startWithStoresDown: ready resolves, the failure is logged and reaches app
 
   const c = new Client(app.url);
   t.is((await c.fetch('/open')).status, 201, 'a request outside the auth routes goes on');
-  t.deepEqual(emitted.map((e) => [e.name, e.message]), [['StoreUnreachableError', said]]);
+  t.deepEqual(
+    emitted.map((e) => [e.name, e.message]),
+    [['StoreUnreachableError', said]],
+  );
 
   const down = await c.fetch('/auth/local/login', { method: 'POST', json: { user: 'alice', passwd: 'pw' } });
   t.is(down.status, 503);
@@ -135,7 +168,16 @@ test('startWithStoresDown: ready resolves, the failure is logged and reaches app
 
 test('storeCheckTimeout and startWithStoresDown are checked like every option', (t) => {
   const base = { secret: SECRET, url: 'http://127.0.0.1:1', logger: quiet, providers: [DIRECT] } as AuthKoaOptions;
-  t.throws(() => authKoa({ ...base, storeCheckTimeout: 0 }), { instanceOf: TypeError, message: /^authKoa: storeCheckTimeout must be a positive number/ });
-  t.throws(() => authKoa({ ...base, startWithStoresDown: 'yes' as never }), { instanceOf: TypeError, message: 'authKoa: startWithStoresDown must be a boolean' });
-  t.throws(() => authKoa({ ...base, startWithStoreDown: true } as never), { instanceOf: TypeError, message: /unknown option "startWithStoreDown" \(did you mean "startWithStoresDown"\?\)/ });
+  t.throws(() => authKoa({ ...base, storeCheckTimeout: 0 }), {
+    instanceOf: TypeError,
+    message: /^authKoa: storeCheckTimeout must be a positive number/,
+  });
+  t.throws(() => authKoa({ ...base, startWithStoresDown: 'yes' as never }), {
+    instanceOf: TypeError,
+    message: 'authKoa: startWithStoresDown must be a boolean',
+  });
+  t.throws(() => authKoa({ ...base, startWithStoreDown: true } as never), {
+    instanceOf: TypeError,
+    message: /unknown option "startWithStoreDown" \(did you mean "startWithStoresDown"\?\)/,
+  });
 });

@@ -66,7 +66,9 @@ const CLOCK = String(Date.now());
 
 /** Starts one app process on `stateStore`; resolves its client and stdout lines. Stopped (and checked to exit 0) at teardown. */
 async function appProcess(t: ExecutionContext, stateStore: string, apiRoot?: string) {
-  const child = spawnTs(APP, [stateStore, `lmdb://${join(tempDir(t), 'avatars')}`, ...(apiRoot ? [apiRoot] : [])], { AUTHKOA_TEST_CLOCK: CLOCK });
+  const child = spawnTs(APP, [stateStore, `lmdb://${join(tempDir(t), 'avatars')}`, ...(apiRoot ? [apiRoot] : [])], {
+    AUTHKOA_TEST_CLOCK: CLOCK,
+  });
   let stderr = '';
   child.stderr!.on('data', (d) => (stderr += d));
   const lines = new Lines(child);
@@ -109,13 +111,18 @@ test('two app processes on one Redis: a limit of 5 per address is reached after 
   t.is(refusedB.status, 429, 'the 6th, on B, is over the shared limit');
   t.regex(refusedB.headers.get('retry-after') ?? '', /^\d+$/);
   t.is(await ask(a.client), 429, 'and so is a 7th on A');
-  t.is(await a.client.fetch('/auth/email/login?user=carol&address=carol@example.com').then((r) => r.status), 200, 'other addresses count apart');
+  t.is(
+    await a.client.fetch('/auth/email/login?user=carol&address=carol@example.com').then((r) => r.status),
+    200,
+    'other addresses count apart',
+  );
 });
 
 test('two app processes on one Redis share the failed-login count: the 5th failure spread over both locks the name out on both', async (t) => {
   const uri = store();
   const [a, b] = await Promise.all([appProcess(t, uri), appProcess(t, uri)]);
-  const login = (c: Client, passwd: string) => c.fetch('/auth/local/login', { method: 'POST', form: { user: 'mallory', passwd } });
+  const login = (c: Client, passwd: string) =>
+    c.fetch('/auth/local/login', { method: 'POST', form: { user: 'mallory', passwd } });
   const statuses = [];
   for (const c of [a, b, a, b, a]) statuses.push((await login(c.client, 'guess')).status);
   t.deepEqual(statuses, [403, 403, 403, 403, 403]);
@@ -123,13 +130,20 @@ test('two app processes on one Redis share the failed-login count: the 5th failu
   t.is(onB.status, 429, 'locked out on B by failures on both, even with the right password');
   t.is(onB.headers.get('retry-after'), '60');
   t.is((await login(a.client, 'right')).status, 429, 'and on A');
-  t.is((await a.client.fetch('/auth/local/login', { method: 'POST', form: { user: 'trent', passwd: 'right' } })).status, 200, 'another name logs in');
+  t.is(
+    (await a.client.fetch('/auth/local/login', { method: 'POST', form: { user: 'trent', passwd: 'right' } })).status,
+    200,
+    'another name logs in',
+  );
 });
 
 test('a user revoked by `authctl sessions revoke` (a third process) is refused at the next refresh on either app process', async (t) => {
   const uri = store();
   const [a, b] = await Promise.all([appProcess(t, uri), appProcess(t, uri)]);
-  const login = await a.client.fetch('/auth/local/login', { method: 'POST', form: { user: 'victor', passwd: 'right' } });
+  const login = await a.client.fetch('/auth/local/login', {
+    method: 'POST',
+    form: { user: 'victor', passwd: 'right' },
+  });
   t.is(login.status, 200);
   const { id } = (await login.json()) as { id: string };
   // The same browser session presented to both processes, as a load balancer would spread it.
@@ -153,7 +167,10 @@ test('a user revoked by `authctl sessions revoke` (a third process) is refused a
   t.is(refusedA.status, 401, 'and on A');
   t.is(a.client.jar.get('JWT'), 'session_revoked', 'the refused token is cleared: the cookie holds the mark of why');
 
-  const again = await a.client.fetch('/auth/local/login', { method: 'POST', form: { user: 'victor', passwd: 'right' } });
+  const again = await a.client.fetch('/auth/local/login', {
+    method: 'POST',
+    form: { user: 'victor', passwd: 'right' },
+  });
   t.is(again.status, 200, 'a new login after the revocation works');
   t.is((await me(a.client)).status, 200);
 });
@@ -162,7 +179,21 @@ test('a Telegram login opened on app A, confirmed by `authctl bot` in a third pr
   const api = await startFakeBotApi();
   t.teardown(() => api.close());
   const uri = store();
-  const bot = spawnCli(['bot', '--token', BOT_TOKEN, '--store', uri, '--api-root', api.apiRoot, '--poll-timeout', '1', '--success-msg', SUCCESS, '--error-msg', ERROR]);
+  const bot = spawnCli([
+    'bot',
+    '--token',
+    BOT_TOKEN,
+    '--store',
+    uri,
+    '--api-root',
+    api.apiRoot,
+    '--poll-timeout',
+    '1',
+    '--success-msg',
+    SUCCESS,
+    '--error-msg',
+    ERROR,
+  ]);
   let botOut = '';
   bot.stderr!.on('data', (d) => (botOut += d));
   t.teardown(() => {
@@ -210,7 +241,10 @@ test('100 parallel wrong passwords for one name, spread over two app processes o
   void countChecks(b);
   const statuses = Array.from({ length: burst }, async (_, i) => {
     const c = i % 2 ? a.client : b.client;
-    const res = await c.fetch('/auth/local/login', { method: 'POST', form: { user: 'held-alice', passwd: `guess-${i}` } });
+    const res = await c.fetch('/auth/local/login', {
+      method: 'POST',
+      form: { user: 'held-alice', passwd: `guess-${i}` },
+    });
     if (res.status === 429) {
       answered++;
       settle();
@@ -218,7 +252,10 @@ test('100 parallel wrong passwords for one name, spread over two app processes o
     return res.status;
   });
   await inFlight;
-  await Promise.all([a.client.fetch('/test/release', { method: 'POST' }), b.client.fetch('/test/release', { method: 'POST' })]);
+  await Promise.all([
+    a.client.fetch('/test/release', { method: 'POST' }),
+    b.client.fetch('/test/release', { method: 'POST' }),
+  ]);
   const all = await Promise.all(statuses);
   t.is(checking, 5, 'five checks in both processes together');
   t.is(all.filter((s) => s === 403).length, 5);

@@ -13,8 +13,11 @@ const root = join(import.meta.dirname, '..', '..');
 
 function authctl(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, ['--import=tsx', join(root, 'bin', 'authctl.ts'), 'avatars', ...args], { cwd: root, timeout: 60_000 }, (err, stdout, stderr) =>
-      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    execFile(
+      process.execPath,
+      ['--import=tsx', join(root, 'bin', 'authctl.ts'), 'avatars', ...args],
+      { cwd: root, timeout: 60_000 },
+      (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );
   });
 }
@@ -93,11 +96,16 @@ test('migrate file → lmdb → GridFS (CongoDB stand-in for mongod) keeps ids a
   try {
     const b = await authctl('migrate', lmdb, mongo.uriWith({ ava_db: `cli`, ava_coll: 'av' }));
     t.is(b.code, 0, b.stderr);
-    const listed = JSON.parse((await authctl('list', mongo.uriWith({ ava_db: `cli`, ava_coll: 'av' }), '--json')).stdout);
+    const listed = JSON.parse(
+      (await authctl('list', mongo.uriWith({ ava_db: `cli`, ava_coll: 'av' }), '--json')).stdout,
+    );
     t.is(listed.total.count, 3);
     const back = await authctl('migrate', mongo.uriWith({ ava_db: `cli`, ava_coll: 'av' }), join(dir, 'back'));
     t.is(back.code, 0, back.stderr);
-    t.is((await new FileStore(join(dir, 'back')).get(avatarId('m2')))?.data.toString(), (await store.get(avatarId('m2')))?.data.toString());
+    t.is(
+      (await new FileStore(join(dir, 'back')).get(avatarId('m2')))?.data.toString(),
+      (await store.get(avatarId('m2')))?.data.toString(),
+    );
   } finally {
     await mongo.stop();
   }
@@ -122,11 +130,21 @@ test('a bad URI, a missing store and an unreachable server are one-line errors w
 // at a shell has.
 test('on a terminal, migrate draws a progress bar instead of lines', async (t) => {
   const { dir, path } = await fileStoreWith(t, ['t1', 't2', 't3', 't4']);
-  const cmd = [process.execPath, '--import=tsx', join(root, 'bin', 'authctl.ts'), 'avatars', 'migrate', path, join(dir, 'copy')]
+  const cmd = [
+    process.execPath,
+    '--import=tsx',
+    join(root, 'bin', 'authctl.ts'),
+    'avatars',
+    'migrate',
+    path,
+    join(dir, 'copy'),
+  ]
     .map((a) => `'${a}'`)
     .join(' ');
   const screen = await new Promise<string>((resolve, reject) =>
-    execFile('script', ['-qec', cmd, '/dev/null'], { cwd: root, timeout: 60_000 }, (err, stdout) => (err ? reject(err) : resolve(stdout))),
+    execFile('script', ['-qec', cmd, '/dev/null'], { cwd: root, timeout: 60_000 }, (err, stdout) =>
+      err ? reject(err) : resolve(stdout),
+    ),
   );
   t.regex(screen, /\rmigrating \[#{30}\] 4\/4/);
   t.notRegex(screen, /copied /);

@@ -65,7 +65,10 @@ export function storeContract(test: TestFn, kind: string, open: OpenStore): void
     await store.put('a', png(5));
     await store.put('b', png(50));
     const list = await collect(store);
-    t.deepEqual(list.map((e) => e.id), [avatarId('a'), avatarId('b')].sort());
+    t.deepEqual(
+      list.map((e) => e.id),
+      [avatarId('a'), avatarId('b')].sort(),
+    );
     const sizes = Object.fromEntries(list.map((e) => [e.id, e.size]));
     t.is(sizes[avatarId('a')], png(5).length);
     t.is(sizes[avatarId('b')], png(50).length);

@@ -43,13 +43,19 @@ test('a crash between write and rename leaves no partial avatar and keeps the ol
   const signal = await new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, sig) => resolve(sig)));
   t.is(signal, 'SIGKILL');
   const folder = join(dir, readdirSync(dir)[0]!); // the one partition written so far
-  t.true(readdirSync(folder).some((n) => n.endsWith('.tmp')), 'the temp file was written before the crash');
+  t.true(
+    readdirSync(folder).some((n) => n.endsWith('.tmp')),
+    'the temp file was written before the crash',
+  );
   t.is((await store.get(id))?.data.toString(), 'old avatar');
   const listed = [];
   for await (const e of store.list()) listed.push(e.id);
   t.deepEqual(listed, [id]);
   // A fresh, never-renamed avatar is simply absent.
-  const child2 = fork(join(import.meta.dirname, 'fixtures', 'crash-writer.ts'), [dir, 'newcomer'], { execArgv: ['--import=tsx'], stdio: 'ignore' });
+  const child2 = fork(join(import.meta.dirname, 'fixtures', 'crash-writer.ts'), [dir, 'newcomer'], {
+    execArgv: ['--import=tsx'],
+    stdio: 'ignore',
+  });
   await new Promise((resolve) => child2.on('exit', resolve));
   t.is(await store.get(avatarId('newcomer')), undefined);
 });
@@ -60,7 +66,9 @@ test('file store holds 10 000 avatars and lists them all', async (t) => {
   const n = 10_000;
   const ids = new Set<string>();
   for (let i = 0; i < n; i += 100) {
-    const batch = await Promise.all(Array.from({ length: 100 }, (_, k) => store.put(`user${i + k}`, Buffer.from(`avatar ${i + k}`))));
+    const batch = await Promise.all(
+      Array.from({ length: 100 }, (_, k) => store.put(`user${i + k}`, Buffer.from(`avatar ${i + k}`))),
+    );
     batch.forEach((id) => ids.add(id));
   }
   let count = 0;

@@ -21,11 +21,21 @@ test.after.always(async () => {
   await mongo?.stop();
 });
 
-storeContract(test, 'gridfs store', async () => ({ store: await openStore(mongo.uriWith({ ava_db: `contract${++dbCount}`, ava_coll: 'avatars' })) }));
+storeContract(test, 'gridfs store', async () => ({
+  store: await openStore(mongo.uriWith({ ava_db: `contract${++dbCount}`, ava_coll: 'avatars' })),
+}));
 
 test('ava_db and ava_coll are taken off the URI; defaults are test / avatars_fs', (t) => {
-  t.deepEqual(parseMongoUri('mongodb://h:1/x?ava_db=d&ava_coll=c&w=1'), { uri: 'mongodb://h:1/x?w=1', db: 'd', bucket: 'c' });
-  t.deepEqual(parseMongoUri('mongodb+srv://u:p@h/x'), { uri: 'mongodb+srv://u:p@h/x', db: 'test', bucket: 'avatars_fs' });
+  t.deepEqual(parseMongoUri('mongodb://h:1/x?ava_db=d&ava_coll=c&w=1'), {
+    uri: 'mongodb://h:1/x?w=1',
+    db: 'd',
+    bucket: 'c',
+  });
+  t.deepEqual(parseMongoUri('mongodb+srv://u:p@h/x'), {
+    uri: 'mongodb+srv://u:p@h/x',
+    db: 'test',
+    bucket: 'avatars_fs',
+  });
 });
 
 test('put keeps a single revision in the bucket, with metadata.hash as the original', async (t) => {

@@ -5,7 +5,11 @@ import { authKoa } from '../../lib/index.js';
 import { openStore } from '../../lib/stores/index.js';
 import { tempDir } from '../helpers/temp.js';
 
-const base = { secret: 'store-layout-secret-0123456789abcdef', url: 'http://127.0.0.1:1', providers: [{ kind: 'direct' as const, name: 'local', checker: () => true }] };
+const base = {
+  secret: 'store-layout-secret-0123456789abcdef',
+  url: 'http://127.0.0.1:1',
+  providers: [{ kind: 'direct' as const, name: 'local', checker: () => true }],
+};
 
 test('avatarStore as a path on an LMDB folder rejects ready naming lmdb://; lmdb:// on a file store names file://', async (t) => {
   const dir = tempDir(t, 'authkoa-layout-');

@@ -55,7 +55,9 @@ test('two processes write and read one LMDB store at the same time', async (t) =
   const store = new LmdbStore(path);
   const n = 300;
   // The child writes child0..N while this process writes parent0..N; each then reads the other's.
-  const child = fork(join(import.meta.dirname, 'fixtures', 'lmdb-writer.ts'), [path, String(n)], { execArgv: ['--import=tsx'] });
+  const child = fork(join(import.meta.dirname, 'fixtures', 'lmdb-writer.ts'), [path, String(n)], {
+    execArgv: ['--import=tsx'],
+  });
   const childDone = new Promise<number>((resolve, reject) => {
     child.on('message', (m) => resolve((m as { sawParent: number }).sawParent));
     child.on('error', reject);
@@ -64,7 +66,8 @@ test('two processes write and read one LMDB store at the same time', async (t) =
   for (let i = 0; i < n; i++) await store.put(`parent${i}`, Buffer.from(`p${i}`));
   const sawParent = await childDone;
   t.true(sawParent >= 0);
-  for (let i = 0; i < n; i++) t.is((await store.get(avatarId(`child${i}`)))?.data.toString(), `c${i}`) || t.fail(`child${i}`);
+  for (let i = 0; i < n; i++)
+    t.is((await store.get(avatarId(`child${i}`)))?.data.toString(), `c${i}`) || t.fail(`child${i}`);
   let count = 0;
   for await (const _ of store.list()) count++;
   t.is(count, 2 * n);

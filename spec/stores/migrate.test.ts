@@ -22,7 +22,10 @@ test('migrate file → lmdb → file keeps ids and bytes', async (t) => {
   const progress: number[] = [];
   const r1 = await migrate(fs1, lm, { onProgress: (done) => progress.push(done), concurrency: 1 });
   t.deepEqual(r1, { total: 50, copied: 50, failed: [] });
-  t.deepEqual(progress, Array.from({ length: 50 }, (_, i) => i + 1));
+  t.deepEqual(
+    progress,
+    Array.from({ length: 50 }, (_, i) => i + 1),
+  );
   const expected = await contents(fs1);
   t.deepEqual(await contents(lm), expected);
   t.true(avatarId('user7') in expected);
@@ -36,8 +39,9 @@ test('migrate file → lmdb → file keeps ids and bytes', async (t) => {
 test('migrate 10 000 avatars from lmdb into a file store', async (t) => {
   const dir = tempDir(t, PREFIX);
   const lm = new LmdbStore(join(dir, 'lmdb'));
-  for (let i = 0; i < 10_000; i += 1000) await Promise.all(Array.from({ length: 1000 }, (_, k) => lm.put(`u${i + k}`, Buffer.from(`${i + k}`))));
-  const r = await migrate(lm, join(dir, "fs"));
+  for (let i = 0; i < 10_000; i += 1000)
+    await Promise.all(Array.from({ length: 1000 }, (_, k) => lm.put(`u${i + k}`, Buffer.from(`${i + k}`))));
+  const r = await migrate(lm, join(dir, 'fs'));
   t.deepEqual(r, { total: 10_000, copied: 10_000, failed: [] });
   const fs = await openStore(join(dir, 'fs'));
   t.is((await fs.get(avatarId('u1234')))?.data.toString(), '1234');

@@ -57,7 +57,9 @@ async function rawRows(prefix: string): Promise<Row[]> {
   const client = new pg.Client({ connectionString: server.uri });
   await client.connect();
   try {
-    const res = await client.query<Row>(`SELECT id, data, hash, size, modified, pg_typeof(data)::text AS data_type FROM "public"."${prefix}avatars" ORDER BY id`);
+    const res = await client.query<Row>(
+      `SELECT id, data, hash, size, modified, pg_typeof(data)::text AS data_type FROM "public"."${prefix}avatars" ORDER BY id`,
+    );
     return res.rows;
   } finally {
     await client.end();
@@ -79,8 +81,11 @@ const allBytes = (seed: number) => Buffer.from(Array.from({ length: 300 }, (_, k
 
 function authctl(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, ['--import=tsx', join(ROOT, 'bin', 'authctl.ts'), 'avatars', ...args], { cwd: ROOT, timeout: 60_000 }, (err, stdout, stderr) =>
-      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    execFile(
+      process.execPath,
+      ['--import=tsx', join(ROOT, 'bin', 'authctl.ts'), 'avatars', ...args],
+      { cwd: ROOT, timeout: 60_000 },
+      (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );
   });
 }
@@ -123,7 +128,9 @@ test('list() pages through 1201 avatars: each id once, none missing, in id order
   const n = 1201; // two full pages of 500 and a part page
   const expected: string[] = [];
   for (let i = 0; i < n; i += 100) {
-    const batch = Array.from({ length: Math.min(100, n - i) }, (_, k) => store.put(`pager${i + k}`, Buffer.from(`avatar ${i + k}`)));
+    const batch = Array.from({ length: Math.min(100, n - i) }, (_, k) =>
+      store.put(`pager${i + k}`, Buffer.from(`avatar ${i + k}`)),
+    );
     expected.push(...(await Promise.all(batch)));
   }
   const listed: string[] = [];
@@ -144,7 +151,11 @@ test('migrate() LMDB → PostgreSQL → a second LMDB keeps every id, the bytes 
   t.deepEqual(await migrate(source, uri), { total: 40, copied: 40, failed: [] });
   const expected = await snapshot(source);
   const rows = await rawRows(prefix);
-  t.deepEqual(Object.fromEntries(rows.map((r) => [r.id, [r.data.toString('hex'), r.modified.getTime()]])), expected, 'the rows as the source');
+  t.deepEqual(
+    Object.fromEntries(rows.map((r) => [r.id, [r.data.toString('hex'), r.modified.getTime()]])),
+    expected,
+    'the rows as the source',
+  );
 
   const copy = new LmdbStore(join(dir, 'copy'));
   t.teardown(() => copy.close());
@@ -170,10 +181,16 @@ test('authctl avatars list shows the avatars of a postgres:// store; --json thei
   const text = await authctl('list', uri);
   t.is(text.code, 0, text.stderr);
   const lines = text.stdout.trim().split('\n');
-  t.deepEqual(lines.slice(0, 2).map((l) => l.split(/ +/)).sort(), [
-    [avatarId('lister1'), '3', oldTime(1).toISOString()],
-    [avatarId('lister2'), '6', oldTime(2).toISOString()],
-  ].sort());
+  t.deepEqual(
+    lines
+      .slice(0, 2)
+      .map((l) => l.split(/ +/))
+      .sort(),
+    [
+      [avatarId('lister1'), '3', oldTime(1).toISOString()],
+      [avatarId('lister2'), '6', oldTime(2).toISOString()],
+    ].sort(),
+  );
   t.is(lines[2], 'total: 2 avatars, 9 bytes');
   const json = JSON.parse((await authctl('list', uri, '--json')).stdout);
   t.deepEqual(json.total, { count: 2, bytes: 9 });
@@ -192,14 +209,20 @@ test('authctl avatars prune on postgres://: --older-than removes the old rows on
   const real = await authctl('prune', uri, '--older-than', '90d');
   t.is(real.code, 0, real.stderr);
   t.regex(real.stdout, /removed 2 of 4 avatars/);
-  t.deepEqual((await rawRows(prefix)).map((r) => r.id), [avatarId('fresh1'), avatarId('fresh2')].sort());
+  t.deepEqual(
+    (await rawRows(prefix)).map((r) => r.id),
+    [avatarId('fresh1'), avatarId('fresh2')].sort(),
+  );
 
   const keep = join(tempDir(t, 'authkoa-pgcli-'), 'keep.txt');
   writeFileSync(keep, 'fresh2\n');
   const kept = await authctl('prune', uri, '--keep-file', keep);
   t.is(kept.code, 0, kept.stderr);
   t.regex(kept.stdout, /removed 1 of 2 avatars/);
-  t.deepEqual((await rawRows(prefix)).map((r) => r.id), [avatarId('fresh2')]);
+  t.deepEqual(
+    (await rawRows(prefix)).map((r) => r.id),
+    [avatarId('fresh2')],
+  );
 });
 
 test('authctl avatars migrate lmdb:// → postgres:// → lmdb:// keeps ids, bytes and modified times', async (t) => {
@@ -219,7 +242,9 @@ test('authctl avatars migrate lmdb:// → postgres:// → lmdb:// keeps ids, byt
   const back = await authctl('migrate', uri, `lmdb://${join(dir, 'back')}`);
   t.is(back.code, 0, back.stderr);
   t.regex(back.stdout, /migrated 6 of 6 avatars/);
-  const listed = JSON.parse((await authctl('list', `lmdb://${join(dir, 'back')}`, '--json')).stdout) as { avatars: Array<{ id: string; modified: string }> };
+  const listed = JSON.parse((await authctl('list', `lmdb://${join(dir, 'back')}`, '--json')).stdout) as {
+    avatars: Array<{ id: string; modified: string }>;
+  };
   t.deepEqual(
     Object.fromEntries(listed.avatars.map((a) => [a.id, Date.parse(a.modified)])),
     Object.fromEntries(Object.entries(expected).map(([id, [, ms]]) => [id, ms])),
@@ -257,7 +282,10 @@ test('avatarStore postgres:// naming a database that does not exist fails start-
   const auth = authKoa({ ...baseOptions(), url: 'http://127.0.0.1:1', avatarStore: uri });
   t.teardown(() => auth.close());
   const err = await t.throwsAsync(auth.ready, { instanceOf: TypeError });
-  t.regex(err!.message, /^authKoa: avatarStore postgres:\/\/authkoa:\*\*\*@127\.0\.0\.1:\d+\/no_such_db: database "no_such_db" does not exist/);
+  t.regex(
+    err!.message,
+    /^authKoa: avatarStore postgres:\/\/authkoa:\*\*\*@127\.0\.0\.1:\d+\/no_such_db: database "no_such_db" does not exist/,
+  );
   t.false(err!.message.includes('hunter2'));
 });
 
@@ -275,5 +303,10 @@ test('avatarStore postgres:// that cannot be reached at start-up, started anyway
   });
   t.teardown(() => auth.close());
   await t.notThrowsAsync(auth.ready);
-  t.true(logs.some((l) => /avatar store unavailable: postgres postgres:\/\/authkoa@127\.0\.0\.1:1\/authkoa is unavailable/.test(l)), logs.join('\n'));
+  t.true(
+    logs.some((l) =>
+      /avatar store unavailable: postgres postgres:\/\/authkoa@127\.0\.0\.1:1\/authkoa is unavailable/.test(l),
+    ),
+    logs.join('\n'),
+  );
 });

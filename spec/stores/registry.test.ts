@@ -4,7 +4,14 @@ import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { authKoa, registerProvider, registerStateStore, registerStore, type AvatarStore, type ProviderModule } from '../../lib/index.js';
+import {
+  authKoa,
+  registerProvider,
+  registerStateStore,
+  registerStore,
+  type AvatarStore,
+  type ProviderModule,
+} from '../../lib/index.js';
 import { openStore, parseStoreUri } from '../../lib/stores/index.js';
 import { memoryStateStore, openStateStore } from '../../lib/state/index.js';
 import { ensureLibBuild } from '../helpers/build.js';
@@ -41,38 +48,61 @@ test('a store registered with registerStore() serves avatarStore: "jsonfile://â€
 test('authctl --require loads a plug-in, then lists and migrates its store like a built-in one', async (t) => {
   const dir = tempDir(t, 'authkoa-reg-cli-');
   const src = openJson(`jsonfile://${join(dir, 'src.json')}`);
-  const ids = [await src.put('alice', Buffer.from('picture of alice')), await src.put('bob', Buffer.from('picture of bob'))];
+  const ids = [
+    await src.put('alice', Buffer.from('picture of alice')),
+    await src.put('bob', Buffer.from('picture of bob')),
+  ];
   // The installed CLI (dist): the plug-in registers with the `authkoa` it imports, the same one authctl uses.
   t.timeout(5 * 60_000); // compiling the library on a fresh clone takes a while on a loaded machine
   await ensureLibBuild();
-  const authctl = (...args: string[]) => run(process.execPath, [join(root, 'dist/bin/authctl.js'), '--require', './spec/stores/plugin/register.mjs', 'avatars', ...args], { cwd: root });
-  const listed = JSON.parse((await authctl('list', `jsonfile://${join(dir, 'src.json')}`, '--json')).stdout) as { avatars: { id: string }[] };
+  const authctl = (...args: string[]) =>
+    run(
+      process.execPath,
+      [join(root, 'dist/bin/authctl.js'), '--require', './spec/stores/plugin/register.mjs', 'avatars', ...args],
+      { cwd: root },
+    );
+  const listed = JSON.parse((await authctl('list', `jsonfile://${join(dir, 'src.json')}`, '--json')).stdout) as {
+    avatars: { id: string }[];
+  };
   t.deepEqual(listed.avatars.map((a) => a.id).sort(), [...ids].sort());
   const migrated = await authctl('migrate', `jsonfile://${join(dir, 'src.json')}`, `lmdb://${join(dir, 'dst')}`);
   t.regex(migrated.stdout, /migrated 2 of 2 avatars/);
   const dst = await openStore(`lmdb://${join(dir, 'dst')}`);
   t.teardown(() => dst.close());
   t.deepEqual((await dst.get(ids[0]!))?.data.toString(), 'picture of alice');
-  const without = await run(process.execPath, [join(root, 'dist/bin/authctl.js'), 'avatars', 'list', `jsonfile://${join(dir, 'src.json')}`], { cwd: root }).catch((e) => e);
+  const without = await run(
+    process.execPath,
+    [join(root, 'dist/bin/authctl.js'), 'avatars', 'list', `jsonfile://${join(dir, 'src.json')}`],
+    { cwd: root },
+  ).catch((e) => e);
   t.is(without.code, 1, 'without --require the scheme is unknown');
   t.regex(without.stderr, /unsupported scheme "jsonfile:\/\/"/);
 });
 
 test('registering again: the same implementation is harmless, another is an error, built-ins cannot be replaced', (t) => {
   t.notThrows(() => registerStore('jsonfile', openJson));
-  t.throws(() => registerStore('jsonfile', () => openJson('jsonfile://x')), { message: /registerStore\(\): avatar store scheme "jsonfile" is already registered with another implementation/ });
+  t.throws(() => registerStore('jsonfile', () => openJson('jsonfile://x')), {
+    message: /registerStore\(\): avatar store scheme "jsonfile" is already registered with another implementation/,
+  });
   t.throws(() => registerStore('lmdb', openJson), { message: /"lmdb" is built in/ });
   t.throws(() => registerStore('s3://', openJson), { message: /registerStore\(\) requires a URI scheme/ });
   t.throws(() => registerStore('s3', 'open' as never), { message: /requires an open\(uri\) function/ });
-  const kind: ProviderModule = { kind: 'registry-test', create: () => ({ name: 'rt', login: async () => {}, logout: async () => {} }) };
+  const kind: ProviderModule = {
+    kind: 'registry-test',
+    create: () => ({ name: 'rt', login: async () => {}, logout: async () => {} }),
+  };
   registerProvider(kind);
   t.notThrows(() => registerProvider(kind));
   t.throws(() => registerProvider({ ...kind }), { message: /provider kind "registry-test" is already registered/ });
-  t.throws(() => registerProvider({ kind: 'direct', create: kind.create }), { message: /provider kind "direct" is built in/ });
+  t.throws(() => registerProvider({ kind: 'direct', create: kind.create }), {
+    message: /provider kind "direct" is built in/,
+  });
   const open = () => memoryStateStore();
   registerStateStore('registry-test', open);
   t.notThrows(() => registerStateStore('registry-test', open));
-  t.throws(() => registerStateStore('registry-test', () => memoryStateStore()), { message: /state store scheme "registry-test" is already registered/ });
+  t.throws(() => registerStateStore('registry-test', () => memoryStateStore()), {
+    message: /state store scheme "registry-test" is already registered/,
+  });
   t.throws(() => registerStateStore('memory', open), { message: /"memory" is built in/ });
 });
 
@@ -87,7 +117,16 @@ test('a registered state-store scheme opens through openStateStore; unknown sche
   t.true(await store.create('ns', 'k', 1, Date.now() + 1000));
   await store.close();
   t.throws(() => parseStoreUri('nowhere://x'), { message: /unsupported scheme "nowhere:\/\/".*registerStore\(\)/ });
-  t.throws(() => authKoa({ secret: 's'.repeat(32), url: 'http://127.0.0.1:1', avatarStore: 'nowhere://x', providers: [{ kind: 'direct', name: 'l', checker: () => true }] }), {
-    message: /^authKoa: avatarStore has unsupported scheme "nowhere:\/\/"/,
-  });
+  t.throws(
+    () =>
+      authKoa({
+        secret: 's'.repeat(32),
+        url: 'http://127.0.0.1:1',
+        avatarStore: 'nowhere://x',
+        providers: [{ kind: 'direct', name: 'l', checker: () => true }],
+      }),
+    {
+      message: /^authKoa: avatarStore has unsupported scheme "nowhere:\/\/"/,
+    },
+  );
 });

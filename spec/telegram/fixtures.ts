@@ -28,7 +28,11 @@ export interface TelegramSetup {
  * The stand-in Bot API plus an app with a telegram provider on it, a file avatar store and a manual
  * clock; both are stopped at teardown. Short long-polls and backoffs keep the tests quick.
  */
-export async function startTelegram(t: ExecutionContext, provider: Record<string, unknown> = {}, opts: { api?: FakeBotApi; app?: Record<string, unknown> } = {}): Promise<TelegramSetup> {
+export async function startTelegram(
+  t: ExecutionContext,
+  provider: Record<string, unknown> = {},
+  opts: { api?: FakeBotApi; app?: Record<string, unknown> } = {},
+): Promise<TelegramSetup> {
   const api = opts.api ?? (await startFakeBotApi());
   if (!opts.api) t.teardown(() => api.close());
   const clock = manualClock(Date.now());

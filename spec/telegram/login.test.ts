@@ -86,7 +86,11 @@ test('two polls racing for one confirmed request: exactly one logs in', async (t
   const { token } = await openRequest(new Client(app.url));
   api.pressStart(BOB, token);
   await api.nextMessage(BOB.id);
-  const statuses = await Promise.all(Array.from({ length: 8 }, () => new Client(app.url).fetch(`/auth/telegram/login?token=${token}`).then((r) => r.status)));
+  const statuses = await Promise.all(
+    Array.from({ length: 8 }, () =>
+      new Client(app.url).fetch(`/auth/telegram/login?token=${token}`).then((r) => r.status),
+    ),
+  );
   t.deepEqual(statuses.filter((s) => s === 200).length, 1);
   t.true(statuses.every((s) => s === 200 || s === 404));
 });
@@ -150,7 +154,11 @@ test('without a profile photo the user gets an identicon; a first name alone is 
   const { token } = await openRequest(c);
   api.pressStart(BOB, token);
   await api.nextMessage(BOB.id);
-  const user = (await (await c.fetch(`/auth/telegram/login?token=${token}`)).json()) as { name: string; id: string; picture: string };
+  const user = (await (await c.fetch(`/auth/telegram/login?token=${token}`)).json()) as {
+    name: string;
+    id: string;
+    picture: string;
+  };
   t.is(user.name, 'Bob');
   t.is(user.id, `telegram_${sha1('27385')}`);
   const avatar = await c.fetch(new URL(user.picture).pathname);
@@ -177,8 +185,18 @@ test('messages outside private chats, and texts other than /start, are ignored',
   const c = new Client(app.url);
   const { token } = await openRequest(c);
   api.pressStart(ALICE, token, 'group');
-  api.push({ message: { message_id: 1, date: 0, chat: { id: ALICE.id, type: 'private' }, from: ALICE, text: `hello ${token}` } });
-  api.push({ edited_message: { message_id: 1, date: 0, chat: { id: ALICE.id, type: 'private' }, from: ALICE, text: `/start ${token}` } });
+  api.push({
+    message: { message_id: 1, date: 0, chat: { id: ALICE.id, type: 'private' }, from: ALICE, text: `hello ${token}` },
+  });
+  api.push({
+    edited_message: {
+      message_id: 1,
+      date: 0,
+      chat: { id: ALICE.id, type: 'private' },
+      from: ALICE,
+      text: `/start ${token}`,
+    },
+  });
   api.pressStart(BOB, token); // the first one that counts
   t.is((await api.nextMessage(BOB.id)).text, SUCCESS);
   t.deepEqual(
@@ -208,11 +226,21 @@ test('logout clears the cookies', async (t) => {
 });
 
 test('bad options fail at start-up with the option named', async (t) => {
-  const make = (p: Record<string, unknown>) => () => authKoa({ secret: SECRET, url: 'http://127.0.0.1', providers: [{ kind: 'telegram', token: BOT_TOKEN, poll: false, ...p }] }).ready;
-  await t.throwsAsync(make({ token: undefined }), { instanceOf: TypeError, message: /providers\[0\] \(telegram\): token/ });
+  const make = (p: Record<string, unknown>) => () =>
+    authKoa({
+      secret: SECRET,
+      url: 'http://127.0.0.1',
+      providers: [{ kind: 'telegram', token: BOT_TOKEN, poll: false, ...p }],
+    }).ready;
+  await t.throwsAsync(make({ token: undefined }), {
+    instanceOf: TypeError,
+    message: /providers\[0\] \(telegram\): token/,
+  });
   await t.throwsAsync(make({ poll: true, webhook: { secret: 's3cret' } }), { message: /poll and webhook/ });
   await t.throwsAsync(make({ webhook: { secret: 'has spaces' } }), { message: /webhook/ });
-  await t.throwsAsync(make({ stateStore: 'etcd://localhost' }), { message: /stateStore has unsupported scheme "etcd:\/\/"/ });
+  await t.throwsAsync(make({ stateStore: 'etcd://localhost' }), {
+    message: /stateStore has unsupported scheme "etcd:\/\/"/,
+  });
   await t.throwsAsync(make({ stateStore: 'lmdb://' }), { message: /stateStore/ });
   await t.throwsAsync(make({ lifetime: 'soon' }), { message: /lifetime/ });
   await t.throwsAsync(make({ apiRoot: 'ftp://x' }), { message: /apiRoot/ });

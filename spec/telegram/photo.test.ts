@@ -52,7 +52,10 @@ test('a photo download that never answers times out into an identicon', async (t
   api.pressStart(ALICE, token);
   await download.reached;
   t.is((await api.nextMessage(ALICE.id)).text, SUCCESS, 'Alice logs in all the same');
-  t.true(logs.some((l) => /profile photo not used \(identicon instead\): .*no complete answer within 3000 ms/.test(l)), logs.join('\n'));
+  t.true(
+    logs.some((l) => /profile photo not used \(identicon instead\): .*no complete answer within 3000 ms/.test(l)),
+    logs.join('\n'),
+  );
   const stored = await picture(c, token);
   t.notDeepEqual(stored, photo);
   t.deepEqual([...stored.subarray(0, 4)], [0x89, 0x50, 0x4e, 0x47], 'an identicon');

@@ -31,7 +31,10 @@ test('the poller recovers after the Bot API answers 500s', async (t) => {
   api.mode = 'ok';
   const res = await login(new Client(app.url), api);
   t.is(res.status, 200);
-  t.true(logs.some((l) => /getUpdates failed/.test(l) && /500/.test(l)), logs.join('\n'));
+  t.true(
+    logs.some((l) => /getUpdates failed/.test(l) && /500/.test(l)),
+    logs.join('\n'),
+  );
   t.true(logs.some((l) => /works again/.test(l)));
 });
 
@@ -42,7 +45,10 @@ test('the poller recovers after the Bot API drops connections', async (t) => {
   await moreCalls(api, 6);
   api.mode = 'ok';
   t.is((await login(new Client(app.url), api)).status, 200);
-  t.true(logs.some((l) => /getUpdates failed/.test(l)), logs.join('\n'));
+  t.true(
+    logs.some((l) => /getUpdates failed/.test(l)),
+    logs.join('\n'),
+  );
 });
 
 test('an outage while the app starts: getMe is retried, and /login answers 503 until the bot is reachable', async (t) => {
@@ -67,7 +73,10 @@ test('a wrong bot token: 401s are logged with a hint, never the token, and the a
   const res = await c.fetch('/auth/telegram/login');
   t.is(res.status, 503);
   t.is((await c.fetch('/auth/status')).status, 200, 'the rest of the app is untouched');
-  t.true(logs.some((l) => /401/.test(l) && /bot token/.test(l)), logs.join('\n'));
+  t.true(
+    logs.some((l) => /401/.test(l) && /bot token/.test(l)),
+    logs.join('\n'),
+  );
   for (const line of logs) t.false(line.includes('WRONG-token'), line);
 });
 
@@ -99,12 +108,19 @@ test('the bot token is absent from every response body and header and from every
   await c.fetch('/auth/telegram/login');
   await c.fetch('/auth/telegram/webhook', { method: 'POST' });
   t.true(logs.length >= 3, 'errors were logged');
-  t.true(logs.some((l) => /profile photo of .* not stored/.test(l)), logs.join('\n'));
+  t.true(
+    logs.some((l) => /profile photo of .* not stored/.test(l)),
+    logs.join('\n'),
+  );
   for (const text of [...seen, ...logs]) for (const leak of LEAKS) t.false(text.includes(leak), text);
 });
 
 test('error texts that carry the token, raw or URL-encoded, are redacted before logging', (t) => {
-  const bot = new LoginBot({ token: BOT_TOKEN, requests: new LoginRequests(async () => memoryStateStore(), Date.now), logger: noopLogger });
+  const bot = new LoginBot({
+    token: BOT_TOKEN,
+    requests: new LoginRequests(async () => memoryStateStore(), Date.now),
+    logger: noopLogger,
+  });
   const err = new Error(`GET http://x/file/bot${BOT_TOKEN}/photos/a.png failed`, {
     cause: new Error(`connect to /bot${encodeURIComponent(BOT_TOKEN)}/getFile refused`),
   });

@@ -17,8 +17,22 @@ test('one state store serves Telegram requests and the verified provider spent t
     const app = await startApp({
       secret: SECRET,
       providers: [
-        { kind: 'telegram', token: BOT_TOKEN, apiRoot: api.apiRoot, successMsg: SUCCESS, poll, pollTimeout: 1, stateStore: state },
-        { kind: 'verified', name: 'email', template: '{{.Token}}', sender: (_address: string, text: string) => void mails.push(text), usedTokens: state },
+        {
+          kind: 'telegram',
+          token: BOT_TOKEN,
+          apiRoot: api.apiRoot,
+          successMsg: SUCCESS,
+          poll,
+          pollTimeout: 1,
+          stateStore: state,
+        },
+        {
+          kind: 'verified',
+          name: 'email',
+          template: '{{.Token}}',
+          sender: (_address: string, text: string) => void mails.push(text),
+          usedTokens: state,
+        },
       ],
     });
     t.teardown(async () => {
@@ -37,8 +51,14 @@ test('one state store serves Telegram requests and the verified provider spent t
 
   t.is((await new Client(a.url).fetch('/auth/email/login?user=alice&address=alice@example.com')).status, 200);
   const confirmation = mails[0]!.trim();
-  t.is((await new Client(a.url).fetch(`/auth/email/login?token=${encodeURIComponent(confirmation)}`, { method: 'POST' })).status, 200);
-  const reuse = await new Client(b.url).fetch(`/auth/email/login?token=${encodeURIComponent(confirmation)}`, { method: 'POST' });
+  t.is(
+    (await new Client(a.url).fetch(`/auth/email/login?token=${encodeURIComponent(confirmation)}`, { method: 'POST' }))
+      .status,
+    200,
+  );
+  const reuse = await new Client(b.url).fetch(`/auth/email/login?token=${encodeURIComponent(confirmation)}`, {
+    method: 'POST',
+  });
   t.is(reuse.status, 403, 'the other instance sees the token as spent');
   t.is(((await reuse.json()) as { code: string }).code, 'confirmation_used');
 });

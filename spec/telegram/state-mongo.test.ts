@@ -27,7 +27,8 @@ test.after.always(async () => {
 });
 
 /** A collection of its own for every store, so parallel tests never share entries. */
-const uri = () => `${mongo.uri}${mongo.uri.includes('?') ? '&' : '/?'}state_coll=state_${randomBytes(6).toString('hex')}`;
+const uri = () =>
+  `${mongo.uri}${mongo.uri.includes('?') ? '&' : '/?'}state_coll=state_${randomBytes(6).toString('hex')}`;
 
 stateStoreContract(test, 'mongodb (CongoDB stand-in)', async (clock) => MongoStateStore.open(uri(), { clock }));
 
@@ -41,7 +42,11 @@ test('parseMongoStateUri: state_db, else the URI database, else authkoa; state_c
     collection: 'pending',
   });
   t.deepEqual(parseMongoStateUri('mongodb://h'), { uri: 'mongodb://h', db: 'authkoa', collection: 'state' });
-  t.deepEqual(parseMongoStateUri('mongodb://u:p@h1,h2/app?replicaSet=rs'), { uri: 'mongodb://u:p@h1,h2/app?replicaSet=rs', db: 'app', collection: 'state' });
+  t.deepEqual(parseMongoStateUri('mongodb://u:p@h1,h2/app?replicaSet=rs'), {
+    uri: 'mongodb://u:p@h1,h2/app?replicaSet=rs',
+    db: 'app',
+    collection: 'state',
+  });
   t.is(parseMongoStateUri('mongodb://h/?directConnection=true').db, 'authkoa');
 });
 
@@ -71,13 +76,27 @@ test('two apps on two "hosts" share Telegram login requests through MongoDB', as
 test('an unreachable MongoDB, started anyway (startWithStoresDown): /login answers 503 and the password stays out of the logs', async (t) => {
   const { app, logs } = await startTelegram(
     t,
-    { poll: false, bot: 'authkoa_test_bot', stateStore: 'mongodb://user:hunter2@127.0.0.1:1/?serverSelectionTimeoutMS=300&connectTimeoutMS=300' },
+    {
+      poll: false,
+      bot: 'authkoa_test_bot',
+      stateStore: 'mongodb://user:hunter2@127.0.0.1:1/?serverSelectionTimeoutMS=300&connectTimeoutMS=300',
+    },
     { app: { startWithStoresDown: true } },
   );
-  t.true(logs.some((l) => /^\[ERROR\] authKoa: providers\[0\] \(telegram\): stateStore mongodb:\/\/user:\*\*\*@127\.0\.0\.1:1\/.*: cannot connect/.test(l)), logs.join('\n'));
+  t.true(
+    logs.some((l) =>
+      /^\[ERROR\] authKoa: providers\[0\] \(telegram\): stateStore mongodb:\/\/user:\*\*\*@127\.0\.0\.1:1\/.*: cannot connect/.test(
+        l,
+      ),
+    ),
+    logs.join('\n'),
+  );
   const res = await new Client(app.url).fetch('/auth/telegram/login');
   t.is(res.status, 503);
   t.deepEqual(await res.json(), { error: 'login state is unavailable', code: 'state_store_unavailable' });
-  t.true(logs.some((l) => /login state is unavailable: .*(ECONNREFUSED|Server selection timed out)/.test(l)), logs.join('\n'));
+  t.true(
+    logs.some((l) => /login state is unavailable: .*(ECONNREFUSED|Server selection timed out)/.test(l)),
+    logs.join('\n'),
+  );
   for (const line of logs) t.false(line.includes('hunter2'), line);
 });

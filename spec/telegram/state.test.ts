@@ -14,7 +14,9 @@ stateStoreContract(test, 'memory', async (clock) => memoryStateStore({ clock }))
 
 stateStoreContract(test, 'lmdb', async (clock, t) => new LmdbStateStore(join(tempDir(t), 'state'), { clock }));
 
-stateStoreContract(test, 'createStateStore (lazy lmdb)', async (clock, t) => createStateStore(`lmdb://${join(tempDir(t), 'state')}`, { clock }));
+stateStoreContract(test, 'createStateStore (lazy lmdb)', async (clock, t) =>
+  createStateStore(`lmdb://${join(tempDir(t), 'state')}`, { clock }),
+);
 
 limiterContract(test, 'memory', async (clock) => memoryStateStore({ clock }));
 
@@ -53,7 +55,12 @@ test('memory: nested records are copied, a record read and written back is kept 
   const again = (await store.get<typeof list>('ns', 'list'))!.value;
   t.is(again.list[0], got.value.list[0]);
   t.not(again.list[1], added);
-  t.deepEqual(again, { list: [{ sid: 'a', amr: ['pwd'] }, { sid: 'b', amr: ['hwk'] }] });
+  t.deepEqual(again, {
+    list: [
+      { sid: 'a', amr: ['pwd'] },
+      { sid: 'b', amr: ['hwk'] },
+    ],
+  });
   // A record frozen by the caller is still copied: only what this store froze is shared.
   const foreign = Object.freeze({ sid: 'c', amr: ['pwd'] });
   await store.create('ns', 'foreign', { list: [foreign] }, Date.now() + 1000);
@@ -105,7 +112,9 @@ test('memory: expired entries are swept every sweepEvery creates', async (t) => 
 test('LMDB: two processes racing markUsed and create on one environment: exactly one wins each', async (t) => {
   const path = join(tempDir(t), 'state');
   const racer = fileURLToPath(new URL('./fixtures/state-racer.ts', import.meta.url));
-  const children = Array.from({ length: 4 }, () => fork(racer, [path], { execArgv: ['--import=tsx'], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] }));
+  const children = Array.from({ length: 4 }, () =>
+    fork(racer, [path], { execArgv: ['--import=tsx'], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] }),
+  );
   t.teardown(() => children.forEach((child) => child.exitCode === null && child.kill('SIGKILL')));
   // A child's next message; it reports twice: `ready` (tsx loaded, store open), then its results.
   const next = (child: ChildProcess) =>
@@ -117,7 +126,10 @@ test('LMDB: two processes racing markUsed and create on one environment: exactly
         resolve(m);
       });
     });
-  t.deepEqual(await Promise.all(children.map(next)), children.map(() => 'ready'));
+  t.deepEqual(
+    await Promise.all(children.map(next)),
+    children.map(() => 'ready'),
+  );
   // Every child is loaded and waiting: they start writing together.
   const reports = children.map(next);
   for (const child of children) child.send('go');

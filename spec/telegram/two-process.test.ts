@@ -15,7 +15,21 @@ test('two processes: `authctl bot` polls into an LMDB store while the app (poll:
   const api = await startFakeBotApi();
   t.teardown(() => api.close());
   const store = `lmdb://${join(tempDir(t), 'state')}`;
-  const child = spawnCli(['bot', '--token', BOT_TOKEN, '--store', store, '--api-root', api.apiRoot, '--poll-timeout', '1', '--success-msg', SUCCESS, '--error-msg', ERROR]);
+  const child = spawnCli([
+    'bot',
+    '--token',
+    BOT_TOKEN,
+    '--store',
+    store,
+    '--api-root',
+    api.apiRoot,
+    '--poll-timeout',
+    '1',
+    '--success-msg',
+    SUCCESS,
+    '--error-msg',
+    ERROR,
+  ]);
   let output = '';
   child.stdout!.on('data', (d) => (output += d));
   child.stderr!.on('data', (d) => (output += d));

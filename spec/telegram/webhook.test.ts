@@ -7,7 +7,13 @@ const HOOK_SECRET = 'hook-Secret_123';
 function startUpdate(updateId: number, from: typeof ALICE, payload: string) {
   return {
     update_id: updateId,
-    message: { message_id: updateId, date: 0, chat: { id: from.id, type: 'private' }, from: { is_bot: false, ...from }, text: `/start ${payload}` },
+    message: {
+      message_id: updateId,
+      date: 0,
+      chat: { id: from.id, type: 'private' },
+      from: { is_bot: false, ...from },
+      text: `/start ${payload}`,
+    },
   };
 }
 

@@ -30,7 +30,8 @@ test('an expired and a garbled link each get their own page in a browser, JSON o
 test('a used-token store that cannot be asked: the GET shows the confirm page, its POST the "already used" page', async (t) => {
   const r = await rig(t, { provider: { usedTokens: memoryUsedTokenStore() } });
   const token = await requestToken(r);
-  const post = () => r.client.fetch('/auth/email/login', { method: 'POST', form: { token }, headers: { ...HTML, origin: r.app.url } });
+  const post = () =>
+    r.client.fetch('/auth/email/login', { method: 'POST', form: { token }, headers: { ...HTML, origin: r.app.url } });
   t.is((await post()).status, 200, 'logged in (no from: the User JSON)');
   const page = await r.client.fetch(`/auth/email/login?token=${token}`, { headers: HTML });
   t.is(page.status, 200, 'a store with markUsed() alone cannot say the link is spent without spending it');

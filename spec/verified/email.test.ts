@@ -79,7 +79,13 @@ test('a server that never greets → 502 within the configured timeout', async (
   const silent = await silentServer();
   t.teardown(() => silent.close());
   // A sender with a ten-minute timeout waits on the same silent server first, as a yardstick.
-  const patient = emailSender({ host: '127.0.0.1', port: silent.port, secure: false, from: 'login@example.com', timeout: '10m' });
+  const patient = emailSender({
+    host: '127.0.0.1',
+    port: silent.port,
+    secure: false,
+    from: 'login@example.com',
+    timeout: '10m',
+  });
   let patientSettled = false;
   const waiting = Promise.resolve(patient.send('bob@example.com', 'x')).finally(() => (patientSettled = true));
   waiting.catch(() => {}); // rejected when silent.close() cuts it at teardown
@@ -101,7 +107,10 @@ test('a server that never greets → 502 within the configured timeout', async (
 });
 
 test('charset iso-8859-1 is declared and used; text it cannot carry goes out as UTF-8', async (t) => {
-  const r = await rig(t, { sender: { charset: 'iso-8859-1' }, provider: { template: 'Grüße {{.User}}\ntoken: {{.Token}}\n' } });
+  const r = await rig(t, {
+    sender: { charset: 'iso-8859-1' },
+    provider: { template: 'Grüße {{.User}}\ntoken: {{.Token}}\n' },
+  });
   await r.client.fetch('/auth/email/login?user=Jos%C3%A9&address=jose@example.com');
   const m = await r.smtp.next();
   t.regex(m.raw.toString(), /^Content-Type: text\/plain; charset=iso-8859-1\r?$/m);
@@ -118,10 +127,13 @@ test('one sender serves several messages and close() is idempotent', async (t) =
   const sender = emailSender({ host: '127.0.0.1', port: smtp.port, secure: false, from: 'a@example.com' });
   await sender.send('x@example.com', 'one');
   await sender.send('y@example.com', 'two');
-  t.deepEqual(smtp.received.map((m) => [m.envelopeTo[0], m.mail.text?.trim(), m.mail.subject]), [
-    ['x@example.com', 'one', 'Login confirmation'],
-    ['y@example.com', 'two', 'Login confirmation'],
-  ]);
+  t.deepEqual(
+    smtp.received.map((m) => [m.envelopeTo[0], m.mail.text?.trim(), m.mail.subject]),
+    [
+      ['x@example.com', 'one', 'Login confirmation'],
+      ['y@example.com', 'two', 'Login confirmation'],
+    ],
+  );
   await sender.close();
   await sender.close();
   await t.throwsAsync(async () => sender.send('not an address', 'x'), { instanceOf: TypeError });
@@ -140,15 +152,38 @@ test('emailSender options are checked at construction with TypeErrors naming the
     [{ ...base, charset: 'koi8-r' }, /charset must be/],
     [{ ...base, timeout: '5 parsecs' }, /emailSender: timeout must be/],
   ];
-  for (const [o, msg] of bad) t.throws(() => emailSender(o as never), { instanceOf: TypeError, message: msg }, JSON.stringify(o));
+  for (const [o, msg] of bad)
+    t.throws(() => emailSender(o as never), { instanceOf: TypeError, message: msg }, JSON.stringify(o));
   const s = emailSender({ ...base, contentType: 'text/html' });
   t.is(s.contentType, 'text/html');
   t.is(typeof s.validateAddress, 'function');
 });
 
 test('isEmailAddress accepts plain addresses and refuses what an address parser would split or rewrite', (t) => {
-  for (const ok of ['a@example.com', 'first.last+tag@sub.example.co.uk', "o'brien@example.ie", 'user@bücher.example', 'x_y-z@a-b.example']) t.true(isEmailAddress(ok), ok);
-  for (const bad of ['a', 'a@b', '@example.com', 'a@', 'a@.example.com', 'a@-x.example', '.a@example.com', 'a..b@example.com', 'a b@example.com', 'a@example.com,b@example.com', '"a"@example.com', 'A <a@example.com>', 'a@[127.0.0.1]', `${'a'.repeat(65)}@example.com`]) {
+  for (const ok of [
+    'a@example.com',
+    'first.last+tag@sub.example.co.uk',
+    "o'brien@example.ie",
+    'user@bücher.example',
+    'x_y-z@a-b.example',
+  ])
+    t.true(isEmailAddress(ok), ok);
+  for (const bad of [
+    'a',
+    'a@b',
+    '@example.com',
+    'a@',
+    'a@.example.com',
+    'a@-x.example',
+    '.a@example.com',
+    'a..b@example.com',
+    'a b@example.com',
+    'a@example.com,b@example.com',
+    '"a"@example.com',
+    'A <a@example.com>',
+    'a@[127.0.0.1]',
+    `${'a'.repeat(65)}@example.com`,
+  ]) {
     t.false(isEmailAddress(bad), bad);
   }
 });

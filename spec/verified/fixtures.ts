@@ -23,7 +23,12 @@ export interface Rig {
  */
 export async function rig(
   t: { teardown(fn: () => unknown): void },
-  o: { smtp?: SmtpPeerOptions; sender?: Partial<EmailSenderOptions>; provider?: Record<string, unknown>; service?: Partial<AuthKoaOptions> } = {},
+  o: {
+    smtp?: SmtpPeerOptions;
+    sender?: Partial<EmailSenderOptions>;
+    provider?: Record<string, unknown>;
+    service?: Partial<AuthKoaOptions>;
+  } = {},
 ): Promise<Rig> {
   const smtp = await startSmtp(o.smtp);
   t.teardown(() => smtp.close());

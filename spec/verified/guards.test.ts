@@ -40,16 +40,32 @@ test('confirm-page mode: an allowed cross-host from is in form-action; a POST fr
   const token = await requestToken(r, { from: 'https://app.example.com/home' });
   const page = await r.client.fetch(`/auth/email/login?token=${token}`);
   t.regex(page.headers.get('content-security-policy')!, /form-action 'self' https:\/\/app\.example\.com;/);
-  const csrf = await r.client.fetch('/auth/email/login', { method: 'POST', form: { token }, headers: { origin: 'https://evil.example' } });
+  const csrf = await r.client.fetch('/auth/email/login', {
+    method: 'POST',
+    form: { token },
+    headers: { origin: 'https://evil.example' },
+  });
   t.is(csrf.status, 403);
   t.deepEqual(await csrf.json(), { error: 'the request must come from this site', code: 'origin_mismatch' });
   t.deepEqual(csrf.headers.getSetCookie(), []);
   // Without Origin, a browser's Sec-Fetch-Site or Referer still tells a cross-site POST.
-  const fetchSite = await r.client.fetch('/auth/email/login', { method: 'POST', form: { token }, headers: { 'sec-fetch-site': 'cross-site' } });
+  const fetchSite = await r.client.fetch('/auth/email/login', {
+    method: 'POST',
+    form: { token },
+    headers: { 'sec-fetch-site': 'cross-site' },
+  });
   t.is(fetchSite.status, 403);
-  const referer = await r.client.fetch('/auth/email/login', { method: 'POST', form: { token }, headers: { referer: 'https://evil.example/page' } });
+  const referer = await r.client.fetch('/auth/email/login', {
+    method: 'POST',
+    form: { token },
+    headers: { referer: 'https://evil.example/page' },
+  });
   t.is(referer.status, 403);
-  const ok = await r.client.fetch('/auth/email/login', { method: 'POST', form: { token }, headers: { origin: r.app.url } });
+  const ok = await r.client.fetch('/auth/email/login', {
+    method: 'POST',
+    form: { token },
+    headers: { origin: r.app.url },
+  });
   t.is(ok.status, 303);
   t.is(ok.headers.get('location'), 'https://app.example.com/home');
 });
@@ -104,7 +120,14 @@ test('a sender without validateAddress accepts any safe address (e.g. a phone nu
   const { startApp } = await import('../helpers/http.js');
   const app = await startApp({
     secret: 'sms-secret-0123456789abcdefghijklmn',
-    providers: [{ kind: 'verified', name: 'sms', template: 'code {{.Token}}', sender: (a: string, text: string) => void sent.push([a, text]) }],
+    providers: [
+      {
+        kind: 'verified',
+        name: 'sms',
+        template: 'code {{.Token}}',
+        sender: (a: string, text: string) => void sent.push([a, text]),
+      },
+    ],
   });
   t.teardown(() => app.close());
   const c = new Client(app.url);
@@ -136,7 +159,8 @@ test('step 1 is limited per address and per IP: 429 JSON with Retry-After; the w
 
 test('the default limit is 5 per address', async (t) => {
   const r = await rig(t);
-  for (let i = 0; i < 5; i++) t.is((await r.client.fetch('/auth/email/login?user=u&address=a@example.com')).status, 200);
+  for (let i = 0; i < 5; i++)
+    t.is((await r.client.fetch('/auth/email/login?user=u&address=a@example.com')).status, 200);
   t.is((await r.client.fetch('/auth/email/login?user=u&address=a@example.com')).status, 429);
 });
 
@@ -155,7 +179,10 @@ test('a failing used-token store fails closed: 503, no cookies, the cause logged
   t.is(res.status, 503);
   t.deepEqual(await res.json(), { error: 'login state is unavailable', code: 'state_store_unavailable' });
   t.deepEqual(res.headers.getSetCookie(), []);
-  t.true(r.logs.some((l) => /login state is unavailable: store down/.test(l)), r.logs.join('\n'));
+  t.true(
+    r.logs.some((l) => /login state is unavailable: store down/.test(l)),
+    r.logs.join('\n'),
+  );
 });
 
 test('a custom used-token store gets the jti key and the token expiry', async (t) => {
@@ -181,7 +208,9 @@ test('HTML senders get HTML-escaped values in the template', async (t) => {
     sender: { contentType: 'text/html' },
     provider: { template: '<p>Hi {{.User}} ({{.Address}})</p><p>token: {{.Token}} </p>' },
   });
-  const res = await r.client.fetch(`/auth/email/login?${new URLSearchParams({ user: '<b>"Bob" & \'co\'</b>', address: 'bob@example.com' })}`);
+  const res = await r.client.fetch(
+    `/auth/email/login?${new URLSearchParams({ user: '<b>"Bob" & \'co\'</b>', address: 'bob@example.com' })}`,
+  );
   t.is(res.status, 200);
   const m = await r.smtp.next();
   t.regex(m.raw.toString(), /^Content-Type: text\/html; charset=utf-8\r?$/m);
@@ -196,7 +225,8 @@ test('HTML senders get HTML-escaped values in the template', async (t) => {
 
 test('plain-text senders get the values unescaped', async (t) => {
   const r = await rig(t);
-  await r.client.fetch(`/auth/email/login?${new URLSearchParams({ user: 'Tom & <Jerry>', address: 'tom@example.com' })}`);
+  await r.client.fetch(
+    `/auth/email/login?${new URLSearchParams({ user: 'Tom & <Jerry>', address: 'tom@example.com' })}`,
+  );
   t.true((await r.smtp.next()).mail.text!.startsWith('Hello Tom & <Jerry> <tom@example.com>'));
 });
-

@@ -21,7 +21,13 @@ test('step 1 mails the rendered template with From, Subject and content type, an
   t.regex(m.raw.toString(), /^Content-Type: text\/plain; charset=utf-8\r?$/m);
   t.regex(m.raw.toString(), /^Auto-Submitted: auto-generated\r?$/m);
   const token = tokenIn(m.mail.text);
-  t.is(m.mail.text, TEMPLATE.replace('{{.User}}', 'alice').replace('{{.Address}}', 'alice@example.com').replace('{{.Site}}', 'blog').replace('{{.Token}}', token));
+  t.is(
+    m.mail.text,
+    TEMPLATE.replace('{{.User}}', 'alice')
+      .replace('{{.Address}}', 'alice@example.com')
+      .replace('{{.Site}}', 'blog')
+      .replace('{{.Token}}', token),
+  );
   t.false(m.secure);
 });
 
@@ -105,7 +111,11 @@ test('a used token is refused: 403 confirmation_used, no cookies', async (t) => 
 test('two concurrent confirmations with one token: exactly one logs in', async (t) => {
   const r = await rig(t);
   const token = await requestToken(r);
-  const statuses = await Promise.all([1, 2, 3].map(() => new Client(r.app.url).fetch(`/auth/email/login?token=${token}`, { method: 'POST' }).then((x) => x.status)));
+  const statuses = await Promise.all(
+    [1, 2, 3].map(() =>
+      new Client(r.app.url).fetch(`/auth/email/login?token=${token}`, { method: 'POST' }).then((x) => x.status),
+    ),
+  );
   t.deepEqual(statuses.sort(), [200, 403, 403]);
 });
 
@@ -149,7 +159,13 @@ test('a tampered token, a token of another provider or secret, and garbage are r
   const two = await rig(t);
   const token = await requestToken(two);
   const [h, p, s] = token.split('.');
-  const tampered = [h, Buffer.from(JSON.stringify({ ...decodeJwt(token), handshake: { id: 'admin::admin@example.com' } })).toString('base64url'), s].join('.');
+  const tampered = [
+    h,
+    Buffer.from(JSON.stringify({ ...decodeJwt(token), handshake: { id: 'admin::admin@example.com' } })).toString(
+      'base64url',
+    ),
+    s,
+  ].join('.');
   for (const bad of [tampered, tamperedSignature(`${h}.${p}.${s!}`), 'garbage', 'a.b.c']) {
     const res = await two.client.fetch(`/auth/email/login?token=${encodeURIComponent(bad)}`, { method: 'POST' });
     t.is(res.status, 403, bad);
@@ -158,10 +174,17 @@ test('a tampered token, a token of another provider or secret, and garbage are r
 
   // Another instance with another secret, and a provider of another name, refuse it.
   const { startApp } = await import('../helpers/http.js');
-  const other = await startApp({ secret: 'another-secret-0123456789abcdefghij', providers: [{ kind: 'verified', name: 'email', sender: () => {} }] });
+  const other = await startApp({
+    secret: 'another-secret-0123456789abcdefghij',
+    providers: [{ kind: 'verified', name: 'email', sender: () => {} }],
+  });
   t.teardown(() => other.close());
   t.is((await new Client(other.url).fetch(`/auth/email/login?token=${token}`, { method: 'POST' })).status, 403);
-  const renamed = await startApp({ secret: SECRET, clock: two.clock, providers: [{ kind: 'verified', name: 'email2', sender: () => {} }] });
+  const renamed = await startApp({
+    secret: SECRET,
+    clock: two.clock,
+    providers: [{ kind: 'verified', name: 'email2', sender: () => {} }],
+  });
   t.teardown(() => renamed.close());
   t.is((await new Client(renamed.url).fetch(`/auth/email2/login?token=${token}`, { method: 'POST' })).status, 403);
   // Untouched, it still works where it was issued.
@@ -196,7 +219,10 @@ test('logout clears the cookies; callback is a no-op', async (t) => {
 
 test('step 1 by POST (JSON or form) works like the GET', async (t) => {
   const r = await rig(t);
-  const json = await r.client.fetch('/auth/email/login', { method: 'POST', json: { user: 'alice', address: 'alice@example.com' } });
+  const json = await r.client.fetch('/auth/email/login', {
+    method: 'POST',
+    json: { user: 'alice', address: 'alice@example.com' },
+  });
   t.is(json.status, 200);
   const token = tokenIn((await r.smtp.next()).mail.text);
   const res = await new Client(r.app.url).fetch('/auth/email/login', { method: 'POST', form: { token } });

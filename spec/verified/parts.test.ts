@@ -26,11 +26,23 @@ test('memory used-token store: first mark wins, a second is refused until the ex
 test('window limiter: counts all keys only when none is over, reports the wait', async (t) => {
   const clock = manualClock();
   const l = stateLimiter(memoryStateStore({ clock }), clock);
-  const keys = [{ key: 'a', limit: 1 }, { key: 'ip', limit: 3 }];
+  const keys = [
+    { key: 'a', limit: 1 },
+    { key: 'ip', limit: 3 },
+  ];
   t.is(await l.hit(keys, 1000), undefined);
   clock.advance(400);
   t.is(await l.hit(keys, 1000), 600);
-  t.is(await l.hit([{ key: 'b', limit: 1 }, { key: 'ip', limit: 3 }], 1000), undefined);
+  t.is(
+    await l.hit(
+      [
+        { key: 'b', limit: 1 },
+        { key: 'ip', limit: 3 },
+      ],
+      1000,
+    ),
+    undefined,
+  );
   clock.advance(600);
   t.is(await l.hit(keys, 1000), undefined);
 });
@@ -46,7 +58,12 @@ test('templates: Go-style fields with optional spaces; unknown actions are refus
 });
 
 test('verified provider options are checked at start-up with the provider entry named', async (t) => {
-  const make = (p: Record<string, unknown>) => () => started({ secret: 's'.repeat(32), url: 'http://127.0.0.1:1', providers: [{ kind: 'verified', name: 'email', sender: () => {}, ...p }] });
+  const make = (p: Record<string, unknown>) => () =>
+    started({
+      secret: 's'.repeat(32),
+      url: 'http://127.0.0.1:1',
+      providers: [{ kind: 'verified', name: 'email', sender: () => {}, ...p }],
+    });
   const bad: Array<[Record<string, unknown>, RegExp]> = [
     [{ sender: undefined }, /providers\[0\] \(verified\): sender must be/],
     [{ sender: { send: 'x' } }, /sender must be/],

@@ -25,7 +25,10 @@ function forge(header: object, payload: object, signer: Signer): string {
 }
 
 const b64 = (text: string) => Buffer.from(text).toString('base64url');
-const hmac = (secret: string): Signer => (input) => createHmac('sha256', secret).update(input).digest();
+const hmac =
+  (secret: string): Signer =>
+  (input) =>
+    createHmac('sha256', secret).update(input).digest();
 const none: Signer = () => Buffer.alloc(0);
 
 /** A signature by `key` as `alg` signs: whatever the key's own type (the pinning is what refuses a mismatch). */
@@ -48,7 +51,10 @@ async function answers(app: SignedApp, token: string): Promise<Array<[number, st
   c.jar.set('XSRF-TOKEN', String(decodeJwt(token).jti));
   const byCookie = await c.fetch('/auth/user', { headers: c.xsrf() });
   const code = async (r: Response) => (r.status === 200 ? undefined : ((await r.json()) as { code: string }).code);
-  return [[byHeader.status, await code(byHeader)], [byCookie.status, await code(byCookie)]];
+  return [
+    [byHeader.status, await code(byHeader)],
+    [byCookie.status, await code(byCookie)],
+  ];
 }
 
 /** The setting of one alg: the app, its key and kid, a real session token and its claims, an attacker's key of the same type. */
@@ -63,39 +69,80 @@ async function setting(t: ExecutionContext, alg: SigningAlg) {
 }
 
 /** The forged tokens, each named by what it tries. */
-async function forgeries(t: ExecutionContext, s: Awaited<ReturnType<typeof setting>>): Promise<Array<[string, string]>> {
+async function forgeries(
+  t: ExecutionContext,
+  s: Awaited<ReturnType<typeof setting>>,
+): Promise<Array<[string, string]>> {
   const { key, kid, claims, attacker, attackerKid } = s;
   const alg = key.alg;
   const real = signedBy(alg, key.privateKey);
-  const publishedJwk = JSON.stringify(((await (await fetch(`${s.app.url}/auth/.well-known/jwks.json`)).json()) as { keys: JWK[] }).keys[0]);
+  const publishedJwk = JSON.stringify(
+    ((await (await fetch(`${s.app.url}/auth/.well-known/jwks.json`)).json()) as { keys: JWK[] }).keys[0],
+  );
   const other = pemKey(otherAlg[alg]);
   const legacy = await startSignedApp(t, undefined);
   const [h, p, sig] = s.token.split('.') as [string, string, string];
   return [
     ['an HS256 session token the app minted with the secret before signing was set', await loginToken(legacy)],
-    ['HS256 with the public key PEM as the HMAC secret', forge({ alg: 'HS256', typ: 'JWT' }, claims, hmac(key.publicPem))],
-    ['HS256 with the public key PEM as the HMAC secret, naming the kid', forge({ alg: 'HS256', kid, typ: 'JWT' }, claims, hmac(key.publicPem))],
-    ['HS256 with the published JWK JSON as the HMAC secret', forge({ alg: 'HS256', typ: 'JWT' }, claims, hmac(publishedJwk))],
-    ['HS256 with the published JWK JSON as the HMAC secret, naming the kid', forge({ alg: 'HS256', kid, typ: 'JWT' }, claims, hmac(publishedJwk))],
+    [
+      'HS256 with the public key PEM as the HMAC secret',
+      forge({ alg: 'HS256', typ: 'JWT' }, claims, hmac(key.publicPem)),
+    ],
+    [
+      'HS256 with the public key PEM as the HMAC secret, naming the kid',
+      forge({ alg: 'HS256', kid, typ: 'JWT' }, claims, hmac(key.publicPem)),
+    ],
+    [
+      'HS256 with the published JWK JSON as the HMAC secret',
+      forge({ alg: 'HS256', typ: 'JWT' }, claims, hmac(publishedJwk)),
+    ],
+    [
+      'HS256 with the published JWK JSON as the HMAC secret, naming the kid',
+      forge({ alg: 'HS256', kid, typ: 'JWT' }, claims, hmac(publishedJwk)),
+    ],
     ['alg none', forge({ alg: 'none', typ: 'JWT' }, claims, none)],
     ['alg none naming the kid', forge({ alg: 'none', kid, typ: 'JWT' }, claims, none)],
-    ["an embedded jwk: the attacker's key, the signature valid for it", forge({ alg, kid: attackerKid, jwk: attacker.publicJwk, typ: 'JWT' }, claims, signedBy(alg, attacker.privateKey))],
-    ["an embedded jwk of the attacker's key under the real kid", forge({ alg, kid, jwk: attacker.publicJwk, typ: 'JWT' }, claims, signedBy(alg, attacker.privateKey))],
-    ['an embedded jwk, even of the real key and signed by it', forge({ alg, kid, jwk: key.publicJwk, typ: 'JWT' }, claims, real)],
+    [
+      "an embedded jwk: the attacker's key, the signature valid for it",
+      forge({ alg, kid: attackerKid, jwk: attacker.publicJwk, typ: 'JWT' }, claims, signedBy(alg, attacker.privateKey)),
+    ],
+    [
+      "an embedded jwk of the attacker's key under the real kid",
+      forge({ alg, kid, jwk: attacker.publicJwk, typ: 'JWT' }, claims, signedBy(alg, attacker.privateKey)),
+    ],
+    [
+      'an embedded jwk, even of the real key and signed by it',
+      forge({ alg, kid, jwk: key.publicJwk, typ: 'JWT' }, claims, real),
+    ],
     ['jku, signed by the real key', forge({ alg, kid, jku: 'http://127.0.0.1:1/jwks.json', typ: 'JWT' }, claims, real)],
     ['x5u, signed by the real key', forge({ alg, kid, x5u: 'http://127.0.0.1:1/cert.pem', typ: 'JWT' }, claims, real)],
     ['crit, signed by the real key', forge({ alg, kid, crit: ['exp'], typ: 'JWT' }, claims, real)],
     ['an unknown kid, signed by the real key', forge({ alg, kid: 'no-such-key', typ: 'JWT' }, claims, real)],
     ['no kid, signed by the real key', forge({ alg, typ: 'JWT' }, claims, real)],
-    ['the real kid with the alg of another key type, signed by a key of that type', forge({ alg: other.alg, kid, typ: 'JWT' }, claims, signedBy(other.alg, other.privateKey))],
-    ['the real kid with the alg of another key type, signed by the real key', forge({ alg: other.alg, kid, typ: 'JWT' }, claims, real)],
-    ['a valid signature by a key not in the set, under its own kid', forge({ alg, kid: attackerKid, typ: 'JWT' }, claims, signedBy(alg, attacker.privateKey))],
-    ['a valid signature by a key not in the set, under the real kid', forge({ alg, kid, typ: 'JWT' }, claims, signedBy(alg, attacker.privateKey))],
+    [
+      'the real kid with the alg of another key type, signed by a key of that type',
+      forge({ alg: other.alg, kid, typ: 'JWT' }, claims, signedBy(other.alg, other.privateKey)),
+    ],
+    [
+      'the real kid with the alg of another key type, signed by the real key',
+      forge({ alg: other.alg, kid, typ: 'JWT' }, claims, real),
+    ],
+    [
+      'a valid signature by a key not in the set, under its own kid',
+      forge({ alg, kid: attackerKid, typ: 'JWT' }, claims, signedBy(alg, attacker.privateKey)),
+    ],
+    [
+      'a valid signature by a key not in the set, under the real kid',
+      forge({ alg, kid, typ: 'JWT' }, claims, signedBy(alg, attacker.privateKey)),
+    ],
     ['the real token truncated by one character', s.token.slice(0, -1)],
     ['the real token without its signature', `${h}.${p}.`],
     ['the real token without its signature segment', `${h}.${p}`],
     ['the real signature re-encoded non-canonically (same bytes)', `${h}.${p}.${nonCanonical(t, sig)}`],
-    ['the payload re-encoded as padded base64 and signed by the real key', `${h}.${padded(p)}.${real(`${h}.${padded(p)}`).toString('base64url')}`],
+    [
+      'the payload re-encoded as padded base64 and signed by the real key',
+      `${h}.${padded(p)}.${real(`${h}.${padded(p)}`).toString('base64url')}`,
+    ],
   ];
 }
 
@@ -104,7 +151,10 @@ function nonCanonical(t: ExecutionContext, seg: string): string {
   const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
   const changed = seg.slice(0, -1) + alphabet[alphabet.indexOf(seg.at(-1)!) | 1];
   t.not(changed, seg);
-  t.true(Buffer.from(changed, 'base64url').equals(Buffer.from(seg, 'base64url')), 'the re-encoding decodes to the same signature');
+  t.true(
+    Buffer.from(changed, 'base64url').equals(Buffer.from(seg, 'base64url')),
+    'the re-encoding decodes to the same signature',
+  );
   return changed;
 }
 
@@ -117,14 +167,20 @@ for (const alg of ['EdDSA', 'RS256'] as const) {
   test(`${alg}: the control, a token forged with a clean header and the real key, is accepted by X-JWT and the cookie`, async (t) => {
     const s = await setting(t, alg);
     const control = forge({ alg, kid: s.kid, typ: 'JWT' }, s.claims, signedBy(alg, s.key.privateKey));
-    t.deepEqual(await answers(s.app, control), [[200, undefined], [200, undefined]]);
+    t.deepEqual(await answers(s.app, control), [
+      [200, undefined],
+      [200, undefined],
+    ]);
   });
 
   test(`${alg}: every confusion token is refused, 401 token_invalid, by X-JWT and by the cookie`, async (t) => {
     const s = await setting(t, alg);
     const tokens = await forgeries(t, s);
     t.true(tokens.length >= 20);
-    const refused = JSON.stringify([[401, 'token_invalid'], [401, 'token_invalid']]);
+    const refused = JSON.stringify([
+      [401, 'token_invalid'],
+      [401, 'token_invalid'],
+    ]);
     const notRefused: Array<[string, unknown]> = [];
     for (const [what, token] of tokens) {
       const got = await answers(s.app, token);
@@ -147,7 +203,11 @@ interface Peeked {
  * with a promise for one it has to verify.
  */
 function peekRoute(router: Router, auth: AuthKoa): void {
-  const outcome = (cached: boolean, err: unknown): Peeked => ({ cached, status: (err as AuthError).status, code: (err as AuthError).code });
+  const outcome = (cached: boolean, err: unknown): Peeked => ({
+    cached,
+    status: (err as AuthError).status,
+    code: (err as AuthError).code,
+  });
   router.get('/peek', async (ctx: Context) => {
     let seen: ReturnType<TokenService['peek']>;
     try {
@@ -180,9 +240,21 @@ test('the verified-token cache holds signed tokens, per instance: a second read 
   const same = await startSignedApp(t, signingWith(a), { clock: app1.clock }, peekRoute);
   t.deepEqual(await peek(same, token), { cached: false, status: 200 }, 'another instance has its own cache');
   const rotated = await startSignedApp(t, signingWith(pemKey('EdDSA')), { clock: app1.clock }, peekRoute);
-  t.deepEqual(await peek(rotated, token), { cached: false, status: 401, code: 'token_invalid' }, 'an instance without the kid refuses');
-  t.deepEqual(await peek(rotated, token), { cached: false, status: 401, code: 'token_invalid' }, 'and a refusal is not cached as a pass');
+  t.deepEqual(
+    await peek(rotated, token),
+    { cached: false, status: 401, code: 'token_invalid' },
+    'an instance without the kid refuses',
+  );
+  t.deepEqual(
+    await peek(rotated, token),
+    { cached: false, status: 401, code: 'token_invalid' },
+    'and a refusal is not cached as a pass',
+  );
 
   app1.clock.advance(16 * 60_000);
-  t.deepEqual(await peek(app1, token), { cached: true, status: 401, code: 'token_expired' }, 'a cache hit still checks exp');
+  t.deepEqual(
+    await peek(app1, token),
+    { cached: true, status: 401, code: 'token_expired' },
+    'a cache hit still checks exp',
+  );
 });

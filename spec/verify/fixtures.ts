@@ -16,7 +16,11 @@ export const SECRET = 'verify-test-secret-0123456789abcdef';
 export const ALGS: readonly SigningAlg[] = ['EdDSA', 'ES256', 'RS256'];
 
 /** The direct provider the apps log in through: any user, password `password`. */
-export const directProvider = { kind: 'direct' as const, name: 'direct', checker: (_user: string, passwd: string) => passwd === 'password' };
+export const directProvider = {
+  kind: 'direct' as const,
+  name: 'direct',
+  checker: (_user: string, passwd: string) => passwd === 'password',
+};
 
 /** A new key pair for `alg`, in the forms the option and the tests use. */
 export interface TestKey {
@@ -36,7 +40,11 @@ export interface TestKey {
 /** A fresh key for `alg`: Ed25519, P-256 or RSA 2048. */
 export function pemKey(alg: SigningAlg): TestKey {
   const pair =
-    alg === 'EdDSA' ? generateKeyPairSync('ed25519') : alg === 'ES256' ? generateKeyPairSync('ec', { namedCurve: 'P-256' }) : generateKeyPairSync('rsa', { modulusLength: 2048 });
+    alg === 'EdDSA'
+      ? generateKeyPairSync('ed25519')
+      : alg === 'ES256'
+        ? generateKeyPairSync('ec', { namedCurve: 'P-256' })
+        : generateKeyPairSync('rsa', { modulusLength: 2048 });
   return {
     alg,
     privateKey: pair.privateKey,
@@ -69,7 +77,10 @@ export async function startSignedApp(
   routes?: (router: Router, auth: AuthKoa) => void,
 ): Promise<SignedApp> {
   const clock = (extra.clock as ReturnType<typeof manualClock> | undefined) ?? manualClock();
-  const app = await startApp({ secret: SECRET, providers: [directProvider], ...(signing ? { signing } : {}), ...extra, clock }, routes);
+  const app = await startApp(
+    { secret: SECRET, providers: [directProvider], ...(signing ? { signing } : {}), ...extra, clock },
+    routes,
+  );
   t.teardown(() => app.close());
   return { ...app, clock };
 }

@@ -28,11 +28,24 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 const recorder = fileURLToPath(new URL('../package/record-loads.mjs', import.meta.url));
 const child = fileURLToPath(new URL('./fixtures/resource-server.ts', import.meta.url));
 const JWKS = '/auth/.well-known/jwks.json';
-const HEAVY = ['lmdb', 'mongodb', 'ioredis', '@simplewebauthn/server', 'node-telegram-bot-api', 'nodemailer', 'jimp', 'simple-oauth2', 'koa-session', 'jose', 'uqr'];
+const HEAVY = [
+  'lmdb',
+  'mongodb',
+  'ioredis',
+  '@simplewebauthn/server',
+  'node-telegram-bot-api',
+  'nodemailer',
+  'jimp',
+  'simple-oauth2',
+  'koa-session',
+  'jose',
+  'uqr',
+];
 
 test.before(async () => {
   await ensureLibBuild();
-  if (!existsSync(join(root, 'dist/lib/verify/index.js'))) throw new Error('dist/ was built before authkoa/verify existed: run npm run build');
+  if (!existsSync(join(root, 'dist/lib/verify/index.js')))
+    throw new Error('dist/ was built before authkoa/verify existed: run npm run build');
 });
 
 /**
@@ -76,7 +89,10 @@ async function appHost(t: ExecutionContext) {
   /** A direct login as alice for the audience `api`; the session token. */
   async function login(): Promise<string> {
     const c = new Client(served.url);
-    const res = await c.fetch('/auth/direct/login', { method: 'POST', json: { user: 'alice', passwd: 'password', aud: 'api' } });
+    const res = await c.fetch('/auth/direct/login', {
+      method: 'POST',
+      json: { user: 'alice', passwd: 'password', aud: 'api' },
+    });
     if (res.status !== 200) throw new Error(`login answered ${res.status}: ${await res.text()}`);
     return c.jar.get('JWT')!;
   }
@@ -96,7 +112,9 @@ async function resourceServer(t: ExecutionContext, jwksUrl: string, env: Record<
   t.teardown(() => void proc.kill('SIGKILL'));
   const port = await new Promise<number>((resolve, reject) => {
     proc.once('exit', (code) => reject(new Error(`the resource server exited (${code}): ${stderr}`)));
-    createInterface({ input: proc.stdout }).once('line', (line) => resolve((JSON.parse(line) as { port: number }).port));
+    createInterface({ input: proc.stdout }).once('line', (line) =>
+      resolve((JSON.parse(line) as { port: number }).port),
+    );
   });
   const url = `http://127.0.0.1:${port}`;
   return {
@@ -119,7 +137,9 @@ async function resourceServer(t: ExecutionContext, jwksUrl: string, env: Record<
 async function loadedBy(loads: string): Promise<{ own: string[]; packages: string[] }> {
   const base = pathToFileURL(root).href;
   const urls = [...new Set((await readFile(loads, 'utf8')).split('\n').filter(Boolean))];
-  const packages = urls.map((u) => /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(u)?.[1]).filter((p): p is string => p !== undefined);
+  const packages = urls
+    .map((u) => /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(u)?.[1])
+    .filter((p): p is string => p !== undefined);
   const own = urls.filter((u) => u.startsWith(base) && !u.includes('/node_modules/')).map((u) => u.slice(base.length));
   return { own, packages: [...new Set(packages)] };
 }
@@ -131,13 +151,30 @@ test('the resource server process loads authkoa/verify from dist/ and no provide
   t.is(await rs.call(await app.login()), '200 alice api', 'it has served a verified request');
   const { own, packages } = await loadedBy(rs.loads);
   t.log(own.join(', '));
-  t.true(own.includes('dist/lib/verify/index.js') && own.includes('dist/lib/verify/key-set.js'), `recorded: ${own.join(', ')}`);
-  t.deepEqual(own.filter((p) => /^dist\/lib\/(providers|stores|state)\//.test(p)), []);
-  t.deepEqual(own.filter((p) => p === 'dist/lib/index.js' || (!p.startsWith('dist/lib/') && p !== 'spec/verify/fixtures/resource-server.ts')), [], 'nothing else of authkoa, and nothing from the sources');
-  t.deepEqual(HEAVY.filter((p) => packages.includes(p)), [], `packages: ${packages.join(', ')}`);
+  t.true(
+    own.includes('dist/lib/verify/index.js') && own.includes('dist/lib/verify/key-set.js'),
+    `recorded: ${own.join(', ')}`,
+  );
+  t.deepEqual(
+    own.filter((p) => /^dist\/lib\/(providers|stores|state)\//.test(p)),
+    [],
+  );
+  t.deepEqual(
+    own.filter(
+      (p) =>
+        p === 'dist/lib/index.js' || (!p.startsWith('dist/lib/') && p !== 'spec/verify/fixtures/resource-server.ts'),
+    ),
+    [],
+    'nothing else of authkoa, and nothing from the sources',
+  );
+  t.deepEqual(
+    HEAVY.filter((p) => packages.includes(p)),
+    [],
+    `packages: ${packages.join(', ')}`,
+  );
 });
 
-test("a key rotation on the app: tokens from before and after pass the resource server with one refetch; once the old key is dropped, its token is refused after the refetch maxAge brings", async (t) => {
+test('a key rotation on the app: tokens from before and after pass the resource server with one refetch; once the old key is dropped, its token is refused after the refetch maxAge brings', async (t) => {
   const app = await appHost(t);
   const [a, b] = [pemKey('EdDSA'), pemKey('EdDSA')];
   await app.start(signingWith(a));

@@ -15,7 +15,17 @@ import { startSmtp } from '../helpers/smtp.js';
 import { tempDir } from '../helpers/temp.js';
 import { devAuthorize, startLogin } from '../oauth2/fixtures.js';
 import { TEMPLATE, tokenIn } from '../verified/fixtures.js';
-import { ALGS, SECRET, directProvider, jwtHeader, loginClient, loginToken, pemKey, signingWith, startSignedApp } from './fixtures.js';
+import {
+  ALGS,
+  SECRET,
+  directProvider,
+  jwtHeader,
+  loginClient,
+  loginToken,
+  pemKey,
+  signingWith,
+  startSignedApp,
+} from './fixtures.js';
 
 const JWKS = '/auth/.well-known/jwks.json';
 const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];
@@ -60,7 +70,9 @@ for (const alg of ALGS) {
     t.is(protectedHeader.alg, alg);
     t.deepEqual(payload, decodeJwt(token));
     t.like(payload.user, { name: 'alice' });
-    await t.throwsAsync(jwtVerify(token, jwks, { issuer: 'someone-else' }), { code: 'ERR_JWT_CLAIM_VALIDATION_FAILED' });
+    await t.throwsAsync(jwtVerify(token, jwks, { issuer: 'someone-else' }), {
+      code: 'ERR_JWT_CLAIM_VALIDATION_FAILED',
+    });
   });
 }
 
@@ -74,16 +86,30 @@ test('the JWKS route: 200, the current key first then the previous ones, public 
   t.regex(res.headers.get('content-type')!, /^application\/json/);
   const { keys } = (await res.json()) as { keys: JWK[] };
   const kids = await Promise.all([b, a, c].map((k) => calculateJwkThumbprint(k.publicJwk as JWK)));
-  t.deepEqual(keys.map((k) => [k.kid, k.alg, k.use]), [[kids[0], 'RS256', 'sig'], [kids[1], 'EdDSA', 'sig'], [kids[2], 'ES256', 'sig']]);
-  for (const k of keys) t.deepEqual(PRIVATE_MEMBERS.filter((m) => m in k), [], `no private member in ${k.kty}`);
+  t.deepEqual(
+    keys.map((k) => [k.kid, k.alg, k.use]),
+    [
+      [kids[0], 'RS256', 'sig'],
+      [kids[1], 'EdDSA', 'sig'],
+      [kids[2], 'ES256', 'sig'],
+    ],
+  );
+  for (const k of keys)
+    t.deepEqual(
+      PRIVATE_MEMBERS.filter((m) => m in k),
+      [],
+      `no private member in ${k.kty}`,
+    );
 });
 
-test("the site-root route tokens.md shows, run as written, serves the same key set at /.well-known/jwks.json", async (t) => {
+test('the site-root route tokens.md shows, run as written, serves the same key set at /.well-known/jwks.json', async (t) => {
   const doc = readFileSync(join(ROOT, 'docs', 'tokens.md'), 'utf8');
   const line = doc.split('\n').find((l) => l.startsWith("router.get('/.well-known/jwks.json'"));
   t.truthy(line, 'the route is in tokens.md');
   // The documented line is plain JavaScript: it runs here on the app's own router and service.
-  const app = await startSignedApp(t, signingWith(pemKey('ES256')), {}, (router, auth) => new Function('router', 'auth', line!)(router, auth));
+  const app = await startSignedApp(t, signingWith(pemKey('ES256')), {}, (router, auth) =>
+    new Function('router', 'auth', line!)(router, auth),
+  );
   const [atRoot, underAuth] = await Promise.all([fetch(`${app.url}/.well-known/jwks.json`), fetch(app.url + JWKS)]);
   t.is(atRoot.status, 200);
   t.is(atRoot.headers.get('cache-control'), 'public, max-age=300');
@@ -107,7 +133,10 @@ test('rotation: key B with previousKeys [A] (public or private PEM) accepts and 
 
   for (const previous of [a.publicPem, a.privatePem]) {
     const app2 = await startSignedApp(t, signingWith(b, [previous]), { clock: app1.clock });
-    t.deepEqual((await jwksKeys(app2.url)).map((k) => k.kid), [kidB, kidA]);
+    t.deepEqual(
+      (await jwksKeys(app2.url)).map((k) => k.kid),
+      [kidB, kidA],
+    );
     t.is((await fetch(`${app2.url}/auth/user`, { headers: { 'X-JWT': tokenA } })).status, 200);
     t.is(jwtHeader(await loginToken(app2, 'bob')).kid, kidB, 'new logins are signed with B');
   }
@@ -130,7 +159,10 @@ test('rotation: key B with previousKeys [A] (public or private PEM) accepts and 
 
 test('with signing on, an OAuth2 (dev) login works and its handshake cookie is HS256; the session is EdDSA', async (t) => {
   const quiet = { info() {}, warn() {}, error() {} };
-  const app = await startSignedApp(t, signingWith(pemKey('EdDSA')), { providers: [{ kind: 'dev', port: 0 }], logger: quiet });
+  const app = await startSignedApp(t, signingWith(pemKey('EdDSA')), {
+    providers: [{ kind: 'dev', port: 0 }],
+    logger: quiet,
+  });
   const c = new Client(app.url);
   const authorize = await startLogin(c, 'dev');
   const handshake = c.jar.get('JWT-handshake')!;
@@ -145,8 +177,17 @@ test('with signing on, an OAuth2 (dev) login works and its handshake cookie is H
 test('with signing on, a verified (email link) login works and its confirmation token is HS256; the session is RS256', async (t) => {
   const smtp = await startSmtp();
   t.teardown(() => smtp.close());
-  const sender = emailSender({ host: '127.0.0.1', port: smtp.port, secure: false, from: 'login@example.com', subject: 'Confirm', timeout: '30s' });
-  const app = await startSignedApp(t, signingWith(pemKey('RS256')), { providers: [{ kind: 'verified', name: 'email', template: TEMPLATE, sender }] });
+  const sender = emailSender({
+    host: '127.0.0.1',
+    port: smtp.port,
+    secure: false,
+    from: 'login@example.com',
+    subject: 'Confirm',
+    timeout: '30s',
+  });
+  const app = await startSignedApp(t, signingWith(pemKey('RS256')), {
+    providers: [{ kind: 'verified', name: 'email', template: TEMPLATE, sender }],
+  });
   const c = new Client(app.url);
   t.is((await c.fetch('/auth/email/login?user=alice&address=alice@example.com')).status, 200);
   const link = tokenIn((await smtp.next()).mail.text);
@@ -159,21 +200,46 @@ test('with signing on, a verified (email link) login works and its confirmation 
 test('option errors: each a TypeError naming the option', async (t) => {
   const dir = tempDir(t);
   const ed = pemKey('EdDSA');
-  const pem = (k: ReturnType<typeof generateKeyPairSync>['privateKey']) => k.export({ format: 'pem', type: 'pkcs8' }) as string;
+  const pem = (k: ReturnType<typeof generateKeyPairSync>['privateKey']) =>
+    k.export({ format: 'pem', type: 'pkcs8' }) as string;
   const base = { url: 'http://127.0.0.1:1', secret: SECRET, providers: [directProvider] };
   const cases: Array<[string, unknown, RegExp]> = [
-    ['a bad alg', { alg: 'HS256', key: ed.privatePem }, /signing\.alg must be one of EdDSA, ES256, RS256 \(got "HS256"\)/],
+    [
+      'a bad alg',
+      { alg: 'HS256', key: ed.privatePem },
+      /signing\.alg must be one of EdDSA, ES256, RS256 \(got "HS256"\)/,
+    ],
     ['a key not matching alg', { alg: 'ES256', key: ed.privatePem }, /signing\.key is a key for EdDSA, not ES256/],
     ['a public key as key', { alg: 'EdDSA', key: ed.publicPem }, /signing\.key must be a private key/],
-    ['a 1024-bit RSA key', { alg: 'RS256', key: pem(generateKeyPairSync('rsa', { modulusLength: 1024 }).privateKey) }, /signing\.key must be an Ed25519, P-256 or RSA \(2048 bits or more\) key/],
-    ['a P-384 key', { alg: 'ES256', key: pem(generateKeyPairSync('ec', { namedCurve: 'P-384' }).privateKey) }, /signing\.key must be an Ed25519, P-256 or RSA/],
+    [
+      'a 1024-bit RSA key',
+      { alg: 'RS256', key: pem(generateKeyPairSync('rsa', { modulusLength: 1024 }).privateKey) },
+      /signing\.key must be an Ed25519, P-256 or RSA \(2048 bits or more\) key/,
+    ],
+    [
+      'a P-384 key',
+      { alg: 'ES256', key: pem(generateKeyPairSync('ec', { namedCurve: 'P-384' }).privateKey) },
+      /signing\.key must be an Ed25519, P-256 or RSA/,
+    ],
     ['garbage', { alg: 'EdDSA', key: 'not a key' }, /signing\.key must be a PEM key, a JWK or file:<path>/],
-    ['file: of a missing file', { alg: 'EdDSA', key: `file:${join(dir, 'missing.pem')}` }, /signing\.key: cannot read .*missing\.pem/],
+    [
+      'file: of a missing file',
+      { alg: 'EdDSA', key: `file:${join(dir, 'missing.pem')}` },
+      /signing\.key: cannot read .*missing\.pem/,
+    ],
     ['an unknown signing.x', { alg: 'EdDSA', key: ed.privatePem, x: 1 }, /unknown option "signing\.x"/],
-    ['a garbage previous key', { alg: 'EdDSA', key: ed.privatePem, previousKeys: ['nope'] }, /signing\.previousKeys\[0\] must be a PEM key/],
+    [
+      'a garbage previous key',
+      { alg: 'EdDSA', key: ed.privatePem, previousKeys: ['nope'] },
+      /signing\.previousKeys\[0\] must be a PEM key/,
+    ],
   ];
   for (const [what, signing, message] of cases) {
-    await t.throwsAsync(started({ ...base, signing } as Parameters<typeof started>[0]), { instanceOf: TypeError, message }, what);
+    await t.throwsAsync(
+      started({ ...base, signing } as Parameters<typeof started>[0]),
+      { instanceOf: TypeError, message },
+      what,
+    );
   }
 });
 
@@ -182,10 +248,17 @@ test('file: of a PEM and of a JWK JSON file both load: the session is signed wit
   const [ed, ec] = [pemKey('EdDSA'), pemKey('ES256')];
   writeFileSync(join(dir, 'ed.pem'), ed.privatePem);
   writeFileSync(join(dir, 'ec.json'), JSON.stringify(ec.privateJwk));
-  for (const [key, file] of [[ed, 'ed.pem'], [ec, 'ec.json']] as const) {
+  for (const [key, file] of [
+    [ed, 'ed.pem'],
+    [ec, 'ec.json'],
+  ] as const) {
     const app = await startSignedApp(t, { alg: key.alg, key: `file:${join(dir, file)}` });
     const token = await loginToken(app);
-    t.deepEqual(jwtHeader(token), { alg: key.alg, kid: await calculateJwkThumbprint(key.publicJwk as JWK), typ: 'JWT' }, file);
+    t.deepEqual(
+      jwtHeader(token),
+      { alg: key.alg, kid: await calculateJwkThumbprint(key.publicJwk as JWK), typ: 'JWT' },
+      file,
+    );
     t.is((await fetch(`${app.url}/auth/user`, { headers: { 'X-JWT': token } })).status, 200);
   }
 });

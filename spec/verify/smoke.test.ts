@@ -6,7 +6,11 @@ import { tamperedSignature } from '../helpers/tamper.js';
 
 test('smoke: EdDSA session verifies with jose through the JWKS', async (t) => {
   const { privateKey } = generateKeyPairSync('ed25519');
-  const app = await startApp({ secret: 'verify-test-secret-0123456789abcdef', signing: { alg: 'EdDSA', key: privateKey.export({ format: 'pem', type: 'pkcs8' }) as string }, providers: [{ kind: 'direct', name: 'direct', checker: () => true }] });
+  const app = await startApp({
+    secret: 'verify-test-secret-0123456789abcdef',
+    signing: { alg: 'EdDSA', key: privateKey.export({ format: 'pem', type: 'pkcs8' }) as string },
+    providers: [{ kind: 'direct', name: 'direct', checker: () => true }],
+  });
   t.teardown(() => app.close());
   const c = new Client(app.url);
   t.is((await c.fetch('/auth/direct/login', { method: 'POST', json: { user: 'alice', passwd: 'x' } })).status, 200);
@@ -21,7 +25,11 @@ test('smoke: EdDSA session verifies with jose through the JWKS', async (t) => {
 test('smoke: authkoa/verify accepts the session token from the JWKS URL', async (t) => {
   const { verifier } = await import('../../lib/verify/index.js');
   const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-  const app = await startApp({ secret: 'verify-test-secret-0123456789abcdef', signing: { alg: 'ES256', key: privateKey.export({ format: 'pem', type: 'pkcs8' }) as string }, providers: [{ kind: 'direct', name: 'direct', checker: () => true }] });
+  const app = await startApp({
+    secret: 'verify-test-secret-0123456789abcdef',
+    signing: { alg: 'ES256', key: privateKey.export({ format: 'pem', type: 'pkcs8' }) as string },
+    providers: [{ kind: 'direct', name: 'direct', checker: () => true }],
+  });
   t.teardown(() => app.close());
   const c = new Client(app.url);
   await c.fetch('/auth/direct/login', { method: 'POST', json: { user: 'alice', passwd: 'x' } });

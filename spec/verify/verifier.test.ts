@@ -17,10 +17,22 @@ import { tamperedSignature } from '../helpers/tamper.js';
 test("an authkoa app's session token, its keys from the app's JWKS URL: ctx.state.user (with aud) from Authorization: Bearer and from X-JWT", async (t) => {
   const app = await startSignedApp(t, signingWith(pemKey('EdDSA')));
   const c = new Client(app.url);
-  t.is((await c.fetch('/auth/direct/login', { method: 'POST', json: { user: 'alice', passwd: 'password', aud: 'api' } })).status, 200);
+  t.is(
+    (await c.fetch('/auth/direct/login', { method: 'POST', json: { user: 'alice', passwd: 'password', aud: 'api' } }))
+      .status,
+    200,
+  );
   const token = c.jar.get('JWT')!;
-  const service = await protectedService(t, { jwks: `${app.url}/auth/.well-known/jwks.json`, audiences: ['api'], clock: app.clock });
-  for (const headers of [{ Authorization: `Bearer ${token}` }, { authorization: `bearer ${token}` }, { 'X-JWT': token }] as Array<Record<string, string>>) {
+  const service = await protectedService(t, {
+    jwks: `${app.url}/auth/.well-known/jwks.json`,
+    audiences: ['api'],
+    clock: app.clock,
+  });
+  for (const headers of [
+    { Authorization: `Bearer ${token}` },
+    { authorization: `bearer ${token}` },
+    { 'X-JWT': token },
+  ] as Array<Record<string, string>>) {
     const res = await service.get(headers);
     t.is(res.status, 200, JSON.stringify(res.body));
     t.like(res.body.user, { name: 'alice', aud: 'api' });
@@ -40,7 +52,12 @@ test('a custom headerName carries the token (Bearer still does); X-JWT is then n
 
 test('no token: 401 JSON {error, code: "no_token"} and the route behind does not run', async (t) => {
   const service = await protectedService(t, { jwks: (await keyServer(t, [(await keyOf()).jwk])).url });
-  for (const headers of [{}, { Authorization: 'Basic YWxpY2U6cHc=' }, { Authorization: 'Bearer ' }, { 'X-JWT': '' }] as Array<Record<string, string>>) {
+  for (const headers of [
+    {},
+    { Authorization: 'Basic YWxpY2U6cHc=' },
+    { Authorization: 'Bearer ' },
+    { 'X-JWT': '' },
+  ] as Array<Record<string, string>>) {
     const res = await service.get(headers);
     t.is(res.status, 401);
     t.is(res.type, 'application/json; charset=utf-8');
@@ -88,8 +105,20 @@ test('garbage and tampered tokens: 401 token_invalid', async (t) => {
   const token = await mint(a);
   const [h, p, s] = token.split('.') as [string, string, string];
   const bob = Buffer.from(Buffer.from(p, 'base64url').toString().replace('alice', 'bob')).toString('base64url');
-  const garbage = ['garbage', 'a.b', 'a.b.c', '..', `${h}.${p}`, `${h}.${p}.`, `${h}.${bob}.${s}`, tamperedSignature(`${h}.${p}.${s}`), `${token}.${s}`, `e30.${p}.${s}`];
-  for (const g of garbage) t.like(await service.get({ 'X-JWT': g }), { status: 401, body: { code: 'token_invalid' } }, g.slice(0, 60));
+  const garbage = [
+    'garbage',
+    'a.b',
+    'a.b.c',
+    '..',
+    `${h}.${p}`,
+    `${h}.${p}.`,
+    `${h}.${bob}.${s}`,
+    tamperedSignature(`${h}.${p}.${s}`),
+    `${token}.${s}`,
+    `e30.${p}.${s}`,
+  ];
+  for (const g of garbage)
+    t.like(await service.get({ 'X-JWT': g }), { status: 401, body: { code: 'token_invalid' } }, g.slice(0, 60));
   t.is((await service.get({ 'X-JWT': token })).status, 200, 'the untouched token passes');
   // Past Node's 16 KB header limit: only .verify() can be handed one.
   t.is(await outcome(verifier({ jwks: { keys: [a.jwk] } }), `${h}.${p}.${'A'.repeat(17_000)}`), 'token_invalid');
@@ -106,16 +135,33 @@ test('algorithm and key confusion: HS256 with the public key as secret, none, an
   const byAttacker = (input: string) => cryptoSign(null, Buffer.from(input), attacker.privateKey);
   const forged: Array<[string, string]> = [
     ['HS256, the RSA public PEM as secret', forge({ alg: 'HS256', kid: r.kid, typ: 'JWT' }, claims, hmac(r.publicPem))],
-    ['HS256, the published JWK JSON as secret', forge({ alg: 'HS256', kid: r.kid, typ: 'JWT' }, claims, hmac(JSON.stringify(r.jwk)))],
+    [
+      'HS256, the published JWK JSON as secret',
+      forge({ alg: 'HS256', kid: r.kid, typ: 'JWT' }, claims, hmac(JSON.stringify(r.jwk))),
+    ],
     ['HS256, no kid', forge({ alg: 'HS256', typ: 'JWT' }, claims, hmac(e.publicPem))],
     ['none, empty signature', forge({ alg: 'none', kid: e.kid, typ: 'JWT' }, claims, () => Buffer.alloc(0))],
     ['none, with a signature', forge({ alg: 'none', kid: e.kid, typ: 'JWT' }, claims, byE)],
-    ['an embedded jwk of its own key', forge({ alg: 'EdDSA', kid: attacker.kid, jwk: attacker.jwk, typ: 'JWT' }, claims, byAttacker)],
-    ['an embedded jwk under the real kid', forge({ alg: 'EdDSA', kid: e.kid, jwk: attacker.jwk, typ: 'JWT' }, claims, byAttacker)],
-    ['jku to a set holding its key', forge({ alg: 'EdDSA', kid: attacker.kid, jku: elsewhere.url, typ: 'JWT' }, claims, byAttacker)],
+    [
+      'an embedded jwk of its own key',
+      forge({ alg: 'EdDSA', kid: attacker.kid, jwk: attacker.jwk, typ: 'JWT' }, claims, byAttacker),
+    ],
+    [
+      'an embedded jwk under the real kid',
+      forge({ alg: 'EdDSA', kid: e.kid, jwk: attacker.jwk, typ: 'JWT' }, claims, byAttacker),
+    ],
+    [
+      'jku to a set holding its key',
+      forge({ alg: 'EdDSA', kid: attacker.kid, jku: elsewhere.url, typ: 'JWT' }, claims, byAttacker),
+    ],
     ['an unknown kid, validly signed', forge({ alg: 'EdDSA', kid: attacker.kid, typ: 'JWT' }, claims, byAttacker)],
     ['the real kid, signed by another key', forge({ alg: 'EdDSA', kid: e.kid, typ: 'JWT' }, claims, byAttacker)],
-    ["ES256 under the EdDSA key's kid", forge({ alg: 'ES256', kid: e.kid, typ: 'JWT' }, claims, (i) => cryptoSign('sha256', Buffer.from(i), { key: p256.privateKey, dsaEncoding: 'ieee-p1363' }))],
+    [
+      "ES256 under the EdDSA key's kid",
+      forge({ alg: 'ES256', kid: e.kid, typ: 'JWT' }, claims, (i) =>
+        cryptoSign('sha256', Buffer.from(i), { key: p256.privateKey, dsaEncoding: 'ieee-p1363' }),
+      ),
+    ],
     ['the real key, crit', forge({ alg: 'EdDSA', kid: e.kid, crit: ['exp'], typ: 'JWT' }, claims, byE)],
   ];
   const notRefused = [];
@@ -125,21 +171,35 @@ test('algorithm and key confusion: HS256 with the public key as secret, none, an
   }
   t.deepEqual(notRefused, []);
   t.is(elsewhere.fetches, 0, 'the jku was never fetched');
-  t.is((await service.get({ 'X-JWT': forge({ alg: 'EdDSA', kid: e.kid, typ: 'JWT' }, claims, byE) })).status, 200, 'the control: the same claims under a clean header by the real key');
+  t.is(
+    (await service.get({ 'X-JWT': forge({ alg: 'EdDSA', kid: e.kid, typ: 'JWT' }, claims, byE) })).status,
+    200,
+    'the control: the same claims under a clean header by the real key',
+  );
   t.is(service.reached, 1);
 });
 
 test(".verify(): resolves to the claims; rejects with the app's AuthError (VerifyError its former name) carrying code and status; a missing token is no_token", async (t) => {
   const keys = await Promise.all([keyOf('EdDSA'), keyOf('ES256'), keyOf('RS256')]);
-  const v = verifier({ jwks: (await keyServer(t, keys.map((k) => k.jwk))).url });
+  const v = verifier({
+    jwks: (
+      await keyServer(
+        t,
+        keys.map((k) => k.jwk),
+      )
+    ).url,
+  });
   for (const k of keys) {
     const claims = await v.verify(await mint(k));
     t.like(claims, { iss: 'authkoa', aud: 'api', user: { name: 'alice', aud: 'api' } }, k.alg);
   }
-  const refused = await t.throwsAsync(v.verify(await mint(keys[0]!, { aud: ['a', 'b'] })), { instanceOf: MainAuthError });
+  const refused = await t.throwsAsync(v.verify(await mint(keys[0]!, { aud: ['a', 'b'] })), {
+    instanceOf: MainAuthError,
+  });
   t.like(refused, { name: 'AuthError', code: 'token_invalid', status: 401 });
   t.true(refused instanceof AuthError && refused instanceof VerifyError, 'one class under both names');
-  for (const missing of [undefined, '', ['a', 'b']]) await t.throwsAsync(v.verify(missing as unknown as string), { instanceOf: AuthError, code: 'no_token' });
+  for (const missing of [undefined, '', ['a', 'b']])
+    await t.throwsAsync(v.verify(missing as unknown as string), { instanceOf: AuthError, code: 'no_token' });
 });
 
 test('a JWK set given as an object verifies with no HTTP', async (t) => {
@@ -234,7 +294,11 @@ for (const [what, breakIt] of Object.entries(outages)) {
     await breakIt(server);
     const service = await protectedService(t, { jwks: server.url, clock, timeout: '300ms' });
     const token = await mint(a, {}, clock());
-    t.like(await service.get({ 'X-JWT': token }), { status: 503, type: 'application/json; charset=utf-8', body: { code: 'keys_unavailable' } });
+    t.like(await service.get({ 'X-JWT': token }), {
+      status: 503,
+      type: 'application/json; charset=utf-8',
+      body: { code: 'keys_unavailable' },
+    });
     clock.advance(30_000);
     t.like(await service.get({ 'X-JWT': token }), { status: 503, body: { code: 'keys_unavailable' } });
     t.is(service.reached, 0);
@@ -247,7 +311,10 @@ test('.verify() without keys rejects 503 keys_unavailable; once the set answers 
   const server = await keyServer(t, [a.jwk]);
   server.mode = 'status 503';
   const v = verifier({ jwks: server.url, clock });
-  const err = await t.throwsAsync(v.verify(await mint(a, {}, clock())), { instanceOf: AuthError, message: /answered 503/ });
+  const err = await t.throwsAsync(v.verify(await mint(a, {}, clock())), {
+    instanceOf: AuthError,
+    message: /answered 503/,
+  });
   t.like(err, { code: 'keys_unavailable', status: 503 });
   server.mode = 'ok';
   clock.advance(29_999);
@@ -269,12 +336,27 @@ test("JWKs a set may not pass off are ignored: a kid that is not the key's thumb
     { ...d.jwk, kid: d.kid, alg: 'RS256' },
   ];
   const v = verifier({ jwks: (await keyServer(t, published)).url });
-  const hs256 = forge({ alg: 'HS256', kid: 'hmac', typ: 'JWT' }, { iss: 'authkoa', aud: 'api', exp: Math.floor(Date.now() / 1000) + 60, user: { id: 'x', name: 'x' } }, (i) => createHmac('sha256', 'shared-secret').update(i).digest());
-  const tokens = { 'a as key-a': await mint({ ...a, kid: 'key-a' }), 'a under its own kid': await mint(a), "b under a's kid": await mint({ ...b, kid: a.kid }), 'c (private in the set)': await mint(c), 'd (enc, RS256)': await mint(d), 'HS256 by the oct key': hs256 };
+  const hs256 = forge(
+    { alg: 'HS256', kid: 'hmac', typ: 'JWT' },
+    { iss: 'authkoa', aud: 'api', exp: Math.floor(Date.now() / 1000) + 60, user: { id: 'x', name: 'x' } },
+    (i) => createHmac('sha256', 'shared-secret').update(i).digest(),
+  );
+  const tokens = {
+    'a as key-a': await mint({ ...a, kid: 'key-a' }),
+    'a under its own kid': await mint(a),
+    "b under a's kid": await mint({ ...b, kid: a.kid }),
+    'c (private in the set)': await mint(c),
+    'd (enc, RS256)': await mint(d),
+    'HS256 by the oct key': hs256,
+  };
   for (const [what, token] of Object.entries(tokens)) t.is(await outcome(v, token), 'token_invalid', what);
   const clean = verifier({ jwks: (await keyServer(t, [a.jwk, b.jwk, c.jwk, d.jwk])).url });
-  for (const k of [a, b, c, d]) t.is(await outcome(clean, await mint(k)), 'accepted', 'the control: the same keys published as they are');
-  t.throws(() => verifier({ jwks: { keys: published } }), { instanceOf: TypeError, message: /jwks holds no usable key/ });
+  for (const k of [a, b, c, d])
+    t.is(await outcome(clean, await mint(k)), 'accepted', 'the control: the same keys published as they are');
+  t.throws(() => verifier({ jwks: { keys: published } }), {
+    instanceOf: TypeError,
+    message: /jwks holds no usable key/,
+  });
 });
 
 test('bad options: a TypeError naming the option', (t) => {
@@ -298,6 +380,18 @@ test('bad options: a TypeError naming the option', (t) => {
     [{ jwks: url, clock: 5 }, /clock/],
     [{ jwks: url, audience: ['api'] }, /unknown option "audience"/],
   ];
-  for (const [opts, message] of cases) t.throws(() => verifier(opts as VerifierOptions), { instanceOf: TypeError, message }, JSON.stringify(opts));
-  t.notThrows(() => verifier({ jwks: new URL(url), issuer: 'x', audiences: [], headerName: 'X-Token', maxAge: 1000, cooldown: '1s', timeout: '2s', clock: Date.now }));
+  for (const [opts, message] of cases)
+    t.throws(() => verifier(opts as VerifierOptions), { instanceOf: TypeError, message }, JSON.stringify(opts));
+  t.notThrows(() =>
+    verifier({
+      jwks: new URL(url),
+      issuer: 'x',
+      audiences: [],
+      headerName: 'X-Token',
+      maxAge: 1000,
+      cooldown: '1s',
+      timeout: '2s',
+      clock: Date.now,
+    }),
+  );
 });

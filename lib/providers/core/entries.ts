@@ -22,7 +22,8 @@ import type { VerifiedProviderOptions } from '../verified.js';
 export type { ProviderEntry, ProviderKinds } from './provider.js';
 
 /** The built-in social names: the `social` kind's catalog rows, and `x`, another name for twitter. */
-export type SocialName = 'google' | 'github' | 'facebook' | 'yandex' | 'battlenet' | 'microsoft' | 'patreon' | 'discord' | 'twitter' | 'x';
+export type SocialName =
+  'google' | 'github' | 'facebook' | 'yandex' | 'battlenet' | 'microsoft' | 'patreon' | 'discord' | 'twitter' | 'x';
 
 /** A kind its built-in name stands for: `{ kind, … }` under any name, or `{ name, … }` with the kind left out. */
 type ByKindOrName<O, K extends string, N extends string> = (O & { kind: K }) | (O & { name: N });
@@ -32,7 +33,9 @@ declare module './provider.js' {
     direct: DirectProviderOptions;
     verified: VerifiedProviderOptions;
     /** `{ name: 'github', cid, csecret }`; under another name, a row is picked by `preset`: `{ kind: 'social', name: 'ghe', preset: 'github', … }`. */
-    social: (SocialProviderOptions & { name: SocialName; preset?: undefined }) | (SocialProviderOptions & { kind: 'social'; preset: Exclude<SocialName, 'x'> });
+    social:
+      | (SocialProviderOptions & { name: SocialName; preset?: undefined })
+      | (SocialProviderOptions & { kind: 'social'; preset: Exclude<SocialName, 'x'> });
     oauth2: OAuth2ProviderOptions;
     oidc: OIDCProviderOptions;
     dev: ByKindOrName<DevProviderOptions, 'dev', 'dev'>;

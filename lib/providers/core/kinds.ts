@@ -14,12 +14,28 @@ export const providerKinds = new NameTable<ProviderModule<any>>('provider kind',
   server: () =>
     loadWithPackage('koa-session', 'the server provider', () => import('../server.js')).then((m) => m.serverProvider),
   apple: () => import('../apple.js').then((m) => m.appleProvider),
-  telegram: () => loadWithPackage('node-telegram-bot-api', 'the telegram provider', () => import('../telegram.js')).then((m) => m.telegramProvider),
-  passkey: () => loadWithPackage('@simplewebauthn/server', 'the passkey provider', () => import('../passkey.js')).then((m) => m.passkeyProvider),
+  telegram: () =>
+    loadWithPackage('node-telegram-bot-api', 'the telegram provider', () => import('../telegram.js')).then(
+      (m) => m.telegramProvider,
+    ),
+  passkey: () =>
+    loadWithPackage('@simplewebauthn/server', 'the passkey provider', () => import('../passkey.js')).then(
+      (m) => m.passkeyProvider,
+    ),
 });
 
 /** Catalog rows of the `social` kind (providers/social.ts; a test keeps the two lists equal), `x` an alias. */
-const SOCIAL_NAMES = ['google', 'github', 'facebook', 'yandex', 'battlenet', 'microsoft', 'patreon', 'discord', 'twitter'];
+const SOCIAL_NAMES = [
+  'google',
+  'github',
+  'facebook',
+  'yandex',
+  'battlenet',
+  'microsoft',
+  'patreon',
+  'discord',
+  'twitter',
+];
 
 /** Built-in names and the kind each resolves to, so `{ name: 'github', cid, csecret }` needs no kind. */
 export const builtinNames: ReadonlyMap<string, { kind: string; preset?: string }> = new Map([

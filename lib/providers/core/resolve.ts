@@ -38,18 +38,25 @@ export function planProviders(entries: readonly ProviderEntry[]): ProviderPlan[]
     let kind: string | undefined = entry.kind;
     let options = entry as ProviderOptions;
     if (kind === undefined) {
-      if (typeof entry.name !== 'string') throw new TypeError(`authKoa: ${at} needs a kind, or the name of a built-in provider`);
+      if (typeof entry.name !== 'string')
+        throw new TypeError(`authKoa: ${at} needs a kind, or the name of a built-in provider`);
       if (!builtin) {
-        throw new TypeError(`authKoa: ${at}.name "${entry.name}" is not a built-in provider (known: ${[...builtinNames.keys()].join(', ')}); give a kind for custom ones`);
+        throw new TypeError(
+          `authKoa: ${at}.name "${entry.name}" is not a built-in provider (known: ${[...builtinNames.keys()].join(', ')}); give a kind for custom ones`,
+        );
       }
       kind = builtin.kind;
       options = { ...entry, name: entry.name.toLowerCase(), ...(builtin.preset ? { preset: builtin.preset } : {}) };
     } else if (builtin && builtin.kind !== kind) {
-      throw new TypeError(`authKoa: ${at}.name "${entry.name}" is the name of a built-in provider; a ${kind} provider needs another name`);
+      throw new TypeError(
+        `authKoa: ${at}.name "${entry.name}" is the name of a built-in provider; a ${kind} provider needs another name`,
+      );
     }
     if (typeof kind !== 'string') throw new TypeError(`authKoa: ${at}.kind must be a string`);
     if (!providerKinds.has(kind)) {
-      throw new TypeError(`authKoa: ${at}.kind "${kind}" is not a known provider kind (known: ${providerKinds.names().join(', ')})`);
+      throw new TypeError(
+        `authKoa: ${at}.kind "${kind}" is not a known provider kind (known: ${providerKinds.names().join(', ')})`,
+      );
     }
     return { at, kind, options: { ...options, kind } };
   });
@@ -125,7 +132,11 @@ async function load(kind: string, at: string): Promise<ProviderModule> {
   }
 }
 
-async function create(module: ProviderModule, plan: { at: string; kind: string; options: ProviderOptions }, deps: ProviderDeps): Promise<Provider> {
+async function create(
+  module: ProviderModule,
+  plan: { at: string; kind: string; options: ProviderOptions },
+  deps: ProviderDeps,
+): Promise<Provider> {
   try {
     if (module.options) checkOptionNames(plan.options, module.options, '');
     // A provider's own store is named with the entry in what start-up says of it.
@@ -138,7 +149,9 @@ async function create(module: ProviderModule, plan: { at: string; kind: string; 
 
 function checkName(name: string, at: string, taken: { has(name: string): boolean }): void {
   if (!NAME.test(name) || RESERVED.has(name)) {
-    throw new TypeError(`authKoa: ${at}.name "${name}" is not allowed: use letters, digits, '.', '_', '~' or '-', and none of list, user, status, logout`);
+    throw new TypeError(
+      `authKoa: ${at}.name "${name}" is not allowed: use letters, digits, '.', '_', '~' or '-', and none of list, user, status, logout`,
+    );
   }
   if (taken.has(name)) throw new TypeError(`authKoa: ${at}.name "${name}" is used by another provider`);
 }

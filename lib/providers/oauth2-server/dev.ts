@@ -59,7 +59,11 @@ export function refuseInProduction(): void {
 
 /** The endpoints of a dev server at `url` (GitHub's paths). */
 export function devEndpoints(url: string): { authURL: string; tokenURL: string; infoURL: string } {
-  return { authURL: `${url}/login/oauth/authorize`, tokenURL: `${url}/login/oauth/access_token`, infoURL: `${url}/user` };
+  return {
+    authURL: `${url}/login/oauth/authorize`,
+    tokenURL: `${url}/login/oauth/access_token`,
+    infoURL: `${url}/user`,
+  };
 }
 
 /** Starts the server; resolves once it listens. */
@@ -67,11 +71,20 @@ export async function startDevOAuthServer(opts: DevOAuthServerOptions = {}): Pro
   refuseInProduction();
   const log = opts.logger ?? noopLogger;
   const host = opts.host ?? '127.0.0.1';
-  const grants = new GrantBook<string>({ codeTTL: CODE_TTL_MS, tokenTTL: TOKEN_TTL_MS, clock: Date.now, strict: false, log, label: 'dev oauth server' });
+  const grants = new GrantBook<string>({
+    codeTTL: CODE_TTL_MS,
+    tokenTTL: TOKEN_TTL_MS,
+    clock: Date.now,
+    strict: false,
+    log,
+    label: 'dev oauth server',
+  });
   const dev: DevServer = { opts, log, grants, base: '' };
   const listener = await listen((req, res) => answer(dev, req, res), opts.port ?? 8084, host);
   dev.base = `http://${host.includes(':') ? `[${host}]` : host}:${listener.port}`;
-  log.warn(`*** DEV OAUTH2 SERVER listening on ${dev.base}: ANY user name logs in. Development only, never in production. ***`);
+  log.warn(
+    `*** DEV OAUTH2 SERVER listening on ${dev.base}: ANY user name logs in. Development only, never in production. ***`,
+  );
   return { url: dev.base, port: listener.port, close: () => listener.close() };
 }
 
@@ -80,7 +93,8 @@ function answer(dev: DevServer, req: http.IncomingMessage, res: http.ServerRespo
   route(dev, req, res).catch((err) => {
     const tooLarge = (err as { status?: number }).status === 413;
     if (!tooLarge) dev.log.error(`dev oauth server: ${(err as Error).message}`);
-    if (!res.headersSent) send(res, tooLarge ? 413 : 500, 'text/plain', tooLarge ? 'request body too large\n' : 'internal error\n');
+    if (!res.headersSent)
+      send(res, tooLarge ? 413 : 500, 'text/plain', tooLarge ? 'request body too large\n' : 'internal error\n');
     else res.destroy();
   });
 }
@@ -96,7 +110,9 @@ async function route(dev: DevServer, req: http.IncomingMessage, res: http.Server
     case '/user':
       return userInfo(dev, req, res);
     case '/avatar':
-      return send(res, 200, 'image/png', identicon(url.searchParams.get('user') ?? '', 120), { 'Cache-Control': 'max-age=3600' });
+      return send(res, 200, 'image/png', identicon(url.searchParams.get('user') ?? '', 120), {
+        'Cache-Control': 'max-age=3600',
+      });
     default:
       return send(res, 400, 'text/plain', 'unknown route\n');
   }
@@ -107,23 +123,45 @@ function authorize(dev: DevServer, url: URL, body: Record<string, string>, res: 
   const q = url.searchParams;
   const redirectURI = q.get('redirect_uri') ?? '';
   // A bad redirect_uri is answered here, never redirected to (RFC 6749 §4.1.2.1).
-  if (!redirectAllowed(redirectURI, dev.opts.redirectOrigins)) return send(res, 400, 'text/plain', 'redirect_uri is missing or not allowed\n');
+  if (!redirectAllowed(redirectURI, dev.opts.redirectOrigins))
+    return send(res, 400, 'text/plain', 'redirect_uri is missing or not allowed\n');
   const clientId = q.get('client_id');
-  if (q.get('response_type') !== 'code' || !clientId) return send(res, 400, 'text/plain', 'response_type=code and client_id are required\n');
+  if (q.get('response_type') !== 'code' || !clientId)
+    return send(res, 400, 'text/plain', 'response_type=code and client_id are required\n');
   const challenge = q.get('code_challenge') ?? undefined;
-  if (!dev.grants.challengeAccepted(challenge, q.get('code_challenge_method') ?? undefined, false)) return send(res, 400, 'text/plain', 'only S256 PKCE is supported\n');
+  if (!dev.grants.challengeAccepted(challenge, q.get('code_challenge_method') ?? undefined, false))
+    return send(res, 400, 'text/plain', 'only S256 PKCE is supported\n');
   const user = (body.username ?? '').trim();
-  if (!user || user.length > 64 || /[\u0000-\u001f\u007f]/.test(user)) return send(res, 200, 'text/html; charset=utf-8', loginPage(url.search), { 'Content-Security-Policy': PAGE_CSP });
+  if (!user || user.length > 64 || /[\u0000-\u001f\u007f]/.test(user))
+    return send(res, 200, 'text/html; charset=utf-8', loginPage(url.search), { 'Content-Security-Policy': PAGE_CSP });
   const code = dev.grants.issueCode({ user, redirectURI, clientId, challenge });
   dev.log.info(`dev oauth server: ${JSON.stringify(user)} logged in`);
-  res.writeHead(302, { Location: withParams(redirectURI, { code, state: q.get('state') || undefined }), 'Content-Length': 0 }).end();
+  res
+    .writeHead(302, {
+      Location: withParams(redirectURI, { code, state: q.get('state') || undefined }),
+      'Content-Length': 0,
+    })
+    .end();
 }
 
 /** The token endpoint. Clients need no secret; one that names itself must be the one the code was issued to. */
-function accessToken(dev: DevServer, req: http.IncomingMessage, body: Record<string, string>, res: http.ServerResponse): void {
-  const result = dev.grants.exchange(body, { id: body.client_id ?? basicUser(req.headers.authorization), authenticated: false });
+function accessToken(
+  dev: DevServer,
+  req: http.IncomingMessage,
+  body: Record<string, string>,
+  res: http.ServerResponse,
+): void {
+  const result = dev.grants.exchange(body, {
+    id: body.client_id ?? basicUser(req.headers.authorization),
+    authenticated: false,
+  });
   if ('error' in result) return send(res, 400, 'application/json', JSON.stringify({ error: result.error }) + '\n');
-  const token = { access_token: result.token, token_type: 'bearer', expires_in: TOKEN_TTL_MS / 1000, scope: 'user:email' };
+  const token = {
+    access_token: result.token,
+    token_type: 'bearer',
+    expires_in: TOKEN_TTL_MS / 1000,
+    scope: 'user:email',
+  };
   send(res, 200, 'application/json', JSON.stringify(token) + '\n', { 'Cache-Control': 'no-store' });
 }
 
@@ -134,7 +172,12 @@ function userInfo(dev: DevServer, req: http.IncomingMessage, res: http.ServerRes
   const name = grant.user;
   const { emailFunc, emailDomain } = dev.opts;
   const email = emailFunc ? emailFunc(name) : emailDomain ? `${name}@${emailDomain}` : undefined;
-  const user = { id: name, name, picture: `${dev.base}/avatar?user=${encodeURIComponent(name)}`, ...(email ? { email } : {}) };
+  const user = {
+    id: name,
+    name,
+    picture: `${dev.base}/avatar?user=${encodeURIComponent(name)}`,
+    ...(email ? { email } : {}),
+  };
   send(res, 200, 'application/json', JSON.stringify(user) + '\n');
 }
 
@@ -164,8 +207,19 @@ async function readForm(req: http.IncomingMessage): Promise<Record<string, strin
   return firstValues(new URLSearchParams((await readBody(req, MAX_FORM)).toString('utf8')));
 }
 
-function send(res: http.ServerResponse, status: number, type: string, body: string | Buffer, headers: Record<string, string> = {}): void {
-  res.writeHead(status, { 'Content-Type': type, 'Content-Length': Buffer.byteLength(body), 'X-Content-Type-Options': 'nosniff', ...headers });
+function send(
+  res: http.ServerResponse,
+  status: number,
+  type: string,
+  body: string | Buffer,
+  headers: Record<string, string> = {},
+): void {
+  res.writeHead(status, {
+    'Content-Type': type,
+    'Content-Length': Buffer.byteLength(body),
+    'X-Content-Type-Options': 'nosniff',
+    ...headers,
+  });
   res.end(body);
 }
 

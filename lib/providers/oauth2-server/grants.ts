@@ -102,9 +102,12 @@ export class GrantBook<U> {
     // A client that proved who it is holds a code that is not its own; one that only names itself (and
     // need not) is the wrong client.
     if (client.id !== grant.clientId && (client.authenticated || client.id)) {
-      return client.authenticated ? misbound : { error: 'invalid_client', description: 'code was issued to another client' };
+      return client.authenticated
+        ? misbound
+        : { error: 'invalid_client', description: 'code was issued to another client' };
     }
-    if (!this.verifierMatches(grant.challenge, form.code_verifier)) return { error: 'invalid_grant', description: 'code_verifier does not match' };
+    if (!this.verifierMatches(grant.challenge, form.code_verifier))
+      return { error: 'invalid_grant', description: 'code_verifier does not match' };
     const token = (this.rules.tokenId ?? randomId)();
     this.tokens.set(token, grant);
     if (this.rules.strict) this.spent.set(code, token);
@@ -121,13 +124,20 @@ export class GrantBook<U> {
     const { strict } = this.rules;
     if (!challenge) return !strict || verifier === undefined;
     if (strict && !(verifier && VERIFIER.test(verifier))) return false;
-    return safeEqual(createHash('sha256').update(verifier ?? '').digest('base64url'), challenge);
+    return safeEqual(
+      createHash('sha256')
+        .update(verifier ?? '')
+        .digest('base64url'),
+      challenge,
+    );
   }
 
   private revokeReplayed(code: string): void {
     const issued = this.rules.strict ? this.spent.take(code) : undefined;
     if (!issued) return;
     this.tokens.delete(issued);
-    this.rules.log.warn(`${this.rules.label}: an authorization code was used twice; the token issued for it is revoked`);
+    this.rules.log.warn(
+      `${this.rules.label}: an authorization code was used twice; the token issued for it is revoked`,
+    );
   }
 }

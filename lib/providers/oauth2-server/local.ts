@@ -3,7 +3,13 @@ import session from 'koa-session';
 import { randomId } from '../../session/claims.js';
 import { identicon } from '../../avatar/identicon.js';
 import type { Logger } from '../../logger.js';
-import { resolveServerOptions, type LocalServer, type OAuth2Server, type OAuth2ServerOptions, type ServerUser } from './options.js';
+import {
+  resolveServerOptions,
+  type LocalServer,
+  type OAuth2Server,
+  type OAuth2ServerOptions,
+  type ServerUser,
+} from './options.js';
 import { memorySessionStore } from './store.js';
 import { safeEqual } from '../../util/safe-equal.js';
 import { basicCredentials, json, readForm, text } from './http.js';
@@ -63,7 +69,14 @@ function buildApp(srv: LocalServer): Koa {
   app.use(guard(o.logger));
   app.use(
     session(
-      { key: 'authkoa-oauth2.sid', maxAge: o.sessionTTL, httpOnly: true, sameSite: 'lax', signed: true, store: memorySessionStore(o.clock) },
+      {
+        key: 'authkoa-oauth2.sid',
+        maxAge: o.sessionTTL,
+        httpOnly: true,
+        sameSite: 'lax',
+        signed: true,
+        store: memorySessionStore(o.clock),
+      },
       app,
     ),
   );
@@ -117,17 +130,30 @@ async function accessToken(srv: LocalServer, ctx: Context): Promise<void> {
   const form = await readForm(ctx, MAX_FORM);
   const basic = basicCredentials(ctx.get('authorization'));
   const client = srv.o.clients.get(basic?.id ?? form.client_id ?? '');
-  if (!client || (client.secret !== undefined && !safeEqual(basic?.secret ?? form.client_secret ?? '', client.secret))) {
+  if (
+    !client ||
+    (client.secret !== undefined && !safeEqual(basic?.secret ?? form.client_secret ?? '', client.secret))
+  ) {
     ctx.set('WWW-Authenticate', 'Basic realm="oauth2"');
     return json(ctx, 401, { error: 'invalid_client' });
   }
   const result = srv.grants.exchange(form, { id: client.id, authenticated: true });
-  if ('error' in result) return json(ctx, 400, { error: result.error, ...(result.description ? { error_description: result.description } : {}) });
+  if ('error' in result)
+    return json(ctx, 400, {
+      error: result.error,
+      ...(result.description ? { error_description: result.description } : {}),
+    });
   const { scope } = result.grant;
   const signer = srv.o.signer;
   const id_token = signer && hasOpenIDScope(scope) ? await idToken(srv, signer, result.grant) : undefined;
   ctx.set('Pragma', 'no-cache');
-  json(ctx, 200, { access_token: result.token, token_type: 'Bearer', expires_in: Math.floor(srv.o.tokenTTL / 1000), ...(scope ? { scope } : {}), ...(id_token ? { id_token } : {}) });
+  json(ctx, 200, {
+    access_token: result.token,
+    token_type: 'Bearer',
+    expires_in: Math.floor(srv.o.tokenTTL / 1000),
+    ...(scope ? { scope } : {}),
+    ...(id_token ? { id_token } : {}),
+  });
 }
 
 /** The signed-in user a token stands for; a user without a name or picture gets the id and its identicon. */

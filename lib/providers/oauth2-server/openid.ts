@@ -90,7 +90,8 @@ function discovery(srv: LocalServer, signer: JwtSigner): Record<string, unknown>
  * the claims the token's scopes ask for. A token issued without `openid` is refused (403 insufficient_scope).
  */
 function userInfo(srv: LocalServer, ctx: Context): void {
-  if (ctx.method !== 'GET' && ctx.method !== 'POST') return json(ctx, 405, { error: 'invalid_request', error_description: 'GET or POST only' });
+  if (ctx.method !== 'GET' && ctx.method !== 'POST')
+    return json(ctx, 405, { error: 'invalid_request', error_description: 'GET or POST only' });
   const grant = srv.grants.bearer(ctx.get('authorization'));
   if (!grant) {
     ctx.set('WWW-Authenticate', 'Bearer error="invalid_token"');

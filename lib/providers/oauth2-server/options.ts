@@ -129,14 +129,19 @@ function parseClients(list: OAuth2ServerClient[]): Map<string, OAuth2ServerClien
   const clients = new Map<string, OAuth2ServerClient>();
   for (const [i, c] of list.entries()) {
     if (!c || typeof c.id !== 'string' || !c.id) throw new TypeError(`clients[${i}].id is required`);
-    if (c.secret !== undefined && (typeof c.secret !== 'string' || !c.secret)) throw new TypeError(`clients[${i}].secret must be a non-empty string`);
-    if (!Array.isArray(c.redirectURIs) || !c.redirectURIs.length) throw new TypeError(`clients[${i}].redirectURIs must list at least one URI`);
+    if (c.secret !== undefined && (typeof c.secret !== 'string' || !c.secret))
+      throw new TypeError(`clients[${i}].secret must be a non-empty string`);
+    if (!Array.isArray(c.redirectURIs) || !c.redirectURIs.length)
+      throw new TypeError(`clients[${i}].redirectURIs must list at least one URI`);
     for (const uri of c.redirectURIs) {
       let u: URL | undefined;
       try {
         u = new URL(uri);
       } catch {}
-      if (!u || (u.protocol !== 'http:' && u.protocol !== 'https:') || u.hash) throw new TypeError(`clients[${i}].redirectURIs: ${JSON.stringify(uri)} is not an absolute http(s) URL without fragment`);
+      if (!u || (u.protocol !== 'http:' && u.protocol !== 'https:') || u.hash)
+        throw new TypeError(
+          `clients[${i}].redirectURIs: ${JSON.stringify(uri)} is not an absolute http(s) URL without fragment`,
+        );
     }
     if (clients.has(c.id)) throw new TypeError(`clients[${i}].id "${c.id}" is registered twice`);
     clients.set(c.id, { id: c.id, secret: c.secret, redirectURIs: [...c.redirectURIs] });
@@ -154,24 +159,34 @@ export function resolveServerOptions(o: OAuth2ServerOptions): ResolvedServerOpti
     throw new TypeError(`url must be an absolute http(s) URL with a port (got ${JSON.stringify(o.url)})`);
   }
   if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.search || url.hash || url.username) {
-    throw new TypeError(`url must be an absolute http(s) URL without query, fragment or credentials (got ${JSON.stringify(o.url)})`);
+    throw new TypeError(
+      `url must be an absolute http(s) URL without query, fragment or credentials (got ${JSON.stringify(o.url)})`,
+    );
   }
   // An explicit port keeps the server off 80/443 by accident; URL drops a default port, so check the text.
-  if (!/^https?:\/\/(\[[^\]]*\]|[^/:]*):\d+(\/|$)/i.test(o.url)) throw new TypeError(`url must include a port (got ${JSON.stringify(o.url)})`);
+  if (!/^https?:\/\/(\[[^\]]*\]|[^/:]*):\d+(\/|$)/i.test(o.url))
+    throw new TypeError(`url must include a port (got ${JSON.stringify(o.url)})`);
   const hostname = url.hostname.replace(/^\[|\]$/g, '');
   const host = o.host ?? (hostname === '' || hostname === 'localhost' ? '127.0.0.1' : hostname);
   if (typeof host !== 'string' || !host) throw new TypeError('host must be a non-empty string');
   if (typeof o.checker !== 'function') throw new TypeError('checker(user, passwd) is required');
   const clients = parseClients(o.clients ?? []);
-  if (o.withLoginPage !== undefined && typeof o.withLoginPage !== 'boolean') throw new TypeError('withLoginPage must be a boolean');
-  if (o.loginPageHandler !== undefined && typeof o.loginPageHandler !== 'function') throw new TypeError('loginPageHandler must be a function (ctx, page)');
+  if (o.withLoginPage !== undefined && typeof o.withLoginPage !== 'boolean')
+    throw new TypeError('withLoginPage must be a boolean');
+  if (o.loginPageHandler !== undefined && typeof o.loginPageHandler !== 'function')
+    throw new TypeError('loginPageHandler must be a function (ctx, page)');
   const page = o.loginPageHandler ?? (o.withLoginPage === false ? undefined : defaultLoginPage);
-  if (!page) throw new TypeError('withLoginPage is false and no loginPageHandler is given: users would have no way to sign in');
-  if (o.requirePKCE !== undefined && typeof o.requirePKCE !== 'boolean') throw new TypeError('requirePKCE must be a boolean');
+  if (!page)
+    throw new TypeError('withLoginPage is false and no loginPageHandler is given: users would have no way to sign in');
+  if (o.requirePKCE !== undefined && typeof o.requirePKCE !== 'boolean')
+    throw new TypeError('requirePKCE must be a boolean');
   const keys = o.sessionKeys ?? [randomBytes(32).toString('base64url')];
-  if (!Array.isArray(keys) || !keys.length || !keys.every((k) => typeof k === 'string' && k.length >= 16)) throw new TypeError('sessionKeys must be strings of 16 characters or more');
-  if (o.clock !== undefined && typeof o.clock !== 'function') throw new TypeError('clock must be a function returning ms');
-  if (o.throttle !== undefined && o.throttle !== false && typeof o.throttle?.attempt !== 'function') throw new TypeError('throttle must be false or have attempt(user, ip)');
+  if (!Array.isArray(keys) || !keys.length || !keys.every((k) => typeof k === 'string' && k.length >= 16))
+    throw new TypeError('sessionKeys must be strings of 16 characters or more');
+  if (o.clock !== undefined && typeof o.clock !== 'function')
+    throw new TypeError('clock must be a function returning ms');
+  if (o.throttle !== undefined && o.throttle !== false && typeof o.throttle?.attempt !== 'function')
+    throw new TypeError('throttle must be false or have attempt(user, ip)');
   const clock = o.clock ?? Date.now;
   return {
     url,
@@ -187,7 +202,10 @@ export function resolveServerOptions(o: OAuth2ServerOptions): ResolvedServerOpti
     sessionKeys: keys,
     logger: toLogger(o.logger ?? noopLogger),
     onSignInRefused: typeof o.onSignInRefused === 'function' ? o.onSignInRefused : undefined,
-    throttle: o.throttle === false ? undefined : (o.throttle ?? credentialThrottle(memoryStateStore({ clock }), throttlePolicy(undefined)!, 'server', clock)),
+    throttle:
+      o.throttle === false
+        ? undefined
+        : (o.throttle ?? credentialThrottle(memoryStateStore({ clock }), throttlePolicy(undefined)!, 'server', clock)),
     clock,
     signer: readSigner(o.signing),
   };
@@ -197,7 +215,9 @@ export function resolveServerOptions(o: OAuth2ServerOptions): ResolvedServerOpti
 function readSigner(value: unknown): JwtSigner | undefined {
   if (value === undefined) return undefined;
   const given = value as Partial<JwtSigner>;
-  if (typeof given !== 'object' || given === null || typeof given.sign !== 'function') return signerOf(readSigning(value)!);
-  if (typeof given.alg !== 'string' || !given.alg || typeof given.keySet !== 'function') throw new TypeError('signing: a signer needs alg, sign(claims) and keySet()');
+  if (typeof given !== 'object' || given === null || typeof given.sign !== 'function')
+    return signerOf(readSigning(value)!);
+  if (typeof given.alg !== 'string' || !given.alg || typeof given.keySet !== 'function')
+    throw new TypeError('signing: a signer needs alg, sign(claims) and keySet()');
   return given as JwtSigner;
 }

@@ -42,9 +42,7 @@ export function pageCSP(redirectOrigin: string): string {
 
 /** The built-in page: labelled fields, the error announced to assistive technology, no script. */
 export const defaultLoginPage: LoginPageHandler = (ctx, page) => {
-  const err = page.error
-    ? `<p id="login-error" class="error" role="alert">${escapeHTML(page.error)}</p>\n`
-    : '';
+  const err = page.error ? `<p id="login-error" class="error" role="alert">${escapeHTML(page.error)}</p>\n` : '';
   const described = page.error ? ' aria-describedby="login-error" aria-invalid="true"' : '';
   ctx.type = 'text/html; charset=utf-8';
   ctx.body = `<!doctype html>

@@ -23,7 +23,10 @@ export interface OwnServerProvider<S extends { close(): Promise<void> }> {
 }
 
 /** Builds the provider; resolves once the server listens or its failure has been logged (`auth.ready`). */
-export async function ownServerProvider<S extends { close(): Promise<void> }>(spec: OwnServerProvider<S>, deps: ProviderDeps): Promise<Provider> {
+export async function ownServerProvider<S extends { close(): Promise<void> }>(
+  spec: OwnServerProvider<S>,
+  deps: ProviderDeps,
+): Promise<Provider> {
   const { name, ready } = spec;
   // Reported now and as a 503 at each login, never as an unhandled rejection.
   ready.catch((err: Error) => deps.logger.error(`${name}: ${spec.what} did not start: ${err.message}`));
@@ -38,7 +41,13 @@ export async function ownServerProvider<S extends { close(): Promise<void> }>(sp
         const data = await io.userInfo((await endpoints()).infoURL, token);
         const id = text(data, 'id');
         spec.checkId?.(id);
-        const user = finishUser(name, { id, name: text(data, 'name'), picture: text(data, 'picture'), email: text(data, 'email') }, data, {}, { rawId: true });
+        const user = finishUser(
+          name,
+          { id, name: text(data, 'name'), picture: text(data, 'picture'), email: text(data, 'email') },
+          data,
+          {},
+          { rawId: true },
+        );
         return { user };
       },
       async close() {

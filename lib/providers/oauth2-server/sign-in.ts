@@ -46,7 +46,15 @@ export async function authorize(srv: LocalServer, ctx: Context): Promise<void> {
   const { user, authTime } = sessionOf(ctx);
   if (!user) return showPage(200);
   const { client, redirectURI, challenge, scope, nonce, state } = req;
-  const code = srv.grants.issueCode({ clientId: client.id, redirectURI, challenge, scope, nonce, authTime: authTime ?? Math.floor(srv.o.clock() / 1000), user });
+  const code = srv.grants.issueCode({
+    clientId: client.id,
+    redirectURI,
+    challenge,
+    scope,
+    nonce,
+    authTime: authTime ?? Math.floor(srv.o.clock() / 1000),
+    user,
+  });
   redirect(ctx, redirectURI, { code, state, iss: issuerParam(srv) });
 }
 
@@ -72,7 +80,8 @@ function authorizationRequest(srv: LocalServer, ctx: Context): AuthorizationRequ
   const client = srv.o.clients.get(q.client_id ?? '');
   if (!client) return refuse(ctx, 400, 'unknown client_id');
   const redirectURI = q.redirect_uri ?? '';
-  if (!client.redirectURIs.includes(redirectURI)) return refuse(ctx, 400, 'redirect_uri is not registered for this client');
+  if (!client.redirectURIs.includes(redirectURI))
+    return refuse(ctx, 400, 'redirect_uri is not registered for this client');
   const back = (error: string, description: string) => {
     redirect(ctx, redirectURI, { error, error_description: description, state: q.state, iss: issuerParam(srv) });
     return undefined;
@@ -80,7 +89,8 @@ function authorizationRequest(srv: LocalServer, ctx: Context): AuthorizationRequ
   if (q.response_type !== 'code') return back('unsupported_response_type', 'only response_type=code is supported');
   // A public client has no secret to prove the code is its own: only PKCE binds the code to it.
   const pkceRequired = srv.o.requirePKCE || client.secret === undefined;
-  if (!srv.grants.challengeAccepted(q.code_challenge, q.code_challenge_method, pkceRequired)) return back('invalid_request', 'an S256 code_challenge is required');
+  if (!srv.grants.challengeAccepted(q.code_challenge, q.code_challenge_method, pkceRequired))
+    return back('invalid_request', 'an S256 code_challenge is required');
   return { client, redirectURI, challenge: q.code_challenge, scope: q.scope, nonce: q.nonce, state: q.state };
 }
 
@@ -101,7 +111,13 @@ function pageFor(srv: LocalServer, ctx: Context, req: AuthorizationRequest): Sho
     ctx.status = status;
     ctx.set('Content-Security-Policy', pageCSP(new URL(req.redirectURI).origin));
     ctx.set('X-Frame-Options', 'DENY');
-    await srv.o.page(ctx, { action: `${srv.basePath}/authorize?${ctx.querystring}`, csrfToken: sess.csrf, clientId: req.client.id, error, username });
+    await srv.o.page(ctx, {
+      action: `${srv.basePath}/authorize?${ctx.querystring}`,
+      csrfToken: sess.csrf,
+      clientId: req.client.id,
+      error,
+      username,
+    });
   };
 }
 
@@ -116,7 +132,8 @@ async function signIn(srv: LocalServer, ctx: Context, showPage: ShowPage): Promi
   }
   const username = (form[FIELDS.username] ?? '').trim();
   const password = form[FIELDS.password] ?? '';
-  if (!username || !password || username.length > 256 || password.length > 1024) return showPage(200, 'Enter your user name and password.', username.slice(0, 256));
+  if (!username || !password || username.length > 256 || password.length > 1024)
+    return showPage(200, 'Enter your user name and password.', username.slice(0, 256));
   const verdict = await check(srv.o, ctx, username, password);
   if ('status' in verdict) return showPage(verdict.status, verdict.message, username);
   // A new session id at sign-in: an id planted before it (session fixation) is worth nothing.
@@ -124,7 +141,10 @@ async function signIn(srv: LocalServer, ctx: Context, showPage: ShowPage): Promi
   sess.authTime = Math.floor(srv.o.clock() / 1000);
   sess.csrf = randomId();
   await sess.regenerate();
-  srv.o.logger.info(`oauth2 server: ${JSON.stringify(verdict.user.id)} signed in`, { provider: 'server', userId: verdict.user.id });
+  srv.o.logger.info(`oauth2 server: ${JSON.stringify(verdict.user.id)} signed in`, {
+    provider: 'server',
+    userId: verdict.user.id,
+  });
   // Post/redirect/get: the code is issued by a GET, so reloading never re-posts the password.
   ctx.status = 303;
   ctx.redirect(`${srv.basePath}/authorize?${ctx.querystring}`);
@@ -136,7 +156,9 @@ async function signIn(srv: LocalServer, ctx: Context, showPage: ShowPage): Promi
  */
 function foreignOrigin(base: string, ctx: Context): boolean {
   const origin = ctx.get('origin');
-  return origin !== '' && origin !== 'null' && origin !== new URL(base).origin && origin !== `${ctx.protocol}://${ctx.host}`;
+  return (
+    origin !== '' && origin !== 'null' && origin !== new URL(base).origin && origin !== `${ctx.protocol}://${ctx.host}`
+  );
 }
 
 type Verdict = { user: ServerUser } | { status: number; message: string };
@@ -148,12 +170,21 @@ type Verdict = { user: ServerUser } | { status: number; message: string };
  */
 async function check(o: ResolvedServerOptions, ctx: Context, username: string, password: string): Promise<Verdict> {
   const verdict = await checkNow(o, ctx, username, password);
-  if ('status' in verdict) o.onSignInRefused?.(ctx, { userName: username, reason: REASONS[verdict.status] ?? 'bad_credentials', status: verdict.status });
+  if ('status' in verdict)
+    o.onSignInRefused?.(ctx, {
+      userName: username,
+      reason: REASONS[verdict.status] ?? 'bad_credentials',
+      status: verdict.status,
+    });
   return verdict;
 }
 
 /** The error code a refusal stands for, by the status the page answers with. */
-const REASONS: Record<number, string> = { 200: 'bad_credentials', 429: 'too_many_attempts', 503: 'state_store_unavailable' };
+const REASONS: Record<number, string> = {
+  200: 'bad_credentials',
+  429: 'too_many_attempts',
+  503: 'state_store_unavailable',
+};
 
 async function checkNow(o: ResolvedServerOptions, ctx: Context, username: string, password: string): Promise<Verdict> {
   let attempt: Attempt | undefined;
@@ -179,7 +210,11 @@ async function checkNow(o: ResolvedServerOptions, ctx: Context, username: string
     return unavailable(o, err);
   }
   if (user) return { user };
-  o.logger.info(`oauth2 server: sign-in refused for ${JSON.stringify(username)}`, { provider: 'server', code: 'bad_credentials', userName: username });
+  o.logger.info(`oauth2 server: sign-in refused for ${JSON.stringify(username)}`, {
+    provider: 'server',
+    code: 'bad_credentials',
+    userName: username,
+  });
   return { status: 200, message: 'Wrong user name or password.' };
 }
 

@@ -3,7 +3,14 @@ import type { Context } from 'koa';
 import { AuthError } from '../../errors.js';
 import type { Provider, ProviderDeps } from '../core/contract.js';
 import type { Handshake } from '../../session/claims.js';
-import { checkHandshake, clearHandshake, handshakeCookie, openHandshake, spendHandshake, type HandshakeClaims } from './handshake.js';
+import {
+  checkHandshake,
+  clearHandshake,
+  handshakeCookie,
+  openHandshake,
+  spendHandshake,
+  type HandshakeClaims,
+} from './handshake.js';
 import { clientCache, exchange, flowIO, providerError, type OAuthClient } from './io.js';
 import type { OAuthToken } from './options.js';
 import type { Endpoints, FlowIO, FlowSpec } from './types.js';
@@ -126,16 +133,37 @@ function callbackCode(spec: FlowSpec, params: Record<string, string>): string {
 }
 
 /** The code for the provider's token, with the PKCE verifier the handshake kept. */
-async function exchangeCode({ spec, deps, client }: Flow, ctx: Context, ep: Endpoints, code: string, hs: Handshake): Promise<OAuthToken> {
+async function exchangeCode(
+  { spec, deps, client }: Flow,
+  ctx: Context,
+  ep: Endpoints,
+  code: string,
+  hs: Handshake,
+): Promise<OAuthToken> {
   const secret = spec.clientSecret ? await spec.clientSecret() : undefined;
-  const params = { code, redirect_uri: deps.callbackURL(ctx), ...(typeof hs.verifier === 'string' ? { code_verifier: hs.verifier } : {}) };
+  const params = {
+    code,
+    redirect_uri: deps.callbackURL(ctx),
+    ...(typeof hs.verifier === 'string' ? { code_verifier: hs.verifier } : {}),
+  };
   return exchange(spec, client(ep, secret), params, { tracing: deps.tracing, tokenURL: ep.tokenURL });
 }
 
 /** Identifies the user from the token and issues the session with the login's parameters from the handshake. */
-async function finishLogin({ spec, deps, io }: Flow, ctx: Context, claims: HandshakeClaims, token: OAuthToken, params: Record<string, string>): Promise<void> {
+async function finishLogin(
+  { spec, deps, io }: Flow,
+  ctx: Context,
+  claims: HandshakeClaims,
+  token: OAuthToken,
+  params: Record<string, string>,
+): Promise<void> {
   const hs = claims.handshake;
-  const { user, avatarHeaders } = await spec.identify(token, { nonce: typeof hs.nonce === 'string' ? hs.nonce : undefined }, io, params);
+  const { user, avatarHeaders } = await spec.identify(
+    token,
+    { nonce: typeof hs.nonce === 'string' ? hs.nonce : undefined },
+    io,
+    params,
+  );
   if (spec.bearerTokenHook) await spec.bearerTokenHook(spec.name, user, token);
   await deps.completeLogin(ctx, {
     provider: spec.name,

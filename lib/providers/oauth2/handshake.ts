@@ -49,7 +49,7 @@ function cookieAttrs(spec: FlowSpec, deps: ProviderDeps, ctx: Context): string {
  */
 export async function openHandshake(spec: FlowSpec, deps: ProviderDeps, ctx: Context): Promise<OpenedHandshake> {
   const q = ctx.query;
-  const one = (k: string) => (Array.isArray(q[k]) ? (q[k])[0] : (q[k])) ?? '';
+  const one = (k: string) => (Array.isArray(q[k]) ? q[k][0] : q[k]) ?? '';
   const from = one('from').slice(0, MAX_FROM);
   const state = deps.randomId();
   const verifier = spec.pkce ? randomBytes(32).toString('base64url') : undefined;
@@ -78,7 +78,12 @@ export function handshakeCookie(deps: ProviderDeps, ctx: Context): string {
  * The claims of a callback's handshake cookie once it is shown to be this provider's unexpired
  * handshake and `state` matches its state; every failure is a 403 naming the provider.
  */
-export async function checkHandshake(spec: FlowSpec, deps: ProviderDeps, raw: string, state: string | undefined): Promise<HandshakeClaims> {
+export async function checkHandshake(
+  spec: FlowSpec,
+  deps: ProviderDeps,
+  raw: string,
+  state: string | undefined,
+): Promise<HandshakeClaims> {
   const { name } = spec;
   if (!raw) throw providerError(name, 'invalid_handshake', 'no login in progress (handshake cookie missing)');
   let claims: Claims;
@@ -100,7 +105,10 @@ export async function checkHandshake(spec: FlowSpec, deps: ProviderDeps, raw: st
 
 /** Expires the handshake cookie. */
 export function clearHandshake(spec: FlowSpec, deps: ProviderDeps, ctx: Context): void {
-  ctx.append('Set-Cookie', `${cookieName(deps)}=${cookieAttrs(spec, deps, ctx)}; Expires=Thu, 01 Jan 1970 00:00:00 GMT; Max-Age=0`);
+  ctx.append(
+    'Set-Cookie',
+    `${cookieName(deps)}=${cookieAttrs(spec, deps, ctx)}; Expires=Thu, 01 Jan 1970 00:00:00 GMT; Max-Age=0`,
+  );
 }
 
 /**

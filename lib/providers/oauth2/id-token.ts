@@ -1,4 +1,11 @@
-import { createLocalJWKSet, errors as joseErrors, jwtVerify, type JSONWebKeySet, type JWTPayload, type JWTVerifyGetKey } from 'jose';
+import {
+  createLocalJWKSet,
+  errors as joseErrors,
+  jwtVerify,
+  type JSONWebKeySet,
+  type JWTPayload,
+  type JWTVerifyGetKey,
+} from 'jose';
 import { providerError } from './io.js';
 
 /** How long a fetched key set is trusted. */
@@ -39,7 +46,12 @@ export interface IdTokenRules {
  * once for an unknown key id), iss, aud/azp, exp (required), nonce and a non-empty sub. Every failure is a 403
  * `invalid_id_token` naming the provider; the key set's own fetch errors pass through.
  */
-export async function verifyIdToken(name: string, idToken: string, keys: KeyCache, rules: IdTokenRules): Promise<JWTPayload> {
+export async function verifyIdToken(
+  name: string,
+  idToken: string,
+  keys: KeyCache,
+  rules: IdTokenRules,
+): Promise<JWTPayload> {
   // jose checks exp only when present: requiredClaims refuses an id_token without one (OIDC Core §2 requires it).
   const options = {
     issuer: rules.issuer,

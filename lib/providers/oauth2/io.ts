@@ -67,9 +67,16 @@ interface BoomLike {
 }
 
 /** The code-for-token exchange under one deadline, with every failure mapped to a provider error. */
-export async function exchange(spec: FlowSpec, client: OAuthClient, params: Record<string, string>, traced?: { tracing: Tracing; tokenURL: string }): Promise<OAuthToken> {
+export async function exchange(
+  spec: FlowSpec,
+  client: OAuthClient,
+  params: Record<string, string>,
+  traced?: { tracing: Tracing; tokenURL: string },
+): Promise<OAuthToken> {
   if (!traced?.tracing.on) return exchangeNow(spec, client, params);
-  return traced.tracing.client({ method: 'POST', url: traced.tokenURL, what: 'token' }, () => exchangeNow(spec, client, params));
+  return traced.tracing.client({ method: 'POST', url: traced.tokenURL, what: 'token' }, () =>
+    exchangeNow(spec, client, params),
+  );
 }
 
 async function exchangeNow(spec: FlowSpec, client: OAuthClient, params: Record<string, string>): Promise<OAuthToken> {
@@ -90,7 +97,10 @@ async function exchangeNow(spec: FlowSpec, client: OAuthClient, params: Record<s
     const b = err as BoomLike;
     const status = b.output?.statusCode ?? 0;
     if (b.data?.isResponseError) {
-      const body = b.data.payload && typeof b.data.payload === 'object' && !Buffer.isBuffer(b.data.payload) ? (b.data.payload as Record<string, unknown>) : {};
+      const body =
+        b.data.payload && typeof b.data.payload === 'object' && !Buffer.isBuffer(b.data.payload)
+          ? (b.data.payload as Record<string, unknown>)
+          : {};
       const code = typeof body.error === 'string' ? ` (${body.error.replace(/[^\w.-]/g, '').slice(0, 64)})` : '';
       if (status >= 500) throw providerError(name, 'provider_unavailable', `token endpoint answered ${status}`, err);
       throw providerError(name, 'exchange_failed', `code exchange refused with ${status}${code}`, err);
@@ -109,7 +119,9 @@ async function exchangeNow(spec: FlowSpec, client: OAuthClient, params: Record<s
   // GitHub (and others) answer 200 with {"error": …} for a bad code.
   if (typeof payload.error === 'string') {
     throw providerError(
-      name, 'exchange_failed', `code exchange refused (${payload.error.replace(/[^\w.-]/g, '').slice(0, 64)})`
+      name,
+      'exchange_failed',
+      `code exchange refused (${payload.error.replace(/[^\w.-]/g, '').slice(0, 64)})`,
     );
   }
   if (typeof payload.access_token !== 'string' || !payload.access_token) {
@@ -154,4 +166,3 @@ export function transportError(name: string, what: string, err: unknown): AuthEr
   }
   return providerError(name, 'provider_unavailable', `${what} is unreachable`, err);
 }
-

@@ -43,20 +43,27 @@ export const COMMON_OAUTH2_OPTIONS = {
 } as const satisfies Record<keyof CommonOAuth2Options, true>;
 
 /** Validates the options every OAuth2 kind shares; TypeErrors name the option (the registry adds the entry). */
-export function commonOptions(opts: Record<string, unknown>, defaults: { scopes: readonly string[]; authMethod?: 'header' | 'body'; pkce?: boolean }) {
+export function commonOptions(
+  opts: Record<string, unknown>,
+  defaults: { scopes: readonly string[]; authMethod?: 'header' | 'body'; pkce?: boolean },
+) {
   const client = (opts.client ?? {}) as Record<string, unknown>;
   if (typeof client !== 'object' || client === null) throw new TypeError('client must be { cid, csecret }');
   const cid = opts.cid ?? client.cid;
   const csecret = opts.csecret ?? client.csecret ?? '';
   if (typeof cid !== 'string' || !cid) throw new TypeError('cid (the client id) is required');
   if (typeof csecret !== 'string') throw new TypeError('csecret must be a string');
-  if (/[^\x20-\x7e]/.test(cid) || /[^\x20-\x7e]/.test(csecret)) throw new TypeError('cid and csecret must be printable ASCII');
+  if (/[^\x20-\x7e]/.test(cid) || /[^\x20-\x7e]/.test(csecret))
+    throw new TypeError('cid and csecret must be printable ASCII');
   const scopes = opts.scopes ?? defaults.scopes;
-  if (!Array.isArray(scopes) || !scopes.every((s) => typeof s === 'string' && /^[\x21-\x7e]+$/.test(s))) throw new TypeError('scopes must be an array of scope strings');
+  if (!Array.isArray(scopes) || !scopes.every((s) => typeof s === 'string' && /^[\x21-\x7e]+$/.test(s)))
+    throw new TypeError('scopes must be an array of scope strings');
   const timeoutMs = opts.timeout ?? DEFAULT_TIMEOUT_MS;
-  if (typeof timeoutMs !== 'number' || !Number.isFinite(timeoutMs) || timeoutMs <= 0) throw new TypeError('timeout must be a positive number of ms');
+  if (typeof timeoutMs !== 'number' || !Number.isFinite(timeoutMs) || timeoutMs <= 0)
+    throw new TypeError('timeout must be a positive number of ms');
   const maxBytes = opts.maxResponseBytes ?? DEFAULT_MAX_BYTES;
-  if (typeof maxBytes !== 'number' || !Number.isInteger(maxBytes) || maxBytes <= 0) throw new TypeError('maxResponseBytes must be a positive integer');
+  if (typeof maxBytes !== 'number' || !Number.isInteger(maxBytes) || maxBytes <= 0)
+    throw new TypeError('maxResponseBytes must be a positive integer');
   const pkce = opts.pkce ?? defaults.pkce ?? true;
   if (typeof pkce !== 'boolean') throw new TypeError('pkce must be a boolean');
   const authMethod = opts.authMethod ?? defaults.authMethod ?? 'header';
@@ -89,7 +96,8 @@ export function endpointURL(value: unknown, option: string): string {
   } catch {
     throw new TypeError(`${option} must be an absolute http(s) URL (got ${JSON.stringify(value)})`);
   }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new TypeError(`${option} must be an absolute http(s) URL (got ${JSON.stringify(value)})`);
+  if (u.protocol !== 'http:' && u.protocol !== 'https:')
+    throw new TypeError(`${option} must be an absolute http(s) URL (got ${JSON.stringify(value)})`);
   return u.href;
 }
 
@@ -97,7 +105,11 @@ export function endpointURL(value: unknown, option: string): string {
  * The `endpoint: { authURL, tokenURL }` and `infoURL` options of a provider that reads a user-info URL,
  * each checked by endpointURL(); a missing one takes its default when there is one.
  */
-export function userInfoEndpoints(endpoint: Record<string, unknown>, infoURL: unknown, defaults: Partial<Record<'authURL' | 'tokenURL' | 'infoURL', string>> = {}) {
+export function userInfoEndpoints(
+  endpoint: Record<string, unknown>,
+  infoURL: unknown,
+  defaults: Partial<Record<'authURL' | 'tokenURL' | 'infoURL', string>> = {},
+) {
   return {
     authURL: endpointURL(endpoint.authURL ?? defaults.authURL, 'endpoint.authURL'),
     tokenURL: endpointURL(endpoint.tokenURL ?? defaults.tokenURL, 'endpoint.tokenURL'),

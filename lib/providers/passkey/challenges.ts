@@ -18,7 +18,10 @@ const BINDING = /^[A-Za-z0-9_-]{43}$/;
  * SHA-256 of its binding cookie), so an assertion made for the attacker's own challenge cannot be
  * posted from the victim's browser (login CSRF).
  */
-export type Challenge = { purpose: 'register'; userId: string } | { purpose: 'login'; aud: string; browser: string } | { purpose: 'mfa'; userId: string };
+export type Challenge =
+  | { purpose: 'register'; userId: string }
+  | { purpose: 'login'; aud: string; browser: string }
+  | { purpose: 'mfa'; userId: string };
 
 /** The challenges a provider issued and has not seen answered yet. */
 export interface Challenges {
@@ -69,14 +72,20 @@ export function browserBinding({ name, challengeMs }: PasskeyConfig, deps: Provi
     issue(ctx) {
       const current = ctx.cookies.get(cookie);
       const value = current && BINDING.test(current) ? current : randomBytes(32).toString('base64url');
-      ctx.append('Set-Cookie', `${cookie}=${value}; Path=${path}; HttpOnly; SameSite=Strict; Max-Age=${Math.ceil(challengeMs / 1000)}${deps.cookies.secure ? '; Secure' : ''}`);
+      ctx.append(
+        'Set-Cookie',
+        `${cookie}=${value}; Path=${path}; HttpOnly; SameSite=Strict; Max-Age=${Math.ceil(challengeMs / 1000)}${deps.cookies.secure ? '; Secure' : ''}`,
+      );
       return hash(value);
     },
   };
 }
 
 /** The per-client limit on login challenges (`rateLimit`): throws the 429 when a client is over it; undefined when it is off. */
-export function loginChallengeLimit({ name, rateLimit }: PasskeyConfig, deps: ProviderDeps): ((ctx: Context) => Promise<void>) | undefined {
+export function loginChallengeLimit(
+  { name, rateLimit }: PasskeyConfig,
+  deps: ProviderDeps,
+): ((ctx: Context) => Promise<void>) | undefined {
   if (!rateLimit) return undefined;
   const { perIP, windowMs } = rateLimit;
   return async (ctx) => {

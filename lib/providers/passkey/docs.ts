@@ -14,7 +14,10 @@ const REQUEST_OPTIONS = component('PasskeyRequestOptions');
 const CREDENTIAL = component('PasskeyCredential');
 const LISTED = component('Passkey');
 
-const json = (schema: Record<string, unknown>, description: string) => ({ description, content: { 'application/json': { schema } } });
+const json = (schema: Record<string, unknown>, description: string) => ({
+  description,
+  content: { 'application/json': { schema } },
+});
 const body = (schema: Record<string, unknown>) => ({ required: true, content: { 'application/json': { schema } } });
 const SAVED = { type: 'object', required: ['id'], additionalProperties: false, properties: { id: base64url } };
 const LOGIN_PARAMS = { type: 'object', properties: { site: string, aud: string } };
@@ -22,10 +25,14 @@ const LOGIN_PARAMS = { type: 'object', properties: { site: string, aud: string }
 export const PASSKEY_ROUTE_DOCS: RouteDocs = {
   login: {
     post: {
-      description: "The assertion for this browser's login challenge (the binding cookie `login/options` set); refused: 400 `bad_request`/`challenge_invalid`, 401 `passkey_unknown`/`passkey_invalid`.",
+      description:
+        "The assertion for this browser's login challenge (the binding cookie `login/options` set); refused: 400 `bad_request`/`challenge_invalid`, 401 `passkey_unknown`/`passkey_invalid`.",
       requestBody: body(CREDENTIAL),
       responses: {
-        200: json({ oneOf: [{ $ref: '#/components/schemas/User' }, { $ref: '#/components/schemas/MfaRequired' }] }, 'logged in: the user (session cookies set), or a second step due'),
+        200: json(
+          { oneOf: [{ $ref: '#/components/schemas/User' }, { $ref: '#/components/schemas/MfaRequired' }] },
+          'logged in: the user (session cookies set), or a second step due',
+        ),
         303: redirectDoc('a browser navigation with a second step due: to the second-step page'),
       },
     },
@@ -47,8 +54,14 @@ export const PASSKEY_ROUTE_DOCS: RouteDocs = {
   },
   'login/options': {
     post: {
-      description: 'A login challenge for any passkey of the site, bound to this browser by a cookie; limited per client (429 `rate_limited` with Retry-After).',
-      requestBody: { content: { 'application/json': { schema: LOGIN_PARAMS }, 'application/x-www-form-urlencoded': { schema: LOGIN_PARAMS } } },
+      description:
+        'A login challenge for any passkey of the site, bound to this browser by a cookie; limited per client (429 `rate_limited` with Retry-After).',
+      requestBody: {
+        content: {
+          'application/json': { schema: LOGIN_PARAMS },
+          'application/x-www-form-urlencoded': { schema: LOGIN_PARAMS },
+        },
+      },
       responses: { 200: json(REQUEST_OPTIONS, 'the options, for navigator.credentials.get()') },
     },
   },

@@ -61,7 +61,9 @@ export function registrationRoute({ config, deps, passkeys, challenges }: Passke
   return async (ctx) => {
     post(ctx);
     const user = await deps.sessionUser(ctx);
-    const response = (await readJSON(ctx, BODY_LIMIT)) as Parameters<WebAuthn['verifyRegistrationResponse']>[0]['response'];
+    const response = (await readJSON(ctx, BODY_LIMIT)) as Parameters<
+      WebAuthn['verifyRegistrationResponse']
+    >[0]['response'];
     let verified: Awaited<ReturnType<WebAuthn['verifyRegistrationResponse']>>;
     try {
       verified = await webauthn.verifyRegistrationResponse({
@@ -106,7 +108,11 @@ export function loginOptionsRoute({ config, deps, challenges, binding, limit }: 
     const params = await deps.readParams(ctx);
     const aud = (params.site || params.aud || '').slice(0, 256);
     await limit?.(ctx);
-    const options = await webauthn.generateAuthenticationOptions({ rpID: config.rpID, userVerification: config.userVerification, timeout: config.challengeMs });
+    const options = await webauthn.generateAuthenticationOptions({
+      rpID: config.rpID,
+      userVerification: config.userVerification,
+      timeout: config.challengeMs,
+    });
     await challenges.remember(options.challenge, { purpose: 'login', aud, browser: binding.issue(ctx) });
     noStore(ctx);
     writeJSON(ctx, 200, options);
@@ -119,7 +125,11 @@ export function loginRoute(parts: PasskeyParts): Route {
   return async (ctx) => {
     post(ctx);
     const browser = binding.read(ctx);
-    const { passkey, issued } = await checkAssertion(parts, await readAssertion(ctx), (c) => c.purpose === 'login' && browser !== undefined && c.browser === browser);
+    const { passkey, issued } = await checkAssertion(
+      parts,
+      await readAssertion(ctx),
+      (c) => c.purpose === 'login' && browser !== undefined && c.browser === browser,
+    );
     await deps.completeLogin(ctx, {
       provider: config.name,
       user: { id: passkey.userId, name: passkey.userName, picture: passkey.userPicture ?? '' },
@@ -135,7 +145,12 @@ type Assertion = Parameters<WebAuthn['verifyAuthenticationResponse']>[0]['respon
 /** The request's WebAuthn assertion, checked for shape; 400 otherwise. */
 export async function readAssertion(ctx: Context): Promise<Assertion> {
   const response = (await readJSON(ctx, BODY_LIMIT)) as Assertion;
-  if (typeof response?.id !== 'string' || !CREDENTIAL_ID.test(response.id) || typeof response.response !== 'object' || response.response === null) {
+  if (
+    typeof response?.id !== 'string' ||
+    !CREDENTIAL_ID.test(response.id) ||
+    typeof response.response !== 'object' ||
+    response.response === null
+  ) {
     throw new AuthError('bad_request', 'expected a WebAuthn assertion');
   }
   return response;
@@ -166,7 +181,12 @@ export async function checkAssertion(
       }),
       expectedOrigin: config.origin,
       expectedRPID: config.rpID,
-      credential: { id: passkey.id, publicKey: Buffer.from(passkey.publicKey, 'base64url'), counter: passkey.counter, transports: passkey.transports },
+      credential: {
+        id: passkey.id,
+        publicKey: Buffer.from(passkey.publicKey, 'base64url'),
+        counter: passkey.counter,
+        transports: passkey.transports,
+      },
       requireUserVerification: config.userVerification === 'required',
     });
   } catch (err) {
@@ -238,7 +258,13 @@ function refused(err: unknown): AuthError {
 }
 
 /** `passkey_added` / `passkey_removed`, with the session that made the change. */
-async function tellPasskey(deps: ProviderDeps, ctx: Context, type: 'passkey_added' | 'passkey_removed', userId: string, provider: string): Promise<void> {
+async function tellPasskey(
+  deps: ProviderDeps,
+  ctx: Context,
+  type: 'passkey_added' | 'passkey_removed',
+  userId: string,
+  provider: string,
+): Promise<void> {
   if (!deps.events.has(type)) return;
   const sid = (await deps.tokenService.presented(ctx))?.sid;
   deps.events.emit(type, { userId, provider, ...(typeof sid === 'string' ? { sid } : {}) }, ctx);

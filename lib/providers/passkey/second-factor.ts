@@ -30,7 +30,11 @@ export function passkeySecondFactor(parts: PasskeyParts): SecondFactor {
     },
     async verify(ctx, userId) {
       const response = await readAssertion(ctx);
-      await checkAssertion(parts, response, (c, passkey) => c.purpose === 'mfa' && c.userId === userId && passkey.userId === userId);
+      await checkAssertion(
+        parts,
+        response,
+        (c, passkey) => c.purpose === 'mfa' && c.userId === userId && passkey.userId === userId,
+      );
     },
   };
 }

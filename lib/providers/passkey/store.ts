@@ -86,7 +86,9 @@ export function statePasskeyStore(store: StateStore): PasskeyStore {
     },
     async listByUser(userId) {
       const index = await store.get<UserIndex>(USERS, userId);
-      const found = await Promise.all((index?.value.ids ?? []).map(async (id) => (await store.get<Passkey>(KEYS, key(id)))?.value));
+      const found = await Promise.all(
+        (index?.value.ids ?? []).map(async (id) => (await store.get<Passkey>(KEYS, key(id)))?.value),
+      );
       return found.filter((p): p is Passkey => p !== undefined && p.userId === userId);
     },
     async userHandle(userId) {
@@ -94,7 +96,9 @@ export function statePasskeyStore(store: StateStore): PasskeyStore {
     },
     async save(passkey) {
       if (!(await store.create(KEYS, key(passkey.id), passkey, FOREVER))) return false;
-      await updateIndex(passkey.userId, (index) => (index.ids.includes(passkey.id) ? index : { ...index, ids: [...index.ids, passkey.id] }));
+      await updateIndex(passkey.userId, (index) =>
+        index.ids.includes(passkey.id) ? index : { ...index, ids: [...index.ids, passkey.id] },
+      );
       return true;
     },
     async updateCounter(id, counter, usedAt) {
@@ -103,7 +107,8 @@ export function statePasskeyStore(store: StateStore): PasskeyStore {
         if (!cur) return false;
         const old = cur.value.counter;
         if (!(counter > old || (counter === 0 && old === 0))) return false;
-        if (await store.replace(KEYS, key(id), cur.rev, { ...cur.value, counter, lastUsedAt: usedAt }, FOREVER)) return true;
+        if (await store.replace(KEYS, key(id), cur.rev, { ...cur.value, counter, lastUsedAt: usedAt }, FOREVER))
+          return true;
       }
       return false;
     },

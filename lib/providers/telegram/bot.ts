@@ -61,7 +61,8 @@ export class LoginBot {
   #me: Promise<string> | undefined;
 
   constructor(o: LoginBotOptions) {
-    if (typeof o.token !== 'string' || !/^[^\s/]+$/.test(o.token)) throw new TypeError('token must be the bot token from BotFather');
+    if (typeof o.token !== 'string' || !/^[^\s/]+$/.test(o.token))
+      throw new TypeError('token must be the bot token from BotFather');
     this.#token = o.token;
     this.#apiRoot = (o.apiRoot ?? DEFAULT_API_ROOT).replace(/\/+$/, '');
     this.#success = o.successMsg ?? DEFAULT_SUCCESS_MSG;
@@ -75,7 +76,13 @@ export class LoginBot {
     this.#secrets = [...new Set([encodeURIComponent(o.token), o.token])].sort((a, b) => b.length - a.length);
     // Three attempts 50 ms apart for transient failures, as the original; longer outages are the
     // poller's backoff's business.
-    this.api = new Api(o.token, { apiRoot: this.#apiRoot, timeoutMs: this.#timeout, maxRetries: 2, retryBackoffMs: 50, fetch: cappedFetch(API_MAX_BYTES, o.tracing && { tracing: o.tracing, what: 'telegram' }) });
+    this.api = new Api(o.token, {
+      apiRoot: this.#apiRoot,
+      timeoutMs: this.#timeout,
+      maxRetries: 2,
+      retryBackoffMs: 50,
+      fetch: cappedFetch(API_MAX_BYTES, o.tracing && { tracing: o.tracing, what: 'telegram' }),
+    });
     if (o.username) this.#me = Promise.resolve(o.username);
   }
 
@@ -117,7 +124,11 @@ export class LoginBot {
     // The login token stays out of logs: until it is consumed it is as good as a session.
     if (result === 'confirmed') this.#log.info(`telegram: login request confirmed by a user`);
     else if (result !== 'repeated') this.#log.info(`telegram: login request refused (${result})`);
-    await this.#reply(start.chatId, result === 'confirmed' || result === 'repeated' ? this.#success : this.#error, signal);
+    await this.#reply(
+      start.chatId,
+      result === 'confirmed' || result === 'repeated' ? this.#success : this.#error,
+      signal,
+    );
   }
 
   /** `text` with the bot token replaced by `<redacted>`, whatever library produced it. */
@@ -153,13 +164,17 @@ export class LoginBot {
       const photos = await this.api.getUserProfilePhotos({ user_id: userId, limit: 1 }, signal);
       const sizes = photos.photos?.[0] ?? [];
       const fits = sizes.filter((p) => (p.file_size ?? 0) <= this.#maxPhoto);
-      const best = fits.reduce<(typeof fits)[number] | undefined>((a, p) => (!a || p.width * p.height > a.width * a.height ? p : a), undefined);
+      const best = fits.reduce<(typeof fits)[number] | undefined>(
+        (a, p) => (!a || p.width * p.height > a.width * a.height ? p : a),
+        undefined,
+      );
       if (!best) return undefined;
       const file = await this.api.getFile({ file_id: best.file_id }, signal);
       if (!file.file_path || (file.file_size ?? 0) > this.#maxPhoto) return undefined;
       return await this.#download(file.file_path, signal);
     } catch (err) {
-      if (!signal?.aborted) this.#log.warn(`telegram: profile photo not used (identicon instead): ${this.describe(err)}`);
+      if (!signal?.aborted)
+        this.#log.warn(`telegram: profile photo not used (identicon instead): ${this.describe(err)}`);
       return undefined;
     }
   }
@@ -168,7 +183,12 @@ export class LoginBot {
   async #download(filePath: string, signal?: AbortSignal): Promise<Buffer> {
     const path = filePath.split('/').map(encodeURIComponent).join('/');
     const tracing = this.#tracing && { tracing: this.#tracing, what: 'telegram_file' };
-    const res = await request(`${this.#apiRoot}/file/bot${this.#token}/${path}`, { timeoutMs: this.#timeout, maxBytes: this.#maxPhoto, signal, tracing });
+    const res = await request(`${this.#apiRoot}/file/bot${this.#token}/${path}`, {
+      timeoutMs: this.#timeout,
+      maxBytes: this.#maxPhoto,
+      signal,
+      tracing,
+    });
     if (res.status !== 200) throw new Error(`file download answered ${res.status}`);
     return res.body;
   }
@@ -177,8 +197,7 @@ export class LoginBot {
 /** The parts of an update a login needs, checked field by field: webhook bodies are untrusted input. */
 function readStart(update: unknown): { chatId: number; token: string; from: TelegramIdentity } | undefined {
   const msg = (update as { message?: unknown } | null)?.message as
-    | { chat?: { id?: unknown; type?: unknown }; from?: Record<string, unknown>; text?: unknown }
-    | undefined;
+    { chat?: { id?: unknown; type?: unknown }; from?: Record<string, unknown>; text?: unknown } | undefined;
   if (!msg || typeof msg !== 'object') return undefined;
   if (msg.chat?.type !== 'private' || typeof msg.chat.id !== 'number') return undefined;
   if (typeof msg.text !== 'string') return undefined;

@@ -10,12 +10,21 @@ const opened = {
   type: 'object',
   required: ['bot', 'token'],
   additionalProperties: false,
-  properties: { bot: { type: 'string', description: "the bot's username: the user opens t.me/<bot>?start=<token>" }, token: { type: 'string' } },
+  properties: {
+    bot: { type: 'string', description: "the bot's username: the user opens t.me/<bot>?start=<token>" },
+    token: { type: 'string' },
+  },
 };
 const answer = {
   200: {
     description: 'a request opened (`bot`, `token`), or, with `token`, the session (the user, or a second step due)',
-    content: { 'application/json': { schema: { oneOf: [opened, { $ref: '#/components/schemas/User' }, { $ref: '#/components/schemas/MfaRequired' }] } } },
+    content: {
+      'application/json': {
+        schema: {
+          oneOf: [opened, { $ref: '#/components/schemas/User' }, { $ref: '#/components/schemas/MfaRequired' }],
+        },
+      },
+    },
   },
   303: redirectDoc('logged in, to the second-step page'),
 };
@@ -23,10 +32,22 @@ const PARAMS = ['token', 'aud', 'from', 'session'].map((name) => ({ name, in: 'q
 
 export const TELEGRAM_ROUTE_DOCS: RouteDocs = {
   login: {
-    get: { description: 'Opens a request, or polls one (`request_not_verified` 404 until Start was pressed).', parameters: PARAMS, responses: answer },
+    get: {
+      description: 'Opens a request, or polls one (`request_not_verified` 404 until Start was pressed).',
+      parameters: PARAMS,
+      responses: answer,
+    },
     post: { description: 'As GET.', parameters: PARAMS, responses: answer },
   },
   webhook: {
-    post: { description: "Telegram's updates, when the webhook is configured (checked by its secret header).", responses: { 200: { description: 'taken', content: { 'application/json': { schema: { type: 'object', properties: { ok: { const: true } } } } } } } },
+    post: {
+      description: "Telegram's updates, when the webhook is configured (checked by its secret header).",
+      responses: {
+        200: {
+          description: 'taken',
+          content: { 'application/json': { schema: { type: 'object', properties: { ok: { const: true } } } } },
+        },
+      },
+    },
   },
 };

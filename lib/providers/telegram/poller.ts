@@ -53,7 +53,15 @@ interface Loop {
 export function startPolling(bot: LoginBot, opts: PollerOptions): Poller {
   const controller = new AbortController();
   const min = opts.backoffMin ?? 500;
-  const loop: Loop = { bot, log: opts.logger, signal: controller.signal, pollTimeout: opts.pollTimeout ?? 25, min, max: Math.max(min, opts.backoffMax ?? 30_000), failures: 0 };
+  const loop: Loop = {
+    bot,
+    log: opts.logger,
+    signal: controller.signal,
+    pollTimeout: opts.pollTimeout ?? 25,
+    min,
+    max: Math.max(min, opts.backoffMax ?? 30_000),
+    failures: 0,
+  };
   let resolveReady!: (name: string) => void;
   const ready = new Promise<string>((resolve) => (resolveReady = resolve));
   const done = run(loop, (username) => {
@@ -101,7 +109,10 @@ async function pollUpdates(loop: Loop): Promise<void> {
     let updates: Array<{ update_id: number }>;
     try {
       const asked = loop.offset;
-      updates = await bot.api.getUpdates({ offset: asked, timeout: loop.pollTimeout, allowed_updates: ['message'] }, signal);
+      updates = await bot.api.getUpdates(
+        { offset: asked, timeout: loop.pollTimeout, allowed_updates: ['message'] },
+        signal,
+      );
       loop.acked = asked;
     } catch (err) {
       if (signal.aborted) break;
@@ -151,7 +162,10 @@ function failed(loop: Loop, what: string, err: unknown): Promise<void> {
 async function acknowledge({ bot, offset, acked }: Loop): Promise<void> {
   if (offset === undefined || offset === acked) return;
   try {
-    await bot.api.getUpdates({ offset, timeout: 0, limit: 1, allowed_updates: ['message'] }, AbortSignal.timeout(2_000));
+    await bot.api.getUpdates(
+      { offset, timeout: 0, limit: 1, allowed_updates: ['message'] },
+      AbortSignal.timeout(2_000),
+    );
   } catch {
     // Best effort: the worst case is a repeated reply.
   }

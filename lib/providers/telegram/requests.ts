@@ -18,8 +18,7 @@ export type LoginRequest = { state: 'pending' } | { state: 'confirmed'; tg: Tele
 
 /** What a poll for a token finds. */
 export type ClaimResult =
-  | { status: 'unknown' | 'expired' | 'pending' }
-  | { status: 'confirmed'; tg: TelegramIdentity; photo?: Buffer };
+  { status: 'unknown' | 'expired' | 'pending' } | { status: 'confirmed'; tg: TelegramIdentity; photo?: Buffer };
 
 /** What pressing Start with a token did. */
 export type ConfirmResult = 'confirmed' | 'repeated' | 'unknown' | 'expired' | 'taken';
@@ -48,7 +47,8 @@ export class LoginRequests {
     // the bound keeps a broken store from spinning here.
     for (let attempt = 0; attempt < 3; attempt++) {
       const token = randomId();
-      if (await store.create(ns(bot), token, { state: 'pending' } satisfies LoginRequest, this.#clock() + lifetimeMs)) return token;
+      if (await store.create(ns(bot), token, { state: 'pending' } satisfies LoginRequest, this.#clock() + lifetimeMs))
+        return token;
     }
     throw new Error('state store refused three fresh login tokens');
   }
@@ -58,7 +58,12 @@ export class LoginRequests {
    * or forged token costs no download) and may resolve to undefined. Pressing Start again on a request
    * the same user already confirmed answers 'repeated'.
    */
-  async confirm(bot: string, token: string, tg: TelegramIdentity, photo: () => Promise<Buffer | undefined>): Promise<ConfirmResult> {
+  async confirm(
+    bot: string,
+    token: string,
+    tg: TelegramIdentity,
+    photo: () => Promise<Buffer | undefined>,
+  ): Promise<ConfirmResult> {
     if (!LOGIN_TOKEN.test(token)) return 'unknown';
     const store = await this.#store();
     const entry = await store.get<LoginRequest>(ns(bot), token);

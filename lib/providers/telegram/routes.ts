@@ -46,7 +46,11 @@ async function openRequest({ config, bot, requests }: TelegramParts, ctx: Contex
 }
 
 /** GET /login?token=: 404 until the request is confirmed, then the session, once. */
-async function claimRequest({ config, deps, bot, requests }: TelegramParts, ctx: Context, token: string): Promise<void> {
+async function claimRequest(
+  { config, deps, bot, requests }: TelegramParts,
+  ctx: Context,
+  token: string,
+): Promise<void> {
   ctx.set('Cache-Control', 'no-store');
   const found = await requests.claim(await botUsername(bot), token);
   switch (found.status) {
@@ -62,7 +66,9 @@ async function claimRequest({ config, deps, bot, requests }: TelegramParts, ctx:
     try {
       user.picture = await deps.avatarProxy.putContent(user.id, found.photo);
     } catch (err) {
-      deps.logger.warn(`telegram: profile photo of ${user.id} not stored (identicon instead): ${(err as Error).message}`);
+      deps.logger.warn(
+        `telegram: profile photo of ${user.id} not stored (identicon instead): ${(err as Error).message}`,
+      );
     }
   }
   const site = ctx.query.site;

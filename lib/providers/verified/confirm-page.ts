@@ -42,9 +42,15 @@ export function writeConfirmPage(ctx: Context, page: ConfirmPage): void {
 }
 
 /** One small page of the verified provider: its own nonce-only CSP, never cached, a heading and `body` (already escaped). */
-function writePage(ctx: Context, p: { status: number; title: string; formAction: string; referrerPolicy: string; style?: string; body: string }): void {
+function writePage(
+  ctx: Context,
+  p: { status: number; title: string; formAction: string; referrerPolicy: string; style?: string; body: string },
+): void {
   const nonce = randomBytes(16).toString('base64');
-  ctx.set('Content-Security-Policy', `default-src 'none'; style-src 'nonce-${nonce}'; form-action ${p.formAction}; frame-ancestors 'none'; base-uri 'none'`);
+  ctx.set(
+    'Content-Security-Policy',
+    `default-src 'none'; style-src 'nonce-${nonce}'; form-action ${p.formAction}; frame-ancestors 'none'; base-uri 'none'`,
+  );
   ctx.set('Referrer-Policy', p.referrerPolicy);
   ctx.set('Cache-Control', 'no-store');
   ctx.status = p.status;
@@ -83,9 +89,15 @@ export async function alreadySpent(store: UsedTokenStore, id: string, now: numbe
 
 /** The pages for links that cannot log in any more, by the error the JSON answer would carry. */
 const DEAD_LINKS: Partial<Record<ErrorCode, { title: string; text: string }>> = {
-  confirmation_used: { title: 'Link already used', text: 'This login link has already been used: each link logs in once.' },
+  confirmation_used: {
+    title: 'Link already used',
+    text: 'This login link has already been used: each link logs in once.',
+  },
   confirmation_expired: { title: 'Link expired', text: 'This login link has expired.' },
-  confirmation_invalid: { title: 'Link not valid', text: 'This login link is not valid: it may have been cut short or changed on the way.' },
+  confirmation_invalid: {
+    title: 'Link not valid',
+    text: 'This login link is not valid: it may have been cut short or changed on the way.',
+  },
 };
 
 /**

@@ -20,7 +20,10 @@ const invalid = () => new AuthError('confirmation_invalid', 'failed to verify co
 type Confirmation = Claims & { handshake: { id: string } };
 
 /** The step-2 handler of the provider: `token` is the link's, `params` the request's. */
-export function confirmStep(config: VerifiedConfig, deps: ProviderDeps): (ctx: Context, token: string, params: Record<string, string>) => Promise<void> {
+export function confirmStep(
+  config: VerifiedConfig,
+  deps: ProviderDeps,
+): (ctx: Context, token: string, params: Record<string, string>) => Promise<void> {
   const { name, usedTokens } = config;
   const origin = new URL(deps.url).origin;
   const confirm = async (ctx: Context, token: string, params: Record<string, string>): Promise<void> => {
@@ -67,7 +70,12 @@ export function confirmStep(config: VerifiedConfig, deps: ProviderDeps): (ctx: C
 }
 
 /** Checks a confirmation token without spending it: signed, this provider's, unexpired, for the site asked about. */
-async function verifyToken(name: string, tokens: TokenService, token: string, params: Record<string, string>): Promise<Confirmation> {
+async function verifyToken(
+  name: string,
+  tokens: TokenService,
+  token: string,
+  params: Record<string, string>,
+): Promise<Confirmation> {
   if (token.length > MAX_TOKEN) throw invalid();
   let claims: Claims;
   try {
@@ -78,7 +86,8 @@ async function verifyToken(name: string, tokens: TokenService, token: string, pa
   }
   const id = claims.handshake?.id;
   // Bound to this provider: a token of another verified provider (or an OAuth2 handshake) is refused.
-  if (claims.auth_provider?.name !== name || typeof id !== 'string' || !id.includes('::') || claims.user) throw invalid();
+  if (claims.auth_provider?.name !== name || typeof id !== 'string' || !id.includes('::') || claims.user)
+    throw invalid();
   if (typeof claims.jti !== 'string' || !claims.jti || typeof claims.exp !== 'number') throw invalid();
   if (tokens.isExpired(claims)) throw new AuthError('confirmation_expired', 'confirmation token expired');
   const site = params.site || params.aud;
@@ -93,9 +102,9 @@ async function spend(usedTokens: UsedTokenStore, usedId: string, expiresAtMs: nu
     fresh = await usedTokens.markUsed(usedId, expiresAtMs);
   } catch (err) {
     // The service's store already answers a 503; the service logs its cause.
-    throw err instanceof AuthError ? err : new AuthError(
-      'state_store_unavailable', 'login state is unavailable', { cause: err }
-    );
+    throw err instanceof AuthError
+      ? err
+      : new AuthError('state_store_unavailable', 'login state is unavailable', { cause: err });
   }
   if (!fresh) throw new AuthError('confirmation_used', 'confirmation token already consumed');
 }

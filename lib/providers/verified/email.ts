@@ -41,7 +41,14 @@ export interface EmailSender extends Sender {
   close(): Promise<void>;
 }
 
-const CHARSETS: Record<string, BufferEncoding> = { 'utf-8': 'utf8', utf8: 'utf8', 'iso-8859-1': 'latin1', latin1: 'latin1', 'us-ascii': 'ascii', ascii: 'ascii' };
+const CHARSETS: Record<string, BufferEncoding> = {
+  'utf-8': 'utf8',
+  utf8: 'utf8',
+  'iso-8859-1': 'latin1',
+  latin1: 'latin1',
+  'us-ascii': 'ascii',
+  ascii: 'ascii',
+};
 // Reachable only for the encodings above: latin1 carries U+0000–U+00FF, ascii the lower half.
 const FITS: Partial<Record<BufferEncoding, RegExp>> = { latin1: /^[\u0000-\u00ff]*$/, ascii: /^[\u0000-\u007f]*$/ };
 
@@ -121,11 +128,13 @@ function parseEmailOptions(opts: EmailSenderOptions): EmailConfig {
   if (!Number.isInteger(port) || port < 1 || port > 65535) fail('port must be an integer from 1 to 65535');
   const secure = opts.secure ?? port === 465;
   if (secure && startTLS) fail('startTLS and implicit TLS (secure, port 465) exclude each other');
-  if (typeof opts.from !== 'string' || !opts.from.trim() || /[\r\n]/.test(opts.from)) fail('from must be a sender address on one line');
+  if (typeof opts.from !== 'string' || !opts.from.trim() || /[\r\n]/.test(opts.from))
+    fail('from must be a sender address on one line');
   const subject = opts.subject ?? 'Login confirmation';
   if (typeof subject !== 'string' || /[\r\n]/.test(subject)) fail('subject must be a string on one line');
   const contentType = opts.contentType ?? 'text/plain';
-  if (contentType !== 'text/plain' && contentType !== 'text/html') fail("contentType must be 'text/plain' or 'text/html'");
+  if (contentType !== 'text/plain' && contentType !== 'text/html')
+    fail("contentType must be 'text/plain' or 'text/html'");
   const charset = (opts.charset ?? 'utf-8').toLowerCase();
   const encoding = CHARSETS[charset] ?? fail('charset must be utf-8, iso-8859-1 or us-ascii');
   let timeoutMs = 10_000;
@@ -137,7 +146,20 @@ function parseEmailOptions(opts: EmailSenderOptions): EmailConfig {
   if (opts.smtpUserName !== undefined && typeof opts.smtpUserName !== 'string') fail('smtpUserName must be a string');
   if (opts.smtpPassword !== undefined && typeof opts.smtpPassword !== 'string') fail('smtpPassword must be a string');
   const auth = opts.smtpUserName ? { user: opts.smtpUserName, pass: opts.smtpPassword ?? '' } : undefined;
-  return { host: opts.host, port, secure, startTLS, auth, from: opts.from, subject, contentType, charset, encoding, timeoutMs, tls: opts.tls };
+  return {
+    host: opts.host,
+    port,
+    secure,
+    startTLS,
+    auth,
+    from: opts.from,
+    subject,
+    contentType,
+    charset,
+    encoding,
+    timeoutMs,
+    tls: opts.tls,
+  };
 }
 
 /**

@@ -35,7 +35,10 @@ interface ConfirmationRequest {
 }
 
 /** The step-1 handler of the provider: answers `{ user, address }` once the message is handed over. */
-export function sendStep(config: VerifiedConfig, deps: ProviderDeps): (ctx: Context, params: Record<string, string>) => Promise<void> {
+export function sendStep(
+  config: VerifiedConfig,
+  deps: ProviderDeps,
+): (ctx: Context, params: Record<string, string>) => Promise<void> {
   const overLimit = requestLimit(config, deps.limiter);
   return async (ctx, params) => {
     const request = readRequest(params, config.sender, deps);
@@ -45,12 +48,18 @@ export function sendStep(config: VerifiedConfig, deps: ProviderDeps): (ctx: Cont
     }
     const token = await mintToken(config.name, config.lifetimeS, request, deps);
     const link = `${deps.callbackURL(ctx).replace(/\/callback$/, '/login')}?token=${encodeURIComponent(token)}${request.session ? '&session=1' : ''}`;
-    const text = config.template.render({ User: request.user, Address: request.address, Token: token, Site: request.site, URL: link }, config.html);
+    const text = config.template.render(
+      { User: request.user, Address: request.address, Token: token, Site: request.site, URL: link },
+      config.html,
+    );
     try {
       await config.sender.send(request.address, text);
     } catch (err) {
       // No cause on the AuthError: the service logs causes, and SMTP replies may quote the request.
-      deps.logger.error(`verified ${config.name}: sending the confirmation failed: ${describeSendError(err)}`, { provider: config.name, code: 'send_failed' });
+      deps.logger.error(`verified ${config.name}: sending the confirmation failed: ${describeSendError(err)}`, {
+        provider: config.name,
+        code: 'send_failed',
+      });
       throw new AuthError('sender_failed', 'failed to send confirmation');
     }
     writeJSON(ctx, 200, { user: request.user, address: request.address });
@@ -90,7 +99,10 @@ function mintToken(name: string, lifetimeS: number, request: ConfirmationRequest
 }
 
 /** The step-1 limits (`rateLimit`), counted per provider by the service's limiter: the wait when over one; undefined when off. */
-function requestLimit({ name, rateLimit }: VerifiedConfig, limiter: Limiter): ((address: string, ip: string) => Promise<number | undefined>) | undefined {
+function requestLimit(
+  { name, rateLimit }: VerifiedConfig,
+  limiter: Limiter,
+): ((address: string, ip: string) => Promise<number | undefined>) | undefined {
   if (!rateLimit) return undefined;
   const { perAddress, perIP, windowMs } = rateLimit;
   // Addresses compare case-insensitively: a flood should not dodge the limit by changing case.

@@ -25,8 +25,10 @@ export function toSender(input: unknown): Sender {
   if (typeof input === 'function') return { send: input as SenderFunc };
   if (input && typeof input === 'object' && typeof (input as Sender).send === 'function') {
     const s = input as Sender;
-    if (s.validateAddress !== undefined && typeof s.validateAddress !== 'function') throw new TypeError('sender.validateAddress must be a function');
-    if (s.contentType !== undefined && typeof s.contentType !== 'string') throw new TypeError('sender.contentType must be a string');
+    if (s.validateAddress !== undefined && typeof s.validateAddress !== 'function')
+      throw new TypeError('sender.validateAddress must be a function');
+    if (s.contentType !== undefined && typeof s.contentType !== 'string')
+      throw new TypeError('sender.contentType must be a string');
     return s;
   }
   throw new TypeError('sender must be a function (address, text) or an object with send(address, text)');

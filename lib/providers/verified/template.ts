@@ -30,7 +30,9 @@ export function compileTemplate(text: unknown): Template {
   for (const m of text.matchAll(ACTION)) {
     const field = /^\.(\w+)$/.exec(m[1])?.[1];
     if (!field || !FIELDS.has(field as keyof TemplateData)) {
-      throw new TypeError(`template: unknown action "${m[0]}" (known: {{.User}}, {{.Address}}, {{.Token}}, {{.Site}}, {{.URL}})`);
+      throw new TypeError(
+        `template: unknown action "${m[0]}" (known: {{.User}}, {{.Address}}, {{.Token}}, {{.Site}}, {{.URL}})`,
+      );
     }
   }
   return {

@@ -15,7 +15,9 @@ export function openJsonStore(uri) {
   };
   return {
     async put(userId, image) {
-      const id = AVATAR_ID.test(userId + '.image') ? userId + '.image' : createHash('sha1').update(userId).digest('hex') + '.image';
+      const id = AVATAR_ID.test(userId + '.image')
+        ? userId + '.image'
+        : createHash('sha1').update(userId).digest('hex') + '.image';
       const all = await load();
       all[id] = { data: image.toString('base64'), modified: Date.now() };
       await save(all);
@@ -23,7 +25,9 @@ export function openJsonStore(uri) {
     },
     async get(id) {
       const e = (await load())[id];
-      return e ? { data: Buffer.from(e.data, 'base64'), etag: createHash('sha1').update(e.data).digest('hex') } : undefined;
+      return e
+        ? { data: Buffer.from(e.data, 'base64'), etag: createHash('sha1').update(e.data).digest('hex') }
+        : undefined;
     },
     async remove(id) {
       const all = await load();
@@ -31,7 +35,8 @@ export function openJsonStore(uri) {
       await save(all);
     },
     async *list() {
-      for (const [id, e] of Object.entries(await load())) yield { id, size: Buffer.from(e.data, 'base64').length, modified: new Date(e.modified) };
+      for (const [id, e] of Object.entries(await load()))
+        yield { id, size: Buffer.from(e.data, 'base64').length, modified: new Date(e.modified) };
     },
     async close() {},
   };
