@@ -14,6 +14,7 @@ export default tseslint.config(
       'example/public/**',
       '*.config.js',
       'eslint.config.js',
+      '**/*.mjs',
     ],
   },
   ...tseslint.configs.recommendedTypeChecked,
