@@ -112,7 +112,7 @@ export const appleProvider: ProviderModule = {
       formPost: true,
       authParams: { response_mode: 'form_post' },
       clientSecret: clientSecretSigner(config, deps.clock),
-      endpoints: async () => config.endpoints,
+      endpoints: () => Promise.resolve(config.endpoints),
       identify: (token, hs, _io, params) => identify(config, deps, keys, token, hs.nonce, params.user),
     };
     // The callback is a POST: it must end in a 303 to a GET, never in a page a reload would post again.
@@ -134,7 +134,7 @@ function parseAppleOptions(opts: Record<string, unknown>, deps: ProviderDeps): A
   const { clientId, teamId, keyId } = opts as unknown as AppleProviderOptions;
   const key = loadKey(opts as unknown as AppleProviderOptions);
   const scopes = opts.scopes ?? ['name'];
-  if (!Array.isArray(scopes) || !scopes.every((s) => s === 'name' || s === 'email'))
+  if (!Array.isArray(scopes) || !scopes.every((s): s is 'name' | 'email' => s === 'name' || s === 'email'))
     throw new TypeError("scopes may only hold 'name' and 'email'");
   const ep = (opts.endpoint ?? {}) as NonNullable<AppleProviderOptions['endpoint']>;
   if (typeof ep !== 'object') throw new TypeError('endpoint must be { authURL, tokenURL, keysURL }');
@@ -233,7 +233,7 @@ function loadKey(opts: AppleProviderOptions): KeyObject {
       'privateKeyPath (the .p8 file) or privateKey (PEM text, or a function returning it) is required',
     );
   if (given.length > 1) throw new TypeError('give privateKeyPath or privateKey, not both');
-  const option = given[0]!;
+  const option = given[0];
   let pem: unknown;
   if (option === 'privateKeyPath') {
     const path = opts.privateKeyPath;

@@ -46,12 +46,14 @@ export const directProvider: ProviderModule<DirectProviderOptions & { [k: string
       name: config.name,
       kind: 'direct',
       login: (ctx) => credentialLogin(config, deps, ctx),
-      async callback(ctx) {
+      callback(ctx) {
         ctx.status = 200;
         ctx.body = '';
+        return Promise.resolve();
       },
-      async logout(ctx) {
+      logout(ctx) {
         deps.endSession(ctx);
+        return Promise.resolve();
       },
       routeDocs: DIRECT_ROUTE_DOCS,
     };

@@ -84,8 +84,9 @@ export const passkeyProvider: ProviderModule = {
       name: config.name,
       kind: 'passkey',
       login: loginRoute(parts),
-      async logout(ctx) {
+      logout(ctx) {
         deps.endSession(ctx);
+        return Promise.resolve();
       },
       actions: {
         'register/options': registrationOptionsRoute(parts),

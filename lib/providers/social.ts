@@ -31,7 +31,7 @@ export interface CatalogRow {
   authMethod?: 'header' | 'body';
   map(data: Record<string, unknown>, o: RowOptions, log: Logger): RawUser;
   /** Name when the provider gave none, built from the final id the way the original does. */
-  noName?(id: string): string;
+  noName?(this: void, id: string): string;
   /** The picture URL needs the user's bearer token (Microsoft Graph's photo). */
   avatarBearer?: boolean;
 }

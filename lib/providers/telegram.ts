@@ -90,7 +90,7 @@ export const telegramProvider: ProviderModule<TelegramProviderOptions & { [k: st
     // The backend (and its optional package) now, so a missing one fails start-up, as does a server
     // that cannot be reached (unless startWithStoresDown).
     await state.start();
-    const requests = new LoginRequests(async () => state.store, deps.clock);
+    const requests = new LoginRequests(() => Promise.resolve(state.store), deps.clock);
     const bot = new LoginBot({ ...config.bot, requests, logger: log, tracing: deps.tracing });
     const poller = config.polling ? startPolling(bot, { logger: log, ...config.polling }) : undefined;
     if (config.webhook?.register) registerWebhook(config.name, config.webhook.secret, bot, deps);
@@ -100,8 +100,9 @@ export const telegramProvider: ProviderModule<TelegramProviderOptions & { [k: st
       name: config.name,
       kind: 'telegram',
       login: (ctx) => loginRoute(parts, ctx),
-      async logout(ctx) {
+      logout(ctx) {
         deps.endSession(ctx);
+        return Promise.resolve();
       },
       actions: { webhook: (ctx) => webhookRoute(parts, ctx) },
       routeDocs: TELEGRAM_ROUTE_DOCS,

@@ -70,12 +70,14 @@ export const verifiedProvider: ProviderModule<VerifiedProviderOptions & { [k: st
         const params = await deps.readParams(ctx, PARAMS_LIMIT);
         return params.token ? confirm(ctx, params.token, params) : send(ctx, params);
       },
-      async callback(ctx) {
+      callback(ctx) {
         ctx.status = 200;
         ctx.body = '';
+        return Promise.resolve();
       },
-      async logout(ctx) {
+      logout(ctx) {
         deps.endSession(ctx);
+        return Promise.resolve();
       },
       async close() {
         await config.sender.close?.(); // a usedTokens store passed in belongs to the application

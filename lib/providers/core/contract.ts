@@ -72,7 +72,7 @@ export interface ProviderDeps {
    */
   sessionUser(ctx: Context): Promise<User>;
   /** `<provider>_<sha1(raw)>`, the user id a provider builds from its raw id (the original's HashID with `keepHashedIds`). */
-  userId(provider: string, raw: string): string;
+  userId(this: void, provider: string, raw: string): string;
   /** The session cookie's name (a provider's own cookies derive theirs from it) and whether cookies are Secure. */
   readonly cookies: { readonly name: string; readonly secure: boolean };
   /** The absolute URL of `<authRoutePath>/<provider>/<action>`, e.g. for a webhook or a redirect URI. */

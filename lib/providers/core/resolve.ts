@@ -72,7 +72,9 @@ export class ProviderRegistry {
    * rethrown, its message naming the entry.
    */
   async build(plans: readonly ProviderPlan[], deps: ProviderDeps): Promise<void> {
-    const modules = await Promise.all(plans.map((p) => ('kind' in p ? load(p.kind, p.at) : undefined)));
+    const modules = await Promise.all(
+      plans.map((p) => ('kind' in p ? load(p.kind, p.at) : Promise.resolve(undefined))),
+    );
     const created: Provider[] = [];
     try {
       for (const [i, plan] of plans.entries()) {

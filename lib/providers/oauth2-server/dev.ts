@@ -101,7 +101,7 @@ function answer(dev: DevServer, req: http.IncomingMessage, res: http.ServerRespo
 
 async function route(dev: DevServer, req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://dev.invalid');
-  const body: Record<string, string> = req.method === 'POST' ? await readForm(req) : Object.create(null);
+  const body = req.method === 'POST' ? await readForm(req) : (Object.create(null) as Record<string, string>);
   switch (url.pathname) {
     case '/login/oauth/authorize':
       return authorize(dev, url, body, res);

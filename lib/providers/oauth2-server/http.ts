@@ -8,7 +8,7 @@ import { readBody } from '../../http/body.js';
 
 /** Query parameters as single values; undefined when one is repeated (RFC 6749 §3.1). */
 export function singleParams(p: URLSearchParams): Record<string, string> | undefined {
-  const out: Record<string, string> = Object.create(null);
+  const out = Object.create(null) as Record<string, string>;
   for (const [k, v] of p) {
     if (k in out) return undefined;
     out[k] = v;
@@ -18,7 +18,7 @@ export function singleParams(p: URLSearchParams): Record<string, string> | undef
 
 /** The first value of each field, in a null-prototype record (`__proto__` is a plain key). */
 export function firstValues(p: URLSearchParams): Record<string, string> {
-  const out: Record<string, string> = Object.create(null);
+  const out = Object.create(null) as Record<string, string>;
   for (const [k, v] of p) out[k] ??= v;
   return out;
 }
@@ -27,7 +27,7 @@ export function firstValues(p: URLSearchParams): Record<string, string> {
 export async function readForm(ctx: Context, limit: number): Promise<Record<string, string>> {
   const type = (ctx.get('content-type').split(';')[0] ?? '').trim().toLowerCase();
   const raw = await readBody(ctx.req, limit);
-  if (type !== 'application/x-www-form-urlencoded') return Object.create(null);
+  if (type !== 'application/x-www-form-urlencoded') return Object.create(null) as Record<string, string>;
   return firstValues(new URLSearchParams(raw.toString('utf8')));
 }
 

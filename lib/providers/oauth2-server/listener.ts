@@ -18,7 +18,12 @@ export interface Listener {
 export async function listen(handler: http.RequestListener, port: number, host: string): Promise<Listener> {
   const server = http.createServer(handler);
   server.listen(port, host);
-  await Promise.race([once(server, 'listening'), once(server, 'error').then(([err]) => Promise.reject(err))]);
+  await Promise.race([
+    once(server, 'listening'),
+    once(server, 'error').then(([err]: unknown[]) => {
+      throw err;
+    }),
+  ]);
   let closing: Promise<void> | undefined;
   return {
     port: (server.address() as AddressInfo).port,

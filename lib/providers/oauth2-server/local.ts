@@ -43,7 +43,9 @@ export async function startOAuth2Server(options: OAuth2ServerOptions): Promise<O
     label: 'oauth2 server',
   });
   const srv: LocalServer = { o, grants, base: '', basePath: '' };
-  const listener = await listen(buildApp(srv).callback(), o.port, o.host);
+  const handle = buildApp(srv).callback();
+  // Koa's handler answers its own failures (ctx.onerror): its promise has nothing left to report.
+  const listener = await listen((req, res) => void handle(req, res), o.port, o.host);
   const url = new URL(o.url.href);
   if (url.port === '0') url.port = String(listener.port);
   const base = url.href.replace(/\/+$/, '');

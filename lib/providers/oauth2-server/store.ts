@@ -56,14 +56,17 @@ export class Expiring<V> {
 export function memorySessionStore(clock: () => number, max = MAX_ENTRIES) {
   const map = new Expiring<unknown>(60 * 60_000, clock, max);
   return {
-    async get(key: string): Promise<unknown> {
-      return map.get(key);
+    // Nothing to wait for: koa-session awaits what these return.
+    get(key: string): Promise<unknown> {
+      return Promise.resolve(map.get(key));
     },
-    async set(key: string, sess: unknown, maxAge: number): Promise<void> {
+    set(key: string, sess: unknown, maxAge: number): Promise<void> {
       map.set(key, sess, typeof maxAge === 'number' && maxAge > 0 ? maxAge : undefined);
+      return Promise.resolve();
     },
-    async destroy(key: string): Promise<void> {
+    destroy(key: string): Promise<void> {
       map.delete(key);
+      return Promise.resolve();
     },
   };
 }

@@ -56,7 +56,7 @@ export function commonOptions(
   if (/[^\x20-\x7e]/.test(cid) || /[^\x20-\x7e]/.test(csecret))
     throw new TypeError('cid and csecret must be printable ASCII');
   const scopes = opts.scopes ?? defaults.scopes;
-  if (!Array.isArray(scopes) || !scopes.every((s) => typeof s === 'string' && /^[\x21-\x7e]+$/.test(s)))
+  if (!Array.isArray(scopes) || !scopes.every((s): s is string => typeof s === 'string' && /^[\x21-\x7e]+$/.test(s)))
     throw new TypeError('scopes must be an array of scope strings');
   const timeoutMs = opts.timeout ?? DEFAULT_TIMEOUT_MS;
   if (typeof timeoutMs !== 'number' || !Number.isFinite(timeoutMs) || timeoutMs <= 0)
@@ -66,8 +66,10 @@ export function commonOptions(
     throw new TypeError('maxResponseBytes must be a positive integer');
   const pkce = opts.pkce ?? defaults.pkce ?? true;
   if (typeof pkce !== 'boolean') throw new TypeError('pkce must be a boolean');
-  const authMethod = opts.authMethod ?? defaults.authMethod ?? 'header';
-  if (authMethod !== 'header' && authMethod !== 'body') throw new TypeError("authMethod must be 'header' or 'body'");
+  const method = opts.authMethod ?? defaults.authMethod ?? 'header';
+  if (method !== 'header' && method !== 'body') throw new TypeError("authMethod must be 'header' or 'body'");
+  // Typed, so the literal does not widen to string in the object returned.
+  const authMethod: 'header' | 'body' = method;
   const attrs = opts.userAttributes ?? {};
   if (typeof attrs !== 'object' || attrs === null || !Object.values(attrs).every((v) => typeof v === 'string' && v)) {
     throw new TypeError('userAttributes must map provider fields to attribute names');
@@ -77,11 +79,11 @@ export function commonOptions(
   return {
     cid,
     csecret,
-    scopes: [...scopes] as string[],
+    scopes: [...scopes],
     timeoutMs,
     maxBytes,
     pkce,
-    authMethod: authMethod as 'header' | 'body',
+    authMethod,
     userAttributes: attrs as Record<string, string>,
     bearerTokenHook: hook as CommonOAuth2Options['bearerTokenHook'],
   };

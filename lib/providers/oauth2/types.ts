@@ -55,7 +55,7 @@ export interface FlowSpec {
   formPost?: boolean;
   /** Makes the client secret for each exchange (Apple's signed JWT); `csecret` is used without it. */
   clientSecret?(): Promise<string>;
-  close?(): Promise<void>;
+  close?(this: void): Promise<void>;
 }
 
 /** Outbound helpers handed to identify(), carrying the provider's limits and naming it in errors. */

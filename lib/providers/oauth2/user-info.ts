@@ -16,7 +16,7 @@ export function createUserInfoProvider(
   return createFlowProvider(
     {
       ...spec,
-      endpoints: async () => ep,
+      endpoints: () => Promise.resolve(ep),
       identify: async (token, _hs, io) => toUser(await io.userInfo(ep.infoURL, token), token),
     },
     deps,

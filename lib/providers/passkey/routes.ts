@@ -229,7 +229,7 @@ export function deleteRoute({ config, deps, passkeys }: PasskeyParts): Route {
   return async (ctx) => {
     if (ctx.method !== 'DELETE') throw new AuthError('not_found', 'no such provider route');
     const user = await deps.sessionUser(ctx);
-    const id = ctx.params.action!;
+    const id = (ctx.params as { action: string }).action; // routed as `:provider/:action`
     const passkey = CREDENTIAL_ID.test(id) ? await passkeys.get(id) : undefined;
     // Someone else's passkey is answered like a missing one: ids are not a way to probe other accounts.
     if (!passkey || passkey.userId !== user.id || !(await passkeys.remove(id)))

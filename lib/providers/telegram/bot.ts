@@ -143,7 +143,7 @@ export class LoginBot {
     const parts: string[] = [];
     let e: unknown = err;
     for (let depth = 0; e !== undefined && e !== null && depth < 4; depth++) {
-      parts.push(e instanceof Error ? `${e.name}: ${e.message}` : String(e));
+      parts.push(linkText(e));
       // BotUnavailableError's message already describes its cause.
       e = e instanceof Error && !(e instanceof BotUnavailableError) ? e.cause : undefined;
     }
@@ -208,4 +208,9 @@ function readStart(update: unknown): { chatId: number; token: string; from: Tele
   if (typeof from.last_name === 'string' && from.last_name) tg.last_name = from.last_name.slice(0, 256);
   if (typeof from.username === 'string' && from.username) tg.username = from.username.slice(0, 64);
   return { chatId: msg.chat.id, token: m[1] ?? '', from: tg };
+}
+
+/** One link of an error chain: an Error by its name and message, anything else thrown as String() writes it. */
+function linkText(e: unknown): string {
+  return e instanceof Error ? `${e.name}: ${e.message}` : String(e);
 }
