@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { AuthError } from '../errors.js';
 import type { StateStore } from '../state/types.js';
+import { omit } from '../util/omit.js';
 import { hashRecoveryCode, newRecoveryCodes, normaliseRecoveryCode } from './recovery.js';
 import type { SealKeys } from './seal.js';
 import { UNCHANGED, updateFactors, type FactorStore, type UserFactors } from './store.js';
@@ -62,7 +63,7 @@ export class Factors {
       // Another set-up began meanwhile: this confirmation is for a key no longer pending.
       if (cur?.pendingTotp?.secret !== pending.secret)
         throw new AuthError('totp_not_pending', 'the set-up was started again meanwhile: use the new key');
-      const { pendingTotp: _, ...rest } = cur;
+      const rest = omit(cur, 'pendingTotp');
       return {
         ...rest,
         totp: { secret: pending.secret, createdAt: this.p.clock() },

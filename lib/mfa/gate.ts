@@ -2,6 +2,7 @@ import type { Context } from 'koa';
 import { writeJSON } from '../http/respond.js';
 import type { SecondFactor } from '../providers/core/provider.js';
 import type { IdentifiedLogin, SecondStepGate } from '../session/login.js';
+import { omit } from '../util/omit.js';
 import type { Factors } from './factors.js';
 import type { MfaConfig } from './options.js';
 import type { PartialLogins, PendingLogin } from './partial.js';
@@ -37,7 +38,7 @@ export function mfaGate(parts: GateParts): SecondStepGate {
         // Required and nothing to answer with: the user sets a factor up before the session starts.
         enroll = factors.length === 0;
       }
-      const { navigation: _, ...identified } = login;
+      const identified = omit(login, 'navigation');
       const pending: PendingLogin = { ...identified, factors, enroll: enroll || undefined };
       partials.begin(ctx, pending);
       answerPending(ctx, parts, login, pending);

@@ -9,7 +9,9 @@ import type { Mfa, MfaRuntime, MfaServiceConfig } from './service.js';
 export function loadMfa(config: MfaConfig, o: MfaServiceConfig, run: MfaRuntime): Mfa {
   const loaded = import('./service.js').then((m) => m.createMfa(config, o, run));
   loaded.catch(() => undefined); // start() rejects with it, naming what failed
-  const routes: Mfa['routes'] = async (ctx, next) => (await loaded).routes(ctx, next);
+  const routes: Mfa['routes'] = async (ctx, next) => {
+    await (await loaded).routes(ctx, next);
+  };
   return {
     gate: { intercept: async (ctx, login) => (await loaded).gate.intercept(ctx, login) },
     routes,

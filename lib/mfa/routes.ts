@@ -76,7 +76,8 @@ export function mountMfaRoutes(router: Router, p: MfaRouteParts): void {
 }
 
 /** `GET /mfa/page`: the built-in second-step page, for the pending login this browser has (if any). */
-async function page(ctx: Context, p: MfaRouteParts): Promise<void> {
+// Not async: nothing to wait for. The route wrapper awaits it, so a throw still answers the request.
+function page(ctx: Context, p: MfaRouteParts): Promise<void> {
   let partial: PartialLogin | undefined;
   let expired = false;
   try {
@@ -92,6 +93,7 @@ async function page(ctx: Context, p: MfaRouteParts): Promise<void> {
     expired,
     next: partial ? p.safeRedirect(partial.pending.from) : undefined,
   });
+  return Promise.resolve();
 }
 
 /** `GET /mfa`: a pending login's factors to answer with, or the session user's factors. */

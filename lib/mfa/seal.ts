@@ -42,7 +42,9 @@ interface SealKey {
  */
 export function sealKeys(current: string, previous: readonly string[] = []): SealKeys {
   checkSecret(current, 'sealKeys() requires the secret as a non-empty string');
-  if (!Array.isArray(previous))
+  // Checked as unknown (JavaScript callers): narrowing a readonly string[] by isArray would make it any[].
+  const given: unknown = previous;
+  if (!Array.isArray(given))
     throw new TypeError('sealKeys() requires the previous secrets as an array of non-empty strings');
   for (const p of previous) checkSecret(p, 'sealKeys() requires each previous secret as a non-empty string');
   const now = deriveKey(current);

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { User } from '../user.js';
+import { omit } from '../util/omit.js';
 
 /**
  * What a token says: the claim types, their order on the wire (the original's, so its users can read
@@ -142,8 +143,7 @@ function copyJson<T>(v: T): T {
 // `user.aud` is filled from the claim whenever a token is read; it is not part of the stored user.
 function withoutAud(user: User): User {
   if (user.aud === undefined) return user;
-  const { aud: _aud, ...rest } = user;
-  return rest;
+  return omit(user, 'aud');
 }
 
 /** A private copy of verified claims; `user` gets `aud` (see userOf). */

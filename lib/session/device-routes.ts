@@ -72,7 +72,7 @@ export function mountDeviceRoutes(router: Router, p: DeviceRouteParts): void {
   router.all(
     '/sessions/:sid',
     guarded('DELETE', async (ctx, me) => {
-      const sid = ctx.params.sid!;
+      const sid = (ctx.params as { sid: string }).sid; // routed as `/sessions/:sid`
       // Another user's session is answered like a missing one: sids are not a way to probe accounts.
       if (sid.length > 128 || !(await p.registry.revoke(me.user.id, sid)))
         throw new AuthError('not_found', 'no such session');

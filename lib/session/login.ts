@@ -161,7 +161,7 @@ export function answerLogin(
 export function sessionFlag(params: Record<string, unknown>): boolean | undefined {
   for (const key of ['session', 'sess']) {
     const v = params[key];
-    const s = Array.isArray(v) ? v[0] : v;
+    const s: unknown = Array.isArray(v) ? v[0] : v;
     if (typeof s === 'string' && s !== '') return s !== '0';
   }
   return undefined;

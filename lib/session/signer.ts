@@ -20,7 +20,7 @@ export function signerOf(signing: SigningConfig): JwtSigner {
   const current = signing.current as SigningKey & { privateKey: KeyObject };
   return {
     alg: current.alg,
-    sign: async (claims) => signJws(claims, current),
+    sign: (claims) => Promise.resolve().then(() => signJws(claims, current)),
     keySet: () => publicKeySet(signing),
   };
 }
