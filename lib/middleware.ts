@@ -83,7 +83,7 @@ function freshGuard(o: MiddlewareConfig, users: Authenticator, maxAgeMs: number)
       return refuse(o, ctx, err);
     }
     ctx.state.user = user;
-    return next();
+    await next();
   };
 }
 
@@ -147,7 +147,7 @@ function tracer(o: MiddlewareConfig, users: Authenticator): Middleware {
       // store, a throwing validator) is still reported, as every unexpected error is.
       reportError(ctx, err, o.logger);
     }
-    return next();
+    await next();
   };
 }
 
@@ -155,6 +155,6 @@ function userUpdater(o: MiddlewareConfig): Middleware {
   return async function updateUser(ctx: Context, next: Next) {
     const user = getUserInfo(ctx);
     if (user && o.userUpdater) ctx.state.user = await o.userUpdater(user);
-    return next();
+    await next();
   };
 }

@@ -166,7 +166,9 @@ export type AuthRoute = (ctx: Context) => Promise<unknown>;
  */
 export function authRoute(o: RoutesConfig, parts: AuthRouterParts, end: EndToken, mount: (r: Router) => void) {
   const routes = buildAuthRouter(o, parts, end, mount).routes();
-  const handle: AuthRoute = (ctx) => routes(ctx as never, () => unknownRoute(ctx, o.authRoutePath));
+  // Promise.resolve of the router's own promise is that promise: it only types the router's `any`.
+  const handle: AuthRoute = (ctx) =>
+    Promise.resolve<unknown>(routes(ctx as never, () => unknownRoute(ctx, o.authRoutePath)));
   return handle;
 }
 
@@ -194,20 +196,22 @@ export function buildAuthRouter(
 
   // The same rules as the route middleware: the validator, the provider still configured, an expired
   // cookie refreshed (or refused past maxSessionAge), basic auth. A user-bearing answer is never cached.
-  router.get('/user', (ctx) =>
-    middleware.auth(ctx, async () => {
+  router.get('/user', async (ctx) => {
+    await middleware.auth(ctx, () => {
       ctx.set('Cache-Control', 'no-store');
       writeJSON(ctx, 200, getUserInfo(ctx));
-    }),
-  );
+      return Promise.resolve();
+    });
+  });
 
-  router.get('/status', (ctx) =>
-    middleware.trace(ctx, async () => {
+  router.get('/status', async (ctx) => {
+    await middleware.trace(ctx, () => {
       const user = getUserInfo(ctx);
       ctx.set('Cache-Control', 'no-store');
       writeJSON(ctx, 200, user ? { status: 'logged in', user: user.name } : { status: 'not logged in' });
-    }),
-  );
+      return Promise.resolve();
+    });
+  });
 
   const endToken = tokenEnder(o, tokens, endLoggedOut);
 

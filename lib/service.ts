@@ -64,7 +64,7 @@ export function authKoa(opts: AuthKoaOptions): AuthKoa {
   const service = requestHandler(o, { routing, avatarProxy: core.avatarProxy, waitForStart, pending: core.pending });
   const close = async () => {
     await startUp.settled; // a failed start has already closed what it had started
-    await Promise.allSettled(providers.list().map((p) => p.close?.()));
+    await Promise.allSettled(providers.list().map((p) => p.close?.() ?? Promise.resolve()));
     await Promise.all([core.avatarProxy.close(), core.state.close(), features.close(), events.close()]);
   };
   const starting = Promise.all([startUp.starting, routing]).then(() => undefined);

@@ -66,7 +66,7 @@ export class FeatureSet {
   }
 
   async close(): Promise<void> {
-    await Promise.allSettled([...this.#made.values()].map((f) => f.close?.()));
+    await Promise.allSettled([...this.#made.values()].map((f) => f.close?.() ?? Promise.resolve()));
   }
 
   /** Runs every gate in order; true when one answered the request itself (the login goes on elsewhere). */
@@ -89,12 +89,15 @@ export class FeatureSet {
       if (m.prefix === undefined) continue;
       const handle = async (ctx: Context, next: Next) => {
         const routes = this.#made.get(m.name)?.routes;
-        if (!routes) return next();
+        if (!routes) {
+          await next();
+          return;
+        }
         if (ctx.method !== 'GET' && ctx.method !== 'HEAD' && crossSite(ctx, this.#parts.origin)) {
           throw new AuthError('origin_mismatch', 'the request must come from this site');
         }
         // Past the feature's own routes: a 404, not the provider routes that a second segment would reach.
-        return routes(ctx, () => Promise.reject(new AuthError('not_found', 'no such auth route')));
+        await routes(ctx, () => Promise.reject(new AuthError('not_found', 'no such auth route')));
       };
       router.all(m.prefix, handle);
       router.all(`${m.prefix}/{*rest}`, handle);

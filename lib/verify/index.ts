@@ -100,7 +100,7 @@ export function verifier(opts: VerifierOptions): Verifier {
       ctx.body = JSON.stringify({ error: err.message, code: err.code });
       return;
     }
-    return next();
+    await next();
   } as Verifier;
   middleware.verify = verify;
   return middleware;
@@ -124,7 +124,7 @@ interface CheckedOptions {
 /** Where keys come from: a held set, or the remote set with its cache (one per verifier, never shared). */
 function keySource(o: CheckedOptions): (kid: string) => Promise<VerifyKey | undefined> {
   const { jwks } = o;
-  if (jwks instanceof Map) return async (kid) => jwks.get(kid);
+  if (jwks instanceof Map) return (kid) => Promise.resolve(jwks.get(kid));
   const remote = new RemoteKeySet({
     url: jwks,
     maxAgeMs: o.maxAgeMs,

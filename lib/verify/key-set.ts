@@ -1,7 +1,7 @@
 import { createPublicKey } from 'node:crypto';
 import { AuthError } from '../errors.js';
 import { request } from '../http/client.js';
-import { algOf, thumbprint, type SigningAlg } from '../session/signing.js';
+import { algOf, thumbprint } from '../session/signing.js';
 import type { VerifyKey } from '../session/jws.js';
 
 /** How a remote key set is fetched and kept. */
@@ -90,12 +90,10 @@ export function keysOf(doc: unknown): Map<string, VerifyKey> {
     if (!jwk || typeof jwk !== 'object' || (jwk.use !== undefined && jwk.use !== 'sig') || jwk.d !== undefined)
       continue;
     try {
-      // The JWK type moved between @types/node versions (crypto's, then webcrypto's); node:crypto checks the members.
-      const publicKey = createPublicKey({ key: jwk, format: 'jwk' } as Parameters<typeof createPublicKey>[0]);
+      const publicKey = createPublicKey({ key: jwk, format: 'jwk' });
       const alg = algOf(publicKey);
       const kid = thumbprint(publicKey.export({ format: 'jwk' }));
-      if (alg && (jwk.alg === undefined || jwk.alg === alg) && jwk.kid === kid)
-        keys.set(kid, { alg: alg as SigningAlg, kid, publicKey });
+      if (alg && (jwk.alg === undefined || jwk.alg === alg) && jwk.kid === kid) keys.set(kid, { alg, kid, publicKey });
     } catch {
       // A key of another kind or a malformed one is not ours to use.
     }
