@@ -101,7 +101,7 @@ export type ErrorCode = keyof typeof ERROR_STATUS;
 export interface FeatureErrorCodes {}
 
 /** A code a feature declared (FeatureErrorCodes). */
-export type FeatureErrorCode = keyof FeatureErrorCodes & string;
+export type FeatureErrorCode = Extract<keyof FeatureErrorCodes, string>;
 
 /** Whether `code` is one of authkoa's own (ERROR_STATUS), not a feature's. */
 export function isErrorCode(code: string): code is ErrorCode {

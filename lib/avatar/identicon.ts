@@ -31,7 +31,7 @@ export function identicon(userId: string, size = 300): Buffer {
 
 /** 15 bits choose the left three columns; the right two mirror them. */
 function cellsOf(hash: Buffer): boolean[] {
-  const out: boolean[] = new Array(25).fill(false);
+  const out = new Array<boolean>(25).fill(false);
   for (let y = 0; y < 5; y++) {
     for (let x = 0; x < 3; x++) {
       const bit = y * 3 + x;

@@ -98,7 +98,9 @@ export function createAvatarProxy(opts: AvatarProxyOptions): AvatarProxyImpl {
     async start() {
       if (isAvatarStore(source)) return; // the application's own, opened by it
       // onError wrapped the failure for requests: start-up words it from the cause.
-      const opening = opened.get().catch((err: unknown) => Promise.reject((err as AuthError).cause ?? err));
+      const opening = opened.get().catch((err: unknown) => {
+        throw (err as AuthError).cause ?? err;
+      });
       const where = {
         option: 'avatarStore',
         uri: source.uri,
@@ -215,12 +217,8 @@ function passThrough(routePath: string): AvatarProxyImpl {
     routePath,
     pendingResizes: 0,
     async start() {},
-    async put(user) {
-      return user.picture;
-    },
-    async putContent() {
-      return '';
-    },
+    put: (user) => Promise.resolve(user.picture),
+    putContent: () => Promise.resolve(''),
     handle: (ctx) => serveAvatar(ctx, routePath, undefined),
     async close() {},
   };

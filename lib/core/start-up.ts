@@ -82,7 +82,9 @@ async function start(
     checks.push(loadStoreBackend(o.avatarStore).then(() => avatarProxy.start()));
     // Only resizing decodes images (in a worker, which imports jimp); identicons are encoded without it.
     if (o.avatarResizeLimit > 0)
-      checks.push(loadWithPackage('jimp', 'avatarResizeLimit', async () => import.meta.resolve('jimp')));
+      checks.push(
+        loadWithPackage('jimp', 'avatarResizeLimit', () => Promise.resolve().then(() => import.meta.resolve('jimp'))),
+      );
   }
   await Promise.all(checks);
   await providers.build(plans, deps);

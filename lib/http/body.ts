@@ -12,7 +12,7 @@ export const BODY_LIMIT = 1024 * 1024;
  * A body parser the application installed earlier is honoured. Over `limit` → 413; unparsable → 400.
  */
 export async function readParams(ctx: Context, limit = BODY_LIMIT): Promise<Record<string, string>> {
-  const out: Record<string, string> = Object.create(null);
+  const out = Object.create(null) as Record<string, string>;
   const copy = (src: unknown) => {
     if (!src || typeof src !== 'object') return;
     for (const [k, v] of Object.entries(src as Record<string, unknown>)) {

@@ -56,7 +56,7 @@ export function providerOf(ctx: Context): string | undefined {
 export function reportError(ctx: Context, err: unknown, log: Logger): AuthError {
   const e = toAuthError(err);
   if (e.status >= 500) {
-    const cause = e.cause === undefined ? '' : `: ${(e.cause as Error)?.message ?? String(e.cause)}`;
+    const cause = e.cause === undefined ? '' : `: ${causeText(e.cause)}`;
     // Without a logger of the app's, Koa's handler of the emitted error prints it: once, not twice.
     if (log !== consoleLogger) {
       const provider = providerOf(ctx);
@@ -105,4 +105,9 @@ export function rateLimited(ctx: Context, waitMs: number, message: string): Auth
 /** A wait in ms as a `Retry-After` value. */
 export function retryAfterSeconds(waitMs: number): string {
   return String(Math.max(1, Math.ceil(waitMs / 1000)));
+}
+
+/** A cause's message, or the value itself as text when it has none (a string or a number was thrown). */
+function causeText(cause: unknown): string {
+  return (cause as Error | null)?.message ?? String(cause);
 }

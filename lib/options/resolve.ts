@@ -29,7 +29,7 @@ import { readSecrets } from './secret.js';
 import { readMfaOptions } from '../mfa/options.js';
 import { readFeatures } from '../features/plan.js';
 import { readSigning } from '../session/signing.js';
-import type { AuthKoaOptions, AvatarTuning } from './types.js';
+import type { AuthKoaOptions } from './types.js';
 
 /**
  * Validates `authKoa()` options once, at start-up, and fills in the defaults of the original library
@@ -181,7 +181,7 @@ function readAvatar(o: RawOptions, authRoutePath: string): AvatarConfig {
     avatarRoutePath,
     avatarResizeLimit: resizeLimit as number,
     avatarAllowPrivate: bool(o, 'avatarAllowPrivate', false),
-    avatarProxyOptions: plainObject(o, 'avatarProxyOptions') as AvatarTuning,
+    avatarProxyOptions: plainObject(o, 'avatarProxyOptions'),
   };
 }
 

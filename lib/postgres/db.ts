@@ -184,7 +184,7 @@ export function startError(err: unknown, target: PostgresTarget, option: string)
   const e = err as { code?: string; message?: string };
   if ((e?.code && CONFIG_CODES.has(e.code)) || CLIENT_CONFIG.test(String(e?.message)))
     return new TypeError(`authKoa: ${option} ${target.redacted}: ${e.message}`);
-  return new Error(`postgres ${target.redacted} is unavailable (${e?.message ?? err})`, { cause: err });
+  return new Error(`postgres ${target.redacted} is unavailable (${e?.message ?? String(err)})`, { cause: err });
 }
 
 /** A fixed advisory-lock id for schema changes: two processes opening at once create tables one after the other. */

@@ -3,11 +3,12 @@
  * again at the next use when opening failed: a database that is down when the app starts is picked up
  * once it is back, and no request waits on a connection attempt that already failed.
  */
+// `this: void`: both are closures over the resource's state, meant to be passed around detached.
 export interface LazyResource<T> {
   /** The open resource; the first call opens it, a call after a failed open tries again. */
-  get(): Promise<T>;
+  get(this: void): Promise<T>;
   /** Closes what was opened (when `owned`); a later get() opens it again, unless `final`. Safe to call twice. */
-  close(): Promise<void>;
+  close(this: void): Promise<void>;
 }
 
 export interface LazyOptions {
