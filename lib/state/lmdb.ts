@@ -1,5 +1,6 @@
 import type { Database, RootDatabase } from 'lmdb';
 import { openLmdbEnv } from '../util/lmdb-env.js';
+import { promised } from '../util/promised.js';
 import { countHits } from './limiter.js';
 import {
   checkExpiry,
@@ -54,16 +55,18 @@ export class LmdbStateStore implements StateStore {
     return this.#root.transaction(() => {
       const cur = this.#db.get(k);
       if (cur && cur.exp > this.#clock()) return false;
-      this.#db.put(k, stored);
+      void this.#db.put(k, stored); // part of the transaction, which settles the write
       return true;
     });
   }
 
-  async get<V = unknown>(ns: string, key: string): Promise<StateEntry<V> | undefined> {
-    this.#open('get');
-    checkKey('get', ns, key);
-    const cur = this.#db.get(dbKey(ns, key));
-    return cur && { value: cur.v as V, expiresAt: cur.exp, rev: cur.rev };
+  get<V = unknown>(ns: string, key: string): Promise<StateEntry<V> | undefined> {
+    return promised(() => {
+      this.#open('get');
+      checkKey('get', ns, key);
+      const cur = this.#db.get(dbKey(ns, key));
+      return cur && { value: cur.v as V, expiresAt: cur.exp, rev: cur.rev };
+    });
   }
 
   async replace(ns: string, key: string, expected: string, value: unknown, expiresAtMs: number): Promise<boolean> {
@@ -75,7 +78,7 @@ export class LmdbStateStore implements StateStore {
     return this.#root.transaction(() => {
       const cur = this.#db.get(k);
       if (!cur || cur.rev !== expected || cur.exp <= this.#clock()) return false;
-      this.#db.put(k, stored);
+      void this.#db.put(k, stored); // part of the transaction, which settles the write
       return true;
     });
   }
@@ -87,7 +90,7 @@ export class LmdbStateStore implements StateStore {
     return this.#root.transaction(() => {
       const cur = this.#db.get(k);
       if (!cur || cur.rev !== expected) return false;
-      this.#db.remove(k);
+      void this.#db.remove(k); // part of the transaction, which settles the write
       return true;
     });
   }
@@ -106,7 +109,7 @@ export class LmdbStateStore implements StateStore {
       // Inside the write transaction, so a key another process just rewrote is judged by its new value.
       const expired: string[] = [];
       for (const { key, value } of this.#db.getRange()) if (value.exp <= now) expired.push(key);
-      for (const key of expired) this.#db.remove(key);
+      for (const key of expired) void this.#db.remove(key);
       return expired.length;
     });
   }

@@ -1,3 +1,4 @@
+import { promised } from '../util/promised.js';
 import { countHits } from './limiter.js';
 import {
   checkExpiry,
@@ -26,15 +27,16 @@ export function memoryStateStore(opts: StateStoreOptions = {}): StateStore & { r
     get size() {
       return m.size;
     },
-    create: async (ns, key, value, expiresAtMs) => m.create(ns, key, value, expiresAtMs),
-    get: async (ns, key) => m.get(ns, key),
-    replace: async (ns, key, expected, value, expiresAtMs) => m.replace(ns, key, expected, value, expiresAtMs),
-    take: async (ns, key, expected) => m.take(ns, key, expected),
-    remove: async (ns, key) => m.remove(ns, key),
-    sweep: async () => m.sweep(),
-    hit: async (ns, keys, windowMs) => m.hit(ns, keys, windowMs),
+    create: (ns, key, value, expiresAtMs) => promised(() => m.create(ns, key, value, expiresAtMs)),
+    get: (ns, key) => promised(() => m.get(ns, key)),
+    replace: (ns, key, expected, value, expiresAtMs) =>
+      promised(() => m.replace(ns, key, expected, value, expiresAtMs)),
+    take: (ns, key, expected) => promised(() => m.take(ns, key, expected)),
+    remove: (ns, key) => promised(() => m.remove(ns, key)),
+    sweep: () => promised(() => m.sweep()),
+    hit: (ns, keys, windowMs) => promised(() => m.hit(ns, keys, windowMs)),
     markUsed: async (tokenId, expiresAtMs) => markUsedWith(store, tokenId, expiresAtMs, m.clock()),
-    close: async () => m.close(),
+    close: () => promised(() => m.close()),
     volatile: true,
   };
   return store;

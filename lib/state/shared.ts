@@ -4,6 +4,7 @@ import type { ConnectionShare } from '../util/connections.js';
 import { lazyResource } from '../util/lazy.js';
 import { checkStoreOpens, STRICT_STORES, type StorePolicy } from '../util/store-policy.js';
 import { MissingPackageError } from '../util/optional.js';
+import { rejected } from '../util/promised.js';
 import { openStateTarget, parseStateUri } from './open.js';
 import { stateSchemes } from './schemes.js';
 import { hitIn, stateLimiter, type Limiter } from './limiter.js';
@@ -100,7 +101,7 @@ export function sharedState(source: StateTarget | StateStore, opts: SharedStateO
     try {
       pending = current ? call(current) : opened.get().then((s) => call((current = s)));
     } catch (err) {
-      pending = Promise.reject(err);
+      pending = rejected(err);
     }
     return pending.catch(unavailable);
   }

@@ -1,5 +1,6 @@
 import { parseDuration, type Duration } from '../util/duration.js';
 import { clientKey } from '../http/client-key.js';
+import { promised } from '../util/promised.js';
 import type { StateEntry, StateStore } from './types.js';
 
 /** How failed credential logins are throttled (the `loginThrottle` option). */
@@ -62,7 +63,7 @@ export interface ThrottlePolicy {
   forgetMs: number;
 }
 
-const COUNTS = ['perUser', 'perUserTotal', 'perIP'] as const;
+type Count = 'perUser' | 'perUserTotal' | 'perIP';
 
 /** Checks `loginThrottle` (false turns throttling off) and fills in the defaults. */
 export function throttlePolicy(input: unknown, option = 'loginThrottle'): ThrottlePolicy | undefined {
@@ -72,7 +73,7 @@ export function throttlePolicy(input: unknown, option = 'loginThrottle'): Thrott
       `authKoa: ${option} must be false or { perUser, perUserTotal, perIP, lockout, maxLockout, forgetAfter }`,
     );
   const o = (input ?? {}) as LoginThrottleOptions;
-  const count = (key: (typeof COUNTS)[number], dflt: number) => {
+  const count = (key: Count, dflt: number) => {
     const v = o[key];
     if (v === undefined) return dflt;
     if (typeof v !== 'number' || !Number.isInteger(v) || v < 1)
@@ -202,9 +203,10 @@ export function credentialThrottle(
       return {
         wait: undefined,
         // The failure stands, so a lock-out this attempt started is now real.
-        failed: async () => {
-          for (const r of held) if (r.locked !== undefined) onLockout?.({ scope, key: r.label, until: r.locked });
-        },
+        failed: () =>
+          promised(() => {
+            for (const r of held) if (r.locked !== undefined) onLockout?.({ scope, key: r.label, until: r.locked });
+          }),
         succeeded: async () => {
           await Promise.all([store.remove(THROTTLE_NS, pair.key), giveBack(rest)]);
         },

@@ -129,7 +129,9 @@ export function checkKey(call: string, ns: string, key: string): void {
 }
 
 export function checkLimitKeys(ns: string, keys: readonly LimitKey[], windowMs: number): void {
-  if (!Array.isArray(keys) || keys.length === 0) throw new TypeError('hit() requires at least one key');
+  // Checked as unknown (JavaScript callers): narrowing a readonly array by isArray would make it any[].
+  const given: unknown = keys;
+  if (!Array.isArray(given) || keys.length === 0) throw new TypeError('hit() requires at least one key');
   for (const { key, limit } of keys) {
     checkKey('hit', ns, key);
     if (!Number.isInteger(limit) || limit < 1) throw new TypeError('hit() requires each limit as a positive integer');

@@ -4,6 +4,8 @@
  * application runs more than one process; the in-memory default only protects a single process.
  */
 
+import { promised } from '../util/promised.js';
+
 /** Remembers spent one-shot token ids until the tokens themselves expire. */
 export interface UsedTokenStore {
   /**
@@ -44,19 +46,21 @@ export function memoryUsedTokenStore(
     get size() {
       return used.size;
     },
-    async markUsed(id, expiresAtMs) {
-      if (typeof id !== 'string' || id === '') throw new TypeError('markUsed() requires a non-empty id');
-      const now = clock();
-      const until = used.get(id);
-      if (until !== undefined && until > now) return false;
-      // An id whose token already expired is still remembered briefly: the caller refuses the token
-      // for its expiry anyway, and a marker costs less than a second code path.
-      used.set(id, Math.max(expiresAtMs, now + 60_000));
-      if (++inserts % sweepEvery === 0) sweep(now);
-      return true;
-    },
-    async close() {
+    markUsed: (id, expiresAtMs) =>
+      promised(() => {
+        if (typeof id !== 'string' || id === '') throw new TypeError('markUsed() requires a non-empty id');
+        const now = clock();
+        const until = used.get(id);
+        if (until !== undefined && until > now) return false;
+        // An id whose token already expired is still remembered briefly: the caller refuses the token
+        // for its expiry anyway, and a marker costs less than a second code path.
+        used.set(id, Math.max(expiresAtMs, now + 60_000));
+        if (++inserts % sweepEvery === 0) sweep(now);
+        return true;
+      }),
+    close() {
       used.clear();
+      return Promise.resolve();
     },
   };
 }

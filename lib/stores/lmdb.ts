@@ -1,5 +1,6 @@
 import type { Database, RootDatabase } from 'lmdb';
 import { openLmdbEnv } from '../util/lmdb-env.js';
+import { promised } from '../util/promised.js';
 import { sha1 } from '../user.js';
 import {
   avatarId,
@@ -42,34 +43,39 @@ export class LmdbStore implements AvatarStore {
     const id = avatarId(userId).toLowerCase();
     const meta: Meta = { hash: sha1(data), size: data.length, modified: opts.modified?.getTime() ?? Date.now() };
     // One write transaction: bytes and meta are never seen apart.
+    // The writes are part of the transaction: its promise settles them.
     await this.#root.transaction(() => {
-      this.#avatars.put(id, data);
-      this.#metas.put(id, meta);
+      void this.#avatars.put(id, data);
+      void this.#metas.put(id, meta);
     });
     return id;
   }
 
-  async get(id: string): Promise<StoredAvatar | undefined> {
-    if (!isAvatarId(id)) return undefined;
-    const key = id.toLowerCase();
-    const data = this.#avatars.getBinary(key);
-    if (data === undefined) return undefined;
-    const meta = this.#metas.get(key);
-    return { data: Buffer.from(data), etag: meta?.hash ?? sha1(key) };
+  get(id: string): Promise<StoredAvatar | undefined> {
+    return promised(() => {
+      if (!isAvatarId(id)) return undefined;
+      const key = id.toLowerCase();
+      const data = this.#avatars.getBinary(key);
+      if (data === undefined) return undefined;
+      const meta = this.#metas.get(key);
+      return { data: Buffer.from(data), etag: meta?.hash ?? sha1(key) };
+    });
   }
 
   async remove(id: string): Promise<void> {
     if (!isAvatarId(id)) return;
     const key = id.toLowerCase();
     await this.#root.transaction(() => {
-      this.#avatars.remove(key);
-      this.#metas.remove(key);
+      void this.#avatars.remove(key);
+      void this.#metas.remove(key);
     });
   }
 
   async *list(): AsyncIterable<AvatarEntry> {
     for (const { key, value } of this.#metas.getRange()) {
-      yield { id: key, size: value.size, modified: new Date(value.modified) };
+      // The reads are synchronous. An async generator awaits what it yields anyway, so yielding a
+      // promise of the entry changes nothing, and says the generator is async on purpose.
+      yield Promise.resolve({ id: key, size: value.size, modified: new Date(value.modified) });
     }
   }
 
