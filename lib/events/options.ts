@@ -5,7 +5,9 @@ export interface AuditStream {
   write(chunk: string): unknown;
 }
 
-/** The `audit` option: a file path (appended to; rotation is the OS's, e.g. logrotate with copytruncate) or a stream. */
+/**
+ * The `audit` option: a file path (appended to; rotation is the OS's, e.g. logrotate with copytruncate) or a stream.
+ */
 export type AuditOption = string | AuditStream;
 
 /** The event options, checked. */

@@ -78,7 +78,10 @@ function mfaPageCSP(nonce: string, next: string): string {
   return `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; connect-src 'self'; img-src data:; form-action ${formAction}; frame-ancestors 'none'; base-uri 'none'`;
 }
 
-/** Where the page goes once passed: `next` when it is an http(s) URL or a path on this site, else '/' (never `javascript:`). */
+/**
+ * Where the page goes once passed: `next` when it is an http(s) URL or a path on this site, else '/' (never
+ * `javascript:`).
+ */
 function goesTo(next: string | undefined): string {
   if (next === undefined) return '/';
   if (/^\/(?![/\\])/.test(next)) return next;
@@ -89,7 +92,9 @@ function goesTo(next: string | undefined): string {
   }
 }
 
-/** JSON that is safe inside a <script> element: no `</script>`, no `<!--`, no line separators JavaScript once choked on. */
+/**
+ * JSON that is safe inside a <script> element: no `</script>`, no `<!--`, no line separators JavaScript once choked on.
+ */
 function scriptJSON(value: unknown): string {
   return JSON.stringify(value).replace(
     /[<>&\u2028\u2029]/g,

@@ -22,7 +22,10 @@ export interface SigningOptions {
   alg: SigningAlg;
   /** The private key that signs new tokens. */
   key: KeyInput;
-  /** Keys that signed earlier tokens, still accepted (their public half, or the private key) until dropped; each key's alg is read from it. */
+  /**
+   * Keys that signed earlier tokens, still accepted (their public half, or the private key) until dropped; each key's
+   * alg is read from it.
+   */
   previousKeys?: KeyInput[];
 }
 

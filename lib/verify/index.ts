@@ -61,7 +61,10 @@ export interface Verifier extends Middleware {
   verify(token: string): Promise<VerifiedClaims>;
 }
 
-/** Builds a verifier (one per service: it holds the cache of the key set); a bad or unknown option throws a TypeError naming it. */
+/**
+ * Builds a verifier (one per service: it holds the cache of the key set); a bad or unknown option throws a TypeError
+ * naming it.
+ */
 export function verifier(opts: VerifierOptions): Verifier {
   const o = checkOptions(opts);
   const keys = keySource(o);

@@ -81,7 +81,10 @@ export function browserBinding({ name, challengeMs }: PasskeyConfig, deps: Provi
   };
 }
 
-/** The per-client limit on login challenges (`rateLimit`): throws the 429 when a client is over it; undefined when it is off. */
+/**
+ * The per-client limit on login challenges (`rateLimit`): throws the 429 when a client is over it; undefined when it is
+ * off.
+ */
 export function loginChallengeLimit(
   { name, rateLimit }: PasskeyConfig,
   deps: ProviderDeps,

@@ -98,7 +98,10 @@ function mintToken(name: string, lifetimeS: number, request: ConfirmationRequest
   });
 }
 
-/** The step-1 limits (`rateLimit`), counted per provider by the service's limiter: the wait when over one; undefined when off. */
+/**
+ * The step-1 limits (`rateLimit`), counted per provider by the service's limiter: the wait when over one; undefined
+ * when off.
+ */
 function requestLimit(
   { name, rateLimit }: VerifiedConfig,
   limiter: Limiter,
