@@ -27,7 +27,8 @@ export function readEventOptions(o: {
 }): EventsConfig {
   if (o.telemetry !== undefined && typeof o.telemetry !== 'boolean')
     throw new TypeError(
-      'authKoa: telemetry must be true (require @opentelemetry/api), false (never load it) or unset (use it when installed)',
+      'authKoa: telemetry must be true (require @opentelemetry/api), false (never load it) ' +
+        'or unset (use it when installed)',
     );
   return {
     audit: readAudit(o.audit),

@@ -161,6 +161,8 @@ export function otpauthURL(opts: { issuer: string; account: string; secret: stri
   const key = base32Decode(secret);
   if (key.length === 0) throw new TypeError('otpauthURL: secret must not be empty');
   const label = `${encodeURIComponent(issuer)}:${encodeURIComponent(account)}`;
-  const query = `secret=${base32Encode(key)}&issuer=${encodeURIComponent(issuer)}&algorithm=SHA1&digits=${CODE_DIGITS}&period=${TOTP_STEP_S}`;
+  const query =
+    `secret=${base32Encode(key)}&issuer=${encodeURIComponent(issuer)}` +
+    `&algorithm=SHA1&digits=${CODE_DIGITS}&period=${TOTP_STEP_S}`;
   return `otpauth://totp/${label}?${query}`;
 }

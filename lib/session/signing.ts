@@ -95,7 +95,8 @@ export function thumbprint(jwk: JsonWebKey): string {
   };
   const names = members[jwk.kty ?? ''];
   if (!names) throw new TypeError(`no thumbprint for key type ${String(jwk.kty)}`);
-  const canonical = `{${names.map((n) => `${JSON.stringify(n)}:${JSON.stringify((jwk as Record<string, unknown>)[n])}`).join(',')}}`;
+  const member = (n: string): string => `${JSON.stringify(n)}:${JSON.stringify((jwk as Record<string, unknown>)[n])}`;
+  const canonical = `{${names.map(member).join(',')}}`;
   return createHash('sha256').update(canonical).digest('base64url');
 }
 

@@ -154,7 +154,8 @@ export function providerState(
   if (typeof source !== 'string') {
     if (!isStateStore(source))
       throw new TypeError(
-        `${opts.option} must be a state store URI (memory://, lmdb://<path>, redis://…, mongodb://…, postgres://…) or a StateStore object`,
+        `${opts.option} must be a state store URI (memory://, lmdb://<path>, redis://…, mongodb://…, ` +
+          `postgres://…) or a StateStore object`,
       );
     return sharedState(source, opts);
   }

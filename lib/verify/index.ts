@@ -184,7 +184,8 @@ function jwksOf(jwks: unknown): string | Map<string, VerifyKey> {
   const held = keysOf(jwks);
   if (held.size === 0)
     throw new TypeError(
-      'verifier: jwks holds no usable key (public Ed25519, P-256 or RSA keys of 2048 bits or more, each with its RFC 7638 thumbprint as kid)',
+      'verifier: jwks holds no usable key (public Ed25519, P-256 or RSA keys of 2048 bits or more, each with its ' +
+        'RFC 7638 thumbprint as kid)',
     );
   return held;
 }

@@ -74,7 +74,8 @@ export function browserBinding({ name, challengeMs }: PasskeyConfig, deps: Provi
       const value = current && BINDING.test(current) ? current : randomBytes(32).toString('base64url');
       ctx.append(
         'Set-Cookie',
-        `${cookie}=${value}; Path=${path}; HttpOnly; SameSite=Strict; Max-Age=${Math.ceil(challengeMs / 1000)}${deps.cookies.secure ? '; Secure' : ''}`,
+        `${cookie}=${value}; Path=${path}; HttpOnly; SameSite=Strict; ` +
+          `Max-Age=${Math.ceil(challengeMs / 1000)}${deps.cookies.secure ? '; Secure' : ''}`,
       );
       return hash(value);
     },
