@@ -61,5 +61,5 @@ async function guarded(ctx: Context, logger: Logger, handle: () => Promise<unkno
 }
 
 function under(path: string, prefix: string): boolean {
-  return path.startsWith(prefix) && (path.length === prefix.length || path.charCodeAt(prefix.length) === 47) /* / */;
+  return path.startsWith(prefix) && (path.length === prefix.length || path.charCodeAt(prefix.length) === 47); /* / */
 }

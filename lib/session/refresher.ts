@@ -76,14 +76,12 @@ export class Refresher {
     o.refreshCache?.set(rt.token, refreshed);
     refreshEvent(this.events, ctx, refreshed);
     // The refresh stands whatever happens to the list: a store that failed now is retried at the next one.
-    await this.registry
-      ?.seen(ctx, refreshed)
-      .catch((err: unknown) =>
-        o.logger.warn(`session list not updated at refresh: ${(err as Error).message}`, {
-          code: 'state_store_unavailable',
-          userId: refreshed.user?.id,
-        }),
-      );
+    await this.registry?.seen(ctx, refreshed).catch((err: unknown) =>
+      o.logger.warn(`session list not updated at refresh: ${(err as Error).message}`, {
+        code: 'state_store_unavailable',
+        userId: refreshed.user?.id,
+      }),
+    );
     return refreshed;
   }
 }
