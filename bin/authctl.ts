@@ -43,7 +43,7 @@ const program = new Command('authctl')
     [] as string[],
   )
   .hook('preAction', async () => {
-    for (const spec of (program.opts() as { require?: string[] }).require ?? []) await importPlugin(spec);
+    for (const spec of program.opts<{ require?: string[] }>().require ?? []) await importPlugin(spec);
   })
   .exitOverride();
 

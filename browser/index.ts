@@ -69,7 +69,7 @@ const INSTALLED = Symbol.for('authkoa.jquery.rest');
 export function restClient($: JQueryLike): RestClientConstructor {
   if (!$ || typeof $.ajax !== 'function' || typeof $.param !== 'function')
     throw new RestClientError('no_jquery', 'restClient($) needs jQuery (with $.ajax and $.param)');
-  const existing = $.RestClient as (RestClientConstructor & { [INSTALLED]?: boolean }) | undefined;
+  const existing: (RestClientConstructor & { [INSTALLED]?: boolean }) | undefined = $.RestClient;
   if (existing && existing[INSTALLED]) return existing;
 
   const builtIn = builtInDefaults($);

@@ -28,7 +28,7 @@ const KNOWN = new Set<string>(OPTION_KEYS);
 /** True for `{}`-style objects (not arrays, dates, class instances). */
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
   if (value === null || typeof value !== 'object') return false;
-  const proto = Object.getPrototypeOf(value);
+  const proto: unknown = Object.getPrototypeOf(value);
   return proto === Object.prototype || proto === null;
 }
 
@@ -144,7 +144,7 @@ export function resolve(parent: ResolvedOptions, own: RestOptions): ResolvedOpti
     stripTrailingSlash: own.stripTrailingSlash ?? parent.stripTrailingSlash,
     username: own.username !== undefined ? own.username : parent.username,
     password: own.password !== undefined ? own.password : parent.password,
-    ajax: own.ajax ? merge(parent.ajax, own.ajax) : (clone(parent.ajax) as AjaxSettings),
+    ajax: own.ajax ? merge(parent.ajax, own.ajax) : clone<AjaxSettings>(parent.ajax),
     methodOverride: own.methodOverride ?? parent.methodOverride,
     request: own.request ?? parent.request,
     isSingle: own.isSingle ?? false,

@@ -129,10 +129,11 @@ export function perform(ctx: VerbContext, args: readonly unknown[]): RestPromise
     const key = cacheKey(settings);
     const hit = cache.get(key, opts.cache);
     if (hit) return hit;
-    const result = opts.request(ctx.resource, settings);
+    const result = opts.request(ctx.resource, settings) as RestPromise;
     onSuccess(result, () => cache.put(key, url, result));
     return result;
   }
   if (opts.autoClearCache && !opts.cachableMethods.includes(settings.type!)) cache.clearUnder(pathOf(url));
-  return opts.request(ctx.resource, settings);
+  // Whatever `request` returned (a jqXHR, or a custom request's deferred or promise) is the verb's promise.
+  return opts.request(ctx.resource, settings) as RestPromise;
 }

@@ -71,7 +71,7 @@ export class ResourceNode implements ResourceBase {
   }
 
   /** Adds a child resource under `name` (also stored as that property) and returns it. */
-  add(name: string, options?: RestOptions): any {
+  add(name: string, options?: RestOptions): ResourceNode {
     if (typeof name !== 'string' || name === '') throw new RestClientError('invalid_name', `'name' must be a string`);
     const own = validate(options);
     if (name in this) throw new RestClientError('name_taken', `Cannot add Resource: '${name}' already exists`);
@@ -101,8 +101,10 @@ export class ResourceNode implements ResourceBase {
       const pad = '  '.repeat(depth);
       lines.push(`${pad}${node.name}: ${node.url}`);
       const state = node[STATE];
-      for (const verb of state.verbNames) lines.push(`${pad}  ${verb}: ${(node as any)[verb].method}`);
-      for (const child of state.childNames) walk((node as any)[child], depth + 1);
+      // Verbs and children are the node's own properties, named in its state.
+      const props = node as unknown as Record<string, unknown>;
+      for (const verb of state.verbNames) lines.push(`${pad}  ${verb}: ${(props[verb] as Verb).method}`);
+      for (const child of state.childNames) walk(props[child] as ResourceNode, depth + 1);
     };
     walk(this, 0);
     for (const line of lines) console.log(line);

@@ -18,13 +18,13 @@ export interface XhrLike {
 }
 
 /** The deferred a verb returns: jQuery's jqXHR, or whatever a custom `request` returns. */
-export interface RestPromise<T = any> extends PromiseLike<T> {
+export interface RestPromise<T = unknown> extends PromiseLike<T> {
   /** Called with (data, textStatus, xhr) once the request succeeds (or at once on a cache hit). */
   done(...callbacks: Array<(data: T, textStatus: string, xhr: XhrLike) => void>): this;
   /** Called with (xhr, textStatus, errorThrown) when the request fails. */
   fail(...callbacks: Array<(xhr: XhrLike, textStatus: string, errorThrown: unknown) => void>): this;
   /** Called when the request settles either way. */
-  always(...callbacks: Array<(...args: any[]) => void>): this;
+  always(...callbacks: Array<(dataOrXhr: T | XhrLike, textStatus: string, xhrOrError: unknown) => void>): this;
 }
 
 /** The options object handed to jQuery's ajax (or to a custom `request`). */
@@ -40,14 +40,18 @@ export interface AjaxSettings {
 
 /** The slice of jQuery the plugin uses; both jQuery 3.x and 4.x satisfy it. */
 export interface JQueryLike {
-  // `any`, not AjaxSettings: @types/jquery's $.ajax takes its own settings type, which this one does not fit.
-  ajax(settings: any): any;
+  // `object`, not AjaxSettings: @types/jquery's $.ajax takes its own settings type, which this one does not fit
+  // (a method's parameter is compared both ways, and theirs is an object). What it returns is read as a RestPromise.
+  ajax(settings: object): unknown;
   param(data: object): string;
   RestClient?: RestClientConstructor;
 }
 
-/** Performs one request: `request(resource, ajaxSettings)`; must return a deferred with `done`. */
-export type RequestFn = (resource: ResourceBase, settings: AjaxSettings) => RestPromise | any;
+/**
+ * Performs one request: `request(resource, ajaxSettings)`; must return a deferred with `done`. Typed `unknown`:
+ * whatever it returns is handed back as the verb's RestPromise unchecked.
+ */
+export type RequestFn = (resource: ResourceBase, settings: AjaxSettings) => unknown;
 
 /** Verb name to HTTP method; `null` (or `''`) removes an inherited verb. */
 export type VerbMap = Record<string, string | null>;
@@ -100,7 +104,7 @@ export interface ResolvedOptions {
 }
 
 /** One verb function: `verb([id1], ..., [idN], [data], [params])`. */
-export interface Verb<T = any> {
+export interface Verb<T = unknown> {
   <R = T>(...args: VerbArg[]): RestPromise<R>;
   /** The verb's name on its resource. */
   readonly verbName: string;
@@ -139,7 +143,7 @@ export interface ResourceBase {
   /** Number of ids a call to this resource's verbs takes at most. */
   readonly idCount: number;
   /** Adds a verb; its url segment (options.url or the name) follows the resource path. */
-  addVerb<T = any>(name: string, method: string, options?: RestOptions): Verb<T>;
+  addVerb<T = unknown>(name: string, method: string, options?: RestOptions): Verb<T>;
   /** Prints the tree (URL templates and verbs) to the console and returns the printed text. */
   show(): string;
   /** The resource's name. */
@@ -152,7 +156,7 @@ export type DefaultVerbs = { create: 'POST'; read: 'GET'; update: 'PUT'; destroy
 type Simplify<T> = { [K in keyof T]: T[K] } & {};
 type MergeVerbs<P, O extends VerbMap> = Simplify<Omit<P, keyof O> & O>;
 type LiveVerbs<V> = { [K in keyof V as V[K] extends null | '' ? never : K extends 'delete' ? 'destroy' : K]: Verb };
-type Aliases<V> = 'destroy' extends keyof LiveVerbs<V> ? { del: Verb } : {};
+type Aliases<V> = 'destroy' extends keyof LiveVerbs<V> ? { del: Verb } : Record<never, never>;
 
 /** A resource with verb map `V` (its verbs are typed as functions). */
 export type Resource<V = DefaultVerbs> = ResourceBase & LiveVerbs<V> & Aliases<V> & ResourceAdder<V>;
@@ -160,7 +164,10 @@ export type Resource<V = DefaultVerbs> = ResourceBase & LiveVerbs<V> & Aliases<V
 /** `add` carries the verb map down the tree, so children get typed verbs. */
 export interface ResourceAdder<V> {
   /** Adds a child resource under `name` (also stored as property `name`) and returns it. */
-  add<O extends VerbMap = {}>(name: string, options?: RestOptions & { verbs?: O }): Resource<MergeVerbs<V, O>>;
+  add<O extends VerbMap = Record<never, never>>(
+    name: string,
+    options?: RestOptions & { verbs?: O },
+  ): Resource<MergeVerbs<V, O>>;
 }
 
 /** The root client: no verbs of its own, but `add` and `addVerb`. */
@@ -168,7 +175,7 @@ export type RestClient<V = DefaultVerbs> = ResourceBase & ResourceAdder<V>;
 
 /** `$.RestClient`. */
 export interface RestClientConstructor {
-  new <O extends VerbMap = {}>(
+  new <O extends VerbMap = Record<never, never>>(
     base?: string,
     options?: RestOptions & { verbs?: O },
   ): RestClient<MergeVerbs<DefaultVerbs, O>>;

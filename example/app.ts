@@ -170,7 +170,9 @@ export async function startExample(o: ExampleOptions): Promise<RunningExample> {
   app.use(auth);
   app.use(router.routes());
   app.use(router.allowedMethods());
-  handle = app.callback();
+  const koaHandle = app.callback();
+  // Koa's handler answers its own errors (ctx.onerror), so its promise is left to settle as before.
+  handle = (req, res) => void koaHandle(req, res);
 
   banner(log, { host: o.host, port, url, features, providers: auth.providers.list().map((p) => p.name) });
   return {

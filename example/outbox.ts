@@ -15,11 +15,14 @@ export class Outbox {
 
   /** The verified provider's sender interface. */
   readonly sender = {
-    send: async (address: string, text: string) => {
-      this.messages.unshift({ to: address, text, at: new Date() });
-      this.messages.length = Math.min(this.messages.length, 50);
-      this.log(`outbox: message to ${address}:\n${text}`);
-    },
+    // A promise, as the interface wants; a throwing log still rejects it rather than throwing.
+    send: (address: string, text: string) =>
+      new Promise<void>((resolve) => {
+        this.messages.unshift({ to: address, text, at: new Date() });
+        this.messages.length = Math.min(this.messages.length, 50);
+        this.log(`outbox: message to ${address}:\n${text}`);
+        resolve();
+      }),
   };
 
   list(): readonly OutboxMessage[] {

@@ -11,10 +11,16 @@ import type { Middleware } from 'koa';
  */
 export function publicHostOnly(publicUrl: string): Middleware {
   const { host, hostname } = new URL(publicUrl);
-  if (hostname === '0.0.0.0' || hostname === '[::]') return (_ctx, next) => next();
+  if (hostname === '0.0.0.0' || hostname === '[::]')
+    return async (_ctx, next) => {
+      await next();
+    };
   return async (ctx, next) => {
     // Koa's ctx.host is the Host header (X-Forwarded-Host only with app.proxy); the URL API lowercases too.
-    if (ctx.host.toLowerCase() === host) return next();
+    if (ctx.host.toLowerCase() === host) {
+      await next();
+      return;
+    }
     if (ctx.method === 'GET' || ctx.method === 'HEAD') {
       // Concatenated, not resolved: a path such as //evil.example stays a path on the public host.
       const path = ctx.path.startsWith('/') ? ctx.path : '/';

@@ -87,7 +87,9 @@ function freshGuard(o: MiddlewareConfig, users: Authenticator, maxAgeMs: number)
   };
 }
 
-/** A middleware that lets the request on with its user when there is one and `check` allows it, else answers 401/403. */
+/**
+ * A middleware that lets the request on with its user when there is one and `check` allows it, else answers 401/403.
+ */
 function guard(o: MiddlewareConfig, users: Authenticator, check?: UserCheck): Middleware {
   return (ctx: Context, next: Next) => {
     let found: User | Promise<User>;

@@ -38,7 +38,10 @@ export function registerStore(scheme: string, open: StoreOpener): void {
   storeSchemes.add(name, open);
 }
 
-/** Adds a state-store scheme: `registerStateStore('etcd', (uri, { clock }) => …)` makes `stateStore: 'etcd://…'` open one. */
+/**
+ * Adds a state-store scheme: `registerStateStore('etcd', (uri, { clock }) => …)` makes
+ * `stateStore: 'etcd://…'` open one.
+ */
 export function registerStateStore(scheme: string, open: StateStoreOpener): void {
   const name = schemeName('registerStateStore()', scheme);
   if (typeof open !== 'function') throw new TypeError('registerStateStore() requires an open(uri, options) function');

@@ -98,7 +98,10 @@ function providerNamed(ctx: Context, providers: ProviderRegistry, name: string):
   return provider;
 }
 
-/** A provider's one-segment route: login and callback (after the preAuthHook), logout (which ends the token first), else its own action. */
+/**
+ * A provider's one-segment route: login and callback (after the preAuthHook), logout (which ends the token first), else
+ * its own action.
+ */
 async function providerRoute(
   ctx: Context,
   o: StepConfig,
@@ -177,7 +180,9 @@ export function buildAuthRouter(
   o: RoutesConfig,
   { tokens, providers, middleware, failed, tracing }: AuthRouterParts,
   endLoggedOut: EndToken,
-  /** The routes of a feature the options turn on (the second factor's `/mfa/…`), taken before the providers' routes. */
+  /**
+   * The routes of a feature the options turn on (the second factor's `/mfa/…`), taken before the providers' routes.
+   */
   mountFeatures?: (router: Router) => void,
 ): Router {
   const router = new Router({ prefix: o.authRoutePath });

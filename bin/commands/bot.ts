@@ -64,7 +64,7 @@ export function botCommand(): Command {
         apiRoot: opts.apiRoot,
         successMsg: opts.successMsg,
         errorMsg: opts.errorMsg,
-        requests: new LoginRequests(async () => store, Date.now),
+        requests: new LoginRequests(() => Promise.resolve(store), Date.now),
         logger,
       });
       const stop = new Promise<string>((resolve) => {

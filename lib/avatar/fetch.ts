@@ -14,7 +14,9 @@ export interface FetchLimits {
   maxRedirects: number;
   /** Which connected addresses are acceptable (see addressPolicy). */
   allowed: (address: string) => boolean;
-  /** Extra attempts after a transport error (reset, refused), `retryDelayMs` apart; never after a refusal or a non-200. */
+  /**
+   * Extra attempts after a transport error (reset, refused), `retryDelayMs` apart; never after a refusal or a non-200.
+   */
   retries: number;
   retryDelayMs: number;
 }

@@ -4,7 +4,10 @@
  * any decoder allocates a bitmap, which is what stops decompression bombs).
  */
 
-/** Types the route will serve, the raster types browsers show (no SVG, which can carry script); anything else stored is answered 415. */
+/**
+ * Types the route will serve, the raster types browsers show (no SVG, which can carry script); anything else stored is
+ * answered 415.
+ */
 export type ImageType = 'image/png' | 'image/jpeg' | 'image/gif' | 'image/webp' | 'image/bmp' | 'image/x-icon';
 
 /** Returns the image type from magic bytes, or undefined (HTML, SVG, text, unknown). */

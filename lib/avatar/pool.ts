@@ -118,7 +118,8 @@ function startWorker(): Worker {
   if (import.meta.url.endsWith('.ts')) {
     const file = new URL('./worker.ts', import.meta.url).href;
     const tsx = import.meta.resolve('tsx/esm/api');
-    const boot = `import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(file)}); });`;
+    const boot =
+      `import(${JSON.stringify(tsx)}).then((m) => { m.register(); ` + `return import(${JSON.stringify(file)}); });`;
     return new Worker(boot, { ...opts, eval: true });
   }
   return new Worker(new URL('./worker.js', import.meta.url), opts);

@@ -64,7 +64,10 @@ function proxyConfig(opts: AvatarProxyOptions): ProxyConfig {
   };
 }
 
-/** What a storing proxy works with: its settings, the resize pool and the store (opened at start-up, or at first use after a failed open). */
+/**
+ * What a storing proxy works with: its settings, the resize pool and the store (opened at start-up, or at first use
+ * after a failed open).
+ */
 interface Parts {
   cfg: ProxyConfig;
   pool: LazyPool;

@@ -41,7 +41,9 @@ export interface AvatarProxyOptions {
   logger: Logger;
   /** Private addresses avatar fetches may reach anyway: exact IPs or CIDRs (an intranet picture host). */
   allowAddresses?: readonly string[];
-  /** Store URI (path, file://, lmdb://, bolt://, mongodb://), its parsed target, or an AvatarStore; none = pass-through. */
+  /**
+   * Store URI (path, file://, lmdb://, bolt://, mongodb://), its parsed target, or an AvatarStore; none = pass-through.
+   */
   store?: string | StoreTarget | AvatarStore;
   /** The instance's connections: a store on the state store's database URI shares its pool. */
   connections?: ConnectionShare;

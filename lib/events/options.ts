@@ -5,7 +5,9 @@ export interface AuditStream {
   write(chunk: string): unknown;
 }
 
-/** The `audit` option: a file path (appended to; rotation is the OS's, e.g. logrotate with copytruncate) or a stream. */
+/**
+ * The `audit` option: a file path (appended to; rotation is the OS's, e.g. logrotate with copytruncate) or a stream.
+ */
 export type AuditOption = string | AuditStream;
 
 /** The event options, checked. */
@@ -25,7 +27,8 @@ export function readEventOptions(o: {
 }): EventsConfig {
   if (o.telemetry !== undefined && typeof o.telemetry !== 'boolean')
     throw new TypeError(
-      'authKoa: telemetry must be true (require @opentelemetry/api), false (never load it) or unset (use it when installed)',
+      'authKoa: telemetry must be true (require @opentelemetry/api), false (never load it) ' +
+        'or unset (use it when installed)',
     );
   return {
     audit: readAudit(o.audit),

@@ -47,7 +47,10 @@ export function mfaGate(parts: GateParts): SecondStepGate {
   };
 }
 
-/** The factors the user may answer with: TOTP and recovery codes when on, and a passkey unless the first step was that very passkey provider. */
+/**
+ * The factors the user may answer with: TOTP and recovery codes when on, and a passkey unless the first step was that
+ * very passkey provider.
+ */
 async function offeredFactors(parts: GateParts, login: IdentifiedLogin): Promise<string[]> {
   const summary = await parts.factors.summary(login.user.id);
   const factors: string[] = [];

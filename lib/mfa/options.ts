@@ -25,7 +25,9 @@ export interface MfaOptions {
   required?: boolean | ((user: User) => boolean | Promise<boolean>);
   /** TOTP steps of 30 s accepted either side of now, for phones whose clock drifts. Default 1. */
   window?: number;
-  /** The page that asks for the second step; logins that end in a redirect go there. Default `<authRoutePath>/mfa/page`. */
+  /**
+   * The page that asks for the second step; logins that end in a redirect go there. Default `<authRoutePath>/mfa/page`.
+   */
   page?: string;
   /** How recent a login the routes that change factors need (setup, removal, new recovery codes). Default '5m'. */
   fresh?: Duration;

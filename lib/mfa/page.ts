@@ -75,10 +75,16 @@ ${script}</body>
 function mfaPageCSP(nonce: string, next: string): string {
   let formAction = "'self'";
   if (/^https?:\/\//i.test(next)) formAction += ` ${new URL(next).origin}`; // goesTo() made sure it parses
-  return `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; connect-src 'self'; img-src data:; form-action ${formAction}; frame-ancestors 'none'; base-uri 'none'`;
+  return (
+    `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; connect-src 'self'; ` +
+    `img-src data:; form-action ${formAction}; frame-ancestors 'none'; base-uri 'none'`
+  );
 }
 
-/** Where the page goes once passed: `next` when it is an http(s) URL or a path on this site, else '/' (never `javascript:`). */
+/**
+ * Where the page goes once passed: `next` when it is an http(s) URL or a path on this site, else '/' (never
+ * `javascript:`).
+ */
 function goesTo(next: string | undefined): string {
   if (next === undefined) return '/';
   if (/^\/(?![/\\])/.test(next)) return next;
@@ -89,7 +95,9 @@ function goesTo(next: string | undefined): string {
   }
 }
 
-/** JSON that is safe inside a <script> element: no `</script>`, no `<!--`, no line separators JavaScript once choked on. */
+/**
+ * JSON that is safe inside a <script> element: no `</script>`, no `<!--`, no line separators JavaScript once choked on.
+ */
 function scriptJSON(value: unknown): string {
   return JSON.stringify(value).replace(
     /[<>&\u2028\u2029]/g,
@@ -110,7 +118,8 @@ function answerSteps(base: string, factors: string[]): string {
   if (factors.includes('totp')) {
     parts.push(`<form id="code-form" method="post" action="${escapeHTML(base)}/verify">
 <label for="code">Enter the 6-digit code from your authenticator app</label>
-<input id="code" name="code" autocomplete="one-time-code" inputmode="numeric" maxlength="9" spellcheck="false" required autofocus>
+<input id="code" name="code" autocomplete="one-time-code" inputmode="numeric" maxlength="9" spellcheck="false" \
+required autofocus>
 <button type="submit">Verify</button>
 </form>`);
   }
@@ -134,7 +143,8 @@ function answerSteps(base: string, factors: string[]): string {
 /** Setting up an authenticator app to finish the login: start, scan and confirm, the recovery codes. */
 function enrollSteps(): string {
   return `<div id="setup-step">
-<p>This account needs two-step login. Set up an authenticator app (such as a password manager or an authenticator on your phone) to finish logging in.</p>
+<p>This account needs two-step login. Set up an authenticator app (such as a password manager or an authenticator on \
+your phone) to finish logging in.</p>
 <button id="setup" type="button">Set up the authenticator app</button>
 <noscript><p>Setting up needs JavaScript.</p></noscript>
 </div>
@@ -144,7 +154,8 @@ function enrollSteps(): string {
 <p>Or enter this key by hand: <code id="secret"></code></p>
 <form id="confirm-form">
 <label for="enroll-code">Then enter the 6-digit code the app shows</label>
-<input id="enroll-code" name="code" autocomplete="one-time-code" inputmode="numeric" maxlength="9" spellcheck="false" required>
+<input id="enroll-code" name="code" autocomplete="one-time-code" inputmode="numeric" maxlength="9" spellcheck="false" \
+required>
 <button type="submit">Turn on two-step login</button>
 </form>
 </div>
@@ -196,12 +207,14 @@ async function attempt(box, run) {
   buttons.forEach(function (b) { b.disabled = true; });
   say('');
   try { await run(); } catch (err) {
-    say(err && err.name === 'NotAllowedError' ? 'The passkey prompt was cancelled or timed out.' : String(err && err.message || err));
+    say(err && err.name === 'NotAllowedError' ? 'The passkey prompt was cancelled or timed out.' : String(err && \
+err.message || err));
   } finally { buttons.forEach(function (b) { b.disabled = false; }); }
 }
 function onSubmit(id, run) {
   var form = $(id);
-  if (form) form.addEventListener('submit', function (e) { e.preventDefault(); attempt(form, function () { return run(new FormData(form)); }); });
+  if (form) form.addEventListener('submit', function (e) { e.preventDefault(); attempt(form, function () { return \
+run(new FormData(form)); }); });
 }
 function onClick(id, run) {
   var button = $(id);
@@ -219,23 +232,29 @@ function unb64u(text) {
   return bytes.buffer;
 }
 function requestOptions(json) {
-  if (typeof PublicKeyCredential.parseRequestOptionsFromJSON === 'function') return PublicKeyCredential.parseRequestOptionsFromJSON(json);
+  if (typeof PublicKeyCredential.parseRequestOptionsFromJSON === 'function') return \
+PublicKeyCredential.parseRequestOptionsFromJSON(json);
   var o = Object.assign({}, json, { challenge: unb64u(json.challenge) });
-  if (json.allowCredentials) o.allowCredentials = json.allowCredentials.map(function (d) { return Object.assign({}, d, { id: unb64u(d.id) }); });
+  if (json.allowCredentials) o.allowCredentials = json.allowCredentials.map(function (d) { return Object.assign({}, \
+d, { id: unb64u(d.id) }); });
   return o;
 }
 function assertionJSON(c) {
   if (typeof c.toJSON === 'function') return c.toJSON();
-  var r = c.response, response = { clientDataJSON: b64u(r.clientDataJSON), authenticatorData: b64u(r.authenticatorData), signature: b64u(r.signature) };
+  var r = c.response, response = { clientDataJSON: b64u(r.clientDataJSON), authenticatorData: \
+b64u(r.authenticatorData), signature: b64u(r.signature) };
   if (r.userHandle) response.userHandle = b64u(r.userHandle);
-  var json = { id: c.id, rawId: b64u(c.rawId), type: c.type, response: response, clientExtensionResults: c.getClientExtensionResults ? c.getClientExtensionResults() : {} };
+  var json = { id: c.id, rawId: b64u(c.rawId), type: c.type, response: response, clientExtensionResults: \
+c.getClientExtensionResults ? c.getClientExtensionResults() : {} };
   if (c.authenticatorAttachment) json.authenticatorAttachment = c.authenticatorAttachment;
   return json;
 }
 onSubmit('code-form', async function (f) { await post('/verify', { code: digits(f.get('code')) }); done(); });
-onSubmit('recovery-form', async function (f) { await post('/verify', { recoveryCode: String(f.get('recoveryCode')).trim() }); done(); });
+onSubmit('recovery-form', async function (f) { await post('/verify', { recoveryCode: \
+String(f.get('recoveryCode')).trim() }); done(); });
 onClick('passkey', async function () {
-  if (typeof PublicKeyCredential === 'undefined' || !navigator.credentials) throw new Error('This browser cannot use passkeys here.');
+  if (typeof PublicKeyCredential === 'undefined' || !navigator.credentials) throw new Error('This browser cannot use \
+passkeys here.');
   var options = await post('/passkey/options');
   var credential = await navigator.credentials.get({ publicKey: requestOptions(options) });
   if (!credential) throw new Error('The browser returned no passkey.');

@@ -82,7 +82,10 @@ export class PartialLogins {
     );
   }
 
-  /** The request's partial login, or undefined when it has none; 401 `mfa_session_expired`/`mfa_session_invalid` for one that cannot be used. */
+  /**
+   * The request's partial login, or undefined when it has none; 401 `mfa_session_expired`/`mfa_session_invalid` for one
+   * that cannot be used.
+   */
   read(ctx: Context): PartialLogin | undefined {
     const token = readCookie(ctx.get('cookie'), this.#o.cookieName);
     if (!token) return undefined;
@@ -110,14 +113,20 @@ export class PartialLogins {
     return { pending: mfa as PendingLogin, jti, exp };
   }
 
-  /** Throws 401 `mfa_session_invalid` when the partial login was already finished (a copy replayed): checked before a code is, so a replay spends no code. */
+  /**
+   * Throws 401 `mfa_session_invalid` when the partial login was already finished (a copy replayed): checked before a
+   * code is, so a replay spends no code.
+   */
   async unspent(partial: PartialLogin): Promise<void> {
     const used = await this.state.get(USED_NS, `mfa-partial:${partial.jti}`);
     if (used && used.expiresAt > this.#o.clock())
       throw new AuthError('mfa_session_invalid', 'this login was already finished: log in again');
   }
 
-  /** Spends a partial login once its second step passed: a second use, here or in another process, is refused. Clears the cookie. */
+  /**
+   * Spends a partial login once its second step passed: a second use, here or in another process, is refused. Clears
+   * the cookie.
+   */
   async spend(ctx: Context, partial: PartialLogin): Promise<void> {
     const first = await this.state.markUsed(`mfa-partial:${partial.jti}`, partial.exp * 1000);
     this.clear(ctx);
@@ -137,7 +146,9 @@ export class PartialLogins {
   }
 }
 
-/** The partial tokens' own HMAC key: HKDF of the MFA secret, so a session key never verifies one (nor one a session). */
+/**
+ * The partial tokens' own HMAC key: HKDF of the MFA secret, so a session key never verifies one (nor one a session).
+ */
 function partialKey(secret: string): KeyObject {
   return createSecretKey(Buffer.from(hkdfSync('sha256', secret, 'authkoa', 'authkoa mfa partial token v1', 32)));
 }

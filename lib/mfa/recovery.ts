@@ -11,7 +11,10 @@ const GROUP = 4;
 /** A cap on one call, so a mistaken count cannot ask for millions of codes. */
 const MAX_COUNT = 1000;
 
-/** `count` fresh codes shown once to the user: 16 characters of a base32 alphabet (80 bits) in four dash-separated groups of four (`k7qm-2fhz-wpd4-ja6r`), lower case. */
+/**
+ * `count` fresh codes shown once to the user: 16 characters of a base32 alphabet (80 bits) in four dash-separated
+ * groups of four (`k7qm-2fhz-wpd4-ja6r`), lower case.
+ */
 export function newRecoveryCodes(count: number = RECOVERY_CODE_COUNT): string[] {
   if (!Number.isInteger(count) || count < 1 || count > MAX_COUNT)
     throw new TypeError(`newRecoveryCodes() requires count as a whole number from 1 to ${MAX_COUNT}`);

@@ -132,7 +132,10 @@ async function setup(ctx: Context, p: MfaRouteParts): Promise<void> {
   writeJSON(ctx, 200, { secret, otpauthUrl: url, qr: await qrDataURL(url) });
 }
 
-/** `POST /mfa/totp/confirm {"code"}`: turns TOTP on and answers the recovery codes, once; an enrolling login is finished too. */
+/**
+ * `POST /mfa/totp/confirm {"code"}`: turns TOTP on and answers the recovery codes, once; an enrolling login is finished
+ * too.
+ */
 async function confirm(ctx: Context, p: MfaRouteParts): Promise<void> {
   const actor = await enrollingOrFresh(ctx, p, p.config.freshMs);
   const { code } = await readParams(ctx, 4096);

@@ -2,9 +2,15 @@ import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } f
 
 /** Seals and opens short secrets (TOTP keys) for the factor store. */
 export interface SealKeys {
-  /** AES-256-GCM under the current key; `aad` (the user id) is bound in, so a record copied to another user does not open. */
+  /**
+   * AES-256-GCM under the current key; `aad` (the user id) is bound in, so a record copied to another user does not
+   * open.
+   */
   seal(plain: string, aad: string): string;
-  /** The plain text, and `stale: true` when a previous key opened it (the caller re-seals under the current key). Throws SealError when no key opens it or it is malformed/tampered. */
+  /**
+   * The plain text, and `stale: true` when a previous key opened it (the caller re-seals under the current key). Throws
+   * SealError when no key opens it or it is malformed/tampered.
+   */
   open(sealed: string, aad: string): { plain: string; stale: boolean };
 }
 

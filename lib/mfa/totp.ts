@@ -81,7 +81,10 @@ export function hotp(
 /** Seconds per TOTP step: 30 (RFC 6238's default, what every authenticator app uses). */
 export const TOTP_STEP_S = 30;
 
-/** The RFC 6238 step of a time in ms: floor(ms / 1000 / 30). Throws a TypeError for a time that is not a finite number ≥ 0. */
+/**
+ * The RFC 6238 step of a time in ms: floor(ms / 1000 / 30). Throws a TypeError for a time that is not a finite
+ * number ≥ 0.
+ */
 export function totpStep(timeMs: number): number {
   if (!Number.isFinite(timeMs) || timeMs < 0)
     throw new TypeError(
@@ -158,6 +161,8 @@ export function otpauthURL(opts: { issuer: string; account: string; secret: stri
   const key = base32Decode(secret);
   if (key.length === 0) throw new TypeError('otpauthURL: secret must not be empty');
   const label = `${encodeURIComponent(issuer)}:${encodeURIComponent(account)}`;
-  const query = `secret=${base32Encode(key)}&issuer=${encodeURIComponent(issuer)}&algorithm=SHA1&digits=${CODE_DIGITS}&period=${TOTP_STEP_S}`;
+  const query =
+    `secret=${base32Encode(key)}&issuer=${encodeURIComponent(issuer)}` +
+    `&algorithm=SHA1&digits=${CODE_DIGITS}&period=${TOTP_STEP_S}`;
   return `otpauth://totp/${label}?${query}`;
 }

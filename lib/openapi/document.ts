@@ -81,7 +81,10 @@ function tagsOf(paths: Paths, providers: readonly ProviderRoutes[]): Tag[] {
   return [...new Set(used)].map((name) => ({ name, description: described(name) }));
 }
 
-/** A feature's operations as every other is listed: public unless they say their `security`, with the common error answers. */
+/**
+ * A feature's operations as every other is listed: public unless they say their `security`, with the common error
+ * answers.
+ */
 function featureOperations(paths: Paths): Paths {
   const out: Paths = {};
   for (const [path, item] of Object.entries(paths)) {

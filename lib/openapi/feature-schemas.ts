@@ -60,7 +60,8 @@ export const MFA_SCHEMAS: Record<string, Schema> = {
   TotpConfirmed: {
     type: 'object',
     description:
-      'TOTP turned on: the recovery codes, and the user when it finished a login that had to enrol (the session is set).',
+      'TOTP turned on: the recovery codes, and the user when it finished a login that had to enrol (the session ' +
+      'is set).',
     required: ['recoveryCodes'],
     additionalProperties: false,
     properties: { recoveryCodes, user },
@@ -113,7 +114,8 @@ export const PASSKEY_SCHEMAS: Record<string, Schema> = {
   PasskeyRequestOptions: {
     type: 'object',
     description:
-      'What `navigator.credentials.get()` takes, as JSON: a challenge for a passkey of the site (a login) or of one user (a second step).',
+      'What `navigator.credentials.get()` takes, as JSON: a challenge for a passkey of the site (a login) or of ' +
+      'one user (a second step).',
     required: ['challenge'],
     additionalProperties: false,
     properties: {
@@ -129,7 +131,8 @@ export const PASSKEY_SCHEMAS: Record<string, Schema> = {
   PasskeyCredential: {
     type: 'object',
     description:
-      "A WebAuthn credential's JSON (a browser's `PublicKeyCredential.toJSON()`): what register, login and the second step read.",
+      "A WebAuthn credential's JSON (a browser's `PublicKeyCredential.toJSON()`): what register, login and the " +
+      'second step read.',
     required: ['id', 'rawId', 'type', 'response'],
     properties: {
       id: base64url,

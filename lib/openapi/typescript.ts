@@ -82,7 +82,9 @@ function objectType(schema: Schema, named: Map<string, string>, indent: string, 
   const inner = indent + '  ';
   const members = Object.entries(schema.properties as Record<string, Schema>).map(
     ([key, value]) =>
-      `${comment(value.description, inner)}${inner}${/^[A-Za-z_$][\w$]*$/.test(key) ? key : JSON.stringify(key)}${required.has(key) ? '' : '?'}: ${typeOf(value, named, inner, names)};`,
+      `${comment(value.description, inner)}${inner}` +
+      `${/^[A-Za-z_$][\w$]*$/.test(key) ? key : JSON.stringify(key)}${required.has(key) ? '' : '?'}: ` +
+      `${typeOf(value, named, inner, names)};`,
   );
   if (schema.additionalProperties !== false) members.push(`${inner}[key: string]: unknown;`);
   return `{\n${members.join('\n')}\n${indent}}`;

@@ -67,7 +67,10 @@ export interface ServiceConfig {
   endOtherSessionsOnFactorChange: boolean;
   /** The second factor, checked; undefined when the `mfa` option is not set. */
   mfa: MfaConfig | undefined;
-  /** The application's features (`features`), each checked on its own; as a set with the built-in ones in features/table.ts. */
+  /**
+   * The application's features (`features`), each checked on its own; as a set with the built-in ones in
+   * features/table.ts.
+   */
   features: FeatureModule[];
   logger: Logger;
   clock: () => number;

@@ -38,7 +38,8 @@ function checkSecretLength(secret: string): void {
   if (bytes === undefined) return;
   fail(
     'secret',
-    `is ${bytes} bytes; it must be at least ${MIN_SECRET_BYTES} bytes of random text (\`npx authctl secret\` prints one). ` +
+    `is ${bytes} bytes; it must be at least ${MIN_SECRET_BYTES} bytes of random text ` +
+      '(`npx authctl secret` prints one). ' +
       'To keep accepting the tokens signed with the old secret during the change, move it to previousSecrets',
   );
 }
@@ -64,7 +65,8 @@ export async function checkSecretReader(o: TokenConfig): Promise<void> {
     const bytes = typeof secret === 'string' && secret !== '' ? shortSecretBytes(secret) : undefined;
     if (bytes !== undefined) {
       throw new TypeError(
-        `authKoa: secretReader gives audience "${aud}" a secret of ${bytes} bytes; each must be at least ${MIN_SECRET_BYTES} bytes of random text (\`npx authctl secret\` prints one)`,
+        `authKoa: secretReader gives audience "${aud}" a secret of ${bytes} bytes; each must be at least ` +
+          `${MIN_SECRET_BYTES} bytes of random text (\`npx authctl secret\` prints one)`,
       );
     }
   }
@@ -72,7 +74,9 @@ export async function checkSecretReader(o: TokenConfig): Promise<void> {
   const other = answers.slice(1).find(([, secret]) => secret !== answers[0][1]);
   if (other) {
     throw new TypeError(
-      `authKoa: secretReader gives audience "${other[0]}" another secret than "ignore", but tokens are verified with the secret for "ignore" unless audSecrets is true: set audSecrets: true to verify each token with its audience's secret`,
+      `authKoa: secretReader gives audience "${other[0]}" another secret than "ignore", but tokens are verified ` +
+        `with the secret for "ignore" unless audSecrets is true: set audSecrets: true to verify each token with ` +
+        `its audience's secret`,
     );
   }
 }

@@ -1,4 +1,7 @@
-/** The options of `authKoa()` as an application writes them; resolve.ts checks them into the ResolvedOptions the service holds. */
+/**
+ * The options of `authKoa()` as an application writes them; resolve.ts checks them into the ResolvedOptions the service
+ * holds.
+ */
 import type { AuditOption } from '../events/options.js';
 import type { AvatarProxyOptions } from '../avatar/types.js';
 import type { BasicAuthChecker } from '../session/basic-auth.js';
@@ -42,7 +45,9 @@ export type UserUpdater = ((user: User) => User | Promise<User>) | { update(user
 export interface AuthKoaOptions {
   /** Signing secret (HS256), at least 32 bytes (start-up TypeError otherwise); `authctl secret` makes one. */
   secret?: string;
-  /** Former secrets still accepted when verifying (never for signing), for rotating `secret` without logging anyone out. */
+  /**
+   * Former secrets still accepted when verifying (never for signing), for rotating `secret` without logging anyone out.
+   */
   previousSecrets?: string[];
   /** Secret per audience; wins over `secret`. */
   secretReader?: SecretReader;
@@ -58,7 +63,9 @@ export interface AuthKoaOptions {
   cookieDuration?: Duration;
   /** Absolute session limit counted from the login; refreshes stop after it. Default off. */
   maxSessionAge?: Duration;
-  /** Avatar store URI (`lmdb://…`, `file://…`, `mongodb://…`) or an AvatarStore object; none keeps provider URLs. */
+  /**
+   * Avatar store URI (`lmdb://…`, `file://…`, `mongodb://…`) or an AvatarStore object; none keeps provider URLs.
+   */
   avatarStore?: string | AvatarStore;
   /** Route prefix of avatar links. Default `/avatar`. */
   avatarRoutePath?: string;
@@ -66,7 +73,10 @@ export interface AuthKoaOptions {
   avatarResizeLimit?: number;
   /** Allow avatar fetches from private and loopback addresses (tests, intranets). Default false. */
   avatarAllowPrivate?: boolean;
-  /** Fine-tuning of the avatar fetch: allowAddresses, fetchTimeout, maxBytes, maxPixels, maxRedirects, fetchRetries, workers, identiconSize. */
+  /**
+   * Fine-tuning of the avatar fetch: allowAddresses, fetchTimeout, maxBytes, maxPixels, maxRedirects, fetchRetries,
+   * workers, identiconSize.
+   */
   avatarProxyOptions?: AvatarTuning;
   /** Route prefix of the auth routes. Default `/auth`. */
   authRoutePath?: string;
@@ -79,9 +89,14 @@ export interface AuthKoaOptions {
   adminPasswd?: string;
   /** Enables basic auth decided by this checker; `adminPasswd` is then ignored. */
   basicAuthChecker?: BasicAuthChecker;
-  /** Anything with info/warn/error (console, pino: records then carry fields), or a printf-like function. Silent by default. */
+  /**
+   * Anything with info/warn/error (console, pino: records then carry fields), or a printf-like function. Silent by
+   * default.
+   */
   logger?: LoggerInput;
-  /** Every auth event (docs/events.md) appended as a JSON line to this file, or written to this stream. Off by default. */
+  /**
+   * Every auth event (docs/events.md) appended as a JSON line to this file, or written to this stream. Off by default.
+   */
   audit?: AuditOption;
   /** An event listener still running after this long is reported through Koa's `app.emit('error')`. Default `5s`. */
   eventListenerTimeout?: Duration;
@@ -152,7 +167,8 @@ export interface AuthKoaOptions {
   allowVolatileStores?: boolean;
   /**
    * Throttling of failed credential logins (direct providers, basic auth, the local OAuth2 server),
-   * counted per user name and per client IP in `stateStore`: 5 failures for a name or 50 from an IP lock it out for 1 minute, doubling with
+   * counted per user name and per client IP in `stateStore`: 5 failures for a name or 50 from an IP lock it out for 1
+   * minute, doubling with
    * each further lock-out up to 15 minutes; `false` turns it off. See docs/security.md.
    */
   loginThrottle?: false | LoginThrottleOptions;

@@ -44,7 +44,10 @@ export interface AppleProviderOptions {
   scopes?: Array<'name' | 'email'>;
   /** Apple's endpoints; change them only to test against a stand-in. */
   endpoint?: { authURL?: string; tokenURL?: string; keysURL?: string };
-  /** Where a login without a permitted `from` lands (default `<url>/`): the callback is a POST and always ends in a 303 to a GET. */
+  /**
+   * Where a login without a permitted `from` lands (default `<url>/`): the callback is a POST and always ends in a 303
+   * to a GET.
+   */
   landingURL?: string;
   /** Send PKCE (default false: Apple does not document it; the id_token nonce binds the login instead). */
   pkce?: boolean;
@@ -184,7 +187,10 @@ function clientSecretSigner({ clientId, teamId, keyId, key }: AppleConfig, clock
   };
 }
 
-/** The user from the verified id_token: its `sub`, the name Apple posts at the first sign-up, the email when asked for and not unverified. */
+/**
+ * The user from the verified id_token: its `sub`, the name Apple posts at the first sign-up, the email when asked for
+ * and not unverified.
+ */
 async function identify(
   { name, clientId, scopes }: AppleConfig,
   deps: ProviderDeps,

@@ -33,7 +33,8 @@ export const DIRECT_ROUTE_DOCS: RouteDocs = {
   login: {
     get: {
       description:
-        'Credentials in the query; refused from another site (403 `origin_mismatch`), a wrong password is 403 `bad_credentials`, a locked-out name 429 with Retry-After.',
+        'Credentials in the query; refused from another site (403 `origin_mismatch`), a wrong password is 403 ' +
+        '`bad_credentials`, a locked-out name 429 with Retry-After.',
       parameters: ['user', 'passwd', 'aud', 'session'].map((name) => ({
         name,
         in: 'query',

@@ -33,7 +33,10 @@ export interface OIDCProviderOptions extends CommonOAuth2Options {
   issuer: string;
   /** Read the userinfo endpoint too when the issuer has one (default true; id_token claims are often minimal). */
   userInfo?: boolean;
-  /** Replaces the standard claim mapping (sub, name/preferred_username, picture, email); `claims` may be declared as the shape expected. */
+  /**
+   * Replaces the standard claim mapping (sub, name/preferred_username, picture, email); `claims` may be declared as the
+   * shape expected.
+   */
   mapUser?(claims: Record<string, unknown>, token: OAuthToken): MappedUser | Promise<MappedUser>;
 }
 
@@ -126,7 +129,10 @@ function cachedDiscovery(config: OIDCConfig, io: FlowIO): () => Promise<Discover
   };
 }
 
-/** The issuer's endpoints, key set URL, signing algorithms and token-endpoint authentication from its discovery document. */
+/**
+ * The issuer's endpoints, key set URL, signing algorithms and token-endpoint authentication from its discovery
+ * document.
+ */
 function parseDiscovery({ name, issuer }: OIDCConfig, doc: Record<string, unknown>): Discovered {
   const docIssuer = typeof doc.issuer === 'string' ? doc.issuer : '';
   if (docIssuer.replace(/\/+$/, '') !== issuer)
@@ -165,7 +171,9 @@ function parseDiscovery({ name, issuer }: OIDCConfig, doc: Record<string, unknow
   return { issuer: docIssuer, endpoints, jwksURI, algorithms, authMethod };
 }
 
-/** The flow of an OIDC provider: endpoints and token authentication from discovery, the user from the verified id_token. */
+/**
+ * The flow of an OIDC provider: endpoints and token authentication from discovery, the user from the verified id_token.
+ */
 function oidcSpec(config: OIDCConfig, deps: ProviderDeps, issuer: Issuer): FlowSpec {
   let issuerSeen: string | undefined;
   const spec: FlowSpec = {
@@ -185,7 +193,9 @@ function oidcSpec(config: OIDCConfig, deps: ProviderDeps, issuer: Issuer): FlowS
   return spec;
 }
 
-/** The user from the verified id_token's claims, with the userinfo endpoint's when the issuer has one and it is wanted. */
+/**
+ * The user from the verified id_token's claims, with the userinfo endpoint's when the issuer has one and it is wanted.
+ */
 async function identify(
   { name, common, userInfo, mapUser }: OIDCConfig,
   deps: ProviderDeps,

@@ -6,7 +6,9 @@ import { resolveServerOptions } from './oauth2-server/options.js';
 import { ownServerProvider } from './oauth2-server/provider.js';
 import { optionNames } from '../util/options.js';
 
-/** `authkoa/server`: the local OAuth2 authorization server on its own, for an app that runs it apart from the provider. */
+/**
+ * `authkoa/server`: the local OAuth2 authorization server on its own, for an app that runs it apart from the provider.
+ */
 export {
   startOAuth2Server,
   type OAuth2Server,
@@ -23,7 +25,10 @@ export interface ServerProviderOptions extends Omit<OAuth2ServerOptions, 'logger
   kind: 'server';
   /** Provider name (default `server`). User ids are the checker's ids, unhashed, as in the original. */
   name?: string;
-  /** Redirect URIs registered for authkoa (default `<url><authRoutePath>/<name>/callback`); give them when the app is mounted under a prefix. */
+  /**
+   * Redirect URIs registered for authkoa (default `<url><authRoutePath>/<name>/callback`); give them when the app is
+   * mounted under a prefix.
+   */
   redirectURIs?: string[];
   /** Deadline for authkoa's calls to the server in ms (default 10 000). */
   timeout?: number;

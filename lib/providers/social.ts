@@ -185,7 +185,10 @@ export const catalogNames: Record<string, string> = {
 export interface SocialProviderOptions extends CommonOAuth2Options {
   /** Implied by a built-in name; needed with `preset`. */
   kind?: 'social';
-  /** A built-in name (google, github, facebook, yandex, battlenet, microsoft, patreon, discord, twitter or x), or any name with `preset`. */
+  /**
+   * A built-in name (google, github, facebook, yandex, battlenet, microsoft, patreon, discord, twitter or x), or any
+   * name with `preset`.
+   */
   name: string;
   /** The built-in row a provider of another name uses: `{ kind: 'social', name: 'ghe', preset: 'github', … }`. */
   preset?: string;

@@ -35,7 +35,10 @@ export interface TelegramProviderOptions {
   backoff?: { min?: number; max?: number };
   /** Take updates pushed by Telegram to `POST /auth/<name>/webhook` instead of polling. */
   webhook?: TelegramWebhookOptions;
-  /** Where login requests live: the service's `stateStore` (default), or this provider's own `lmdb://<path>`, `redis://…`, `mongodb://…` or StateStore. */
+  /**
+   * Where login requests live: the service's `stateStore` (default), or this provider's own `lmdb://<path>`,
+   * `redis://…`, `mongodb://…` or StateStore.
+   */
   stateStore?: string | StateStore;
   /** Largest profile photo downloaded, in bytes. Default 10 MiB. */
   maxPhotoBytes?: number;

@@ -14,7 +14,10 @@ export interface VerifiedProviderOptions {
   kind: 'verified';
   /** Provider name; the route is `/auth/<name>/login` and user ids are `<name>_<sha1(address)>`. */
   name: string;
-  /** Message text with `{{.User}}`, `{{.Address}}`, `{{.Token}}`, `{{.Site}}`, `{{.URL}}`. Default: a short text with the token. */
+  /**
+   * Message text with `{{.User}}`, `{{.Address}}`, `{{.Token}}`, `{{.Site}}`, `{{.URL}}`. Default: a short text with
+   * the token.
+   */
   template?: string;
   /** Delivers the message: `emailSender({...})`, any `{ send(address, text) }`, or a function. */
   sender: Sender | SenderFunc;
@@ -36,7 +39,9 @@ export interface VerifiedProviderOptions {
 export interface VerifiedRateLimit {
   /** Requests per address per window. Default 5. */
   perAddress?: number;
-  /** Requests per client (`ctx.ip`, an IPv6 address by its /64; set `app.proxy` behind a proxy) per window. Default 20. */
+  /**
+   * Requests per client (`ctx.ip`, an IPv6 address by its /64; set `app.proxy` behind a proxy) per window. Default 20.
+   */
   perIP?: number;
   /** Window length. Default 10 minutes. */
   window?: Duration;

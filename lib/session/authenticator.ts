@@ -31,7 +31,9 @@ export interface AuthenticatorParts {
   sessions: Revocations;
   /** The session list a refresh updates. */
   registry?: SessionRegistry;
-  /** Undefined once the service has started; before, a promise to wait for, rejected with a 503 when start-up failed. */
+  /**
+   * Undefined once the service has started; before, a promise to wait for, rejected with a 503 when start-up failed.
+   */
   waitForStart: () => Promise<void> | undefined;
   /** Counts failed basic-auth attempts; undefined when throttling is off. */
   basicThrottle: CredentialThrottle | undefined;

@@ -74,7 +74,10 @@ export function basicAuthenticator(
     return accepted(user, name);
   }
 
-  /** What a verdict means for the request: a checker's refusal is a 401, a wrong admin password falls through to the token. */
+  /**
+   * What a verdict means for the request: a checker's refusal is a 401, a wrong admin password falls through to the
+   * token.
+   */
   function accepted(user: User | null, name: string): User | undefined {
     if (user) return user;
     if (o.basicAuthChecker) throw new AuthError('basic_auth_failed', 'credentials are wrong for basic auth');

@@ -22,7 +22,10 @@ export interface SessionRecord {
   /** "Chrome on macOS" (deviceLabel), and the client's /24 or /64 (networkOf): never the address. */
   device: string;
   ip: string;
-  /** Past this (ms), the session cannot be refreshed any more: cookieDuration after lastSeen, or maxSessionAge after created. */
+  /**
+   * Past this (ms), the session cannot be refreshed any more: cookieDuration after lastSeen, or maxSessionAge after
+   * created.
+   */
   expiresAt: number;
 }
 
@@ -58,7 +61,10 @@ export class SessionRegistry {
     private readonly events: EventSink = noEvents,
   ) {}
 
-  /** Records a new login; past maxSessionsPerUser the oldest sessions end. A store that is away is logged: the login goes on, listed at its first refresh. */
+  /**
+   * Records a new login; past maxSessionsPerUser the oldest sessions end. A store that is away is logged: the login
+   * goes on, listed at its first refresh.
+   */
   async begin(ctx: Context, claims: Claims): Promise<void> {
     // Created now, to the millisecond: two logins in one second still list in their order.
     const record = this.recordOf(ctx, claims, this.o.clock());

@@ -3,7 +3,9 @@ import { AuthError } from '../errors.js';
 import { writeJSON } from '../http/respond.js';
 import { publicKeySet, type SigningConfig } from './signing.js';
 
-/** How long verifiers and caches may keep the key set: short enough that a new key is seen within minutes of a rotation. */
+/**
+ * How long verifiers and caches may keep the key set: short enough that a new key is seen within minutes of a rotation.
+ */
 export const JWKS_MAX_AGE_S = 300;
 
 /**

@@ -1,6 +1,9 @@
 import type { Claims } from './claims.js';
 
-/** Remembers refreshed claims by the old token, so requests that still carry it after its refresh are not re-issued again (concurrent ones share one refresh in any case). */
+/**
+ * Remembers refreshed claims by the old token, so requests that still carry it after its refresh are not re-issued
+ * again (concurrent ones share one refresh in any case).
+ */
 export interface RefreshCache {
   get(oldToken: string): Claims | undefined;
   set(oldToken: string, claims: Claims): void;

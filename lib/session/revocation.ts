@@ -15,7 +15,10 @@ export interface Revocations {
   revokeUser(userId: string, except?: string): Promise<void>;
   /** Ends the token these claims belong to (its `jti`), and its session (`sid`). */
   endToken(claims: Claims): Promise<void>;
-  /** Ends one session by its id (`sid`): its tokens are refused until `untilMs`, past which none could be refreshed anyway. */
+  /**
+   * Ends one session by its id (`sid`): its tokens are refused until `untilMs`, past which none could be refreshed
+   * anyway.
+   */
   endSession(sid: string, untilMs: number): Promise<void>;
   /** True when the session `sid` was ended (endSession, or a logout of one of its tokens). */
   sessionEnded(sid: string): Promise<boolean>;

@@ -22,7 +22,10 @@ export interface SigningOptions {
   alg: SigningAlg;
   /** The private key that signs new tokens. */
   key: KeyInput;
-  /** Keys that signed earlier tokens, still accepted (their public half, or the private key) until dropped; each key's alg is read from it. */
+  /**
+   * Keys that signed earlier tokens, still accepted (their public half, or the private key) until dropped; each key's
+   * alg is read from it.
+   */
   previousKeys?: KeyInput[];
 }
 
@@ -92,7 +95,8 @@ export function thumbprint(jwk: JsonWebKey): string {
   };
   const names = members[jwk.kty ?? ''];
   if (!names) throw new TypeError(`no thumbprint for key type ${String(jwk.kty)}`);
-  const canonical = `{${names.map((n) => `${JSON.stringify(n)}:${JSON.stringify((jwk as Record<string, unknown>)[n])}`).join(',')}}`;
+  const member = (n: string): string => `${JSON.stringify(n)}:${JSON.stringify((jwk as Record<string, unknown>)[n])}`;
+  const canonical = `{${names.map(member).join(',')}}`;
   return createHash('sha256').update(canonical).digest('base64url');
 }
 

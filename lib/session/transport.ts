@@ -65,7 +65,9 @@ export class Transport {
     return readCookie(headerValue(ctx.req.headers.cookie), this.#o.jwtCookieName);
   }
 
-  /** A cookie token's XSRF check: the request's XSRF header must equal the token's `jti`. Throws 401 `xsrf_mismatch`. */
+  /**
+   * A cookie token's XSRF check: the request's XSRF header must equal the token's `jti`. Throws 401 `xsrf_mismatch`.
+   */
   checkXsrf(ctx: Context, jti: string | undefined): void {
     if (this.#o.disableXSRF || this.#xsrfExempt?.has(ctx.req.method ?? '')) return;
     const header = headerValue(ctx.req.headers[this.#xsrfHeader]);

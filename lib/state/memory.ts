@@ -160,7 +160,10 @@ class Entries {
     return this.#frozenCopy(value, 0) ?? structuredClone(value);
   }
 
-  /** A frozen deep copy of plain objects, arrays and primitives, sharing what this store froze before; undefined when something else is inside. */
+  /**
+   * A frozen deep copy of plain objects, arrays and primitives, sharing what this store froze before; undefined when
+   * something else is inside.
+   */
   #frozenCopy(value: object, depth: number): object | undefined {
     if (this.#held.has(value)) return value;
     if (depth > MAX_DEPTH) return undefined;

@@ -7,7 +7,8 @@ import { isStateStore, type StateStore, type StateStoreOptions, type StateTarget
  * Parses a state store URI without loading any backend: `memory://` (this process only),
  * `lmdb://<path>` (processes on one host; the path is the text after the scheme, so `lmdb://var/state`
  * is relative and `lmdb:///var/state` absolute, as for avatar stores), `redis://…` / `rediss://…`,
- * `mongodb://…` / `mongodb+srv://…`, `postgres://…` / `postgresql://…` (several hosts), or a scheme added with registerStateStore(). Throws a TypeError
+ * `mongodb://…` / `mongodb+srv://…`, `postgres://…` / `postgresql://…` (several hosts), or a scheme added with
+ * registerStateStore(). Throws a TypeError
  * naming `option`; the URI is not echoed, since it may carry a password.
  */
 export function parseStateUri(uri: string, option = 'stateStore'): StateTarget {

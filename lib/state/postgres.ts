@@ -96,7 +96,8 @@ export class PostgresStateStore implements StateStore {
     checkExpiry('replace', expiresAtMs);
     const res = await this.#db.query(
       'replace',
-      `UPDATE ${this.#table} SET value = $3, expires_at = $4, rev = $5 WHERE ns = $1 AND key = $2 AND rev = $6 AND expires_at > $7`,
+      `UPDATE ${this.#table} SET value = $3, expires_at = $4, rev = $5 WHERE ns = $1 AND key = $2 AND rev = $6 ` +
+        `AND expires_at > $7`,
       [ns, dbKey(key), encodeValue(value), ms(expiresAtMs), rev(), String(expected), ms(this.#clock())],
     );
     return res.rowCount === 1;
@@ -164,7 +165,8 @@ export class PostgresStateStore implements StateStore {
     await query(
       `INSERT INTO ${this.#table} (ns, key, value, expires_at, rev)
        SELECT $1, k, to_json(c), e, r FROM unnest($2::text[], $3::int[], $4::bigint[], $5::text[]) AS u(k, c, e, r)
-       ON CONFLICT (ns, key) DO UPDATE SET value = EXCLUDED.value, expires_at = EXCLUDED.expires_at, rev = EXCLUDED.rev`,
+       ON CONFLICT (ns, key) DO UPDATE SET value = EXCLUDED.value, expires_at = EXCLUDED.expires_at, rev = \
+EXCLUDED.rev`,
       [ns, rows.map(([k]) => k), rows.map(([, w]) => w.count), rows.map(([, w]) => w.endsAt), rows.map(() => rev())],
     );
   }

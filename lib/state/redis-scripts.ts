@@ -12,7 +12,10 @@ redis.call('HSET', KEYS[1], 'v', ARGV[2], 'e', ARGV[3], 'r', ARGV[4])
 redis.call('PEXPIRE', KEYS[1], ARGV[5])
 return 1`;
 
-/** KEYS[1]; ARGV: now, expectedRev, value, expiresAt, newRev, ttlMs. 1 when the live entry at expectedRev was overwritten. */
+/**
+ * KEYS[1]; ARGV: now, expectedRev, value, expiresAt, newRev, ttlMs. 1 when the live entry at expectedRev was
+ * overwritten.
+ */
 export const REPLACE = `
 local cur = redis.call('HMGET', KEYS[1], 'r', 'e')
 if cur[1] ~= ARGV[2] or not cur[2] or tonumber(cur[2]) <= tonumber(ARGV[1]) then return 0 end

@@ -208,7 +208,9 @@ export class RedisStateStore implements StateStore {
   }
 }
 
-/** The Redis TTL: the time left by the caller's clock, at least 1 ms (an expired entry is still written, as elsewhere). */
+/**
+ * The Redis TTL: the time left by the caller's clock, at least 1 ms (an expired entry is still written, as elsewhere).
+ */
 function ttl(expiresAtMs: number, now: number): number {
   return Math.max(1, Math.ceil(expiresAtMs - now));
 }

@@ -67,7 +67,8 @@ export const stateSchemes = new SchemeTable<OpenState, StateStore>(
     list: known,
     expected: (option, names) => `authKoa: ${option} must be ${known(names)} or a StateStore object`,
     notStore: (option) =>
-      `authKoa: ${option} must be a state store URI or an object with create, get, replace, take, remove, sweep, markUsed and close`,
+      `authKoa: ${option} must be a state store URI or an object with create, get, replace, take, remove, sweep, ` +
+      `markUsed and close`,
     openerReturns: 'a StateStore',
   },
 );

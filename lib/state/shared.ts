@@ -70,28 +70,8 @@ export function sharedState(source: StateTarget | StateStore, opts: SharedStateO
    * cause, which the service logs when it answers (redacted by the store: no password in it).
    */
   function guarded<T>(operation: string, call: (s: StateStore) => Promise<T>): Promise<T> {
-    if (tracing.on) return timed(operation, call);
+    if (tracing.on) return timed(tracing, operation, option, () => untimed(call));
     return untimed(call);
-  }
-
-  /** guarded() in a span, its duration and outcome recorded. */
-  function timed<T>(operation: string, call: (s: StateStore) => Promise<T>): Promise<T> {
-    const started = performance.now();
-    return tracing
-      .span(`authkoa.state_store.${operation}`, { 'db.operation.name': operation, 'authkoa.state_store': option }, () =>
-        untimed(call),
-      )
-      .then(
-        (value) => {
-          tracing.storeOperation(operation, performance.now() - started, false);
-          return value;
-        },
-        (err: unknown) => {
-          // A TypeError is the caller's mistake, not the store's: not counted as a store failure.
-          tracing.storeOperation(operation, performance.now() - started, !(err instanceof TypeError));
-          throw err;
-        },
-      );
   }
 
   function untimed<T>(call: (s: StateStore) => Promise<T>): Promise<T> {
@@ -135,6 +115,24 @@ export function sharedState(source: StateTarget | StateStore, opts: SharedStateO
   };
 }
 
+/** guarded()'s traced path, apart as it needs only the call: a span, its duration and outcome recorded. */
+function timed<T>(tracing: Tracing, operation: string, option: string, run: () => Promise<T>): Promise<T> {
+  const started = performance.now();
+  return tracing
+    .span(`authkoa.state_store.${operation}`, { 'db.operation.name': operation, 'authkoa.state_store': option }, run)
+    .then(
+      (value) => {
+        tracing.storeOperation(operation, performance.now() - started, false);
+        return value;
+      },
+      (err: unknown) => {
+        // A TypeError is the caller's mistake, not the store's: not counted as a store failure.
+        tracing.storeOperation(operation, performance.now() - started, !(err instanceof TypeError));
+        throw err;
+      },
+    );
+}
+
 /** A backend failure as every route answers it; argument errors (TypeErrors) and AuthErrors pass unchanged. */
 function unavailable(err: unknown): never {
   if (err instanceof TypeError || err instanceof AuthError) throw err;
@@ -155,7 +153,8 @@ export function providerState(
   if (typeof source !== 'string') {
     if (!isStateStore(source))
       throw new TypeError(
-        `${opts.option} must be a state store URI (memory://, lmdb://<path>, redis://…, mongodb://…, postgres://…) or a StateStore object`,
+        `${opts.option} must be a state store URI (memory://, lmdb://<path>, redis://…, mongodb://…, ` +
+          `postgres://…) or a StateStore object`,
       );
     return sharedState(source, opts);
   }

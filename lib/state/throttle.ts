@@ -5,7 +5,9 @@ import type { StateEntry, StateStore } from './types.js';
 
 /** How failed credential logins are throttled (the `loginThrottle` option). */
 export interface LoginThrottleOptions {
-  /** Failed attempts for one user name from one client (IP address, IPv6 /64) before that pair is locked out. Default 5. */
+  /**
+   * Failed attempts for one user name from one client (IP address, IPv6 /64) before that pair is locked out. Default 5.
+   */
   perUser?: number;
   /**
    * Failed attempts for one user name from all clients together before the name is locked out for
@@ -34,7 +36,10 @@ export interface CredentialThrottle {
 
 /** One login attempt, reserved before the checker ran. */
 export interface Attempt {
-  /** The ms until this name or client may try again; undefined when the attempt was reserved. Refuse without checking when set. */
+  /**
+   * The ms until this name or client may try again; undefined when the attempt was reserved. Refuse without checking
+   * when set.
+   */
   readonly wait: number | undefined;
   /** The checker refused: the reservation stays counted (nothing more to write). */
   failed(): Promise<void>;
@@ -44,7 +49,9 @@ export interface Attempt {
   abandoned(): Promise<void>;
 }
 
-/** One key's record: attempts counted since its last lock-out, how many lock-outs so far, and when the current one ends. */
+/**
+ * One key's record: attempts counted since its last lock-out, how many lock-outs so far, and when the current one ends.
+ */
 interface Failures {
   n: number;
   locks: number;

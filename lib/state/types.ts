@@ -103,7 +103,9 @@ export function markUsedWith(
   return store.create(USED_NS, id, 1, usedUntil(expiresAtMs, now));
 }
 
-/** A fresh revision tag for the stores other processes share: 64 random bits, enough that two writes never share one. */
+/**
+ * A fresh revision tag for the stores other processes share: 64 random bits, enough that two writes never share one.
+ */
 export function rev(): string {
   return randomBytes(8).toString('hex');
 }

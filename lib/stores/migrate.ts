@@ -21,7 +21,8 @@ export interface MigrateOptions {
 }
 
 /**
- * Copies every avatar of `from` into `to`, ids and modified times kept (the 40-hex hash passes through avatarId). Either
+ * Copies every avatar of `from` into `to`, ids and modified times kept (the 40-hex hash passes through avatarId).
+ * Either
  * side may be a URI (opened and closed here) or an open store (left open). Per-avatar failures are
  * reported and skipped; listing or opening failures reject.
  */

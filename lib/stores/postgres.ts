@@ -45,7 +45,8 @@ export class PostgresStore implements AvatarStore {
     await this.#db.query(
       'put',
       `INSERT INTO ${this.#table} (id, data, hash, size, modified) VALUES ($1, $2, $3, $4, $5)
-       ON CONFLICT (id) DO UPDATE SET data = EXCLUDED.data, hash = EXCLUDED.hash, size = EXCLUDED.size, modified = EXCLUDED.modified`,
+       ON CONFLICT (id) DO UPDATE SET data = EXCLUDED.data, hash = EXCLUDED.hash, size = EXCLUDED.size, modified = \
+EXCLUDED.modified`,
       [id, data, sha1(data), data.length, opts.modified ?? new Date()],
     );
     return id;

@@ -59,7 +59,8 @@ export const storeSchemes = new SchemeTable<OpenStore, AvatarStore>(
     isStore: isAvatarStore,
     list: (names) => `use a path, ${names.map((s) => `${s}://`).join(', ')}`,
     expected: (option) =>
-      `authKoa: ${option} must be a store URI (a path, file://, lmdb://, bolt://, mongodb:// or postgres://) or an AvatarStore object`,
+      `authKoa: ${option} must be a store URI (a path, file://, lmdb://, bolt://, mongodb:// or postgres://) or ` +
+      `an AvatarStore object`,
     notStore: (option) => `authKoa: ${option} must be a store URI or an object with put, get, remove, list and close`,
     openerReturns: 'an object with put, get, remove, list and close',
   },

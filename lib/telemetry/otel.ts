@@ -1,4 +1,4 @@
-import { metrics, SpanKind, SpanStatusCode, trace, type Attributes, type Span } from '@opentelemetry/api';
+import { metrics, SpanKind, SpanStatusCode, trace, type Attributes, type Meter, type Span } from '@opentelemetry/api';
 import type { AuthEventBus } from '../events/bus.js';
 import type { Tracing } from './types.js';
 
@@ -12,28 +12,7 @@ import type { Tracing } from './types.js';
 export function otelTracing(events: AuthEventBus, version?: string): Tracing {
   const tracer = trace.getTracer('authkoa', version);
   const meter = metrics.getMeter('authkoa', version);
-  const counters = {
-    logins: meter.createCounter('authkoa.logins', { description: 'Sessions begun, by provider and kind' }),
-    failures: meter.createCounter('authkoa.login.failures', {
-      description: 'Logins refused, by provider, kind and reason',
-    }),
-    lockouts: meter.createCounter('authkoa.lockouts', { description: 'Lock-outs after failed attempts, by scope' }),
-    refreshes: meter.createCounter('authkoa.refreshes', { description: 'Session tokens renewed, by provider' }),
-    verifications: meter.createCounter('authkoa.token.verifications', {
-      description: 'Tokens checked, by cache hit, outcome and source',
-    }),
-    storeErrors: meter.createCounter('authkoa.state_store.errors', {
-      description: 'State-store operations that failed, by operation',
-    }),
-  };
-  const storeDuration = meter.createHistogram('authkoa.state_store.duration', {
-    unit: 's',
-    description: 'State-store operation duration',
-  });
-  const clientDuration = meter.createHistogram('http.client.request.duration', {
-    unit: 's',
-    description: 'Duration of outbound HTTP requests',
-  });
+  const { counters, storeDuration, clientDuration } = createInstruments(meter);
 
   // Counts that events already carry are taken from them: one place decides what a login or a failure is.
   events.on('login', (e) => counters.logins.add(1, { provider: e.provider, kind: e.kind }));
@@ -97,6 +76,33 @@ export function otelTracing(events: AuthEventBus, version?: string): Tracing {
       if (failed) counters.storeErrors.add(1, { operation });
     },
   };
+}
+
+/** The meter's counters and histograms, made once per service: apart so otelTracing reads as the wiring. */
+function createInstruments(meter: Meter) {
+  const counters = {
+    logins: meter.createCounter('authkoa.logins', { description: 'Sessions begun, by provider and kind' }),
+    failures: meter.createCounter('authkoa.login.failures', {
+      description: 'Logins refused, by provider, kind and reason',
+    }),
+    lockouts: meter.createCounter('authkoa.lockouts', { description: 'Lock-outs after failed attempts, by scope' }),
+    refreshes: meter.createCounter('authkoa.refreshes', { description: 'Session tokens renewed, by provider' }),
+    verifications: meter.createCounter('authkoa.token.verifications', {
+      description: 'Tokens checked, by cache hit, outcome and source',
+    }),
+    storeErrors: meter.createCounter('authkoa.state_store.errors', {
+      description: 'State-store operations that failed, by operation',
+    }),
+  };
+  const storeDuration = meter.createHistogram('authkoa.state_store.duration', {
+    unit: 's',
+    description: 'State-store operation duration',
+  });
+  const clientDuration = meter.createHistogram('http.client.request.duration', {
+    unit: 's',
+    description: 'Duration of outbound HTTP requests',
+  });
+  return { counters, storeDuration, clientDuration };
 }
 
 /** Ends `span` when `pending` settles; a rejection is recorded (as an exception event) and passed on. */

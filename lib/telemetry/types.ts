@@ -10,7 +10,9 @@ export type SpanAttributes = Record<string, string | number | boolean>;
 export interface ClientCall {
   method: string;
   url: string | URL;
-  /** What the call is, for the span's `authkoa.call` attribute: `token`, `userinfo`, `avatar`, `telegram`, `jwks`, … */
+  /**
+   * What the call is, for the span's `authkoa.call` attribute: `token`, `userinfo`, `avatar`, `telegram`, `jwks`, …
+   */
   what: string;
 }
 

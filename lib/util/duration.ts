@@ -20,6 +20,7 @@ export function parseDuration(value: Duration, option: string): number {
     }
   }
   throw new TypeError(
-    `${option} must be a positive number of milliseconds or a string like '30s', '5m', '24h', '7d' (got ${JSON.stringify(value)})`,
+    `${option} must be a positive number of milliseconds or a string like '30s', '5m', '24h', '7d' (got ` +
+      `${JSON.stringify(value)})`,
   );
 }

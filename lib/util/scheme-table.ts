@@ -12,7 +12,9 @@ import { NameTable, type Loader } from './table.js';
 export interface BackendTarget {
   /** The row that opens it: a built-in backend (`bolt://` opens `lmdb`) or a registered scheme. */
   readonly kind: string;
-  /** For a path scheme, the text after `://` (`lmdb://var/x` is relative, `lmdb:///var/x` absolute), or a plain path. */
+  /**
+   * For a path scheme, the text after `://` (`lmdb://var/x` is relative, `lmdb:///var/x` absolute), or a plain path.
+   */
   readonly path?: string;
   /** The URI as given. */
   readonly uri: string;
@@ -100,7 +102,10 @@ export class SchemeTable<O, S> extends NameTable<O> {
   }
 }
 
-/** `scheme://rest` split, the scheme lower-cased as the tables key it; a text without `scheme://` (a plain path) has none. */
+/**
+ * `scheme://rest` split, the scheme lower-cased as the tables key it; a text without `scheme://` (a plain path) has
+ * none.
+ */
 export function splitUri(uri: string): { scheme: string | undefined; rest: string } {
   const m = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//.exec(uri);
   return m ? { scheme: m[1].toLowerCase(), rest: uri.slice(m[0].length) } : { scheme: undefined, rest: uri };

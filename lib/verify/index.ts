@@ -61,7 +61,10 @@ export interface Verifier extends Middleware {
   verify(token: string): Promise<VerifiedClaims>;
 }
 
-/** Builds a verifier (one per service: it holds the cache of the key set); a bad or unknown option throws a TypeError naming it. */
+/**
+ * Builds a verifier (one per service: it holds the cache of the key set); a bad or unknown option throws a TypeError
+ * naming it.
+ */
 export function verifier(opts: VerifierOptions): Verifier {
   const o = checkOptions(opts);
   const keys = keySource(o);
@@ -181,7 +184,8 @@ function jwksOf(jwks: unknown): string | Map<string, VerifyKey> {
   const held = keysOf(jwks);
   if (held.size === 0)
     throw new TypeError(
-      'verifier: jwks holds no usable key (public Ed25519, P-256 or RSA keys of 2048 bits or more, each with its RFC 7638 thumbprint as kid)',
+      'verifier: jwks holds no usable key (public Ed25519, P-256 or RSA keys of 2048 bits or more, each with its ' +
+        'RFC 7638 thumbprint as kid)',
     );
   return held;
 }

@@ -29,15 +29,13 @@ function movableClock() {
 
 /** The rows of "Recent auth events" as the page shows them: type, time's title, provider, details. */
 function eventRows(page: Page) {
-  return page
-    .locator('#event-list tr')
-    .evaluateAll((trs) =>
-      trs.map((tr) => ({
-        type: tr.getAttribute('data-type'),
-        iso: tr.querySelector('td.when')?.getAttribute('title'),
-        cells: Array.from(tr.querySelectorAll('td'), (td) => td.textContent),
-      })),
-    );
+  return page.locator('#event-list tr').evaluateAll((trs) =>
+    trs.map((tr) => ({
+      type: tr.getAttribute('data-type'),
+      iso: tr.querySelector('td.when')?.getAttribute('title'),
+      cells: Array.from(tr.querySelectorAll('td'), (td) => td.textContent),
+    })),
+  );
 }
 
 /** Waits until the newest row of the list is of `type` and the list has `count` rows. */

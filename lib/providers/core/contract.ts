@@ -71,7 +71,10 @@ export interface ProviderDeps {
    * minted, since a credential that did not pass every factor must not add or remove one.
    */
   sessionUser(ctx: Context): Promise<User>;
-  /** `<provider>_<sha1(raw)>`, the user id a provider builds from its raw id (the original's HashID with `keepHashedIds`). */
+  /**
+   * `<provider>_<sha1(raw)>`, the user id a provider builds from its raw id (the original's HashID with
+   * `keepHashedIds`).
+   */
   userId(this: void, provider: string, raw: string): string;
   /** The session cookie's name (a provider's own cookies derive theirs from it) and whether cookies are Secure. */
   readonly cookies: { readonly name: string; readonly secure: boolean };
@@ -87,7 +90,9 @@ export interface ProviderDeps {
   sessionOnly(ctx: Context): boolean;
   /** Parses a JSON or form body (or the query for GET) capped at `limit` bytes; 413/400 AuthErrors. */
   readParams(ctx: Context, limit?: number): Promise<Record<string, string>>;
-  /** The `session` (or the original's `sess`) flag of parsed login parameters: true/false when given, else undefined. */
+  /**
+   * The `session` (or the original's `sess`) flag of parsed login parameters: true/false when given, else undefined.
+   */
   sessionFlag(params: Record<string, unknown>): boolean | undefined;
   /** The value of the request cookie `name`, '' when it is absent (a kind's own cookie, e.g. a handshake). */
   readCookie(ctx: Context, name: string): string;
@@ -117,7 +122,10 @@ export interface ProviderModule<O extends ProviderOptions = ProviderOptions> {
    * key fails start-up naming it and the closest known one; without it, entries are not checked.
    */
   readonly options?: readonly string[];
-  /** Validates `opts` (throw a TypeError naming the option) and builds the provider; may be async (start a server, load a package). */
+  /**
+   * Validates `opts` (throw a TypeError naming the option) and builds the provider; may be async (start a server, load
+   * a package).
+   */
   create(opts: O, deps: ProviderDeps): Provider | Promise<Provider>;
 }
 

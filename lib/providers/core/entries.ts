@@ -32,7 +32,10 @@ declare module './provider.js' {
   interface ProviderKinds {
     direct: DirectProviderOptions;
     verified: VerifiedProviderOptions;
-    /** `{ name: 'github', cid, csecret }`; under another name, a row is picked by `preset`: `{ kind: 'social', name: 'ghe', preset: 'github', … }`. */
+    /**
+     * `{ name: 'github', cid, csecret }`; under another name, a row is picked by `preset`: `{ kind: 'social', name:
+     * 'ghe', preset: 'github', … }`.
+     */
     social:
       | (SocialProviderOptions & { name: SocialName; preset?: undefined })
       | (SocialProviderOptions & { kind: 'social'; preset: Exclude<SocialName, 'x'> });

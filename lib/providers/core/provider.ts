@@ -1,4 +1,7 @@
-/** A provider as the router sees it, and what an entry of `opts.providers` may be (the built-in kinds' options: entries.ts). */
+/**
+ * A provider as the router sees it, and what an entry of `opts.providers` may be (the built-in kinds' options:
+ * entries.ts).
+ */
 import type { Context } from 'koa';
 
 /** What the router calls. Providers never parse the path: the router resolves them by name. */
@@ -78,5 +81,8 @@ export interface ProviderOptions {
  */
 export interface ProviderKinds {}
 
-/** An entry of `opts.providers`: a ready Provider, or the options of a kind in ProviderKinds (told apart by `kind`, or by a built-in `name`). */
+/**
+ * An entry of `opts.providers`: a ready Provider, or the options of a kind in ProviderKinds (told apart by `kind`, or
+ * by a built-in `name`).
+ */
 export type ProviderEntry = Provider | ProviderKinds[keyof ProviderKinds];

@@ -42,7 +42,8 @@ export function planProviders(entries: readonly ProviderEntry[]): ProviderPlan[]
         throw new TypeError(`authKoa: ${at} needs a kind, or the name of a built-in provider`);
       if (!builtin) {
         throw new TypeError(
-          `authKoa: ${at}.name "${entry.name}" is not a built-in provider (known: ${[...builtinNames.keys()].join(', ')}); give a kind for custom ones`,
+          `authKoa: ${at}.name "${entry.name}" is not a built-in provider (known: ` +
+            `${[...builtinNames.keys()].join(', ')}); give a kind for custom ones`,
         );
       }
       kind = builtin.kind;
@@ -152,7 +153,8 @@ async function create(
 function checkName(name: string, at: string, taken: { has(name: string): boolean }): void {
   if (!NAME.test(name) || RESERVED.has(name)) {
     throw new TypeError(
-      `authKoa: ${at}.name "${name}" is not allowed: use letters, digits, '.', '_', '~' or '-', and none of list, user, status, logout`,
+      `authKoa: ${at}.name "${name}" is not allowed: use letters, digits, '.', '_', '~' or '-', and none of ` +
+        `list, user, status, logout`,
     );
   }
   if (taken.has(name)) throw new TypeError(`authKoa: ${at}.name "${name}" is used by another provider`);

@@ -225,8 +225,10 @@ function send(
 
 function loginPage(search: string): string {
   return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Dev OAuth2 login</title>
-<style>body{font:16px sans-serif;max-width:26em;margin:4em auto}p.warn{color:#b00}input,button{font-size:1em}</style></head>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, \
+initial-scale=1"><title>Dev OAuth2 login</title>
+<style>body{font:16px sans-serif;max-width:26em;margin:4em \
+auto}p.warn{color:#b00}input,button{font-size:1em}</style></head>
 <body><h1>Dev OAuth2 server</h1>
 <p class="warn">Development only: any user name logs in.</p>
 <form method="post" action="/login/oauth/authorize${escapeHTML(search)}">

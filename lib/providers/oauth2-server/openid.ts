@@ -104,7 +104,10 @@ function userInfo(srv: LocalServer, ctx: Context): void {
   json(ctx, 200, { sub: grant.user.id, ...profileClaims(srv, grant.user, grant.scope) });
 }
 
-/** `profile` gives name and picture (the id and its identicon when the checker gave none), `email` the email when there is one. */
+/**
+ * `profile` gives name and picture (the id and its identicon when the checker gave none), `email` the email when there
+ * is one.
+ */
 function profileClaims(srv: LocalServer, u: ServerUser, scope: string | undefined): Record<string, string> {
   const asked = scopes(scope);
   const out: Record<string, string> = {};

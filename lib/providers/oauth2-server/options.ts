@@ -211,7 +211,10 @@ export function resolveServerOptions(o: OAuth2ServerOptions): ResolvedServerOpti
   };
 }
 
-/** The id_token signer: one given as such (a `kind: 'server'` entry passes the service's), or one over keys in the `signing` form. */
+/**
+ * The id_token signer: one given as such (a `kind: 'server'` entry passes the service's), or one over keys in the
+ * `signing` form.
+ */
 function readSigner(value: unknown): JwtSigner | undefined {
   if (value === undefined) return undefined;
   const given = value as Partial<JwtSigner>;

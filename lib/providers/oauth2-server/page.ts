@@ -37,7 +37,10 @@ export const escapeHTML = (s: string): string => s.replace(/[&<>"']/g, (c) => `&
  * follows redirects to the client, and Chromium checks form-action along that whole chain.
  */
 export function pageCSP(redirectOrigin: string): string {
-  return `default-src 'none'; style-src 'unsafe-inline'; form-action 'self' ${redirectOrigin}; frame-ancestors 'none'; base-uri 'none'`;
+  return (
+    `default-src 'none'; style-src 'unsafe-inline'; form-action 'self' ${redirectOrigin}; frame-ancestors ` +
+    `'none'; base-uri 'none'`
+  );
 }
 
 /** The built-in page: labelled fields, the error announced to assistive technology, no script. */
@@ -57,7 +60,8 @@ button{font:inherit;margin-top:1.2em;padding:.3em 1.2em}.error{color:#a00;font-w
 ${err}<form method="post" action="${escapeHTML(page.action)}">
 <input type="hidden" name="${FIELDS.csrf}" value="${escapeHTML(page.csrfToken)}">
 <label for="username">User name</label>
-<input id="username" name="${FIELDS.username}" autocomplete="username" required autofocus value="${escapeHTML(page.username ?? '')}"${described}>
+<input id="username" name="${FIELDS.username}" autocomplete="username" required autofocus \
+value="${escapeHTML(page.username ?? '')}"${described}>
 <label for="password">Password</label>
 <input id="password" name="${FIELDS.password}" type="password" autocomplete="current-password" required${described}>
 <button type="submit">Sign in</button>

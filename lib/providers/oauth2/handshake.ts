@@ -40,7 +40,10 @@ function cookiePath(deps: ProviderDeps, ctx: Context): string {
 
 function cookieAttrs(spec: FlowSpec, deps: ProviderDeps, ctx: Context): string {
   const { secure } = deps.cookies;
-  return `; Path=${cookiePath(deps, ctx)}; HttpOnly${secure ? '; Secure' : ''}; SameSite=${spec.formPost && secure ? 'None' : 'Lax'}`;
+  return (
+    `; Path=${cookiePath(deps, ctx)}; HttpOnly${secure ? '; Secure' : ''}; ` +
+    `SameSite=${spec.formPost && secure ? 'None' : 'Lax'}`
+  );
 }
 
 /**

@@ -40,7 +40,9 @@ export interface FlowSpec {
   timeoutMs: number;
   maxBytes: number;
   endpoints(): Promise<Endpoints>;
-  /** Turns the token (and usually the user-info JSON) into the user; `params` are the callback's (Apple's `user` field). */
+  /**
+   * Turns the token (and usually the user-info JSON) into the user; `params` are the callback's (Apple's `user` field).
+   */
   identify(token: OAuthToken, hs: HandshakeData, io: FlowIO, params: Record<string, string>): Promise<Identified>;
   /** Called with the final user and the provider token (custom providers keep it to call APIs later). */
   bearerTokenHook?: (provider: string, user: User, token: OAuthToken) => void | Promise<void>;

@@ -74,14 +74,18 @@ export function browserBinding({ name, challengeMs }: PasskeyConfig, deps: Provi
       const value = current && BINDING.test(current) ? current : randomBytes(32).toString('base64url');
       ctx.append(
         'Set-Cookie',
-        `${cookie}=${value}; Path=${path}; HttpOnly; SameSite=Strict; Max-Age=${Math.ceil(challengeMs / 1000)}${deps.cookies.secure ? '; Secure' : ''}`,
+        `${cookie}=${value}; Path=${path}; HttpOnly; SameSite=Strict; ` +
+          `Max-Age=${Math.ceil(challengeMs / 1000)}${deps.cookies.secure ? '; Secure' : ''}`,
       );
       return hash(value);
     },
   };
 }
 
-/** The per-client limit on login challenges (`rateLimit`): throws the 429 when a client is over it; undefined when it is off. */
+/**
+ * The per-client limit on login challenges (`rateLimit`): throws the 429 when a client is over it; undefined when it is
+ * off.
+ */
 export function loginChallengeLimit(
   { name, rateLimit }: PasskeyConfig,
   deps: ProviderDeps,

@@ -26,7 +26,8 @@ export const PASSKEY_ROUTE_DOCS: RouteDocs = {
   login: {
     post: {
       description:
-        "The assertion for this browser's login challenge (the binding cookie `login/options` set); refused: 400 `bad_request`/`challenge_invalid`, 401 `passkey_unknown`/`passkey_invalid`.",
+        "The assertion for this browser's login challenge (the binding cookie `login/options` set); refused: 400 " +
+        '`bad_request`/`challenge_invalid`, 401 `passkey_unknown`/`passkey_invalid`.',
       requestBody: body(CREDENTIAL),
       responses: {
         200: json(
@@ -55,7 +56,8 @@ export const PASSKEY_ROUTE_DOCS: RouteDocs = {
   'login/options': {
     post: {
       description:
-        'A login challenge for any passkey of the site, bound to this browser by a cookie; limited per client (429 `rate_limited` with Retry-After).',
+        'A login challenge for any passkey of the site, bound to this browser by a cookie; limited per client ' +
+        '(429 `rate_limited` with Retry-After).',
       requestBody: {
         content: {
           'application/json': { schema: LOGIN_PARAMS },

@@ -22,7 +22,10 @@ export interface LoginBotOptions {
   username?: string;
   /** Largest profile photo downloaded, in bytes. Default 10 MiB. */
   maxPhotoBytes?: number;
-  /** Deadline of one Bot API call (not the long poll, which adds its own wait) and of the photo download, in ms. Default 10 000. */
+  /**
+   * Deadline of one Bot API call (not the long poll, which adds its own wait) and of the photo download, in ms. Default
+   * 10 000.
+   */
   timeoutMs?: number;
 }
 

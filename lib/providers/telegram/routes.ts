@@ -28,7 +28,10 @@ export async function loginRoute(parts: TelegramParts, ctx: Context): Promise<vo
   return openRequest(parts, ctx);
 }
 
-/** The bot's username; a failure to learn it is a 503 (logged once, by the service's 5xx handler, with the redacted cause). */
+/**
+ * The bot's username; a failure to learn it is a 503 (logged once, by the service's 5xx handler, with the redacted
+ * cause).
+ */
 async function botUsername(bot: LoginBot): Promise<string> {
   try {
     return await bot.username();

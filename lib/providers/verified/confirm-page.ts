@@ -41,7 +41,10 @@ export function writeConfirmPage(ctx: Context, page: ConfirmPage): void {
   });
 }
 
-/** One small page of the verified provider: its own nonce-only CSP, never cached, a heading and `body` (already escaped). */
+/**
+ * One small page of the verified provider: its own nonce-only CSP, never cached, a heading and `body` (already
+ * escaped).
+ */
 function writePage(
   ctx: Context,
   p: { status: number; title: string; formAction: string; referrerPolicy: string; style?: string; body: string },
@@ -49,7 +52,8 @@ function writePage(
   const nonce = randomBytes(16).toString('base64');
   ctx.set(
     'Content-Security-Policy',
-    `default-src 'none'; style-src 'nonce-${nonce}'; form-action ${p.formAction}; frame-ancestors 'none'; base-uri 'none'`,
+    `default-src 'none'; style-src 'nonce-${nonce}'; form-action ${p.formAction}; frame-ancestors 'none'; ` +
+      `base-uri 'none'`,
   );
   ctx.set('Referrer-Policy', p.referrerPolicy);
   ctx.set('Cache-Control', 'no-store');
@@ -62,7 +66,8 @@ function writePage(
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex">
 <title>${p.title}</title>
-<style nonce="${nonce}">body{font-family:system-ui,sans-serif;max-width:28rem;margin:4rem auto;padding:0 1rem}${p.style ?? ''}</style>
+<style nonce="${nonce}">body{font-family:system-ui,sans-serif;max-width:28rem;margin:4rem auto;padding:0 \
+1rem}${p.style ?? ''}</style>
 </head>
 <body>
 <h1>${p.title}</h1>

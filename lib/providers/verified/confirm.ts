@@ -48,7 +48,8 @@ export function confirmStep(
       });
       return;
     }
-    // A POST from another site's page (the attacker's own token, the victim's browser) never gets here: the router refuses it.
+    // A POST from another site's page (the attacker's own token, the victim's browser) never gets here: the router
+    // refuses it.
     await spend(usedTokens, usedId, claims.exp! * 1000);
     const id = claims.handshake.id;
     await deps.completeLogin(ctx, {

@@ -47,7 +47,8 @@ export function sendStep(
       throw rateLimited(ctx, wait, 'too many confirmation requests');
     }
     const token = await mintToken(config.name, config.lifetimeS, request, deps);
-    const link = `${deps.callbackURL(ctx).replace(/\/callback$/, '/login')}?token=${encodeURIComponent(token)}${request.session ? '&session=1' : ''}`;
+    const loginURL = deps.callbackURL(ctx).replace(/\/callback$/, '/login');
+    const link = `${loginURL}?token=${encodeURIComponent(token)}${request.session ? '&session=1' : ''}`;
     const text = config.template.render(
       { User: request.user, Address: request.address, Token: token, Site: request.site, URL: link },
       config.html,
@@ -98,7 +99,10 @@ function mintToken(name: string, lifetimeS: number, request: ConfirmationRequest
   });
 }
 
-/** The step-1 limits (`rateLimit`), counted per provider by the service's limiter: the wait when over one; undefined when off. */
+/**
+ * The step-1 limits (`rateLimit`), counted per provider by the service's limiter: the wait when over one; undefined
+ * when off.
+ */
 function requestLimit(
   { name, rateLimit }: VerifiedConfig,
   limiter: Limiter,

@@ -13,7 +13,9 @@ export interface Sender {
   validateAddress?(address: string): boolean;
   /** Releases connections when the service closes. */
   close?(): Promise<void>;
-  /** Loads what sending needs (a package, a template); the provider awaits it at start-up, so a missing one fails there. */
+  /**
+   * Loads what sending needs (a package, a template); the provider awaits it at start-up, so a missing one fails there.
+   */
   ready?(): Promise<void>;
 }
 
