@@ -116,8 +116,8 @@ export function parsePasskeyOptions(opts: PasskeyProviderOptions, deps: Provider
   // on one in development), but said once, since every passkey call from a page would fail.
   if (/^[\d.]+$|:/.test(rpID))
     deps.logger.warn(
-      `${name}: rpID ${rpID} is an IP address, which browsers refuse for passkeys: use a host name (localhost in ` +
-        `development)`,
+      `${name}: rpID ${rpID} is an IP address, which browsers refuse for passkeys: ` +
+        `use a host name (localhost in development)`,
     );
   const userVerification = opts.userVerification ?? 'preferred';
   if (userVerification !== 'preferred' && userVerification !== 'required')

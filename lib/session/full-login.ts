@@ -23,6 +23,6 @@ export function isFullLogin(claims: Claims): boolean {
 /** The refusal of a request whose credential is not a full login (basic auth, a token that skipped the login). */
 export function fullLoginRequired(what: string): AuthError {
   const message =
-    `${what} needs the session of a full login (cookie, X-JWT or ?token=), not basic auth or a ` + `minted token`;
+    `${what} needs the session of a full login ` + `(cookie, X-JWT or ?token=), not basic auth or a minted token`;
   return new AuthError('full_login_required', message);
 }

@@ -38,8 +38,8 @@ export const escapeHTML = (s: string): string => s.replace(/[&<>"']/g, (c) => `&
  */
 export function pageCSP(redirectOrigin: string): string {
   return (
-    `default-src 'none'; style-src 'unsafe-inline'; form-action 'self' ${redirectOrigin}; frame-ancestors ` +
-    `'none'; base-uri 'none'`
+    `default-src 'none'; style-src 'unsafe-inline'; form-action 'self' ${redirectOrigin}; ` +
+    `frame-ancestors 'none'; base-uri 'none'`
   );
 }
 
