@@ -7,7 +7,10 @@ export function promised<T>(run: () => T | PromiseLike<T>): Promise<T> {
   return new Promise<T>((resolve) => resolve(run()));
 }
 
-/** A promise rejected with `err`, whatever was thrown (Promise.reject is for Errors; a caught value may be anything). */
+/**
+ * A promise rejected with `err`, whatever was thrown (Promise.reject is for Errors; a caught value may be
+ * anything).
+ */
 export function rejected(err: unknown): Promise<never> {
   return promised(() => {
     throw err;
