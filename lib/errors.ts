@@ -96,7 +96,8 @@ export type ErrorCode = keyof typeof ERROR_STATUS;
  * The codes of features outside the package (docs/features.md), by declaration merging: a feature's
  * package declares `interface FeatureErrorCodes { terms_required: true }` in `declare module 'authkoa'`,
  * and `AuthError.code` then includes it. Empty here: authkoa's own codes are all in ERROR_STATUS.
- */ // Empty by design, and so no object type to lint: a feature's package adds its codes by declaration merging.
+ */
+// Empty by design: a feature's package adds its codes by declaration merging.
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type
 export interface FeatureErrorCodes {}
 
