@@ -78,11 +78,6 @@ export class FeatureSet {
     return false;
   }
 
-  /** Whether any configured feature may have a gate: a login skips the loop when none does. */
-  get gated(): boolean {
-    return [...this.#made.values()].some((f) => f.gate !== undefined);
-  }
-
   /** Hands the auth router's `<prefix>` and `<prefix>/…` requests to each feature's routes. */
   mount(router: Router): void {
     for (const m of this.#modules) {
