@@ -18,7 +18,8 @@ const MAX_COUNTERS = 100_000;
  * The in-process state store, the default: right when the Telegram poller runs inside the one app
  * process. A written value is copied and frozen (see Entries.hold()), and a read hands that frozen value
  * out as it is, so no caller can change what is stored, and nothing is copied on the way out.
- * Expired entries go every `sweepEvery` creates instead of on a timer, so an idle store keeps
+ * Expired entries go every `sweepEvery` creates (or every quarter of the map's size in creates, when
+ * that is more) instead of on a timer, so an idle store keeps
  * nothing alive and needs no teardown. The methods are the object's own, so a caller may spread it.
  */
 export function memoryStateStore(opts: StateStoreOptions = {}): StateStore & { readonly size: number } {
@@ -45,7 +46,8 @@ export function memoryStateStore(opts: StateStoreOptions = {}): StateStore & { r
 /** The map behind a memory store and the rules of its entries, synchronous: the store's methods are one call each. */
 class Entries {
   readonly map = new Map<string, StateEntry>();
-  #creates = 0;
+  /** Creates left until the next sweep. */
+  #untilSweep: number;
   /** Keys holding EMPTY: in the map, but not in the store. */
   #empties = 0;
   // Revisions only have to differ between the writes of this one map (it is never shared with another
@@ -61,7 +63,9 @@ class Entries {
   constructor(
     readonly clock: () => number,
     readonly sweepEvery: number,
-  ) {}
+  ) {
+    this.#untilSweep = sweepEvery;
+  }
 
   get size(): number {
     return this.map.size - this.#empties;
@@ -71,7 +75,7 @@ class Entries {
     const k = this.#at('create', ns, key);
     checkExpiry('create', expiresAtMs);
     const now = this.clock();
-    if (++this.#creates % this.sweepEvery === 0) this.#sweep(now);
+    if (--this.#untilSweep <= 0) this.#sweep(now);
     if (live(this.map.get(k), now)) return false;
     this.#write(k, this.#hold(value), expiresAtMs);
     return true;
@@ -213,6 +217,11 @@ class Entries {
 
   /** Deletes expired entries and EMPTY ones; the count of expired entries deleted. */
   #sweep(now: number): number {
+    // The next one after sweepEvery creates, or after a quarter of the map's size when that is more: a
+    // sweep visits every entry, and a map that holds every session the cap ended (tens of thousands)
+    // swept every 256 creates cost a login more than its store writes. So a create pays for about four
+    // visits however large the map, and what waits to be swept stays a fraction of what is live.
+    this.#untilSweep = Math.max(this.sweepEvery, this.map.size >> 2);
     let n = 0;
     // forEach, not for…of over entries: no [key, value] array per entry, where the map holds every
     // session the cap ended (a fifth of a login's time in the bench). Deleting while it runs is allowed.

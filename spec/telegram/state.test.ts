@@ -109,6 +109,20 @@ test('memory: expired entries are swept every sweepEvery creates', async (t) => 
   t.is(store.size, 1);
 });
 
+test('memory: a large map is swept every quarter of its size in creates, not every sweepEvery', async (t) => {
+  // A sweep visits every entry: swept every create, a map of tens of thousands of ended sessions made
+  // each login pay for all of them. With sweepEvery 1, a small map still goes at once (above).
+  let now = 1_000_000;
+  const store = memoryStateStore({ clock: () => now, sweepEvery: 1 });
+  for (let i = 0; i < 400; i++) await store.create('ns', `old${i}`, i, now + 10);
+  now += 10;
+  let creates = 0;
+  while (store.size > 100 + creates && creates < 400) await store.create('ns', `new${creates++}`, 0, now + 10);
+  t.true(creates > 1, 'not swept at the first create after the expiry');
+  t.true(creates <= 101, `swept within a quarter of the map's size in creates (took ${creates})`);
+  t.is(store.size, creates, 'then only the live entries are left');
+});
+
 test('LMDB: two processes racing markUsed and create on one environment: exactly one wins each', async (t) => {
   const path = join(tempDir(t), 'state');
   const racer = fileURLToPath(new URL('./fixtures/state-racer.ts', import.meta.url));
