@@ -55,10 +55,12 @@ class Entries {
   #writes = 0;
   #closed = false;
   /**
-   * The frozen copies this store made: read out as they are, and kept as they are inside a later write
-   * (a session list written back with one record more copies one record, not fifty).
+   * Marks the frozen copies this store made (a symbol-keyed property, not enumerable, so no copy, JSON or
+   * comparison sees it): read out as they are, and kept as they are inside a later write (a session list
+   * written back with one record more copies one record, not fifty). A WeakSet did the same but made every
+   * garbage collection walk its entries: a fifth of a login's time with a map of ended sessions.
    */
-  readonly #held = new WeakSet<object>();
+  readonly #mark = Symbol('held by this memory store');
 
   constructor(
     readonly clock: () => number,
@@ -86,7 +88,7 @@ class Entries {
     if (e === undefined || e === EMPTY) return undefined;
     const v = e.value;
     // A frozen value (or a primitive) is handed out as it is; a flat record is copied, as it was written.
-    if (v === null || typeof v !== 'object' || this.#held.has(v)) return e as StateEntry<V>;
+    if (v === null || typeof v !== 'object' || this.#holds(v)) return e as StateEntry<V>;
     return { ...e, value: isFlatRecord(v) ? { ...v } : structuredClone(v) } as StateEntry<V>;
   }
 
@@ -169,7 +171,7 @@ class Entries {
    * something else is inside.
    */
   #frozenCopy(value: object, depth: number): object | undefined {
-    if (this.#held.has(value)) return value;
+    if (this.#holds(value)) return value;
     if (depth > MAX_DEPTH) return undefined;
     let out: object;
     if (Array.isArray(value)) {
@@ -192,8 +194,13 @@ class Entries {
       }
       out = fields;
     }
-    this.#held.add(Object.freeze(out));
-    return out;
+    Object.defineProperty(out, this.#mark, { value: true });
+    return Object.freeze(out);
+  }
+
+  /** The value is one of this store's frozen copies. */
+  #holds(value: object): boolean {
+    return (value as Record<symbol, unknown>)[this.#mark] === true;
   }
 
   /** Writes `k`, in place when it holds EMPTY. */
