@@ -3,7 +3,7 @@
  * range API by k-anonymity), checked on their own before the accounts feature uses them. The range API
  * is a stand-in over real HTTP on 127.0.0.1.
  */
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import { createHash, scryptSync } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import {
@@ -108,7 +108,7 @@ test('the policy: 8 to 256 characters counted as code points, not the owner, no 
 });
 
 /** A Pwned Passwords stand-in that knows `breached` (count 7) and pads every answer with decoys of count 0. */
-async function rangeApi(t: Parameters<Parameters<typeof test>[1]>[0], breached: string[], padded: string[] = []) {
+async function rangeApi(t: ExecutionContext, breached: string[], padded: string[] = []) {
   const seen: IncomingMessage[] = [];
   const sha = (p: string) => createHash('sha1').update(p).digest('hex').toUpperCase();
   const api = await serve((req, res) => {
