@@ -147,6 +147,6 @@ export function accountStoreContract(test: TestFn, label: string, open: OpenAcco
   test(`${label}: after close, calls reject`, async (t) => {
     const store = await open(t);
     await store.close();
-    await t.throwsAsync(store.get('x'), { message: /after close/ });
+    await t.throwsAsync(store.get('x'), { message: /close/ });
   });
 }
