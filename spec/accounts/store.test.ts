@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { lmdbAccountStore } from '../../lib/accounts/lmdb-store.js';
 import { memoryAccountStore } from '../../lib/accounts/memory-store.js';
+import { openAccountStore } from '../../lib/accounts/open.js';
 import { normalizeEmail } from '../../lib/accounts/store.js';
 import { tempDir } from '../helpers/temp.js';
 import { account, accountStoreContract } from './store-contract.js';
@@ -87,4 +88,27 @@ test('normalizeEmail: one plain address, trimmed and lower-cased; anything a par
     undefined,
   ])
     t.is(normalizeEmail(bad), undefined, String(bad));
+});
+
+test('openAccountStore: memory:// and lmdb://path open their stores, an object is kept, anything else names the option', async (t) => {
+  const mem = await openAccountStore('memory://');
+  t.true(mem.volatile);
+  await mem.close();
+  const lmdb = await openAccountStore(`lmdb://${join(tempDir(t), 'accounts')}`);
+  t.teardown(() => lmdb.close());
+  t.true(await lmdb.create(account()));
+  const own = memoryAccountStore();
+  t.is(await openAccountStore(own), own);
+  for (const [bad, message] of [
+    ['redis://u:pw@127.0.0.1/0', /^accounts\.store: unknown scheme \(use lmdb:\/\/<path>/],
+    ['lmdb://', /^accounts\.store: lmdb:\/\/ needs a path/],
+    ['not a uri', /^accounts\.store: unknown scheme/],
+  ] as const) {
+    const err = await t.throwsAsync(openAccountStore(bad), { instanceOf: TypeError, message });
+    t.false(err!.message.includes('pw@'), 'the URI is not echoed');
+  }
+  await t.throwsAsync(openAccountStore({ create() {} } as never), {
+    instanceOf: TypeError,
+    message: /^accounts\.store must be an account store URI or an object with the AccountStore methods$/,
+  });
 });
