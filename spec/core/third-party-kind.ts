@@ -4,8 +4,9 @@
  * lib/'s internals. It does what the built-in `direct` kind does: a user name and password checked by
  * the application, failed attempts throttled through `deps.checkCredentials` (a capability the kind asks
  * for in `needs`), the session issued by `deps.completeLogin` and ended by `deps.endSession`, the request
- * read with the entry's pure helpers (`readParams`, `sessionFlag`, `sessionOnly`). third-party-kind.test.ts checks both that it
- * behaves like `direct` and that its imports stay on the public entry.
+ * read with the entry's pure helpers (`readParams`, `sessionFlag`, `sessionOnly`).
+ * third-party-kind.test.ts checks both that it behaves like `direct` and that its imports stay on the
+ * public entry.
  */
 import type { Context } from 'koa';
 import {
