@@ -7,7 +7,12 @@
  */
 export { authKoa } from './service.js';
 export type { AuthKoa, ProviderInfo } from './instance.js';
-export type { SessionRecord } from './session/devices.js';
+export {
+  sessionsAdmin,
+  type SessionRecord,
+  type SessionsAdmin,
+  type SessionsAdminOptions,
+} from './features/sessions/admin.js';
 export type { KeyInput, PublicJwk, SigningAlg, SigningOptions } from './session/signing.js';
 export type {
   AuthKoaOptions,

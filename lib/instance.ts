@@ -9,7 +9,7 @@ import type { FeatureSet } from './features/set.js';
 import type { MfaAdmin } from './mfa/feature.js';
 import type { ResolvedOptions } from './options/resolved.js';
 import type { ProviderRegistry } from './providers/core/resolve.js';
-import type { SessionRecord, SessionRegistry } from './session/devices.js';
+import type { SessionRecord, SessionsAdmin } from './features/sessions/admin.js';
 import type { TokenService } from './session/token-service.js';
 import type { Claims, RequestToken } from './session/claims.js';
 
@@ -109,7 +109,8 @@ export interface InstanceParts {
   options: ResolvedOptions;
   /** Start-up: the methods that use the state store wait for it. */
   starting: Promise<void>;
-  registry: SessionRegistry;
+  /** Ends a user's sessions (auth.revokeSessions): the tombstones, the features told, the event. */
+  endSessions: (userId: string, keep: string | undefined) => Promise<void>;
   /** The configured features; their admin APIs once started. */
   features: FeatureSet;
   events: AuthEventBus;
@@ -130,6 +131,8 @@ const PARTS = Symbol('authkoa.instance');
  */
 export function instanceApi(p: InstanceParts): Omit<AuthKoa, keyof Middleware> {
   const started = <T>(f: () => Promise<T>) => p.starting.then(f);
+  // The session list is a feature always configured (features/table.ts): its admin API once started.
+  const sessions = () => p.features.admin('sessions') as SessionsAdmin;
   let closed: Promise<void> | undefined;
   const info = (name: string): ProviderInfo | undefined => {
     const provider = p.providers.get(name);
@@ -145,10 +148,10 @@ export function instanceApi(p: InstanceParts): Omit<AuthKoa, keyof Middleware> {
     providers: { list: () => p.providers.list().map((x) => info(x.name)!), get: info },
     // The caller's own promise: left unhandled, a start-up failure stops the process with its message.
     ready: p.starting.then(() => undefined),
-    revokeSessions: (userId, opts) => started(() => p.registry.revokeAll(userId, opts?.except)),
+    revokeSessions: (userId, opts) => started(() => p.endSessions(userId, opts?.except)),
     sessions: {
-      list: (userId) => started(() => p.registry.list(userId)),
-      revoke: (userId, sid) => started(() => p.registry.revoke(userId, sid)),
+      list: (userId) => started(() => sessions().list(userId)),
+      revoke: (userId, sid) => started(() => sessions().revoke(userId, sid)),
     },
     mfa: p.features.names().includes('mfa') ? mfaAdmin(() => p.features.admin('mfa') as MfaAdmin, started) : undefined,
     features: {

@@ -30,7 +30,7 @@ export function authKoa(opts: AuthKoaOptions): AuthKoa {
   const core = coreParts(o);
   const login = sessionParts(o, core);
   const features = featureSet(o, core, login);
-  const { events, telemetry, tokenService, providers, registry } = core;
+  const { events, telemetry, tokenService, providers, hooks } = core;
   const gate = { intercept: (ctx: Context, attempt: IdentifiedLogin) => features.gate(ctx, attempt) };
   const factorChanged = async (ctx: Context) => {
     const me = await login.session(ctx);
@@ -45,7 +45,7 @@ export function authKoa(opts: AuthKoaOptions): AuthKoa {
     tokens: tokenService,
     providers,
     sessions: core.revocations,
-    registry,
+    hooks,
     waitForStart,
     basicThrottle,
   };
@@ -55,7 +55,7 @@ export function authKoa(opts: AuthKoaOptions): AuthKoa {
   const endToken = async (claims: Claims, ctx: Context) => {
     logoutEvent(events.bus, ctx, claims);
     await core.revocations.endToken(claims);
-    await registry.forget(claims);
+    await hooks.ended(ctx, claims);
   };
   // Imported while start-up runs (`ready` waits for it): @koa/router takes longer to import than Koa itself.
   const routeParts = { tokens: tokenService, providers, middleware, failed: events.failed, tracing: telemetry };
@@ -68,8 +68,8 @@ export function authKoa(opts: AuthKoaOptions): AuthKoa {
     await Promise.all([core.avatarProxy.close(), core.state.close(), features.close(), events.close()]);
   };
   const starting = Promise.all([startUp.starting, routing]).then(() => undefined);
-  const parts = { middleware, tokenService, avatarProxy: core.avatarProxy, providers, options: o, registry, features };
-  return makeInstance(service, { ...parts, starting, events: events.bus, close });
+  const parts = { middleware, tokenService, avatarProxy: core.avatarProxy, providers, options: o, features };
+  return makeInstance(service, { ...parts, endSessions: login.endSessions, starting, events: events.bus, close });
 
   function kindOf(name: string): string {
     return providers.get(name)?.kind ?? 'custom';
@@ -88,7 +88,7 @@ function checkedOptions(opts: AuthKoaOptions): { o: ResolvedOptions; plans: Retu
 
 /** The application's features and the built-in ones the options turn on, as one set (features/table.ts). */
 function featureSet(o: ResolvedOptions, core: CoreParts, login: SessionParts): FeatureSet {
-  const { state, events, tokenService: tokens, registry, providers } = core;
+  const { state, events, tokenService: tokens, providers, hooks } = core;
   const mfa = o.mfa
     ? loadMfa(o.mfa, o, {
         ...{
@@ -104,8 +104,9 @@ function featureSet(o: ResolvedOptions, core: CoreParts, login: SessionParts): F
       })
     : undefined;
   try {
-    const modules = configuredFeatures(o.features, { ...o, registry, session: login.session, tokens, mfa });
-    return new FeatureSet(modules, { ...o, stateStore: state.store, session: login.session, events: events.bus });
+    const shared = { session: login.session, events: events.bus };
+    const modules = configuredFeatures(o.features, { ...o, ...shared, tokens, mfa });
+    return new FeatureSet(modules, { ...o, ...shared, stateStore: state.store, hooks });
   } catch (err) {
     throw refusedOptions(err, o.logger, authKoa);
   }

@@ -1,7 +1,5 @@
 import { Command } from 'commander';
-import { noopLogger } from '../../lib/logger.js';
-import { SessionRegistry, type SessionRecord } from '../../lib/session/devices.js';
-import { revocations } from '../../lib/session/revocation.js';
+import { sessionsAdmin, type SessionRecord, type SessionsAdmin } from '../../lib/features/sessions/admin.js';
 import type { StateStore } from '../../lib/state/types.js';
 import { parseDuration } from '../../lib/util/duration.js';
 import { checkSharedStore, openSharedStore, SHARED_STORES } from './shared-store.js';
@@ -15,31 +13,18 @@ interface StoreOptions {
 const MAX_SID = 128;
 
 /**
- * Checks the arguments, opens `--store` and runs `use` with the session list of the apps sharing it, then
- * closes the store. The registry is built as the apps build theirs (lib/service.ts) but on the real clock:
- * what it writes (tombstones, not-before times) is kept for `--cookie-duration`, the longest a session
- * can go on being refreshed; the cap on sessions per user only matters at login, which the CLI never does.
+ * Checks the arguments, opens `--store` and runs `use` with the session list's admin API over it (what
+ * `auth.features.get('sessions')` is in the apps), then closes the store. On the real clock: what it
+ * writes (tombstones, not-before times) is kept for `--cookie-duration`, the longest a session can go on
+ * being refreshed.
  */
-async function withRegistry<T>(
-  userId: string,
-  opts: StoreOptions,
-  use: (registry: SessionRegistry) => Promise<T>,
-): Promise<T> {
+async function withAdmin<T>(userId: string, opts: StoreOptions, use: (admin: SessionsAdmin) => Promise<T>): Promise<T> {
   if (userId.trim() === '') throw new Error('<user-id> must not be empty');
   const target = checkSharedStore(opts.store);
   const keepMs = parseDuration(opts.cookieDuration, '--cookie-duration');
   const store: StateStore = await openSharedStore(target);
   try {
-    // The token lifetime only matters for checking tokens, which the CLI never does.
-    const ends = revocations(store, Date.now, keepMs, 0);
-    const config = {
-      cookieDurationMs: keepMs,
-      maxSessionAgeMs: undefined,
-      maxSessionsPerUser: Number.MAX_SAFE_INTEGER,
-      clock: Date.now,
-      logger: noopLogger,
-    };
-    return await use(new SessionRegistry(config, store, ends));
+    return await use(sessionsAdmin(store, { cookieDurationMs: keepMs }));
   } finally {
     await store.close();
   }
@@ -109,7 +94,7 @@ export function sessionsCommand(): Command {
     .option('--cookie-duration <duration>', KEEP_HELP, '31d')
     .option('--json', 'print JSON')
     .action(async (userId: string, opts: StoreOptions & { json?: boolean }) => {
-      const rows = (await withRegistry(userId, opts, (registry) => registry.list(userId))).map(rowOf);
+      const rows = (await withAdmin(userId, opts, (admin) => admin.list(userId))).map(rowOf);
       if (opts.json) process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
       else printRows(userId, rows);
     });
@@ -123,11 +108,11 @@ export function sessionsCommand(): Command {
     .action(async (userId: string, opts: StoreOptions & { sid?: string }) => {
       const sid = opts.sid === undefined ? undefined : checkSid(opts.sid);
       if (sid === undefined) {
-        await withRegistry(userId, opts, (registry) => registry.revokeAll(userId));
+        await withAdmin(userId, opts, (admin) => admin.revokeAll(userId));
         process.stdout.write(`authctl sessions: sessions of ${userId} issued up to now are revoked\n`);
         return;
       }
-      if (!(await withRegistry(userId, opts, (registry) => registry.revoke(userId, sid))))
+      if (!(await withAdmin(userId, opts, (admin) => admin.revoke(userId, sid))))
         throw new Error(`no live session ${sid} of ${userId} in that store`);
       process.stdout.write(`authctl sessions: session ${sid} of ${userId} is ended\n`);
     });

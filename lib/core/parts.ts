@@ -2,12 +2,12 @@ import type { Context } from 'koa';
 import { createAvatarProxy, type AvatarProxyImpl } from '../avatar/proxy.js';
 import { createEvents, type InstanceEvents } from '../events/instance.js';
 import { loginEvent } from '../events/session-events.js';
+import { FeatureHooks } from '../features/hooks.js';
 import { FeatureSet } from '../features/set.js';
 import { PendingAppErrors } from '../http/pending-errors.js';
 import type { ResolvedOptions } from '../options/resolved.js';
 import { ProviderRegistry } from '../providers/core/resolve.js';
 import type { Authenticator } from '../session/authenticator.js';
-import { SessionRegistry } from '../session/devices.js';
 import type { SessionOf } from '../session/fresh.js';
 import { startSession, type SessionStarter } from '../session/login.js';
 import { revocations, type Revocations } from '../session/revocation.js';
@@ -39,8 +39,8 @@ export interface CoreParts {
   throttle: (scope: string) => CredentialThrottle | undefined;
   /** Ended tokens and sessions. */
   revocations: Revocations;
-  /** Every user's sessions, one per login. */
-  registry: SessionRegistry;
+  /** What the login, the refresh and the logout tell the features: filled as FeatureSet.start() creates them. */
+  hooks: FeatureHooks;
   providers: ProviderRegistry;
 }
 
@@ -65,7 +65,7 @@ export function coreParts(o: ResolvedOptions): CoreParts {
   const throttle = throttlesPerScope(state, o.loginThrottle, o.clock, events.bus);
   const keepMs = Math.max(o.cookieDurationMs, o.tokenDurationMs);
   const ended = revocations(state.store, o.clock, keepMs, o.tokenDurationMs);
-  const registry = new SessionRegistry(o, state.store, ended, events.bus);
+  const hooks = new FeatureHooks(o.logger);
   const tokenService = new TokenService(o, telemetry);
   const providers = new ProviderRegistry();
   return {
@@ -79,7 +79,7 @@ export function coreParts(o: ResolvedOptions): CoreParts {
     events,
     throttle,
     revocations: ended,
-    registry,
+    hooks,
     providers,
   };
 }
@@ -92,22 +92,32 @@ export interface SessionParts {
   session: (ctx: Context) => Promise<SessionOf>;
   /** After a credential change of `userId`: their other sessions end (endOtherSessionsOnFactorChange). */
   factorChanged: (userId: string, keep: string | undefined) => Promise<void>;
+  /**
+   * Ends every session of `userId` issued up to now but `keep` (a sid), in every process sharing the
+   * store (`auth.revokeSessions`); the features hear it, then the `session_revoked` listeners.
+   */
+  endSessions: (userId: string, keep: string | undefined) => Promise<void>;
   /** Hands over the authenticator, made once the providers' deps exist. */
   authenticate(users: Authenticator): void;
 }
 
 export function sessionParts(o: ResolvedOptions, core: CoreParts): SessionParts {
-  const { tokenService, registry, providers, events } = core;
+  const { tokenService, hooks, providers, events } = core;
   let users: Authenticator | undefined;
+  const endSessions = async (userId: string, keep: string | undefined) => {
+    await core.revocations.revokeUser(userId, keep);
+    await hooks.revoked(userId, keep);
+    events.bus.emit('session_revoked', keep === undefined ? { userId } : { userId, keptSid: keep });
+  };
   return {
     async begin(ctx, login) {
-      const claims = await startSession(ctx, login, tokenService, registry);
+      const claims = await startSession(ctx, login, tokenService, hooks);
       loginEvent(events.bus, ctx, providers.get(login.provider)?.kind ?? 'custom', claims);
       return claims;
     },
     session: (ctx) => (users ? users.loginSession(ctx) : Promise.reject(new Error('not ready'))),
-    factorChanged: (userId, keep) =>
-      o.endOtherSessionsOnFactorChange ? registry.revokeAll(userId, keep) : Promise.resolve(),
+    factorChanged: (userId, keep) => (o.endOtherSessionsOnFactorChange ? endSessions(userId, keep) : Promise.resolve()),
+    endSessions,
     authenticate: (made) => void (users = made),
   };
 }

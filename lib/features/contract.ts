@@ -90,6 +90,22 @@ export interface Feature {
   openapi?(): FeatureOpenAPI | Promise<FeatureOpenAPI>;
   /** What the application (and `authctl`) calls: `auth.features.get(name)`. */
   admin?: object;
+  /*
+   * A session's life, told after the fact, in the order of the features. A hook cannot refuse anything: a
+   * throw or a rejection is logged as a warning (its AuthError code, or `feature_hook_failed`) and the
+   * login, refresh or logout goes on. A login waits for its hooks, so keep them to a store write or two.
+   */
+  /** A login issued a session (after every gate): its claims carry `user`, `sid`, `auth_time` and `amr`. */
+  sessionStarted?(ctx: Context, claims: Claims): Promise<void>;
+  /** An expired cookie token was re-issued for the same session: the new claims. */
+  sessionRefreshed?(ctx: Context, claims: Claims): Promise<void>;
+  /** A logout ended the session of these claims (its token is already refused). */
+  sessionEnded?(ctx: Context, claims: Claims): Promise<void>;
+  /**
+   * Every session of `userId` issued up to now was revoked, but the session `keptSid` when one was kept:
+   * `auth.revokeSessions()`, or a factor change with `endOtherSessionsOnFactorChange`.
+   */
+  sessionsRevoked?(userId: string, keptSid: string | undefined): Promise<void>;
   /** Runs during start-up (`auth.ready` waits for it; a rejection fails start-up, naming the feature). */
   start?(): Promise<void>;
   /** Runs at `auth.close()`. */

@@ -8,6 +8,7 @@ import type { Logger } from '../logger.js';
 import type { IdentifiedLogin } from '../session/login.js';
 import type { StateStore } from '../state/types.js';
 import type { Feature, FeatureContext, FeatureModule, FullLogin } from './contract.js';
+import type { FeatureHooks } from './hooks.js';
 import { checkProviderNames } from './plan.js';
 
 /** What every feature's context is made of: the instance's shared parts. */
@@ -20,6 +21,8 @@ export interface FeatureParts {
   stateStore: StateStore;
   session: (ctx: Context) => Promise<FullLogin>;
   events: AuthEventBus;
+  /** The core's session hooks (features/hooks.ts): each feature's are added as it is created. */
+  hooks: FeatureHooks;
 }
 
 /** A path item map of one feature's OpenAPI part, as the document merges it. */
@@ -37,7 +40,8 @@ export interface FeatureDocs {
 /**
  * The configured features of one instance, in order (the application's, then the built-in ones):
  * created at start-up, their routes mounted under their prefixes, their gates run at every login, their
- * OpenAPI parts merged, closed with the instance. The service loops over this; it names no feature.
+ * session hooks handed to the core (FeatureHooks), their OpenAPI parts merged, closed with the instance.
+ * The service loops over this; it names no feature.
  */
 export class FeatureSet {
   readonly #modules: readonly FeatureModule[];
@@ -59,6 +63,7 @@ export class FeatureSet {
     for (const m of this.#modules) {
       const made = await named(m, 'could not be created', () => m.create((m.options ?? {}) as never, this.#context(m)));
       this.#made.set(m.name, made ?? {});
+      if (made) this.#parts.hooks.add(m.name, made);
     }
     await Promise.all(
       this.#modules.map((m) => named(m, 'did not start', async () => this.#made.get(m.name)?.start?.())),

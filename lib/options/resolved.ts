@@ -12,7 +12,6 @@ import type { AvatarStore, StoreTarget } from '../stores/types.js';
 import type { AvatarTuning } from './types.js';
 import type { MfaConfig } from '../mfa/options.js';
 import type { FeatureModule } from '../features/contract.js';
-import type { DevicesConfig } from '../session/devices.js';
 import type { EventsConfig } from '../events/options.js';
 
 /**
@@ -29,7 +28,6 @@ export type ResolvedOptions = TokenConfig &
   RoutesConfig &
   AvatarConfig &
   StateConfig &
-  DevicesConfig &
   EventsConfig &
   ServiceConfig;
 
@@ -65,6 +63,8 @@ export interface ServiceConfig {
   keepHashedIds: boolean;
   /** A passkey or second factor added or removed ends the user's other sessions. */
   endOtherSessionsOnFactorChange: boolean;
+  /** At most this many sessions per user in the session list: a login past it ends the oldest. */
+  maxSessionsPerUser: number;
   /** The second factor, checked; undefined when the `mfa` option is not set. */
   mfa: MfaConfig | undefined;
   /**

@@ -11,7 +11,7 @@ import { Refresher, type RefreshConfig } from './refresher.js';
 import type { SessionOf } from './fresh.js';
 import { fullLoginRequired, isFullLogin } from './full-login.js';
 import type { Revocations } from './revocation.js';
-import type { SessionRegistry } from './devices.js';
+import type { SessionHooks } from './hooks.js';
 import type { TokenService } from './token-service.js';
 
 /** The options the authentication of a request reads, its refresh and basic auth included. */
@@ -29,8 +29,8 @@ export interface AuthenticatorParts {
   /** The configured providers, by name: a token of another provider is refused. */
   providers: { has(name: string): boolean };
   sessions: Revocations;
-  /** The session list a refresh updates. */
-  registry?: SessionRegistry;
+  /** Told of every refresh (the features' session hooks). */
+  hooks?: SessionHooks;
   /**
    * Undefined once the service has started; before, a promise to wait for, rejected with a 503 when start-up failed.
    */
@@ -67,7 +67,7 @@ export class Authenticator {
     this.waitForStart = parts.waitForStart;
     this.basicAuth =
       o.basicAuthChecker || o.adminPasswd !== undefined ? basicAuthenticator(o, parts.basicThrottle) : undefined;
-    this.refresher = new Refresher(o, parts.tokens, parts.sessions, parts.registry, parts.events, parts.tracing);
+    this.refresher = new Refresher(o, parts.tokens, parts.sessions, parts.hooks, parts.events, parts.tracing);
     this.validator = o.validator;
     this.strictRevocations = o.strictRevocation ? parts.sessions : undefined;
   }

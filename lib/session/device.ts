@@ -1,9 +1,6 @@
-import { isIP } from 'node:net';
-import { clientKey } from '../http/client-key.js';
-
 /**
- * What a session list shows of where a login came from: a short label of the browser and system read
- * from the User-Agent, and the client's network, never its address.
+ * A short label of the browser and system a request came from, read from the User-Agent: what the session
+ * list shows of each login and the passkey list of each key, so it is core rather than either feature's.
  */
 
 /** Browsers in the order they must be tried: Edge and Opera say "Chrome" too, Chrome says "Safari". */
@@ -39,16 +36,4 @@ export function deviceLabel(userAgent: string | undefined): string {
   const system = SYSTEMS.find(([re]) => re.test(ua))?.[1];
   if (browser && system) return `${browser} on ${system}`;
   return browser ?? system ?? 'Unknown device';
-}
-
-/**
- * The client's network as a session list shows it: an IPv4 address by its /24 (`203.0.113.0/24`), an
- * IPv6 one by its /64; '' when the address is not one. Enough to tell "home" from "abroad", not to
- * find anyone.
- */
-export function networkOf(ip: string | undefined): string {
-  const key = clientKey(ip);
-  if (key === 'invalid') return '';
-  if (isIP(key) === 4) return `${key.split('.').slice(0, 3).join('.')}.0/24`;
-  return key; // already the /64
 }

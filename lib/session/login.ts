@@ -4,7 +4,7 @@ import type { Logger } from '../logger.js';
 import { writeJSON } from '../http/respond.js';
 import { safeRedirect } from '../http/redirect.js';
 import { randomId, type Claims } from './claims.js';
-import type { SessionRegistry } from './devices.js';
+import type { SessionHooks } from './hooks.js';
 import type { TokenService } from './token-service.js';
 import type { User } from '../user.js';
 
@@ -109,13 +109,13 @@ export type SessionStarter = (ctx: Context, login: IdentifiedLogin) => Promise<C
 
 /**
  * Mints the session of an identified login and sets its cookies: a new session id (`sid`), `auth_time`
- * now, `amr` the login's methods; then records the session in the user's list (sessions per device).
+ * now, `amr` the login's methods; then tells the features (SessionHooks.started: the session list records it).
  */
 export async function startSession(
   ctx: Context,
   login: IdentifiedLogin,
   tokens: TokenService,
-  registry: SessionRegistry,
+  hooks: SessionHooks,
 ): Promise<Claims> {
   const claims = await tokens.set(ctx, {
     aud: login.aud,
@@ -129,7 +129,7 @@ export async function startSession(
     amr: login.amr.length > 0 ? login.amr : undefined,
     ...login.claims,
   });
-  await registry.begin(ctx, claims);
+  await hooks.started(ctx, claims);
   return claims;
 }
 

@@ -2,12 +2,11 @@ import { noTracing, type Tracing } from '../telemetry/types.js';
 import { noEvents, type EventSink } from '../events/bus.js';
 import { refreshEvent } from '../events/session-events.js';
 import type { Context } from 'koa';
-import type { Logger } from '../logger.js';
 import { AuthError } from '../errors.js';
 import { copyClaims, type Claims, type RequestToken } from './claims.js';
 import type { RefreshCache } from './refresh-cache.js';
 import { issuedAtS, type Revocations } from './revocation.js';
-import type { SessionRegistry } from './devices.js';
+import type { SessionHooks } from './hooks.js';
 import type { TokenService } from './token-service.js';
 
 /** The options a refresh reads: the cache of refreshed tokens and the limits a session may not pass. */
@@ -16,7 +15,6 @@ export interface RefreshConfig {
   tokenDurationMs: number;
   cookieDurationMs: number;
   maxSessionAgeMs: number | undefined;
-  logger: Logger;
 }
 
 /**
@@ -32,8 +30,8 @@ export class Refresher {
     private readonly o: RefreshConfig,
     private readonly tokens: TokenService,
     private readonly sessions: Revocations,
-    /** The session list, whose `lastSeen` a refresh moves; undefined when there is none to keep. */
-    private readonly registry?: SessionRegistry,
+    /** Told of every refresh (the session list moves its `lastSeen`); undefined when no one listens. */
+    private readonly hooks?: SessionHooks,
     private readonly events: EventSink = noEvents,
     private readonly tracing: Tracing = noTracing,
   ) {}
@@ -75,13 +73,8 @@ export class Refresher {
     const refreshed = await tokens.set(ctx, { ...claims, exp: undefined, user: claims.user });
     o.refreshCache?.set(rt.token, refreshed);
     refreshEvent(this.events, ctx, refreshed);
-    // The refresh stands whatever happens to the list: a store that failed now is retried at the next one.
-    await this.registry?.seen(ctx, refreshed).catch((err: unknown) =>
-      o.logger.warn(`session list not updated at refresh: ${(err as Error).message}`, {
-        code: 'state_store_unavailable',
-        userId: refreshed.user?.id,
-      }),
-    );
+    // The refresh stands whatever a feature makes of it: the hooks log their own failures.
+    await this.hooks?.refreshed(ctx, refreshed);
     return refreshed;
   }
 }

@@ -1,9 +1,10 @@
 /**
- * What the session list shows of where a login came from (lib/session/device.ts): the label of real
- * browsers' User-Agent headers, and the client's network (/24, /64), never its address.
+ * What the session list shows of where a login came from: the label of real browsers' User-Agent headers
+ * (lib/session/device.ts), and the client's network (/24, /64), never its address (features/sessions/network.ts).
  */
 import test from 'ava';
-import { deviceLabel, networkOf } from '../../lib/session/device.js';
+import { networkOf } from '../../lib/features/sessions/network.js';
+import { deviceLabel } from '../../lib/session/device.js';
 
 /** User-Agent headers as the browsers send them, and the label each must get. */
 const AGENTS: Array<[label: string, ua: string]> = [

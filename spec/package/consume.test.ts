@@ -123,7 +123,8 @@ const LAZY_MODULES = [
   'stores/migrate.js',
   'stores/prune.js',
   // The features' routes load when the feature is created at start-up, their OpenAPI text with the document.
-  'session/device-routes.js',
+  'features/sessions/routes.js',
+  'features/sessions/list.js',
   'session/jwks-route.js',
   'features/sessions/openapi.js',
   'features/jwks/openapi.js',

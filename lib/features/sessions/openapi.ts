@@ -11,7 +11,7 @@ const TEXT = {
   end: ['Ends one session', "Ends one of the user's sessions by its `sid` (another user's is an unknown one)."],
 } satisfies Record<string, Text>;
 
-/** The session list's routes, under authRoutePath (lib/session/device-routes.ts answers them). */
+/** The session list's routes, under authRoutePath (routes.ts answers them). */
 export function sessionPaths(): Record<string, PathItem> {
   const tag = 'sessions';
   const list = { 200: json({ type: 'array', items: ref('Session') }, 'newest first') };

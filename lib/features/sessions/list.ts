@@ -1,12 +1,13 @@
-import { noEvents, type EventSink } from '../events/bus.js';
 import { createHash } from 'node:crypto';
 import type { Context } from 'koa';
-import type { Logger } from '../logger.js';
-import type { StateStore } from '../state/types.js';
-import type { Claims } from './claims.js';
-import { deviceLabel, networkOf } from './device.js';
-import { providerOf } from '../http/respond.js';
-import { SESSIONS_NS, type Revocations } from './revocation.js';
+import { noEvents, type EventSink } from '../../events/bus.js';
+import { providerOf } from '../../http/respond.js';
+import type { Logger } from '../../logger.js';
+import type { Claims } from '../../session/claims.js';
+import { deviceLabel } from '../../session/device.js';
+import { revocations, SESSIONS_NS, type Revocations } from '../../session/revocation.js';
+import type { StateStore } from '../../state/types.js';
+import { networkOf } from './network.js';
 
 /** One login of a user, as the session list keeps it (in the state store, under the user). */
 export interface SessionRecord {
@@ -30,8 +31,10 @@ export interface SessionRecord {
 }
 
 /** The options the session list reads. */
-export interface DevicesConfig {
+export interface SessionListConfig {
   cookieDurationMs: number;
+  /** With cookieDurationMs, how long a revocation is kept: the longer of the two. */
+  tokenDurationMs: number;
   maxSessionAgeMs: number | undefined;
   /** At most this many sessions per user: a login past it ends the oldest. */
   maxSessionsPerUser: number;
@@ -52,9 +55,9 @@ const TRIES = 16;
  * lost (a restarted memory store) is written again at the session's next refresh: losing the list never
  * ends a session, only a tombstone does.
  */
-export class SessionRegistry {
+export class SessionList {
   constructor(
-    private readonly o: DevicesConfig,
+    private readonly o: SessionListConfig,
     private readonly store: StateStore,
     private readonly revocations: Revocations,
     /** Told when sessions end from elsewhere (`session_revoked`). */
@@ -138,8 +141,13 @@ export class SessionRegistry {
   /** Ends every session of the user but `keep` (a sid), or all of them. */
   async revokeAll(userId: string, keep?: string): Promise<void> {
     await this.revocations.revokeUser(userId, keep);
-    await this.update(userId, (list) => list.filter((r) => r.sid === keep));
+    await this.drop(userId, keep);
     this.events.emit('session_revoked', keep === undefined ? { userId } : { userId, keptSid: keep });
+  }
+
+  /** Every session of the user but `keep` leaves the list: they were revoked elsewhere (revokeUser). */
+  drop(userId: string, keep: string | undefined): Promise<void> {
+    return this.update(userId, (list) => list.filter((r) => r.sid === keep));
   }
 
   /** A logout: the session leaves the list (its tokens are ended by Revocations.endToken). */
@@ -205,4 +213,13 @@ export class SessionRegistry {
 function liveRecords(list: SessionRecord[], now: number): SessionRecord[] {
   for (let i = 0; i < list.length; i++) if (list[i].expiresAt <= now) return list.filter((r) => r.expiresAt > now);
   return list;
+}
+
+/**
+ * The session list over `store`, with the revocations it writes kept as the instance keeps them: for the
+ * longer of cookieDuration and tokenDuration. What the feature and sessionsAdmin() (the CLI's) are made of.
+ */
+export function sessionList(store: StateStore, o: SessionListConfig, events: EventSink = noEvents): SessionList {
+  const keepMs = Math.max(o.cookieDurationMs, o.tokenDurationMs);
+  return new SessionList(o, store, revocations(store, o.clock, keepMs, o.tokenDurationMs), events);
 }

@@ -5,16 +5,16 @@
  */
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import { AuthError } from '../errors.js';
-import { crossSite } from '../http/origin.js';
-import { writeJSON } from '../http/respond.js';
-import type { SessionRegistry } from './devices.js';
-import type { SessionOf } from './fresh.js';
-import type { TokenService } from './token-service.js';
+import { AuthError } from '../../errors.js';
+import { crossSite } from '../../http/origin.js';
+import { writeJSON } from '../../http/respond.js';
+import type { SessionOf } from '../../session/fresh.js';
+import type { TokenService } from '../../session/token-service.js';
+import type { SessionList } from './list.js';
 
 /** What the routes work with. */
-export interface DeviceRouteParts {
-  registry: SessionRegistry;
+export interface SessionRouteParts {
+  list: SessionList;
   /** The request's full-login session, with its claims; 401 without one, 403 `full_login_required` for basic auth. */
   session: (ctx: Context) => Promise<SessionOf>;
   tokens: TokenService;
@@ -35,7 +35,7 @@ export interface SessionView {
 }
 
 /** Adds `GET /sessions`, `DELETE /sessions/<sid>` and `POST /sessions/revoke-others` to the auth router. */
-export function mountDeviceRoutes(router: Router, p: DeviceRouteParts): void {
+export function mountSessionRoutes(router: Router, p: SessionRouteParts): void {
   const guarded =
     (method: 'GET' | 'POST' | 'DELETE', handle: (ctx: Context, me: SessionOf) => Promise<void>) =>
     async (ctx: Context) => {
@@ -49,7 +49,7 @@ export function mountDeviceRoutes(router: Router, p: DeviceRouteParts): void {
   router.all(
     '/sessions',
     guarded('GET', async (ctx, me) => {
-      const mine = await p.registry.list(me.user.id);
+      const mine = await p.list.list(me.user.id);
       const view = (r: (typeof mine)[number]): SessionView => ({
         sid: r.sid,
         current: r.sid === me.claims.sid,
@@ -65,7 +65,7 @@ export function mountDeviceRoutes(router: Router, p: DeviceRouteParts): void {
     '/sessions/revoke-others',
     guarded('POST', async (ctx, me) => {
       const current = sidOf(me);
-      await p.registry.revokeAll(me.user.id, current);
+      await p.list.revokeAll(me.user.id, current);
       writeJSON(ctx, 200, { ended: 'others', current });
     }),
   );
@@ -74,7 +74,7 @@ export function mountDeviceRoutes(router: Router, p: DeviceRouteParts): void {
     guarded('DELETE', async (ctx, me) => {
       const sid = (ctx.params as { sid: string }).sid; // routed as `/sessions/:sid`
       // Another user's session is answered like a missing one: sids are not a way to probe accounts.
-      if (sid.length > 128 || !(await p.registry.revoke(me.user.id, sid)))
+      if (sid.length > 128 || !(await p.list.revoke(me.user.id, sid)))
         throw new AuthError('not_found', 'no such session');
       // Ending this very session is a logout of this browser too.
       if (sid === me.claims.sid) p.tokens.reset(ctx);
