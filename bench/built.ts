@@ -14,7 +14,8 @@ if (!existsSync(fileURLToPath(new URL('index.js', dist))))
 const load = <T>(path: string): Promise<T> => import(new URL(path, dist).href) as Promise<T>;
 
 export const { authKoa, AUTH_EVENT_TYPES } = await load<typeof import('../lib/index.js')>('index.js');
-export const { avatarId, openStore, prune } = await load<typeof import('../lib/stores/index.js')>('stores/index.js');
+export const { avatarId, openStore, prune } =
+  await load<typeof import('../lib/avatar/stores/index.js')>('avatar/stores/index.js');
 export const { safeEqual } = await load<typeof import('../lib/util/safe-equal.js')>('util/safe-equal.js');
 export const { readCookie } = await load<typeof import('../lib/session/transport.js')>('session/transport.js');
 export const { resolveOptions } = await load<typeof import('../lib/options/resolve.js')>('options/resolve.js');

@@ -88,8 +88,8 @@ export type { FactorStore, UserFactors } from './mfa/store.js';
 export type { FactorSummary } from './mfa/factors.js';
 export type { AvatarProxy, AvatarPutOptions } from './avatar/proxy.js';
 // From their own modules: stores/index.ts would load migrate() and prune() too.
-export { openStore } from './stores/open.js';
-export type { AvatarEntry, AvatarStore, StoredAvatar } from './stores/types.js';
+export { openStore } from './avatar/stores/open.js';
+export type { AvatarEntry, AvatarStore, StoredAvatar } from './avatar/stores/types.js';
 export type { LimitKey, StateEntry, StateStore, StateStoreOptions } from './state/types.js';
 export type { Limiter } from './state/limiter.js';
 export type { UsedTokenStore } from './state/used-tokens.js';

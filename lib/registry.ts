@@ -1,7 +1,7 @@
 import type { ProviderCapability, ProviderModule, ProviderOptions } from './providers/core/contract.js';
 import { providerKinds } from './providers/core/kinds.js';
 import { stateSchemes, type StateStoreOpener } from './state/schemes.js';
-import { storeSchemes, type StoreOpener } from './stores/schemes.js';
+import { storeSchemes, type StoreOpener } from './avatar/stores/schemes.js';
 import { schemeName } from './util/scheme-table.js';
 
 export type { Provider, ProviderEntry, ProviderOptions } from './providers/core/contract.js';
@@ -12,7 +12,7 @@ export type {
   ProviderDepsWith,
   ProviderModule,
 } from './providers/core/contract.js';
-export type { StoreOpener } from './stores/schemes.js';
+export type { StoreOpener } from './avatar/stores/schemes.js';
 export type { StateStoreOpener } from './state/schemes.js';
 
 /**

@@ -1,9 +1,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { Command, InvalidArgumentError } from 'commander';
 import { parseDuration } from '../../lib/util/duration.js';
-import { avatarId, migrate, prune, type AvatarEntry, type AvatarStore } from '../../lib/stores/index.js';
-import { openStoreTarget, parseStoreUri } from '../../lib/stores/open.js';
-import { storeMismatch } from '../../lib/stores/layout.js';
+import { avatarId, migrate, prune, type AvatarEntry, type AvatarStore } from '../../lib/avatar/stores/index.js';
+import { openStoreTarget, parseStoreUri } from '../../lib/avatar/stores/open.js';
+import { storeMismatch } from '../../lib/avatar/stores/layout.js';
 
 /**
  * `authctl avatars list|prune|migrate`: chores on avatar stores given by URI (a path, file://,

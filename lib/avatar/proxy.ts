@@ -11,8 +11,8 @@ import { AuthError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { lazyResource } from '../util/lazy.js';
 import { checkStoreOpens, STRICT_STORES } from '../util/store-policy.js';
-import { openStoreTarget, storeSource } from '../stores/open.js';
-import { avatarId, isAvatarStore, storeUnavailable, type AvatarStore } from '../stores/types.js';
+import { openStoreTarget, storeSource } from './stores/open.js';
+import { avatarId, isAvatarStore, storeUnavailable, type AvatarStore } from './stores/types.js';
 import type { User } from '../user.js';
 import type { AvatarProxy, AvatarProxyOptions, AvatarPutOptions } from './types.js';
 

@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
 import { AuthError } from '../errors.js';
-import { isAvatarId, storeUnavailable, type AvatarStore } from '../stores/types.js';
+import { isAvatarId, storeUnavailable, type AvatarStore } from './stores/types.js';
 import { sniffImage } from './image.js';
 
 const MAX_AGE = 'max-age=604800';

@@ -3,7 +3,7 @@ import type { ConnectionShare } from '../util/connections.js';
 import type { Context } from 'koa';
 import type { Logger } from '../logger.js';
 import type { StorePolicy } from '../util/store-policy.js';
-import type { AvatarStore, StoreTarget } from '../stores/types.js';
+import type { AvatarStore, StoreTarget } from './stores/types.js';
 import type { User } from '../user.js';
 
 /**

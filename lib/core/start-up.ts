@@ -7,7 +7,7 @@ import { checkSecretReader } from '../options/secret.js';
 import type { KindDeps } from '../providers/core/contract.js';
 import type { planProviders, ProviderRegistry } from '../providers/core/resolve.js';
 import type { SharedState } from '../state/shared.js';
-import { isStoreTarget, loadStoreBackend } from '../stores/open.js';
+import { isStoreTarget, loadStoreBackend } from '../avatar/stores/open.js';
 import type { InstanceTelemetry } from '../telemetry/instance.js';
 import { loadWithPackage } from '../util/optional.js';
 

@@ -6,8 +6,8 @@ import type { TransportConfig } from '../session/transport.js';
 import { parseStateUri } from '../state/open.js';
 import { throttlePolicy } from '../state/throttle.js';
 import { isStateStore, type StateStore } from '../state/types.js';
-import type { AvatarStore } from '../stores/index.js';
-import { parseStoreUri } from '../stores/open.js';
+import type { AvatarStore } from '../avatar/stores/index.js';
+import { parseStoreUri } from '../avatar/stores/open.js';
 import { checkOptionNames } from '../util/options.js';
 import { OPTION_NAMES } from './names.js';
 import {

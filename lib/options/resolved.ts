@@ -8,7 +8,7 @@ import type { RoutesConfig } from '../routes.js';
 import type { ProviderEntry } from '../providers/core/provider.js';
 import type { StateStore, StateTarget } from '../state/types.js';
 import type { ThrottlePolicy } from '../state/throttle.js';
-import type { AvatarStore, StoreTarget } from '../stores/types.js';
+import type { AvatarStore, StoreTarget } from '../avatar/stores/types.js';
 import type { AvatarTuning } from './types.js';
 import type { MfaConfig } from '../mfa/options.js';
 import type { FeatureModule } from '../features/contract.js';

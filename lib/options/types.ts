@@ -10,7 +10,7 @@ import type { ErrorHandler } from '../middleware.js';
 import type { PostAuthHook } from '../session/login.js';
 import type { PreAuthHook } from '../routes.js';
 import type { RefreshCache } from '../session/refresh-cache.js';
-import type { AvatarStore } from '../stores/types.js';
+import type { AvatarStore } from '../avatar/stores/types.js';
 import type { User } from '../user.js';
 import type { Duration } from '../util/duration.js';
 import type { LoggerInput } from '../logger.js';

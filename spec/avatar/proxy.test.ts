@@ -4,8 +4,8 @@ import { createAvatarProxy, type AvatarProxyOptions } from '../../lib/avatar/pro
 import { AuthError } from '../../lib/errors.js';
 import { identicon } from '../../lib/avatar/identicon.js';
 import { noopLogger } from '../../lib/logger.js';
-import { avatarId, type AvatarStore } from '../../lib/stores/index.js';
-import { FileStore } from '../../lib/stores/file.js';
+import { avatarId, type AvatarStore } from '../../lib/avatar/stores/index.js';
+import { FileStore } from '../../lib/avatar/stores/file.js';
 import type { User } from '../../lib/user.js';
 import { tempDir } from '../helpers/temp.js';
 import { dimensions, jpeg, palettePng, pictureServer, serve } from './helpers.js';

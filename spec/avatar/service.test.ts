@@ -1,7 +1,7 @@
 /** The proxy inside authKoa(): a real login through the direct provider, then the avatar route. */
 import test from 'ava';
 import { join } from 'node:path';
-import { avatarId } from '../../lib/stores/index.js';
+import { avatarId } from '../../lib/avatar/stores/index.js';
 import { identicon } from '../../lib/avatar/identicon.js';
 import { Client, rawGet, startApp } from '../helpers/http.js';
 import { baseOptions } from '../core/fixtures.js';

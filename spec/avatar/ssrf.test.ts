@@ -9,8 +9,8 @@ import { createAvatarProxy } from '../../lib/avatar/proxy.js';
 import { addressPolicy, isForbiddenAddress } from '../../lib/avatar/ip.js';
 import { identicon } from '../../lib/avatar/identicon.js';
 import { noopLogger } from '../../lib/logger.js';
-import { avatarId } from '../../lib/stores/index.js';
-import { FileStore } from '../../lib/stores/file.js';
+import { avatarId } from '../../lib/avatar/stores/index.js';
+import { FileStore } from '../../lib/avatar/stores/file.js';
 import { tempDir } from '../helpers/temp.js';
 import { jpeg, pictureServer, serve, type PictureServer } from './helpers.js';
 

@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import test from 'ava';
-import { openStore } from '../../lib/stores/index.js';
+import { openStore } from '../../lib/avatar/stores/index.js';
 import { ROOT, runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/temp.js';
 

@@ -120,8 +120,8 @@ const LAZY_MODULES = [
   'avatar/pool.js',
   'avatar/identicon.js',
   'mfa/store.js',
-  'stores/migrate.js',
-  'stores/prune.js',
+  'avatar/stores/migrate.js',
+  'avatar/stores/prune.js',
   // The features' routes load when the feature is created at start-up, their OpenAPI text with the document.
   'features/sessions/routes.js',
   'features/sessions/list.js',
@@ -240,10 +240,11 @@ export const provider: ProviderInfo | undefined = auth.providers.get('local');
 export { ready };
 `;
 
-const SUBPATHS = `import { migrate, openStore } from 'authkoa/stores';
+const SUBPATHS = `import { migrate, openStore } from 'authkoa/avatar-stores';
+import { prune } from 'authkoa/stores'; // the former name, kept as an alias
 import { memoryStateStore } from 'authkoa/state';
 import type { DevOAuthServer } from 'authkoa/dev';
-export const done: Promise<unknown> = Promise.all([migrate, openStore, memoryStateStore]);
+export const done: Promise<unknown> = Promise.all([migrate, openStore, prune, memoryStateStore]);
 export type Dev = DevOAuthServer;
 `;
 

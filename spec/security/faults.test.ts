@@ -6,7 +6,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import test from 'ava';
 import { emailSender, type AvatarStore } from '../../lib/index.js';
-import { openStore } from '../../lib/stores/index.js';
+import { openStore } from '../../lib/avatar/stores/index.js';
 import { registerFromEchoKind } from '../helpers/attack.js';
 import { Client, startApp } from '../helpers/http.js';
 import { tempDir } from '../helpers/temp.js';

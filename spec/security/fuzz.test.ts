@@ -8,8 +8,8 @@ import fc from 'fast-check';
 import { AuthError } from '../../lib/errors.js';
 import { resolveOptions } from '../../lib/options/resolve.js';
 import { safeRedirect } from '../../lib/http/redirect.js';
-import { parseStoreUri } from '../../lib/stores/index.js';
-import { isAvatarId } from '../../lib/stores/types.js';
+import { parseStoreUri } from '../../lib/avatar/stores/index.js';
+import { isAvatarId } from '../../lib/avatar/stores/types.js';
 import { TokenService } from '../../lib/session/token-service.js';
 import { forgeToken } from '../helpers/attack.js';
 

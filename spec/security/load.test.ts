@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import test from 'ava';
-import { openStore } from '../../lib/stores/index.js';
+import { openStore } from '../../lib/avatar/stores/index.js';
 import { startApp } from '../helpers/http.js';
 import { tempDir } from '../helpers/temp.js';
 import { internalsOf } from '../../lib/instance.js';

@@ -9,7 +9,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { openPostgresStateStore } from '../../lib/state/postgres.js';
-import { PostgresStore } from '../../lib/stores/postgres.js';
+import { PostgresStore } from '../../lib/avatar/stores/postgres.js';
 import { startPostgres, type PostgresPeer } from '../helpers/postgres.js';
 import { selfSignedCert } from '../helpers/tls.js';
 import { tempDir } from '../helpers/temp.js';

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ChildProcess } from 'node:child_process';
 import pg from 'pg';
-import { avatarId } from '../../lib/stores/index.js';
+import { avatarId } from '../../lib/avatar/stores/index.js';
 import { spawnTs, waitForLine } from '../helpers/cli.js';
 import { Client } from '../helpers/http.js';
 import { startPostgres, type PostgresPeer } from '../helpers/postgres.js';

@@ -3,9 +3,9 @@ import test, { type ExecutionContext } from 'ava';
 import { execFile } from 'node:child_process';
 import { utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { avatarId } from '../../lib/stores/index.js';
-import { FileStore } from '../../lib/stores/file.js';
-import { LmdbStore } from '../../lib/stores/lmdb.js';
+import { avatarId } from '../../lib/avatar/stores/index.js';
+import { FileStore } from '../../lib/avatar/stores/file.js';
+import { LmdbStore } from '../../lib/avatar/stores/lmdb.js';
 import { startMongo } from '../helpers/mongo.js';
 import { tempDir } from '../helpers/temp.js';
 

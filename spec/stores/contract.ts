@@ -3,7 +3,7 @@
  * GridFS stores are held to the same rows.
  */
 import type { ExecutionContext, TestFn } from 'ava';
-import { avatarId, type AvatarStore } from '../../lib/stores/index.js';
+import { avatarId, type AvatarStore } from '../../lib/avatar/stores/index.js';
 import { sha1 } from '../../lib/user.js';
 
 /** Opens a fresh store for one test; a folder it needs can be the test's own (tempDir(t)), removed after the test. */

@@ -2,8 +2,8 @@ import test from 'ava';
 import { fork } from 'node:child_process';
 import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { avatarId, openStore } from '../../lib/stores/index.js';
-import { FileStore } from '../../lib/stores/file.js';
+import { avatarId, openStore } from '../../lib/avatar/stores/index.js';
+import { FileStore } from '../../lib/avatar/stores/file.js';
 import { tempDir } from '../helpers/temp.js';
 import { storeContract } from './contract.js';
 

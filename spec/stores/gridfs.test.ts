@@ -5,8 +5,8 @@
  */
 import test from 'ava';
 import { MongoClient } from 'mongodb';
-import { avatarId, openStore } from '../../lib/stores/index.js';
-import { GridFsStore } from '../../lib/stores/gridfs.js';
+import { avatarId, openStore } from '../../lib/avatar/stores/index.js';
+import { GridFsStore } from '../../lib/avatar/stores/gridfs.js';
 import { parseMongoUri } from '../../lib/util/mongodb-uri.js';
 import { startMongo, type MongoPeer } from '../helpers/mongo.js';
 import { storeContract } from './contract.js';

@@ -2,7 +2,7 @@
 import { join } from 'node:path';
 import test from 'ava';
 import { authKoa } from '../../lib/index.js';
-import { openStore } from '../../lib/stores/index.js';
+import { openStore } from '../../lib/avatar/stores/index.js';
 import { tempDir } from '../helpers/temp.js';
 
 const base = {

@@ -1,8 +1,8 @@
 import test from 'ava';
 import { join } from 'node:path';
-import { FileStore } from '../../lib/stores/file.js';
-import { LmdbStore } from '../../lib/stores/lmdb.js';
-import { avatarId, migrate, openStore, parseStoreUri, type AvatarStore } from '../../lib/stores/index.js';
+import { FileStore } from '../../lib/avatar/stores/file.js';
+import { LmdbStore } from '../../lib/avatar/stores/lmdb.js';
+import { avatarId, migrate, openStore, parseStoreUri, type AvatarStore } from '../../lib/avatar/stores/index.js';
 import { startMongo } from '../helpers/mongo.js';
 import { tempDir } from '../helpers/temp.js';
 

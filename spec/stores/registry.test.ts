@@ -12,7 +12,7 @@ import {
   type AvatarStore,
   type ProviderModule,
 } from '../../lib/index.js';
-import { openStore, parseStoreUri } from '../../lib/stores/index.js';
+import { openStore, parseStoreUri } from '../../lib/avatar/stores/index.js';
 import { memoryStateStore, openStateStore } from '../../lib/state/index.js';
 import { ensureLibBuild } from '../helpers/build.js';
 import { Client, startApp } from '../helpers/http.js';

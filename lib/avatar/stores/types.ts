@@ -1,6 +1,6 @@
-import type { ConnectionShare } from '../util/connections.js';
-import { hashId } from '../user.js';
-import type { BackendTarget } from '../util/scheme-table.js';
+import type { ConnectionShare } from '../../util/connections.js';
+import { hashId } from '../../user.js';
+import type { BackendTarget } from '../../util/scheme-table.js';
 
 /** One stored avatar as `list()` reports it. */
 export interface AvatarEntry {

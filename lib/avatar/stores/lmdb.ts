@@ -1,7 +1,7 @@
 import type { Database, RootDatabase } from 'lmdb';
-import { openLmdbEnv } from '../util/lmdb-env.js';
-import { promised } from '../util/promised.js';
-import { sha1 } from '../user.js';
+import { openLmdbEnv } from '../../util/lmdb-env.js';
+import { promised } from '../../util/promised.js';
+import { sha1 } from '../../user.js';
 import {
   avatarId,
   isAvatarId,

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, open, readdir, rename, stat, unlink, utimes } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { sha1 } from '../user.js';
+import { sha1 } from '../../user.js';
 import { partition } from './crc64.js';
 import {
   avatarHash,

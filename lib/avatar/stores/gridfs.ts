@@ -1,7 +1,7 @@
 import { GridFSBucket, type Db, type GridFSFile, type MongoClient, type ObjectId } from 'mongodb';
-import { connectMongo } from '../util/mongodb.js';
-import { parseMongoUri, type GridFsTarget } from '../util/mongodb-uri.js';
-import { sha1 } from '../user.js';
+import { connectMongo } from '../../util/mongodb.js';
+import { parseMongoUri, type GridFsTarget } from '../../util/mongodb-uri.js';
+import { sha1 } from '../../user.js';
 import {
   avatarId,
   isAvatarId,

@@ -1,5 +1,5 @@
-import { loadWithPackage } from '../util/optional.js';
-import { SchemeTable } from '../util/scheme-table.js';
+import { loadWithPackage } from '../../util/optional.js';
+import { SchemeTable } from '../../util/scheme-table.js';
 import { isAvatarStore, type AvatarStore, type StoreOpenOptions, type StoreTarget } from './types.js';
 
 /** Opens the avatar store a URI names (the whole URI, scheme included). */
