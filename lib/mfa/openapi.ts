@@ -1,6 +1,8 @@
 import { ref, type Security } from '../openapi/components.js';
 import { json, op, PENDING_OR_SESSION, redirect, SESSION } from '../openapi/operation.js';
 import type { PathItem, Responses, Text } from '../openapi/operation.js';
+import type { FeatureOpenAPI } from '../features/contract.js';
+import { partialCookieName } from './partial.js';
 
 /**
  * The second-factor routes (docs/mfa.md), each with what lib/mfa/routes.ts answers and whom it acts for
@@ -67,4 +69,15 @@ export function mfaPaths(prefix: string): Record<string, PathItem> {
     [`${prefix}/mfa/passkey`]: { post: mfa(TEXT.passkey, either, PASSED) },
     [`${prefix}/mfa/page`]: { get: mfa(TEXT.page, [{}, { mfaPending: [] }], page) },
   };
+}
+
+/** The feature's part of the document: its paths under authRoutePath, and the cookie of a pending login. */
+export function mfaOpenAPI(jwtCookieName: string): FeatureOpenAPI {
+  const pending = {
+    type: 'apiKey',
+    in: 'cookie',
+    name: partialCookieName(jwtCookieName),
+    description: 'a login whose second step is due',
+  };
+  return { paths: mfaPaths(''), securitySchemes: { mfaPending: pending } };
 }
