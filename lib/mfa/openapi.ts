@@ -3,6 +3,7 @@ import { json, op, PENDING_OR_SESSION, redirect, SESSION } from '../openapi/oper
 import type { PathItem, Responses, Text } from '../openapi/operation.js';
 import type { FeatureOpenAPI } from '../features/contract.js';
 import { partialCookieName } from './partial.js';
+import { MFA_SCHEMAS } from './schemas.js';
 
 /**
  * The second-factor routes (docs/mfa.md), each with what lib/mfa/routes.ts answers and whom it acts for
@@ -71,7 +72,7 @@ export function mfaPaths(prefix: string): Record<string, PathItem> {
   };
 }
 
-/** The feature's part of the document: its paths under authRoutePath, and the cookie of a pending login. */
+/** The feature's part of the document: its paths under authRoutePath, its bodies, the cookie of a pending login. */
 export function mfaOpenAPI(jwtCookieName: string): FeatureOpenAPI {
   const pending = {
     type: 'apiKey',
@@ -79,5 +80,5 @@ export function mfaOpenAPI(jwtCookieName: string): FeatureOpenAPI {
     name: partialCookieName(jwtCookieName),
     description: 'a login whose second step is due',
   };
-  return { paths: mfaPaths(''), securitySchemes: { mfaPending: pending } };
+  return { paths: mfaPaths(''), schemas: MFA_SCHEMAS, securitySchemes: { mfaPending: pending } };
 }
