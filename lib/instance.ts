@@ -168,18 +168,19 @@ export function instanceApi(p: InstanceParts): Omit<AuthKoa, keyof Middleware> {
  * call after start-up; undefined for a feature the options leave off.
  */
 function builtInAdmins(features: FeatureSet, started: <T>(f: () => Promise<T>) => Promise<T>): BuiltInAdmins {
+  type Admin = Record<string, (...args: unknown[]) => Promise<unknown>>;
   const shortcut = (name: string, methods: readonly string[]) => {
     const call =
       (method: string) =>
       (...args: unknown[]) =>
-        started(async () => (features.admin(name) as Record<string, (...a: unknown[]) => unknown>)[method]!(...args));
+        started(() => (features.admin(name) as Admin)[method](...args));
     return Object.fromEntries(methods.map((m) => [m, call(m)]));
   };
   const entries = Object.entries(INSTANCE_ALIASES).map(([name, methods]) => [
     name,
-    features.names().includes(name) ? shortcut(name, methods as readonly string[]) : undefined,
+    features.names().includes(name) ? shortcut(name, methods) : undefined,
   ]);
-  return Object.fromEntries(entries) as unknown as BuiltInAdmins;
+  return Object.fromEntries(entries) as BuiltInAdmins;
 }
 
 /** The Koa middleware with the instance's tools on it, and its parts kept where only internalsOf() finds them. */

@@ -12,8 +12,9 @@ export interface AuditSink {
 
 /**
  * Subscribes to every event type (authkoa's and the features') and appends each event to the `audit`
- * target as a JSON line. A file is opened for appending, so several processes may share it line by line (each line is one write()
- * under PIPE_BUF on local files) and the OS's log rotation can move it: use copytruncate, or restart.
+ * target as a JSON line. A file is opened for appending, so several processes may share it line by line
+ * (each line is one write() under PIPE_BUF on local files) and the OS's log rotation can move it: use
+ * copytruncate, or restart.
  * A write that fails is reported once through `report`, not thrown: auditing never breaks a login.
  */
 export function startAudit(

@@ -51,7 +51,7 @@ export function mfaAdmin(store: StateStore | FactorStore): MfaAdmin {
   const open = () =>
     (factors ??= import('./store.js').then((m) => ({
       m,
-      store: isStateStore(store) ? m.stateFactorStore(store) : (store as FactorStore),
+      store: isStateStore(store) ? m.stateFactorStore(store) : store,
     })));
   const clear = async (userId: string): Promise<RemovedFactors | undefined> => {
     const { m, store: s } = await open();
