@@ -1,5 +1,5 @@
 import { ref, type Security } from '../openapi/components.js';
-import { json, op, PENDING_OR_SESSION, redirect, SESSION } from '../openapi/operation.js';
+import { json, op, redirect, SESSION } from '../openapi/operation.js';
 import type { PathItem, Responses, Text } from '../openapi/operation.js';
 import type { FeatureOpenAPI } from '../features/contract.js';
 import { partialCookieName } from './partial.js';
@@ -10,6 +10,9 @@ import { MFA_SCHEMAS } from './schemas.js';
  * (lib/mfa/actor.ts): a pending login (its own cookie) or a session; turning TOTP off and new recovery
  * codes take a fresh session only.
  */
+
+/** A login whose second step is pending (its own cookie), or a session: whom the second-factor routes act for. */
+const PENDING_OR_SESSION: Security = [{ mfaPending: [] }, ...SESSION];
 
 /** A fresh session: one whose login is recent enough (`mfa.fresh`); an older one is 401 `reauth_required`. */
 const FRESH = 'a session whose login is recent (`mfa.fresh`; older: 401 `reauth_required`)';
