@@ -63,13 +63,18 @@ export {
   registerStateStore,
   registerStore,
   type Provider,
+  type ProviderCapabilities,
+  type ProviderCapability,
   type ProviderDeps,
+  type ProviderDepsWith,
   type ProviderEntry,
   type ProviderModule,
   type ProviderOptions,
   type StateStoreOpener,
   type StoreOpener,
 } from './registry.js';
+// The pure helpers of a provider kind (what ProviderDeps does not carry).
+export { randomId, readCookie, readParams, sessionFlag, sessionOnly } from './providers/kit.js';
 export type { CompletedLogin } from './session/login.js';
 export type { StorePolicy } from './util/store-policy.js';
 export type { SecondFactor } from './providers/core/provider.js';

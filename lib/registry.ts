@@ -1,11 +1,17 @@
-import type { ProviderModule, ProviderOptions } from './providers/core/contract.js';
+import type { ProviderCapability, ProviderModule, ProviderOptions } from './providers/core/contract.js';
 import { providerKinds } from './providers/core/kinds.js';
 import { stateSchemes, type StateStoreOpener } from './state/schemes.js';
 import { storeSchemes, type StoreOpener } from './stores/schemes.js';
 import { schemeName } from './util/scheme-table.js';
 
 export type { Provider, ProviderEntry, ProviderOptions } from './providers/core/contract.js';
-export type { ProviderDeps, ProviderModule } from './providers/core/contract.js';
+export type {
+  ProviderCapabilities,
+  ProviderCapability,
+  ProviderDeps,
+  ProviderDepsWith,
+  ProviderModule,
+} from './providers/core/contract.js';
 export type { StoreOpener } from './stores/schemes.js';
 export type { StateStoreOpener } from './state/schemes.js';
 
@@ -18,10 +24,12 @@ export type { StateStoreOpener } from './state/schemes.js';
  */
 
 /**
- * Adds a provider kind: `{ kind, create(opts, deps) }`. Kinds are code, shared by every authKoa()
+ * Adds a provider kind: `{ kind, needs?, create(opts, deps) }`. Kinds are code, shared by every authKoa()
  * instance in the process; providers are not. Registering the same module again is harmless.
  */
-export function registerProvider<O extends ProviderOptions>(module: ProviderModule<O>): void {
+export function registerProvider<O extends ProviderOptions, N extends ProviderCapability = never>(
+  module: ProviderModule<O, N>,
+): void {
   if (!module || typeof module.kind !== 'string' || !module.kind || typeof module.create !== 'function') {
     throw new TypeError('registerProvider() requires { kind: string, create(opts, deps) }');
   }

@@ -9,7 +9,7 @@ import { rm } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { filesUnder, missingOutput, staleReason, writeStamp } from './stamp.mjs';
+import { filesUnder, missingOutput, orphanOutputs, staleReason, writeStamp } from './stamp.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const force = process.argv.includes('--force');
@@ -50,6 +50,17 @@ async function lib() {
     });
     return [];
   });
+  await pruneOrphans(dirs);
+}
+
+/**
+ * Deletes what tsc emitted for a source that is gone (a module moved or deleted): tsc never removes an output,
+ * so the old module would stay in dist/, and in a package packed from it, importable under its old path.
+ */
+async function pruneOrphans(dirs) {
+  const orphans = await orphanOutputs(root, dirs);
+  await Promise.all(orphans.map((f) => rm(join(root, f), { force: true })));
+  if (orphans.length > 0) console.log(`build: removed ${orphans.length} outputs of deleted sources`);
 }
 
 /** The browser bundles and their declarations; the bundles' inputs are what esbuild says it read. */

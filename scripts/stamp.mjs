@@ -63,3 +63,26 @@ export async function writeStamp(root, stampFile, startedAt, inputs) {
   const paths = [...new Set(inputs.map((f) => relative(root, join(root, f)).split('\\').join('/')))].sort();
   await writeFile(file, JSON.stringify({ startedAt, inputs: paths }, null, 1) + '\n');
 }
+
+/**
+ * What tsc emitted under `dist/<dir>` for each of `dirs` whose source `<dir>/….ts` is gone (`.js`, `.d.ts`,
+ * `.js.map`), relative to `root`; a directory not built yet holds none.
+ */
+export async function orphanOutputs(root, dirs) {
+  const emitted = await Promise.all(
+    dirs.map((d) => filesUnder(root, `dist/${d}`, ['.js', '.d.ts', '.js.map']).catch(() => [])),
+  );
+  const orphans = [];
+  for (const out of emitted.flat()) {
+    const source = out.slice('dist/'.length).replace(/(\.d\.ts|\.js\.map|\.js)$/, '.ts');
+    if (!(await exists(join(root, source)))) orphans.push(out);
+  }
+  return orphans;
+}
+
+async function exists(path) {
+  return stat(path).then(
+    () => true,
+    () => false,
+  );
+}

@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import { parsePostgresUri, type PostgresTarget } from '../../lib/postgres/uri.js';
-import { allDdl, avatarTable, stateTable } from '../../lib/postgres/schema.js';
+import { accountTable, allDdl, avatarTable, stateTable } from '../../lib/postgres/schema.js';
 import { loadWithPackage } from '../../lib/util/optional.js';
 
 /**
@@ -32,7 +32,7 @@ async function migrate(t: PostgresTarget): Promise<void> {
   let db;
   try {
     db = await openPostgres(t, {}, '<uri>');
-    await ensureTables(db, [stateTable(t), avatarTable(t)], allDdl(t), '<uri>');
+    await ensureTables(db, [stateTable(t), avatarTable(t), accountTable(t)], allDdl(t), '<uri>');
   } catch (err) {
     throw new Error(`cannot migrate ${t.redacted}: ${(err as Error).message.replace(/^authKoa: /, '')}`);
   } finally {
@@ -60,7 +60,9 @@ export function dbCommand(): Command {
         return;
       }
       await migrate(t);
-      process.stdout.write(`authctl db migrate: ${stateTable(t)} and ${avatarTable(t)} are ready in ${t.redacted}\n`);
+      process.stdout.write(
+        `authctl db migrate: ${stateTable(t)}, ${avatarTable(t)} and ${accountTable(t)} are ready in ${t.redacted}\n`,
+      );
     });
   return db;
 }

@@ -4,7 +4,7 @@ import type { AuthEventBus } from '../events/bus.js';
 import type { FeatureSet } from '../features/set.js';
 import type { ResolvedOptions } from '../options/resolved.js';
 import { checkSecretReader } from '../options/secret.js';
-import type { ProviderDeps } from '../providers/core/contract.js';
+import type { KindDeps } from '../providers/core/contract.js';
 import type { planProviders, ProviderRegistry } from '../providers/core/resolve.js';
 import type { SharedState } from '../state/shared.js';
 import { isStoreTarget, loadStoreBackend } from '../stores/open.js';
@@ -29,7 +29,7 @@ export interface StartUp {
 export interface StartParts {
   plans: ReturnType<typeof planProviders>;
   providers: ProviderRegistry;
-  deps: ProviderDeps;
+  deps: KindDeps;
   state: SharedState;
   avatarProxy: AvatarProxyImpl;
   features: FeatureSet;

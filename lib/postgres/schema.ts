@@ -19,6 +19,11 @@ export function avatarTable(target: Names): string {
   return tableName(target, 'avatars');
 }
 
+/** The accounts table (docs/accounts.md): one row per account, the address unique. */
+export function accountTable(target: Names): string {
+  return tableName(target, 'accounts');
+}
+
 function schemaDdl(target: Names): string[] {
   return target.schema === 'public' ? [] : [`CREATE SCHEMA IF NOT EXISTS "${target.schema}"`];
 }
@@ -52,7 +57,25 @@ export function avatarDdl(target: Names): string[] {
   ];
 }
 
+export function accountDdl(target: Names): string[] {
+  const t = accountTable(target);
+  return [
+    ...schemaDdl(target),
+    `CREATE TABLE IF NOT EXISTS ${t} (
+  id text PRIMARY KEY,
+  email text NOT NULL,
+  email_confirmed boolean NOT NULL,
+  name text,
+  password_hash text,
+  created_at bigint NOT NULL,
+  updated_at bigint NOT NULL,
+  rev text NOT NULL
+)`,
+    `CREATE UNIQUE INDEX IF NOT EXISTS "${target.prefix}accounts_email" ON ${t} (email)`,
+  ];
+}
+
 /** Every table, for `authctl db migrate`. */
 export function allDdl(target: Names): string[] {
-  return [...new Set([...stateDdl(target), ...avatarDdl(target)])];
+  return [...new Set([...stateDdl(target), ...avatarDdl(target), ...accountDdl(target)])];
 }

@@ -2,7 +2,8 @@ import { DIRECT_ROUTE_DOCS } from './direct-docs.js';
 import type { Context } from 'koa';
 import { AuthError } from '../errors.js';
 import { crossSite } from '../http/origin.js';
-import type { Provider, ProviderDeps, ProviderModule } from './core/contract.js';
+import type { Provider, ProviderDepsWith, ProviderModule } from './core/contract.js';
+import { readParams, sessionOnly } from './kit.js';
 import { optionNames } from '../util/options.js';
 
 /** Options of a `kind: 'direct'` provider: the application checks user name and password itself. */
@@ -27,11 +28,15 @@ interface DirectConfig {
   origin: string;
 }
 
+/** What a direct provider uses: the login context and the throttled credential check. */
+type DirectDeps = ProviderDepsWith<'checkCredentials'>;
+
 /** Logs users in with credentials from a JSON or form POST, or from the query of a GET. */
-export const directProvider: ProviderModule<DirectProviderOptions & { [k: string]: unknown }> = {
+export const directProvider: ProviderModule<DirectProviderOptions & { [k: string]: unknown }, 'checkCredentials'> = {
   kind: 'direct',
+  needs: ['checkCredentials'],
   options: optionNames<DirectProviderOptions>({ kind: true, name: true, checker: true, userIdFunc: true }),
-  create(opts, deps: ProviderDeps): Provider {
+  create(opts, deps: DirectDeps): Provider {
     if (typeof opts.name !== 'string') throw new TypeError('name is required');
     if (typeof opts.checker !== 'function') throw new TypeError(`checker must be a function (user, passwd) => boolean`);
     if (opts.userIdFunc !== undefined && typeof opts.userIdFunc !== 'function')
@@ -63,14 +68,14 @@ export const directProvider: ProviderModule<DirectProviderOptions & { [k: string
 /** Checks the credentials (throttled when `loginThrottle` is on) and issues the session. */
 async function credentialLogin(
   { name, checker, userIdFunc, origin }: DirectConfig,
-  deps: ProviderDeps,
+  deps: DirectDeps,
   ctx: Context,
 ): Promise<void> {
   // Login CSRF: another site's form or link would log the visitor's browser into an account of
   // the attacker's choosing. The router refuses a foreign POST for every provider; a direct login
   // also takes its credentials from a GET's query, so a foreign GET (a link, an image) is refused here.
   if (crossSite(ctx, origin)) throw new AuthError('origin_mismatch', 'login must come from this site');
-  const params = await deps.readParams(ctx);
+  const params = await readParams(ctx);
   const user = params.user ?? '';
   const passwd = params.passwd ?? '';
   if (!user || user.length > MAX_FIELD || passwd.length > MAX_FIELD || /[\r\n\0]/.test(user)) {
@@ -82,7 +87,7 @@ async function credentialLogin(
     provider: name,
     user: { name: user, id: deps.userId(name, rawId), picture: '' },
     aud: params.aud ?? '',
-    sessionOnly: deps.sessionOnly(ctx),
+    sessionOnly: sessionOnly(ctx),
     amr: ['pwd'],
   });
 }

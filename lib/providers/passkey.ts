@@ -17,7 +17,7 @@ import { providerState } from '../state/shared.js';
 import { requireDurable } from '../util/store-policy.js';
 import { parseDuration, type Duration } from '../util/duration.js';
 import { optionNames } from '../util/options.js';
-import type { Provider, ProviderDeps, ProviderModule } from './core/contract.js';
+import type { Provider, ProviderDeps, ProviderDepsWith, ProviderModule, ProviderOptions } from './core/contract.js';
 
 /** Options of a `kind: 'passkey'` provider: WebAuthn passkeys, added to an account and logged in with. */
 export interface PasskeyProviderOptions {
@@ -43,12 +43,20 @@ export interface PasskeyProviderOptions {
 }
 
 /**
+ * Beyond the login context: the session user and the end of their other sessions, for the routes that add
+ * and remove passkeys; the connections and the store policy, for its own `credentials` store.
+ */
+const PASSKEY_NEEDS = ['sessionUser', 'factorChanged', 'connections', 'stores'] as const;
+type PasskeyNeed = (typeof PASSKEY_NEEDS)[number];
+
+/**
  * The `passkey` kind (WebAuthn, on @simplewebauthn/server, an optional package). A logged-in user adds
  * passkeys; anyone logs in with one (discoverable credentials, no user name typed). Challenges live in
  * the service's state store and are spent on first use, so a replayed response is refused.
  */
-export const passkeyProvider: ProviderModule = {
+export const passkeyProvider: ProviderModule<ProviderOptions, PasskeyNeed> = {
   kind: 'passkey',
+  needs: PASSKEY_NEEDS,
   options: optionNames<PasskeyProviderOptions>({
     kind: true,
     name: true,
@@ -59,7 +67,7 @@ export const passkeyProvider: ProviderModule = {
     challengeTimeout: true,
     rateLimit: true,
   }),
-  async create(input, deps: ProviderDeps): Promise<Provider> {
+  async create(input, deps: ProviderDepsWith<PasskeyNeed>): Promise<Provider> {
     const config = parsePasskeyOptions(input as unknown as PasskeyProviderOptions, deps);
     // Its own `credentials` store when it has one, else the service's.
     const own = providerState(config.credentials, deps.stateStore, {

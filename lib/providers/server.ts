@@ -1,5 +1,6 @@
 import { clientOf } from '../events/bus.js';
-import type { Provider, ProviderDeps, ProviderModule } from './core/contract.js';
+import type { Provider, ProviderDepsWith, ProviderModule, ProviderOptions } from './core/contract.js';
+import { randomId } from './kit.js';
 import { commonOptions, endpointURL, providerError } from './oauth2/flow.js';
 import { startOAuth2Server, type OAuth2ServerOptions } from './oauth2-server/local.js';
 import { resolveServerOptions } from './oauth2-server/options.js';
@@ -47,8 +48,10 @@ const FOREIGN_ID = /^[A-Za-z0-9.~-]+_[0-9a-f]{40}$/;
  * service's `signing` keys the server is also an OpenID provider for other apps, its id_tokens signed
  * with those keys.
  */
-export const serverProvider: ProviderModule = {
+export const serverProvider: ProviderModule<ProviderOptions, 'throttle' | 'signer'> = {
   kind: 'server',
+  // The local server counts its sign-in page's failures itself, and signs id_tokens with the service's keys.
+  needs: ['throttle', 'signer'],
   options: optionNames<ServerProviderOptions>({
     kind: true,
     name: true,
@@ -68,7 +71,7 @@ export const serverProvider: ProviderModule = {
     throttle: true,
     clock: true,
   }),
-  async create(opts, deps: ProviderDeps): Promise<Provider> {
+  async create(opts, deps: ProviderDepsWith<'throttle' | 'signer'>): Promise<Provider> {
     const name = opts.name ?? 'server';
     if (typeof name !== 'string' || !name) throw new TypeError('name must be a non-empty string');
     const serverOpts = opts as unknown as ServerProviderOptions;
@@ -76,7 +79,7 @@ export const serverProvider: ProviderModule = {
     if (!Array.isArray(redirectURIs) || !redirectURIs.length)
       throw new TypeError('redirectURIs must list at least one URI');
     redirectURIs.forEach((u, i) => endpointURL(u, `redirectURIs[${i}]`));
-    const client = { id: `authkoa-${name}`, secret: deps.randomId(), redirectURIs };
+    const client = { id: `authkoa-${name}`, secret: randomId(), redirectURIs };
     const full: OAuth2ServerOptions = {
       throttle: deps.throttle(name) ?? false,
       ...serverOpts,

@@ -1,6 +1,6 @@
 import { TELEGRAM_ROUTE_DOCS } from './telegram/docs.js';
 import { parseDuration, type Duration } from '../util/duration.js';
-import type { Provider, ProviderDeps, ProviderModule } from './core/contract.js';
+import type { Provider, ProviderDeps, ProviderDepsWith, ProviderModule } from './core/contract.js';
 import type { StateStore } from '../state/index.js';
 import { providerState } from '../state/shared.js';
 import { LoginBot } from './telegram/bot.js';
@@ -56,13 +56,21 @@ export interface TelegramWebhookOptions {
 const SECRET = /^[A-Za-z0-9_-]{1,256}$/;
 
 /**
+ * Beyond the login context: the avatar proxy, since Telegram hands over the photo's bytes rather than a URL;
+ * the connections and the store policy, for its own `stateStore`.
+ */
+const TELEGRAM_NEEDS = ['avatarProxy', 'connections', 'stores'] as const;
+type TelegramNeed = (typeof TELEGRAM_NEEDS)[number];
+
+/**
  * The Telegram provider: the page asks /login for a token and sends the user to the bot with it as
  * the Start deep-link payload; the bot confirms the request when Start is pressed, and the page's
  * polling of /login?token= then gets the session. Requests live in a state store several processes
  * can share.
  */
-export const telegramProvider: ProviderModule<TelegramProviderOptions & { [k: string]: unknown }> = {
+export const telegramProvider: ProviderModule<TelegramProviderOptions & { [k: string]: unknown }, TelegramNeed> = {
   kind: 'telegram',
+  needs: TELEGRAM_NEEDS,
   options: optionNames<TelegramProviderOptions>({
     kind: true,
     name: true,
@@ -80,7 +88,7 @@ export const telegramProvider: ProviderModule<TelegramProviderOptions & { [k: st
     maxPhotoBytes: true,
     timeout: true,
   }),
-  async create(opts, deps: ProviderDeps): Promise<Provider> {
+  async create(opts, deps: ProviderDepsWith<TelegramNeed>): Promise<Provider> {
     const config = parseTelegramOptions(opts);
     const log = deps.logger;
     // Its own `stateStore` when it has one (an object passed in belongs to the caller), else the service's.

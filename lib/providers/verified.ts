@@ -3,6 +3,7 @@ import { parseDuration, type Duration } from '../util/duration.js';
 import { optionNames } from '../util/options.js';
 import type { UsedTokenStore } from '../state/used-tokens.js';
 import type { Provider, ProviderDeps, ProviderModule } from './core/contract.js';
+import { readParams } from './kit.js';
 import type { VerifiedConfig } from './verified/config.js';
 import { confirmStep } from './verified/confirm.js';
 import { sendStep } from './verified/send.js';
@@ -72,7 +73,7 @@ export const verifiedProvider: ProviderModule<VerifiedProviderOptions & { [k: st
       name: config.name,
       kind: 'verified',
       async login(ctx) {
-        const params = await deps.readParams(ctx, PARAMS_LIMIT);
+        const params = await readParams(ctx, PARAMS_LIMIT);
         return params.token ? confirm(ctx, params.token, params) : send(ctx, params);
       },
       callback(ctx) {

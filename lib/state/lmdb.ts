@@ -33,7 +33,8 @@ export class LmdbStateStore implements StateStore {
   readonly #db: Database<Stored, string>;
   readonly #clock: () => number;
   readonly #sweepEvery: number;
-  #creates = 0;
+  /** Creates left until the next sweep (see sweep()). */
+  #untilSweep: number;
   #closed = false;
 
   constructor(path: string, opts: StateStoreOptions = {}) {
@@ -41,6 +42,7 @@ export class LmdbStateStore implements StateStore {
     this.path = path;
     this.#clock = opts.clock ?? Date.now;
     this.#sweepEvery = opts.sweepEvery ?? 256;
+    this.#untilSweep = this.#sweepEvery;
     this.#root = openLmdbEnv(path, 2);
     this.#db = this.#root.openDB<Stored, string>({ name: 'state' });
   }
@@ -51,7 +53,7 @@ export class LmdbStateStore implements StateStore {
     checkExpiry('create', expiresAtMs);
     const k = dbKey(ns, key);
     const stored: Stored = { v: value, exp: expiresAtMs, rev: rev() };
-    if (++this.#creates % this.#sweepEvery === 0) void this.sweep().catch(() => {});
+    if (--this.#untilSweep <= 0) void this.sweep().catch(() => {});
     return this.#root.transaction(() => {
       const cur = this.#db.get(k);
       if (cur && cur.exp > this.#clock()) return false;
@@ -108,8 +110,15 @@ export class LmdbStateStore implements StateStore {
       // Collected first, removed after: the cursor is not walked while the tree changes under it.
       // Inside the write transaction, so a key another process just rewrote is judged by its new value.
       const expired: string[] = [];
-      for (const { key, value } of this.#db.getRange()) if (value.exp <= now) expired.push(key);
+      let entries = 0;
+      for (const { key, value } of this.#db.getRange()) {
+        entries++;
+        if (value.exp <= now) expired.push(key);
+      }
       for (const key of expired) void this.#db.remove(key);
+      // The next one after sweepEvery creates, or a quarter of the entries when that is more: a sweep reads
+      // every entry in a write transaction, which every process waits behind; so a create pays for about four.
+      this.#untilSweep = Math.max(this.#sweepEvery, entries >> 2);
       return expired.length;
     });
   }

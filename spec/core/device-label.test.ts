@@ -123,7 +123,9 @@ test("the label is one of the rule's words, never the sender's text", (t) => {
   t.is(deviceLabel('curl/8.0 <img src=x onerror=alert(1)>'), 'curl');
 });
 
-test('a 10 kB header of garbage (and one built to make the rule backtrack) is "Unknown device", quickly', (t) => {
+test('a 10 kB header of garbage (and one built to make the rule backtrack) is "Unknown device": only its first 512 characters are read', (t) => {
+  // The bound is what keeps a hostile header cheap: whatever the rule's patterns cost per character, they
+  // never see more than 512 (no wall-time assertion: a loaded machine made one fail).
   let seed = 1;
   const garbage = Array.from({ length: 10_240 }, () =>
     String.fromCharCode(33 + ((seed = (seed * 48_271) % 2_147_483_647) % 94)),
@@ -131,18 +133,15 @@ test('a 10 kB header of garbage (and one built to make the rule backtrack) is "U
   // "Version/" and digits without the "Safari/" the Safari rule looks for: each start backtracks over the rest.
   const backtracking = `Version/${'1.'.repeat(5_000)}x`.repeat(2);
   for (const ua of [garbage, backtracking]) {
-    const start = performance.now();
-    for (let i = 0; i < 100; i++) t.is(deviceLabel(ua), 'Unknown device');
-    t.true(
-      performance.now() - start < 250,
-      `100 labels of ${ua.length} bytes took ${Math.round(performance.now() - start)} ms`,
-    );
+    t.is(deviceLabel(ua), 'Unknown device');
+    t.is(deviceLabel(ua), deviceLabel(ua.slice(0, 512)));
   }
   t.is(
     deviceLabel(`${'x'.repeat(10_000)} Chrome/124 (Windows)`),
     'Unknown device',
-    "only the header's first part is read",
+    'a token past the first 512 characters is not read',
   );
+  t.is(deviceLabel(`${'x'.repeat(480)} Chrome/124 (Windows)`), 'Chrome on Windows', 'one within them is');
 });
 
 test('networkOf: an IPv4 address by its /24, an IPv4-mapped IPv6 one as its IPv4', (t) => {

@@ -1,6 +1,13 @@
-/** What a provider written outside the package is handed: a narrow context, never the secrets. */
+/** What a provider written outside the package is handed: the login context and what it asks for, never the secrets. */
 import test from 'ava';
-import { authKoa, registerProvider, type AuthError, type ProviderDeps } from '../../lib/index.js';
+import {
+  authKoa,
+  registerProvider,
+  type AuthError,
+  type ProviderCapability,
+  type ProviderDeps,
+  type ProviderDepsWith,
+} from '../../lib/index.js';
 import { Client, manualClock, startApp } from '../helpers/http.js';
 
 const SECRET = 'provider-deps-secret-that-must-not-leak';
@@ -25,15 +32,53 @@ function reachableStrings(root: unknown): string[] {
   return found;
 }
 
-test('a third-party provider gets the narrow context (token service, avatars, state store, limiter, logger, url, clock, body reader) and no secret is reachable from it', async (t) => {
-  let given: ProviderDeps | undefined;
+/** Registers a kind that keeps the deps its one provider was created with. */
+function probeKind(kind: string, needs?: readonly ProviderCapability[]): { given?: ProviderDeps } {
+  const seen: { given?: ProviderDeps } = {};
   registerProvider({
-    kind: 'deps-probe',
+    kind,
+    needs,
     create(opts, deps) {
-      given = deps;
+      seen.given = deps;
       return { name: String(opts.name), async login() {}, async logout() {} };
     },
   });
+  return seen;
+}
+
+/** The login context every provider gets, by name. */
+const LOGIN_CONTEXT = [
+  'callbackURL',
+  'clock',
+  'completeLogin',
+  'cookies',
+  'endSession',
+  'events',
+  'limiter',
+  'logger',
+  'routeURL',
+  'safeRedirect',
+  'stateStore',
+  'tokenService',
+  'tracing',
+  'url',
+  'userId',
+];
+
+/** Every capability a kind may name in `needs`. */
+const CAPABILITIES: ProviderCapability[] = [
+  'avatarProxy',
+  'checkCredentials',
+  'connections',
+  'factorChanged',
+  'sessionUser',
+  'signer',
+  'stores',
+  'throttle',
+];
+
+test('a third-party provider gets the login context (token service, state store, limiter, logger, url, clock, session ends) and no secret is reachable from it', async (t) => {
+  const probe = probeKind('deps-probe');
   const clock = () => 1_700_000_000_000;
   const auth = authKoa({
     secret: SECRET,
@@ -44,44 +89,16 @@ test('a third-party provider gets the narrow context (token service, avatars, st
   });
   await auth.ready;
   t.teardown(() => auth.close());
-  t.deepEqual(Object.keys(given!).sort(), [
-    'avatarProxy',
-    'callbackURL',
-    'checkCredentials',
-    'clock',
-    'completeLogin',
-    'connections',
-    'cookies',
-    'endSession',
-    'events',
-    'factorChanged',
-    'limiter',
-    'logger',
-    'randomId',
-    'readCookie',
-    'readParams',
-    'routeURL',
-    'safeRedirect',
-    'sessionFlag',
-    'sessionOnly',
-    'sessionUser',
-    'signer',
-    'stateStore',
-    'stores',
-    'throttle',
-    'tokenService',
-    'tracing',
-    'url',
-    'userId',
-  ]);
+  const given = probe.given!;
+  t.deepEqual(Object.keys(given).sort(), LOGIN_CONTEXT);
   // The shared state works for it, and is the service's (a second provider would see the same entries).
-  t.true(await given!.stateStore.create('probe', 'k', { n: 1 }, clock() + 60_000));
-  t.false(await given!.stateStore.create('probe', 'k', { n: 2 }, clock() + 60_000));
-  t.is(await given!.limiter.hit([{ key: 'probe:x', limit: 1 }], 60_000), undefined);
-  t.is(await given!.limiter.hit([{ key: 'probe:x', limit: 1 }], 60_000), 60_000);
-  t.is(given!.clock, clock);
-  t.is(given!.routeURL('probe', 'webhook'), 'http://127.0.0.1:1/auth/probe/webhook');
-  t.deepEqual(given!.cookies, { name: 'JWT', secure: false });
+  t.true(await given.stateStore.create('probe', 'k', { n: 1 }, clock() + 60_000));
+  t.false(await given.stateStore.create('probe', 'k', { n: 2 }, clock() + 60_000));
+  t.is(await given.limiter.hit([{ key: 'probe:x', limit: 1 }], 60_000), undefined);
+  t.is(await given.limiter.hit([{ key: 'probe:x', limit: 1 }], 60_000), 60_000);
+  t.is(given.clock, clock);
+  t.is(given.routeURL('probe', 'webhook'), 'http://127.0.0.1:1/auth/probe/webhook');
+  t.deepEqual(given.cookies, { name: 'JWT', secure: false });
   const strings = reachableStrings(given);
   t.true(strings.includes('http://127.0.0.1:1'), 'the walk does reach the context');
   t.false(
@@ -89,8 +106,49 @@ test('a third-party provider gets the narrow context (token service, avatars, st
     'a secret is reachable from the provider context',
   );
   // The token service works for the provider all the same.
-  const token = await given!.tokenService.create({ user: { name: 'p', id: 'probe_1', picture: '' } });
+  const token = await given.tokenService.create({ user: { name: 'p', id: 'probe_1', picture: '' } });
   t.regex(token, /^[\w-]+\.[\w-]+\.[\w-]+$/);
+});
+
+test('a kind gets the capabilities it names in needs and no other; every capability together still reaches no secret', async (t) => {
+  const some = probeKind('deps-probe-some', ['signer', 'stores']);
+  const all = probeKind('deps-probe-all', CAPABILITIES);
+  const auth = authKoa({
+    secret: SECRET,
+    previousSecrets: [OLD_SECRET],
+    url: 'http://127.0.0.1:1',
+    providers: [
+      { kind: 'deps-probe-some', name: 'some' },
+      { kind: 'deps-probe-all', name: 'all' },
+    ] as import('../../lib/index.js').ProviderEntry[],
+  });
+  await auth.ready;
+  t.teardown(() => auth.close());
+  t.deepEqual(Object.keys(some.given!).sort(), [...LOGIN_CONTEXT, 'signer', 'stores'].sort());
+  t.deepEqual(Object.keys(all.given!).sort(), [...LOGIN_CONTEXT, ...CAPABILITIES].sort());
+  // The store policy names the entry, for what start-up says of a provider's own store.
+  const { stores } = some.given as ProviderDepsWith<'stores'>;
+  t.is(stores.place, 'providers[0] (deps-probe-some): ');
+  t.false(
+    reachableStrings(all.given).some((s) => s.includes(SECRET) || s.includes(OLD_SECRET)),
+    'a secret is reachable from the capabilities',
+  );
+});
+
+test('a kind naming an unknown capability fails start-up, naming the entry and the known ones', async (t) => {
+  probeKind('deps-probe-unknown', ['options' as ProviderCapability]);
+  const auth = authKoa({
+    secret: SECRET,
+    url: 'http://127.0.0.1:1',
+    logger: () => {},
+    providers: [{ kind: 'deps-probe-unknown', name: 'u' } as import('../../lib/index.js').ProviderEntry],
+  });
+  t.teardown(() => auth.close());
+  await t.throwsAsync(auth.ready, {
+    message:
+      'authKoa: providers[0] (deps-probe-unknown): needs names "options", which is not a provider capability ' +
+      '(known: checkCredentials, throttle, signer, sessionUser, factorChanged, avatarProxy, connections, stores)',
+  });
 });
 
 test('auth.tokens.get reads the request token from each source and hands out the caller’s own copy of its claims', async (t) => {

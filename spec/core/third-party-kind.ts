@@ -2,12 +2,22 @@
  * A provider kind written the way an application or a plug-in package would write one: against
  * authkoa's main entry alone (here `../../lib/index.js`, for a package `authkoa`), with no import from
  * lib/'s internals. It does what the built-in `direct` kind does: a user name and password checked by
- * the application, failed attempts throttled through `deps.checkCredentials`, the session issued by
- * `deps.completeLogin` and ended by `deps.endSession`. third-party-kind.test.ts checks both that it
- * behaves like `direct` and that its imports stay on the public entry.
+ * the application, failed attempts throttled through `deps.checkCredentials` (a capability the kind asks
+ * for in `needs`), the session issued by `deps.completeLogin` and ended by `deps.endSession`, the request
+ * read with the entry's pure helpers (`readParams`, `sessionFlag`, `sessionOnly`).
+ * third-party-kind.test.ts checks both that it behaves like `direct` and that its imports stay on the
+ * public entry.
  */
 import type { Context } from 'koa';
-import { AuthError, type Provider, type ProviderDeps, type ProviderModule } from '../../lib/index.js';
+import {
+  AuthError,
+  readParams,
+  sessionFlag,
+  sessionOnly,
+  type Provider,
+  type ProviderDepsWith,
+  type ProviderModule,
+} from '../../lib/index.js';
 
 /** Options of a `kind: 'password'` entry. */
 export interface PasswordKindOptions {
@@ -35,8 +45,9 @@ const MAX_FIELD = 1024;
  * GET: the router already refuses a POST another site's page sends (login CSRF), while a GET login
  * would need its own cross-site check, which the public API does not offer.
  */
-export const passwordKind: ProviderModule<PasswordKindOptions> = {
+export const passwordKind: ProviderModule<PasswordKindOptions, 'checkCredentials'> = {
   kind: 'password',
+  needs: ['checkCredentials'],
   options: ['kind', 'name', 'checker'],
   create(opts, deps): Provider {
     const { name, checker } = parseOptions(opts);
@@ -61,13 +72,13 @@ function parseOptions(opts: PasswordKindOptions): { name: string; checker: Passw
 interface LoginSetup {
   name: string;
   checker: PasswordKindOptions['checker'];
-  deps: ProviderDeps;
+  deps: ProviderDepsWith<'checkCredentials'>;
 }
 
 /** One login: read the credentials, check them through the throttle, then issue the session. */
 async function login(ctx: Context, { name, checker, deps }: LoginSetup): Promise<void> {
   if (ctx.method !== 'POST') throw new AuthError('method_not_allowed', 'log in with a POST');
-  const params = await deps.readParams(ctx);
+  const params = await readParams(ctx);
   const user = params.user ?? '';
   const passwd = params.passwd ?? '';
   if (!user || user.length > MAX_FIELD || passwd.length > MAX_FIELD || /[\r\n\0]/.test(user)) {
@@ -80,6 +91,6 @@ async function login(ctx: Context, { name, checker, deps }: LoginSetup): Promise
     user: { name: user, id: deps.userId(name, user), picture: '' },
     aud: params.aud ?? '',
     // The flag may come in the body as well as in the query.
-    sessionOnly: deps.sessionFlag(params) ?? deps.sessionOnly(ctx),
+    sessionOnly: sessionFlag(params) ?? sessionOnly(ctx),
   });
 }

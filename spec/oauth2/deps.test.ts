@@ -1,11 +1,7 @@
-import { ConnectionShare } from '../../lib/util/connections.js';
-import { STRICT_STORES } from '../../lib/util/store-policy.js';
 import { noEvents } from '../../lib/events/bus.js';
 import { noTracing } from '../../lib/telemetry/types.js';
 import test from 'ava';
 import Koa from 'koa';
-import { randomBytes } from 'node:crypto';
-import { readParams } from '../../lib/http/body.js';
 import { writeError } from '../../lib/http/respond.js';
 import type { CompletedLogin } from '../../lib/session/login.js';
 import { noopLogger } from '../../lib/logger.js';
@@ -37,19 +33,13 @@ async function handBuilt(t: any, entry: Record<string, unknown>) {
   const state = memoryStateStore();
   const deps: ProviderDeps = {
     tokenService: new TokenService(o),
-    avatarProxy: undefined as never,
     logger: noopLogger,
     url: served.url,
     clock: Date.now,
     stateStore: state,
-    connections: new ConnectionShare(),
-    stores: STRICT_STORES,
     events: noEvents,
     tracing: noTracing,
     limiter: stateLimiter(state, Date.now),
-    throttle: () => undefined,
-    sessionUser: () => Promise.reject(new Error('no sessions here')),
-    factorChanged: async () => undefined,
     userId: (provider, raw) => providerUserId(provider, raw),
     cookies: { name: 'JWT', secure: false },
     routeURL: (name, action) => `${served.url}/auth/${name}/${action}`,
@@ -59,14 +49,7 @@ async function handBuilt(t: any, entry: Record<string, unknown>) {
     },
     callbackURL: (ctx) => served.url + ctx.path.replace(/\/[^/]*$/, '/callback'),
     safeRedirect: () => undefined,
-    sessionOnly: () => false,
-    readParams,
-    sessionFlag: () => undefined,
-    readCookie: (ctx, name) => ctx.cookies.get(name) ?? '',
-    randomId: () => randomBytes(20).toString('hex'),
     endSession: (ctx) => void (ctx.body = ''),
-    checkCredentials: () => Promise.reject(new Error('no credentials here')),
-    signer: undefined,
   };
   const provider = await socialProvider.create({ kind: 'social', ...entry }, deps);
   app.use(async (ctx) => {

@@ -8,7 +8,7 @@ import { mkdir, rm, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { tempDir } from '../helpers/temp.js';
 // @ts-expect-error: a plain .mjs script of the build, without type declarations
-import { filesUnder, staleReason, writeStamp } from '../../scripts/stamp.mjs';
+import { filesUnder, orphanOutputs, staleReason, writeStamp } from '../../scripts/stamp.mjs';
 
 const STARTED = Date.UTC(2030, 0, 1);
 const before = new Date(STARTED - 60_000);
@@ -17,6 +17,7 @@ const STAMP = 'dist/.build/part.json';
 
 type Stale = (root: string, stamp: string, inputs: string[], outputs: string[]) => Promise<string>;
 const stale = staleReason as Stale;
+type Orphans = (root: string, dirs: string[]) => Promise<string[]>;
 
 /** A tree with two sources and their outputs, all older than the build's start, and the build's stamp. */
 async function built(t: Parameters<typeof tempDir>[0]): Promise<string> {
@@ -73,4 +74,16 @@ test("a file the part read besides its listed sources (a bundle's import) is che
   t.is(await stale(root, STAMP, INPUTS, OUTPUTS), '');
   await utimes(join(root, 'shared.ts'), after, after);
   t.is(await stale(root, STAMP, INPUTS, OUTPUTS), 'shared.ts changed');
+});
+
+test('outputs of a source that is gone are found for the build to delete; those of a source still there are not', async (t) => {
+  const root = tempDir(t, 'authkoa-build-orphans-');
+  await mkdir(join(root, 'lib/sub'), { recursive: true });
+  await mkdir(join(root, 'dist/lib/sub'), { recursive: true });
+  await writeFile(join(root, 'lib/sub/kept.ts'), '');
+  const kept = ['dist/lib/sub/kept.js', 'dist/lib/sub/kept.d.ts', 'dist/lib/sub/kept.js.map'];
+  const moved = ['dist/lib/moved.js', 'dist/lib/moved.d.ts', 'dist/lib/moved.js.map'];
+  for (const f of [...kept, ...moved]) await writeFile(join(root, f), '');
+  const orphans = (await (orphanOutputs as Orphans)(root, ['lib', 'bin'])).sort();
+  t.deepEqual(orphans, [...moved].sort(), 'a directory never built (bin) holds none');
 });

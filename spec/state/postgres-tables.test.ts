@@ -125,7 +125,7 @@ test('a role that may not create tables opens the tables `authctl db migrate` ma
   t.is(migrated.code, 0, migrated.stderr);
   t.regex(
     migrated.stdout,
-    /^authctl db migrate: "public"\."authkoa_state" and "public"\."authkoa_avatars" are ready in postgres:\/\/authkoa@127\.0\.0\.1:\d+\/roles_\w+\n$/,
+    /^authctl db migrate: "public"\."authkoa_state", "public"\."authkoa_avatars" and "public"\."authkoa_accounts" are ready in postgres:\/\/authkoa@127\.0\.0\.1:\d+\/roles_\w+\n$/,
   );
   t.is((await runCli(['db', 'migrate', uri])).code, 0, 'running it again is harmless');
   await admin.query(`GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO ${role}`);
@@ -167,7 +167,7 @@ test("`authctl db migrate --print` prints the DDL for the URI's schema and prefi
   t.is(sockets.length, 0, 'no connection was made');
   t.is(r.stderr, '');
   const statements = r.stdout.split(';\n').filter((s) => s.trim() !== '');
-  t.is(statements.length, 4, r.stdout);
+  t.is(statements.length, 6, r.stdout);
   t.is(statements[0], 'CREATE SCHEMA IF NOT EXISTS "tenant_a"');
   t.regex(
     statements[1]!,
@@ -178,6 +178,11 @@ test("`authctl db migrate --print` prints the DDL for the URI's schema and prefi
     statements[3]!,
     /^CREATE TABLE IF NOT EXISTS "tenant_a"\."shop_avatars" \(\n {2}id text PRIMARY KEY,[^]*modified timestamptz NOT NULL\n\)$/,
   );
+  t.regex(
+    statements[4]!,
+    /^CREATE TABLE IF NOT EXISTS "tenant_a"\."shop_accounts" \(\n {2}id text PRIMARY KEY,[^]*rev text NOT NULL\n\)$/,
+  );
+  t.is(statements[5], 'CREATE UNIQUE INDEX IF NOT EXISTS "shop_accounts_email" ON "tenant_a"."shop_accounts" (email)');
   t.false(r.stdout.includes('hunter2'));
 
   // The printed script is what migrate runs: applied by hand, the stores open on it.

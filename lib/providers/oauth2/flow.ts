@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Context } from 'koa';
 import { AuthError } from '../../errors.js';
 import type { Provider, ProviderDeps } from '../core/contract.js';
+import { readParams } from '../kit.js';
 import type { Handshake } from '../../session/claims.js';
 import {
   checkHandshake,
@@ -89,7 +90,7 @@ async function loginStep({ spec, deps, client }: Flow, ctx: Context): Promise<vo
 /** The provider's redirect back: handshake check, code exchange, identification, the session. */
 async function callbackStep(flow: Flow, ctx: Context): Promise<void> {
   const { spec, deps } = flow;
-  const params = await deps.readParams(ctx, CALLBACK_BODY_LIMIT);
+  const params = await readParams(ctx, CALLBACK_BODY_LIMIT);
   const raw = handshakeCookie(deps, ctx);
   if (!raw && spec.formPost && ctx.method === 'POST' && !deps.cookies.secure) return relayAsGet(deps, ctx, params);
   const claims = await checkHandshake(spec, deps, raw, params.state);

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Context } from 'koa';
 import type { ProviderDeps } from '../core/contract.js';
+import { randomId, readCookie, sessionOnly } from '../kit.js';
 import type { Claims, Handshake } from '../../session/claims.js';
 import { safeEqual } from '../../util/safe-equal.js';
 import { providerError } from './io.js';
@@ -54,16 +55,16 @@ export async function openHandshake(spec: FlowSpec, deps: ProviderDeps, ctx: Con
   const q = ctx.query;
   const one = (k: string) => (Array.isArray(q[k]) ? q[k][0] : q[k]) ?? '';
   const from = one('from').slice(0, MAX_FROM);
-  const state = deps.randomId();
+  const state = randomId();
   const verifier = spec.pkce ? randomBytes(32).toString('base64url') : undefined;
-  const nonce = spec.nonce ? deps.randomId() : undefined;
+  const nonce = spec.nonce ? randomId() : undefined;
   const now = deps.tokenService.now();
   const { token } = await deps.tokenService.mint({
     aud: one('site') || one('aud'),
-    jti: deps.randomId(),
+    jti: randomId(),
     exp: now + HANDSHAKE_TTL_S,
     nbf: now - 60,
-    sess_only: deps.sessionOnly(ctx) || undefined,
+    sess_only: sessionOnly(ctx) || undefined,
     'no-ava': one('noava') === '1' || undefined,
     auth_provider: { name: spec.name },
     handshake: { state, from: from || undefined, verifier, nonce },
@@ -74,7 +75,7 @@ export async function openHandshake(spec: FlowSpec, deps: ProviderDeps, ctx: Con
 
 /** The raw handshake cookie of the request, '' when it has none. */
 export function handshakeCookie(deps: ProviderDeps, ctx: Context): string {
-  return deps.readCookie(ctx, cookieName(deps));
+  return readCookie(ctx, cookieName(deps));
 }
 
 /**

@@ -9,7 +9,8 @@ import { AuthError } from '../../errors.js';
 import { readJSON } from '../../http/body.js';
 import { writeJSON } from '../../http/respond.js';
 import { deviceLabel } from '../../session/device.js';
-import type { ProviderDeps } from '../core/contract.js';
+import type { ProviderDeps, ProviderDepsWith } from '../core/contract.js';
+import { readParams, sessionOnly } from '../kit.js';
 import type { BrowserBinding, Challenge, Challenges } from './challenges.js';
 import type { PasskeyConfig } from './config.js';
 import type { Passkey, PasskeyStore } from './store.js';
@@ -17,7 +18,8 @@ import type { Passkey, PasskeyStore } from './store.js';
 /** What a passkey route works with: the checked options, the deps, the passkeys and the challenges. */
 export interface PasskeyParts {
   readonly config: PasskeyConfig;
-  readonly deps: ProviderDeps;
+  /** The login context, the session user and the end of their other sessions (routes that change passkeys). */
+  readonly deps: ProviderDepsWith<'sessionUser' | 'factorChanged'>;
   readonly passkeys: PasskeyStore;
   readonly challenges: Challenges;
   readonly binding: BrowserBinding;
@@ -102,10 +104,10 @@ export function registrationRoute({ config, deps, passkeys, challenges }: Passke
 }
 
 /** `login/options`: a login challenge (limited per client) bound to this browser, for any passkey of the site. */
-export function loginOptionsRoute({ config, deps, challenges, binding, limit }: PasskeyParts): Route {
+export function loginOptionsRoute({ config, challenges, binding, limit }: PasskeyParts): Route {
   return async (ctx) => {
     post(ctx);
-    const params = await deps.readParams(ctx);
+    const params = await readParams(ctx);
     const aud = (params.site || params.aud || '').slice(0, 256);
     await limit?.(ctx);
     const options = await webauthn.generateAuthenticationOptions({
@@ -134,7 +136,7 @@ export function loginRoute(parts: PasskeyParts): Route {
       provider: config.name,
       user: { id: passkey.userId, name: passkey.userName, picture: passkey.userPicture ?? '' },
       aud: issued?.purpose === 'login' ? issued.aud : '',
-      sessionOnly: deps.sessionOnly(ctx),
+      sessionOnly: sessionOnly(ctx),
       amr: ['hwk'],
     });
   };

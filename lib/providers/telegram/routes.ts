@@ -2,7 +2,7 @@ import type { Context } from 'koa';
 import { AuthError } from '../../errors.js';
 import { readJSON } from '../../http/body.js';
 import { writeJSON } from '../../http/respond.js';
-import type { ProviderDeps } from '../core/contract.js';
+import type { ProviderDeps, ProviderDepsWith } from '../core/contract.js';
 import type { User } from '../../user.js';
 import { safeEqual } from '../../util/safe-equal.js';
 import type { LoginBot } from './bot.js';
@@ -12,7 +12,8 @@ import type { LoginRequests, TelegramIdentity } from './requests.js';
 /** What the routes of one Telegram provider share. */
 export interface TelegramParts {
   readonly config: TelegramConfig;
-  readonly deps: ProviderDeps;
+  /** The login context and the avatar proxy, which stores the photo's bytes. */
+  readonly deps: ProviderDepsWith<'avatarProxy'>;
   readonly bot: LoginBot;
   readonly requests: LoginRequests;
 }

@@ -9,6 +9,7 @@ import type { Claims } from '../../session/claims.js';
 import type { TokenService } from '../../session/token-service.js';
 import type { UsedTokenStore } from '../../state/used-tokens.js';
 import type { ProviderDeps } from '../core/contract.js';
+import { sessionFlag } from '../kit.js';
 import type { VerifiedConfig } from './config.js';
 import { alreadySpent, writeConfirmPage, writeDeadLinkPage } from './confirm-page.js';
 
@@ -28,7 +29,7 @@ export function confirmStep(
   const origin = new URL(deps.url).origin;
   const confirm = async (ctx: Context, token: string, params: Record<string, string>): Promise<void> => {
     const claims = await verifyToken(name, deps.tokenService, token, params);
-    const session = deps.sessionFlag(params) ?? claims.sess_only === true;
+    const session = sessionFlag(params) ?? claims.sess_only === true;
     const from = typeof claims.handshake.from === 'string' ? claims.handshake.from : undefined;
     const usedId = `verified:${name}:${claims.jti}`;
     // Only a POST logs in unless confirmPage is false: a GET (a mail scanner, a prefetch, a link an

@@ -9,6 +9,7 @@ import { clientKey } from '../../http/client-key.js';
 import { rateLimited, writeJSON } from '../../http/respond.js';
 import type { Limiter } from '../../state/limiter.js';
 import type { ProviderDeps } from '../core/contract.js';
+import { randomId, sessionFlag } from '../kit.js';
 import type { VerifiedConfig } from './config.js';
 import { describeSendError, type Sender } from './sender.js';
 
@@ -41,7 +42,7 @@ export function sendStep(
 ): (ctx: Context, params: Record<string, string>) => Promise<void> {
   const overLimit = requestLimit(config, deps.limiter);
   return async (ctx, params) => {
-    const request = readRequest(params, config.sender, deps);
+    const request = readRequest(params, config.sender);
     const wait = await overLimit?.(request.address, ctx.ip);
     if (wait !== undefined) {
       throw rateLimited(ctx, wait, 'too many confirmation requests');
@@ -68,7 +69,7 @@ export function sendStep(
 }
 
 /** The request's user, address, site and `from`, each refused (400) when missing, too long or unsafe. */
-function readRequest(params: Record<string, string>, sender: Sender, deps: ProviderDeps): ConfirmationRequest {
+function readRequest(params: Record<string, string>, sender: Sender): ConfirmationRequest {
   const user = (params.user ?? '').trim();
   const address = (params.address ?? '').trim();
   if (!user || !address) throw new AuthError('bad_request', "can't get user and address");
@@ -81,7 +82,7 @@ function readRequest(params: Record<string, string>, sender: Sender, deps: Provi
   if (site.length > MAX_SITE || UNSAFE.test(site)) throw new AuthError('bad_request', 'invalid site');
   const from = params.from || undefined;
   if (from && (from.length > MAX_FROM || UNSAFE.test(from))) throw new AuthError('bad_request', 'invalid from');
-  return { user, address, site, from, session: deps.sessionFlag(params) ?? false };
+  return { user, address, site, from, session: sessionFlag(params) ?? false };
 }
 
 /** The confirmation token: one-shot (its `jti`), bound to this provider, carrying `user::address` and `from`. */
@@ -92,7 +93,7 @@ function mintToken(name: string, lifetimeS: number, request: ConfirmationRequest
     aud: request.site,
     exp: now + lifetimeS,
     nbf: now - NBF_SKEW_S,
-    jti: deps.randomId(),
+    jti: randomId(),
     sess_only: request.session || undefined,
     handshake: { id: `${request.user}::${request.address}`, ...(request.from ? { from: request.from } : {}) },
     auth_provider: { name },

@@ -1,0 +1,108 @@
+import { Command } from 'commander';
+import { AccountError, accountsAdmin, type AccountsAdmin } from '../../lib/accounts/admin.js';
+import { openAccountStore } from '../../lib/accounts/open.js';
+import type { Account } from '../../lib/accounts/store.js';
+
+const STORE_HELP = "the apps' accounts store: lmdb://<path>, postgres://… or mongodb://…";
+const WHO_HELP = 'the account: its address or its id (acct_…)';
+
+/**
+ * Checks `--store` (memory:// is one process's own: nothing the apps would see), opens it, runs `use` with the
+ * admin API the apps' `auth.accounts` is made of, and closes it. A refusal is one line naming what was wrong.
+ */
+async function withAccounts<T>(uri: string, use: (accounts: AccountsAdmin) => Promise<T>): Promise<T> {
+  if (/^memory:/.test(uri)) throw new Error("--store must be the apps' accounts store: memory:// is one process's own");
+  const store = await openAccountStore(uri, {}, '--store').catch((err: Error) => {
+    throw new Error(`cannot open the accounts store: ${err.message.replace(/^authKoa: /, '')}`);
+  });
+  try {
+    return await use(accountsAdmin(store));
+  } catch (err) {
+    if (err instanceof AccountError) throw new Error(err.message);
+    throw err;
+  } finally {
+    await store.close();
+  }
+}
+
+/** The password from standard input (its first line): never an argument, which shells keep in their history. */
+async function passwordFromStdin(): Promise<string> {
+  let text = '';
+  for await (const chunk of process.stdin) {
+    text += String(chunk);
+    if (text.length > 4096) throw new Error('--password-stdin: the password is one line of at most 256 characters');
+  }
+  const line = text.split(/\r?\n/)[0] ?? '';
+  if (line === '') throw new Error('--password-stdin: standard input held no password');
+  return line;
+}
+
+function printAccount(a: Account): void {
+  const name = a.name === undefined ? '' : `  ${JSON.stringify(a.name)}`;
+  const state = `${a.emailConfirmed ? 'confirmed' : 'unconfirmed'}${a.passwordHash ? '' : ', no password'}`;
+  process.stdout.write(`${a.id}  ${a.email}  ${state}${name}  created ${new Date(a.createdAt).toISOString()}\n`);
+}
+
+/**
+ * `authctl accounts create|list|delete|set-password --store <uri>`: what `auth.accounts` does, for an
+ * operator, on the store the apps share. Passwords come from standard input only (`--password-stdin`).
+ */
+export function accountsCommand(): Command {
+  const accounts = new Command('accounts').description("create, list and delete accounts in the apps' accounts store");
+  accounts
+    .command('create')
+    .description('create an account (confirmed with --confirmed; with a password from standard input)')
+    .argument('<email>', 'its address')
+    .requiredOption('--store <uri>', STORE_HELP)
+    .option('--name <name>', 'its name')
+    .option('--confirmed', 'take the address as confirmed')
+    .option('--password-stdin', 'read its password from the first line of standard input')
+    .action(
+      async (email: string, o: { store: string; name?: string; confirmed?: boolean; passwordStdin?: boolean }) => {
+        const password = o.passwordStdin ? await passwordFromStdin() : undefined;
+        const a = await withAccounts(o.store, (admin) =>
+          admin.create({ email, password, name: o.name, confirmed: o.confirmed }),
+        );
+        process.stdout.write(`authctl accounts: created ${a.id} for ${a.email}\n`);
+      },
+    );
+  accounts
+    .command('list')
+    .description('list the accounts, a page at a time, in id order')
+    .requiredOption('--store <uri>', STORE_HELP)
+    .option('--after <id>', 'start after this account id (the last of the previous page)')
+    .option('--limit <n>', 'at most this many (1 to 1000)', '100')
+    .option('--json', 'print JSON (without the password hashes)')
+    .action(async (o: { store: string; after?: string; limit: string; json?: boolean }) => {
+      const limit = Number(o.limit);
+      if (!Number.isInteger(limit) || limit < 1 || limit > 1000)
+        throw new Error('--limit must be a number from 1 to 1000');
+      const page = await withAccounts(o.store, (admin) => admin.list({ after: o.after, limit }));
+      if (o.json) {
+        const rows = page.map(({ passwordHash, ...a }) => ({ ...a, hasPassword: passwordHash !== undefined }));
+        process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
+      } else if (page.length === 0) process.stdout.write('authctl accounts: no accounts\n');
+      else page.forEach(printAccount);
+    });
+  accounts
+    .command('delete')
+    .description('delete an account; its address may sign up again')
+    .argument('<email-or-id>', WHO_HELP)
+    .requiredOption('--store <uri>', STORE_HELP)
+    .action(async (who: string, o: { store: string }) => {
+      if (!(await withAccounts(o.store, (admin) => admin.delete(who))))
+        throw new Error(`no account ${who} in that store`);
+      process.stdout.write(`authctl accounts: deleted ${who}\n`);
+    });
+  accounts
+    .command('set-password')
+    .description("set an account's password, read from the first line of standard input")
+    .argument('<email-or-id>', WHO_HELP)
+    .requiredOption('--store <uri>', STORE_HELP)
+    .action(async (who: string, o: { store: string }) => {
+      const password = await passwordFromStdin();
+      const a = await withAccounts(o.store, (admin) => admin.setPassword(who, password));
+      process.stdout.write(`authctl accounts: the password of ${a.email} is set\n`);
+    });
+  return accounts;
+}
