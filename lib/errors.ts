@@ -64,8 +64,6 @@ export const ERROR_STATUS = {
   // The second factor and step-up
   invalid_code: 403,
   reauth_required: 401,
-  mfa_session_invalid: 401,
-  mfa_session_expired: 401,
   enrollment_required: 403,
   factor_not_enrolled: 409,
   totp_not_pending: 409,
@@ -95,9 +93,10 @@ export type ErrorCode = keyof typeof ERROR_STATUS;
 /**
  * The codes of features outside the package (docs/features.md), by declaration merging: a feature's
  * package declares `interface FeatureErrorCodes { terms_required: true }` in `declare module 'authkoa'`,
- * and `AuthError.code` then includes it. Empty here: authkoa's own codes are all in ERROR_STATUS.
+ * and `AuthError.code` then includes it. Empty here: a feature's codes are its own, the built-in second
+ * factor's too (lib/mfa/errors.ts), and they come with the feature.
  */
-// Empty by design: a feature's package adds its codes by declaration merging.
+// Empty by design: a feature adds its codes by declaration merging.
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type
 export interface FeatureErrorCodes {}
 

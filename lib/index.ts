@@ -86,6 +86,9 @@ export type { SecondFactor } from './providers/core/provider.js';
 export type { MfaOptions } from './mfa/options.js';
 export type { FactorStore, UserFactors } from './mfa/store.js';
 export type { FactorSummary } from './mfa/factors.js';
+// The second factor's admin API, as `auth.mfa` and `authctl mfa` use it over a store; its events' types.
+export { mfaAdmin, type FactorStatus, type MfaAdmin, type RemovedFactors } from './mfa/admin.js';
+export type { MfaChangedEvent, MfaFailedEvent } from './mfa/events.js';
 export type { AvatarProxy, AvatarPutOptions } from './avatar/proxy.js';
 // From their own modules: stores/index.ts would load migrate() and prune() too.
 export { openStore } from './avatar/stores/open.js';
@@ -106,8 +109,6 @@ export type {
   LoginEvent,
   LoginFailedEvent,
   LogoutEvent,
-  MfaChangedEvent,
-  MfaFailedEvent,
   PasskeyAddedEvent,
   PasskeyRemovedEvent,
   RefreshEvent,

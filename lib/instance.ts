@@ -4,9 +4,8 @@ import type { OpenAPIDocument } from './openapi/document.js';
 import type { AuthEventListener, AuthEventType } from './events/types.js';
 import type { AvatarProxy } from './avatar/types.js';
 import type { AuthMiddleware } from './middleware.js';
-import type { FactorSummary } from './mfa/factors.js';
 import type { FeatureSet } from './features/set.js';
-import type { MfaAdmin } from './mfa/feature.js';
+import { INSTANCE_ALIASES, type BuiltInAdmins } from './features/table.js';
 import type { ResolvedOptions } from './options/resolved.js';
 import type { ProviderRegistry } from './providers/core/resolve.js';
 import type { SessionRecord, SessionsAdmin } from './features/sessions/admin.js';
@@ -24,7 +23,7 @@ export interface ProviderInfo {
  * What `authKoa()` returns: a Koa middleware serving the auth and avatar routes, plus the tools around it.
  * It holds no option, secret or key: logging it (`JSON.stringify`, `util.inspect`) shows only its methods.
  */
-export interface AuthKoa extends Middleware {
+export interface AuthKoa extends Middleware, BuiltInAdmins {
   /** auth, admin, trace, rbac(...roles), updateUser, fresh(maxAge). */
   readonly middleware: AuthMiddleware;
   /** Session tokens for the application's own routes (docs/tokens.md). */
@@ -64,11 +63,6 @@ export interface AuthKoa extends Middleware {
     /** False when the user has no session `sid`. */
     revoke(userId: string, sid: string): Promise<boolean>;
   };
-  /**
-   * The second factor (the `mfa` option), for the application's own admin pages: a user's factors, and
-   * their removal after a lost phone (as `authctl mfa reset`). Undefined when `mfa` is not set.
-   */
-  readonly mfa: { status(userId: string): Promise<FactorSummary>; reset(userId: string): Promise<boolean> } | undefined;
   /**
    * The configured features (docs/features.md), the built-in ones (`sessions`, `jwks`, `mfa` when set)
    * after the application's: their names, and a feature's admin API once `ready` resolved.
@@ -153,7 +147,7 @@ export function instanceApi(p: InstanceParts): Omit<AuthKoa, keyof Middleware> {
       list: (userId) => started(() => sessions().list(userId)),
       revoke: (userId, sid) => started(() => sessions().revoke(userId, sid)),
     },
-    mfa: p.features.names().includes('mfa') ? mfaAdmin(() => p.features.admin('mfa') as MfaAdmin, started) : undefined,
+    ...builtInAdmins(p.features, started),
     features: {
       list: () => p.features.names(),
       get: <A extends object>(name: string) => p.features.admin(name) as A | undefined,
@@ -172,12 +166,24 @@ export function instanceApi(p: InstanceParts): Omit<AuthKoa, keyof Middleware> {
   };
 }
 
-/** `auth.mfa`: the second factor's admin API, each call after start-up. */
-function mfaAdmin(admin: () => MfaAdmin, started: <T>(f: () => Promise<T>) => Promise<T>): MfaAdmin {
-  return {
-    status: (userId) => started(() => admin().status(userId)),
-    reset: (userId) => started(() => admin().reset(userId)),
+/**
+ * The instance's shortcuts to the built-in features' admin APIs (features/table.ts: `auth.mfa`), each
+ * call after start-up; undefined for a feature the options leave off.
+ */
+function builtInAdmins(features: FeatureSet, started: <T>(f: () => Promise<T>) => Promise<T>): BuiltInAdmins {
+  type Admin = Record<string, (...args: unknown[]) => Promise<unknown>>;
+  const shortcut = (name: string, methods: readonly string[]) => {
+    const call =
+      (method: string) =>
+      (...args: unknown[]) =>
+        started(() => (features.admin(name) as Admin)[method](...args));
+    return Object.fromEntries(methods.map((m) => [m, call(m)]));
   };
+  const entries = Object.entries(INSTANCE_ALIASES).map(([name, methods]) => [
+    name,
+    features.names().includes(name) ? shortcut(name, methods) : undefined,
+  ]);
+  return Object.fromEntries(entries) as BuiltInAdmins;
 }
 
 /** The Koa middleware with the instance's tools on it, and its parts kept where only internalsOf() finds them. */

@@ -2,10 +2,9 @@ import type { Context } from 'koa';
 import { coreParts, sessionParts, type CoreParts, type SessionParts } from './core/parts.js';
 import { logoutEvent } from './events/session-events.js';
 import { FeatureSet } from './features/set.js';
-import { configuredFeatures } from './features/table.js';
+import { BUILT_IN_EVENTS, configuredFeatures } from './features/table.js';
 import { requestHandler } from './http/entry.js';
 import { makeInstance, type AuthKoa } from './instance.js';
-import { loadMfa } from './mfa/load.js';
 import { createMiddleware } from './middleware.js';
 import { refusedOptions } from './options/refused.js';
 import { resolveOptions } from './options/resolve.js';
@@ -17,7 +16,6 @@ import { Authenticator } from './session/authenticator.js';
 import type { Claims } from './session/claims.js';
 import type { IdentifiedLogin } from './session/login.js';
 import { startService } from './core/start-up.js';
-import { mfaThrottle } from './state/throttles.js';
 
 /**
  * Builds the authentication service. Options are validated here, once: a bad option throws a
@@ -88,24 +86,12 @@ function checkedOptions(opts: AuthKoaOptions): { o: ResolvedOptions; plans: Retu
 
 /** The application's features and the built-in ones the options turn on, as one set (features/table.ts). */
 function featureSet(o: ResolvedOptions, core: CoreParts, login: SessionParts): FeatureSet {
-  const { state, events, tokenService: tokens, providers, hooks } = core;
-  const mfa = o.mfa
-    ? loadMfa(o.mfa, o, {
-        ...{
-          connections: core.connections,
-          stores: core.stores,
-          tokens,
-          startSession: login.begin,
-          state: state.store,
-        },
-        ...{ session: login.session, events: events.bus, factorChanged: login.factorChanged },
-        throttle: mfaThrottle(state, core.throttle, o.clock, events.bus),
-        secondFactors: () => providers.secondFactors(),
-      })
-    : undefined;
+  const { state, events, tokenService: tokens, hooks } = core;
+  // Known to `auth.on()` whether or not their options are set, as when they were core events.
+  events.bus.declare(BUILT_IN_EVENTS);
   try {
     const shared = { session: login.session, events: events.bus };
-    const modules = configuredFeatures(o.features, { ...o, ...shared, tokens, mfa });
+    const modules = configuredFeatures(o.features, { ...o, ...shared, tokens, core, login });
     return new FeatureSet(modules, { ...o, ...shared, stateStore: state.store, hooks });
   } catch (err) {
     throw refusedOptions(err, o.logger, authKoa);

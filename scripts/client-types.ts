@@ -6,6 +6,8 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
+import { MFA_ERRORS } from '../lib/mfa/errors.js';
+import { MFA_SCHEMAS } from '../lib/mfa/schemas.js';
 import { openApiDocument } from '../lib/openapi/document.js';
 import { typeScriptOf } from '../lib/openapi/typescript.js';
 
@@ -16,7 +18,10 @@ const HEADER = `/**
  * Written by \`npm run client-types\` (scripts/client-types.ts) from lib/openapi/components.ts: do not edit.
  */`;
 
-/** The text of browser/client/schema.ts for the current component schemas. */
+/**
+ * The text of browser/client/schema.ts for the current component schemas: the core ones and those of the
+ * built-in second factor, whose routes the client calls (its bodies, its error codes in `ErrorCode`).
+ */
 export function clientSchemaSource(): string {
   const names = { jwtCookieName: 'JWT', xsrfHeaderName: 'X-XSRF-TOKEN', jwtHeaderName: 'X-JWT', jwtQueryName: 'token' };
   const doc = openApiDocument(
@@ -29,6 +34,7 @@ export function clientSchemaSource(): string {
       avatars: true,
     },
     [],
+    { paths: {}, schemas: MFA_SCHEMAS, securitySchemes: {}, errors: MFA_ERRORS },
   );
   return typeScriptOf(doc.components.schemas as Record<string, Record<string, unknown>>, HEADER, {
     Error: 'ErrorBody',

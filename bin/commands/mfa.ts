@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { stateFactorStore, UNCHANGED, updateFactors, type FactorStore, type UserFactors } from '../../lib/mfa/store.js';
+import { mfaAdmin, type FactorStatus, type MfaAdmin, type RemovedFactors } from '../../lib/mfa/admin.js';
 import { redactUri } from '../../lib/util/store-policy.js';
 import { checkSharedStore, openSharedStore, SHARED_STORES } from './shared-store.js';
 
@@ -7,40 +7,8 @@ interface StoreOption {
   store: string;
 }
 
-/** What an operator sees of a user's second factors: presence, dates and counts, never a key or a code hash. */
-interface FactorReport {
-  userId: string;
-  /** False when the store holds no record for the user: nothing was ever set up there (or --store is another store). */
-  stored: boolean;
-  totp: boolean;
-  /** When TOTP was turned on (ISO 8601), or null. */
-  totpSince: string | null;
-  /** A key set up and not yet confirmed with a code (it expires by itself after 15 minutes). */
-  setupPending: boolean;
-  pendingSince: string | null;
-  /** Recovery codes still unused; they only work while TOTP is on, so 0 when it is off. */
-  recoveryCodesLeft: number;
-}
-
-/**
- * Reads a record without opening anything sealed: the CLI has no secret, and an operator asking
- * "is TOTP on for this user?" needs none.
- */
-function reportOf(userId: string, factors: UserFactors | undefined): FactorReport {
-  const iso = (ms: number | undefined) => (typeof ms === 'number' ? new Date(ms).toISOString() : null);
-  return {
-    userId,
-    stored: factors !== undefined,
-    totp: factors?.totp !== undefined,
-    totpSince: iso(factors?.totp?.createdAt),
-    setupPending: factors?.pendingTotp !== undefined,
-    pendingSince: iso(factors?.pendingTotp?.createdAt),
-    recoveryCodesLeft: factors?.totp ? (factors.recoveryCodes?.length ?? 0) : 0,
-  };
-}
-
 /** The lines `mfa status` prints; for a user the store knows nothing of, one line saying so and where it looked. */
-function statusText(r: FactorReport, store: string): string {
+function statusText(r: FactorStatus, store: string): string {
   if (!r.stored)
     return `authctl mfa: nothing is stored for ${r.userId} in ${redactUri(store)}: no second factor was set up there (is --store the apps' mfa.store?)`;
   return [
@@ -52,11 +20,11 @@ function statusText(r: FactorReport, store: string): string {
 }
 
 /** What `mfa reset` removed, as one phrase: "the TOTP key, a pending set-up and 8 recovery codes". */
-function removedText(r: FactorReport, storedCodes: number): string {
+function removedText(r: RemovedFactors): string {
   const parts: string[] = [];
   if (r.totp) parts.push('the TOTP key');
   if (r.setupPending) parts.push('a pending set-up');
-  if (storedCodes > 0) parts.push(`${storedCodes} recovery code${storedCodes === 1 ? '' : 's'}`);
+  if (r.recoveryCodes > 0) parts.push(`${r.recoveryCodes} recovery code${r.recoveryCodes === 1 ? '' : 's'}`);
   if (parts.length === 0) parts.push('an empty record');
   return parts.length === 1 ? parts[0] : `${parts.slice(0, -1).join(', ')} and ${parts.at(-1)}`;
 }
@@ -68,11 +36,14 @@ function checkUserId(userId: string): string {
   return userId;
 }
 
-/** Opens the factor store at `--store` (the app's `mfa.store`), runs `use`, and closes it. */
-async function withFactors<T>(uri: string, use: (factors: FactorStore) => Promise<T>): Promise<T> {
+/**
+ * Opens the factor store at `--store` (the app's `mfa.store`), runs `use` with the second factor's admin
+ * API over it (what `auth.mfa` is in the app; nothing sealed is opened, so no secret is needed), and closes it.
+ */
+async function withFactors<T>(uri: string, use: (admin: MfaAdmin) => Promise<T>): Promise<T> {
   const store = await openSharedStore(checkSharedStore(uri));
   try {
-    return await use(stateFactorStore(store));
+    return await use(mfaAdmin(store));
   } finally {
     await store.close();
   }
@@ -93,8 +64,7 @@ export function mfaCommand(): Command {
     .option('--json', 'print JSON')
     .action(async (userId: string, opts: StoreOption & { json?: boolean }) => {
       checkUserId(userId);
-      const found = await withFactors(opts.store, (store) => store.get(userId));
-      const report = reportOf(userId, found?.factors);
+      const report = await withFactors(opts.store, (admin) => admin.status(userId));
       process.stdout.write(opts.json ? `${JSON.stringify(report, null, 2)}\n` : `${statusText(report, opts.store)}\n`);
     });
   mfa
@@ -104,21 +74,12 @@ export function mfaCommand(): Command {
     .requiredOption('--store <uri>', STORE_HELP)
     .action(async (userId: string, opts: StoreOption) => {
       checkUserId(userId);
-      let before: UserFactors | undefined;
-      // Compare-and-set: a code spent or a set-up begun by a running app meanwhile is not written back.
-      await withFactors(opts.store, (store) =>
-        updateFactors(store, userId, (cur) => {
-          before = cur;
-          return cur ? undefined : UNCHANGED;
-        }),
-      );
-      if (!before) {
+      const removed = await withFactors(opts.store, (admin) => admin.clear(userId));
+      if (!removed) {
         process.stdout.write(`authctl mfa: ${userId} has no second factor stored: nothing removed\n`);
         return;
       }
-      process.stdout.write(
-        `authctl mfa: removed ${removedText(reportOf(userId, before), before.recoveryCodes?.length ?? 0)} of ${userId}\n`,
-      );
+      process.stdout.write(`authctl mfa: removed ${removedText(removed)} of ${userId}\n`);
     });
   return mfa;
 }

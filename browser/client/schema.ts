@@ -3,7 +3,37 @@
  * Written by `npm run client-types` (scripts/client-types.ts) from lib/openapi/components.ts: do not edit.
  */
 
-export type ErrorCode = "bad_request" | "bad_address" | "bad_user" | "missing_code" | "unknown_provider" | "not_found" | "method_not_allowed" | "body_too_large" | "unsupported_media_type" | "invalid_avatar" | "invalid_avatar_id" | "invalid_avatar_content" | "avatar_not_found" | "avatar_disabled" | "request_not_found" | "request_expired" | "request_not_verified" | "no_token" | "no_user" | "token_invalid" | "token_expired" | "token_not_valid_yet" | "xsrf_mismatch" | "aud_rejected" | "user_blocked" | "provider_not_allowed" | "refresh_failed" | "session_expired" | "session_revoked" | "basic_auth_failed" | "not_admin" | "role_denied" | "webhook_unauthorized" | "full_login_required" | "bad_credentials" | "aud_not_allowed" | "access_denied" | "state_mismatch" | "invalid_handshake" | "invalid_id_token" | "issuer_mismatch" | "foreign_user_id" | "bad_user_info" | "origin_mismatch" | "confirmation_invalid" | "confirmation_expired" | "confirmation_used" | "rate_limited" | "challenge_invalid" | "passkey_invalid" | "passkey_unknown" | "passkey_exists" | "invalid_code" | "reauth_required" | "mfa_session_invalid" | "mfa_session_expired" | "enrollment_required" | "factor_not_enrolled" | "totp_not_pending" | "internal_error" | "checker_failed" | "secret_unavailable" | "avatar_store_failed" | "avatar_store_unavailable" | "state_store_unavailable" | "not_started" | "keys_unavailable" | "provider_error" | "provider_unavailable" | "provider_timeout" | "exchange_failed" | "userinfo_failed" | "bad_provider_response" | "response_too_large" | "sender_failed";
+export type ErrorCode = "bad_request" | "bad_address" | "bad_user" | "missing_code" | "unknown_provider" | "not_found" | "method_not_allowed" | "body_too_large" | "unsupported_media_type" | "invalid_avatar" | "invalid_avatar_id" | "invalid_avatar_content" | "avatar_not_found" | "avatar_disabled" | "request_not_found" | "request_expired" | "request_not_verified" | "no_token" | "no_user" | "token_invalid" | "token_expired" | "token_not_valid_yet" | "xsrf_mismatch" | "aud_rejected" | "user_blocked" | "provider_not_allowed" | "refresh_failed" | "session_expired" | "session_revoked" | "basic_auth_failed" | "not_admin" | "role_denied" | "webhook_unauthorized" | "full_login_required" | "bad_credentials" | "aud_not_allowed" | "access_denied" | "state_mismatch" | "invalid_handshake" | "invalid_id_token" | "issuer_mismatch" | "foreign_user_id" | "bad_user_info" | "origin_mismatch" | "confirmation_invalid" | "confirmation_expired" | "confirmation_used" | "rate_limited" | "challenge_invalid" | "passkey_invalid" | "passkey_unknown" | "passkey_exists" | "invalid_code" | "reauth_required" | "enrollment_required" | "factor_not_enrolled" | "totp_not_pending" | "internal_error" | "checker_failed" | "secret_unavailable" | "avatar_store_failed" | "avatar_store_unavailable" | "state_store_unavailable" | "not_started" | "keys_unavailable" | "provider_error" | "provider_unavailable" | "provider_timeout" | "exchange_failed" | "userinfo_failed" | "bad_provider_response" | "response_too_large" | "sender_failed" | "mfa_session_invalid" | "mfa_session_expired";
+
+/** The session user's second factors: TOTP on or off, the recovery codes left, the passkeys they have. */
+export interface MfaFactors {
+  totp: boolean;
+  recoveryCodesLeft: number;
+  passkeys: number;
+}
+
+/** A new authenticator-app key, not on until confirmed with a code it shows. */
+export interface TotpSetup {
+  /** the key in base32, to type into an app by hand */
+  secret: string;
+  /** the `otpauth://totp/…` URI the QR code holds */
+  otpauthUrl: string;
+  /** the QR code as a data URL, for an `<img src>` */
+  qr: string;
+}
+
+/** TOTP turned on: the recovery codes, and the user when it finished a login that had to enrol (the session is set). */
+export interface TotpConfirmed {
+  /** shown once: each works once */
+  recoveryCodes: string[];
+  user?: User;
+}
+
+/** New recovery codes, replacing the old ones. */
+export interface RecoveryCodes {
+  /** shown once: each works once */
+  recoveryCodes: string[];
+}
 
 /** Every error authkoa answers: a message for people and a code for programs. */
 export interface ErrorBody {
@@ -77,36 +107,6 @@ export interface Session {
   created: string;
   /** when it was last refreshed (ISO 8601) */
   lastSeen: string;
-}
-
-/** The session user's second factors: TOTP on or off, the recovery codes left, the passkeys they have. */
-export interface MfaFactors {
-  totp: boolean;
-  recoveryCodesLeft: number;
-  passkeys: number;
-}
-
-/** A new authenticator-app key, not on until confirmed with a code it shows. */
-export interface TotpSetup {
-  /** the key in base32, to type into an app by hand */
-  secret: string;
-  /** the `otpauth://totp/…` URI the QR code holds */
-  otpauthUrl: string;
-  /** the QR code as a data URL, for an `<img src>` */
-  qr: string;
-}
-
-/** TOTP turned on: the recovery codes, and the user when it finished a login that had to enrol (the session is set). */
-export interface TotpConfirmed {
-  /** shown once: each works once */
-  recoveryCodes: string[];
-  user?: User;
-}
-
-/** New recovery codes, replacing the old ones. */
-export interface RecoveryCodes {
-  /** shown once: each works once */
-  recoveryCodes: string[];
 }
 
 /** What `navigator.credentials.create()` takes, as JSON: a new passkey for the session user. */

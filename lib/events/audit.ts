@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { createWriteStream, type WriteStream } from 'node:fs';
 import type { AuthEventBus } from './bus.js';
 import type { EventsConfig, AuditStream } from './options.js';
-import { AUTH_EVENT_TYPES, type AuthEvent } from './types.js';
+import type { AuthEvent } from './types.js';
 
 /** The audit sink: every event as one JSON line, in the order they happened. */
 export interface AuditSink {
@@ -11,9 +11,10 @@ export interface AuditSink {
 }
 
 /**
- * Subscribes to every event type and appends each event to the `audit` target as a JSON line. A file
- * is opened for appending, so several processes may share it line by line (each line is one write()
- * under PIPE_BUF on local files) and the OS's log rotation can move it: use copytruncate, or restart.
+ * Subscribes to every event type (authkoa's and the features') and appends each event to the `audit`
+ * target as a JSON line. A file is opened for appending, so several processes may share it line by line
+ * (each line is one write() under PIPE_BUF on local files) and the OS's log rotation can move it: use
+ * copytruncate, or restart.
  * A write that fails is reported once through `report`, not thrown: auditing never breaks a login.
  */
 export function startAudit(
@@ -38,10 +39,10 @@ export function startAudit(
       fail(err as Error);
     }
   };
-  for (const type of AUTH_EVENT_TYPES) bus.on(type, write);
+  bus.onEvery(write);
   return {
     async close() {
-      for (const type of AUTH_EVENT_TYPES) bus.off(type, write);
+      bus.offEvery(write);
       // Resolved once the descriptor is closed, not only flushed: close() means the file is let go.
       if (file && !file.closed) {
         const closed = once(file, 'close');

@@ -48,14 +48,35 @@ export class AuthEventBus implements EventSink {
   readonly #report: ReportListenerError;
   readonly #slowMs: number;
   readonly #clock: () => number;
-  /** Every type on() takes: authkoa's own and those the configured features declare. */
-  readonly #types: readonly string[];
+  /** Every type on() takes: authkoa's own and those the features declare. */
+  readonly #types: string[];
+  /** Listeners of every type (the audit sink), those declared later included. */
+  readonly #every = new Set<AnyListener>();
 
   constructor(report: ReportListenerError, slowMs: number, clock: () => number, featureTypes: readonly string[] = []) {
     this.#report = report;
     this.#slowMs = slowMs;
     this.#clock = clock;
     this.#types = [...AUTH_EVENT_TYPES, ...featureTypes];
+  }
+
+  /** Takes the event types of features known once the bus exists (the built-in ones, by features/table.ts). */
+  declare(types: readonly string[]): void {
+    for (const type of types) if (!this.#types.includes(type)) this.#types.push(type);
+  }
+
+  /** The types on() takes, in order: authkoa's own, then the features'. */
+  types(): readonly string[] {
+    return [...this.#types];
+  }
+
+  /** Hears every event, of every type declared now or later: what the audit sink writes. */
+  onEvery(listener: (event: AuthEventMap[AuthEventType]) => unknown): void {
+    this.#every.add(listener);
+  }
+
+  offEvery(listener: (event: AuthEventMap[AuthEventType]) => unknown): void {
+    this.#every.delete(listener);
   }
 
   on<T extends AuthEventType>(type: T, listener: AuthEventListener<T>): void {
@@ -76,15 +97,15 @@ export class AuthEventBus implements EventSink {
 
   /** Whether anyone listens to `type`: emitters skip building an event nobody reads. */
   has(type: AuthEventType): boolean {
-    return this.#listeners.has(type);
+    return this.#every.size > 0 || this.#listeners.has(type);
   }
 
   /** Queues the listeners of `type` with the event; `ctx` is the request it came from, for reporting. */
   emit<T extends AuthEventType>(type: T, fields: EventFields<T>, ctx?: Context): void {
     const set = this.#listeners.get(type);
-    if (!set) return;
+    if (!set && this.#every.size === 0) return;
     // A copy: a listener that calls off() does not change who hears this event.
-    const listeners = [...set];
+    const listeners: AnyListener[] = [...this.#every, ...(set ?? [])];
     // One frozen object for every listener: none can change what the next one sees.
     const event = Object.freeze({ type, time: this.#clock(), ...fields });
     setImmediate(() => {

@@ -97,25 +97,10 @@ export interface PasskeyRemovedEvent extends AuthEventBase {
   sid?: string;
 }
 
-/** The user turned a second factor on (`totp` confirmed) or off, or made new recovery codes. */
-export interface MfaChangedEvent extends AuthEventBase {
-  type: 'mfa_changed';
-  userId: string;
-  /** What changed. */
-  change: 'totp_enabled' | 'totp_disabled' | 'recovery_codes_generated';
-  sid?: string;
-}
-
-/** A second step was refused (a wrong or spent code, a passkey that did not verify). */
-export interface MfaFailedEvent extends AuthEventBase, ClientFields {
-  type: 'mfa_failed';
-  userId: string;
-  provider: string;
-  /** The error code the client was answered with. */
-  reason: string;
-}
-
-/** Every event, by its type. */
+/**
+ * Every event, by its type: authkoa's core ones here; a feature adds its own by declaration merging
+ * (the second factor's in lib/mfa/events.ts, an application's feature in its own module: docs/features.md).
+ */
 export interface AuthEventMap {
   login: LoginEvent;
   login_failed: LoginFailedEvent;
@@ -125,8 +110,6 @@ export interface AuthEventMap {
   session_revoked: SessionRevokedEvent;
   passkey_added: PasskeyAddedEvent;
   passkey_removed: PasskeyRemovedEvent;
-  mfa_changed: MfaChangedEvent;
-  mfa_failed: MfaFailedEvent;
 }
 
 export type AuthEventType = keyof AuthEventMap;
@@ -135,7 +118,10 @@ export type AuthEvent = AuthEventMap[AuthEventType];
 /** A listener of one type; what it returns is ignored, a rejection is reported like a throw. */
 export type AuthEventListener<T extends AuthEventType> = (event: AuthEventMap[T]) => unknown;
 
-/** The types in the order docs/events.md lists them. */
+/**
+ * The core types in the order docs/events.md lists them; a configured feature's (`mfa_changed`, …) come
+ * from its `events`, and the instance's bus takes both.
+ */
 export const AUTH_EVENT_TYPES: readonly AuthEventType[] = [
   'login',
   'login_failed',
@@ -145,6 +131,4 @@ export const AUTH_EVENT_TYPES: readonly AuthEventType[] = [
   'session_revoked',
   'passkey_added',
   'passkey_removed',
-  'mfa_changed',
-  'mfa_failed',
 ];

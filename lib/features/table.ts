@@ -2,16 +2,56 @@ import type { FeatureModule } from './contract.js';
 import { checkFeatureSet } from './plan.js';
 import { jwksFeature } from './jwks/feature.js';
 import { sessionsFeature, type SessionsFeatureParts } from './sessions/feature.js';
-import { mfaFeature } from '../mfa/feature.js';
-import type { Mfa } from '../mfa/service.js';
+import type { MfaAdmin } from '../mfa/admin.js';
+import { MFA_EVENTS, mfaFeature, type MfaParts } from '../mfa/feature.js';
+import { readMfaOptions, type MfaConfig, type MfaOptionsContext } from '../mfa/options.js';
 import type { SigningConfig } from '../session/signing.js';
 
+/**
+ * The built-in features: which option turns each on and how it is read, what they are made of, their
+ * events, and the instance's shortcut to their admin APIs. The one place outside a feature's folder that
+ * names it (besides the public types); service.ts, the options and the instance loop over what is here.
+ */
+
+/** The options of authKoa() that turn a built-in feature on (their public types: options/types.ts). */
+export const BUILT_IN_OPTIONS = ['mfa'] as const;
+export type BuiltInOption = (typeof BUILT_IN_OPTIONS)[number];
+
+/** What the built-in features' option readers get: the options read before theirs. */
+export type BuiltInOptionsContext = MfaOptionsContext;
+
+/** The built-in features' options, checked: each by its option name, undefined when the option is not set. */
+export type FeatureOptions = Readonly<Partial<Record<BuiltInOption, unknown>>>;
+
+/** Checks the options of the built-in features, in authKoa()'s one validation pass (a TypeError naming one). */
+export function readBuiltInOptions(o: Record<string, unknown>, so: BuiltInOptionsContext): FeatureOptions {
+  return { mfa: readMfaOptions(o.mfa, so) };
+}
+
+/**
+ * The event types of the built-in features: `auth.on()` takes them whether or not the option is set, as it
+ * did when they were core events.
+ */
+export const BUILT_IN_EVENTS: readonly string[] = [...MFA_EVENTS];
+
+/** The instance's shortcuts to built-in features' admin APIs: `auth.mfa` is `auth.features.get('mfa')`. */
+export interface BuiltInAdmins {
+  /**
+   * The second factor (the `mfa` option), for the application's own admin pages: a user's factors, and
+   * their removal after a lost phone (as `authctl mfa reset`). Undefined when `mfa` is not set.
+   */
+  readonly mfa: MfaAdmin | undefined;
+}
+
+/** Each shortcut's methods (the feature of its name): the instance calls them once start-up is done. */
+export const INSTANCE_ALIASES: {
+  readonly [A in keyof BuiltInAdmins]-?: ReadonlyArray<keyof NonNullable<BuiltInAdmins[A]>>;
+} = { mfa: ['status', 'reset', 'clear'] };
+
 /** What the built-in features are made of: the instance's parts they serve. */
-export interface BuiltInParts extends SessionsFeatureParts {
-  jwtCookieName: string;
+export interface BuiltInParts extends SessionsFeatureParts, MfaParts {
   signing: SigningConfig | undefined;
-  /** The second factor's loader, when the `mfa` option is set. */
-  mfa: Mfa | undefined;
+  featureOptions: FeatureOptions;
 }
 
 /**
@@ -21,7 +61,8 @@ export interface BuiltInParts extends SessionsFeatureParts {
  */
 export function configuredFeatures(own: readonly FeatureModule[], p: BuiltInParts): FeatureModule[] {
   const all = [...own, sessionsFeature(p), jwksFeature(p.authRoutePath, p.signing)];
-  if (p.mfa) all.push(mfaFeature(p.mfa, p.jwtCookieName));
+  const mfa = p.featureOptions.mfa as MfaConfig | undefined;
+  if (mfa) all.push(mfaFeature(mfa, p));
   checkFeatureSet(all);
   return all;
 }

@@ -119,11 +119,6 @@ export class Factors {
     return had;
   }
 
-  /** Removes everything kept for the user (an operator's reset after a lost phone). */
-  async reset(userId: string): Promise<boolean> {
-    return this.removeTotp(userId);
-  }
-
   /**
    * A code of `secret` within the window, and its step not yet spent: the step is spent (in the state
    * store, until the window has moved past it) before true is returned.

@@ -1,12 +1,18 @@
 import { ref, type Security } from '../openapi/components.js';
-import { json, op, PENDING_OR_SESSION, redirect, SESSION } from '../openapi/operation.js';
+import { json, op, redirect, SESSION } from '../openapi/operation.js';
 import type { PathItem, Responses, Text } from '../openapi/operation.js';
+import type { FeatureOpenAPI } from '../features/contract.js';
+import { partialCookieName } from './partial.js';
+import { MFA_SCHEMAS } from './schemas.js';
 
 /**
  * The second-factor routes (docs/mfa.md), each with what lib/mfa/routes.ts answers and whom it acts for
  * (lib/mfa/actor.ts): a pending login (its own cookie) or a session; turning TOTP off and new recovery
  * codes take a fresh session only.
  */
+
+/** A login whose second step is pending (its own cookie), or a session: whom the second-factor routes act for. */
+const PENDING_OR_SESSION: Security = [{ mfaPending: [] }, ...SESSION];
 
 /** A fresh session: one whose login is recent enough (`mfa.fresh`); an older one is 401 `reauth_required`. */
 const FRESH = 'a session whose login is recent (`mfa.fresh`; older: 401 `reauth_required`)';
@@ -67,4 +73,15 @@ export function mfaPaths(prefix: string): Record<string, PathItem> {
     [`${prefix}/mfa/passkey`]: { post: mfa(TEXT.passkey, either, PASSED) },
     [`${prefix}/mfa/page`]: { get: mfa(TEXT.page, [{}, { mfaPending: [] }], page) },
   };
+}
+
+/** The feature's part of the document: its paths under authRoutePath, its bodies, the cookie of a pending login. */
+export function mfaOpenAPI(jwtCookieName: string): FeatureOpenAPI {
+  const pending = {
+    type: 'apiKey',
+    in: 'cookie',
+    name: partialCookieName(jwtCookieName),
+    description: 'a login whose second step is due',
+  };
+  return { paths: mfaPaths(''), schemas: MFA_SCHEMAS, securitySchemes: { mfaPending: pending } };
 }

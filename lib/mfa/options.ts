@@ -70,7 +70,7 @@ const MFA_OPTIONS = optionNames<MfaOptions>({
 });
 
 /** What the `mfa` reader needs from the options read before it. */
-interface MfaContext {
+export interface MfaOptionsContext {
   url: string;
   authRoutePath: string;
   /** The `secret` option; undefined when a secretReader decides. */
@@ -85,7 +85,7 @@ const fail = (key: string, must: string): never => {
 };
 
 /** Checks the `mfa` option (a TypeError naming `mfa.<key>`); undefined when it is not set. */
-export function readMfaOptions(input: unknown, ctx: MfaContext): MfaConfig | undefined {
+export function readMfaOptions(input: unknown, ctx: MfaOptionsContext): MfaConfig | undefined {
   if (input === undefined || input === false) return undefined;
   if (typeof input !== 'object' || input === null || Array.isArray(input))
     throw new TypeError('authKoa: mfa must be an object: { store, issuer?, required?, window?, page?, fresh? }');

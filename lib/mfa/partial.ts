@@ -1,6 +1,6 @@
 import { createSecretKey, hkdfSync, type KeyObject } from 'node:crypto';
 import type { Context } from 'koa';
-import { AuthError } from '../errors.js';
+import { mfaError } from './errors.js';
 import type { IdentifiedLogin } from '../session/login.js';
 import { decodePayload, sign, split, verifySignature } from '../session/jwt.js';
 import { readCookie } from '../session/transport.js';
@@ -89,7 +89,7 @@ export class PartialLogins {
   read(ctx: Context): PartialLogin | undefined {
     const token = readCookie(ctx.get('cookie'), this.#o.cookieName);
     if (!token) return undefined;
-    const invalid = () => new AuthError('mfa_session_invalid', 'the login to finish is not valid: log in again');
+    const invalid = () => mfaError('mfa_session_invalid', 'the login to finish is not valid: log in again');
     let payload: Record<string, unknown>;
     try {
       const parts = split(token);
@@ -109,7 +109,7 @@ export class PartialLogins {
     )
       throw invalid();
     if (exp * 1000 <= this.#o.clock())
-      throw new AuthError('mfa_session_expired', 'the second step took too long: log in again');
+      throw mfaError('mfa_session_expired', 'the second step took too long: log in again');
     return { pending: mfa as PendingLogin, jti, exp };
   }
 
@@ -120,7 +120,7 @@ export class PartialLogins {
   async unspent(partial: PartialLogin): Promise<void> {
     const used = await this.state.get(USED_NS, `mfa-partial:${partial.jti}`);
     if (used && used.expiresAt > this.#o.clock())
-      throw new AuthError('mfa_session_invalid', 'this login was already finished: log in again');
+      throw mfaError('mfa_session_invalid', 'this login was already finished: log in again');
   }
 
   /**
@@ -130,7 +130,7 @@ export class PartialLogins {
   async spend(ctx: Context, partial: PartialLogin): Promise<void> {
     const first = await this.state.markUsed(`mfa-partial:${partial.jti}`, partial.exp * 1000);
     this.clear(ctx);
-    if (!first) throw new AuthError('mfa_session_invalid', 'this login was already finished: log in again');
+    if (!first) throw mfaError('mfa_session_invalid', 'this login was already finished: log in again');
   }
 
   /** Removes the partial cookie. */

@@ -5,7 +5,7 @@
  * full login's (actor.ts, through Authenticator.loginSession): basic auth never manages a second factor.
  */
 import { clientOf, type EventSink } from '../events/bus.js';
-import type { MfaChangedEvent } from '../events/types.js';
+import type { MfaChangedEvent } from './events.js';
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { AuthError, toAuthError } from '../errors.js';

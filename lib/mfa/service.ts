@@ -12,7 +12,8 @@ import { sharedState } from '../state/shared.js';
 import type { CredentialThrottle } from '../state/throttle.js';
 import type { StateStore } from '../state/types.js';
 import type { SessionOf } from '../session/fresh.js';
-import { Factors, type FactorSummary } from './factors.js';
+import { mfaAdmin, type MfaAdmin } from './admin.js';
+import { Factors } from './factors.js';
 import { mfaGate } from './gate.js';
 import { isFactorStore, type MfaConfig } from './options.js';
 import { partialCookieName, PartialLogins } from './partial.js';
@@ -21,16 +22,14 @@ import { sealKeys } from './seal.js';
 import { stateFactorStore, type FactorStore } from './store.js';
 import type { StorePolicy } from '../util/store-policy.js';
 
-/** The second factor of one service (the `mfa` option), as the service wires it in (see load.ts). */
+/** The second factor of one service (the `mfa` option), as its feature (feature.ts) serves it. */
 export interface Mfa {
   /** Stands between every first factor and the session. */
   readonly gate: SecondStepGate;
   /** Answers the `<authRoutePath>/mfa…` requests the auth router hands it (404 for a path it does not know). */
   readonly routes: Middleware;
-  /** A user's factors, for the application's own pages. */
-  status(userId: string): Promise<FactorSummary>;
-  /** Removes a user's factors (a lost phone); false when there were none. */
-  reset(userId: string): Promise<boolean>;
+  /** A user's factors and their removal (a lost phone), for the application's own pages: `auth.mfa`. */
+  readonly admin: MfaAdmin;
   /** Opens the factor store (a start-up error names `mfa.store`). */
   start(): Promise<void>;
   /** Closes the factor store when it was opened from a URI. */
@@ -120,8 +119,7 @@ export function createMfa(config: MfaConfig, o: MfaServiceConfig, run: MfaRuntim
   return {
     gate,
     routes: router.routes() as unknown as Middleware,
-    status: (userId) => factors.summary(userId),
-    reset: (userId) => factors.reset(userId),
+    admin: mfaAdmin(store),
     start: async () => own?.start(),
     close: async () => own?.close(),
   };

@@ -1,6 +1,6 @@
 import { ERROR_CODES } from '../errors.js';
 import { SESSION_SECURITY } from '../providers/core/route-docs.js';
-import { MFA_SCHEMAS, PASSKEY_SCHEMAS } from './feature-schemas.js';
+import { PASSKEY_SCHEMAS } from './feature-schemas.js';
 
 /**
  * The parts of the OpenAPI document every configuration shares: the error body with every error code,
@@ -38,6 +38,7 @@ export const SCHEMAS: Record<string, Schema> = {
       attrs: { type: 'object' },
     },
   },
+  // Core, not the second factor's: every login route answers it (their documents refer to it with or without `mfa`).
   MfaRequired: {
     type: 'object',
     description: 'A first factor passed and a second step is due (docs/mfa.md): not an error.',
@@ -109,7 +110,6 @@ export const SCHEMAS: Record<string, Schema> = {
       lastSeen: { type: 'string', format: 'date-time', description: 'when it was last refreshed (ISO 8601)' },
     },
   },
-  ...MFA_SCHEMAS,
   ...PASSKEY_SCHEMAS,
 };
 

@@ -1,7 +1,8 @@
 /**
- * The component schemas of what the features answer beyond the core routes: the second factor's bodies
- * and the passkey kind's WebAuthn JSON. Named components rather than inline schemas so that a kind's
- * `routeDocs`, the `/mfa` paths and `authkoa/client`'s generated types all refer to one definition.
+ * The component schemas of what the passkey kind answers beyond the core routes: its WebAuthn JSON. Named
+ * components rather than inline schemas so that the kind's `routeDocs`, the `/mfa` paths (a passkey as a
+ * second factor) and `authkoa/client`'s generated types all refer to one definition. The second factor's
+ * own bodies are its feature's (lib/mfa/openapi.ts).
  *
  * The WebAuthn options are the JSON forms of the specification's dictionaries
  * (PublicKeyCredentialCreationOptionsJSON and its request counterpart, as @simplewebauthn/server writes
@@ -20,55 +21,6 @@ const descriptor = {
   additionalProperties: false,
   properties: { id: base64url, type: { const: 'public-key' }, transports },
 };
-const user = { $ref: '#/components/schemas/User' };
-const recoveryCodes = { type: 'array', items: string, description: 'shown once: each works once' };
-
-/** A closed object whose members are all required. */
-const closed = (properties: Record<string, Schema>, description?: string): Schema => ({
-  type: 'object',
-  ...(description ? { description } : {}),
-  required: Object.keys(properties),
-  additionalProperties: false,
-  properties,
-});
-
-export const MFA_SCHEMAS: Record<string, Schema> = {
-  MfaFactors: closed(
-    {
-      totp: { type: 'boolean' },
-      recoveryCodesLeft: { type: 'integer', minimum: 0 },
-      passkeys: { type: 'integer', minimum: 0 },
-    },
-    "The session user's second factors: TOTP on or off, the recovery codes left, the passkeys they have.",
-  ),
-  TotpSetup: closed(
-    {
-      secret: { type: 'string', pattern: '^[A-Z2-7]+$', description: 'the key in base32, to type into an app by hand' },
-      otpauthUrl: {
-        type: 'string',
-        pattern: '^otpauth://totp/',
-        description: 'the `otpauth://totp/…` URI the QR code holds',
-      },
-      qr: {
-        type: 'string',
-        pattern: '^data:image/svg\\+xml;base64,',
-        description: 'the QR code as a data URL, for an `<img src>`',
-      },
-    },
-    'A new authenticator-app key, not on until confirmed with a code it shows.',
-  ),
-  TotpConfirmed: {
-    type: 'object',
-    description:
-      'TOTP turned on: the recovery codes, and the user when it finished a login that had to enrol (the session ' +
-      'is set).',
-    required: ['recoveryCodes'],
-    additionalProperties: false,
-    properties: { recoveryCodes, user },
-  },
-  RecoveryCodes: closed({ recoveryCodes }, 'New recovery codes, replacing the old ones.'),
-};
-
 export const PASSKEY_SCHEMAS: Record<string, Schema> = {
   PasskeyCreationOptions: {
     type: 'object',

@@ -2,7 +2,7 @@ import { redirectDoc, SESSION_SECURITY } from '../providers/core/route-docs.js';
 import { ref, type Schema, type Security } from './components.js';
 
 /**
- * The pieces the document's operations are built of (lib/openapi/paths.ts, mfa-paths.ts): answers,
+ * The pieces the document's operations are built of (lib/openapi/paths.ts, the features' openapi.ts): answers,
  * the common error answers, and the security requirements. Every operation says its security: `[]` for
  * a public route, the ways a session is carried for one that needs it, with `{}` among them where a
  * session is read but not needed.
@@ -32,8 +32,6 @@ export const PUBLIC: Security = [];
 export const SESSION: Security = [...SESSION_SECURITY];
 /** A session is read when there is one (a logout ends it), but none is needed. */
 export const SESSION_IF_ANY: Security = [{}, ...SESSION];
-/** A login whose second step is pending (its own cookie), or a session: whom the second-factor routes act for. */
-export const PENDING_OR_SESSION: Security = [{ mfaPending: [] }, ...SESSION];
 
 /** An operation: its text, tag and security, its own answers and the common errors. */
 export function op(text: Text, tag: string, security: Security, responses: Responses, more: Operation = {}): Operation {

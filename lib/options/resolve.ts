@@ -26,8 +26,8 @@ import {
 } from './read.js';
 import type { AvatarConfig, ResolvedOptions, StateConfig } from './resolved.js';
 import { readSecrets } from './secret.js';
-import { readMfaOptions } from '../mfa/options.js';
 import { readFeatures } from '../features/plan.js';
+import { readBuiltInOptions } from '../features/table.js';
 import { readSigning } from '../session/signing.js';
 import type { AuthKoaOptions } from './types.js';
 
@@ -63,7 +63,7 @@ export function resolveOptions(input: AuthKoaOptions): ResolvedOptions {
     providers: o.providers as ProviderEntry[],
     keepHashedIds: bool(o, 'keepHashedIds', false),
     signing: readSigning(o.signing),
-    mfa: readMfaOptions(o.mfa, {
+    featureOptions: readBuiltInOptions(o, {
       url: url.href,
       authRoutePath,
       staticSecret: secrets.staticSecret,

@@ -1,6 +1,6 @@
 import { noEvents, type EventSink } from '../events/bus.js';
 import type { SharedState } from './shared.js';
-import { credentialThrottle, throttlePolicy, type CredentialThrottle, type ThrottlePolicy } from './throttle.js';
+import { credentialThrottle, type CredentialThrottle, type ThrottlePolicy } from './throttle.js';
 
 /**
  * The failed-login throttle of each scope (a provider's name, `basic`, `mfa`), made on first use: a
@@ -20,20 +20,4 @@ export function throttlesPerScope(
       made.set(scope, policy ? credentialThrottle(state.store, policy, scope, clock, onLockout) : undefined);
     return made.get(scope);
   };
-}
-
-/**
- * The throttle of second-factor codes: always on, since six digits fall to guessing without a limit.
- * With `loginThrottle: false` they are counted with its defaults.
- */
-export function mfaThrottle(
-  state: SharedState,
-  throttle: (scope: string) => CredentialThrottle | undefined,
-  clock: () => number,
-  events: EventSink = noEvents,
-): CredentialThrottle {
-  return (
-    throttle('mfa') ??
-    credentialThrottle(state.store, throttlePolicy(undefined)!, 'mfa', clock, (lock) => events.emit('lockout', lock))
-  );
 }

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { ERROR_CODES } from '../../lib/errors.js';
+import { MFA_ERRORS } from '../../lib/mfa/errors.js';
 import { typeScriptOf } from '../../lib/openapi/typescript.js';
 import { clientSchemaSource, SCHEMA_FILE } from '../../scripts/client-types.js';
 import { startApp } from '../helpers/http.js';
@@ -40,7 +41,8 @@ test("the generated types are those of a running app's auth.openapi() components
     .exec(generated)![1]!
     .split(' | ')
     .map((c) => JSON.parse(c) as string);
-  t.deepEqual(codes, [...ERROR_CODES]);
+  // authkoa's codes, then the second factor's (its feature's `errors`).
+  t.deepEqual(codes, [...ERROR_CODES, ...Object.keys(MFA_ERRORS)]);
 });
 
 test('typeScriptOf: objects open or closed, optional members, unions, arrays, const and enum, named titles, references renamed', (t) => {

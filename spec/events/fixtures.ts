@@ -32,13 +32,16 @@ export interface Recorder {
   stop(): void;
 }
 
+/** Every event type an instance takes: authkoa's core ones, then the built-in second factor's (lib/mfa/events.ts). */
+export const EVERY_EVENT_TYPE: readonly AuthEventType[] = [...AUTH_EVENT_TYPES, 'mfa_changed', 'mfa_failed'];
+
 /** Listens to every event type of `auth`. */
 export function record(auth: Pick<AuthKoa, 'on' | 'off'>): Recorder {
   const all: AuthEvent[] = [];
   const listener = (event: AuthEvent) => {
     all.push(event);
   };
-  for (const type of AUTH_EVENT_TYPES) auth.on(type, listener);
+  for (const type of EVERY_EVENT_TYPE) auth.on(type, listener);
   const of = <T extends AuthEventType>(type: T) => all.filter((e): e is AuthEventMap[T] => e.type === type);
   return {
     all,
@@ -55,7 +58,7 @@ export function record(auth: Pick<AuthKoa, 'on' | 'off'>): Recorder {
       all.length = 0;
     },
     stop() {
-      for (const type of AUTH_EVENT_TYPES) auth.off(type, listener);
+      for (const type of EVERY_EVENT_TYPE) auth.off(type, listener);
     },
   };
 }

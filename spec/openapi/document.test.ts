@@ -58,8 +58,11 @@ test('the document of a configuration validates as OpenAPI 3.1 and lists its cor
   ]) {
     t.truthy(doc.paths[path], path);
   }
+  // authkoa's codes, then those of the features configured: the second factor's.
   t.deepEqual((doc.components.schemas.Error as { properties: { code: { enum: string[] } } }).properties.code.enum, [
     ...ERROR_CODES,
+    'mfa_session_invalid',
+    'mfa_session_expired',
   ]);
   t.like(doc.components.securitySchemes, {
     jwtCookie: { in: 'cookie', name: 'JWT' },
