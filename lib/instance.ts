@@ -8,7 +8,6 @@ import type { FeatureSet } from './features/set.js';
 import { INSTANCE_ALIASES, type BuiltInAdmins } from './features/table.js';
 import type { ResolvedOptions } from './options/resolved.js';
 import type { ProviderRegistry } from './providers/core/resolve.js';
-import type { SessionRecord, SessionsAdmin } from './features/sessions/admin.js';
 import type { TokenService } from './session/token-service.js';
 import type { Claims, RequestToken } from './session/claims.js';
 
@@ -57,12 +56,6 @@ export interface AuthKoa extends Middleware, BuiltInAdmins {
    * `tokenDuration`), or at once with `strictRevocation`.
    */
   revokeSessions(userId: string, opts?: { except?: string }): Promise<void>;
-  /** The user's sessions, one per login (per device), newest first; and ending one of them. See docs/sessions.md. */
-  readonly sessions: {
-    list(userId: string): Promise<SessionRecord[]>;
-    /** False when the user has no session `sid`. */
-    revoke(userId: string, sid: string): Promise<boolean>;
-  };
   /**
    * The configured features (docs/features.md), the built-in ones (`sessions`, `jwks`, `mfa` when set)
    * after the application's: their names, and a feature's admin API once `ready` resolved.
@@ -125,8 +118,6 @@ const PARTS = Symbol('authkoa.instance');
  */
 export function instanceApi(p: InstanceParts): Omit<AuthKoa, keyof Middleware> {
   const started = <T>(f: () => Promise<T>) => p.starting.then(f);
-  // The session list is a feature always configured (features/table.ts): its admin API once started.
-  const sessions = () => p.features.admin('sessions') as SessionsAdmin;
   let closed: Promise<void> | undefined;
   const info = (name: string): ProviderInfo | undefined => {
     const provider = p.providers.get(name);
@@ -143,10 +134,6 @@ export function instanceApi(p: InstanceParts): Omit<AuthKoa, keyof Middleware> {
     // The caller's own promise: left unhandled, a start-up failure stops the process with its message.
     ready: p.starting.then(() => undefined),
     revokeSessions: (userId, opts) => started(() => p.endSessions(userId, opts?.except)),
-    sessions: {
-      list: (userId) => started(() => sessions().list(userId)),
-      revoke: (userId, sid) => started(() => sessions().revoke(userId, sid)),
-    },
     ...builtInAdmins(p.features, started),
     features: {
       list: () => p.features.names(),
@@ -167,7 +154,7 @@ export function instanceApi(p: InstanceParts): Omit<AuthKoa, keyof Middleware> {
 }
 
 /**
- * The instance's shortcuts to the built-in features' admin APIs (features/table.ts: `auth.mfa`), each
+ * The instance's shortcuts to the built-in features' admin APIs (features/table.ts: `auth.sessions`, `auth.mfa`), each
  * call after start-up; undefined for a feature the options leave off.
  */
 function builtInAdmins(features: FeatureSet, started: <T>(f: () => Promise<T>) => Promise<T>): BuiltInAdmins {

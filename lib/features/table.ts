@@ -1,6 +1,7 @@
 import type { FeatureModule } from './contract.js';
 import { checkFeatureSet } from './plan.js';
 import { jwksFeature } from './jwks/feature.js';
+import type { SessionsAdmin } from './sessions/admin.js';
 import { sessionsFeature, type SessionsFeatureParts } from './sessions/feature.js';
 import type { MfaAdmin } from '../mfa/admin.js';
 import { MFA_EVENTS, mfaFeature, type MfaParts } from '../mfa/feature.js';
@@ -36,6 +37,8 @@ export const BUILT_IN_EVENTS: readonly string[] = [...MFA_EVENTS];
 
 /** The instance's shortcuts to built-in features' admin APIs: `auth.mfa` is `auth.features.get('mfa')`. */
 export interface BuiltInAdmins {
+  /** The user's sessions, one per login (per device), newest first; and ending one of them. See docs/sessions.md. */
+  readonly sessions: Pick<SessionsAdmin, 'list' | 'revoke'>;
   /**
    * The second factor (the `mfa` option), for the application's own admin pages: a user's factors, and
    * their removal after a lost phone (as `authctl mfa reset`). Undefined when `mfa` is not set.
@@ -46,7 +49,7 @@ export interface BuiltInAdmins {
 /** Each shortcut's methods (the feature of its name): the instance calls them once start-up is done. */
 export const INSTANCE_ALIASES: {
   readonly [A in keyof BuiltInAdmins]-?: ReadonlyArray<keyof NonNullable<BuiltInAdmins[A]>>;
-} = { mfa: ['status', 'reset', 'clear'] };
+} = { sessions: ['list', 'revoke'], mfa: ['status', 'reset', 'clear'] };
 
 /** What the built-in features are made of: the instance's parts they serve. */
 export interface BuiltInParts extends SessionsFeatureParts, MfaParts {

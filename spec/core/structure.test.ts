@@ -91,3 +91,32 @@ test('no file in lib/ is over 300 lines, and lib/ has at most 10 files at the to
   const top = readdirSync(lib).filter((n) => n.endsWith('.ts'));
   t.true(top.length <= 10, top.join(', '));
 });
+
+/**
+ * The built-in features, each with its folder: a feature is known outside its folder only by the files
+ * the rule allows (issue #46: the feature table, the public types and entry), so adding or removing one
+ * touches its folder and a line there, not the rest of lib/.
+ */
+const FEATURE_FOLDERS = { mfa: 'mfa', sessions: 'features/sessions', jwks: 'features/jwks' };
+const MAY_NAME_FEATURES = ['features/table.ts', 'index.ts', 'options/types.ts'];
+
+/** The files outside `folder` (relative to lib/) that import from it. */
+function importersOf(folder: string): string[] {
+  const inside = (f: string) => relative(join(lib, folder), f).split(/[\\/]/)[0] !== '..';
+  return sources()
+    .filter((f) => !inside(f) && imports(f).some(inside))
+    .map((f) => relative(lib, f))
+    .sort();
+}
+
+test('each built-in feature is imported outside its folder only by the feature table and the public types', (t) => {
+  for (const [name, folder] of Object.entries(FEATURE_FOLDERS)) {
+    const others = importersOf(folder).filter((f) => !MAY_NAME_FEATURES.includes(f));
+    t.deepEqual(others, [], `${name} (lib/${folder}/) is imported by ${others.join(', ')}`);
+  }
+});
+
+test('the feature rule sees an import: the table imports every feature folder', (t) => {
+  for (const folder of Object.values(FEATURE_FOLDERS))
+    t.true(importersOf(folder).includes('features/table.ts'), folder);
+});
