@@ -14,7 +14,8 @@ test.before(async () => {
 });
 test.after.always(() => server?.destroy());
 
-const fresh = () => `${server.uri}?prefix=a${randomBytes(5).toString('hex')}_`;
+/** A table of its own per store; 30 s to connect (a loaded machine took more than the default 5). */
+const fresh = () => `${server.uri}?prefix=a${randomBytes(5).toString('hex')}_&timeout=30000`;
 
 accountStoreContract(test, 'PostgreSQL', () => openPostgresAccountStore(fresh()));
 

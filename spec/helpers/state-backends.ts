@@ -33,7 +33,9 @@ export function useStateBackends(test: TestFn): Array<[label: string, open: Open
   return [
     ['lmdb', async (t) => new LmdbStateStore(join(tempDir(t), 'state'))],
     ['redis', async () => openRedisStateStore(`${redis!.uri}/0?prefix=t${unique()}:`)],
-    ['postgres', async () => openPostgresStateStore(`${postgres!.uri}?prefix=t${unique()}_`)],
+    // 30 s to connect and per statement, not the default 5: a machine running the whole suite beside two busy
+    // loops took longer than 5 s to hand out a connection, and these tests are about the store's behaviour.
+    ['postgres', async () => openPostgresStateStore(`${postgres!.uri}?prefix=t${unique()}_&timeout=30000`)],
     [
       'mongodb (CongoDB stand-in)',
       async () => MongoStateStore.open(`${mongo!.uri}${mongo!.uri.includes('?') ? '&' : '/?'}state_coll=t_${unique()}`),
