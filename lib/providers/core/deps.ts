@@ -28,7 +28,7 @@ export interface DepsParts {
   state: SharedState;
   throttle: (scope: string) => CredentialThrottle | undefined;
   sessionUser: (ctx: Context) => Promise<User>;
-  /** The second factor, when the `mfa` option is set. */
+  /** The features' login gates (the second factor's among them): what decides a second step. */
   gate: SecondStepGate | undefined;
   startSession: SessionStarter;
   /** After a credential change of the request's user: their other sessions end (endOtherSessionsOnFactorChange). */
