@@ -26,7 +26,7 @@ export interface StoredAccount extends Account {
   rev: string;
 }
 
-/** What update() did: written, or refused because the account changed since it was read, or its new address is taken. */
+/** What update() did: written, or refused (the account changed since it was read; its new address is taken). */
 export type AccountUpdate = 'updated' | 'conflict' | 'email_taken';
 
 /**
@@ -43,7 +43,7 @@ export interface AccountStore {
   update(account: Account, rev: string): Promise<AccountUpdate>;
   /** Deletes the account, if it still has revision `rev` when one is given; true when this call deleted it. */
   delete(id: string, rev?: string): Promise<boolean>;
-  /** Up to `limit` accounts (default 100) in id order, starting after the id `after`: a page of `authctl accounts list`. */
+  /** Up to `limit` accounts (default 100) in id order, after the id `after`: a page of `authctl accounts list`. */
   list(page?: { after?: string; limit?: number }): Promise<Account[]>;
   /** Releases the connection or environment; further calls reject. */
   close(): Promise<void>;
