@@ -34,7 +34,7 @@ export function clientSchemaSource(): string {
       avatars: true,
     },
     [],
-    { paths: {}, schemas: MFA_SCHEMAS, securitySchemes: {}, errors: MFA_ERRORS },
+    { paths: {}, schemas: MFA_SCHEMAS, securitySchemes: {}, errors: MFA_ERRORS, tags: {} },
   );
   return typeScriptOf(doc.components.schemas as Record<string, Record<string, unknown>>, HEADER, {
     Error: 'ErrorBody',

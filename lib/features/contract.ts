@@ -72,6 +72,8 @@ export interface FeatureOpenAPI {
   schemas?: Record<string, unknown>;
   /** Security schemes its operations name in their `security` (a cookie of its own). */
   securitySchemes?: Record<string, unknown>;
+  /** What the tags its operations use stand for (`{ terms: 'Accepting the terms of service' }`), by tag name. */
+  tags?: Record<string, string>;
 }
 
 /** A feature once created: what the service serves and calls. Every member is optional. */

@@ -35,6 +35,8 @@ export interface FeatureDocs {
   securitySchemes: Record<string, unknown>;
   /** Their own codes, each with its status: added to the `ErrorCode` enum. */
   errors: Record<string, number>;
+  /** What their tags stand for, by tag name. */
+  tags: Record<string, string>;
 }
 
 /**
@@ -110,14 +112,16 @@ export class FeatureSet {
     const schemas: Record<string, unknown> = {};
     const securitySchemes: Record<string, unknown> = {};
     const errors: Record<string, number> = {};
+    const tags: Record<string, string> = {};
     for (const m of this.#modules) {
       const part = await this.#made.get(m.name)?.openapi?.();
       for (const [path, item] of Object.entries(part?.paths ?? {})) paths[this.#parts.authRoutePath + path] = item;
       Object.assign(schemas, part?.schemas);
       Object.assign(securitySchemes, part?.securitySchemes);
       Object.assign(errors, m.errors);
+      Object.assign(tags, part?.tags);
     }
-    return { paths, schemas, securitySchemes, errors };
+    return { paths, schemas, securitySchemes, errors, tags };
   }
 
   /** A feature's admin API, once started; undefined for a feature not configured or without one. */

@@ -83,5 +83,10 @@ export function mfaOpenAPI(jwtCookieName: string): FeatureOpenAPI {
     name: partialCookieName(jwtCookieName),
     description: 'a login whose second step is due',
   };
-  return { paths: mfaPaths(''), schemas: MFA_SCHEMAS, securitySchemes: { mfaPending: pending } };
+  return {
+    paths: mfaPaths(''),
+    schemas: MFA_SCHEMAS,
+    securitySchemes: { mfaPending: pending },
+    tags: { mfa: 'The second factor: TOTP, recovery codes, the second step of a login' },
+  };
 }

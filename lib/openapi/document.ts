@@ -35,12 +35,9 @@ export interface OpenAPIConfig {
 
 export type { FeatureDocs };
 
-/** The groups the operations are tagged with, beside one per provider (its name). */
+/** The groups the core operations are tagged with, beside one per provider (its name) and the features' own. */
 const TAGS: Record<string, string> = {
   auth: "The request's user and status, the providers, logout",
-  sessions: "The user's sessions, one per login",
-  keys: 'The public keys session tokens are signed with',
-  mfa: 'The second factor: TOTP, recovery codes, the second step of a login',
   avatar: 'Stored avatars',
 };
 
@@ -62,7 +59,7 @@ export function openApiDocument(
     openapi: '3.1.0',
     info: { title: 'authkoa', version: '1', description: 'Authentication routes of this application (authkoa).' },
     servers: [{ url: c.url }],
-    tags: tagsOf(paths, providers),
+    tags: tagsOf(paths, providers, features?.tags ?? {}),
     paths: operationIds(paths, { auth: c.authRoutePath, avatar: c.avatarRoutePath }),
     components: {
       schemas: schemas(features),
@@ -72,12 +69,12 @@ export function openApiDocument(
 }
 
 /** Each tag the operations use, once, in the order first used; a provider's says its kind. */
-function tagsOf(paths: Paths, providers: readonly ProviderRoutes[]): Tag[] {
+function tagsOf(paths: Paths, providers: readonly ProviderRoutes[], featureTags: Record<string, string>): Tag[] {
   const kinds = new Map(providers.map((p) => [p.name, p.kind]));
   const operations = Object.values(paths).flatMap((item) => Object.values(item));
   const used = operations.flatMap((o) => (o.tags as string[] | undefined) ?? []);
   const provider = (name: string) => (kinds.has(name) ? `The ${kinds.get(name)} provider "${name}"` : name);
-  const described = (name: string) => TAGS[name] ?? provider(name);
+  const described = (name: string) => TAGS[name] ?? featureTags[name] ?? provider(name);
   return [...new Set(used)].map((name) => ({ name, description: described(name) }));
 }
 

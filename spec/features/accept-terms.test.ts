@@ -106,9 +106,10 @@ test('a new version asks again: the same user, the same store, version 3', async
   t.is(((await res.json()) as { code: string }).code, 'terms_required');
 });
 
-test('the document: its path, its schema, its code in the ErrorCode enum; auth.features lists it before the built-in ones', async (t) => {
+test('the document: its path, its schema, its tag, its code in the ErrorCode enum; auth.features lists it before the built-in ones', async (t) => {
   const { app } = await rig(t);
   type Doc = {
+    tags: Array<{ name: string; description: string }>;
     paths: Record<string, Record<string, { security?: unknown[]; operationId?: string }>>;
     components: { schemas: Record<string, { properties?: { code?: { enum?: string[] } } }> };
   };
@@ -118,6 +119,10 @@ test('the document: its path, its schema, its code in the ErrorCode enum; auth.f
   t.deepEqual(op!.security, [], 'public, as it did not say otherwise');
   t.is(op!.operationId, 'getTerms');
   t.truthy(doc.components.schemas.Terms);
+  t.deepEqual(
+    doc.tags.find((tag) => tag.name === 'terms'),
+    { name: 'terms', description: 'Accepting the terms of service' },
+  );
   t.true(doc.components.schemas.Error!.properties!.code!.enum!.includes('terms_required'));
   t.deepEqual(app.auth.features.list(), ['terms', 'sessions', 'jwks']);
 });

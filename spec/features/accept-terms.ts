@@ -87,6 +87,7 @@ export function acceptTerms(options: AcceptTermsOptions): FeatureModule<AcceptTe
               properties: { version: { type: 'string' }, text: { type: 'string' } },
             },
           },
+          tags: { terms: 'Accepting the terms of service' },
         }),
         admin: { acceptedBy } satisfies TermsAdmin,
       };

@@ -18,7 +18,10 @@ export function jwksFeature(authRoutePath: string, signing: SigningConfig | unde
       mountJwksRoute(router, signing);
       return {
         routes: router.routes() as never,
-        openapi: async () => ({ paths: signing ? (await import('./openapi.js')).jwksPaths() : {} }),
+        openapi: async () => ({
+          paths: signing ? (await import('./openapi.js')).jwksPaths() : {},
+          tags: { keys: 'The public keys session tokens are signed with' },
+        }),
       };
     },
   };

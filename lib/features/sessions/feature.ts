@@ -40,7 +40,10 @@ export function sessionsFeature(p: SessionsFeatureParts): FeatureModule {
       mountSessionRoutes(router, { ...p, list });
       return {
         routes: router.routes() as never,
-        openapi: async () => ({ paths: (await import('./openapi.js')).sessionPaths() }),
+        openapi: async () => ({
+          paths: (await import('./openapi.js')).sessionPaths(),
+          tags: { sessions: "The user's sessions, one per login" },
+        }),
         admin: adminOf(() => list),
         ...listHooks(list, context.logger),
       };

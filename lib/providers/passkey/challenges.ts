@@ -21,7 +21,7 @@ const BINDING = /^[A-Za-z0-9_-]{43}$/;
 export type Challenge =
   | { purpose: 'register'; userId: string }
   | { purpose: 'login'; aud: string; browser: string }
-  | { purpose: 'mfa'; userId: string };
+  | { purpose: 'second-step'; userId: string };
 
 /** The challenges a provider issued and has not seen answered yet. */
 export interface Challenges {

@@ -25,7 +25,7 @@ export function passkeySecondFactor(parts: PasskeyParts): SecondFactor {
         timeout: config.challengeMs,
         allowCredentials: mine.map((p) => ({ id: p.id, transports: p.transports })),
       });
-      await challenges.remember(options.challenge, { purpose: 'mfa', userId });
+      await challenges.remember(options.challenge, { purpose: 'second-step', userId });
       return options;
     },
     async verify(ctx, userId) {
@@ -33,7 +33,7 @@ export function passkeySecondFactor(parts: PasskeyParts): SecondFactor {
       await checkAssertion(
         parts,
         response,
-        (c, passkey) => c.purpose === 'mfa' && c.userId === userId && passkey.userId === userId,
+        (c, passkey) => c.purpose === 'second-step' && c.userId === userId && passkey.userId === userId,
       );
     },
   };
