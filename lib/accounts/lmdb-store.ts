@@ -1,6 +1,6 @@
-import { randomBytes } from 'node:crypto';
 import type { Database, RootDatabase } from 'lmdb';
 import { openLmdbEnv } from '../util/lmdb-env.js';
+import { rev } from '../state/types.js';
 import { promised } from '../util/promised.js';
 import {
   accountFields,
@@ -33,7 +33,7 @@ export function lmdbAccountStore(path: string): AccountStore {
   const open = (method: string) => {
     if (closed) throw new Error(`account store ${path}: ${method}() after close()`);
   };
-  const row = (a: Account): Row => ({ a: accountFields(a), rev: randomBytes(8).toString('hex') });
+  const row = (a: Account): Row => ({ a: accountFields(a), rev: rev() });
   const read = (id: string): StoredAccount | undefined => {
     const r = accounts.get(id);
     return r && { ...r.a, rev: r.rev };

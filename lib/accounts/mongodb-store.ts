@@ -1,5 +1,5 @@
-import { randomBytes } from 'node:crypto';
 import { MongoServerError, ObjectId, type Collection, type MongoClient } from 'mongodb';
+import { rev } from '../state/types.js';
 import { sha1 } from '../user.js';
 import { connectMongo } from '../util/mongodb.js';
 import { parseMongoAccountsUri } from '../util/mongodb-uri.js';
@@ -149,8 +149,4 @@ function accountId(id: string): ObjectId {
 
 function emailId(email: string): ObjectId {
   return new ObjectId(sha1(`email\u0000${email}`).slice(0, 24));
-}
-
-function rev(): string {
-  return randomBytes(8).toString('hex');
 }

@@ -1,7 +1,7 @@
-import { randomBytes } from 'node:crypto';
 import { openWithTables, type PostgresDb } from '../postgres/db.js';
 import type { PostgresOptions } from '../postgres/options.js';
 import { accountDdl, accountTable } from '../postgres/schema.js';
+import { rev } from '../state/types.js';
 import {
   accountFields,
   checkAccount,
@@ -104,7 +104,7 @@ function values(a: Account): unknown[] {
     a.passwordHash ?? null,
     String(a.createdAt),
     String(a.updatedAt),
-    randomBytes(8).toString('hex'),
+    rev(),
   ];
 }
 
