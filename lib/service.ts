@@ -35,7 +35,9 @@ export function authKoa(opts: AuthKoaOptions): AuthKoa {
     await login.factorChanged(me.user.id, me.claims.sid);
   };
   const sessionUser = async (ctx: Context) => (await login.session(ctx)).user;
-  const deps = providerDeps(o, { ...core, kindOf, gate, sessionUser, startSession: login.begin, factorChanged });
+  const featureService = (name: string) => features.provided(name);
+  const session = { sessionUser, loginSession: login.session, startSession: login.begin, factorChanged };
+  const deps = providerDeps(o, { ...core, ...session, kindOf, gate, featureService });
   const startUp = startService(o, { ...core, plans, deps, features, events: events.bus });
   const waitForStart = startUp.waitForStart;
   const basicThrottle = core.throttle('basic');

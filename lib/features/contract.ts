@@ -92,6 +92,11 @@ export interface Feature {
   openapi?(): FeatureOpenAPI | Promise<FeatureOpenAPI>;
   /** What the application (and `authctl`) calls: `auth.features.get(name)`. */
   admin?: object;
+  /**
+   * What it offers the provider kinds built on it (the accounts feature's store to the `password` kind), which
+   * reach it by the feature's name (ProviderCapabilities.featureService). Most features offer nothing.
+   */
+  provides?: unknown;
   /*
    * A session's life, told after the fact, in the order of the features. A hook cannot refuse anything: a
    * throw or a rejection is logged as a warning (its AuthError code, or `feature_hook_failed`) and the
@@ -108,6 +113,11 @@ export interface Feature {
    * `auth.revokeSessions()`, or a factor change with `endOtherSessionsOnFactorChange`.
    */
   sessionsRevoked?(userId: string, keptSid: string | undefined): Promise<void>;
+  /**
+   * The account of `userId` was deleted (`DELETE account`, `auth.accounts.delete`): forget what the feature
+   * keeps for that user (the second factor's secret and recovery codes). Logged, not thrown, when it fails.
+   */
+  userDeleted?(userId: string): Promise<void>;
   /** Runs during start-up (`auth.ready` waits for it; a rejection fails start-up, naming the feature). */
   start?(): Promise<void>;
   /** Runs at `auth.close()`. */

@@ -7,6 +7,7 @@ import type { Feature } from './contract.js';
 
 type ClaimsHook = (ctx: Context, claims: Claims) => Promise<void>;
 type RevokedHook = (userId: string, keptSid: string | undefined) => Promise<void>;
+type DeletedHook = (userId: string) => Promise<void>;
 
 /** One feature's hook, with the feature's name for the log. */
 interface Hook<F> {
@@ -28,6 +29,7 @@ export class FeatureHooks implements SessionHooks {
   readonly #refreshed: Hook<ClaimsHook>[] = [];
   readonly #ended: Hook<ClaimsHook>[] = [];
   readonly #revoked: Hook<RevokedHook>[] = [];
+  readonly #deleted: Hook<DeletedHook>[] = [];
 
   constructor(logger: Logger) {
     this.#logger = logger;
@@ -39,6 +41,7 @@ export class FeatureHooks implements SessionHooks {
     if (made.sessionRefreshed) this.#refreshed.push({ feature, run: made.sessionRefreshed.bind(made) });
     if (made.sessionEnded) this.#ended.push({ feature, run: made.sessionEnded.bind(made) });
     if (made.sessionsRevoked) this.#revoked.push({ feature, run: made.sessionsRevoked.bind(made) });
+    if (made.userDeleted) this.#deleted.push({ feature, run: made.userDeleted.bind(made) });
   }
 
   async started(ctx: Context, claims: Claims): Promise<void> {
@@ -77,6 +80,17 @@ export class FeatureHooks implements SessionHooks {
         await h.run(userId, keptSid);
       } catch (err) {
         this.#failed(h.feature, 'sessionsRevoked', err, userId);
+      }
+    }
+  }
+
+  /** An account was deleted: each feature forgets what it keeps for the user. */
+  async userDeleted(userId: string): Promise<void> {
+    for (const h of this.#deleted) {
+      try {
+        await h.run(userId);
+      } catch (err) {
+        this.#failed(h.feature, 'userDeleted', err, userId);
       }
     }
   }

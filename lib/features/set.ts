@@ -129,6 +129,11 @@ export class FeatureSet {
     return this.#made.get(name)?.admin;
   }
 
+  /** What a configured feature offers provider kinds (Feature.provides); undefined when it is not configured. */
+  provided(name: string): unknown {
+    return this.#made.get(name)?.provides;
+  }
+
   /** A provider named as a feature's prefix could never be reached: a start-up error naming both. */
   checkProviders(providerNames: readonly string[]): void {
     checkProviderNames(this.#modules, providerNames);

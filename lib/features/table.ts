@@ -7,6 +7,10 @@ import type { MfaAdmin } from '../mfa/admin.js';
 import { MFA_EVENTS, mfaFeature, type MfaParts } from '../mfa/feature.js';
 import { readMfaOptions, type MfaConfig, type MfaOptionsContext } from '../mfa/options.js';
 import type { SigningConfig } from '../session/signing.js';
+import { accountsFeature, type AccountsParts } from '../accounts/feature.js';
+import { ACCOUNT_EVENTS } from '../accounts/events.js';
+import { readAccountsOptions, type AccountsConfig } from '../accounts/options.js';
+import type { AccountsAdminAPI } from '../accounts/service.js';
 
 /**
  * The built-in features: which option turns each on and how it is read, what they are made of, their
@@ -15,7 +19,7 @@ import type { SigningConfig } from '../session/signing.js';
  */
 
 /** The options of authKoa() that turn a built-in feature on (their public types: options/types.ts). */
-export const BUILT_IN_OPTIONS = ['mfa'] as const;
+export const BUILT_IN_OPTIONS = ['mfa', 'accounts'] as const;
 export type BuiltInOption = (typeof BUILT_IN_OPTIONS)[number];
 
 /** What the built-in features' option readers get: the options read before theirs. */
@@ -26,14 +30,14 @@ export type FeatureOptions = Readonly<Partial<Record<BuiltInOption, unknown>>>;
 
 /** Checks the options of the built-in features, in authKoa()'s one validation pass (a TypeError naming one). */
 export function readBuiltInOptions(o: Record<string, unknown>, so: BuiltInOptionsContext): FeatureOptions {
-  return { mfa: readMfaOptions(o.mfa, so) };
+  return { mfa: readMfaOptions(o.mfa, so), accounts: readAccountsOptions(o.accounts, so) };
 }
 
 /**
  * The event types of the built-in features: `auth.on()` takes them whether or not the option is set, as it
  * did when they were core events.
  */
-export const BUILT_IN_EVENTS: readonly string[] = [...MFA_EVENTS];
+export const BUILT_IN_EVENTS: readonly string[] = [...MFA_EVENTS, ...ACCOUNT_EVENTS];
 
 /** The instance's shortcuts to built-in features' admin APIs: `auth.mfa` is `auth.features.get('mfa')`. */
 export interface BuiltInAdmins {
@@ -44,27 +48,41 @@ export interface BuiltInAdmins {
    * their removal after a lost phone (as `authctl mfa reset`). Undefined when `mfa` is not set.
    */
   readonly mfa: MfaAdmin | undefined;
+  /**
+   * The accounts (the `accounts` option): create, find, set a password, delete, list, and a reset link to hand
+   * over (as `authctl accounts`). Undefined when `accounts` is not set. See docs/accounts.md.
+   */
+  readonly accounts: AccountsAdminAPI | undefined;
 }
 
 /** Each shortcut's methods (the feature of its name): the instance calls them once start-up is done. */
 export const INSTANCE_ALIASES: {
   readonly [A in keyof BuiltInAdmins]-?: ReadonlyArray<keyof NonNullable<BuiltInAdmins[A]>>;
-} = { sessions: ['list', 'revoke'], mfa: ['status', 'reset', 'clear'] };
+} = {
+  sessions: ['list', 'revoke'],
+  mfa: ['status', 'reset', 'clear'],
+  accounts: ['create', 'find', 'setPassword', 'delete', 'list', 'resetLink'],
+};
 
 /** What the built-in features are made of: the instance's parts they serve. */
 export interface BuiltInParts extends SessionsFeatureParts, MfaParts {
   signing: SigningConfig | undefined;
   featureOptions: FeatureOptions;
+  core: MfaParts['core'] & AccountsParts['core'];
+  login: MfaParts['login'] & AccountsParts['login'];
+  logger: AccountsParts['logger'];
 }
 
 /**
  * The features of one configuration, in the order their gates run: the application's (`features`), then
  * the built-in ones the options turn on: the session list and the key set always (the key set answers
- * 404 without `signing`), the second factor with `mfa`. Checked as one set: names, prefixes, events.
+ * 404 without `signing`), the accounts with `accounts`, the second factor with `mfa`. Checked as one set: names, prefixes, events.
  */
 export function configuredFeatures(own: readonly FeatureModule[], p: BuiltInParts): FeatureModule[] {
   const all = [...own, sessionsFeature(p), jwksFeature(p.authRoutePath, p.signing)];
   const mfa = p.featureOptions.mfa as MfaConfig | undefined;
+  const accounts = p.featureOptions.accounts as AccountsConfig | undefined;
+  if (accounts) all.push(accountsFeature(accounts, p));
   if (mfa) all.push(mfaFeature(mfa, p));
   checkFeatureSet(all);
   return all;

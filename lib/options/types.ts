@@ -19,6 +19,7 @@ import type { StateStore } from '../state/types.js';
 import type { LoginThrottleOptions } from '../state/throttle.js';
 import type { FeatureModule } from '../features/contract.js';
 import type { MfaOptions } from '../mfa/options.js';
+import type { AccountsOptions } from '../accounts/options.js';
 import type { SigningOptions } from '../session/signing.js';
 
 export type { Duration } from '../util/duration.js';
@@ -205,6 +206,12 @@ export interface AuthKoaOptions {
    * routes that change it; `{ store }` at least. Off by default. See docs/mfa.md.
    */
   mfa?: MfaOptions;
+  /**
+   * Accounts kept by authkoa, in the application's database: `{ store: 'postgres://…' }` or an AccountStore.
+   * A `kind: 'password'` provider serves sign-up, login, reset and the rest over them. Off by default.
+   * See docs/accounts.md.
+   */
+  accounts?: AccountsOptions;
   /**
    * Features beside the built-in ones, each made by its package's function (`acceptTerms({ version })`):
    * their own routes under a prefix they reserve, a say in every login, their OpenAPI part, error codes

@@ -24,7 +24,7 @@ const expectedUser = {
   picture: '',
 };
 
-/** An app with one `password` provider named `pw` (dev_direct / password, like the core fixtures), the checker's calls recorded. */
+/** An app with one `passphrase` provider named `pw` (dev_direct / password, like the core fixtures), the checker's calls recorded. */
 async function rig(t: ExecutionContext, extra: Partial<AuthKoaOptions> = {}) {
   const clock = manualClock();
   const calls: string[] = [];
@@ -32,7 +32,7 @@ async function rig(t: ExecutionContext, extra: Partial<AuthKoaOptions> = {}) {
   const app = await startApp({
     secret: SECRET,
     clock,
-    providers: [{ kind: 'password', name: 'pw', checker }],
+    providers: [{ kind: 'passphrase', name: 'pw', checker }],
     ...extra,
   });
   t.teardown(() => app.close());
@@ -62,7 +62,7 @@ test('login by form POST, JSON POST and JSON with charset all answer the User an
     t.true(c.jar.has('XSRF-TOKEN'));
   }
   t.deepEqual(await (await new Client(app.url).fetch('/auth/list?details=1')).json(), [
-    { name: 'pw', kind: 'password' },
+    { name: 'pw', kind: 'passphrase' },
   ]);
 });
 
@@ -125,7 +125,7 @@ test('answers as direct does, request for request: logins, refusals, the lock-ou
     secret: SECRET,
     providers: [
       { kind: 'direct', name: 'direct', checker },
-      { kind: 'password', name: 'pw', checker },
+      { kind: 'passphrase', name: 'pw', checker },
     ],
   });
   t.teardown(() => app.close());
@@ -217,7 +217,7 @@ test('session=1 gives session-only cookies without Max-Age; session=0 and sess=0
 test('its options list makes a misspelled option fail start-up, naming the closest one; a missing checker names the option', async (t) => {
   // Entries the types refuse too (ProviderKinds has the kind's options): start-up must refuse them for JavaScript callers.
   const start = (entry: Record<string, unknown>) =>
-    startApp({ secret: SECRET, providers: [{ kind: 'password', name: 'pw', ...entry } as never] });
+    startApp({ secret: SECRET, providers: [{ kind: 'passphrase', name: 'pw', ...entry } as never] });
   await t.throwsAsync(start({ cheker: () => true }), {
     message: 'authKoa: providers[0] (password): unknown option "cheker" (did you mean "checker"?)',
   });

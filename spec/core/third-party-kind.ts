@@ -19,9 +19,9 @@ import {
   type ProviderModule,
 } from '../../lib/index.js';
 
-/** Options of a `kind: 'password'` entry. */
+/** Options of a `kind: 'passphrase'` entry. */
 export interface PasswordKindOptions {
-  kind: 'password';
+  kind: 'passphrase';
   /** Provider name; also the prefix of user ids (`<name>_<sha1(user)>`). */
   name: string;
   /** Decides the credentials. */
@@ -33,7 +33,7 @@ export interface PasswordKindOptions {
 // built-in ones are (from a package, `declare module 'authkoa'`).
 declare module '../../lib/index.js' {
   interface ProviderKinds {
-    password: PasswordKindOptions;
+    passphrase: PasswordKindOptions;
   }
 }
 
@@ -46,14 +46,14 @@ const MAX_FIELD = 1024;
  * would need its own cross-site check, which the public API does not offer.
  */
 export const passwordKind: ProviderModule<PasswordKindOptions, 'checkCredentials'> = {
-  kind: 'password',
+  kind: 'passphrase',
   needs: ['checkCredentials'],
   options: ['kind', 'name', 'checker'],
   create(opts, deps): Provider {
     const { name, checker } = parseOptions(opts);
     return {
       name,
-      kind: 'password',
+      kind: 'passphrase',
       login: (ctx) => login(ctx, { name, checker, deps }),
       async logout(ctx) {
         deps.endSession(ctx);

@@ -20,6 +20,7 @@ import type { Limiter } from '../../state/limiter.js';
 import type { StateStore } from '../../state/types.js';
 import type { CredentialThrottle } from '../../state/throttle.js';
 import type { User } from '../../user.js';
+import type { Claims } from '../../session/claims.js';
 
 /**
  * The login context every provider gets: how a login ends in a session, where the service is, and the
@@ -110,6 +111,11 @@ export interface ProviderCapabilities {
    */
   sessionUser(this: void, ctx: Context): Promise<User>;
   /**
+   * The request's full login by the same rule as sessionUser, with its token's claims (`sid`, `auth_time`,
+   * `amr`): for routes that need a recent login (`requireFresh`) or to keep the request's own session.
+   */
+  loginSession(this: void, ctx: Context): Promise<{ user: User; claims: Claims }>;
+  /**
    * Call after the request's user added or removed a credential (a passkey): their other sessions end,
    * unless the app set `endOtherSessionsOnFactorChange: false`; this one goes on.
    */
@@ -124,6 +130,11 @@ export interface ProviderCapabilities {
    * Its `place` names the entry (`providers[1] (passkey): `).
    */
   readonly stores: StorePolicy;
+  /**
+   * What a configured feature offers the kinds built on it (Feature.provides), by the feature's name: the
+   * `password` kind asks for `accounts`. Undefined when that feature is not configured.
+   */
+  featureService(this: void, feature: string): unknown;
 }
 
 /** The name of a capability a kind may ask for. */

@@ -28,11 +28,14 @@ export interface DepsParts {
   state: SharedState;
   throttle: (scope: string) => CredentialThrottle | undefined;
   sessionUser: (ctx: Context) => Promise<User>;
+  loginSession: ProviderCapabilities['loginSession'];
   /** The features' login gates (the second factor's among them): what decides a second step. */
   gate: SecondStepGate | undefined;
   startSession: SessionStarter;
   /** After a credential change of the request's user: their other sessions end (endOtherSessionsOnFactorChange). */
   factorChanged: (ctx: Context) => Promise<void>;
+  /** What a configured feature offers provider kinds (Feature.provides), by its name. */
+  featureService: (feature: string) => unknown;
 }
 
 /** The login context and the capabilities of one instance, made of its core parts; never the secrets. */
@@ -73,10 +76,12 @@ function capabilities(o: ResolvedOptions, parts: DepsParts): ProviderCapabilitie
     throttle,
     signer: o.signing && signerOf(o.signing),
     sessionUser: parts.sessionUser,
+    loginSession: parts.loginSession,
     factorChanged: parts.factorChanged,
     avatarProxy: parts.avatarProxy,
     connections: parts.connections,
     stores: parts.stores,
+    featureService: parts.featureService,
   };
 }
 

@@ -25,6 +25,11 @@ export interface Provider {
    * cross-site by protocol and guarded otherwise: Apple's form_post callback, checked by `state`.
    */
   readonly crossSite?: readonly string[];
+  /**
+   * The account of `userId` was deleted (the accounts feature): remove what this provider keeps for that
+   * user (their passkeys). A failure is logged and the deletion stands.
+   */
+  forgetUser?(userId: string): Promise<void>;
   /** Stops background work (servers, pollers) when the service closes. */
   close?(): Promise<void>;
   /** Set when the kind can also be the second step of a login (the passkey kind): the `mfa` routes call it. */

@@ -42,10 +42,10 @@ export function writeConfirmPage(ctx: Context, page: ConfirmPage): void {
 }
 
 /**
- * One small page of the verified provider: its own nonce-only CSP, never cached, a heading and `body` (already
- * escaped).
+ * One small page of the verified provider (and the password kind's): its own nonce-only CSP, never cached, a
+ * heading and `body` (already escaped).
  */
-function writePage(
+export function writePage(
   ctx: Context,
   p: { status: number; title: string; formAction: string; referrerPolicy: string; style?: string; body: string },
 ): void {

@@ -106,10 +106,10 @@ export function emailSender(opts: EmailSenderOptions): EmailSender {
         throw err;
       });
     },
-    async send(address, text) {
+    async send(address, text, about) {
       if (!isEmailAddress(address)) throw new TypeError('emailSender: not an e-mail address');
       const t = await transport.load();
-      await t.sendMail(message(config, address, text));
+      await t.sendMail(message(config, address, text, about?.subject));
     },
     close: () => transport.close(),
   };
@@ -201,13 +201,14 @@ function smtpTransport(config: EmailConfig): { load(): Promise<Transporter>; for
 }
 
 /** The message to `address`, in the configured charset when the text fits it, else in UTF-8. */
-function message(config: EmailConfig, address: string, text: string) {
+function message(config: EmailConfig, address: string, text: string, subject: string | undefined) {
   const { charset, encoding } = config;
   const fits = encoding === 'utf8' || FITS[encoding]!.test(text);
   return {
     from: config.from,
     to: address,
-    subject: config.subject,
+    // A subject the message brings (an account's reset, its confirmation) on one line, else the configured one.
+    subject: subject && !/[\r\n]/.test(subject) ? subject : config.subject,
     // One body part with the configured type and charset; nodemailer's text/html fields force UTF-8.
     alternatives: [
       {

@@ -5,8 +5,11 @@
 
 /** Delivers one rendered confirmation message. */
 export interface Sender {
-  /** Sends `text` to `address`; a rejection becomes a 502 `sender_failed` for the login request. */
-  send(address: string, text: string): void | Promise<void>;
+  /**
+   * Sends `text` to `address`; a rejection becomes a 502 `sender_failed` for the request. `about` says what the
+   * message is, for a sender with a subject line: the password kind sends several kinds of message.
+   */
+  send(address: string, text: string, about?: MessageInfo): void | Promise<void>;
   /** MIME type of the text; an HTML type makes the template escape the values it inserts. Default text/plain. */
   readonly contentType?: string;
   /** False refuses an address before anything is sent (400); e.g. the email sender wants an email shape. */
@@ -19,8 +22,16 @@ export interface Sender {
   ready?(): Promise<void>;
 }
 
+/** What a message is about, beside its text. */
+export interface MessageInfo {
+  /** One line: the e-mail subject. */
+  subject?: string;
+  /** Which message it is, for a sender that picks its own wording: `confirm`, `reset`, `taken`, … */
+  kind?: string;
+}
+
 /** The function form of a Sender: plain text, every address accepted. */
-export type SenderFunc = (address: string, text: string) => void | Promise<void>;
+export type SenderFunc = (address: string, text: string, about?: MessageInfo) => void | Promise<void>;
 
 /** Normalises the `sender` option; throws a TypeError for anything else. */
 export function toSender(input: unknown): Sender {

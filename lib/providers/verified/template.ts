@@ -20,25 +20,37 @@ const ACTION = /\{\{\s*([^}]*?)\s*\}\}/g;
 export const DEFAULT_TEMPLATE = 'Confirmation for {{.User}} {{.Address}}, site {{.Site}}\n\nToken: {{.Token}}\n';
 
 /** A template checked once at start-up; render() fills it. */
-export interface Template {
-  render(data: TemplateData, html: boolean): string;
+export interface Template<D = TemplateData> {
+  render(data: D, html: boolean): string;
 }
 
 /** Parses `text`; an action other than the known fields throws a TypeError naming it. */
 export function compileTemplate(text: unknown): Template {
-  if (typeof text !== 'string' || text.trim() === '') throw new TypeError('template must be a non-empty string');
+  return compileFields(text, [...FIELDS], 'template');
+}
+
+/**
+ * A template over the fields `fields` (`{{.Name}}` for `Name`), for a message with its own set (the password
+ * kind's): a TypeError naming `option` for an empty text or an unknown action.
+ */
+export function compileFields<K extends string>(
+  text: unknown,
+  fields: readonly K[],
+  option: string,
+): Template<Record<K, string>> {
+  if (typeof text !== 'string' || text.trim() === '') throw new TypeError(`${option} must be a non-empty string`);
+  const known = new Set<string>(fields);
   for (const m of text.matchAll(ACTION)) {
     const field = /^\.(\w+)$/.exec(m[1])?.[1];
-    if (!field || !FIELDS.has(field as keyof TemplateData)) {
-      throw new TypeError(
-        `template: unknown action "${m[0]}" (known: {{.User}}, {{.Address}}, {{.Token}}, {{.Site}}, {{.URL}})`,
-      );
+    if (!field || !known.has(field)) {
+      const list = fields.map((f) => `{{.${f}}}`).join(', ');
+      throw new TypeError(`${option}: unknown action "${m[0]}" (known: ${list})`);
     }
   }
   return {
     render(data, html) {
       return text.replace(ACTION, (_all, action: string) => {
-        const value = data[action.slice(1) as keyof TemplateData];
+        const value = data[action.slice(1) as K];
         return html ? escapeHTML(value) : value;
       });
     },

@@ -1,0 +1,45 @@
+import { featureError, type AuthError } from '../errors.js';
+
+/**
+ * The accounts' own error codes, each with its one status: the feature's `errors`, added to the OpenAPI
+ * document's `ErrorCode` enum when `accounts` is set. Codes shared with the rest of the service
+ * (`bad_credentials`, `reauth_required`, `confirmation_used`, `rate_limited`, …) stay in ERROR_STATUS.
+ */
+export const ACCOUNT_ERRORS = {
+  /** Not one plain address (normalizeEmail). */
+  invalid_email: 400,
+  /** The password breaks the policy: too short, too long, the address or name, or a breached one. */
+  weak_password: 400,
+  /** The right password for an account whose address was never confirmed: a new link was sent. */
+  email_not_confirmed: 403,
+  /** `signup: false`: accounts are made by an operator. */
+  signup_disabled: 403,
+  /** The new address belongs to another account (said only to the holder of a confirmation link). */
+  email_taken: 409,
+  /** The account changed while the request ran (a concurrent change won): try again. */
+  account_changed: 409,
+  /** The account the session or link names is gone. */
+  account_not_found: 404,
+  /** The breached-password service did not answer: the password could not be checked. */
+  breach_check_unavailable: 503,
+} as const;
+
+export type AccountErrorCode = keyof typeof ACCOUNT_ERRORS;
+
+declare module '../errors.js' {
+  interface FeatureErrorCodes {
+    invalid_email: true;
+    weak_password: true;
+    email_not_confirmed: true;
+    signup_disabled: true;
+    email_taken: true;
+    account_changed: true;
+    account_not_found: true;
+    breach_check_unavailable: true;
+  }
+}
+
+/** An AuthError with one of the accounts' own codes, at its status. */
+export function accountError(code: AccountErrorCode, message: string, options?: { cause?: unknown }): AuthError {
+  return featureError(code, ACCOUNT_ERRORS[code], message, options);
+}

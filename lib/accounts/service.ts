@@ -1,0 +1,155 @@
+import type { Context } from 'koa';
+import { clientOf } from '../events/bus.js';
+import { AccountError, accountsAdmin, type AccountsAdmin, type NewAccount } from './admin.js';
+import { accountError } from './errors.js';
+import type { AccountEventType } from './events.js';
+import type { ScryptParams } from './password-hash.js';
+import type { PasswordPolicy } from './password-policy.js';
+import type { Account, AccountStore, StoredAccount } from './store.js';
+
+/**
+ * What the accounts feature offers the `password` kind (Feature.provides) and the application (`auth.accounts`):
+ * the open store, the session user id of an account under each password provider, and what follows a change
+ * to an account: its sessions ended, its second factors and passkeys forgotten, its events told.
+ */
+
+/** A password provider, as it attaches itself to the accounts: what the admin API needs from it. */
+export interface PasswordKindHandle {
+  readonly name: string;
+  readonly policy: PasswordPolicy;
+  readonly scrypt: ScryptParams;
+  /** A single-use reset link for the account, as the provider mails it. */
+  resetLink(account: StoredAccount): Promise<string>;
+}
+
+/** What the feature is made of besides the store: the instance's session and cleanup parts. */
+export interface AccountsServiceParts {
+  clock: () => number;
+  /** Ends every session of the user but the session `keep` (auth.revokeSessions). */
+  endSessions(userId: string, keep: string | undefined): Promise<void>;
+  /** Each feature and provider forgets what it keeps for the user (Feature.userDeleted, Provider.forgetUser). */
+  forgetUser(userId: string): Promise<void>;
+  /** Tells one of the accounts' events (FeatureContext.emit). */
+  emit(type: AccountEventType, fields: Record<string, unknown>, ctx?: Context): void;
+}
+
+/** What the `password` kind reaches through `featureService('accounts')`. */
+export interface AccountsService {
+  readonly store: AccountStore;
+  readonly clock: () => number;
+  /** Called by each password provider as it is created. */
+  attach(kind: PasswordKindHandle): void;
+  /** The account's session user id under the provider `provider`: `<provider>_<account id>`. */
+  userIdOf(provider: string, accountId: string): string;
+  /** The account id of a session user id of `provider`; undefined for another provider's user. */
+  accountIdOf(provider: string, userId: string): string | undefined;
+  /** Ends the account's sessions under every password provider, but the session `keep`. */
+  endSessions(accountId: string, keep?: string): Promise<void>;
+  /** After a deletion: features and providers forget the account's users. */
+  forget(accountId: string): Promise<void>;
+  emit(
+    type: AccountEventType,
+    fields: { accountId: string; provider?: string; [k: string]: unknown },
+    ctx?: Context,
+  ): void;
+  readonly admin: AccountsAdminAPI;
+}
+
+/** `auth.accounts`: the operator's calls (admin.ts) with what the running service adds. */
+export interface AccountsAdminAPI extends AccountsAdmin {
+  /**
+   * A single-use reset link for the account (by address or id), of the password provider `provider` (default
+   * the first): for an operator to hand over when mail does not arrive.
+   */
+  resetLink(emailOrId: string, provider?: string): Promise<string>;
+}
+
+export function accountsService(store: AccountStore, parts: AccountsServiceParts): AccountsService {
+  const kinds = new Map<string, PasswordKindHandle>();
+  const userIdOf = (provider: string, accountId: string) => `${provider}_${accountId}`;
+  const userIds = (accountId: string) => [...kinds.keys()].map((k) => userIdOf(k, accountId));
+  const service: Omit<AccountsService, 'admin'> = {
+    store,
+    clock: parts.clock,
+    attach(kind) {
+      kinds.set(kind.name, kind);
+    },
+    userIdOf,
+    accountIdOf(provider, userId) {
+      const prefix = `${provider}_`;
+      return userId.startsWith(prefix) ? userId.slice(prefix.length) : undefined;
+    },
+    async endSessions(accountId, keep) {
+      for (const id of userIds(accountId)) await parts.endSessions(id, keep);
+    },
+    async forget(accountId) {
+      for (const id of userIds(accountId)) await parts.forgetUser(id);
+    },
+    emit(type, fields, ctx) {
+      parts.emit(type, ctx ? { ...fields, ...clientOf(ctx) } : fields, ctx);
+    },
+  };
+  return { ...service, admin: adminAPI(service, () => [...kinds.values()]) };
+}
+
+/** The admin calls over the store, under the first password provider's policy and scrypt parameters. */
+function adminAPI(service: Omit<AccountsService, 'admin'>, kinds: () => PasswordKindHandle[]): AccountsAdminAPI {
+  const base = () => {
+    const first = kinds()[0];
+    return accountsAdmin(service.store, { policy: first?.policy, scrypt: first?.scrypt, clock: service.clock });
+  };
+  return {
+    async create(input: NewAccount): Promise<Account> {
+      const account = await base().create(input);
+      service.emit('signup', { accountId: account.id, by: 'admin' });
+      return account;
+    },
+    find: (emailOrId) => base().find(emailOrId),
+    async setPassword(emailOrId, password) {
+      const account = await base().setPassword(emailOrId, password);
+      // An operator sets a password after a compromise, or for an owner locked out: old sessions go.
+      await service.endSessions(account.id);
+      service.emit('password_changed', { accountId: account.id, by: 'admin' });
+      return account;
+    },
+    async delete(emailOrId) {
+      const account = await base().find(emailOrId);
+      if (!account || !(await service.store.delete(account.id, account.rev))) return false;
+      await service.endSessions(account.id);
+      await service.forget(account.id);
+      service.emit('account_deleted', { accountId: account.id, by: 'admin' });
+      return true;
+    },
+    list: (page) => service.store.list(page),
+    async resetLink(emailOrId, provider) {
+      const all = kinds();
+      const kind = provider === undefined ? all[0] : all.find((k) => k.name === provider);
+      if (!kind)
+        throw new TypeError(
+          provider === undefined
+            ? 'resetLink(): no password provider is configured'
+            : `resetLink(): ${provider} is not a password provider`,
+        );
+      const account = await base().find(emailOrId);
+      if (!account) throw new AccountError('not_found', 'no such account');
+      return kind.resetLink(account);
+    },
+  };
+}
+
+/** An AccountError of the admin calls as the HTTP answer a route gives for it. */
+export function answerOf(err: unknown): unknown {
+  if (!(err instanceof AccountError)) return err;
+  switch (err.code) {
+    case 'invalid_email':
+      return accountError('invalid_email', 'email must be one plain address');
+    case 'weak_password':
+      return accountError('weak_password', err.message);
+    case 'email_taken':
+      return accountError('email_taken', 'that address belongs to another account');
+    case 'not_found':
+      return accountError('account_not_found', 'no such account');
+    default:
+      return accountError('account_changed', 'the account changed meanwhile: try again');
+  }
+}
