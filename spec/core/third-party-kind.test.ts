@@ -219,11 +219,11 @@ test('its options list makes a misspelled option fail start-up, naming the close
   const start = (entry: Record<string, unknown>) =>
     startApp({ secret: SECRET, providers: [{ kind: 'passphrase', name: 'pw', ...entry } as never] });
   await t.throwsAsync(start({ cheker: () => true }), {
-    message: 'authKoa: providers[0] (password): unknown option "cheker" (did you mean "checker"?)',
+    message: 'authKoa: providers[0] (passphrase): unknown option "cheker" (did you mean "checker"?)',
   });
   await t.throwsAsync(start({}), {
     instanceOf: TypeError,
-    message: 'authKoa: providers[0] (password): checker must be a function (user, passwd) => boolean',
+    message: 'authKoa: providers[0] (passphrase): checker must be a function (user, passwd) => boolean',
   });
 });
 
