@@ -17,6 +17,7 @@ import {
   formOf,
   linkIn,
   login,
+  mailsTo,
   PASSWORD,
   post,
   signUpAndConfirm,
@@ -260,4 +261,24 @@ test("the reset link in a browser: the form's page; a refused password shows the
   const deadPage = await dead.text();
   t.regex(deadPage, /Link already used/, 'spent, though its new password has changed the account too');
   t.notRegex(deadPage, /<form method="post"/, 'no form on a spent link');
+});
+
+test("the new address's link in a browser: its page, whose button applies the change and says so (no login)", async (t) => {
+  const r = await accountsRig(t);
+  await signUpAndConfirm(r, 'old@example.com');
+  t.is((await post(r.client, '/auth/local/email', { email: 'new@example.com' })).status, 202);
+  const link = linkIn((await mailsTo(r, 2)).get('new@example.com')!);
+  const browser = new Client(r.app.url);
+  const html = { accept: 'text/html', origin: new URL(r.app.url).origin };
+  const page = await browser.fetch(link, { headers: html });
+  t.is(page.status, 200);
+  const text = await page.text();
+  t.regex(text, /Confirm your new address/);
+  const { action, fields } = formOf(text);
+  const done = await browser.fetch(new URL(action, link).href, { method: 'POST', headers: html, form: fields });
+  t.is(done.status, 200);
+  t.regex(done.headers.get('content-type') ?? '', /^text\/html/);
+  t.regex(await done.text(), /Address changed/);
+  t.false(browser.jar.has('JWT'), 'the link changes the address, it logs nobody in');
+  t.is((await login(new Client(r.app.url), 'new@example.com', PASSWORD)).status, 200);
 });
