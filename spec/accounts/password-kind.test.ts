@@ -282,3 +282,29 @@ test("the new address's link in a browser: its page, whose button applies the ch
   t.false(browser.jar.has('JWT'), 'the link changes the address, it logs nobody in');
   t.is((await login(new Client(r.app.url), 'new@example.com', PASSWORD)).status, 200);
 });
+
+test('links expire: a confirmation link after 24 hours, a reset link after 1 hour (403 confirmation_expired)', async (t) => {
+  const r = await accountsRig(t);
+  await signUpAndConfirm(r, 'known@example.com');
+  await post(new Client(r.app.url), '/auth/local/signup', { email: 'slow@example.com', password: PASSWORD });
+  const confirmToken = tokenOf(linkIn(await r.smtp.next()));
+  await post(new Client(r.app.url), '/auth/local/reset', { email: 'known@example.com' });
+  const resetToken = tokenOf(linkIn(await r.smtp.next()));
+  const redeem = {
+    confirm: () => post(new Client(r.app.url), '/auth/local/confirm', { token: confirmToken }),
+    reset: () =>
+      post(new Client(r.app.url), '/auth/local/reset/confirm', { token: resetToken, password: 'fresh one!' }),
+  };
+  r.clock.advance(60 * 60_000 + 1000);
+  const lateReset = await redeem.reset();
+  t.is(lateReset.status, 403, 'the reset link, past its hour');
+  t.is(await codeOf(lateReset), 'confirmation_expired');
+  r.clock.advance(23 * 60 * 60_000 - 2000);
+  t.is((await redeem.confirm()).status, 200, 'the confirmation link, a second before its 24 hours are up');
+  await post(new Client(r.app.url), '/auth/local/signup', { email: 'slower@example.com', password: PASSWORD });
+  const second = tokenOf(linkIn(await r.smtp.next()));
+  r.clock.advance(24 * 60 * 60_000 + 1000);
+  const lateConfirm = await post(new Client(r.app.url), '/auth/local/confirm', { token: second });
+  t.is(lateConfirm.status, 403, 'the confirmation link, past its 24 hours');
+  t.is(await codeOf(lateConfirm), 'confirmation_expired');
+});
