@@ -10,6 +10,7 @@ import {
   accountsRig,
   appCode,
   codeOf,
+  enrolTotp,
   formOf,
   linkIn,
   login,
@@ -78,9 +79,11 @@ export function flowSuite(test: TestFn, name: string, store: StoreOf): void {
     t.is(again.status, 200, 'confirmed: the password logs in');
   });
 
-  test(`${name}: sign-up → mail → GET the link (a page with a button, no login) → its form POST → a session`, async (t) => {
+  test(`${name}: sign-up → mail → GET the link (a page with a button, no login) → its form POST → a session, on to its from`, async (t) => {
     const r = await rig(t);
-    t.is((await post(r.client, '/auth/local/signup', { email: 'grace@example.com', password: PASSWORD })).status, 202);
+    const from = `${r.app.url}/welcome`;
+    const signup = await post(r.client, '/auth/local/signup', { email: 'grace@example.com', password: PASSWORD, from });
+    t.is(signup.status, 202);
     const link = linkIn(await r.smtp.next());
     const browser = new Client(r.app.url);
     const page = await browser.fetch(link);
@@ -95,9 +98,8 @@ export function flowSuite(test: TestFn, name: string, store: StoreOf): void {
       form: form.fields,
       headers: { origin: new URL(r.app.url).origin },
     });
-    // No `from` in the link, so the login answers the user (a second step due would be a 303 to its page).
-    t.is(submitted.status, 200);
-    t.like(await submitted.json(), { email: 'grace@example.com' });
+    t.is(submitted.status, 303, 'the browser goes on');
+    t.is(submitted.headers.get('location'), from, 'to where the sign-up asked');
     t.true(browser.jar.has('JWT'), 'the button logged the browser in');
     const me = await whoami(browser);
     t.is(me.status, 201);
@@ -199,7 +201,7 @@ export function flowSuite(test: TestFn, name: string, store: StoreOf): void {
   test(`${name}: the second factor is asked after a reset: login with the new password answers mfa_required`, async (t) => {
     const r = await rig(t, true);
     await signUpAndConfirm(r, 'mfa@example.com');
-    const otpauthUrl = await enrolTotp(t, r);
+    const otpauthUrl = await enrolTotp(r);
     await post(new Client(r.app.url), '/auth/local/reset', { email: 'mfa@example.com' });
     const link = linkIn(await r.smtp.next());
     const done = await post(new Client(r.app.url), '/auth/local/reset/confirm', {
@@ -220,18 +222,4 @@ export function flowSuite(test: TestFn, name: string, store: StoreOf): void {
     t.is(verified.status, 200, await verified.clone().text());
     t.deepEqual(decodeJwt(c.jar.get('JWT')!).amr, ['pwd', 'otp', 'mfa']);
   });
-}
-
-/** Turns TOTP on for the rig's logged-in client through the second factor's routes; the key's URI. */
-async function enrolTotp(t: ExecutionContext, r: AccountsRig): Promise<string> {
-  const setup = await r.client.fetch('/auth/mfa/totp/setup', { method: 'POST', headers: r.client.xsrf() });
-  t.is(setup.status, 200, await setup.clone().text());
-  const { otpauthUrl } = (await setup.json()) as { otpauthUrl: string };
-  const confirm = await r.client.fetch('/auth/mfa/totp/confirm', {
-    method: 'POST',
-    headers: r.client.xsrf(),
-    json: { code: appCode(otpauthUrl, r.clock()) },
-  });
-  t.is(confirm.status, 200, await confirm.clone().text());
-  return otpauthUrl;
 }

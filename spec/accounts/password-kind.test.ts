@@ -14,6 +14,7 @@ import { tempDir } from '../helpers/temp.js';
 import {
   accountsRig,
   codeOf,
+  enrolTotp,
   formOf,
   linkIn,
   login,
@@ -307,4 +308,22 @@ test('links expire: a confirmation link after 24 hours, a reset link after 1 hou
   const lateConfirm = await post(new Client(r.app.url), '/auth/local/confirm', { token: second });
   t.is(lateConfirm.status, 403, 'the confirmation link, past its 24 hours');
   t.is(await codeOf(lateConfirm), 'confirmation_expired');
+});
+
+test('delete: the account goes with its second factor (TOTP), and the address signs up again without one', async (t) => {
+  const r = await accountsRig(t, { mfa: true });
+  const me = await signUpAndConfirm(r, 'mfa-gone@example.com');
+  await enrolTotp(r);
+  const mfa = r.app.auth.mfa!;
+  t.true((await mfa.status(String(me.id))).totp, 'TOTP is on');
+  const gone = await r.client.fetch('/auth/local/account', {
+    method: 'DELETE',
+    headers: { origin: new URL(r.app.url).origin, ...r.client.xsrf() },
+  });
+  t.is(gone.status, 200);
+  t.like(await mfa.status(String(me.id)), { stored: false, totp: false }, 'nothing of it is left');
+  const again = await signUpAndConfirm(r, 'mfa-gone@example.com', PASSWORD, new Client(r.app.url));
+  const login2 = await login(new Client(r.app.url), 'mfa-gone@example.com', PASSWORD);
+  t.is(login2.status, 200);
+  t.is(((await login2.json()) as { id?: string }).id, String(again.id), 'a login of the new account, no second step');
 });

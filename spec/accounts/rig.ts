@@ -141,3 +141,17 @@ export function appCode(otpauthUrl: string, timeMs: number): string {
   if (!(totp instanceof OTPAuth.TOTP)) throw new Error('not a TOTP URI');
   return totp.generate({ timestamp: timeMs });
 }
+
+/** Turns TOTP on for the rig's logged-in client through the second factor's routes; the key's URI. */
+export async function enrolTotp(r: AccountsRig, client = r.client): Promise<string> {
+  const setup = await client.fetch('/auth/mfa/totp/setup', { method: 'POST', headers: client.xsrf() });
+  if (setup.status !== 200) throw new Error(`setup: ${setup.status} ${await setup.text()}`);
+  const { otpauthUrl } = (await setup.json()) as { otpauthUrl: string };
+  const confirm = await client.fetch('/auth/mfa/totp/confirm', {
+    method: 'POST',
+    headers: client.xsrf(),
+    json: { code: appCode(otpauthUrl, r.clock()) },
+  });
+  if (confirm.status !== 200) throw new Error(`confirm: ${confirm.status} ${await confirm.text()}`);
+  return otpauthUrl;
+}
