@@ -46,7 +46,10 @@ export function confirmRoute(p: PasswordParts): (ctx: Context) => Promise<void> 
     });
 }
 
-/** The account a link names, as it was when the link was sent; else the link is dead (403 `confirmation_invalid`). */
+/**
+ * The account a link names, as it was when the link was sent; else the link is dead: 403 `confirmation_used`
+ * when it was spent (its redemption changed the account), else `confirmation_invalid`.
+ */
 export async function liveAccount(p: PasswordParts, link: AccountLink): Promise<StoredAccount> {
   const account = await p.accounts.store.get(link.account);
   if (!account || fingerprint(account) !== link.fp) {
