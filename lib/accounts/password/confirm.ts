@@ -46,11 +46,19 @@ export function confirmRoute(p: PasswordParts): (ctx: Context) => Promise<void> 
     });
 }
 
-/** The account a link names, as it was when the link was sent; else the link is dead (403 `confirmation_invalid`). */
+/**
+ * The account a link names, as it was when the link was sent; else the link is dead: 403 `confirmation_used`
+ * when it was spent (its redemption changed the account), else `confirmation_invalid`.
+ */
 export async function liveAccount(p: PasswordParts, link: AccountLink): Promise<StoredAccount> {
   const account = await p.accounts.store.get(link.account);
-  if (!account || fingerprint(account) !== link.fp)
+  if (!account || fingerprint(account) !== link.fp) {
+    // Spent by a redemption that changed the account itself (a new password, a new address): say so, as a
+    // second click on the same link would be told anyway, not that the link is invalid.
+    if (await alreadySpent(p.deps.stateStore, spentId(p.config.name, link), p.deps.clock()))
+      throw new AuthError('confirmation_used', 'the link has been used already');
     throw new AuthError('confirmation_invalid', 'the link is no longer valid: the account has changed since');
+  }
   return account;
 }
 

@@ -19,6 +19,14 @@ const status = (value: string, extra: Record<string, unknown> = {}) => ({
 });
 const answer = (description: string, value: string) => ({ description, content: status(value) });
 const html = (description: string) => ({ description, content: { 'text/html': { schema: { type: 'string' } } } });
+const page = { 'text/html': { schema: { type: 'string' } } };
+/** A link opened in a browser is refused with a page (a spent, expired or changed link; a refused password). */
+const refusals = {
+  '4XX': {
+    description: 'refused: Error JSON, or a page for a browser',
+    content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } }, ...page },
+  },
+};
 const user = { $ref: '#/components/schemas/User' };
 const mfa = { $ref: '#/components/schemas/MfaRequired' };
 const EMAIL = text('an address; compared in lower case', { maxLength: 254 });
@@ -64,7 +72,7 @@ const CONFIRM = {
   get: {
     description: "The link's page: a button that POSTs the token (a mail scanner's GET spends nothing).",
     parameters: TOKEN_QUERY,
-    responses: { 200: html('the page with the button') },
+    responses: { 200: html('the page with the button'), ...refusals },
   },
   post: {
     description:
@@ -79,9 +87,12 @@ const CONFIRM = {
           'application/json': {
             schema: { oneOf: [user, mfa, status('email_changed', { email: EMAIL })['application/json'].schema] },
           },
+          // The new address's link confirmed from its page (a form POST).
+          ...page,
         },
       },
       303: redirectDoc("the link's page in a browser: to where the sign-up asked, else the site"),
+      ...refusals,
     },
   },
 };
@@ -100,14 +111,17 @@ const RESET_CONFIRM = {
   get: {
     description: "The link's page: the form for a new password.",
     parameters: TOKEN_QUERY,
-    responses: { 200: html('the form') },
+    responses: { 200: html('the form'), ...refusals },
   },
   post: {
     description:
       'Sets the new password and ends every session of the account; does not log in. A refused password ' +
       '(400 `weak_password`) leaves the link unspent.',
     requestBody: body(object(['token', 'password'], { token: TOKEN, password: PASSWORD })),
-    responses: { 200: answer('the password is set', 'password_reset') },
+    responses: {
+      200: { description: 'the password is set', content: { ...status('password_reset'), ...page } },
+      ...refusals,
+    },
   },
 };
 
