@@ -48,6 +48,12 @@ export function readAccountsOptions(input: unknown, ctx: AccountsOptionsContext)
   }
   // Every account, and with it every password, would be gone at the next restart.
   const volatile = typeof store === 'string' ? store.startsWith('memory://') : store.volatile === true;
-  requireDurable({ volatile }, 'authKoa: accounts.store', 'every account', ctx.allowVolatileStores);
+  requireDurable(
+    { volatile },
+    'authKoa: accounts.store',
+    'every account',
+    ctx.allowVolatileStores,
+    'lmdb://<path>, postgres://…, mongodb://…',
+  );
   return { store };
 }

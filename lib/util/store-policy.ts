@@ -110,16 +110,17 @@ export function redactUri(uri: string): string {
 
 /**
  * Refuses a volatile store for durable data (TypeError naming `option`) unless `allowed` (allowVolatileStores):
- * a restart would lose every user's second factor or passkey without a word.
+ * a restart would lose every user's second factor or passkey without a word. `durable` lists what the option
+ * takes instead.
  */
 export function requireDurable(
   store: { readonly volatile?: boolean },
   option: string,
   what: string,
   allowed: boolean,
+  durable = 'lmdb://<path>, postgres://…, redis:// with persistence, mongodb://…',
 ): void {
   if (store.volatile !== true || allowed) return;
-  const durable = 'lmdb://<path>, postgres://…, redis:// with persistence, mongodb://…';
   throw new TypeError(
     `${option} is a memory store, which forgets ${what} when the process ends: ` +
       `use a durable store (${durable}), or set allowVolatileStores: true (tests, demos)`,

@@ -41,6 +41,8 @@ test('start-up: accounts.store memory:// is refused without allowVolatileStores,
   const message = await refusal(t, { ...opts, allowVolatileStores: false });
   t.regex(message, /^authKoa: accounts\.store is a memory store/);
   t.regex(message, /allowVolatileStores: true/);
+  // What it names instead is what an account store can be: no Redis, which it does not take.
+  t.regex(message, /\(lmdb:\/\/<path>, postgres:\/\/…, mongodb:\/\/…\)/);
   const auth = await started({ secret: SECRET, url: 'http://127.0.0.1:1', ...opts } as unknown as AuthKoaOptions);
   await auth.close();
   t.pass();
