@@ -18,6 +18,12 @@ const status = (value: string, extra: Record<string, unknown> = {}) => ({
   },
 });
 const html = (description: string) => ({ description, content: { 'text/html': { schema: { type: 'string' } } } });
+/** A refusal of a link's page or its form: the error JSON, or a page for a browser (a dead link, a refused password). */
+const pageError = (description: string) => ({
+  description,
+  content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } }, ...html('').content },
+});
+const DEAD_LINK = pageError('a dead link (`confirmation_used`, `confirmation_expired`, `confirmation_invalid`)');
 const user = { $ref: '#/components/schemas/User' };
 const mfa = { $ref: '#/components/schemas/MfaRequired' };
 const loggedIn = {
@@ -59,7 +65,7 @@ export function passwordRouteDocs(signup: boolean): RouteDocs {
       get: {
         description: "The link's page: a button that POSTs the token (a mail scanner's GET spends nothing).",
         parameters: [{ name: 'token', in: 'query', required: true, schema: TOKEN }],
-        responses: { 200: html('the page with the button') },
+        responses: { 200: html('the page with the button'), 403: DEAD_LINK },
       },
       post: {
         description:
@@ -79,8 +85,11 @@ export function passwordRouteDocs(signup: boolean): RouteDocs {
                   ],
                 },
               },
+              // The page's form: the new address applied, said on a page.
+              ...html('').content,
             },
           },
+          403: DEAD_LINK,
           303: redirectDoc("the link's page in a browser: to where the login goes"),
         },
       },
@@ -100,14 +109,19 @@ export function passwordRouteDocs(signup: boolean): RouteDocs {
       get: {
         description: "The link's page: the form for a new password.",
         parameters: [{ name: 'token', in: 'query', required: true, schema: TOKEN }],
-        responses: { 200: html('the form') },
+        responses: { 200: html('the form'), 403: DEAD_LINK },
       },
       post: {
         description:
           'Sets the new password and ends every session of the account; does not log in. A refused password ' +
           '(400 `weak_password`) leaves the link unspent.',
         requestBody: body(object(['token', 'password'], { token: TOKEN, password: PASSWORD })),
-        responses: { 200: { description: 'the password is set', content: status('password_reset') } },
+        responses: {
+          // The page's form gets a page: the password set, or the form again with why it was refused.
+          200: { description: 'the password is set', content: { ...status('password_reset'), ...html('').content } },
+          400: pageError('`weak_password`: the link is not spent'),
+          403: DEAD_LINK,
+        },
       },
     },
     password: {
