@@ -1,7 +1,8 @@
 /**
  * The reference app end to end in real headless Chromium: the page lists providers, logs in through
  * the dev OAuth2 server's form, shows the user and the proxied avatar, calls protected routes with
- * the XSRF header, logs out; then logs in through the direct provider's form on the page.
+ * the XSRF header, logs out; then logs in through the direct provider's form on the page, through an email
+ * link from the outbox, and with an account: signed up, confirmed and reset through links from the outbox.
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -131,3 +132,73 @@ test.serial('email login through the outbox: the link shows a confirm page whose
   t.is(page.url(), `${app.url}/`);
   await page.close();
 });
+
+/** The text of `selector` once it starts with `prefix`. */
+async function textStarting(page: Page, selector: string, prefix: string): Promise<string> {
+  await page.waitForFunction(([s, p]) => document.querySelector(s)?.textContent?.startsWith(p) === true, [
+    selector,
+    prefix,
+  ] as const);
+  return (await page.textContent(selector))!;
+}
+
+test.serial(
+  'an account through the page: sign-up → the outbox link → Confirm → logged in; forgot password → the outbox link → a new password → a password login',
+  async (t) => {
+    const page = await openPage();
+    await page.waitForSelector('#accounts #password-login');
+    await page.click('#signup-box summary');
+    await page.fill('#signup [name="name"]', 'Dana');
+    await page.fill('#signup [name="email"]', 'dana@example.com');
+    await page.fill('#signup [name="password"]', 'dana-first-password');
+    await page.click('#signup button');
+    await textStarting(page, '#accounts-message', 'Check your email');
+    t.is(await page.inputValue('#signup [name="password"]'), '', 'the form is emptied once the link is sent');
+    t.like(app.outbox.list()[0], { to: 'dana@example.com', subject: 'Confirm your address' });
+
+    // The right password before the address is confirmed: said beside the forms, and a new link sent.
+    await page.fill('#password-login [name="user"]', 'dana@example.com');
+    await page.fill('#password-login [name="passwd"]', 'dana-first-password');
+    await page.click('#password-login button');
+    await textStarting(page, '#accounts-message', 'Confirm your address first');
+    t.like(app.outbox.list()[0], { to: 'dana@example.com', subject: 'Confirm your address' });
+
+    // The newest message's link opens authkoa's page, whose button confirms the address and logs the browser in.
+    await page.goto(`${app.url}/outbox`);
+    await page.click('.outbox li:first-child a');
+    t.regex(page.url(), /\/auth\/password\/confirm\?token=/);
+    t.regex((await page.textContent('body'))!, /dana@example\.com/);
+    await Promise.all([page.waitForNavigation(), page.click('button')]);
+    await page.goto(`${app.url}/`);
+    await page.waitForFunction(() => document.querySelector('#status')?.textContent === 'Logged in as Dana.');
+    t.true(await page.isHidden('#accounts'), 'the account forms are hidden while logged in');
+    await page.click('#logout');
+    await page.waitForFunction(() => document.querySelector('#status')?.textContent === 'Not logged in.');
+
+    await page.click('#reset-box summary');
+    await page.fill('#reset [name="email"]', 'dana@example.com');
+    await page.click('#reset button');
+    await textStarting(page, '#accounts-message', 'If the address has an account');
+    t.like(app.outbox.list()[0], { to: 'dana@example.com', subject: 'Reset your password' });
+    await page.goto(`${app.url}/outbox`);
+    await page.click('.outbox li:first-child a');
+    await page.fill('#password', 'dana-second-password');
+    await Promise.all([page.waitForNavigation(), page.click('button')]);
+    t.is(await page.textContent('h1'), 'Password changed');
+
+    await page.goto(`${app.url}/`);
+    await page.fill('#password-login [name="user"]', 'dana@example.com');
+    await page.fill('#password-login [name="passwd"]', 'dana-first-password');
+    await page.click('#password-login button');
+    await textStarting(page, '#accounts-message', 'HTTP 403');
+    await page.fill('#password-login [name="passwd"]', 'dana-second-password');
+    await page.click('#password-login button');
+    await page.waitForFunction(() => document.querySelector('#status')?.textContent === 'Logged in as Dana.');
+    t.is(await page.textContent('#session-message'), 'Logged in through password.');
+    // Not an admin: the demo user's rights go to the direct provider's "demo", not to a name anyone can sign up with.
+    await page.click('[data-call="admin"]');
+    await page.waitForFunction(() => document.querySelector('#result')?.textContent?.startsWith('HTTP 403'));
+    t.deepEqual((page as Page & { errors?: string[] }).errors, []);
+    await page.close();
+  },
+);

@@ -1,5 +1,6 @@
 /**
- * The demo page on a phone (390 px) and a desktop (1280 px), in real headless Chromium: logged in with
+ * The demo page on a phone (390 px) and a desktop (1280 px), in real headless Chromium: logged out with the
+ * account forms open (sign-up, password login, forgot password), and logged in with
  * every section that has a table or a list open (devices with another device to log out, events, a
  * passkey added on the desktop, two-step login being set up, its recovery codes, the confirmation before
  * turning it off), the page is never wider than the screen, every visible button lies within the screen's
@@ -129,6 +130,11 @@ test('the page at 390 and 1280 px: no sideways scroll, every button reachable, t
   t.teardown(() => phone.close());
   const page = await open(phone, app.url, errors);
   await bothWidths(t, page, 'logged out', 'demo-logged-out');
+  // The account forms, the folded ones ("Create an account", "Forgot password") open.
+  await page.click('#signup-box summary');
+  await page.click('#reset-box summary');
+  await page.waitForSelector('#reset [name="email"]', { state: 'visible' });
+  await bothWidths(t, page, 'logged out, the account forms open', 'demo-accounts');
   await logIn(page);
   t.true(await page.isHidden('#login'));
   // The id is cut short on screen; its whole value is in the title and the text a copy takes.

@@ -100,7 +100,7 @@ test('npx authctl demo from the tarball: page and scripts served, providers list
   // The providers list: no passkey provider without @simplewebauthn/server.
   const list = await fetch(`${url}/auth/list`);
   t.is(list.status, 200);
-  t.deepEqual(((await list.json()) as string[]).sort(), ['dev', 'email', 'local']);
+  t.deepEqual(((await list.json()) as string[]).sort(), ['dev', 'email', 'local', 'password']);
 
   // A direct login, then a protected route with its cookie and XSRF header.
   const login = await fetch(`${url}/auth/local/login`, {
