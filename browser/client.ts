@@ -96,8 +96,9 @@ export function createAuthClient(options: AuthClientOptions = {}) {
       );
     },
     /**
-     * A login with credentials posted to the provider's login route (`direct`: `{ user, passwd }`; `password`:
-     * `{ user: <address>, passwd }`; `verified`: `{ user, address }`, then `{ token }`; `telegram`: `{}`, then `{ token }`).
+     * A login with credentials posted to the provider's login route (`direct`: `{ user, passwd }`;
+     * `password`: `{ user: <address>, passwd }`; `verified`: `{ user, address }`, then `{ token }`;
+     * `telegram`: `{}`, then `{ token }`).
      */
     async login(name: string, credentials: Record<string, string> = {}): Promise<LoginResult> {
       const path = `${provider(name, 'login')}/login`;
@@ -135,7 +136,7 @@ export function createAuthClient(options: AuthClientOptions = {}) {
     mfa: mfaCalls(t, auth, config.webauthn, user),
     /** The user's sessions, one per login and device. */
     sessions: sessionCalls(t, auth),
-    /** A `password` provider's accounts (its name in each call's options; default `local`): sign-up, links, reset, changes. */
+    /** A `password` provider's accounts (its name in each call's options, default `local`): sign-up, links, reset. */
     accounts: accountCalls(t, auth),
   };
 }

@@ -80,7 +80,8 @@ function banner(
   for (const f of b.features) if (!f.available) log(`  ${`${f.name}:`.padEnd(10)} off: ${f.reason}`);
   log(`  demo user: ${DEMO_USER.name} / ${DEMO_USER.passwd} (provider "local"); email login messages: ${b.url}/outbox`);
   log(
-    `  accounts:  sign up on the page (provider "${ACCOUNTS_PROVIDER}"); the confirmation and reset links land in the outbox`,
+    `  accounts:  sign up on the page (provider "${ACCOUNTS_PROVIDER}"); ` +
+      'the confirmation and reset links land in the outbox',
   );
 }
 

@@ -24,8 +24,9 @@ export function telegramToken(env: NodeJS.ProcessEnv): string | undefined {
 
 /**
  * The providers the demo offers: the dev OAuth2 server, a direct provider with a demo user, email login
- * through the outbox, accounts (sign-up, password login and reset, their messages in the outbox), passkeys (when the setup says where to keep them), Telegram when TELEGRAM_BOT_TOKEN
- * is set (the variable `authctl bot` reads; TELEGRAM_TOKEN, its earlier name, still counts), and every
+ * through the outbox, accounts (sign-up, password login and reset; their messages in the outbox too),
+ * passkeys (when the setup says where to keep them), Telegram when TELEGRAM_BOT_TOKEN is set (the variable
+ * `authctl bot` reads; TELEGRAM_TOKEN, its earlier name, still counts), and every
  * built-in social provider whose <NAME>_CID and <NAME>_CSEC variables are set (e.g. GITHUB_CID, GITHUB_CSEC).
  */
 export function demoProviders(s: ProviderSetup): ProviderEntry[] {

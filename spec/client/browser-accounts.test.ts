@@ -108,7 +108,8 @@ test('in a page: sign-up, the link redeemed by confirm() logs the browser in; ch
     page,
     `const deleted = await auth.accounts.delete();
      let after; try { await auth.user(); } catch (e) { after = e.code; }
-     let login; try { await auth.login('local', { user: 'ann@example.com', passwd: arg }); } catch (e) { login = e.code; }
+     let login;
+     try { await auth.login('local', { user: 'ann@example.com', passwd: arg }); } catch (e) { login = e.code; }
      return { deleted, after, login };`,
     'a new horse, a new battery',
   );
@@ -125,7 +126,8 @@ test('in a page: reset() and resetConfirm() set a new password that logs in; the
   const r = await inPage<any>(
     page,
     `const reset = await auth.accounts.resetConfirm(arg, 'bo-s new password');
-     let old; try { await auth.login('local', { user: 'bo@example.com', passwd: '${PASSWORD}' }); } catch (e) { old = e.code; }
+     let old;
+     try { await auth.login('local', { user: 'bo@example.com', passwd: '${PASSWORD}' }); } catch (e) { old = e.code; }
      const login = await auth.login('local', { user: 'bo@example.com', passwd: 'bo-s new password' });
      return { reset, old, login: login.state };`,
     decodeURIComponent(token()),

@@ -18,7 +18,7 @@ const status = (value: string, extra: Record<string, unknown> = {}) => ({
   },
 });
 const html = (description: string) => ({ description, content: { 'text/html': { schema: { type: 'string' } } } });
-/** A refusal of a link's page or its form: the error JSON, or a page for a browser (a dead link, a refused password). */
+/** A refusal of a link's page or its form: the error JSON, or a page for a browser (a dead link, a bad password). */
 const pageError = (description: string) => ({
   description,
   content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } }, ...html('').content },
@@ -34,6 +34,58 @@ const EMAIL = text('an address; compared in lower case', { maxLength: 254 });
 const PASSWORD = text('at least `minLength` (8) and at most 256 characters', { maxLength: 256 });
 const TOKEN = text("the link's token", { maxLength: 4096 });
 const fresh = 'Needs a fresh login (`fresh`, 5 minutes by default), else 401 `reauth_required`.';
+
+/** A sign-up's or a new address's link: its page (GET), and its redemption (POST, the page's form or a client). */
+const CONFIRM_DOCS: RouteDocs[string] = {
+  get: {
+    description: "The link's page: a button that POSTs the token (a mail scanner's GET spends nothing).",
+    parameters: [{ name: 'token', in: 'query', required: true, schema: TOKEN }],
+    responses: { 200: html('the page with the button'), 403: DEAD_LINK },
+  },
+  post: {
+    description:
+      'Spends the link once: a sign-up link confirms the address and logs in; a new-address link applies the ' +
+      'change and ends the other sessions. 403 `confirmation_used`, `confirmation_expired`, `confirmation_invalid`.',
+    requestBody: body(object(['token'], { token: TOKEN })),
+    responses: {
+      200: {
+        description: 'logged in, or the new address applied',
+        content: {
+          'application/json': {
+            schema: {
+              oneOf: [user, mfa, object(['status', 'email'], { status: { enum: ['email_changed'] }, email: EMAIL })],
+            },
+          },
+          // The page's form: the new address applied, said on a page.
+          ...html('').content,
+        },
+      },
+      403: DEAD_LINK,
+      303: redirectDoc("the link's page in a browser: to where the login goes"),
+    },
+  },
+};
+
+/** A reset link: its page with the form (GET), and the new password (POST, that form or a client). */
+const RESET_CONFIRM_DOCS: RouteDocs[string] = {
+  get: {
+    description: "The link's page: the form for a new password.",
+    parameters: [{ name: 'token', in: 'query', required: true, schema: TOKEN }],
+    responses: { 200: html('the form'), 403: DEAD_LINK },
+  },
+  post: {
+    description:
+      'Sets the new password and ends every session of the account; does not log in. A refused password ' +
+      '(400 `weak_password`) leaves the link unspent.',
+    requestBody: body(object(['token', 'password'], { token: TOKEN, password: PASSWORD })),
+    responses: {
+      // The page's form gets a page: the password set, or the form again with why it was refused.
+      200: { description: 'the password is set', content: { ...status('password_reset'), ...html('').content } },
+      400: pageError('`weak_password`: the link is not spent'),
+      403: DEAD_LINK,
+    },
+  },
+};
 
 /** The operations, by route; sign-up is described only when it is on. */
 export function passwordRouteDocs(signup: boolean): RouteDocs {
@@ -61,39 +113,7 @@ export function passwordRouteDocs(signup: boolean): RouteDocs {
         },
       },
     }),
-    confirm: {
-      get: {
-        description: "The link's page: a button that POSTs the token (a mail scanner's GET spends nothing).",
-        parameters: [{ name: 'token', in: 'query', required: true, schema: TOKEN }],
-        responses: { 200: html('the page with the button'), 403: DEAD_LINK },
-      },
-      post: {
-        description:
-          'Spends the link once: a sign-up link confirms the address and logs in; a new-address link applies the ' +
-          'change and ends the other sessions. 403 `confirmation_used`, `confirmation_expired`, `confirmation_invalid`.',
-        requestBody: body(object(['token'], { token: TOKEN })),
-        responses: {
-          200: {
-            description: 'logged in, or the new address applied',
-            content: {
-              'application/json': {
-                schema: {
-                  oneOf: [
-                    user,
-                    mfa,
-                    object(['status', 'email'], { status: { enum: ['email_changed'] }, email: EMAIL }),
-                  ],
-                },
-              },
-              // The page's form: the new address applied, said on a page.
-              ...html('').content,
-            },
-          },
-          403: DEAD_LINK,
-          303: redirectDoc("the link's page in a browser: to where the login goes"),
-        },
-      },
-    },
+    confirm: CONFIRM_DOCS,
     reset: {
       post: {
         description:
@@ -105,25 +125,7 @@ export function passwordRouteDocs(signup: boolean): RouteDocs {
         },
       },
     },
-    'reset/confirm': {
-      get: {
-        description: "The link's page: the form for a new password.",
-        parameters: [{ name: 'token', in: 'query', required: true, schema: TOKEN }],
-        responses: { 200: html('the form'), 403: DEAD_LINK },
-      },
-      post: {
-        description:
-          'Sets the new password and ends every session of the account; does not log in. A refused password ' +
-          '(400 `weak_password`) leaves the link unspent.',
-        requestBody: body(object(['token', 'password'], { token: TOKEN, password: PASSWORD })),
-        responses: {
-          // The page's form gets a page: the password set, or the form again with why it was refused.
-          200: { description: 'the password is set', content: { ...status('password_reset'), ...html('').content } },
-          400: pageError('`weak_password`: the link is not spent'),
-          403: DEAD_LINK,
-        },
-      },
-    },
+    'reset/confirm': RESET_CONFIRM_DOCS,
     password: {
       post: {
         description: `${fresh} A wrong \`current\` is 403 \`bad_credentials\`. The account's other sessions end.`,
