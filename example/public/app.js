@@ -79,6 +79,9 @@
   var accounts = demoAccounts($, auth, {
     loggedIn: function (result, name) { loggedIn(name)(result); },
     failed: authFailed,
+    // A new password ends the account's other sessions; a deletion all of them, this one's cookies included.
+    changed: function () { devices.render(); events.render(); },
+    deleted: function () { renderUser(null); show('#session-message', 'Account deleted.'); },
   });
   var passkey = null; // the passkey provider's name, once /auth/list names one
 
@@ -121,6 +124,7 @@
    */
   function renderUser(user, why) {
     current = user;
+    accounts.render(user);
     renderPasskeys();
     twoStep.render();
     devices.render();

@@ -202,3 +202,58 @@ test.serial(
     await page.close();
   },
 );
+
+test.serial(
+  "an account's own section: a new password (a wrong current one said), a new address through the outbox, deletion after a second press",
+  async (t) => {
+    await app.auth.accounts!.create({
+      email: 'eve@example.com',
+      password: 'eve-first-password',
+      name: 'Eve',
+      confirmed: true,
+    });
+    const page = await openPage();
+    await page.waitForSelector('#accounts #password-login');
+    t.true(await page.isHidden('#account'), 'nobody logged in: no account section');
+    await page.fill('#password-login [name="user"]', 'eve@example.com');
+    await page.fill('#password-login [name="passwd"]', 'eve-first-password');
+    await page.click('#password-login button');
+    await page.waitForFunction(() => document.querySelector('#status')?.textContent === 'Logged in as Eve.');
+    await page.waitForSelector('#account:not([hidden])');
+
+    await page.fill('#change-password [name="current"]', 'not the password');
+    await page.fill('#change-password [name="password"]', 'eve-second-password');
+    await page.click('#change-password button');
+    t.regex(await textStarting(page, '#account-message', 'HTTP 403'), /bad_credentials/);
+    await page.fill('#change-password [name="current"]', 'eve-first-password');
+    await page.click('#change-password button');
+    await textStarting(page, '#account-message', 'Password changed');
+
+    await page.fill('#change-email [name="email"]', 'eve.new@example.com');
+    await page.click('#change-email button');
+    await textStarting(page, '#account-message', 'Check the new address');
+    const toNew = app.outbox.list().find((m) => m.to === 'eve.new@example.com');
+    t.like(toNew, { subject: 'Confirm your new address' });
+    t.like(app.outbox.list()[0], { to: 'eve@example.com', subject: 'Your address is being changed' });
+    await page.goto(`${app.url}/outbox`);
+    await page.click(`.outbox li:nth-child(${app.outbox.list().indexOf(toNew!) + 1}) a`);
+    await Promise.all([page.waitForNavigation(), page.click('button')]);
+    t.is(await page.textContent('h1'), 'Address changed');
+    await page.goto(`${app.url}/`);
+    await page.waitForFunction(() => document.querySelector('#status')?.textContent === 'Logged in as Eve.');
+    t.is((await app.auth.accounts!.find('eve.new@example.com'))?.name, 'Eve');
+
+    // Deleting asks first; "Keep it" keeps it.
+    await page.click('#account-delete');
+    await page.click('#account-delete-no');
+    t.true(await page.isHidden('#account-delete-confirm'));
+    await page.click('#account-delete');
+    await page.click('#account-delete-yes');
+    await page.waitForFunction(() => document.querySelector('#status')?.textContent === 'Not logged in.');
+    t.is(await page.textContent('#session-message'), 'Account deleted.');
+    t.true(await page.isHidden('#account'));
+    t.is(await app.auth.accounts!.find('eve.new@example.com'), undefined);
+    t.deepEqual((page as Page & { errors?: string[] }).errors, []);
+    await page.close();
+  },
+);
