@@ -22,4 +22,6 @@ export const { resolveOptions } = await load<typeof import('../lib/options/resol
 export const { internalsOf } = await load<typeof import('../lib/instance.js')>('instance.js');
 export const { TokenService } =
   await load<typeof import('../lib/session/token-service.js')>('session/token-service.js');
+export const { OWASP_SCRYPT } =
+  await load<typeof import('../lib/accounts/password-hash.js')>('accounts/password-hash.js');
 export type { AuthKoaOptions, User } from '../lib/index.js';

@@ -39,7 +39,7 @@ function request(app: Koa, path: string, headers: Record<string, string>) {
 }
 
 /** The same for a POST with a JSON body, pushed into the request stream as the socket would. */
-function post(app: Koa, path: string, body: string) {
+export function post(app: Koa, path: string, body: string) {
   const socket = new net.Socket();
   const bytes = Buffer.from(body);
   return () => {
@@ -95,7 +95,19 @@ export async function middlewareBench(ms = 1500, rounds = 3): Promise<Middleware
     providers: [{ kind: 'direct', name: 'bench', checker: () => true }],
   });
   for (const type of AUTH_EVENT_TYPES) listened.on(type, () => {});
-  await Promise.all([auth.ready, traced.ready, listened.ready]);
+  // Accounts and a password provider configured: a protected route must not pay for them.
+  const withAccounts = authKoa({
+    secret: SECRET,
+    url,
+    telemetry: false,
+    allowVolatileStores: true,
+    accounts: { store: 'memory://' },
+    providers: [
+      { kind: 'direct', name: 'bench', checker: () => true },
+      { kind: 'password', name: 'local', sender: () => {} },
+    ],
+  });
+  await Promise.all([auth.ready, traced.ready, listened.ready, withAccounts.ready]);
   const basic = authKoa({
     secret: SECRET,
     url,
@@ -122,6 +134,11 @@ export async function middlewareBench(ms = 1500, rounds = 3): Promise<Middleware
       auth.middleware.auth,
     ],
     ['auth: X-JWT header', request(app, '/private', { 'x-jwt': token }), auth.middleware.auth],
+    [
+      'auth: JWT cookie + XSRF header, accounts configured',
+      request(app, '/private', { cookie: `JWT=${token}`, 'x-xsrf-token': 'a'.repeat(40) }),
+      withAccounts.middleware.auth,
+    ],
     [
       'auth: JWT cookie + XSRF header, OpenTelemetry API on, no SDK',
       request(app, '/private', { cookie: `JWT=${token}`, 'x-xsrf-token': 'a'.repeat(40) }),
@@ -160,7 +177,7 @@ export async function middlewareBench(ms = 1500, rounds = 3): Promise<Middleware
     }
     out.push({ name, us: Math.max(0, mine - none) });
   }
-  await Promise.all([auth.close(), basic.close(), traced.close(), listened.close()]);
+  await Promise.all([auth.close(), basic.close(), traced.close(), listened.close(), withAccounts.close()]);
   return out;
 }
 

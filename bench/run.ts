@@ -24,6 +24,7 @@ import { buildEarlier, type EarlierCode } from './against.js';
 import { HEAVY, importBench, type ImportResult } from './import.js';
 import type { LoadJob, LoadResult } from './load.js';
 import { middlewareBench, type MiddlewareCost } from './middleware.js';
+import { passwordBench, passwordReport, type PasswordBench } from './password.js';
 import { authkoaShare, type CpuProfile } from './profile.js';
 import { scaleBench, type ScaleResult } from './scale.js';
 import { median, medianInterval } from './stats.js';
@@ -676,6 +677,7 @@ function report(
   about: string,
   imp: ImportResult,
   state: StateRow[],
+  password: PasswordBench,
 ): string {
   const f = (n: number) => Math.round(n).toLocaleString('en-US');
   // Bare Koa's CPU per request: the median over every bare-Koa run of this report (its own row and each
@@ -733,6 +735,7 @@ function report(
     ...byAlg.map((m) => `| ${m.name} | ${f(m.opsPerSec)} | ${(1e6 / m.opsPerSec).toFixed(2)} |`),
   ];
   lines.push('', ...stateReport(state, STATE_ROUNDS, STATE_LOGINS));
+  lines.push('', ...passwordReport(password));
   if (scale.length > 0) {
     lines.push(
       '',
@@ -782,8 +785,10 @@ process.stderr.write('token verification by algorithm…\n');
 const byAlg = await algorithmBench(quick ? 500 : 2000);
 process.stderr.write('middleware cost, in-process…\n');
 const costs = await middlewareBench(quick ? 300 : 1500, quick ? 1 : 3);
+process.stderr.write('password logins, default scrypt…\n');
+const password = await passwordBench(quick ? 5 : 20);
 const scale = flag('--skip-scale') ? [] : await scaleBench(quick ? [1000] : [10_000, 100_000]);
-const text = report(httpRows, costs, micro, byAlg, scale, about, imp, state);
+const text = report(httpRows, costs, micro, byAlg, scale, about, imp, state, password);
 process.stdout.write(text + '\n');
 if (flag('--write') && (only !== undefined || earlier))
   process.stderr.write(`${earlier ? '--against' : '--only'}: a partial run, docs/performance.md left as it was\n`);

@@ -89,6 +89,23 @@ export type { FactorSummary } from './mfa/factors.js';
 // The second factor's admin API, as `auth.mfa` and `authctl mfa` use it over a store; its events' types.
 export { mfaAdmin, type FactorStatus, type MfaAdmin, type RemovedFactors } from './mfa/admin.js';
 export type { MfaChangedEvent, MfaFailedEvent } from './mfa/events.js';
+// Accounts (the `accounts` option and the `password` kind): the store contract an application's own users table
+// implements, the admin API (`auth.accounts`), the options and the events' types. See docs/accounts.md.
+export type { Account, AccountStore, AccountUpdate, StoredAccount } from './accounts/store.js';
+export type { AccountsOptions } from './accounts/options.js';
+export type { AccountsAdminAPI } from './accounts/service.js';
+export type { NewAccount } from './accounts/admin.js';
+export type { PasswordProviderOptions } from './accounts/password/options.js';
+export type { MessageTemplate, MessageTemplates } from './accounts/password/messages.js';
+export type { ScryptParams } from './accounts/password-hash.js';
+export type {
+  AccountConfirmedEvent,
+  AccountDeletedEvent,
+  EmailChangedEvent,
+  PasswordChangedEvent,
+  PasswordResetEvent,
+  SignupEvent,
+} from './accounts/events.js';
 export type { AvatarProxy, AvatarPutOptions } from './avatar/proxy.js';
 // From their own modules: stores/index.ts would load migrate() and prune() too.
 export { openStore } from './avatar/stores/open.js';
@@ -117,7 +134,7 @@ export type {
 export type { AuditOption, AuditStream } from './events/options.js';
 export type { OpenAPIDocument } from './openapi/document.js';
 export { emailSender, isEmailAddress, type EmailSender, type EmailSenderOptions } from './providers/verified/email.js';
-export type { Sender, SenderFunc } from './providers/verified/sender.js';
+export type { MessageInfo, Sender, SenderFunc } from './providers/verified/sender.js';
 // Option types of the built-in kinds: types only, so no provider module loads with them. entries.js also
 // enters them into ProviderKinds, which types `providers`.
 export type { ProviderKinds, SocialName } from './providers/core/entries.js';

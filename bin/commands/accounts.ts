@@ -2,6 +2,8 @@ import { Command } from 'commander';
 import { AccountError, accountsAdmin, type AccountsAdmin } from '../../lib/accounts/admin.js';
 import { openAccountStore } from '../../lib/accounts/open.js';
 import type { Account } from '../../lib/accounts/store.js';
+import { authKoa } from '../../lib/index.js';
+import { loadConfig } from './config.js';
 
 const STORE_HELP = "the apps' accounts store: lmdb://<path>, postgres://… or mongodb://…";
 const WHO_HELP = 'the account: its address or its id (acct_…)';
@@ -46,6 +48,7 @@ function printAccount(a: Account): void {
 /**
  * `authctl accounts create|list|delete|set-password --store <uri>`: what `auth.accounts` does, for an
  * operator, on the store the apps share. Passwords come from standard input only (`--password-stdin`).
+ * `reset-link --config <file>` needs the app's secret and url, so it reads the app's own options.
  */
 export function accountsCommand(): Command {
   const accounts = new Command('accounts').description("create, list and delete accounts in the apps' accounts store");
@@ -104,5 +107,34 @@ export function accountsCommand(): Command {
       const a = await withAccounts(o.store, (admin) => admin.setPassword(who, password));
       process.stdout.write(`authctl accounts: the password of ${a.email} is set\n`);
     });
+  accounts
+    .command('reset-link')
+    .description('print a single-use reset link for an account, as the app would mail it')
+    .argument('<email-or-id>', WHO_HELP)
+    .requiredOption(
+      '-c, --config <file>',
+      "the app's authKoa() options module: the link is signed with its secret and leads to its url",
+    )
+    .option('--provider <name>', 'the password provider whose link it is (default: the first one)')
+    .action(async (who: string, o: { config: string; provider?: string }) => {
+      process.stdout.write(`${await resetLinkOf(o.config, who, o.provider)}\n`);
+    });
   return accounts;
+}
+
+/** Starts the configured instance (without serving), asks it for the link, and closes it. */
+async function resetLinkOf(config: string, who: string, provider: string | undefined): Promise<string> {
+  const options = await loadConfig(config);
+  // The command says a start-up error itself, in one line: the library's own report of it would be a second.
+  const auth = authKoa({ ...options, logger: options.logger ?? (() => {}) });
+  try {
+    await auth.ready;
+    if (!auth.accounts) throw new Error(`--config ${config}: that configuration has no accounts option`);
+    return await auth.accounts.resetLink(who, provider);
+  } catch (err) {
+    if (err instanceof AccountError || err instanceof TypeError) throw new Error(err.message);
+    throw err;
+  } finally {
+    await auth.close();
+  }
 }

@@ -76,7 +76,8 @@ export interface BuiltInParts extends SessionsFeatureParts, MfaParts {
 /**
  * The features of one configuration, in the order their gates run: the application's (`features`), then
  * the built-in ones the options turn on: the session list and the key set always (the key set answers
- * 404 without `signing`), the accounts with `accounts`, the second factor with `mfa`. Checked as one set: names, prefixes, events.
+ * 404 without `signing`), the accounts with `accounts`, the second factor with `mfa`. Checked as one set:
+ * names, prefixes, events.
  */
 export function configuredFeatures(own: readonly FeatureModule[], p: BuiltInParts): FeatureModule[] {
   const all = [...own, sessionsFeature(p), jwksFeature(p.authRoutePath, p.signing)];

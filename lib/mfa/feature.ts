@@ -66,6 +66,8 @@ export function mfaFeature(config: MfaConfig, p: MfaParts): FeatureModule {
         gate: (ctx, attempt) => mfa.gate.intercept(ctx, attempt as IdentifiedLogin),
         openapi: async () => (await import('./openapi.js')).mfaOpenAPI(p.jwtCookieName),
         admin: mfa.admin,
+        // A deleted account's secret and recovery codes go with it.
+        userDeleted: async (userId) => void (await mfa.admin.clear(userId)),
         start: () => mfa.start(),
         close: () => mfa.close(),
       };

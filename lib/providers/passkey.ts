@@ -103,6 +103,10 @@ export const passkeyProvider: ProviderModule<ProviderOptions, PasskeyNeed> = {
         list: listRoute(parts),
         '*': deleteRoute(parts),
       },
+      // A deleted account's passkeys go with it: none could log in as a user who signs up again.
+      async forgetUser(userId) {
+        for (const passkey of await parts.passkeys.listByUser(userId)) await parts.passkeys.remove(passkey.id);
+      },
       close: () => own.close(),
       secondFactor: passkeySecondFactor(parts),
       routeDocs: PASSKEY_ROUTE_DOCS,

@@ -3,10 +3,13 @@
  * through the store the apps would open.
  */
 import test from 'ava';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { lmdbAccountStore } from '../../lib/accounts/lmdb-store.js';
 import { verifyPassword } from '../../lib/accounts/password-hash.js';
 import { runCli } from '../helpers/cli.js';
+import { startApp } from '../helpers/http.js';
 import { tempDir } from '../helpers/temp.js';
 
 test('create (password from stdin), list, set-password, delete: what the store then holds', async (t) => {
@@ -85,4 +88,48 @@ test('refusals are one line naming what was wrong, and exit 1', async (t) => {
   await runCli(['accounts', 'create', 'taken@example.com', '--store', store]);
   const taken = await runCli(['accounts', 'create', 'TAKEN@example.com', '--store', store]);
   t.regex(taken.stderr, /^authctl: taken@example\.com has an account already\n$/);
+});
+
+test("reset-link --config: a link signed with the app's secret that sets the password in the running app", async (t) => {
+  const dir = tempDir(t);
+  const store = `lmdb://${join(dir, 'accounts')}`;
+  const config = join(dir, 'app.config.mjs');
+  const options = {
+    secret: 'cli-reset-link-secret-0123456789abcdef',
+    url: 'http://app.example',
+    accounts: { store },
+    providers: [{ kind: 'password', name: 'local', scrypt: { ln: 10, r: 8, p: 1 } }],
+  };
+  // The sender is a function, which JSON cannot carry: the module adds it.
+  writeFileSync(
+    config,
+    `const o = ${JSON.stringify(options)};\no.providers[0].sender = () => {};\nexport default o;\n`,
+  );
+  t.is((await runCli(['accounts', 'create', 'ada@example.com', '--store', store, '--confirmed'])).code, 0);
+  const printed = await runCli(['accounts', 'reset-link', 'ada@example.com', '--config', config]);
+  t.is(printed.code, 0, printed.stderr);
+  const link = new URL(printed.stdout.trim());
+  t.is(`${link.origin}${link.pathname}`, 'http://app.example/auth/local/reset/confirm');
+  // The app of that configuration takes the link: the password is set, and only once.
+  const { default: app } = (await import(pathToFileURL(config).href)) as { default: Record<string, unknown> };
+  const served = await startApp(app as never);
+  t.teardown(() => served.close());
+  const redeem = () =>
+    fetch(`${served.url}${link.pathname}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ token: link.searchParams.get('token'), password: 'analytical engine' }),
+    });
+  const first = await redeem();
+  t.is(first.status, 200, await first.clone().text());
+  t.is((await redeem()).status, 403);
+  const login = await fetch(`${served.url}/auth/local/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ user: 'ada@example.com', passwd: 'analytical engine' }),
+  });
+  t.is(login.status, 200);
+  const refused = await runCli(['accounts', 'reset-link', 'nobody@example.com', '--config', config]);
+  t.is(refused.code, 1);
+  t.is(refused.stderr, 'authctl: no such account\n');
 });

@@ -89,6 +89,7 @@ test('JSON.stringify and util.inspect of an instance show no secret or private k
     t.deepEqual(leaks(printed(auth), secrets), [], 'after ready');
     // What it carries is the public API, nothing more (no options, no token service, no registry).
     const api = [
+      'accounts',
       'avatarProxy',
       'close',
       'features',

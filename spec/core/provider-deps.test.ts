@@ -66,16 +66,20 @@ const LOGIN_CONTEXT = [
 ];
 
 /** Every capability a kind may name in `needs`. */
-const CAPABILITIES: ProviderCapability[] = [
-  'avatarProxy',
-  'checkCredentials',
-  'connections',
-  'factorChanged',
-  'sessionUser',
-  'signer',
-  'stores',
-  'throttle',
-];
+/** Every capability: a record, so that one added to ProviderCapabilities and not here is a type error. */
+const EVERY_CAPABILITY: Record<ProviderCapability, true> = {
+  avatarProxy: true,
+  checkCredentials: true,
+  connections: true,
+  factorChanged: true,
+  featureService: true,
+  loginSession: true,
+  sessionUser: true,
+  signer: true,
+  stores: true,
+  throttle: true,
+};
+const CAPABILITIES = Object.keys(EVERY_CAPABILITY) as ProviderCapability[];
 
 test('a third-party provider gets the login context (token service, state store, limiter, logger, url, clock, session ends) and no secret is reachable from it', async (t) => {
   const probe = probeKind('deps-probe');
@@ -147,7 +151,8 @@ test('a kind naming an unknown capability fails start-up, naming the entry and t
   await t.throwsAsync(auth.ready, {
     message:
       'authKoa: providers[0] (deps-probe-unknown): needs names "options", which is not a provider capability ' +
-      '(known: checkCredentials, throttle, signer, sessionUser, factorChanged, avatarProxy, connections, stores)',
+      '(known: checkCredentials, throttle, signer, sessionUser, loginSession, factorChanged, avatarProxy, ' +
+      'connections, stores, featureService)',
   });
 });
 

@@ -121,8 +121,11 @@ test('the cookie session works with the auth middleware, with the XSRF header on
 
 test('answers as direct does, request for request: logins, refusals, the lock-out, session-only cookies and logout', async (t) => {
   const checker = (user: string, passwd: string) => passwd === 'password' && user !== 'nobody';
+  // A clock that stands still: the lock-out's Retry-After is counted from it, and a loaded machine took more
+  // than a second between the two runs.
   const app = await startApp({
     secret: SECRET,
+    clock: manualClock(),
     providers: [
       { kind: 'direct', name: 'direct', checker },
       { kind: 'passphrase', name: 'pw', checker },
@@ -219,11 +222,11 @@ test('its options list makes a misspelled option fail start-up, naming the close
   const start = (entry: Record<string, unknown>) =>
     startApp({ secret: SECRET, providers: [{ kind: 'passphrase', name: 'pw', ...entry } as never] });
   await t.throwsAsync(start({ cheker: () => true }), {
-    message: 'authKoa: providers[0] (password): unknown option "cheker" (did you mean "checker"?)',
+    message: 'authKoa: providers[0] (passphrase): unknown option "cheker" (did you mean "checker"?)',
   });
   await t.throwsAsync(start({}), {
     instanceOf: TypeError,
-    message: 'authKoa: providers[0] (password): checker must be a function (user, passwd) => boolean',
+    message: 'authKoa: providers[0] (passphrase): checker must be a function (user, passwd) => boolean',
   });
 });
 

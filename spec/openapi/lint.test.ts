@@ -2,7 +2,7 @@
  * The document as other tools read it: Redocly's `recommended` rules and Spectral's `oas` rules
  * (spec/openapi/linters.ts) find no error in the document of a rich configuration (every kind that
  * describes its own routes, two providers of one kind, a kind described generically, the second factor,
- * sessions, signing keys, avatars, basic auth, a feature written outside the package), and every operation has an `operationId`, unique, named
+ * accounts, sessions, signing keys, avatars, basic auth, a feature written outside the package), and every operation has an `operationId`, unique, named
  * by the rule of lib/openapi/operation-ids.ts (the list below is what generated clients call).
  */
 import test from 'ava';
@@ -29,12 +29,14 @@ async function richDocument(t: ExecutionContext): Promise<Doc> {
     avatarStore: `lmdb://${dir}/avatars`,
     signing: { alg: 'EdDSA', key: BENCH_KEYS.EdDSA },
     mfa: { store: `lmdb://${dir}/mfa` },
+    accounts: { store: `lmdb://${dir}/accounts` },
     // A feature written outside the package: its part of the document is linted with authkoa's.
     features: [acceptTerms({ version: '1' })],
     providers: [
       { kind: 'direct', name: 'local', checker: () => false },
       { kind: 'direct', name: 'staff', checker: () => false },
       { kind: 'verified', name: 'email', sender: () => {} },
+      { kind: 'password', name: 'members', sender: () => {} },
       { kind: 'telegram', name: 'telegram', token: BOT_TOKEN, apiRoot: api.apiRoot, pollTimeout: 1 },
       { kind: 'passkey', rpName: 'lint tests' },
       { kind: 'dev', port: 0 },
@@ -161,6 +163,18 @@ const EXPECTED = [
   'POST /auth/email/logout postEmailLogout',
   'GET /auth/email/callback getEmailCallback',
   'POST /auth/email/callback postEmailCallback',
+  'POST /auth/members/login postMembersLogin',
+  'GET /auth/members/logout getMembersLogout',
+  'POST /auth/members/logout postMembersLogout',
+  'POST /auth/members/signup postMembersSignup',
+  'GET /auth/members/confirm getMembersConfirm',
+  'POST /auth/members/confirm postMembersConfirm',
+  'POST /auth/members/reset postMembersReset',
+  'GET /auth/members/reset/confirm getMembersResetConfirm',
+  'POST /auth/members/reset/confirm postMembersResetConfirm',
+  'POST /auth/members/password postMembersPassword',
+  'POST /auth/members/email postMembersEmail',
+  'DELETE /auth/members/account deleteMembersAccount',
   'GET /auth/telegram/login getTelegramLogin',
   'POST /auth/telegram/login postTelegramLogin',
   'GET /auth/telegram/logout getTelegramLogout',

@@ -130,6 +130,11 @@ const LAZY_MODULES = [
   'features/jwks/openapi.js',
   'mfa/service.js',
   'mfa/openapi.js',
+  // The accounts' store, hashing and routes load when the `accounts` option and a `password` provider are set.
+  'accounts/service.js',
+  'accounts/admin.js',
+  'accounts/password-hash.js',
+  'accounts/password/provider.js',
 ];
 
 test("a bare import loads none of authkoa's modules that a feature loads when it is used", async (t) => {

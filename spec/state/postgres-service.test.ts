@@ -147,6 +147,9 @@ test('a refused password or a missing database fails start-up naming the redacte
     url: 'http://127.0.0.1:1',
     logger: () => {},
     providers: [{ kind: 'direct' as const, name: 'local', checker: () => true }],
+    // The server's refusal is the subject, not the bound: a loaded machine took more than the default 3 s to
+    // answer the password exchange, and the test saw an outage instead.
+    storeCheckTimeout: '30s',
   };
   const cases = {
     wrongPassword: server.uri.replace('right-horse-battery', 'hunter2'),
@@ -190,6 +193,7 @@ test('a URI without the password the server requires fails start-up too', async 
     url: 'http://127.0.0.1:1',
     stateStore: server.uri.replace(':right-horse-battery@', '@'),
     providers: [{ kind: 'direct', name: 'local', checker: () => true }],
+    storeCheckTimeout: '30s', // the refusal is the subject, not the bound
   });
   t.teardown(() => auth.close());
   const err = await t.throwsAsync(auth.ready, { instanceOf: TypeError });

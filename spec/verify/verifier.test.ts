@@ -275,7 +275,8 @@ for (const [what, breakIt] of Object.entries(outages)) {
     const clock = manualClock();
     const [a, stranger] = await Promise.all([keyOf(), keyOf()]);
     const server = await keyServer(t, [a.jwk]);
-    const v = verifier({ jwks: server.url, clock, maxAge: '10m', timeout: '300ms' });
+    // Long enough for the healthy first fetch on a loaded machine (300 ms was not), short enough for a hang.
+    const v = verifier({ jwks: server.url, clock, maxAge: '10m', timeout: '5s' });
     t.is(await outcome(v, await mint(a, {}, clock())), 'accepted');
     const attempt = await breakIt(server);
     clock.advance(10 * 60_000);

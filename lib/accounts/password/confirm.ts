@@ -37,7 +37,7 @@ export function confirmRoute(p: PasswordParts): (ctx: Context) => Promise<void> 
     const account = await liveAccount(p, link);
     await spendLink(p.deps.stateStore, p.config.name, link);
     if (link.purpose === 'email') await changeAddress(p, ctx, account, link);
-    else await confirmAndLogIn(p, ctx, account, params);
+    else await confirmAndLogIn(p, ctx, account, { params, from: link.from });
   };
   return (ctx) =>
     confirm(ctx).catch((err: unknown) => {
@@ -46,16 +46,29 @@ export function confirmRoute(p: PasswordParts): (ctx: Context) => Promise<void> 
     });
 }
 
-/** The account a link names, as it was when the link was sent; else the link is dead (403 `confirmation_invalid`). */
+/**
+ * The account a link names, as it was when the link was sent; else the link is dead: 403 `confirmation_used`
+ * when it was spent (its redemption changed the account), else `confirmation_invalid`.
+ */
 export async function liveAccount(p: PasswordParts, link: AccountLink): Promise<StoredAccount> {
   const account = await p.accounts.store.get(link.account);
-  if (!account || fingerprint(account) !== link.fp)
+  if (!account || fingerprint(account) !== link.fp) {
+    // Spent by a redemption that changed the account itself (a new password, a new address): say so, as a
+    // second click on the same link would be told anyway, not that the link is invalid.
+    if (await alreadySpent(p.deps.stateStore, spentId(p.config.name, link), p.deps.clock()))
+      throw new AuthError('confirmation_used', 'the link has been used already');
     throw new AuthError('confirmation_invalid', 'the link is no longer valid: the account has changed since');
+  }
   return account;
 }
 
 /** Marks the address confirmed and logs the browser in, as any login ends. */
-async function confirmAndLogIn(p: PasswordParts, ctx: Context, account: StoredAccount, params: Record<string, string>) {
+async function confirmAndLogIn(
+  p: PasswordParts,
+  ctx: Context,
+  account: StoredAccount,
+  { params, from }: { params: Record<string, string>; from: string | undefined },
+) {
   let current = account;
   if (!account.emailConfirmed) {
     const { rev, ...fields } = account;
@@ -65,14 +78,16 @@ async function confirmAndLogIn(p: PasswordParts, ctx: Context, account: StoredAc
     current = { ...next, rev };
     p.accounts.emit('account_confirmed', eventOf(p, account), ctx);
   }
+  // The link's page in a browser goes on to where the sign-up asked, else to the site; a client's call gets JSON.
+  const navigation = isFormPost(ctx);
   await p.deps.completeLogin(ctx, {
     provider: p.config.name,
     user: sessionUserOf(p, current),
     aud: '',
     sessionOnly: sessionFlag(params) ?? false,
     amr: ['email'],
-    // The link's page in a browser gets redirects; a client's JSON call gets JSON.
-    navigation: isFormPost(ctx),
+    from: from ?? (navigation ? p.deps.url : undefined),
+    navigation,
   });
 }
 

@@ -27,6 +27,8 @@ export interface AccountLink {
   fp: string;
   /** The session that asked for a new address: it alone goes on once the change is made. */
   keep?: string;
+  /** Where a sign-up asked the browser to go once confirmed (checked by the redirect policy when used). */
+  from?: string;
   jti: string;
   /** Expiry, Unix seconds. */
   exp: number;
@@ -52,7 +54,7 @@ export async function mintLink(
   deps: Pick<ProviderDeps, 'tokenService' | 'routeURL'>,
   provider: string,
   lifetimeS: number,
-  link: { purpose: LinkPurpose; account: Account; email?: string; keep?: string },
+  link: { purpose: LinkPurpose; account: Account; email?: string; keep?: string; from?: string },
 ): Promise<{ token: string; url: string }> {
   const tokens = deps.tokenService;
   const now = tokens.now();
@@ -67,6 +69,7 @@ export async function mintLink(
       email: link.email ?? link.account.email,
       fp: fingerprint(link.account),
       ...(link.keep !== undefined && { keep: link.keep }),
+      ...(link.from !== undefined && { from: link.from }),
     },
     auth_provider: { name: provider },
   });
@@ -98,7 +101,7 @@ export async function readLink(
   // Bound to this provider and purpose: another provider's link, a session or an OAuth2 handshake is refused.
   if (claims.auth_provider?.name !== provider || claims.user || !purposes.includes(purpose as LinkPurpose))
     throw invalid();
-  const { account, email, fp, keep } = h as Record<string, unknown>;
+  const { account, email, fp, keep, from } = h as Record<string, unknown>;
   if (typeof account !== 'string' || typeof email !== 'string' || typeof fp !== 'string') throw invalid();
   if (typeof claims.jti !== 'string' || !claims.jti || typeof claims.exp !== 'number') throw invalid();
   if (deps.tokenService.isExpired(claims)) throw new AuthError('confirmation_expired', 'the link has expired');
@@ -108,6 +111,7 @@ export async function readLink(
     email,
     fp,
     ...(typeof keep === 'string' && { keep }),
+    ...(typeof from === 'string' && { from }),
     jti: claims.jti,
     exp: claims.exp,
   };

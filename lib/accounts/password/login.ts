@@ -3,7 +3,7 @@ import { AuthError } from '../../errors.js';
 import { crossSite } from '../../http/origin.js';
 import { readParams, sessionOnly } from '../../providers/kit.js';
 import { accountError } from '../errors.js';
-import { MAX_EMAIL_LENGTH } from '../store.js';
+import { MAX_EMAIL_LENGTH, normalizeEmail } from '../store.js';
 import { MAX_PASSWORD_LENGTH } from '../password-policy.js';
 import type { PasswordCheck } from '../password-login.js';
 import { mayAlsoSend, sessionUserOf, type PasswordParts } from './parts.js';
@@ -28,7 +28,8 @@ export function loginRoute(p: PasswordParts): (ctx: Context) => Promise<void> {
     if (!user || user.length > MAX_EMAIL_LENGTH + 64 || passwd.length > 4 * MAX_PASSWORD_LENGTH)
       throw new AuthError('bad_request', 'failed to parse credentials');
     const answer: { found: PasswordCheck } = { found: { result: 'wrong' } };
-    await p.deps.checkCredentials(ctx, p.config.name, user, async () => {
+    // Counted by the address as accounts compare it: changing its case does not make a new name to guess on.
+    await p.deps.checkCredentials(ctx, p.config.name, normalizeEmail(user) ?? user, async () => {
       answer.found = await p.check(user, passwd);
       return answer.found.result !== 'wrong';
     });

@@ -10,6 +10,7 @@ import { mintLink } from './links.js';
 import { checkPassword, sendMessage, withinLimits, type PasswordParts } from './parts.js';
 
 const MAX_NAME = 128;
+const MAX_FROM = 2048;
 // Controls, line separators and bidi overrides: none belongs in a name a message or a page shows.
 const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
 const BODY_LIMIT = 16 * 1024;
@@ -18,7 +19,7 @@ const BODY_LIMIT = 16 * 1024;
 const CHECK_EMAIL = { status: 'check_email' };
 
 /**
- * `POST signup` `{ email, password, name? }`: 202 `check_email` for every well-formed request. A free address
+ * `POST signup` `{ email, password, name?, from? }`: 202 `check_email` for every well-formed request. A free address
  * gets an account (unconfirmed) and a confirmation link; an address with a confirmed account gets a notice
  * instead; an unconfirmed one takes the new password and name and gets a new link (the earlier links die with
  * the old password: someone who signed up with another's address cannot keep it). Every path hashes the
@@ -32,6 +33,9 @@ export function signupRoute(p: PasswordParts): (ctx: Context) => Promise<void> {
     const email = normalizeEmail(params.email);
     if (email === undefined) throw accountError('invalid_email', 'email must be one plain address');
     const name = readName(params.name);
+    const from = params.from || undefined;
+    if (from !== undefined && (from.length > MAX_FROM || UNSAFE.test(from)))
+      throw new AuthError('bad_request', 'invalid from');
     await withinLimits(p, ctx, 'signup', email);
     const password = await checkPassword(p, params.password, { email, name });
     const hash = await hashPassword(password, p.config.scrypt);
@@ -44,10 +48,10 @@ export function signupRoute(p: PasswordParts): (ctx: Context) => Promise<void> {
     const { store } = p.accounts;
     if (await store.create(account)) {
       p.accounts.emit('signup', { accountId: account.id, provider: p.config.name, by: 'signup' }, ctx);
-      await sendConfirmation(p, account);
+      await sendConfirmation(p, account, from);
     } else {
       const existing = await store.findByEmail(email);
-      if (existing && !existing.emailConfirmed) await signUpAgain(p, existing, hash, name);
+      if (existing && !existing.emailConfirmed) await signUpAgain(p, existing, { hash, name, from });
       else await sendMessage(p, 'taken', email, { url: p.deps.url, name: existing?.name });
     }
     writeJSON(ctx, 202, CHECK_EMAIL);
@@ -55,18 +59,23 @@ export function signupRoute(p: PasswordParts): (ctx: Context) => Promise<void> {
 }
 
 /** An unconfirmed account signed up for again: the new password and name, and a new link. */
-async function signUpAgain(p: PasswordParts, existing: StoredAccount, hash: string, name: string | undefined) {
+async function signUpAgain(
+  p: PasswordParts,
+  existing: StoredAccount,
+  again: { hash: string; name: string | undefined; from: string | undefined },
+) {
   const { rev, ...fields } = existing;
-  const next: Account = { ...fields, passwordHash: hash, updatedAt: p.accounts.clock() };
-  if (name !== undefined) next.name = name;
+  const next: Account = { ...fields, passwordHash: again.hash, updatedAt: p.accounts.clock() };
+  if (again.name !== undefined) next.name = again.name;
   else delete next.name;
   // A concurrent change (the owner confirming just now) wins; this request still answers alike.
-  if ((await p.accounts.store.update(next, rev)) === 'updated') await sendConfirmation(p, next);
+  if ((await p.accounts.store.update(next, rev)) === 'updated') await sendConfirmation(p, next, again.from);
 }
 
 /** Mints the account's confirmation link and mails it. */
-export async function sendConfirmation(p: PasswordParts, account: Account): Promise<void> {
-  const { url } = await mintLink(p.deps, p.config.name, p.config.confirmS, { purpose: 'confirm', account });
+export async function sendConfirmation(p: PasswordParts, account: Account, from?: string): Promise<void> {
+  const link = { purpose: 'confirm' as const, account, ...(from !== undefined && { from }) };
+  const { url } = await mintLink(p.deps, p.config.name, p.config.confirmS, link);
   await sendMessage(p, 'confirm', account.email, { url, name: account.name });
 }
 

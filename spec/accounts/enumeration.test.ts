@@ -1,0 +1,110 @@
+/**
+ * Whether an address has an account cannot be read from the answers: sign-up, login and reset answer a
+ * taken and a free address with the same status, the same bytes and the same headers (no cookie for one
+ * that the other lacks), and a login for an unknown address takes as long as one with a wrong password
+ * (the median of 50 each, under the default scrypt parameters, printed).
+ */
+import test from 'ava';
+import { performance } from 'node:perf_hooks';
+import { Client } from '../helpers/http.js';
+import { accountsRig, login, mailsTo, PASSWORD, post, signUpAndConfirm, type AccountsRig } from './rig.js';
+
+/** Headers that say nothing about the request (when it was answered, the connection). */
+const NOISE = new Set(['date', 'connection', 'keep-alive']);
+
+/** What an observer can compare: the status, the body's bytes, every header but the noise, cookies by name. */
+async function observed(res: Response) {
+  const headers: string[] = [];
+  res.headers.forEach((v, k) => void (!NOISE.has(k) && k !== 'set-cookie' && headers.push(`${k}: ${v}`)));
+  const cookies = res.headers.getSetCookie().map((c) => c.split('=')[0]);
+  return { status: res.status, body: Buffer.from(await res.arrayBuffer()).toString('hex'), headers, cookies };
+}
+
+/** The same request for a taken and a free address, each from a browser of its own: both answers as observed. */
+async function both(r: AccountsRig, path: string, body: (email: string) => unknown, taken: string, free: string) {
+  const ask = async (email: string) => observed(await post(new Client(r.app.url), path, body(email)));
+  return { taken: await ask(taken), free: await ask(free) };
+}
+
+test('sign-up: a taken address (confirmed or not) and a free one get the same status, bytes and headers', async (t) => {
+  const r = await accountsRig(t);
+  await signUpAndConfirm(r, 'taken@example.com', PASSWORD, new Client(r.app.url));
+  await post(new Client(r.app.url), '/auth/local/signup', { email: 'pending@example.com', password: PASSWORD });
+  await r.smtp.next();
+  const body = (email: string) => ({ email, password: 'another good passphrase' });
+  for (const taken of ['taken@example.com', 'pending@example.com']) {
+    const { taken: a, free: b } = await both(r, '/auth/local/signup', body, taken, `free-${taken}`);
+    t.is(a.status, 202);
+    t.true(
+      a.headers.some((h) => /^content-type: application\/json/.test(h)),
+      'the headers are compared too',
+    );
+    t.deepEqual(a, b, taken);
+    t.deepEqual(a.cookies, [], 'no cookie either way');
+  }
+  // The difference is in the inbox only: a notice for the confirmed account, a link for every other address.
+  const inbox = await mailsTo(r, 4);
+  t.false(inbox.get('taken@example.com')!.mail.text!.includes('token='), 'the owner gets a notice, no link');
+  for (const to of ['pending@example.com', 'free-taken@example.com', 'free-pending@example.com'])
+    t.true(inbox.get(to)!.mail.text!.includes('token='), `${to} gets a confirmation link`);
+});
+
+test('login: a wrong password, an unknown address, and an unconfirmed account with a wrong password answer alike', async (t) => {
+  const r = await accountsRig(t, { service: { loginThrottle: false } });
+  await signUpAndConfirm(r, 'known@example.com', PASSWORD, new Client(r.app.url));
+  await post(new Client(r.app.url), '/auth/local/signup', { email: 'pending@example.com', password: PASSWORD });
+  await r.smtp.next();
+  const mailed = r.smtp.received.length;
+  const answer = async (email: string) => observed(await login(new Client(r.app.url), email, 'not the password'));
+  const wrong = await answer('known@example.com');
+  t.is(wrong.status, 403);
+  t.deepEqual(JSON.parse(Buffer.from(wrong.body, 'hex').toString()).code, 'bad_credentials');
+  t.deepEqual(await answer('nobody@example.com'), wrong, 'unknown address');
+  t.deepEqual(await answer('pending@example.com'), wrong, 'unconfirmed account, wrong password');
+  t.deepEqual(wrong.cookies, []);
+  t.is(r.smtp.received.length, mailed, 'the unconfirmed account got no new link for a wrong password');
+});
+
+test('reset: an address with an account and one without get the same status, bytes and headers', async (t) => {
+  const r = await accountsRig(t);
+  await signUpAndConfirm(r, 'known@example.com', PASSWORD, new Client(r.app.url));
+  const { taken, free } = await both(
+    r,
+    '/auth/local/reset',
+    (email) => ({ email }),
+    'known@example.com',
+    'x@example.com',
+  );
+  t.is(taken.status, 202);
+  t.deepEqual(taken, free);
+  t.deepEqual(taken.cookies, []);
+  t.deepEqual((await r.smtp.next()).envelopeTo, ['known@example.com'], 'only the account got a link');
+});
+
+test('timing: the median of 50 logins for unknown addresses is within 10% of 50 with a wrong password (default scrypt)', async (t) => {
+  // The default scrypt (OWASP's ln=17): the rig's cheap parameters would hide a difference in the noise.
+  // No throttle: 100 failures of one client would be refused early otherwise, which is not what is timed.
+  const r = await accountsRig(t, { provider: { scrypt: undefined }, service: { loginThrottle: false } });
+  await r.app.auth.accounts!.create({ email: 'known@example.com', password: PASSWORD, confirmed: true });
+  const once = async (email: string) => {
+    const started = performance.now();
+    const res = await login(new Client(r.app.url), email, 'not the password');
+    const ms = performance.now() - started;
+    if (res.status !== 403) throw new Error(`login answered ${res.status}`);
+    return ms;
+  };
+  // The first unknown address makes the dummy hash: not part of what is compared.
+  await once('warm-up@example.com');
+  await once('known@example.com');
+  const unknown: number[] = [];
+  const wrong: number[] = [];
+  // Interleaved, so a load that comes and goes on the machine weighs on both alike.
+  for (let i = 0; i < 50; i++) {
+    unknown.push(await once(`nobody-${i}@example.com`));
+    wrong.push(await once('known@example.com'));
+  }
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
+  const [mu, mw] = [median(unknown), median(wrong)];
+  t.log(`median ms of 50 logins: unknown address ${mu.toFixed(1)}, wrong password ${mw.toFixed(1)}`);
+  t.true(Math.abs(mu - mw) <= 0.1 * mw, `unknown ${mu.toFixed(1)} ms vs wrong ${mw.toFixed(1)} ms`);
+});
