@@ -18,6 +18,8 @@ export interface SignupInput {
   email: string;
   password: string;
   name?: string;
+  /** Where the browser goes once the mailed link's page confirmed the address (default the site; redirect policy). */
+  from?: string;
 }
 
 /**
@@ -67,10 +69,14 @@ export function accountCalls(t: Transport, authPath: string) {
      * notice to an address that has an account). `invalid_email`, `weak_password`, `signup_disabled`, `rate_limited`.
      */
     async signup(input: SignupInput, o: AccountCallOptions = {}): Promise<CheckEmail> {
-      const { email, password, name } = (isObject(input) ? input : {}) as Partial<SignupInput>;
-      if (typeof email !== 'string' || typeof password !== 'string' || (name !== undefined && typeof name !== 'string'))
-        throw new TypeError('accounts.signup(input): input must be { email: string, password: string, name?: string }');
-      return statusCall('check_email', 'POST', 'signup', { email, password, ...(name !== undefined && { name }) }, o);
+      const { email, password, name, from } = (isObject(input) ? input : {}) as Partial<SignupInput>;
+      const optional = (v: unknown) => v === undefined || typeof v === 'string';
+      if (typeof email !== 'string' || typeof password !== 'string' || !optional(name) || !optional(from))
+        throw new TypeError(
+          'accounts.signup(input): input must be { email: string, password: string, name?: string, from?: string }',
+        );
+      const body = { email, password, ...(name !== undefined && { name }), ...(from !== undefined && { from }) };
+      return statusCall('check_email', 'POST', 'signup', body, o);
     },
     /**
      * Redeems a mailed confirmation link's token (the `token` of its URL) once: a sign-up's logs in, a new

@@ -38,7 +38,8 @@ window.demoAccounts = function ($, auth, hooks) {
     e.preventDefault();
     var form = this;
     var name = field(form, 'name');
-    var input = { email: field(form, 'email'), password: field(form, 'password') };
+    // The confirmed browser comes back to this page (the link's page goes on to `from`).
+    var input = { email: field(form, 'email'), password: field(form, 'password'), from: location.pathname };
     if (name) input.name = name;
     show('');
     auth.accounts.signup(input, { provider: provider }).then(function () {

@@ -108,8 +108,7 @@ test('reset → the link → resetConfirm(): a weak password leaves the link uns
 
   t.like(await refusal(t, phone.accounts.resetConfirm(token, 'short')), { code: 'weak_password', status: 400 });
   t.deepEqual(await phone.accounts.resetConfirm(token, NEW_PASSWORD), { status: 'password_reset' });
-  // Spent, and bound to the password it replaced: dead either way.
-  t.like(await refusal(t, phone.accounts.resetConfirm(token, NEW_PASSWORD)), { code: 'confirmation_invalid' });
+  t.like(await refusal(t, phone.accounts.resetConfirm(token, NEW_PASSWORD)), { code: 'confirmation_used' });
   t.like(await refusal(t, phone.user()), { code: 'no_token' }, 'a reset logs nobody in');
   r.clock.advance(TOKEN_LIFE); // an ended session is refused at its next refresh
   t.like(await refusal(t, laptop.user()), { code: 'session_revoked' }, 'the session from before the reset is over');
@@ -186,4 +185,23 @@ test('the provider is an option: a password provider of another name', async (t)
   await auth.accounts.signup({ email: 'fi@example.com', password: PASSWORD }, { provider: 'members' });
   const result = await auth.accounts.confirm((await mailed(r)).token, { provider: 'members' });
   t.like(result, { state: 'logged_in', user: { email: 'fi@example.com' } });
+});
+
+test("signup()'s `from` travels in the link: its page's Confirm goes on there, logged in", async (t) => {
+  const r = await accountsRig(t);
+  await client(r).accounts.signup({ email: 'gil@example.com', password: PASSWORD, from: '/welcome?x=1' });
+  const { token } = await mailed(r);
+  // The button of the link's page: a form POST from the app's own origin, as the browser sends it.
+  const res = await fetch(`${r.app.url}/auth/local/confirm`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', origin: r.app.url },
+    body: new URLSearchParams({ token, session: '0' }),
+    redirect: 'manual',
+  });
+  t.is(res.status, 303);
+  t.is(res.headers.get('location'), `${r.app.url}/welcome?x=1`);
+  await t.throwsAsync(client(r).accounts.signup({ email: 'a@example.com', password: PASSWORD, from: 3 } as never), {
+    instanceOf: TypeError,
+    message: /from\?: string/,
+  });
 });

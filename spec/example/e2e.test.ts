@@ -168,8 +168,8 @@ test.serial(
     await page.click('.outbox li:first-child a');
     t.regex(page.url(), /\/auth\/password\/confirm\?token=/);
     t.regex((await page.textContent('body'))!, /dana@example\.com/);
-    await Promise.all([page.waitForNavigation(), page.click('button')]);
-    await page.goto(`${app.url}/`);
+    // Its POST goes on to the page the sign-up was made on (`from`), logged in.
+    await Promise.all([page.waitForURL(`${app.url}/`), page.click('button')]);
     await page.waitForFunction(() => document.querySelector('#status')?.textContent === 'Logged in as Dana.');
     t.true(await page.isHidden('#accounts'), 'the account forms are hidden while logged in');
     await page.click('#logout');
