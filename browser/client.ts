@@ -13,12 +13,14 @@
  * const me = await auth.user();
  * ```
  */
+import { accountCalls } from './client/accounts.js';
 import { mfaCalls, passkeyCalls, sessionCalls } from './client/features.js';
 import { expect, isUser, loginResult, type LoginResult } from './client/login.js';
 import { clientConfig, type AuthClientOptions } from './client/options.js';
 import type { ProviderList, Status, User } from './client/schema.js';
 import { Transport } from './client/transport.js';
 
+export type { AccountCallOptions, CheckEmail, ConfirmResult, SignupInput } from './client/accounts.js';
 export { AuthClientError, type ClientErrorCode } from './client/errors.js';
 export type { CallOptions, MfaStatus, PasskeyCallOptions } from './client/features.js';
 export type { LoginResult } from './client/login.js';
@@ -95,7 +97,8 @@ export function createAuthClient(options: AuthClientOptions = {}) {
     },
     /**
      * A login with credentials posted to the provider's login route (`direct`: `{ user, passwd }`;
-     * `verified`: `{ user, address }`, then `{ token }`; `telegram`: `{}`, then `{ token }`).
+     * `password`: `{ user: <address>, passwd }`; `verified`: `{ user, address }`, then `{ token }`;
+     * `telegram`: `{}`, then `{ token }`).
      */
     async login(name: string, credentials: Record<string, string> = {}): Promise<LoginResult> {
       const path = `${provider(name, 'login')}/login`;
@@ -133,6 +136,8 @@ export function createAuthClient(options: AuthClientOptions = {}) {
     mfa: mfaCalls(t, auth, config.webauthn, user),
     /** The user's sessions, one per login and device. */
     sessions: sessionCalls(t, auth),
+    /** A `password` provider's accounts (its name in each call's options, default `local`): sign-up, links, reset. */
+    accounts: accountCalls(t, auth),
   };
 }
 

@@ -10,7 +10,7 @@ import { authKoa, getUserInfo, type AuthKoa } from '../lib/index.js';
 import { RecentEvents } from './events.js';
 import { demoFeatures, featureOn, isInstalled, type DemoFeature, type Installed } from './features.js';
 import { Outbox } from './outbox.js';
-import { DEMO_USER, demoProviders, telegramToken } from './providers.js';
+import { ACCOUNTS_PROVIDER, DEMO_USER, demoProviders, telegramToken } from './providers.js';
 import { publicHostOnly } from './public-host.js';
 import { mountStatic } from './static.js';
 
@@ -22,7 +22,7 @@ export interface ExampleOptions {
   host: string;
   /** Port of the dev OAuth2 server (default 8084; 0 picks a free one). */
   devPort?: number;
-  /** Folder for the generated secret and the LMDB stores: avatars, passkeys, second factors. */
+  /** Folder for the generated secret and the LMDB stores: avatars, accounts, passkeys, second factors. */
   varDir: string;
   log?: (line: string) => void;
   env?: NodeJS.ProcessEnv;
@@ -79,6 +79,10 @@ function banner(
   log(`  providers: ${b.providers.join(', ')}`);
   for (const f of b.features) if (!f.available) log(`  ${`${f.name}:`.padEnd(10)} off: ${f.reason}`);
   log(`  demo user: ${DEMO_USER.name} / ${DEMO_USER.passwd} (provider "local"); email login messages: ${b.url}/outbox`);
+  log(
+    `  accounts:  sign up on the page (provider "${ACCOUNTS_PROVIDER}"); ` +
+      'the confirmation and reset links land in the outbox',
+  );
 }
 
 /**
@@ -126,9 +130,12 @@ export async function startExample(o: ExampleOptions): Promise<RunningExample> {
     }),
     // Two-step login: TOTP keys (sealed) and hashed recovery codes beside the passkeys, so they survive a restart too.
     mfa: { store: `lmdb://${join(varDir, 'mfa')}`, issuer: 'authkoa demo' },
+    // The password provider's accounts, in LMDB beside the rest (the path is absolute: lmdb:///…).
+    accounts: { store: `lmdb://${join(varDir, 'accounts')}` },
     claimsUpdater: (claims) => {
-      // The demo user is an admin and an editor, so every protected route of the page can be tried.
-      if (claims.user?.name === DEMO_USER.name)
+      // The demo user is an admin and an editor, so every protected route of the page can be tried. Not an
+      // account that signed up with the name "demo": anyone may sign up, and a name is what they type.
+      if (claims.user?.name === DEMO_USER.name && !claims.user.id.startsWith(`${ACCOUNTS_PROVIDER}_`))
         claims.user = { ...claims.user, role: 'editor', attrs: { ...claims.user.attrs, admin: true } };
       return claims;
     },

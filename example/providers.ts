@@ -3,6 +3,8 @@ import { catalog } from '../lib/providers/social.js';
 import type { Outbox } from './outbox.js';
 
 export const DEMO_USER = { name: 'demo', passwd: 'demo' };
+/** The password provider's name: `local` is the direct provider's (the demo user's), which the guides log in to. */
+export const ACCOUNTS_PROVIDER = 'password';
 
 /** What the reference app's providers need from its start-up. */
 export interface ProviderSetup {
@@ -22,8 +24,9 @@ export function telegramToken(env: NodeJS.ProcessEnv): string | undefined {
 
 /**
  * The providers the demo offers: the dev OAuth2 server, a direct provider with a demo user, email login
- * through the outbox, passkeys (when the setup says where to keep them), Telegram when TELEGRAM_BOT_TOKEN
- * is set (the variable `authctl bot` reads; TELEGRAM_TOKEN, its earlier name, still counts), and every
+ * through the outbox, accounts (sign-up, password login and reset; their messages in the outbox too),
+ * passkeys (when the setup says where to keep them), Telegram when TELEGRAM_BOT_TOKEN is set (the variable
+ * `authctl bot` reads; TELEGRAM_TOKEN, its earlier name, still counts), and every
  * built-in social provider whose <NAME>_CID and <NAME>_CSEC variables are set (e.g. GITHUB_CID, GITHUB_CSEC).
  */
 export function demoProviders(s: ProviderSetup): ProviderEntry[] {
@@ -42,6 +45,8 @@ export function demoProviders(s: ProviderSetup): ProviderEntry[] {
       template:
         'Hello {{.User}},\n\nfollow this link to log in to the authkoa demo:\n{{.URL}}\n\nIt works once, for 30 minutes.',
     },
+    // Its messages (confirmation and reset links, notices) land in the outbox like the email provider's.
+    { kind: 'password', name: ACCOUNTS_PROVIDER, sender: s.outbox.sender },
   ];
   if (s.passkeyCredentials)
     providers.push({ kind: 'passkey', rpName: 'authkoa demo', credentials: s.passkeyCredentials });

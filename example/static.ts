@@ -37,6 +37,7 @@ export async function mountStatic(router: Router): Promise<void> {
     '/two-step.js': join(root, 'example/public/two-step.js'),
     '/devices.js': join(root, 'example/public/devices.js'),
     '/events.js': join(root, 'example/public/events.js'),
+    '/accounts.js': join(root, 'example/public/accounts.js'),
     '/style.css': join(root, 'example/public/style.css'),
     '/vendor/jquery.js': join(root, 'dist/browser/jquery.min.js'),
     '/vendor/jquery.rest.js': join(root, 'dist/browser/jquery.rest.js'),

@@ -6,6 +6,7 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
+import { ACCOUNT_ERRORS } from '../lib/accounts/errors.js';
 import { MFA_ERRORS } from '../lib/mfa/errors.js';
 import { MFA_SCHEMAS } from '../lib/mfa/schemas.js';
 import { openApiDocument } from '../lib/openapi/document.js';
@@ -20,7 +21,8 @@ const HEADER = `/**
 
 /**
  * The text of browser/client/schema.ts for the current component schemas: the core ones and those of the
- * built-in second factor, whose routes the client calls (its bodies, its error codes in `ErrorCode`).
+ * built-in second factor and accounts, whose routes the client calls (their bodies, their error codes in
+ * `ErrorCode`, in the order a configuration with both lists them: the accounts', then the second factor's).
  */
 export function clientSchemaSource(): string {
   const names = { jwtCookieName: 'JWT', xsrfHeaderName: 'X-XSRF-TOKEN', jwtHeaderName: 'X-JWT', jwtQueryName: 'token' };
@@ -34,7 +36,7 @@ export function clientSchemaSource(): string {
       avatars: true,
     },
     [],
-    { paths: {}, schemas: MFA_SCHEMAS, securitySchemes: {}, errors: MFA_ERRORS, tags: {} },
+    { paths: {}, schemas: MFA_SCHEMAS, securitySchemes: {}, errors: { ...ACCOUNT_ERRORS, ...MFA_ERRORS }, tags: {} },
   );
   return typeScriptOf(doc.components.schemas as Record<string, Record<string, unknown>>, HEADER, {
     Error: 'ErrorBody',

@@ -75,6 +75,14 @@
     loggedIn: function () { return !!current; },
     read: function () { return api.events.read(); },
   });
+  // "Accounts" (/accounts.js): password login, sign-up and reset, for a password provider /auth/list names.
+  var accounts = demoAccounts($, auth, {
+    loggedIn: function (result, name) { loggedIn(name)(result); },
+    failed: authFailed,
+    // A new password ends the account's other sessions; a deletion all of them, this one's cookies included.
+    changed: function () { devices.render(); events.render(); },
+    deleted: function () { renderUser(null); show('#session-message', 'Account deleted.'); },
+  });
   var passkey = null; // the passkey provider's name, once /auth/list names one
 
   function when(iso) { return new Date(iso).toLocaleString(undefined, { dateStyle: 'short', timeStyle: 'short' }); }
@@ -116,6 +124,7 @@
    */
   function renderUser(user, why) {
     current = user;
+    accounts.render(user);
     renderPasskeys();
     twoStep.render();
     devices.render();
@@ -166,6 +175,9 @@
           .then(function () { vform[0].reset(); show('#login-message', 'Sent. Open the outbox: /outbox'); $('#login-message').append(' <a href="/outbox">outbox</a>'); }, authFailed('#login-message'));
       });
       box.append(vform);
+    } else if (p.kind === 'password') {
+      // Its forms have their own place under the provider buttons (index.html, #accounts).
+      accounts.add(p.name);
     } else if (p.kind === 'telegram') {
       var tg = $('<button type="button">').text('Log in with ' + p.name);
       tg.on('click', function () {

@@ -6,6 +6,8 @@
 import {
   AuthClientError,
   createAuthClient,
+  type CheckEmail,
+  type ConfirmResult,
   type ErrorCode,
   type LoginResult,
   type Session,
@@ -64,9 +66,28 @@ export async function devices(): Promise<string[]> {
   return [...sessions.map((s) => `${s.device} ${s.current} ${totp}`), ...names, ...detailed.map((p) => p.kind)];
 }
 
+export async function join(email: string, password: string, token: string): Promise<string> {
+  const sent: CheckEmail = await auth.accounts.signup({ email, password, name: 'Ann' }, { provider: 'local' });
+  try {
+    await auth.login('local', { user: email, passwd: password });
+  } catch (err) {
+    // The accounts' codes are in the union too.
+    if (err instanceof AuthClientError && err.code === 'email_not_confirmed') return sent.status;
+  }
+  const done: ConfirmResult = await auth.accounts.confirm(token);
+  if (done.state === 'email_changed') return done.email;
+  await auth.accounts.reset(email);
+  await auth.accounts.resetConfirm(token, password);
+  await auth.accounts.changePassword(password, `${password}!`);
+  await auth.accounts.changeEmail(email);
+  return (await auth.accounts.delete()).status;
+}
+
 // @ts-expect-error the option is baseURL
 createAuthClient({ baseUrl: 'https://app.example' });
 // @ts-expect-error credentials are strings
 void auth.login('local', { user: 'ann', passwd: 42 });
+// @ts-expect-error sign-up takes an email and a password, not direct's user and passwd
+void auth.accounts.signup({ user: 'ann', passwd: 'secret' });
 // @ts-expect-error verify takes a code or a recovery code
 void auth.mfa.verify({ otp: '123456' });

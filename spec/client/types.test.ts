@@ -9,6 +9,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
+import { ACCOUNT_ERRORS } from '../../lib/accounts/errors.js';
 import { ERROR_CODES } from '../../lib/errors.js';
 import { MFA_ERRORS } from '../../lib/mfa/errors.js';
 import { typeScriptOf } from '../../lib/openapi/typescript.js';
@@ -25,7 +26,12 @@ test('browser/client/schema.ts is the generated text of the current components (
 test("the generated types are those of a running app's auth.openapi() components, ErrorCode holding every error code", async (t) => {
   const app = await startApp({
     secret: 'types-secret-0123456789abcdefghij',
-    providers: [{ kind: 'direct', name: 'local', checker: () => false }],
+    allowVolatileStores: true, // accounts in memory: a test app's own choice
+    providers: [
+      { kind: 'direct', name: 'direct', checker: () => false },
+      { kind: 'password', name: 'local', sender: () => undefined },
+    ],
+    accounts: { store: 'memory://' },
     mfa: { store: 'memory://' },
   });
   t.teardown(() => app.close());
@@ -41,8 +47,8 @@ test("the generated types are those of a running app's auth.openapi() components
     .exec(generated)![1]!
     .split(' | ')
     .map((c) => JSON.parse(c) as string);
-  // authkoa's codes, then the second factor's (its feature's `errors`).
-  t.deepEqual(codes, [...ERROR_CODES, ...Object.keys(MFA_ERRORS)]);
+  // authkoa's codes, then the accounts' and the second factor's (each feature's `errors`).
+  t.deepEqual(codes, [...ERROR_CODES, ...Object.keys(ACCOUNT_ERRORS), ...Object.keys(MFA_ERRORS)]);
 });
 
 test('typeScriptOf: objects open or closed, optional members, unions, arrays, const and enum, named titles, references renamed', (t) => {

@@ -1,6 +1,6 @@
 /**
- * The code in README.md and docs/*.md works when copied. The two complete apps (the README's wiring and
- * getting-started's, with its page) are run as written, only the port changed, and logged in to over HTTP;
+ * The code in README.md and docs/*.md works when copied. The complete apps (the README's wiring and
+ * getting-started's two, with its page) are run as written, only the port changed, and logged in to over HTTP;
  * client.md's Node script runs against the reference app; every
  * TypeScript block is type-checked under `strict` against lib/ by the rules of ../package/doc-blocks.ts
  * (JavaScript blocks only for the names they use). consume.test.ts checks the same against the packed
@@ -65,7 +65,7 @@ async function runApp(
   s: DocBlock,
   env: Record<string, string> = {},
   files: Record<string, string> = {},
-): Promise<{ base: string; dir: string }> {
+): Promise<{ base: string; dir: string; output: () => string }> {
   const dir = join(ROOT, 'spec', '.cache', `snippet-${randomBytes(6).toString('hex')}`);
   mkdirSync(dir, { recursive: true });
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
@@ -92,7 +92,7 @@ async function runApp(
   });
   const base = `http://localhost:${port}`;
   await listening(child, `${base}/auth/list`, () => output);
-  return { base, dir };
+  return { base, dir, output: () => output };
 }
 
 /** Logs in as demo/demo like the page of getting-started, then calls `path` with the XSRF header. */
@@ -116,9 +116,23 @@ test("the README's app runs as copied: demo/demo logs in and the protected route
   t.deepEqual(await loginAndCall(base, '/api/private'), { status: 200, body: { hello: 'demo' } });
 });
 
+/** The addresses getting-started.md names (http://localhost:8080…), each once. */
+function guideAddresses(): string[] {
+  const guide = readFileSync(join(ROOT, 'docs', 'getting-started.md'), 'utf8');
+  return [...new Set(guide.match(/http:\/\/localhost:8080[^\s`'")]*/g))];
+}
+
+/** getting-started's app of one kind (`password`: accounts, `direct`: its own checkPassword). */
+const guideApp = (kind: 'password' | 'direct') =>
+  docBlocks().find(
+    (s) => s.file === 'docs/getting-started.md' && s.lang === 'ts' && s.code.includes(`kind: '${kind}'`),
+  )!;
+/** The routes only a password provider has: the checker's app answers them 404, as it should. */
+const ACCOUNT_ROUTES = /\/auth\/local\/(signup|confirm|reset)/;
+
 test("getting-started's app runs as copied: its own checkPassword lets demo/demo in, a wrong password not", async (t) => {
   const page = docBlocks().find((s) => s.file === 'docs/getting-started.md' && s.lang === 'html')!;
-  const { base } = await runApp(t, first('docs/getting-started.md'), {}, { 'index.html': page.code });
+  const { base } = await runApp(t, guideApp('direct'), {}, { 'index.html': page.code });
   const me = await loginAndCall(base, '/api/me');
   t.is(me.status, 200, JSON.stringify(me.body));
   t.like(me.body, { name: 'demo' });
@@ -128,12 +142,9 @@ test("getting-started's app runs as copied: its own checkPassword lets demo/demo
     body: JSON.stringify({ user: 'demo', passwd: 'nope' }),
   });
   t.is(wrong.status, 403);
-  // Every address the guide names is one the app answers: the page at /, then the routes (none a 404).
-  const addresses = [
-    ...new Set(
-      readFileSync(join(ROOT, 'docs', 'getting-started.md'), 'utf8').match(/http:\/\/localhost:8080[^\s`'")]*/g),
-    ),
-  ];
+  // Every address the guide names is one the app answers: the page at /, then the routes (none a 404); the
+  // accounts' routes are the other app's, checked below.
+  const addresses = guideAddresses().filter((a) => !ACCOUNT_ROUTES.test(a));
   t.true(addresses.includes('http://localhost:8080'), addresses.join(' '));
   for (const address of addresses) {
     const res = await fetch(address.replace('http://localhost:8080', base));
@@ -142,6 +153,53 @@ test("getting-started's app runs as copied: its own checkPassword lets demo/demo
   const home = await fetch(`${base}/`);
   t.is(home.status, 200);
   t.regex(await home.text(), /<form id="login">/, 'the page of the guide is served at /');
+});
+
+test("getting-started's accounts app runs as copied: sign-up → the link it prints → confirmed and logged in; the page's login with the address", async (t) => {
+  const page = docBlocks().find((s) => s.file === 'docs/getting-started.md' && s.lang === 'html')!;
+  const { base, output } = await runApp(t, guideApp('password'), {}, { 'index.html': page.code });
+  const json = { 'content-type': 'application/json' };
+  const email = 'ann@example.com';
+  const password = 'correct horse battery';
+  const signup = await fetch(`${base}/auth/local/signup`, {
+    method: 'POST',
+    headers: json,
+    body: JSON.stringify({ email, password, name: 'Ann' }),
+  });
+  t.is(signup.status, 202);
+  let link: string | undefined;
+  for (const deadline = Date.now() + 30_000; !link && Date.now() < deadline;) {
+    link = /http:\/\/localhost:\d+\/auth\/local\/confirm\?token=\S+/.exec(output())?.[0];
+    if (!link) await new Promise((r) => setTimeout(r, 100));
+  }
+  if (!link) return t.fail(`no link printed: ${output()}`);
+  t.true(link.startsWith(`${base}/`), 'the link leads to the app');
+  const confirmPage = await fetch(link);
+  t.is(confirmPage.status, 200);
+  t.regex(await confirmPage.text(), /<button[^>]*>Confirm</);
+  const confirmed = await fetch(`${base}/auth/local/confirm`, {
+    method: 'POST',
+    headers: json,
+    body: JSON.stringify({ token: new URL(link).searchParams.get('token') }),
+  });
+  t.is(confirmed.status, 200);
+  t.like(await confirmed.json(), { name: 'Ann', email });
+  // The page's form, as a script posts it: the address in `user`.
+  const login = await fetch(`${base}/auth/local/login`, {
+    method: 'POST',
+    headers: json,
+    body: JSON.stringify({ user: email, passwd: password }),
+  });
+  t.is(login.status, 200);
+  const cookies = login.headers.getSetCookie().map((c) => c.split(';')[0]!);
+  const xsrf = cookies.find((c) => c.startsWith('XSRF-TOKEN='))!.slice('XSRF-TOKEN='.length);
+  const me = await fetch(`${base}/api/me`, { headers: { cookie: cookies.join('; '), 'x-xsrf-token': xsrf } });
+  t.like(await me.json(), { name: 'Ann', email });
+  // Every address the guide names is one this app answers too (none a 404), the accounts' routes included.
+  for (const address of guideAddresses()) {
+    const res = await fetch(address.replace('http://localhost:8080', base));
+    t.not(res.status, 404, address);
+  }
 });
 
 test("client.md's Node block runs as written against the reference app: logged in, the route answers, then no_token", async (t) => {

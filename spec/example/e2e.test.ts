@@ -1,7 +1,8 @@
 /**
  * The reference app end to end in real headless Chromium: the page lists providers, logs in through
  * the dev OAuth2 server's form, shows the user and the proxied avatar, calls protected routes with
- * the XSRF header, logs out; then logs in through the direct provider's form on the page.
+ * the XSRF header, logs out; then logs in through the direct provider's form on the page, through an email
+ * link from the outbox, and with an account: signed up, confirmed and reset through links from the outbox.
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -131,3 +132,128 @@ test.serial('email login through the outbox: the link shows a confirm page whose
   t.is(page.url(), `${app.url}/`);
   await page.close();
 });
+
+/** The text of `selector` once it starts with `prefix`. */
+async function textStarting(page: Page, selector: string, prefix: string): Promise<string> {
+  await page.waitForFunction(([s, p]) => document.querySelector(s)?.textContent?.startsWith(p) === true, [
+    selector,
+    prefix,
+  ] as const);
+  return (await page.textContent(selector))!;
+}
+
+test.serial(
+  'an account through the page: sign-up → the outbox link → Confirm → logged in; forgot password → the outbox link → a new password → a password login',
+  async (t) => {
+    const page = await openPage();
+    await page.waitForSelector('#accounts #password-login');
+    await page.click('#signup-box summary');
+    await page.fill('#signup [name="name"]', 'Dana');
+    await page.fill('#signup [name="email"]', 'dana@example.com');
+    await page.fill('#signup [name="password"]', 'dana-first-password');
+    await page.click('#signup button');
+    await textStarting(page, '#accounts-message', 'Check your email');
+    t.is(await page.inputValue('#signup [name="password"]'), '', 'the form is emptied once the link is sent');
+    t.like(app.outbox.list()[0], { to: 'dana@example.com', subject: 'Confirm your address' });
+
+    // The right password before the address is confirmed: said beside the forms, and a new link sent.
+    await page.fill('#password-login [name="user"]', 'dana@example.com');
+    await page.fill('#password-login [name="passwd"]', 'dana-first-password');
+    await page.click('#password-login button');
+    await textStarting(page, '#accounts-message', 'Confirm your address first');
+    t.like(app.outbox.list()[0], { to: 'dana@example.com', subject: 'Confirm your address' });
+
+    // The newest message's link opens authkoa's page, whose button confirms the address and logs the browser in.
+    await page.goto(`${app.url}/outbox`);
+    await page.click('.outbox li:first-child a');
+    t.regex(page.url(), /\/auth\/password\/confirm\?token=/);
+    t.regex((await page.textContent('body'))!, /dana@example\.com/);
+    // Its POST goes on to the page the sign-up was made on (`from`), logged in.
+    await Promise.all([page.waitForURL(`${app.url}/`), page.click('button')]);
+    await page.waitForFunction(() => document.querySelector('#status')?.textContent === 'Logged in as Dana.');
+    t.true(await page.isHidden('#accounts'), 'the account forms are hidden while logged in');
+    await page.click('#logout');
+    await page.waitForFunction(() => document.querySelector('#status')?.textContent === 'Not logged in.');
+
+    await page.click('#reset-box summary');
+    await page.fill('#reset [name="email"]', 'dana@example.com');
+    await page.click('#reset button');
+    await textStarting(page, '#accounts-message', 'If the address has an account');
+    t.like(app.outbox.list()[0], { to: 'dana@example.com', subject: 'Reset your password' });
+    await page.goto(`${app.url}/outbox`);
+    await page.click('.outbox li:first-child a');
+    await page.fill('#password', 'dana-second-password');
+    await Promise.all([page.waitForNavigation(), page.click('button')]);
+    t.is(await page.textContent('h1'), 'Password changed');
+
+    await page.goto(`${app.url}/`);
+    await page.fill('#password-login [name="user"]', 'dana@example.com');
+    await page.fill('#password-login [name="passwd"]', 'dana-first-password');
+    await page.click('#password-login button');
+    await textStarting(page, '#accounts-message', 'HTTP 403');
+    await page.fill('#password-login [name="passwd"]', 'dana-second-password');
+    await page.click('#password-login button');
+    await page.waitForFunction(() => document.querySelector('#status')?.textContent === 'Logged in as Dana.');
+    t.is(await page.textContent('#session-message'), 'Logged in through password.');
+    // Not an admin: the demo user's rights go to the direct provider's "demo", not to a name anyone can sign up with.
+    await page.click('[data-call="admin"]');
+    await page.waitForFunction(() => document.querySelector('#result')?.textContent?.startsWith('HTTP 403'));
+    t.deepEqual((page as Page & { errors?: string[] }).errors, []);
+    await page.close();
+  },
+);
+
+test.serial(
+  "an account's own section: a new password (a wrong current one said), a new address through the outbox, deletion after a second press",
+  async (t) => {
+    await app.auth.accounts!.create({
+      email: 'eve@example.com',
+      password: 'eve-first-password',
+      name: 'Eve',
+      confirmed: true,
+    });
+    const page = await openPage();
+    await page.waitForSelector('#accounts #password-login');
+    t.true(await page.isHidden('#account'), 'nobody logged in: no account section');
+    await page.fill('#password-login [name="user"]', 'eve@example.com');
+    await page.fill('#password-login [name="passwd"]', 'eve-first-password');
+    await page.click('#password-login button');
+    await page.waitForFunction(() => document.querySelector('#status')?.textContent === 'Logged in as Eve.');
+    await page.waitForSelector('#account:not([hidden])');
+
+    await page.fill('#change-password [name="current"]', 'not the password');
+    await page.fill('#change-password [name="password"]', 'eve-second-password');
+    await page.click('#change-password button');
+    t.regex(await textStarting(page, '#account-message', 'HTTP 403'), /bad_credentials/);
+    await page.fill('#change-password [name="current"]', 'eve-first-password');
+    await page.click('#change-password button');
+    await textStarting(page, '#account-message', 'Password changed');
+
+    await page.fill('#change-email [name="email"]', 'eve.new@example.com');
+    await page.click('#change-email button');
+    await textStarting(page, '#account-message', 'Check the new address');
+    const toNew = app.outbox.list().find((m) => m.to === 'eve.new@example.com');
+    t.like(toNew, { subject: 'Confirm your new address' });
+    t.like(app.outbox.list()[0], { to: 'eve@example.com', subject: 'Your address is being changed' });
+    await page.goto(`${app.url}/outbox`);
+    await page.click(`.outbox li:nth-child(${app.outbox.list().indexOf(toNew!) + 1}) a`);
+    await Promise.all([page.waitForNavigation(), page.click('button')]);
+    t.is(await page.textContent('h1'), 'Address changed');
+    await page.goto(`${app.url}/`);
+    await page.waitForFunction(() => document.querySelector('#status')?.textContent === 'Logged in as Eve.');
+    t.is((await app.auth.accounts!.find('eve.new@example.com'))?.name, 'Eve');
+
+    // Deleting asks first; "Keep it" keeps it.
+    await page.click('#account-delete');
+    await page.click('#account-delete-no');
+    t.true(await page.isHidden('#account-delete-confirm'));
+    await page.click('#account-delete');
+    await page.click('#account-delete-yes');
+    await page.waitForFunction(() => document.querySelector('#status')?.textContent === 'Not logged in.');
+    t.is(await page.textContent('#session-message'), 'Account deleted.');
+    t.true(await page.isHidden('#account'));
+    t.is(await app.auth.accounts!.find('eve.new@example.com'), undefined);
+    t.deepEqual((page as Page & { errors?: string[] }).errors, []);
+    await page.close();
+  },
+);

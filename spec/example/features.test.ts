@@ -70,7 +70,7 @@ test('without @simplewebauthn/server and jimp: no passkey provider, both said of
   const { app, lines } = await demoWithout(t, {}, '@simplewebauthn/server', 'jimp');
   t.deepEqual(
     app.auth.providers.list().map((p) => p.name),
-    ['dev', 'local', 'email'],
+    ['dev', 'local', 'email', 'password'],
   );
   t.true(
     lines.includes(

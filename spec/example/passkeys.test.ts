@@ -149,7 +149,7 @@ test('the demo on another IP address (127.0.0.2) runs without passkeys and says 
   t.regex(other.url, /^http:\/\/127\.0\.0\.2:\d+$/);
   t.deepEqual(
     other.auth.providers.list().map((p) => p.name),
-    ['dev', 'local', 'email'],
+    ['dev', 'local', 'email', 'password'],
   );
   t.true(
     lines.some((l) => /^ {2}passkeys: {2}off: WebAuthn refuses IP addresses such as 127\.0\.0\.2/.test(l)),

@@ -1,5 +1,6 @@
 /**
- * The demo page on a phone (390 px) and a desktop (1280 px), in real headless Chromium: logged in with
+ * The demo page on a phone (390 px) and a desktop (1280 px), in real headless Chromium: logged out with the
+ * account forms open (sign-up, password login, forgot password), and logged in with
  * every section that has a table or a list open (devices with another device to log out, events, a
  * passkey added on the desktop, two-step login being set up, its recovery codes, the confirmation before
  * turning it off), the page is never wider than the screen, every visible button lies within the screen's
@@ -129,8 +130,14 @@ test('the page at 390 and 1280 px: no sideways scroll, every button reachable, t
   t.teardown(() => phone.close());
   const page = await open(phone, app.url, errors);
   await bothWidths(t, page, 'logged out', 'demo-logged-out');
+  // The account forms, the folded ones ("Create an account", "Forgot password") open.
+  await page.click('#signup-box summary');
+  await page.click('#reset-box summary');
+  await page.waitForSelector('#reset [name="email"]', { state: 'visible' });
+  await bothWidths(t, page, 'logged out, the account forms open', 'demo-accounts');
   await logIn(page);
   t.true(await page.isHidden('#login'));
+  t.true(await page.isHidden('#account'), "the demo user is the direct provider's: no account section");
   // The id is cut short on screen; its whole value is in the title and the text a copy takes.
   const id = (await page.textContent('#user-id'))!;
   t.regex(id, /^local_[0-9a-f]{40}$/);
@@ -238,5 +245,37 @@ test('a session ended from the desktop: the phone is refused with session_revoke
   await textIs(page, '#status', ENDED);
   // Logging in again replaces the mark.
   await logIn(page);
+  t.deepEqual(errors, []);
+});
+
+test("an account's own section at 390 and 1280 px: its forms and the question before deleting, nothing off the screen", async (t) => {
+  mkdirSync(CACHE, { recursive: true });
+  const app = await startCheckedExample({
+    port: 0,
+    devPort: 0,
+    host: '127.0.0.1',
+    varDir: join(tempDir(t, 'authkoa-phone-'), 'var'),
+    env: {},
+  });
+  t.teardown(() => app.close());
+  await app.auth.accounts!.create({
+    email: 'ann@example.com',
+    password: 'ann-s password',
+    name: 'Ann',
+    confirmed: true,
+  });
+  const errors: string[] = [];
+  const phone = await browser().newContext({ viewport: PHONE, userAgent: IPHONE_UA });
+  t.teardown(() => phone.close());
+  const page = await open(phone, app.url, errors);
+  await page.fill('#password-login [name="user"]', 'ann@example.com');
+  await page.fill('#password-login [name="passwd"]', 'ann-s password');
+  await page.click('#password-login button');
+  await textIs(page, '#status', 'Logged in as Ann.');
+  await page.waitForSelector('#account:not([hidden])');
+  await bothWidths(t, page, 'an account logged in', 'demo-account');
+  await page.click('#account-delete');
+  await page.waitForSelector('#account-delete-confirm:not([hidden])');
+  await bothWidths(t, page, 'the question before deleting');
   t.deepEqual(errors, []);
 });

@@ -1,7 +1,7 @@
 /**
  * `npx authctl demo` as a newcomer meets it: the packed tarball installed with koa alone and no optional or
  * dev packages (`npm install --omit=dev --omit=optional <tarball> koa`), the demo run as its own process, and
- * the page, its scripts, the providers list and a direct login used over HTTP. The features whose optional
+ * the page, its scripts, the providers list, a direct login and a sign-up used over HTTP. The features whose optional
  * package is not there are reported off, not a crash, and nothing reaches stderr.
  */
 import test, { type ExecutionContext } from 'ava';
@@ -77,7 +77,7 @@ test('the install holds no optional or dev package: what the demo has is what a 
     await t.throwsAsync(stat(join(consumer, 'node_modules', pkg)), undefined, `${pkg} was installed`);
 });
 
-test('npx authctl demo from the tarball: page and scripts served, providers listed, a direct login and a TOTP set-up work, missing packages reported off, nothing on stderr', async (t) => {
+test('npx authctl demo from the tarball: page and scripts served, providers listed, a direct login, a TOTP set-up and a sign-up work, missing packages reported off, nothing on stderr', async (t) => {
   const demo = await startDemo(t);
   const { url } = demo;
 
@@ -100,7 +100,7 @@ test('npx authctl demo from the tarball: page and scripts served, providers list
   // The providers list: no passkey provider without @simplewebauthn/server.
   const list = await fetch(`${url}/auth/list`);
   t.is(list.status, 200);
-  t.deepEqual(((await list.json()) as string[]).sort(), ['dev', 'email', 'local']);
+  t.deepEqual(((await list.json()) as string[]).sort(), ['dev', 'email', 'local', 'password']);
 
   // A direct login, then a protected route with its cookie and XSRF header.
   const login = await fetch(`${url}/auth/local/login`, {
@@ -123,6 +123,15 @@ test('npx authctl demo from the tarball: page and scripts served, providers list
   });
   t.is(setup.status, 200);
   t.regex(((await setup.json()) as { qr: string }).qr, /^data:image\/svg\+xml;base64,/);
+
+  // Accounts need no optional package either (LMDB and scrypt come with it): a sign-up's link lands in the outbox.
+  const signup = await fetch(`${url}/auth/password/signup`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', origin: url },
+    body: JSON.stringify({ email: 'ann@example.com', password: 'correct horse battery' }),
+  });
+  t.is(signup.status, 202);
+  t.regex(await (await fetch(`${url}/outbox`)).text(), /\/auth\/password\/confirm\?token=/);
 
   // The features whose package is missing: off, with the package to install, for the page and in the banner.
   const features = (await (await fetch(`${url}/features`)).json()) as {
