@@ -95,6 +95,7 @@ export type { Account, AccountStore, AccountUpdate, StoredAccount } from './acco
 export type { AccountsOptions } from './accounts/options.js';
 export type { AccountsAdminAPI } from './accounts/service.js';
 export type { NewAccount } from './accounts/admin.js';
+export { AccountError } from './accounts/errors.js';
 export type { PasswordProviderOptions } from './accounts/password/options.js';
 export type { MessageTemplate, MessageTemplates } from './accounts/password/messages.js';
 export type { ScryptParams } from './accounts/password-hash.js';

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { hashPassword, OWASP_SCRYPT, type ScryptParams } from './password-hash.js';
-import { DEFAULT_POLICY, passwordProblem, type PasswordPolicy, type PasswordProblem } from './password-policy.js';
+import { DEFAULT_POLICY, passwordProblem, type PasswordPolicy } from './password-policy.js';
+import { AccountError } from './errors.js';
 import { normalizeEmail, type Account, type AccountStore, type StoredAccount } from './store.js';
 
 /**
@@ -26,19 +27,6 @@ export interface NewAccount {
   name?: string;
   /** The address is taken as confirmed (an operator who knows it is the owner's); default false. */
   confirmed?: boolean;
-}
-
-/** Why an admin call was refused: a code the CLI and the feature map to their own answers. */
-export class AccountError extends Error {
-  override readonly name = 'AccountError';
-  constructor(
-    readonly code: 'invalid_email' | 'weak_password' | 'email_taken' | 'not_found' | 'changed',
-    message: string,
-    /** For weak_password: which rule the password broke. */
-    readonly reason?: PasswordProblem,
-  ) {
-    super(message);
-  }
 }
 
 export interface AccountsAdminOptions {
@@ -102,3 +90,5 @@ export function accountsAdmin(store: AccountStore, opts: AccountsAdminOptions = 
     list: (page) => store.list(page),
   };
 }
+
+export { AccountError };

@@ -1,4 +1,5 @@
 import { featureError, type AuthError } from '../errors.js';
+import type { PasswordProblem } from './password-policy.js';
 
 /**
  * The accounts' own error codes, each with its one status: the feature's `errors`, added to the OpenAPI
@@ -42,4 +43,20 @@ declare module '../errors.js' {
 /** An AuthError with one of the accounts' own codes, at its status. */
 export function accountError(code: AccountErrorCode, message: string, options?: { cause?: unknown }): AuthError {
   return featureError(code, ACCOUNT_ERRORS[code], message, options);
+}
+
+/**
+ * Why an admin call (`auth.accounts`, `authctl accounts`) was refused: `code` says which, `reason` which rule a
+ * refused password broke. Kept here, beside the codes, so the main entry exports it without the hashing code.
+ */
+export class AccountError extends Error {
+  override readonly name = 'AccountError';
+  constructor(
+    readonly code: 'invalid_email' | 'weak_password' | 'email_taken' | 'not_found' | 'changed',
+    message: string,
+    /** For weak_password: which rule the password broke. */
+    readonly reason?: PasswordProblem,
+  ) {
+    super(message);
+  }
 }

@@ -255,7 +255,9 @@ test("the reset link in a browser: the form's page; a refused password shows the
   t.regex(await weak.text(), /role="alert"[\s\S]*too_short[\s\S]*<form/, 'the problem, and the form again');
   const done = await submit('a good new passphrase');
   t.is(done.status, 200);
-  t.regex(await done.text(), /Password changed/);
+  const donePage = await done.text();
+  t.regex(donePage, /Password changed/);
+  t.true(donePage.includes(`<a href="${r.app.url}/">`), 'the way back to the site');
   t.is((await login(new Client(r.app.url), 'browser@example.com', 'a good new passphrase')).status, 200);
   const dead = await browser.fetch(link, { headers: html });
   t.is(dead.status, 403);

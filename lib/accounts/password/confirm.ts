@@ -101,7 +101,11 @@ async function changeAddress(p: PasswordParts, ctx: Context, account: StoredAcco
   await p.accounts.endSessions(account.id, link.keep);
   p.accounts.emit('email_changed', eventOf(p, account), ctx);
   if (isFormPost(ctx))
-    writeAccountPage(ctx, 'Address changed', `Your account now uses ${link.email}. Log in with it from now on.`);
+    writeAccountPage(ctx, {
+      title: 'Address changed',
+      text: `Your account now uses ${link.email}. Log in with it from now on.`,
+      home: p.deps.url,
+    });
   else writeJSON(ctx, 200, { status: 'email_changed', email: link.email });
 }
 

@@ -66,13 +66,13 @@ ${input}
   });
 }
 
-/** What a form's POST ends with: a heading and a sentence, no form. */
-export function writeAccountPage(ctx: Context, title: string, text: string, status = 200): void {
+/** What a form's POST ends with: a heading, a sentence and the way back to the site (`home`), no form. */
+export function writeAccountPage(ctx: Context, page: { title: string; text: string; home: string }): void {
   writePage(ctx, {
-    status,
-    title,
+    status: 200,
+    title: page.title,
     formAction: "'none'",
     referrerPolicy: 'no-referrer',
-    body: `<p>${escapeHTML(text)}</p>`,
+    body: `<p>${escapeHTML(page.text)}</p>\n<p><a href="${escapeHTML(page.home)}/">Go to the site</a></p>`,
   });
 }

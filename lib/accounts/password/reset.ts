@@ -73,7 +73,12 @@ export function resetConfirmRoute(p: PasswordParts): (ctx: Context) => Promise<v
     await setPassword(p, account, await hashPassword(password, p.config.scrypt));
     await p.accounts.endSessions(account.id);
     p.accounts.emit('password_reset', eventOf(p, account), ctx);
-    if (isFormPost(ctx)) writeAccountPage(ctx, 'Password changed', 'Your password is changed: log in with it now.');
+    if (isFormPost(ctx))
+      writeAccountPage(ctx, {
+        title: 'Password changed',
+        text: 'Your password is changed: log in with it now.',
+        home: p.deps.url,
+      });
     else writeJSON(ctx, 200, { status: 'password_reset' });
   };
   return (ctx) =>
