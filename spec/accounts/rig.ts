@@ -31,6 +31,8 @@ export async function accountsRig(
     service?: Partial<AuthKoaOptions>;
     /** The second factor on, its factors in a memory store on the rig's clock (spec/mfa/fixtures.ts does the same). */
     mfa?: boolean;
+    /** Providers beside `local` (a passkey provider, for what a deleted account leaves behind). */
+    extraProviders?: unknown[];
   } = {},
 ): Promise<AccountsRig> {
   const smtp = await startSmtp();
@@ -57,6 +59,7 @@ export async function accountsRig(
         }),
         ...o.provider,
       } as never,
+      ...((o.extraProviders ?? []) as never[]),
     ],
     ...(o.mfa && { mfa: { store: memoryStateStore({ clock }) } }),
     ...o.service,
