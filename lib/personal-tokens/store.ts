@@ -1,0 +1,111 @@
+import type { StateStore } from '../state/types.js';
+
+/**
+ * Where personal access tokens are kept, over any StateStore (LMDB, Redis with persistence, PostgreSQL,
+ * MongoDB; memory in tests): one entry per token under its SHA-256, which is all a request needs to find it,
+ * and one per user listing the user's tokens, changed by compare-and-set. The token itself is never written.
+ */
+
+/** One token, as kept: never its secret. Times are ms since the epoch. */
+export interface PersonalToken {
+  /** Public and stable: what the list shows and DELETE names (`pat_…`). */
+  id: string;
+  userId: string;
+  /** What its owner called it ("CI deploy"). */
+  name: string;
+  /** What it may do (`auth.middleware.scope(...)`); empty: everything its owner may, but the account routes. */
+  scopes: string[];
+  created: number;
+  /** When it stops working; undefined: never. */
+  expires?: number;
+  /** The last request it authenticated, to the minute (see touch()). */
+  lastUsed?: number;
+  /** tokenHash() of the secret: the key it is found by. */
+  hash: string;
+}
+
+/** The personal tokens of every user, over a state store. */
+export interface PersonalTokenStore {
+  /** Keeps a new token; false when its hash or id is taken (a collision: mint again). */
+  create(token: PersonalToken): Promise<boolean>;
+  /** The live token with this hash; undefined when there is none, or it has expired at `now`. */
+  findByHash(hash: string, now: number): Promise<PersonalToken | undefined>;
+  /** The user's tokens, live ones only, oldest first. */
+  list(userId: string, now: number): Promise<PersonalToken[]>;
+  /** Revokes the user's token `id`; false when the user has none by that id. */
+  revoke(userId: string, id: string): Promise<boolean>;
+  /** Revokes every token of the user (an account's deletion); how many went. */
+  revokeAll(userId: string): Promise<number>;
+  /** Records a use at `at`, unless one was recorded within the last minute: a hot token writes once a minute. */
+  touch(token: PersonalToken, at: number): Promise<void>;
+}
+
+const TOKENS = 'pat';
+const USERS = 'pat-user';
+/** Tokens without an expiry, and the user index: the latest time a state store can hold. */
+const FOREVER = 8_640_000_000_000_000;
+const TRIES = 16;
+const TOUCH_EVERY_MS = 60_000;
+
+/** A user's index: the id and hash of each of their tokens. */
+interface UserIndex {
+  tokens: Array<{ id: string; hash: string }>;
+}
+
+export function statePersonalTokenStore(store: StateStore): PersonalTokenStore {
+  async function updateIndex(userId: string, change: (index: UserIndex) => UserIndex): Promise<void> {
+    for (let i = 0; i < TRIES; i++) {
+      const cur = await store.get<UserIndex>(USERS, userId);
+      if (!cur) {
+        if (await store.create(USERS, userId, change({ tokens: [] }), FOREVER)) return;
+      } else {
+        const next = change(cur.value);
+        if (next === cur.value || (await store.replace(USERS, userId, cur.rev, next, FOREVER))) return;
+      }
+    }
+    throw new Error(`personal tokens of ${userId}: the index kept changing`);
+  }
+  const live = (t: PersonalToken | undefined, now: number) =>
+    t !== undefined && (t.expires === undefined || now < t.expires) ? t : undefined;
+  const remove = async (userId: string, entry: { id: string; hash: string }) => {
+    const cur = await store.get<PersonalToken>(TOKENS, entry.hash);
+    const gone = cur !== undefined && cur.value.userId === userId && (await store.take(TOKENS, entry.hash, cur.rev));
+    await updateIndex(userId, (index) => ({ tokens: index.tokens.filter((x) => x.id !== entry.id) }));
+    return gone;
+  };
+
+  return {
+    async create(token) {
+      const mine = (await store.get<UserIndex>(USERS, token.userId))?.value.tokens ?? [];
+      if (mine.some((x) => x.id === token.id)) return false;
+      if (!(await store.create(TOKENS, token.hash, token, token.expires ?? FOREVER))) return false;
+      await updateIndex(token.userId, (index) => ({ tokens: [...index.tokens, { id: token.id, hash: token.hash }] }));
+      return true;
+    },
+    async findByHash(hash, now) {
+      return live((await store.get<PersonalToken>(TOKENS, hash))?.value, now);
+    },
+    async list(userId, now) {
+      const index = (await store.get<UserIndex>(USERS, userId))?.value.tokens ?? [];
+      const found = await Promise.all(index.map(async (x) => (await store.get<PersonalToken>(TOKENS, x.hash))?.value));
+      return found.filter((t): t is PersonalToken => live(t, now) !== undefined && t!.userId === userId);
+    },
+    async revoke(userId, id) {
+      const entry = (await store.get<UserIndex>(USERS, userId))?.value.tokens.find((x) => x.id === id);
+      return entry ? remove(userId, entry) : false;
+    },
+    async revokeAll(userId) {
+      const index = (await store.get<UserIndex>(USERS, userId))?.value.tokens ?? [];
+      let n = 0;
+      for (const entry of index) if (await remove(userId, entry)) n++;
+      return n;
+    },
+    async touch(token, at) {
+      if (token.lastUsed !== undefined && at - token.lastUsed < TOUCH_EVERY_MS) return;
+      const cur = await store.get<PersonalToken>(TOKENS, token.hash);
+      if (!cur || (cur.value.lastUsed !== undefined && at - cur.value.lastUsed < TOUCH_EVERY_MS)) return;
+      // A lost race is another request's touch of the same minute: nothing to do again.
+      await store.replace(TOKENS, token.hash, cur.rev, { ...cur.value, lastUsed: at }, token.expires ?? FOREVER);
+    },
+  };
+}

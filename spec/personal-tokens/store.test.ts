@@ -1,0 +1,103 @@
+/**
+ * The personal token store over state stores: memory, and every persistent backend (LMDB files, a real
+ * redis-server, a real PostgreSQL, the CongoDB stand-in for MongoDB). Times come from the test, never the wall.
+ */
+import test, { type ExecutionContext } from 'ava';
+import { mintToken, tokenHash } from '../../lib/personal-tokens/format.js';
+import { statePersonalTokenStore, type PersonalToken } from '../../lib/personal-tokens/store.js';
+import { memoryStateStore } from '../../lib/state/memory.js';
+import type { StateStore } from '../../lib/state/types.js';
+import { useStateBackends } from '../helpers/state-backends.js';
+
+const NOW = 1_800_000_000_000;
+let n = 0;
+function token(userId: string, over: Partial<PersonalToken> = {}): PersonalToken & { secret: string } {
+  const secret = mintToken();
+  n++;
+  return {
+    id: `pat_${n}`,
+    userId,
+    name: `token ${n}`,
+    scopes: [],
+    created: NOW,
+    hash: tokenHash(secret),
+    secret,
+    ...over,
+  };
+}
+const plain = ({ secret: _secret, ...t }: PersonalToken & { secret: string }): PersonalToken => t;
+
+const backends: Array<[string, (t: ExecutionContext) => Promise<StateStore>]> = [
+  ['memory', async () => memoryStateStore({ clock: () => NOW })],
+  ...useStateBackends(test),
+];
+
+for (const [label, open] of backends) {
+  const fresh = async (t: ExecutionContext) => {
+    const state = await open(t);
+    t.teardown(() => state.close().catch(() => {}));
+    return statePersonalTokenStore(state);
+  };
+
+  test(`${label}: a token is found by its hash and listed for its user; the secret is nowhere in what is kept`, async (t) => {
+    const store = await fresh(t);
+    const a = token('u1', { scopes: ['read'] });
+    t.true(await store.create(plain(a)));
+    t.deepEqual(await store.findByHash(tokenHash(a.secret), NOW), plain(a));
+    t.deepEqual(await store.list('u1', NOW), [plain(a)]);
+    t.deepEqual(await store.list('u2', NOW), []);
+    t.false(JSON.stringify(await store.list('u1', NOW)).includes(a.secret));
+    t.is(await store.findByHash(tokenHash(mintToken()), NOW), undefined, 'an unknown token is not found');
+  });
+
+  test(`${label}: an expired token is neither found nor listed`, async (t) => {
+    const store = await fresh(t);
+    const a = token('u1', { expires: NOW + 60_000 });
+    await store.create(plain(a));
+    t.truthy(await store.findByHash(a.hash, NOW + 59_999));
+    t.is(await store.findByHash(a.hash, NOW + 60_000), undefined);
+    t.deepEqual(await store.list('u1', NOW + 60_000), []);
+  });
+
+  test(`${label}: revoke takes the user's own token only; revokeAll takes every one of the user's`, async (t) => {
+    const store = await fresh(t);
+    const [a, b, c] = [token('u1'), token('u1'), token('u2')];
+    for (const x of [a, b, c]) await store.create(plain(x));
+    t.false(await store.revoke('u2', a.id), "another user's id is not theirs to revoke");
+    t.truthy(await store.findByHash(a.hash, NOW));
+    t.true(await store.revoke('u1', a.id));
+    t.false(await store.revoke('u1', a.id), 'once');
+    t.is(await store.findByHash(a.hash, NOW), undefined);
+    t.deepEqual(
+      (await store.list('u1', NOW)).map((x) => x.id),
+      [b.id],
+    );
+    t.is(await store.revokeAll('u1'), 1);
+    t.deepEqual(await store.list('u1', NOW), []);
+    t.truthy(await store.findByHash(c.hash, NOW), "the other user's token stays");
+  });
+
+  test(`${label}: a duplicate id or hash is refused; ten creates for one user at once are all listed`, async (t) => {
+    const store = await fresh(t);
+    const a = token('u1');
+    t.true(await store.create(plain(a)));
+    t.false(await store.create({ ...plain(a), hash: tokenHash(mintToken()) }), 'the id is taken');
+    t.false(await store.create({ ...plain(a), id: 'pat_other' }), 'the hash is taken');
+    const many = Array.from({ length: 10 }, () => token('u3'));
+    t.deepEqual(await Promise.all(many.map((x) => store.create(plain(x)))), Array(10).fill(true));
+    t.is((await store.list('u3', NOW)).length, 10, 'the index lost none to the race');
+  });
+
+  test(`${label}: touch records a use at most once a minute`, async (t) => {
+    const store = await fresh(t);
+    const a = token('u1');
+    await store.create(plain(a));
+    await store.touch(plain(a), NOW + 1000);
+    const first = (await store.findByHash(a.hash, NOW))!;
+    t.is(first.lastUsed, NOW + 1000);
+    await store.touch(first, NOW + 30_000);
+    t.is((await store.findByHash(a.hash, NOW))!.lastUsed, NOW + 1000, 'within the minute: not written');
+    await store.touch(first, NOW + 61_000);
+    t.is((await store.findByHash(a.hash, NOW))!.lastUsed, NOW + 61_000);
+  });
+}
