@@ -74,6 +74,6 @@ const CRC_TABLE = (() => {
 /** CRC-32 as zlib computes it (node's own `zlib.crc32` is missing before 20.15). */
 export function crc32(bytes: Uint8Array): number {
   let c = 0xffffffff;
-  for (const b of bytes) c = CRC_TABLE[(c ^ b) & 0xff]! ^ (c >>> 8);
+  for (const b of bytes) c = CRC_TABLE[(c ^ b) & 0xff] ^ (c >>> 8);
   return (c ^ 0xffffffff) >>> 0;
 }
