@@ -11,6 +11,8 @@ export interface TokenCache {
   /** The token, `null` for one known not to exist, or undefined when the cache cannot say (read the store). */
   get(hash: string, now: number): PersonalToken | null | undefined;
   set(hash: string, token: PersonalToken | null, now: number): void;
+  /** Replaces the token of a cached entry (its recorded use), keeping when the entry ends. */
+  update(hash: string, token: PersonalToken): void;
   /** Drops the entry (a revocation in this process). */
   forget(hash: string): void;
   readonly size: number;
@@ -47,6 +49,10 @@ export function tokenCache({ maxEntries = 10_000, ttlMs }: TokenCacheOptions): T
       entries.delete(hash);
       entries.set(hash, { token, until });
       if (entries.size > maxEntries) entries.delete(entries.keys().next().value!);
+    },
+    update(hash, token) {
+      const e = entries.get(hash);
+      if (e) e.token = token;
     },
     forget(hash) {
       entries.delete(hash);

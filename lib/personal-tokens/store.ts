@@ -13,7 +13,10 @@ export interface PersonalToken {
   userId: string;
   /** What its owner called it ("CI deploy"). */
   name: string;
-  /** What it may do (`auth.middleware.scope(...)`); empty: everything its owner may, but the account routes. */
+  /**
+   * What it may do: `auth.middleware.scope(...)` lets it through only with every scope it names. Empty: the
+   * routes that ask for no scope. Never the account routes, whatever its scopes.
+   */
   scopes: string[];
   created: number;
   /** When it stops working; undefined: never. */
