@@ -80,7 +80,12 @@ export interface BuiltInParts extends SessionsFeatureParts, MfaParts {
  * names, prefixes, events.
  */
 export function configuredFeatures(own: readonly FeatureModule[], p: BuiltInParts): FeatureModule[] {
-  const all = [...own, sessionsFeature(p), jwksFeature(p.authRoutePath, p.signing)];
+  // Ending a user's other sessions from the list's route or admin goes through the instance, as every end does.
+  const all = [
+    ...own,
+    sessionsFeature({ ...p, endSessions: p.login.endSessions }),
+    jwksFeature(p.authRoutePath, p.signing),
+  ];
   const mfa = p.featureOptions.mfa as MfaConfig | undefined;
   const accounts = p.featureOptions.accounts as AccountsConfig | undefined;
   if (accounts) all.push(accountsFeature(accounts, p));

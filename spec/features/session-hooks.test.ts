@@ -6,7 +6,7 @@
 import test, { type ExecutionContext } from 'ava';
 import type { AuthKoaOptions, Claims, FeatureModule, ProviderEntry } from '../../lib/index.js';
 import { decodeJwt } from '../helpers/http.js';
-import { DIRECT, listOf, me, registerPasskey, startSessionsApp, TOKEN_MS } from '../sessions/fixtures.js';
+import { DIRECT, listOf, me, registerPasskey, revokeOthers, startSessionsApp, TOKEN_MS } from '../sessions/fixtures.js';
 
 const PASSKEY = { kind: 'passkey', rpName: 'authkoa tests', userVerification: 'required' } as ProviderEntry;
 
@@ -111,4 +111,26 @@ test('a passkey registered (a factor change, endOtherSessionsOnFactorChange) tel
     (await listOf(d.c)).map((s) => s.sid),
     [d.sid],
   );
+});
+
+test("the session list's own ends of a user's sessions tell every feature: POST revoke-others, and its admin's revokeAll", async (t) => {
+  const { app, calls } = await rig(t);
+  const d = await app.login();
+  await app.login();
+  calls.length = 0;
+  t.is((await revokeOthers(d.c)).status, 200);
+  t.deepEqual(calls, [
+    ['first', 'sessionsRevoked', `${d.userId} but ${d.sid}`],
+    ['second', 'sessionsRevoked', `${d.userId} but ${d.sid}`],
+  ]);
+  calls.length = 0;
+  const admin = app.auth.features.get('sessions') as { revokeAll(userId: string): Promise<void> };
+  await admin.revokeAll(d.userId);
+  t.deepEqual(calls, [
+    ['first', 'sessionsRevoked', `${d.userId} but undefined`],
+    ['second', 'sessionsRevoked', `${d.userId} but undefined`],
+  ]);
+  // Ended sessions are refused at their token's next refresh (strictRevocation off).
+  app.clock.advance(TOKEN_MS + 1000);
+  t.is((await me(d.c)).status, 401, 'and the sessions did end');
 });

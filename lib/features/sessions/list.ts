@@ -40,6 +40,12 @@ export interface SessionListConfig {
   maxSessionsPerUser: number;
   clock: () => number;
   logger: Logger;
+  /**
+   * The instance's end of a user's sessions (`auth.revokeSessions`: the revocation, every feature's
+   * sessionsRevoked hook, this list's among them, and the event). Without it (an admin over a store, with no
+   * instance) the list ends them itself.
+   */
+  endSessions?: (userId: string, keep: string | undefined) => Promise<void>;
 }
 
 interface UserSessions {
@@ -140,6 +146,8 @@ export class SessionList {
 
   /** Ends every session of the user but `keep` (a sid), or all of them. */
   async revokeAll(userId: string, keep?: string): Promise<void> {
+    // In an instance, as auth.revokeSessions does: the other features hear of it too.
+    if (this.o.endSessions) return this.o.endSessions(userId, keep);
     await this.revocations.revokeUser(userId, keep);
     await this.drop(userId, keep);
     this.events.emit('session_revoked', keep === undefined ? { userId } : { userId, keptSid: keep });
