@@ -83,7 +83,7 @@ export function configuredFeatures(own: readonly FeatureModule[], p: BuiltInPart
   // Ending a user's other sessions from the list's route or admin goes through the instance, as every end does.
   const all = [
     ...own,
-    sessionsFeature({ ...p, endSessions: p.login.endSessions }),
+    sessionsFeature({ ...p, endSessions: (userId, keep) => p.login.endSessions(userId, keep) }),
     jwksFeature(p.authRoutePath, p.signing),
   ];
   const mfa = p.featureOptions.mfa as MfaConfig | undefined;
