@@ -35,6 +35,8 @@ export function passkeysCommand(): Command {
         lastUsedAt: p.lastUsedAt ? new Date(p.lastUsedAt).toISOString() : null,
         deviceType: p.deviceType ?? null,
         backedUp: p.backedUp ?? null,
+        // The browser and system it was added from, as the user's own passkey list shows it.
+        device: p.device ?? null,
       }));
       if (opts.json) {
         process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
@@ -42,7 +44,8 @@ export function passkeysCommand(): Command {
       }
       for (const r of rows)
         process.stdout.write(
-          `${r.id}  created ${r.createdAt}  last used ${r.lastUsedAt ?? 'never'}  ${r.deviceType ?? ''}\n`,
+          `${r.id}  created ${r.createdAt}  last used ${r.lastUsedAt ?? 'never'}  ${r.deviceType ?? ''}` +
+            `${r.device ? `  ${JSON.stringify(r.device)}` : ''}\n`,
         );
       process.stdout.write(`${rows.length} passkey${rows.length === 1 ? '' : 's'} of ${userId}\n`);
     });

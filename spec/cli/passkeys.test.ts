@@ -26,6 +26,7 @@ test("list shows a user's passkeys; remove takes one out, and a second remove sa
     userId: 'dev_alice',
     createdAt: Date.UTC(2026, 10, 2),
     lastUsedAt: Date.UTC(2026, 10, 3),
+    device: 'Chrome on macOS',
   });
   await passkeys.save({ ...base, id: 'cred-bob', userId: 'dev_bob', createdAt: Date.UTC(2026, 10, 4) });
   await state.close();
@@ -35,7 +36,7 @@ test("list shows a user's passkeys; remove takes one out, and a second remove sa
   t.is(
     list.stdout,
     'cred-one  created 2026-11-01T00:00:00.000Z  last used never  multiDevice\n' +
-      'cred-two  created 2026-11-02T00:00:00.000Z  last used 2026-11-03T00:00:00.000Z  multiDevice\n' +
+      'cred-two  created 2026-11-02T00:00:00.000Z  last used 2026-11-03T00:00:00.000Z  multiDevice  "Chrome on macOS"\n' +
       '2 passkeys of dev_alice\n',
   );
   const json = await runCli(['passkeys', 'list', 'dev_bob', '--store', uri, '--json']);
@@ -46,6 +47,7 @@ test("list shows a user's passkeys; remove takes one out, and a second remove sa
       lastUsedAt: null,
       deviceType: 'multiDevice',
       backedUp: true,
+      device: null,
     },
   ]);
 
