@@ -67,6 +67,7 @@ export {
   registerProvider,
   registerStateStore,
   registerStore,
+  type KindTokens,
   type Provider,
   type ProviderCapabilities,
   type ProviderCapability,

@@ -6,6 +6,7 @@ import { schemeName } from './util/scheme-table.js';
 
 export type { Provider, ProviderEntry, ProviderOptions } from './providers/core/contract.js';
 export type {
+  KindTokens,
   ProviderCapabilities,
   ProviderCapability,
   ProviderDeps,

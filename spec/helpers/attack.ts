@@ -46,8 +46,7 @@ export function registerFromEchoKind(): void {
           });
         },
         async logout(ctx) {
-          deps.tokenService.reset(ctx);
-          ctx.body = '';
+          deps.endSession(ctx);
         },
       };
     },

@@ -41,10 +41,11 @@ export interface ProviderDeps {
    */
   userId(this: void, provider: string, raw: string): string;
   /**
-   * The service's tokens, for a kind's own short-lived ones (an OAuth2 handshake, a mailed link): `mint` and
-   * `parse` sign and verify them with the service's secret, `presented(ctx)` reads the request's session.
+   * The service's tokens, for a kind's own short-lived ones (an OAuth2 handshake, a mailed link): `create`/`mint`
+   * and `parse` sign and verify them with the service's secret, `presented(ctx)` reads the request's session.
+   * Not the cookies: a session is issued by completeLogin and ended by endSession, never by a kind directly.
    */
-  readonly tokenService: TokenService;
+  readonly tokenService: KindTokens;
   /** Public base URL, no trailing slash. */
   readonly url: string;
   /** The absolute URL of `<authRoutePath>/<provider>/<action>`, e.g. for a webhook or a redirect URI. */
@@ -74,6 +75,9 @@ export interface ProviderDeps {
   /** Rate limits counted in the service-wide state store. Prefix keys with the provider's name. */
   readonly limiter: Limiter;
 }
+
+/** The part of the service's tokens a kind uses (ProviderDeps.tokenService). */
+export type KindTokens = Pick<TokenService, 'create' | 'mint' | 'parse' | 'isExpired' | 'now' | 'presented'>;
 
 /**
  * What only some kinds need, each handed to a kind that names it in `ProviderModule.needs` (and to no

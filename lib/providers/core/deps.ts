@@ -12,7 +12,7 @@ import type { InstanceTelemetry } from '../../telemetry/instance.js';
 import { providerUserId, type User } from '../../user.js';
 import type { ConnectionShare } from '../../util/connections.js';
 import type { StorePolicy } from '../../util/store-policy.js';
-import type { KindDeps, ProviderCapabilities, ProviderDeps } from './contract.js';
+import type { KindDeps, KindTokens, ProviderCapabilities, ProviderDeps } from './contract.js';
 import { checkCredentials } from './credentials.js';
 
 /** What providerDeps() is made of besides the options. */
@@ -49,7 +49,7 @@ function loginContext(o: ResolvedOptions, parts: DepsParts): ProviderDeps {
     completeLogin: (ctx, login) => completeLogin(ctx, login, o, parts.startSession, avatarProxy, parts.gate),
     endSession: (ctx) => endSession(ctx, tokenService),
     userId: (provider, raw) => providerUserId(provider, raw, { keepHashed: o.keepHashedIds }),
-    tokenService,
+    tokenService: kindTokens(tokenService),
     url: o.url,
     routeURL: (provider, action) => `${o.url}${o.authRoutePath}/${encodeURIComponent(provider)}/${action}`,
     callbackURL: (ctx) => o.url + requestPath(ctx).replace(/\/[^/]*$/, '/callback'),
@@ -82,6 +82,18 @@ function capabilities(o: ResolvedOptions, parts: DepsParts): ProviderCapabilitie
     connections: parts.connections,
     stores: parts.stores,
     featureService: parts.featureService,
+  };
+}
+
+/** The token calls a kind may make, and no other: a kind cannot set or clear the session cookies itself. */
+function kindTokens(t: TokenService): KindTokens {
+  return {
+    create: (claims) => t.create(claims),
+    mint: (claims) => t.mint(claims),
+    parse: (token) => t.parse(token),
+    isExpired: (claims) => t.isExpired(claims),
+    now: t.now,
+    presented: (ctx) => t.presented(ctx),
   };
 }
 

@@ -6,9 +6,8 @@
 import type { Context } from 'koa';
 import { AuthError } from '../../errors.js';
 import type { Claims } from '../../session/claims.js';
-import type { TokenService } from '../../session/token-service.js';
 import type { UsedTokenStore } from '../../state/used-tokens.js';
-import type { ProviderDeps } from '../core/contract.js';
+import type { KindTokens, ProviderDeps } from '../core/contract.js';
 import { sessionFlag } from '../kit.js';
 import type { VerifiedConfig } from './config.js';
 import { alreadySpent, writeConfirmPage, writeDeadLinkPage } from './confirm-page.js';
@@ -74,7 +73,7 @@ export function confirmStep(
 /** Checks a confirmation token without spending it: signed, this provider's, unexpired, for the site asked about. */
 async function verifyToken(
   name: string,
-  tokens: TokenService,
+  tokens: KindTokens,
   token: string,
   params: Record<string, string>,
 ): Promise<Confirmation> {
