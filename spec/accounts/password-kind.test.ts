@@ -237,6 +237,23 @@ test("breached: 'hibp' with a stand-in range API: a listed password is 400 weak_
   t.is(await codeOf(down), 'breach_check_unavailable');
 });
 
+test('breached as a function: true refuses the password (400 weak_password), a rejection is 503 breach_check_unavailable', async (t) => {
+  let failing = false;
+  const breached = (password: string) => {
+    if (failing) return Promise.reject(new Error('the list is away'));
+    return password === 'known-to-be-leaked';
+  };
+  const r = await accountsRig(t, { provider: { breached } });
+  const leaked = await post(r.client, '/auth/local/signup', { email: 'f@example.com', password: 'known-to-be-leaked' });
+  t.is(leaked.status, 400);
+  t.is(await codeOf(leaked), 'weak_password');
+  t.is((await post(r.client, '/auth/local/signup', { email: 'f@example.com', password: PASSWORD })).status, 202);
+  failing = true;
+  const away = await post(r.client, '/auth/local/signup', { email: 'g@example.com', password: PASSWORD });
+  t.is(away.status, 503);
+  t.is(await codeOf(away), 'breach_check_unavailable');
+});
+
 test("the reset link in a browser: the form's page; a refused password shows the form again (400); a good one, a page; then the link's page is dead", async (t) => {
   const r = await accountsRig(t);
   await signUpAndConfirm(r, 'browser@example.com');

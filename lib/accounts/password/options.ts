@@ -2,7 +2,13 @@ import { parseDuration, type Duration } from '../../util/duration.js';
 import { optionNames } from '../../util/options.js';
 import { toSender, isHTML, type Sender, type SenderFunc } from '../../providers/verified/sender.js';
 import { checkScryptParams, OWASP_SCRYPT, type ScryptParams } from '../password-hash.js';
-import { DEFAULT_POLICY, hibpCheck, MAX_PASSWORD_LENGTH, type PasswordPolicy } from '../password-policy.js';
+import {
+  BreachCheckError,
+  DEFAULT_POLICY,
+  hibpCheck,
+  MAX_PASSWORD_LENGTH,
+  type PasswordPolicy,
+} from '../password-policy.js';
 import { compileMessages, type MessageTemplates, type Messages } from './messages.js';
 
 /** Options of a `kind: 'password'` provider: sign-up, login and the rest over the `accounts` store. */
@@ -106,7 +112,15 @@ function breachCheck(opts: PasswordProviderOptions): PasswordPolicy['breached'] 
       throw new TypeError('hibpUrl must be an http(s) URL');
     return hibpCheck({ url: opts.hibpUrl });
   }
-  if (typeof b === 'function') return async (password) => (await b(password)) === true;
+  if (typeof b === 'function')
+    return async (password) => {
+      try {
+        return (await b(password)) === true;
+      } catch (err) {
+        // The app's own check could not say: answered as the range API's outage is (503), never as a 500.
+        throw new BreachCheckError('the breached function failed', { cause: err });
+      }
+    };
   throw new TypeError("breached must be 'hibp' or a function (password) => boolean");
 }
 
