@@ -41,6 +41,7 @@ export const ERROR_STATUS = {
   role_denied: 403,
   webhook_unauthorized: 401,
   full_login_required: 403,
+  insufficient_scope: 403,
   // Logins refused
   bad_credentials: 403,
   aud_not_allowed: 403,

@@ -43,6 +43,7 @@ export {
   setStrAttr,
   sliceAttr,
   strAttr,
+  type RequestAuth,
   type User,
 } from './user.js';
 export {
@@ -57,6 +58,7 @@ export {
 export type {
   Feature,
   FeatureContext,
+  FeatureCredential,
   FeatureModule,
   FeatureOpenAPI,
   FullLogin,
@@ -108,6 +110,12 @@ export type {
   PasswordResetEvent,
   SignupEvent,
 } from './accounts/events.js';
+// Personal access tokens (the `tokens` option): its options, the admin API (`auth.tokens.list/revoke`), a token as
+// listed, the events' types. See docs/accounts.md#personal-access-tokens.
+export type { PersonalTokensOptions } from './personal-tokens/options.js';
+export type { PersonalTokensAdmin } from './personal-tokens/service.js';
+export type { NewPersonalToken, PersonalTokenView } from './personal-tokens/views.js';
+export type { TokenCreatedEvent, TokenRevokedEvent } from './personal-tokens/events.js';
 export type { AvatarProxy, AvatarPutOptions } from './avatar/proxy.js';
 // From their own modules: stores/index.ts would load migrate() and prune() too.
 export { openStore } from './avatar/stores/open.js';

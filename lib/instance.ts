@@ -10,6 +10,8 @@ import type { ResolvedOptions } from './options/resolved.js';
 import type { ProviderRegistry } from './providers/core/resolve.js';
 import type { TokenService } from './session/token-service.js';
 import type { Claims, RequestToken } from './session/claims.js';
+import type { PersonalTokensAdmin } from './personal-tokens/service.js';
+import type { PersonalTokenView } from './personal-tokens/views.js';
 
 /** A configured provider as the instance lists it: its name and the kind that made it. */
 export interface ProviderInfo {
@@ -34,6 +36,16 @@ export interface AuthKoa extends Middleware, BuiltInAdmins {
     get(ctx: Context): Promise<RequestToken | undefined>;
     /** Signs claims as a session token (exp, iss, iat filled in, the ClaimsUpdater run, the audience checked). */
     create(claims: Claims): Promise<string>;
+    /**
+     * The personal access tokens of a user (the `tokens` option; docs/accounts.md), without their secrets. Rejects
+     * with a TypeError when `tokens` is not set.
+     */
+    list(userId: string): Promise<PersonalTokenView[]>;
+    /**
+     * Revokes a user's personal token by its id (false when the user has none by that id): refused at once in this
+     * process, within `tokens.revocationDelay` in the others. Rejects with a TypeError when `tokens` is not set.
+     */
+    revoke(userId: string, id: string): Promise<boolean>;
   };
   /** Pictures the application already holds, stored as the avatar proxy stores fetched ones (docs/avatars.md). */
   readonly avatarProxy: Pick<AvatarProxy, 'put' | 'putContent'>;
@@ -125,7 +137,12 @@ export function instanceApi(p: InstanceParts): Omit<AuthKoa, keyof Middleware> {
   };
   return {
     middleware: p.middleware,
-    tokens: { get: (ctx) => p.tokenService.get(ctx), create: (claims) => p.tokenService.create(claims) },
+    tokens: {
+      get: (ctx) => p.tokenService.get(ctx),
+      create: (claims) => p.tokenService.create(claims),
+      list: (userId) => started(async () => personalTokens(p.features).list(userId)),
+      revoke: (userId, id) => started(async () => personalTokens(p.features).revoke(userId, id)),
+    },
     avatarProxy: {
       put: (user, options) => p.avatarProxy.put(user, options),
       putContent: (userId, image) => p.avatarProxy.putContent(userId, image),
@@ -171,6 +188,13 @@ function builtInAdmins(features: FeatureSet, started: <T>(f: () => Promise<T>) =
     features.names().includes(name) ? shortcut(name, methods) : undefined,
   ]);
   return Object.fromEntries(entries) as BuiltInAdmins;
+}
+
+/** The personal tokens' admin API; a TypeError when the `tokens` option is not set. */
+function personalTokens(features: FeatureSet): PersonalTokensAdmin {
+  const admin = features.admin('tokens') as PersonalTokensAdmin | undefined;
+  if (!admin) throw new TypeError('auth.tokens.list/revoke need the `tokens` option (personal access tokens)');
+  return admin;
 }
 
 /** The Koa middleware with the instance's tools on it, and its parts kept where only internalsOf() finds them. */

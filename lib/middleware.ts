@@ -3,7 +3,7 @@ import { AuthError } from './errors.js';
 import { reportError, writeError } from './http/respond.js';
 import type { Logger } from './logger.js';
 import type { Authenticator } from './session/authenticator.js';
-import { isAdmin, type User } from './user.js';
+import { isAdmin, SESSION_AUTH, type User } from './user.js';
 import { isPromise } from './util/is-promise.js';
 import { parseDuration, type Duration } from './util/duration.js';
 import { requireFresh } from './session/fresh.js';
@@ -27,6 +27,11 @@ export interface AuthMiddleware {
    * every request) and a token the app minted are answered 403 `full_login_required`.
    */
   fresh(maxAge: Duration): Middleware;
+  /**
+   * Requires a user, as `auth` does; a personal access token must also hold every scope named, else 403
+   * `insufficient_scope`. A session and basic auth pass: they may do whatever their user may.
+   */
+  scope(...scopes: string[]): Middleware;
 }
 
 /** Replaces the default `{"error","code"}` body of a middleware failure; it owns the response. */
@@ -53,8 +58,8 @@ export function mustGetUserInfo(ctx: Context): User {
   return u;
 }
 
-/** What a guard asks of the user once there is one: undefined lets the request through. */
-type UserCheck = (user: User) => AuthError | undefined;
+/** What a guard asks of the user (and how they authenticated) once there is one: undefined lets the request through. */
+type UserCheck = (user: User, ctx: Context) => AuthError | undefined;
 
 /** The route middleware of one service, each finding the request's user through `users`. */
 export function createMiddleware(o: MiddlewareConfig, users: Authenticator): AuthMiddleware {
@@ -65,6 +70,7 @@ export function createMiddleware(o: MiddlewareConfig, users: Authenticator): Aut
     trace: tracer(o, users),
     updateUser: userUpdater(o),
     fresh: (maxAge: Duration) => freshGuard(o, users, parseDuration(maxAge, 'fresh(maxAge)')),
+    scope: (...scopes: string[]) => guard(o, users, scopesIn(scopes)),
   };
 }
 
@@ -76,6 +82,8 @@ function freshGuard(o: MiddlewareConfig, users: Authenticator, maxAgeMs: number)
   return async function fresh(ctx: Context, next: Next) {
     let user: User;
     try {
+      // A personal token is never a login, let alone a fresh one: the caller has to log in.
+      if (users.presented(ctx)) throw new AuthError('reauth_required', 'fresh() needs a recent login, not a token');
       const session = await users.loginSession(ctx, 'fresh()');
       requireFresh(session, maxAgeMs, o.clock());
       user = session.user;
@@ -83,6 +91,7 @@ function freshGuard(o: MiddlewareConfig, users: Authenticator, maxAgeMs: number)
       return refuse(o, ctx, err);
     }
     ctx.state.user = user;
+    ctx.state.auth = SESSION_AUTH;
     await next();
   };
 }
@@ -109,7 +118,9 @@ function guard(o: MiddlewareConfig, users: Authenticator, check?: UserCheck): Mi
 }
 
 function admit(o: MiddlewareConfig, check: UserCheck | undefined, ctx: Context, next: Next, user: User): Promise<void> {
-  const denied = check?.(user);
+  // Basic auth and a feature's credential said how; a token (cookie, X-JWT, `?token=`) is a session.
+  ctx.state.auth ??= SESSION_AUTH;
+  const denied = check?.(user, ctx);
   if (denied) return refuse(o, ctx, denied);
   ctx.state.user = user;
   return next();
@@ -124,6 +135,18 @@ async function refuse(o: MiddlewareConfig, ctx: Context, err: unknown): Promise<
 
 function adminOnly(u: User): AuthError | undefined {
   return isAdmin(u) ? undefined : new AuthError('not_admin', `user ${u.name} is not admin`);
+}
+
+/** `scope(...scopes)`: a credential with scopes (a personal token) must hold each; a session or basic auth passes. */
+function scopesIn(scopes: string[]): UserCheck {
+  if (scopes.some((s) => typeof s !== 'string' || s === ''))
+    throw new TypeError('scope() requires scope names as non-empty strings');
+  return (_user, ctx) => {
+    const held = ctx.state.auth?.scopes;
+    if (!held || scopes.every((s) => held.includes(s))) return undefined;
+    const missing = scopes.filter((s) => !held.includes(s));
+    return new AuthError('insufficient_scope', `this token lacks the scope ${missing.join(', ')}`);
+  };
 }
 
 function roleIn(roles: string[]): UserCheck {
@@ -144,6 +167,7 @@ function tracer(o: MiddlewareConfig, users: Authenticator): Middleware {
     try {
       const found = users.authenticate(ctx);
       ctx.state.user = isPromise(found) ? await found : found;
+      ctx.state.auth ??= SESSION_AUTH;
     } catch (err) {
       // Trace never refuses: the request goes on anonymously. A failure of the server's own (a dead
       // store, a throwing validator) is still reported, as every unexpected error is.

@@ -46,6 +46,7 @@ export function authKoa(opts: AuthKoaOptions): AuthKoa {
     providers,
     sessions: core.revocations,
     hooks,
+    credentials: core.credentials,
     waitForStart,
     basicThrottle,
   };
@@ -88,13 +89,13 @@ function checkedOptions(opts: AuthKoaOptions): { o: ResolvedOptions; plans: Retu
 
 /** The application's features and the built-in ones the options turn on, as one set (features/table.ts). */
 function featureSet(o: ResolvedOptions, core: CoreParts, login: SessionParts): FeatureSet {
-  const { state, events, tokenService: tokens, hooks } = core;
+  const { state, events, tokenService: tokens, hooks, credentials } = core;
   // Known to `auth.on()` whether or not their options are set, as when they were core events.
   events.bus.declare(BUILT_IN_EVENTS);
   try {
     const shared = { session: login.session, events: events.bus };
     const modules = configuredFeatures(o.features, { ...o, ...shared, tokens, core, login });
-    return new FeatureSet(modules, { ...o, ...shared, stateStore: state.store, hooks });
+    return new FeatureSet(modules, { ...o, ...shared, stateStore: state.store, hooks, credentials });
   } catch (err) {
     throw refusedOptions(err, o.logger, authKoa);
   }

@@ -32,8 +32,28 @@ declare module 'koa' {
   interface DefaultState {
     /** The request's user, once authkoa's route middleware has run; `getUserInfo(ctx)` reads it checked. */
     user?: User;
+    /** How the request's user authenticated, beside `user`. */
+    auth?: RequestAuth;
   }
 }
+
+/**
+ * How a request authenticated, as the route middleware put it in `ctx.state.auth` beside `ctx.state.user`:
+ * `session` (a token: cookie, X-JWT or `?token=`), `basic` (the Basic header), or a feature's credential by its
+ * own name (`token`: a personal access token, with its id and scopes).
+ */
+export interface RequestAuth {
+  readonly method: string;
+  /** The credential's own id (a personal token's `pat_…`), when it has one. */
+  readonly id?: string;
+  /** What the credential may do; absent for a session and basic auth, which may do what their user may. */
+  readonly scopes?: readonly string[];
+}
+
+/** `ctx.state.auth` of a request authenticated by its token (cookie, X-JWT, `?token=`): one object for all. */
+export const SESSION_AUTH: RequestAuth = Object.freeze({ method: 'session' });
+/** `ctx.state.auth` of a request authenticated by its Basic header. */
+export const BASIC_AUTH: RequestAuth = Object.freeze({ method: 'basic' });
 
 const SHA1_HEX = /^[0-9a-fA-F]{40}$/;
 

@@ -11,6 +11,9 @@ import { MFA_ERRORS } from '../lib/mfa/errors.js';
 import { MFA_SCHEMAS } from '../lib/mfa/schemas.js';
 import { openApiDocument } from '../lib/openapi/document.js';
 import { typeScriptOf } from '../lib/openapi/typescript.js';
+import { TOKEN_ERRORS } from '../lib/personal-tokens/errors.js';
+import { tokensOpenAPI } from '../lib/personal-tokens/openapi.js';
+import { readTokensOptions } from '../lib/personal-tokens/options.js';
 
 export const SCHEMA_FILE = fileURLToPath(new URL('../browser/client/schema.ts', import.meta.url));
 
@@ -21,10 +24,11 @@ const HEADER = `/**
 
 /**
  * The text of browser/client/schema.ts for the current component schemas: the core ones and those of the
- * built-in second factor and accounts, whose routes the client calls (their bodies, their error codes in
- * `ErrorCode`, in the order a configuration with both lists them: the accounts', then the second factor's).
+ * built-in accounts, personal tokens and second factor, whose routes the client calls (their bodies, their error
+ * codes in `ErrorCode`, in the order a configuration with all three lists them).
  */
 export function clientSchemaSource(): string {
+  const tokenSchemas = tokensOpenAPI(readTokensOptions({}, { accounts: true })!).schemas;
   const names = { jwtCookieName: 'JWT', xsrfHeaderName: 'X-XSRF-TOKEN', jwtHeaderName: 'X-JWT', jwtQueryName: 'token' };
   const doc = openApiDocument(
     {
@@ -36,7 +40,11 @@ export function clientSchemaSource(): string {
       avatars: true,
     },
     [],
-    { paths: {}, schemas: MFA_SCHEMAS, securitySchemes: {}, errors: { ...ACCOUNT_ERRORS, ...MFA_ERRORS }, tags: {} },
+    {
+      ...{ paths: {}, schemas: { ...tokenSchemas, ...MFA_SCHEMAS }, securitySchemes: {}, tags: {} },
+      errors: { ...ACCOUNT_ERRORS, ...TOKEN_ERRORS, ...MFA_ERRORS },
+      credentialSchemes: [],
+    },
   );
   return typeScriptOf(doc.components.schemas as Record<string, Record<string, unknown>>, HEADER, {
     Error: 'ErrorBody',

@@ -2,6 +2,7 @@ import type { Context } from 'koa';
 import { createAvatarProxy, type AvatarProxyImpl } from '../avatar/proxy.js';
 import { createEvents, type InstanceEvents } from '../events/instance.js';
 import { loginEvent } from '../events/session-events.js';
+import { FeatureCredentials } from '../features/credentials.js';
 import { FeatureHooks } from '../features/hooks.js';
 import { FeatureSet } from '../features/set.js';
 import { PendingAppErrors } from '../http/pending-errors.js';
@@ -41,6 +42,8 @@ export interface CoreParts {
   revocations: Revocations;
   /** What the login, the refresh and the logout tell the features: filled as FeatureSet.start() creates them. */
   hooks: FeatureHooks;
+  /** The credentials features accept besides the session (personal tokens): filled as FeatureSet.start() creates them. */
+  credentials: FeatureCredentials;
   providers: ProviderRegistry;
 }
 
@@ -66,6 +69,7 @@ export function coreParts(o: ResolvedOptions): CoreParts {
   const keepMs = Math.max(o.cookieDurationMs, o.tokenDurationMs);
   const ended = revocations(state.store, o.clock, keepMs, o.tokenDurationMs);
   const hooks = new FeatureHooks(o.logger);
+  const credentials = new FeatureCredentials();
   const tokenService = new TokenService(o, telemetry);
   const providers = new ProviderRegistry();
   return {
@@ -80,6 +84,7 @@ export function coreParts(o: ResolvedOptions): CoreParts {
     throttle,
     revocations: ended,
     hooks,
+    credentials,
     providers,
   };
 }

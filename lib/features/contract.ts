@@ -3,7 +3,9 @@ import type { AuthError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { Claims } from '../session/claims.js';
 import type { StateStore } from '../state/types.js';
-import type { User } from '../user.js';
+import type { RequestAuth, User } from '../user.js';
+
+export type { RequestAuth } from '../user.js';
 
 /**
  * What a feature is: a part of the service that the options turn on, with its own routes under a prefix
@@ -64,6 +66,23 @@ export interface FeatureContext {
   json(ctx: Context, status: number, body: unknown): void;
 }
 
+/**
+ * A credential other than the session that a feature accepts on the application's routes (`auth`, `admin`,
+ * `rbac`, `scope`), sent as `Authorization: <scheme> <value>`. It is never a full login: every route that
+ * manages factors, sessions, links, tokens or credentials refuses a request that presents one, with the
+ * feature's `refused` error, and `fresh()` answers it 401 `reauth_required`.
+ */
+export interface FeatureCredential {
+  /** The Authorization scheme it is sent with, case-insensitive: `Bearer`. */
+  readonly scheme: string;
+  /** Whether a value sent with the scheme is this feature's (its prefix); cheap and synchronous. */
+  recognises(value: string): boolean;
+  /** The credential's user and how they authenticated, or a thrown AuthError (401) for one that is not live. */
+  authenticate(value: string, ctx: Context): Promise<{ user: User; auth: RequestAuth }>;
+  /** The refusal of a route that manages how the user logs in (403), naming the route (`what`). */
+  refused(what: string): AuthError;
+}
+
 /** A feature's part of the OpenAPI document (Feature.openapi). */
 export interface FeatureOpenAPI {
   /** Path items by path under `authRoutePath` (`/terms`), each an object of operations by method. */
@@ -72,6 +91,11 @@ export interface FeatureOpenAPI {
   schemas?: Record<string, unknown>;
   /** Security schemes its operations name in their `security` (a cookie of its own). */
   securitySchemes?: Record<string, unknown>;
+  /**
+   * Which of its `securitySchemes` carry its credential (Feature.credential): the routes that read the user as
+   * `auth` does (`GET /auth/user`, `/auth/status`) list them as one more way in.
+   */
+  credentialSchemes?: string[];
   /** What the tags its operations use stand for (`{ terms: 'Accepting the terms of service' }`), by tag name. */
   tags?: Record<string, string>;
 }
@@ -97,6 +121,8 @@ export interface Feature {
    * reach it by the feature's name (ProviderCapabilities.featureService). Most features offer nothing.
    */
   provides?: unknown;
+  /** A credential it accepts on the application's routes besides the session (FeatureCredential). */
+  credential?: FeatureCredential;
   /*
    * A session's life, told after the fact, in the order of the features. A hook cannot refuse anything: a
    * throw or a rejection is logged as a warning (its AuthError code, or `feature_hook_failed`) and the

@@ -8,6 +8,7 @@ import type { Logger } from '../logger.js';
 import type { IdentifiedLogin } from '../session/login.js';
 import type { StateStore } from '../state/types.js';
 import type { Feature, FeatureContext, FeatureModule, FullLogin } from './contract.js';
+import type { FeatureCredentials } from './credentials.js';
 import type { FeatureHooks } from './hooks.js';
 import { checkProviderNames } from './plan.js';
 
@@ -23,6 +24,8 @@ export interface FeatureParts {
   events: AuthEventBus;
   /** The core's session hooks (features/hooks.ts): each feature's are added as it is created. */
   hooks: FeatureHooks;
+  /** The core's feature credentials (features/credentials.ts): each feature's is added as it is created. */
+  credentials: FeatureCredentials;
 }
 
 /** A path item map of one feature's OpenAPI part, as the document merges it. */
@@ -37,6 +40,8 @@ export interface FeatureDocs {
   errors: Record<string, number>;
   /** What their tags stand for, by tag name. */
   tags: Record<string, string>;
+  /** The schemes of their credentials (FeatureOpenAPI.credentialSchemes). */
+  credentialSchemes: string[];
 }
 
 /**
@@ -66,6 +71,7 @@ export class FeatureSet {
       const made = await named(m, 'could not be created', () => m.create((m.options ?? {}) as never, this.#context(m)));
       this.#made.set(m.name, made ?? {});
       if (made) this.#parts.hooks.add(m.name, made);
+      if (made?.credential) this.#parts.credentials.add(made.credential);
     }
     await Promise.all(
       this.#modules.map((m) => named(m, 'did not start', async () => this.#made.get(m.name)?.start?.())),
@@ -113,6 +119,7 @@ export class FeatureSet {
     const securitySchemes: Record<string, unknown> = {};
     const errors: Record<string, number> = {};
     const tags: Record<string, string> = {};
+    const credentialSchemes: string[] = [];
     for (const m of this.#modules) {
       const part = await this.#made.get(m.name)?.openapi?.();
       for (const [path, item] of Object.entries(part?.paths ?? {})) paths[this.#parts.authRoutePath + path] = item;
@@ -120,8 +127,9 @@ export class FeatureSet {
       Object.assign(securitySchemes, part?.securitySchemes);
       Object.assign(errors, m.errors);
       Object.assign(tags, part?.tags);
+      credentialSchemes.push(...(part?.credentialSchemes ?? []));
     }
-    return { paths, schemas, securitySchemes, errors, tags };
+    return { paths, schemas, securitySchemes, errors, tags, credentialSchemes };
   }
 
   /** A feature's admin API, once started; undefined for a feature not configured or without one. */

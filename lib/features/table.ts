@@ -11,6 +11,9 @@ import { accountsFeature, type AccountsParts } from '../accounts/feature.js';
 import { ACCOUNT_EVENTS } from '../accounts/events.js';
 import { readAccountsOptions, type AccountsConfig } from '../accounts/options.js';
 import type { AccountsAdminAPI } from '../accounts/service.js';
+import { TOKEN_EVENTS } from '../personal-tokens/events.js';
+import { personalTokensFeature } from '../personal-tokens/feature.js';
+import { readTokensOptions, type PersonalTokensConfig } from '../personal-tokens/options.js';
 
 /**
  * The built-in features: which option turns each on and how it is read, what they are made of, their
@@ -19,7 +22,7 @@ import type { AccountsAdminAPI } from '../accounts/service.js';
  */
 
 /** The options of authKoa() that turn a built-in feature on (their public types: options/types.ts). */
-export const BUILT_IN_OPTIONS = ['mfa', 'accounts'] as const;
+export const BUILT_IN_OPTIONS = ['mfa', 'accounts', 'tokens'] as const;
 export type BuiltInOption = (typeof BUILT_IN_OPTIONS)[number];
 
 /** What the built-in features' option readers get: the options read before theirs. */
@@ -30,14 +33,16 @@ export type FeatureOptions = Readonly<Partial<Record<BuiltInOption, unknown>>>;
 
 /** Checks the options of the built-in features, in authKoa()'s one validation pass (a TypeError naming one). */
 export function readBuiltInOptions(o: Record<string, unknown>, so: BuiltInOptionsContext): FeatureOptions {
-  return { mfa: readMfaOptions(o.mfa, so), accounts: readAccountsOptions(o.accounts, so) };
+  const accounts = readAccountsOptions(o.accounts, so);
+  const tokens = readTokensOptions(o.tokens, { accounts: accounts !== undefined });
+  return { mfa: readMfaOptions(o.mfa, so), accounts, tokens };
 }
 
 /**
  * The event types of the built-in features: `auth.on()` takes them whether or not the option is set, as it
  * did when they were core events.
  */
-export const BUILT_IN_EVENTS: readonly string[] = [...MFA_EVENTS, ...ACCOUNT_EVENTS];
+export const BUILT_IN_EVENTS: readonly string[] = [...MFA_EVENTS, ...ACCOUNT_EVENTS, ...TOKEN_EVENTS];
 
 /** The instance's shortcuts to built-in features' admin APIs: `auth.mfa` is `auth.features.get('mfa')`. */
 export interface BuiltInAdmins {
@@ -71,12 +76,14 @@ export interface BuiltInParts extends SessionsFeatureParts, MfaParts {
   core: MfaParts['core'] & AccountsParts['core'];
   login: MfaParts['login'] & AccountsParts['login'];
   logger: AccountsParts['logger'];
+  strictRevocation: boolean;
 }
 
 /**
  * The features of one configuration, in the order their gates run: the application's (`features`), then
  * the built-in ones the options turn on: the session list and the key set always (the key set answers
- * 404 without `signing`), the accounts with `accounts`, the second factor with `mfa`. Checked as one set:
+ * 404 without `signing`), the accounts with `accounts`, the personal tokens with `tokens`, the second factor with
+ * `mfa`. Checked as one set:
  * names, prefixes, events.
  */
 export function configuredFeatures(own: readonly FeatureModule[], p: BuiltInParts): FeatureModule[] {
@@ -88,7 +95,9 @@ export function configuredFeatures(own: readonly FeatureModule[], p: BuiltInPart
   ];
   const mfa = p.featureOptions.mfa as MfaConfig | undefined;
   const accounts = p.featureOptions.accounts as AccountsConfig | undefined;
+  const tokens = p.featureOptions.tokens as PersonalTokensConfig | undefined;
   if (accounts) all.push(accountsFeature(accounts, p));
+  if (tokens) all.push(personalTokensFeature(tokens, p));
   if (mfa) all.push(mfaFeature(mfa, p));
   checkFeatureSet(all);
   return all;

@@ -146,6 +146,6 @@ export type Security = Array<Record<string, readonly string[]>>;
  * basic auth where it is configured. Routes that manage factors, sessions or credentials take
  * SESSION_SECURITY instead (never basic auth).
  */
-export function userSecurity(basic: boolean): Security {
-  return [...SESSION_SECURITY, ...(basic ? [{ basicAuth: [] }] : [])];
+export function userSecurity(basic: boolean, credentials: readonly string[] = []): Security {
+  return [...SESSION_SECURITY, ...(basic ? [{ basicAuth: [] }] : []), ...credentials.map((name) => ({ [name]: [] }))];
 }

@@ -52,7 +52,8 @@ export function openApiDocument(
   providers: readonly ProviderRoutes[],
   features?: FeatureDocs,
 ): OpenAPIDocument {
-  const paths: Paths = { ...corePaths(c.authRoutePath, c.basic), ...featureOperations(features?.paths ?? {}) };
+  const core = corePaths(c.authRoutePath, c.basic, features?.credentialSchemes ?? []);
+  const paths: Paths = { ...core, ...featureOperations(features?.paths ?? {}) };
   for (const p of providers) Object.assign(paths, providerPaths(c.authRoutePath, p));
   if (c.avatars) Object.assign(paths, avatarPaths(c.avatarRoutePath));
   return {

@@ -27,7 +27,11 @@ const CORE = {
 } satisfies Record<string, Text>;
 
 /** The routes every configuration has. */
-export function corePaths(prefix: string, basic: boolean): Record<string, PathItem> {
+export function corePaths(
+  prefix: string,
+  basic: boolean,
+  credentials: readonly string[] = [],
+): Record<string, PathItem> {
   const tag = 'auth';
   const loggedOut = { 200: emptyTextDoc('logged out (an empty text body)') };
   const logout = () => op(LOGOUT, tag, SESSION_IF_ANY, loggedOut);
@@ -37,8 +41,8 @@ export function corePaths(prefix: string, basic: boolean): Record<string, PathIt
   const status = { 200: json(ref('Status'), 'the status') };
   return {
     [`${prefix}/list`]: { get: op(CORE.list, tag, PUBLIC, listed, details) },
-    [`${prefix}/user`]: { get: op(CORE.user, tag, userSecurity(basic), user) },
-    [`${prefix}/status`]: { get: op(CORE.status, tag, [{}, ...userSecurity(basic)], status) },
+    [`${prefix}/user`]: { get: op(CORE.user, tag, userSecurity(basic, credentials), user) },
+    [`${prefix}/status`]: { get: op(CORE.status, tag, [{}, ...userSecurity(basic, credentials)], status) },
     [`${prefix}/logout`]: { get: logout(), post: logout() },
   };
 }

@@ -20,6 +20,7 @@ import type { LoginThrottleOptions } from '../state/throttle.js';
 import type { FeatureModule } from '../features/contract.js';
 import type { MfaOptions } from '../mfa/options.js';
 import type { AccountsOptions } from '../accounts/options.js';
+import type { PersonalTokensOptions } from '../personal-tokens/options.js';
 import type { SigningOptions } from '../session/signing.js';
 
 export type { Duration } from '../util/duration.js';
@@ -212,6 +213,12 @@ export interface AuthKoaOptions {
    * See docs/accounts.md.
    */
   accounts?: AccountsOptions;
+  /**
+   * Personal access tokens for the accounts' users (needs `accounts`): `true` or `{ prefix, revocationDelay, … }`.
+   * Made at `POST /auth/tokens`, sent as `Authorization: Bearer <token>` to the routes behind `auth`, `admin`,
+   * `rbac` and `scope`, never to one that manages the account. Off by default. See docs/accounts.md.
+   */
+  tokens?: boolean | PersonalTokensOptions;
   /**
    * Features beside the built-in ones, each made by its package's function (`acceptTerms({ version })`):
    * their own routes under a prefix they reserve, a say in every login, their OpenAPI part, error codes

@@ -1,4 +1,5 @@
 import type { StateStore } from '../state/types.js';
+import type { User } from '../user.js';
 
 /**
  * Where personal access tokens are kept, over any StateStore (LMDB, Redis with persistence, PostgreSQL,
@@ -11,6 +12,8 @@ export interface PersonalToken {
   /** Public and stable: what the list shows and DELETE names (`pat_…`). */
   id: string;
   userId: string;
+  /** The user it acts as: its owner as the session that made it had them (without `aud` and `ip`). */
+  user: User;
   /** What its owner called it ("CI deploy"). */
   name: string;
   /**
@@ -35,10 +38,10 @@ export interface PersonalTokenStore {
   findByHash(hash: string, now: number): Promise<PersonalToken | undefined>;
   /** The user's tokens, live ones only, oldest first. */
   list(userId: string, now: number): Promise<PersonalToken[]>;
-  /** Revokes the user's token `id`; false when the user has none by that id. */
-  revoke(userId: string, id: string): Promise<boolean>;
-  /** Revokes every token of the user (an account's deletion); how many went. */
-  revokeAll(userId: string): Promise<number>;
+  /** Revokes the user's token `id`: the token revoked, or undefined when the user has none by that id. */
+  revoke(userId: string, id: string): Promise<PersonalToken | undefined>;
+  /** Revokes every token of the user (an account's deletion): the tokens revoked. */
+  revokeAll(userId: string): Promise<PersonalToken[]>;
   /** Records a use at `at`, unless one was recorded within the last minute: a hot token writes once a minute. */
   touch(token: PersonalToken, at: number): Promise<void>;
 }
@@ -74,7 +77,7 @@ export function statePersonalTokenStore(store: StateStore): PersonalTokenStore {
     const cur = await store.get<PersonalToken>(TOKENS, entry.hash);
     const gone = cur !== undefined && cur.value.userId === userId && (await store.take(TOKENS, entry.hash, cur.rev));
     await updateIndex(userId, (index) => ({ tokens: index.tokens.filter((x) => x.id !== entry.id) }));
-    return gone;
+    return gone ? cur.value : undefined;
   };
 
   return {
@@ -95,13 +98,16 @@ export function statePersonalTokenStore(store: StateStore): PersonalTokenStore {
     },
     async revoke(userId, id) {
       const entry = (await store.get<UserIndex>(USERS, userId))?.value.tokens.find((x) => x.id === id);
-      return entry ? remove(userId, entry) : false;
+      return entry ? remove(userId, entry) : undefined;
     },
     async revokeAll(userId) {
       const index = (await store.get<UserIndex>(USERS, userId))?.value.tokens ?? [];
-      let n = 0;
-      for (const entry of index) if (await remove(userId, entry)) n++;
-      return n;
+      const gone: PersonalToken[] = [];
+      for (const entry of index) {
+        const token = await remove(userId, entry);
+        if (token) gone.push(token);
+      }
+      return gone;
     },
     async touch(token, at) {
       if (token.lastUsed !== undefined && at - token.lastUsed < TOUCH_EVERY_MS) return;

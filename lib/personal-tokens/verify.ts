@@ -1,3 +1,4 @@
+import { safeEqual } from '../util/safe-equal.js';
 import type { TokenCache } from './cache.js';
 import { tokenHash, wellFormed } from './format.js';
 import type { PersonalToken, PersonalTokenStore } from './store.js';
@@ -39,6 +40,10 @@ export function tokenVerifier({ store, cache, prefix, clock, onTouchFailed }: To
       let found = cache.get(hash, now);
       if (found === undefined) {
         found = (await store.findByHash(hash, now)) ?? null;
+        // The key found it; the stored hash is still compared, in constant time, before it counts.
+        if (found && !safeEqual(found.hash, hash)) found = null;
+        // Its scopes are handed to every request it authenticates (ctx.state.auth): none may change them.
+        if (found) Object.freeze(found.scopes);
         cache.set(hash, found, now);
       }
       if (!found || (found.expires !== undefined && now >= found.expires)) return undefined;

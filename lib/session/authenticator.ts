@@ -3,7 +3,8 @@ import type { EventSink } from '../events/bus.js';
 import type { Context } from 'koa';
 import { AuthError, isErrorCode, toAuthError, type ErrorCode } from '../errors.js';
 import type { CredentialThrottle } from '../state/throttle.js';
-import type { User } from '../user.js';
+import type { FeatureCredentials, PresentedCredential } from '../features/credentials.js';
+import { BASIC_AUTH, type User } from '../user.js';
 import { isPromise } from '../util/is-promise.js';
 import { basicAuthenticator, type BasicAuthConfig, type BasicAuthenticator } from './basic-auth.js';
 import { copyClaims, userOf as userOfClaims, type Claims, type RequestToken } from './claims.js';
@@ -31,6 +32,8 @@ export interface AuthenticatorParts {
   sessions: Revocations;
   /** Told of every refresh (the features' session hooks). */
   hooks?: SessionHooks;
+  /** The credentials features accept besides the session (personal access tokens), filled at start-up. */
+  credentials?: FeatureCredentials;
   /**
    * Undefined once the service has started; before, a promise to wait for, rejected with a 503 when start-up failed.
    */
@@ -53,6 +56,7 @@ export class Authenticator {
   private readonly providers: AuthenticatorParts['providers'];
   private readonly waitForStart: AuthenticatorParts['waitForStart'];
   private readonly basicAuth: BasicAuthenticator | undefined;
+  private readonly credentials: FeatureCredentials | undefined;
   private readonly refresher: Refresher;
   // The checks the options add to every request: both make it asynchronous (see checkedUser).
   private readonly validator: AuthenticationConfig['validator'];
@@ -67,6 +71,7 @@ export class Authenticator {
     this.waitForStart = parts.waitForStart;
     this.basicAuth =
       o.basicAuthChecker || o.adminPasswd !== undefined ? basicAuthenticator(o, parts.basicThrottle) : undefined;
+    this.credentials = parts.credentials;
     this.refresher = new Refresher(o, parts.tokens, parts.sessions, parts.hooks, parts.events, parts.tracing);
     this.validator = o.validator;
     this.strictRevocations = o.strictRevocation ? parts.sessions : undefined;
@@ -93,6 +98,9 @@ export class Authenticator {
    */
   async loginSession(ctx: Context, what = 'this route'): Promise<SessionOf> {
     await this.waitForStart();
+    // A request presenting a feature's credential (a personal token) is refused, whatever else it carries.
+    const presented = this.presented(ctx);
+    if (presented) throw presented.credential.refused(what);
     let user: User;
     try {
       user = await this.tokenUser(ctx);
@@ -108,15 +116,34 @@ export class Authenticator {
     return { user, claims };
   }
 
+  /** The feature credential (a personal token) the request's Authorization header carries, if any. */
+  presented(ctx: Context): PresentedCredential | undefined {
+    return this.credentials?.any ? this.credentials.find(ctx.req.headers.authorization) : undefined;
+  }
+
   private authenticateNow(ctx: Context): User | Promise<User> {
+    const presented = this.presented(ctx);
+    if (presented) return this.credentialUser(ctx, presented);
     if (this.basicAuth) {
       const header = ctx.req.headers.authorization;
       if (header && /^basic /i.test(header)) {
+        const basic = (u: User | undefined): User | Promise<User> => {
+          if (!u) return this.tokenUser(ctx);
+          ctx.state.auth = BASIC_AUTH;
+          return u;
+        };
         const user = this.basicAuth(ctx, header);
-        return isPromise(user) ? user.then((u) => u ?? this.tokenUser(ctx)) : (user ?? this.tokenUser(ctx));
+        return isPromise(user) ? user.then(basic) : basic(user);
       }
     }
     return this.tokenUser(ctx);
+  }
+
+  /** The user of a feature's credential; `ctx.state.auth` says which (its id and scopes). */
+  private async credentialUser(ctx: Context, { credential, value }: PresentedCredential): Promise<User> {
+    const { user, auth } = await credential.authenticate(value, ctx);
+    ctx.state.auth = auth;
+    return user;
   }
 
   private tokenUser(ctx: Context): User | Promise<User> {

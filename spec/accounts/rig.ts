@@ -33,6 +33,8 @@ export async function accountsRig(
     mfa?: boolean;
     /** Providers beside `local` (a passkey provider, for what a deleted account leaves behind). */
     extraProviders?: unknown[];
+    /** The application's own routes beside the test app's. */
+    extraRoutes?: Parameters<typeof startApp>[1];
   } = {},
 ): Promise<AccountsRig> {
   const smtp = await startSmtp();
@@ -40,30 +42,33 @@ export async function accountsRig(
   const clock = manualClock();
   const logs: string[] = [];
   const log = (level: string) => (m: string) => logs.push(`${level} ${m}`);
-  const app = await startApp({
-    secret: SECRET,
-    clock,
-    logger: { info: log('info'), warn: log('warn'), error: log('error') },
-    accounts: { store: (o.store ?? 'memory://') as string },
-    providers: [
-      {
-        kind: 'password',
-        name: 'local',
-        scrypt: FAST_SCRYPT,
-        sender: emailSender({
-          host: '127.0.0.1',
-          port: smtp.port,
-          secure: false,
-          from: '"Test App" <accounts@example.com>',
-          timeout: '30s',
-        }),
-        ...o.provider,
-      } as never,
-      ...((o.extraProviders ?? []) as never[]),
-    ],
-    ...(o.mfa && { mfa: { store: memoryStateStore({ clock }) } }),
-    ...o.service,
-  });
+  const app = await startApp(
+    {
+      secret: SECRET,
+      clock,
+      logger: { info: log('info'), warn: log('warn'), error: log('error') },
+      accounts: { store: (o.store ?? 'memory://') as string },
+      providers: [
+        {
+          kind: 'password',
+          name: 'local',
+          scrypt: FAST_SCRYPT,
+          sender: emailSender({
+            host: '127.0.0.1',
+            port: smtp.port,
+            secure: false,
+            from: '"Test App" <accounts@example.com>',
+            timeout: '30s',
+          }),
+          ...o.provider,
+        } as never,
+        ...((o.extraProviders ?? []) as never[]),
+      ],
+      ...(o.mfa && { mfa: { store: memoryStateStore({ clock }) } }),
+      ...o.service,
+    },
+    o.extraRoutes,
+  );
   t.teardown(() => app.close());
   return { app, smtp, client: new Client(app.url), clock, logs };
 }

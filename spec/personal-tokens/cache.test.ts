@@ -7,6 +7,7 @@ const T0 = 1_800_000_000_000;
 const token = (id: string, over: Partial<PersonalToken> = {}): PersonalToken => ({
   id,
   userId: 'u1',
+  user: { id: 'u1', name: 'Ann', picture: '' },
   name: id,
   scopes: [],
   created: T0,

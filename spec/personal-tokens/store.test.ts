@@ -17,6 +17,7 @@ function token(userId: string, over: Partial<PersonalToken> = {}): PersonalToken
   return {
     id: `pat_${n}`,
     userId,
+    user: { id: userId, name: userId, picture: '' },
     name: `token ${n}`,
     scopes: [],
     created: NOW,
@@ -63,16 +64,19 @@ for (const [label, open] of backends) {
     const store = await fresh(t);
     const [a, b, c] = [token('u1'), token('u1'), token('u2')];
     for (const x of [a, b, c]) await store.create(plain(x));
-    t.false(await store.revoke('u2', a.id), "another user's id is not theirs to revoke");
+    t.is(await store.revoke('u2', a.id), undefined, "another user's id is not theirs to revoke");
     t.truthy(await store.findByHash(a.hash, NOW));
-    t.true(await store.revoke('u1', a.id));
-    t.false(await store.revoke('u1', a.id), 'once');
+    t.is((await store.revoke('u1', a.id))?.hash, a.hash, 'the token revoked is handed back');
+    t.is(await store.revoke('u1', a.id), undefined, 'once');
     t.is(await store.findByHash(a.hash, NOW), undefined);
     t.deepEqual(
       (await store.list('u1', NOW)).map((x) => x.id),
       [b.id],
     );
-    t.is(await store.revokeAll('u1'), 1);
+    t.deepEqual(
+      (await store.revokeAll('u1')).map((x) => x.id),
+      [b.id],
+    );
     t.deepEqual(await store.list('u1', NOW), []);
     t.truthy(await store.findByHash(c.hash, NOW), "the other user's token stays");
   });

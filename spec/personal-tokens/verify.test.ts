@@ -29,7 +29,8 @@ function rig(ttlMs = 30_000) {
   const add = async (over: Partial<PersonalToken> = {}) => {
     const secret = mintToken('akp');
     const record: PersonalToken = {
-      ...{ id: `pat_${secret.slice(4, 12)}`, userId: 'u1', name: 'ci', scopes: [] },
+      ...{ id: `pat_${secret.slice(4, 12)}`, userId: 'u1', user: { id: 'u1', name: 'Ann', picture: '' } },
+      ...{ name: 'ci', scopes: [] },
       ...{ created: clock(), hash: tokenHash(secret), ...over },
     };
     await store.create(record);

@@ -1,0 +1,36 @@
+import type { FeatureModule } from '../features/contract.js';
+import { TOKEN_ERRORS } from './errors.js';
+import { TOKEN_EVENTS } from './events.js';
+import type { PersonalTokensConfig } from './options.js';
+
+/** What the personal tokens need of the instance besides a feature's context. */
+export interface PersonalTokensParts {
+  /** `strictRevocation`: every use of a token reads the store, nothing is cached. */
+  strictRevocation: boolean;
+}
+
+/**
+ * Personal access tokens (docs/accounts.md#personal-access-tokens) as a feature: its routes under
+ * `<authRoutePath>/tokens`, its credential (`Authorization: Bearer <token>` on the application's routes), its
+ * admin API (`auth.tokens.list/revoke`), its error codes and events; a deleted account's tokens go with it. Built
+ * on the public feature contract alone. Its code loads only when `tokens` is set.
+ */
+export function personalTokensFeature(config: PersonalTokensConfig, p: PersonalTokensParts): FeatureModule {
+  return {
+    name: 'tokens',
+    prefix: '/tokens',
+    errors: TOKEN_ERRORS,
+    events: TOKEN_EVENTS,
+    async create(_options, context) {
+      const [{ personalTokens }, { tokenRoutes }] = await Promise.all([import('./service.js'), import('./routes.js')]);
+      const tokens = personalTokens(config, context, p.strictRevocation);
+      return {
+        routes: tokenRoutes(tokens, config, context),
+        credential: tokens.credential,
+        admin: tokens.admin,
+        openapi: async () => (await import('./openapi.js')).tokensOpenAPI(config),
+        userDeleted: (userId) => tokens.userDeleted(userId),
+      };
+    },
+  };
+}

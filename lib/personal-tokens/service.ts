@@ -1,0 +1,144 @@
+import { randomBytes } from 'node:crypto';
+import type { Context } from 'koa';
+import { AuthError } from '../errors.js';
+import type { FeatureContext, FeatureCredential, RequestAuth } from '../features/contract.js';
+import { canonicalUser } from '../session/claims.js';
+import type { User } from '../user.js';
+import { tokenCache } from './cache.js';
+import { mintToken, tokenHash } from './format.js';
+import type { PersonalTokensConfig } from './options.js';
+import { statePersonalTokenStore, type PersonalToken, type PersonalTokenStore } from './store.js';
+import { tokenVerifier } from './verify.js';
+import { tokenView, type NewPersonalToken, type PersonalTokenView } from './views.js';
+
+/** `auth.tokens.list/revoke` and `auth.features.get('tokens')`: the personal tokens of any user. */
+export interface PersonalTokensAdmin {
+  /** The user's live tokens, oldest first, without secrets. */
+  list(userId: string): Promise<PersonalTokenView[]>;
+  /** Revokes the user's token `id`: refused at once in this process, within `revocationDelay` in the others. */
+  revoke(userId: string, id: string): Promise<boolean>;
+  /** Revokes every token of the user; how many went. */
+  revokeAll(userId: string): Promise<number>;
+}
+
+/** What a new token asks for, checked (routes.ts reads it from the request). */
+export interface TokenRequest {
+  name: string;
+  scopes: string[];
+  /** ms since the epoch; undefined: never. */
+  expires: number | undefined;
+}
+
+/** The personal tokens of one instance: the store, the verification with its cache, and what uses them. */
+export interface PersonalTokens {
+  credential: FeatureCredential;
+  admin: PersonalTokensAdmin;
+  store: PersonalTokenStore;
+  /** Mints a token for `user` (a full login's, fresh): 409 `too_many_tokens` past `maxPerUser`. */
+  create(user: User, asked: TokenRequest, ctx: Context): Promise<NewPersonalToken>;
+  /** Revokes one token of the user, telling `token_revoked`; false when the user has none by that id. */
+  revoke(userId: string, id: string, by: 'user' | 'admin', ctx?: Context): Promise<boolean>;
+  /** Revokes every token of a deleted account's user. */
+  userDeleted(userId: string): Promise<void>;
+}
+
+export function personalTokens(
+  config: PersonalTokensConfig,
+  context: FeatureContext,
+  strictRevocation: boolean,
+): PersonalTokens {
+  const store = statePersonalTokenStore(context.stateStore);
+  // With strictRevocation nothing is cached: every use reads the store, and a revocation anywhere counts at once.
+  const cache = tokenCache({ maxEntries: config.cacheSize, ttlMs: strictRevocation ? 0 : config.revocationDelayMs });
+  const onTouchFailed = (err: unknown) =>
+    context.logger.warn(`personal tokens: recording a use failed: ${(err as Error)?.message}`, {
+      code: 'token_touch_failed',
+    });
+  const verifier = tokenVerifier({ store, cache, prefix: config.prefix, clock: context.clock, onTouchFailed });
+  const emitRevoked = (t: PersonalToken, by: 'user' | 'admin' | 'account_deleted', ctx?: Context) =>
+    context.emit('token_revoked', { userId: t.userId, tokenId: t.id, by }, ctx);
+
+  const credential: FeatureCredential = {
+    scheme: 'Bearer',
+    recognises: (value) => value.startsWith(`${config.prefix}_`),
+    async authenticate(value) {
+      const found = await verifier.verify(value);
+      if (!found) throw new AuthError('token_invalid', 'the personal access token is unknown, revoked or expired');
+      // The owner as the token keeps them, copied per request: the app may change what it is handed.
+      const auth: RequestAuth = { method: 'token', id: found.id, scopes: found.scopes };
+      return { user: canonicalUser(found.user, ''), auth };
+    },
+    refused: (what) =>
+      context.error('token_not_allowed', `${what} does not take a personal access token: log in to manage an account`),
+  };
+
+  async function revoke(userId: string, id: string, by: 'user' | 'admin', ctx?: Context) {
+    const gone = await store.revoke(userId, id);
+    if (!gone) return false;
+    verifier.revoked(gone);
+    emitRevoked(gone, by, ctx);
+    return true;
+  }
+
+  async function revokeAll(userId: string, by: 'admin' | 'account_deleted') {
+    const gone = await store.revokeAll(userId);
+    for (const t of gone) {
+      verifier.revoked(t);
+      emitRevoked(t, by);
+    }
+    return gone.length;
+  }
+
+  async function create(user: User, asked: TokenRequest, ctx: Context): Promise<NewPersonalToken> {
+    const now = context.clock();
+    if ((await store.list(user.id, now)).length >= config.maxPerUser)
+      throw context.error('too_many_tokens', `a user holds at most ${config.maxPerUser} tokens: revoke one first`);
+    const owner = ownerOf(user);
+    for (let tries = 0; tries < 3; tries++) {
+      const token = mintToken(config.prefix);
+      const record: PersonalToken = {
+        id: `pat_${randomBytes(12).toString('base64url')}`,
+        userId: user.id,
+        user: owner,
+        name: asked.name,
+        scopes: asked.scopes,
+        created: now,
+        ...(asked.expires !== undefined && { expires: asked.expires }),
+        hash: tokenHash(token),
+      };
+      if (!(await store.create(record))) continue; // a collision of 2^96 ids or 2^178 secrets: mint again
+      const view = tokenView(record);
+      const event = { userId: user.id, tokenId: record.id, name: record.name, scopes: record.scopes };
+      context.emit('token_created', view.expires ? { ...event, expires: view.expires } : event, ctx);
+      return { ...view, token };
+    }
+    throw new Error('personal tokens: could not store a new token');
+  }
+
+  const admin: PersonalTokensAdmin = {
+    list: async (userId) => (await store.list(checkUserId(userId), context.clock())).map(tokenView),
+    revoke: (userId, id) => revoke(checkUserId(userId), String(id), 'admin'),
+    revokeAll: (userId) => revokeAll(checkUserId(userId), 'admin'),
+  };
+  return {
+    credential,
+    admin,
+    store,
+    create,
+    revoke,
+    userDeleted: async (userId) => void (await revokeAll(userId, 'account_deleted')),
+  };
+}
+
+/** The user a token acts as: the session's user without what belongs to one request (`aud`, `ip`). */
+function ownerOf(user: User): User {
+  const owner = { ...user };
+  delete owner.aud;
+  delete owner.ip;
+  return owner;
+}
+
+function checkUserId(userId: unknown): string {
+  if (typeof userId !== 'string' || userId === '') throw new TypeError('a user id must be a non-empty string');
+  return userId;
+}
