@@ -16,6 +16,7 @@ import { secretCommand } from './commands/secret.js';
 import { passkeysCommand } from './commands/passkeys.js';
 import { sessionsCommand } from './commands/sessions.js';
 import { accountsCommand } from './commands/accounts.js';
+import { tokensCommand } from './commands/tokens.js';
 
 /** The package's version, found by walking up from this file (bin/ under tsx, dist/bin/ when built). */
 function packageVersion(): string {
@@ -33,7 +34,7 @@ function packageVersion(): string {
 
 const program = new Command('authctl')
   .description(
-    'chores around authkoa: secrets, signing keys, database tables, the OpenAPI description, avatar stores, sessions, accounts, passkeys, second factors, the dev OAuth2 server, the Telegram poller, the demo app',
+    'chores around authkoa: secrets, signing keys, database tables, the OpenAPI description, avatar stores, sessions, accounts, personal tokens, passkeys, second factors, the dev OAuth2 server, the Telegram poller, the demo app',
   )
   .version(packageVersion(), '-V, --version')
   .showHelpAfterError('(run authctl --help for usage)')
@@ -75,6 +76,7 @@ program.addCommand(avatarsCommand());
 program.addCommand(botCommand());
 program.addCommand(sessionsCommand());
 program.addCommand(accountsCommand());
+program.addCommand(tokensCommand());
 program.addCommand(passkeysCommand());
 program.addCommand(mfaCommand());
 program.addCommand(dbCommand());

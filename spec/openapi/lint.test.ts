@@ -30,6 +30,7 @@ async function richDocument(t: ExecutionContext): Promise<Doc> {
     signing: { alg: 'EdDSA', key: BENCH_KEYS.EdDSA },
     mfa: { store: `lmdb://${dir}/mfa` },
     accounts: { store: `lmdb://${dir}/accounts` },
+    tokens: { scopes: ['repo:read', 'repo:write'] },
     // A feature written outside the package: its part of the document is linted with authkoa's.
     features: [acceptTerms({ version: '1' })],
     providers: [

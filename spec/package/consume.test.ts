@@ -135,6 +135,12 @@ const LAZY_MODULES = [
   'accounts/admin.js',
   'accounts/password-hash.js',
   'accounts/password/provider.js',
+  // The personal tokens' store, cache and routes load with the `tokens` option.
+  'personal-tokens/service.js',
+  'personal-tokens/routes.js',
+  'personal-tokens/store.js',
+  'personal-tokens/cache.js',
+  'personal-tokens/openapi.js',
 ];
 
 test("a bare import loads none of authkoa's modules that a feature loads when it is used", async (t) => {
