@@ -15,6 +15,7 @@
  */
 import { accountCalls } from './client/accounts.js';
 import { mfaCalls, passkeyCalls, sessionCalls } from './client/features.js';
+import { tokenCalls } from './client/tokens.js';
 import { expect, isUser, loginResult, type LoginResult } from './client/login.js';
 import { clientConfig, type AuthClientOptions } from './client/options.js';
 import type { ProviderList, Status, User } from './client/schema.js';
@@ -23,6 +24,7 @@ import { Transport } from './client/transport.js';
 export type { AccountCallOptions, CheckEmail, ConfirmResult, SignupInput } from './client/accounts.js';
 export { AuthClientError, type ClientErrorCode } from './client/errors.js';
 export type { CallOptions, MfaStatus, PasskeyCallOptions } from './client/features.js';
+export type { TokenCallOptions } from './client/tokens.js';
 export type { LoginResult } from './client/login.js';
 export type { AuthClientOptions } from './client/options.js';
 export type {
@@ -31,10 +33,13 @@ export type {
   KeySet,
   MfaFactors,
   MfaRequired,
+  NewPersonalToken,
   Passkey,
   PasskeyCreationOptions,
   PasskeyCredential,
   PasskeyRequestOptions,
+  PersonalToken,
+  PersonalTokenRequest,
   ProviderList,
   PublicJwk,
   RecoveryCodes,
@@ -138,6 +143,8 @@ export function createAuthClient(options: AuthClientOptions = {}) {
     sessions: sessionCalls(t, auth),
     /** A `password` provider's accounts (its name in each call's options, default `local`): sign-up, links, reset. */
     accounts: accountCalls(t, auth),
+    /** The user's personal access tokens (the server's `tokens` option): create, list, revoke. */
+    tokens: tokenCalls(t, auth),
   };
 }
 

@@ -3,7 +3,41 @@
  * Written by `npm run client-types` (scripts/client-types.ts) from lib/openapi/components.ts: do not edit.
  */
 
-export type ErrorCode = "bad_request" | "bad_address" | "bad_user" | "missing_code" | "unknown_provider" | "not_found" | "method_not_allowed" | "body_too_large" | "unsupported_media_type" | "invalid_avatar" | "invalid_avatar_id" | "invalid_avatar_content" | "avatar_not_found" | "avatar_disabled" | "request_not_found" | "request_expired" | "request_not_verified" | "no_token" | "no_user" | "token_invalid" | "token_expired" | "token_not_valid_yet" | "xsrf_mismatch" | "aud_rejected" | "user_blocked" | "provider_not_allowed" | "refresh_failed" | "session_expired" | "session_revoked" | "basic_auth_failed" | "not_admin" | "role_denied" | "webhook_unauthorized" | "full_login_required" | "bad_credentials" | "aud_not_allowed" | "access_denied" | "state_mismatch" | "invalid_handshake" | "invalid_id_token" | "issuer_mismatch" | "foreign_user_id" | "bad_user_info" | "origin_mismatch" | "confirmation_invalid" | "confirmation_expired" | "confirmation_used" | "rate_limited" | "challenge_invalid" | "passkey_invalid" | "passkey_unknown" | "passkey_exists" | "invalid_code" | "reauth_required" | "enrollment_required" | "factor_not_enrolled" | "totp_not_pending" | "internal_error" | "checker_failed" | "secret_unavailable" | "avatar_store_failed" | "avatar_store_unavailable" | "state_store_unavailable" | "not_started" | "keys_unavailable" | "provider_error" | "provider_unavailable" | "provider_timeout" | "exchange_failed" | "userinfo_failed" | "bad_provider_response" | "response_too_large" | "sender_failed" | "invalid_email" | "weak_password" | "email_not_confirmed" | "signup_disabled" | "email_taken" | "account_changed" | "account_not_found" | "breach_check_unavailable" | "mfa_session_invalid" | "mfa_session_expired";
+export type ErrorCode = "bad_request" | "bad_address" | "bad_user" | "missing_code" | "unknown_provider" | "not_found" | "method_not_allowed" | "body_too_large" | "unsupported_media_type" | "invalid_avatar" | "invalid_avatar_id" | "invalid_avatar_content" | "avatar_not_found" | "avatar_disabled" | "request_not_found" | "request_expired" | "request_not_verified" | "no_token" | "no_user" | "token_invalid" | "token_expired" | "token_not_valid_yet" | "xsrf_mismatch" | "aud_rejected" | "user_blocked" | "provider_not_allowed" | "refresh_failed" | "session_expired" | "session_revoked" | "basic_auth_failed" | "not_admin" | "role_denied" | "webhook_unauthorized" | "full_login_required" | "insufficient_scope" | "bad_credentials" | "aud_not_allowed" | "access_denied" | "state_mismatch" | "invalid_handshake" | "invalid_id_token" | "issuer_mismatch" | "foreign_user_id" | "bad_user_info" | "origin_mismatch" | "confirmation_invalid" | "confirmation_expired" | "confirmation_used" | "rate_limited" | "challenge_invalid" | "passkey_invalid" | "passkey_unknown" | "passkey_exists" | "invalid_code" | "reauth_required" | "enrollment_required" | "factor_not_enrolled" | "totp_not_pending" | "internal_error" | "checker_failed" | "secret_unavailable" | "avatar_store_failed" | "avatar_store_unavailable" | "state_store_unavailable" | "not_started" | "keys_unavailable" | "provider_error" | "provider_unavailable" | "provider_timeout" | "exchange_failed" | "userinfo_failed" | "bad_provider_response" | "response_too_large" | "sender_failed" | "invalid_email" | "weak_password" | "email_not_confirmed" | "signup_disabled" | "email_taken" | "account_changed" | "account_not_found" | "breach_check_unavailable" | "token_not_allowed" | "too_many_tokens" | "invalid_scope" | "mfa_session_invalid" | "mfa_session_expired";
+
+export interface PersonalToken {
+  /** public: what DELETE names */
+  id: string;
+  name: string;
+  scopes: string[];
+  created: string;
+  /** to the minute; null when never used */
+  lastUsed: string | null;
+  /** null: it does not expire */
+  expires: string | null;
+  [key: string]: unknown;
+}
+
+export interface NewPersonalToken {
+  /** public: what DELETE names */
+  id: string;
+  name: string;
+  scopes: string[];
+  created: string;
+  /** to the minute; null when never used */
+  lastUsed: string | null;
+  /** null: it does not expire */
+  expires: string | null;
+  /** the secret, `akp_…`: shown once */
+  token: string;
+  [key: string]: unknown;
+}
+
+export interface PersonalTokenRequest {
+  name: string;
+  scopes?: string[];
+  expiresIn?: number | string;
+}
 
 /** The session user's second factors: TOTP on or off, the recovery codes left, the passkeys they have. */
 export interface MfaFactors {

@@ -55,6 +55,9 @@ function typeOf(schema: Schema, named: Map<string, string>, indent: string, name
   if (Array.isArray(schema.enum)) return schema.enum.map((v) => JSON.stringify(v)).join(' | ');
   const union = (schema.oneOf ?? schema.anyOf) as Schema[] | undefined;
   if (union) return union.map((s) => typeOf(s, named, indent, names)).join(' | ');
+  // OpenAPI 3.1's `type: ['string', 'null']`: one type each.
+  if (Array.isArray(schema.type))
+    return schema.type.map((type) => typeOf({ ...schema, type } as Schema, named, indent, names)).join(' | ');
   switch (schema.type) {
     case 'string':
       return 'string';

@@ -12,6 +12,7 @@ import ts from 'typescript';
 import { ACCOUNT_ERRORS } from '../../lib/accounts/errors.js';
 import { ERROR_CODES } from '../../lib/errors.js';
 import { MFA_ERRORS } from '../../lib/mfa/errors.js';
+import { TOKEN_ERRORS } from '../../lib/personal-tokens/errors.js';
 import { typeScriptOf } from '../../lib/openapi/typescript.js';
 import { clientSchemaSource, SCHEMA_FILE } from '../../scripts/client-types.js';
 import { startApp } from '../helpers/http.js';
@@ -32,6 +33,7 @@ test("the generated types are those of a running app's auth.openapi() components
       { kind: 'password', name: 'local', sender: () => undefined },
     ],
     accounts: { store: 'memory://' },
+    tokens: true,
     mfa: { store: 'memory://' },
   });
   t.teardown(() => app.close());
@@ -47,8 +49,9 @@ test("the generated types are those of a running app's auth.openapi() components
     .exec(generated)![1]!
     .split(' | ')
     .map((c) => JSON.parse(c) as string);
-  // authkoa's codes, then the accounts' and the second factor's (each feature's `errors`).
-  t.deepEqual(codes, [...ERROR_CODES, ...Object.keys(ACCOUNT_ERRORS), ...Object.keys(MFA_ERRORS)]);
+  // authkoa's codes, then the accounts', the personal tokens' and the second factor's (each feature's `errors`).
+  const features = [ACCOUNT_ERRORS, TOKEN_ERRORS, MFA_ERRORS].flatMap((errors) => Object.keys(errors));
+  t.deepEqual(codes, [...ERROR_CODES, ...features]);
 });
 
 test('typeScriptOf: objects open or closed, optional members, unions, arrays, const and enum, named titles, references renamed', (t) => {
