@@ -57,7 +57,7 @@ function typeOf(schema: Schema, named: Map<string, string>, indent: string, name
   if (union) return union.map((s) => typeOf(s, named, indent, names)).join(' | ');
   // OpenAPI 3.1's `type: ['string', 'null']`: one type each.
   if (Array.isArray(schema.type))
-    return schema.type.map((type) => typeOf({ ...schema, type } as Schema, named, indent, names)).join(' | ');
+    return schema.type.map((type) => typeOf({ ...schema, type }, named, indent, names)).join(' | ');
   switch (schema.type) {
     case 'string':
       return 'string';
