@@ -1,0 +1,93 @@
+/**
+ * One personal token used by two app processes (separate `node` processes, spec/accounts/fixtures/account-app.ts)
+ * sharing one real redis-server as their state store and one LMDB account store: 100 parallel uses, 50 at each,
+ * all succeed; revoked in one process, it is refused by both once the stated delay (`tokens.revocationDelay`,
+ * 30 s by default) has passed on their clocks, which the test moves (no sleeping).
+ */
+import test, { type ExecutionContext } from 'ava';
+import type { ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { spawnTs, waitForLine } from '../helpers/cli.js';
+import { Client } from '../helpers/http.js';
+import { freePort } from '../helpers/ports.js';
+import { startRedis } from '../helpers/redis.js';
+import { startSmtp } from '../helpers/smtp.js';
+import { tempDir } from '../helpers/temp.js';
+import { linkIn, PASSWORD, post, tokenOf } from '../accounts/rig.js';
+
+const APP = fileURLToPath(new URL('../accounts/fixtures/account-app.ts', import.meta.url));
+/** docs/accounts.md: a token revoked in one process is refused by the others within this. */
+const STATED_DELAY_MS = 30_000;
+
+async function appProcess(t: ExecutionContext, args: string[]): Promise<string> {
+  const child: ChildProcess = spawnTs(APP, args);
+  let stderr = '';
+  child.stderr!.on('data', (d) => (stderr += d));
+  t.teardown(async () => {
+    if (child.exitCode !== null) return;
+    child.kill('SIGTERM');
+    const [code] = (await once(child, 'close')) as [number | null];
+    if (code !== 0) throw new Error(`app process exited ${code}: ${stderr}`);
+  });
+  return (await waitForLine(child, /^listening (http:\/\/\S+)/m))[1]!;
+}
+
+/** `count` uses of the token at once, alternating between the processes: the answers counted by status. */
+async function useAtOnce(bases: string[], token: string, count = 100): Promise<Record<string, number>> {
+  const answers = await Promise.all(
+    Array.from({ length: count }, async (_, i) => {
+      const res = await fetch(`${bases[i % bases.length]}/api/me`, { headers: { authorization: `Bearer ${token}` } });
+      const body = (await res.json()) as { code?: string; auth?: { method: string } };
+      return `${res.status} ${body.code ?? body.auth?.method ?? ''}`;
+    }),
+  );
+  const counts: Record<string, number> = {};
+  for (const a of answers) counts[a] = (counts[a] ?? 0) + 1;
+  return counts;
+}
+
+test('two processes: 100 parallel uses all succeed; revoked in one, none succeeds in either after the stated delay', async (t) => {
+  const dir = tempDir(t);
+  const redis = await startRedis();
+  t.teardown(() => redis.stop());
+  const smtp = await startSmtp();
+  t.teardown(() => smtp.close());
+  const ports = [await freePort(), await freePort()];
+  const url = `http://127.0.0.1:${ports[0]}`;
+  const stores = [`${redis.uri}/0?prefix=pat:`, `lmdb://${join(dir, 'accounts')}`];
+  const bases = await Promise.all(
+    ports.map((port) => appProcess(t, [...stores, String(port), url, String(smtp.port)])),
+  );
+
+  // A user of the first process makes a token there.
+  const browser = new Client(bases[0]!);
+  t.is((await post(browser, '/auth/local/signup', { email: 'ci@example.com', password: PASSWORD })).status, 202);
+  t.is((await post(browser, '/auth/local/confirm', { token: tokenOf(linkIn(await smtp.next())) })).status, 200);
+  const created = await post(browser, '/auth/tokens', { name: 'ci' });
+  t.is(created.status, 201, await created.clone().text());
+  const { token, id } = (await created.json()) as { token: string; id: string };
+
+  const before = await useAtOnce(bases, token);
+  t.deepEqual(before, { '200 token': 100 }, JSON.stringify(before));
+
+  // Revoked through the second process: the first still holds it in its cache.
+  const second = new Client(bases[1]!);
+  for (const [name, value] of browser.jar) second.jar.set(name, value);
+  const ended = await second.fetch(`/auth/tokens/${id}`, {
+    method: 'DELETE',
+    headers: { ...second.xsrf(), origin: new URL(url).origin },
+  });
+  t.is(ended.status, 204, await ended.clone().text());
+  const advance = async (ms: number) => {
+    for (const base of bases) t.is((await fetch(`${base}/__clock?advance=${ms}`, { method: 'POST' })).status, 200);
+  };
+  // Halfway through the delay: the process that revoked it refuses it, the other still believes its cache.
+  await advance(STATED_DELAY_MS / 2);
+  t.deepEqual(await useAtOnce([bases[1]!], token, 1), { '401 token_invalid': 1 });
+  t.deepEqual(await useAtOnce([bases[0]!], token, 1), { '200 token': 1 });
+  await advance(STATED_DELAY_MS / 2);
+  const after = await useAtOnce(bases, token);
+  t.deepEqual(after, { '401 token_invalid': 100 }, JSON.stringify(after));
+});
