@@ -214,3 +214,43 @@ test('fresh() answers a token 401 reauth_required, even beside a fresh cookie', 
   t.is(beside.status, 401);
   t.is((await r.client.fetch('/api/fresh', { headers: r.client.xsrf() })).status, 200, 'the cookie alone passes');
 });
+
+test("an account's deletion revokes its tokens at once, telling token_revoked; an operator's revoke too", async (t) => {
+  const r = await tokensRig(t);
+  const events: unknown[] = [];
+  r.app.auth.on('token_revoked', (e) => void events.push(e));
+  await loggedIn(r);
+  const me = (await (await r.client.fetch('/api/me', { headers: r.client.xsrf() })).json()) as { user: { id: string } };
+  const a = await newToken(r.client, { name: 'a' });
+  const b = await newToken(r.client, { name: 'b' });
+  t.is((await bearer(r.app.url, '/api/me', a.token)).status, 200, 'cached as live');
+
+  t.true(await r.app.auth.tokens.revoke(me.user.id, b.id));
+  t.false(await r.app.auth.tokens.revoke(me.user.id, b.id));
+  t.is((await bearer(r.app.url, '/api/me', b.token)).status, 401);
+  t.deepEqual(
+    (await r.app.auth.tokens.list(me.user.id)).map((x) => x.id),
+    [a.id],
+  );
+
+  t.is((await post(r.client, '/auth/local/account', undefined, 'DELETE')).status, 200);
+  t.is((await bearer(r.app.url, '/api/me', a.token)).status, 401, 'refused at once, though it was cached');
+  t.deepEqual(await r.app.auth.tokens.list(me.user.id), []);
+  await new Promise((resolve) => setImmediate(resolve)); // listeners run after the answer
+  t.like(events, [
+    { type: 'token_revoked', userId: me.user.id, tokenId: b.id, by: 'admin' },
+    { type: 'token_revoked', userId: me.user.id, tokenId: a.id, by: 'account_deleted' },
+  ]);
+  t.false(JSON.stringify(events).includes(a.token), 'no event carries the secret');
+});
+
+test('auth.tokens.list/revoke without the tokens option reject with a TypeError naming it', async (t) => {
+  const { accountsRig } = await import('../accounts/rig.js');
+  const r = await accountsRig(t);
+  await t.throwsAsync(r.app.auth.tokens.list('u'), { instanceOf: TypeError, message: /`tokens` option/ });
+  await t.throwsAsync(r.app.auth.tokens.revoke('u', 'pat_x'), { instanceOf: TypeError, message: /`tokens` option/ });
+  // Without the feature a bearer token is no credential at all.
+  const res = await r.client.fetch('/private', { headers: { authorization: `Bearer akp_${'a'.repeat(36)}` } });
+  t.is(res.status, 401);
+  t.is(await codeOf(res), 'no_token');
+});
