@@ -132,6 +132,9 @@ export async function startExample(o: ExampleOptions): Promise<RunningExample> {
     mfa: { store: `lmdb://${join(varDir, 'mfa')}`, issuer: 'authkoa demo' },
     // The password provider's accounts, in LMDB beside the rest (the path is absolute: lmdb:///…).
     accounts: { store: `lmdb://${join(varDir, 'accounts')}` },
+    // Personal access tokens for the page's "Tokens" card; their hashes live in the state store, in LMDB too.
+    tokens: true,
+    stateStore: `lmdb://${join(varDir, 'state')}`,
     claimsUpdater: (claims) => {
       // The demo user is an admin and an editor, so every protected route of the page can be tried. Not an
       // account that signed up with the name "demo": anyone may sign up, and a name is what they type.

@@ -36,6 +36,7 @@ export async function mountStatic(router: Router): Promise<void> {
     '/app.js': join(root, 'example/public/app.js'),
     '/two-step.js': join(root, 'example/public/two-step.js'),
     '/devices.js': join(root, 'example/public/devices.js'),
+    '/tokens.js': join(root, 'example/public/tokens.js'),
     '/events.js': join(root, 'example/public/events.js'),
     '/accounts.js': join(root, 'example/public/accounts.js'),
     '/style.css': join(root, 'example/public/style.css'),

@@ -70,6 +70,12 @@
     changed: function () { events.render(); },
     ended: function () { refreshUser(); },
   });
+  // "Tokens" (/tokens.js): the user's personal access tokens; making one needs a fresh login.
+  var tokens = demoTokens($, auth, {
+    loggedIn: function () { return !!current; },
+    changed: function () { events.render(); },
+    stale: function () { show('#tokens-message', 'Making a token needs a login of the last 5 minutes: log out and in again.', true); },
+  });
   // "Recent auth events" (/events.js): read again after everything the page does that the server may tell as an event.
   var events = demoEvents($, {
     loggedIn: function () { return !!current; },
@@ -128,6 +134,7 @@
     renderPasskeys();
     twoStep.render();
     devices.render();
+    tokens.render();
     events.render();
     $('#login').prop('hidden', !!user);
     $('#user, #session-actions').prop('hidden', !user);

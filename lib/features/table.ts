@@ -34,7 +34,11 @@ export type FeatureOptions = Readonly<Partial<Record<BuiltInOption, unknown>>>;
 /** Checks the options of the built-in features, in authKoa()'s one validation pass (a TypeError naming one). */
 export function readBuiltInOptions(o: Record<string, unknown>, so: BuiltInOptionsContext): FeatureOptions {
   const accounts = readAccountsOptions(o.accounts, so);
-  const tokens = readTokensOptions(o.tokens, { accounts: accounts !== undefined });
+  const tokens = readTokensOptions(o.tokens, {
+    accounts: accounts !== undefined,
+    stateStore: o.stateStore,
+    allowVolatileStores: so.allowVolatileStores,
+  });
   return { mfa: readMfaOptions(o.mfa, so), accounts, tokens };
 }
 

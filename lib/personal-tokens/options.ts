@@ -1,5 +1,6 @@
 import { parseDuration, type Duration } from '../util/duration.js';
 import { unknownOption } from '../util/options.js';
+import { requireDurable } from '../util/store-policy.js';
 import { checkPrefix, DEFAULT_PREFIX } from './format.js';
 
 /** The `tokens` option: personal access tokens for the accounts' users (docs/accounts.md#personal-access-tokens). */
@@ -41,6 +42,10 @@ export interface PersonalTokensConfig {
 export interface PersonalTokensOptionsContext {
   /** `accounts` is set: the tokens belong to its users, and go with an account that is deleted. */
   accounts: boolean;
+  /** `stateStore` as given: where the tokens' hashes are kept, which must outlive the process. */
+  stateStore: unknown;
+  /** `allowVolatileStores`: a memory state store is accepted (tests, demos). */
+  allowVolatileStores: boolean;
 }
 
 const TOKENS_OPTIONS = ['prefix', 'revocationDelay', 'cacheSize', 'maxPerUser', 'maxLifetime', 'scopes', 'fresh'];
@@ -58,6 +63,14 @@ export function readTokensOptions(input: unknown, ctx: PersonalTokensOptionsCont
   }
   if (!ctx.accounts)
     throw new TypeError("authKoa: tokens needs accounts: { store: 'lmdb://…' } (a token belongs to an account)");
+  // Every token would stop working at the next restart, and its owner would not know why.
+  requireDurable(
+    { volatile: isVolatile(ctx.stateStore) },
+    'authKoa: stateStore (where tokens keeps its hashes)',
+    'every personal token',
+    ctx.allowVolatileStores,
+    'lmdb://<path>, redis:// with persistence, postgres://…, mongodb://…',
+  );
   const o = input as PersonalTokensOptions;
   const count = (value: unknown, option: string, fallback: number) => {
     if (value === undefined) return fallback;
@@ -82,6 +95,13 @@ function readScopes(scopes: unknown): readonly string[] | undefined {
   if (!Array.isArray(scopes) || scopes.some((s) => typeof s !== 'string' || !SCOPE.test(s)))
     throw new TypeError('authKoa: tokens.scopes must be an array of scope names (letters, digits and :._-)');
   return Object.freeze([...new Set(scopes as string[])]);
+}
+
+/** The default state store, a `memory://` URI, or a StateStore object that says it is volatile. */
+function isVolatile(stateStore: unknown): boolean {
+  if (stateStore === undefined || stateStore === 'memory') return true;
+  if (typeof stateStore === 'string') return stateStore.startsWith('memory:');
+  return (stateStore as { volatile?: unknown } | null)?.volatile === true;
 }
 
 /** Whether a scope name has the shape every scope must have. */

@@ -257,3 +257,41 @@ test.serial(
     await page.close();
   },
 );
+
+test.serial(
+  "the Tokens card: a token made, shown once, used as a bearer by the page's button, listed, revoked and then refused",
+  async (t) => {
+    const page = await openPage();
+    await page.fill('form[data-provider="local"] [name="user"]', 'demo');
+    await page.fill('form[data-provider="local"] [name="passwd"]', 'demo');
+    await page.click('form[data-provider="local"] button');
+    await page.waitForFunction(() => !(document.querySelector('#tokens') as HTMLElement).hidden);
+    await page.waitForFunction(() => document.querySelector('#token-list')?.textContent === 'No tokens yet.');
+    await page.fill('#token-name', 'e2e script');
+    await page.click('#token-form button[type="submit"]');
+    await page.waitForFunction(() => /^akp_/.test(document.querySelector('#token-secret')?.textContent ?? ''));
+    const secret = (await page.textContent('#token-secret'))!;
+    await page.waitForSelector('#token-list [data-token]');
+    t.regex(
+      (await page.textContent('#token-list'))!,
+      /e2e script.*no scopes.*last used never/s,
+      'listed without its secret',
+    );
+    t.false((await page.textContent('#token-list'))!.includes(secret));
+    await page.click('#token-try');
+    await page.waitForFunction(() => document.querySelector('#token-try-result')?.textContent?.startsWith('HTTP '));
+    t.regex((await page.textContent('#token-try-result'))!, /^HTTP 200: [\s\S]*private: any logged-in user/);
+    // The same token from outside the browser: a script's call.
+    const api = await fetch(`${app.url}/api/private`, { headers: { authorization: `Bearer ${secret}` } });
+    t.is(api.status, 200);
+    await page.click('#token-list .token-revoke');
+    await page.waitForFunction(() => document.querySelector('#tokens-message')?.textContent?.startsWith('Revoked'));
+    await page.waitForFunction(() => document.querySelector('#token-list')?.textContent === 'No tokens yet.');
+    t.true(await page.locator('#token-new').isHidden(), 'the revoked secret is no longer shown');
+    t.is((await fetch(`${app.url}/api/private`, { headers: { authorization: `Bearer ${secret}` } })).status, 401);
+    t.deepEqual((page as Page & { errors?: string[] }).errors, []);
+    await page.click('#logout');
+    await page.waitForFunction(() => document.querySelector('#status')?.textContent === 'Not logged in.');
+    await page.close();
+  },
+);

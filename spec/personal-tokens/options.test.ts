@@ -34,6 +34,16 @@ test('tokens needs accounts: a token belongs to an account', (t) => {
   t.throws(refused(true, { accounts: undefined }), { instanceOf: TypeError, message: /tokens needs accounts/ });
 });
 
+test('a memory state store is refused for the tokens unless allowVolatileStores: they would die with the process', (t) => {
+  for (const stateStore of [undefined, 'memory', 'memory://']) {
+    const durableAccounts = { allowVolatileStores: false, accounts: { store: 'lmdb:///tmp/authkoa-none' }, stateStore };
+    t.throws(refused(true, durableAccounts as Partial<AuthKoaOptions>), {
+      instanceOf: TypeError,
+      message: /stateStore \(where tokens keeps its hashes\) is a memory store, which forgets every personal token/,
+    });
+  }
+});
+
 test('true and an object both turn it on; false leaves it off', async (t) => {
   for (const tokens of [true, { prefix: 'acme', scopes: ['read'] }]) {
     const auth = authKoa({ ...BASE, tokens } as AuthKoaOptions);
