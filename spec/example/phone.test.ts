@@ -161,6 +161,16 @@ test('the page at 390 and 1280 px: no sideways scroll, every button reachable, t
   );
   await bothWidths(t, page, 'logged in, every section open', 'demo-logged-in');
 
+  // A personal token: its secret shown once (a long unbroken string), tried, and listed with its Revoke button.
+  await page.fill('#token-name', 'a script with a rather long name to wrap');
+  await page.click('#token-form button[type="submit"]');
+  await page.waitForFunction(() => /^akp_/.test(document.querySelector('#token-secret')?.textContent ?? ''));
+  await page.click('#token-try');
+  await page.waitForFunction(() => document.querySelector('#token-try-result')?.textContent?.startsWith('HTTP 200'));
+  await page.waitForSelector('#token-list li[data-token] .token-revoke');
+  await bothWidths(t, page, 'a token made and tried', 'demo-tokens');
+  await page.locator('#tokens').screenshot({ path: join(CACHE, 'demo-tokens-card-390.png') });
+
   // Two-step login: its set-up (QR code, key, code form), then the recovery codes.
   await page.click('#mfa-on');
   await page.waitForSelector('#mfa-setup:not([hidden])');
