@@ -24,4 +24,9 @@ export const { TokenService } =
   await load<typeof import('../lib/session/token-service.js')>('session/token-service.js');
 export const { OWASP_SCRYPT } =
   await load<typeof import('../lib/accounts/password-hash.js')>('accounts/password-hash.js');
+export const { memoryStateStore } = await load<typeof import('../lib/state/memory.js')>('state/memory.js');
+export const { statePersonalTokenStore } =
+  await load<typeof import('../lib/personal-tokens/store.js')>('personal-tokens/store.js');
+export const { mintToken, tokenHash } =
+  await load<typeof import('../lib/personal-tokens/format.js')>('personal-tokens/format.js');
 export type { AuthKoaOptions, User } from '../lib/index.js';

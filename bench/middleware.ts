@@ -8,7 +8,7 @@
 import http from 'node:http';
 import net from 'node:net';
 import Koa from 'koa';
-import { AUTH_EVENT_TYPES, authKoa } from './built.js';
+import { AUTH_EVENT_TYPES, authKoa, memoryStateStore, mintToken, statePersonalTokenStore, tokenHash } from './built.js';
 
 export interface MiddlewareCost {
   name: string;
@@ -107,7 +107,25 @@ export async function middlewareBench(ms = 1500, rounds = 3): Promise<Middleware
       { kind: 'password', name: 'local', sender: () => {} },
     ],
   });
-  await Promise.all([auth.ready, traced.ready, listened.ready, withAccounts.ready]);
+  // Personal tokens: a bearer token of the same user, verified from the per-process cache after its first use.
+  const stateStore = memoryStateStore();
+  const withTokens = authKoa({
+    secret: SECRET,
+    url,
+    telemetry: false,
+    allowVolatileStores: true,
+    stateStore,
+    accounts: { store: 'memory://' },
+    tokens: true,
+    providers: [{ kind: 'direct', name: 'bench', checker: () => true }],
+  });
+  const personal = mintToken();
+  await statePersonalTokenStore(stateStore).create({
+    ...{ id: 'pat_bench', userId: 'bench_0123456789abcdef0123456789abcdef01234567', name: 'bench', scopes: [] },
+    user: { name: 'bench user', id: 'bench_0123456789abcdef0123456789abcdef01234567', picture: '' },
+    ...{ created: Date.now(), hash: tokenHash(personal) },
+  });
+  await Promise.all([auth.ready, traced.ready, listened.ready, withAccounts.ready, withTokens.ready]);
   const basic = authKoa({
     secret: SECRET,
     url,
@@ -150,6 +168,11 @@ export async function middlewareBench(ms = 1500, rounds = 3): Promise<Middleware
       listened.middleware.auth,
     ],
     [
+      'auth: personal access token (Bearer, cache hit)',
+      request(app, '/private', { authorization: `Bearer ${personal}` }),
+      withTokens.middleware.auth,
+    ],
+    [
       'auth: basic auth via checker',
       request(app, '/private', { authorization: `Basic ${Buffer.from('u:pw').toString('base64')}` }),
       basic.middleware.auth,
@@ -178,6 +201,7 @@ export async function middlewareBench(ms = 1500, rounds = 3): Promise<Middleware
     out.push({ name, us: Math.max(0, mine - none) });
   }
   await Promise.all([auth.close(), basic.close(), traced.close(), listened.close(), withAccounts.close()]);
+  await withTokens.close();
   return out;
 }
 

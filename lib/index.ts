@@ -58,6 +58,7 @@ export {
 export type {
   Feature,
   FeatureContext,
+  CredentialUser,
   FeatureCredential,
   FeatureModule,
   FeatureOpenAPI,

@@ -66,6 +66,12 @@ export interface FeatureContext {
   json(ctx: Context, status: number, body: unknown): void;
 }
 
+/** Who a feature's credential is: its user, and what `ctx.state.auth` says of it. */
+export interface CredentialUser {
+  user: User;
+  auth: RequestAuth;
+}
+
 /**
  * A credential other than the session that a feature accepts on the application's routes (`auth`, `admin`,
  * `rbac`, `scope`), sent as `Authorization: <scheme> <value>`. It is never a full login: every route that
@@ -77,8 +83,11 @@ export interface FeatureCredential {
   readonly scheme: string;
   /** Whether a value sent with the scheme is this feature's (its prefix); cheap and synchronous. */
   recognises(value: string): boolean;
-  /** The credential's user and how they authenticated, or a thrown AuthError (401) for one that is not live. */
-  authenticate(value: string, ctx: Context): Promise<{ user: User; auth: RequestAuth }>;
+  /**
+   * The credential's user and how they authenticated, or a thrown AuthError (401) for one that is not live.
+   * Synchronous when it can be (a cached credential): this runs on every request that presents it.
+   */
+  authenticate(value: string, ctx: Context): CredentialUser | Promise<CredentialUser>;
   /** The refusal of a route that manages how the user logs in (403), naming the route (`what`). */
   refused(what: string): AuthError;
 }

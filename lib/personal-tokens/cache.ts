@@ -6,14 +6,18 @@ import type { PersonalToken } from './store.js';
  * made in another process to reach this one (a revocation made here forgets its entry at once). An unknown token
  * is kept too, as `null`, so a flood of well-formed made-up tokens costs one store read each per `ttlMs`, not one
  * per request.
+ *
+ * Entries are keyed by the token as presented, not by its hash: a hit then costs one Map lookup, where hashing
+ * first took most of a request's authentication time. The tokens are in this process's memory while it serves
+ * their requests anyway; none is ever written anywhere.
  */
 export interface TokenCache {
-  /** The token, `null` for one known not to exist, or undefined when the cache cannot say (read the store). */
-  get(hash: string, now: number): PersonalToken | null | undefined;
-  set(hash: string, token: PersonalToken | null, now: number): void;
-  /** Replaces the token of a cached entry (its recorded use), keeping when the entry ends. */
-  update(hash: string, token: PersonalToken): void;
-  /** Drops the entry (a revocation in this process). */
+  /** The token's record, `null` for one known not to exist, or undefined when the cache cannot say (read the store). */
+  get(key: string, now: number): PersonalToken | null | undefined;
+  set(key: string, token: PersonalToken | null, now: number): void;
+  /** Replaces the record of a cached entry (its recorded use), keeping when the entry ends. */
+  update(key: string, token: PersonalToken): void;
+  /** Drops the entry of the token with this hash (a revocation in this process): a scan, as revocations are rare. */
   forget(hash: string): void;
   readonly size: number;
 }
@@ -35,27 +39,27 @@ export function tokenCache({ maxEntries = 10_000, ttlMs }: TokenCacheOptions): T
   if (!(ttlMs >= 0)) throw new TypeError('ttlMs must be a duration of 0 or more');
   const entries = new Map<string, Entry>();
   return {
-    get(hash, now) {
-      const e = entries.get(hash);
+    get(key, now) {
+      const e = entries.get(key);
       if (!e) return undefined;
-      entries.delete(hash);
+      entries.delete(key);
       if (now >= e.until) return undefined;
-      entries.set(hash, e); // the most recently used goes last
+      entries.set(key, e); // the most recently used goes last
       return e.token;
     },
-    set(hash, token, now) {
+    set(key, token, now) {
       if (ttlMs === 0) return;
       const until = Math.min(now + ttlMs, token?.expires ?? Infinity);
-      entries.delete(hash);
-      entries.set(hash, { token, until });
+      entries.delete(key);
+      entries.set(key, { token, until });
       if (entries.size > maxEntries) entries.delete(entries.keys().next().value!);
     },
-    update(hash, token) {
-      const e = entries.get(hash);
+    update(key, token) {
+      const e = entries.get(key);
       if (e) e.token = token;
     },
     forget(hash) {
-      entries.delete(hash);
+      for (const [key, e] of entries) if (e.token?.hash === hash) entries.delete(key);
     },
     get size() {
       return entries.size;

@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import type { Context } from 'koa';
 import { AuthError } from '../errors.js';
-import type { FeatureContext, FeatureCredential, RequestAuth } from '../features/contract.js';
+import type { CredentialUser, FeatureContext, FeatureCredential, RequestAuth } from '../features/contract.js';
 import { canonicalUser } from '../session/claims.js';
 import type { User } from '../user.js';
+import { isPromise } from '../util/is-promise.js';
 import { tokenCache } from './cache.js';
 import { mintToken, tokenHash } from './format.js';
 import type { PersonalTokensConfig } from './options.js';
@@ -61,16 +62,20 @@ export function personalTokens(
   const credential: FeatureCredential = {
     scheme: 'Bearer',
     recognises: (value) => value.startsWith(`${config.prefix}_`),
-    async authenticate(value) {
-      const found = await verifier.verify(value);
-      if (!found) throw new AuthError('token_invalid', 'the personal access token is unknown, revoked or expired');
-      // The owner as the token keeps them, copied per request: the app may change what it is handed.
-      const auth: RequestAuth = { method: 'token', id: found.id, scopes: found.scopes };
-      return { user: canonicalUser(found.user, ''), auth };
+    authenticate(value) {
+      const found = verifier.verify(value);
+      return isPromise(found) ? found.then(owner) : owner(found);
     },
     refused: (what) =>
       context.error('token_not_allowed', `${what} does not take a personal access token: log in to manage an account`),
   };
+
+  /** The owner of a live token as the request gets them, copied: the app may change what it is handed. */
+  function owner(found: PersonalToken | undefined): CredentialUser {
+    if (!found) throw new AuthError('token_invalid', 'the personal access token is unknown, revoked or expired');
+    const auth: RequestAuth = { method: 'token', id: found.id, scopes: found.scopes };
+    return { user: canonicalUser(found.user, ''), auth };
+  }
 
   async function revoke(userId: string, id: string, by: 'user' | 'admin', ctx?: Context) {
     const gone = await store.revoke(userId, id);

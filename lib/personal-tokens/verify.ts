@@ -4,13 +4,17 @@ import { tokenHash, wellFormed } from './format.js';
 import type { PersonalToken, PersonalTokenStore } from './store.js';
 
 /**
- * How a request's `Authorization: Bearer <token>` becomes its owner: the shape and checksum first (a made-up or
- * mistyped token reads no store), then the per-process cache, then the store; a use is recorded at most once a
- * minute, after the answer, and its failure never refuses the request.
+ * How a request's `Authorization: Bearer <token>` becomes its owner: the per-process cache first (a hot token is
+ * answered at once, without a promise), then the shape and checksum (a made-up or mistyped token reads no store),
+ * then the store; a use is recorded at most once a minute, after the answer, and its failure never refuses the
+ * request.
  */
 export interface TokenVerifier {
-  /** The live token, or undefined for a malformed, unknown, revoked or expired one. */
-  verify(token: string): Promise<PersonalToken | undefined>;
+  /**
+   * The live token, or undefined for a malformed, unknown, revoked or expired one: synchronously when the cache
+   * knows it, else once the store answered.
+   */
+  verify(token: string): PersonalToken | undefined | Promise<PersonalToken | undefined>;
   /** A revocation made in this process: its cached entry goes at once. */
   revoked(token: Pick<PersonalToken, 'hash'>): void;
 }
@@ -27,36 +31,36 @@ export interface TokenVerifierParts {
 export function tokenVerifier({ store, cache, prefix, clock, onTouchFailed }: TokenVerifierParts): TokenVerifier {
   // The cached copy carries the use just recorded, so a hot token asks the store to record one a minute at most,
   // and its entry still ends when it would have: a revocation elsewhere is seen within the cache's ttl.
-  const touch = (hash: string, token: PersonalToken, now: number) => {
+  const touch = (key: string, token: PersonalToken, now: number) => {
     if (token.lastUsed !== undefined && now - token.lastUsed < 60_000) return;
-    cache.update(hash, { ...token, lastUsed: now });
+    cache.update(key, { ...token, lastUsed: now });
     store.touch(token, now).catch((err: unknown) => onTouchFailed?.(err));
   };
+  const live = (key: string, found: PersonalToken | null, now: number) => {
+    if (!found || (found.expires !== undefined && now >= found.expires)) return undefined;
+    touch(key, found, now);
+    return found;
+  };
+  const lookUp = async (token: string, now: number) => {
+    const hash = tokenHash(token);
+    let found = (await store.findByHash(hash, now)) ?? null;
+    // The key found it; the stored hash is still compared, in constant time, before it counts.
+    if (found && !safeEqual(found.hash, hash)) found = null;
+    // Its scopes are handed to every request it authenticates (ctx.state.auth): none may change them.
+    if (found) Object.freeze(found.scopes);
+    cache.set(token, found, now);
+    return live(token, found, now);
+  };
   return {
-    async verify(token) {
-      if (!wellFormed(token, prefix)) return undefined;
-      const hash = tokenHash(token);
+    verify(token) {
       const now = clock();
-      let found = cache.get(hash, now);
-      if (found === undefined) {
-        found = (await store.findByHash(hash, now)) ?? null;
-        // The key found it; the stored hash is still compared, in constant time, before it counts.
-        if (found && !safeEqual(found.hash, hash)) found = null;
-        // Its scopes are handed to every request it authenticates (ctx.state.auth): none may change them.
-        if (found) Object.freeze(found.scopes);
-        cache.set(hash, found, now);
-      }
-      if (!found || (found.expires !== undefined && now >= found.expires)) return undefined;
-      touch(hash, found, now);
-      return found;
+      const cached = cache.get(token, now);
+      if (cached !== undefined) return live(token, cached, now);
+      // Only a well-formed token is looked up, and cached: a malformed one is refused by its shape each time.
+      return wellFormed(token, prefix) ? lookUp(token, now) : undefined;
     },
     revoked(token) {
       cache.forget(token.hash);
     },
   };
-}
-
-/** Whether the token holds every scope in `required` (none required: any token). */
-export function hasScopes(token: Pick<PersonalToken, 'scopes'>, required: readonly string[]): boolean {
-  return required.every((s) => token.scopes.includes(s));
 }

@@ -3,6 +3,7 @@ import type { EventSink } from '../events/bus.js';
 import type { Context } from 'koa';
 import { AuthError, isErrorCode, toAuthError, type ErrorCode } from '../errors.js';
 import type { CredentialThrottle } from '../state/throttle.js';
+import type { CredentialUser } from '../features/contract.js';
 import type { FeatureCredentials, PresentedCredential } from '../features/credentials.js';
 import { BASIC_AUTH, type User } from '../user.js';
 import { isPromise } from '../util/is-promise.js';
@@ -140,10 +141,13 @@ export class Authenticator {
   }
 
   /** The user of a feature's credential; `ctx.state.auth` says which (its id and scopes). */
-  private async credentialUser(ctx: Context, { credential, value }: PresentedCredential): Promise<User> {
-    const { user, auth } = await credential.authenticate(value, ctx);
-    ctx.state.auth = auth;
-    return user;
+  private credentialUser(ctx: Context, { credential, value }: PresentedCredential): User | Promise<User> {
+    const admit = ({ user, auth }: CredentialUser) => {
+      ctx.state.auth = auth;
+      return user;
+    };
+    const found = credential.authenticate(value, ctx);
+    return isPromise(found) ? found.then(admit) : admit(found);
   }
 
   private tokenUser(ctx: Context): User | Promise<User> {

@@ -7,7 +7,7 @@ import test from 'ava';
 import { tokenCache } from '../../lib/personal-tokens/cache.js';
 import { mintToken, tokenHash } from '../../lib/personal-tokens/format.js';
 import { statePersonalTokenStore, type PersonalToken } from '../../lib/personal-tokens/store.js';
-import { hasScopes, tokenVerifier } from '../../lib/personal-tokens/verify.js';
+import { tokenVerifier } from '../../lib/personal-tokens/verify.js';
 import { memoryStateStore } from '../../lib/state/memory.js';
 import type { StateStore } from '../../lib/state/types.js';
 import { manualClock } from '../helpers/http.js';
@@ -107,11 +107,4 @@ test('a use is recorded once a minute however hot the token', async (t) => {
   await r.settle();
   t.is(r.calls.filter((c) => c === 'replace').length, 3, 'at 0 s, 60 s and 120 s');
   t.is((await r.store.findByHash(record.hash, r.clock()))!.lastUsed, record.created + 120_000);
-});
-
-test('scopes: a token passes when it holds every scope asked for; none asked, any token', (t) => {
-  t.true(hasScopes({ scopes: ['read', 'write'] }, ['read']));
-  t.true(hasScopes({ scopes: [] }, []));
-  t.false(hasScopes({ scopes: ['read'] }, ['read', 'write']));
-  t.false(hasScopes({ scopes: [] }, ['read']));
 });
