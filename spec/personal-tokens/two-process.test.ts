@@ -2,7 +2,7 @@
  * One personal token used by two app processes (separate `node` processes, spec/accounts/fixtures/account-app.ts)
  * sharing one real redis-server as their state store and one LMDB account store: 100 parallel uses, 50 at each,
  * all succeed; revoked in one process, it is refused by both once the stated delay (`tokens.revocationDelay`,
- * 30 s by default) has passed on their clocks, which the test moves (no sleeping).
+ * 30 s by default) has passed on their clocks, which the test moves (no sleeping); with `strictRevocation`, at once.
  */
 import test, { type ExecutionContext } from 'ava';
 import type { ChildProcess } from 'node:child_process';
@@ -48,7 +48,8 @@ async function useAtOnce(bases: string[], token: string, count = 100): Promise<R
   return counts;
 }
 
-test('two processes: 100 parallel uses all succeed; revoked in one, none succeeds in either after the stated delay', async (t) => {
+/** Two app processes on one redis-server and one LMDB account store; a user of the first has made a token there. */
+async function twoProcesses(t: ExecutionContext, strict = false) {
   const dir = tempDir(t);
   const redis = await startRedis();
   t.teardown(() => redis.stop());
@@ -57,8 +58,9 @@ test('two processes: 100 parallel uses all succeed; revoked in one, none succeed
   const ports = [await freePort(), await freePort()];
   const url = `http://127.0.0.1:${ports[0]}`;
   const stores = [`${redis.uri}/0?prefix=pat:`, `lmdb://${join(dir, 'accounts')}`];
+  const extra = strict ? ['strict'] : [];
   const bases = await Promise.all(
-    ports.map((port) => appProcess(t, [...stores, String(port), url, String(smtp.port)])),
+    ports.map((port) => appProcess(t, [...stores, String(port), url, String(smtp.port), ...extra])),
   );
 
   // A user of the first process makes a token there.
@@ -68,17 +70,25 @@ test('two processes: 100 parallel uses all succeed; revoked in one, none succeed
   const created = await post(browser, '/auth/tokens', { name: 'ci' });
   t.is(created.status, 201, await created.clone().text());
   const { token, id } = (await created.json()) as { token: string; id: string };
+  /** Revokes the token through the second process, with the browser's session. */
+  const revokeOnSecond = async () => {
+    const second = new Client(bases[1]!);
+    for (const [name, value] of browser.jar) second.jar.set(name, value);
+    return second.fetch(`/auth/tokens/${id}`, {
+      method: 'DELETE',
+      headers: { ...second.xsrf(), origin: new URL(url).origin },
+    });
+  };
+  return { bases, token, revokeOnSecond };
+}
 
+test('two processes: 100 parallel uses all succeed; revoked in one, none succeeds in either after the stated delay', async (t) => {
+  const { bases, token, revokeOnSecond } = await twoProcesses(t);
   const before = await useAtOnce(bases, token);
   t.deepEqual(before, { '200 token': 100 }, JSON.stringify(before));
 
   // Revoked through the second process: the first still holds it in its cache.
-  const second = new Client(bases[1]!);
-  for (const [name, value] of browser.jar) second.jar.set(name, value);
-  const ended = await second.fetch(`/auth/tokens/${id}`, {
-    method: 'DELETE',
-    headers: { ...second.xsrf(), origin: new URL(url).origin },
-  });
+  const ended = await revokeOnSecond();
   t.is(ended.status, 204, await ended.clone().text());
   const advance = async (ms: number) => {
     for (const base of bases) t.is((await fetch(`${base}/__clock?advance=${ms}`, { method: 'POST' })).status, 200);
@@ -90,4 +100,11 @@ test('two processes: 100 parallel uses all succeed; revoked in one, none succeed
   await advance(STATED_DELAY_MS / 2);
   const after = await useAtOnce(bases, token);
   t.deepEqual(after, { '401 token_invalid': 100 }, JSON.stringify(after));
+});
+
+test('two processes with strictRevocation: revoked in one, refused by both at once, the clock unmoved', async (t) => {
+  const { bases, token, revokeOnSecond } = await twoProcesses(t, true);
+  t.deepEqual(await useAtOnce(bases, token), { '200 token': 100 });
+  t.is((await revokeOnSecond()).status, 204);
+  t.deepEqual(await useAtOnce(bases, token), { '401 token_invalid': 100 });
 });
