@@ -140,14 +140,25 @@ export class Authenticator {
     return this.tokenUser(ctx);
   }
 
-  /** The user of a feature's credential; `ctx.state.auth` says which (its id and scopes). */
+  /**
+   * The user of a feature's credential; `ctx.state.auth` says which (its id and scopes). The validator, when there
+   * is one, judges it too, as `(credential, { user, jti: <its id> })`: a user the app blocks is blocked by every way in.
+   */
   private credentialUser(ctx: Context, { credential, value }: PresentedCredential): User | Promise<User> {
     const admit = ({ user, auth }: CredentialUser) => {
       ctx.state.auth = auth;
       return user;
     };
     const found = credential.authenticate(value, ctx);
+    if (this.validator) return Promise.resolve(found).then((who) => this.validated(value, who).then(admit));
     return isPromise(found) ? found.then(admit) : admit(found);
+  }
+
+  private async validated(value: string, who: CredentialUser): Promise<CredentialUser> {
+    // The credential's user is this request's own copy: what the validator edits there goes on, as for a token.
+    const claims: Claims = { user: who.user, ...(who.auth.id && { jti: who.auth.id }) };
+    if (!(await this.validator!(value, claims))) throw new AuthError('user_blocked', `user ${who.user.id} blocked`);
+    return { auth: who.auth, user: claims.user ?? who.user };
   }
 
   private tokenUser(ctx: Context): User | Promise<User> {

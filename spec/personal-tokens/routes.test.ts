@@ -254,3 +254,26 @@ test('auth.tokens.list/revoke without the tokens option reject with a TypeError 
   t.is(res.status, 401);
   t.is(await codeOf(res), 'no_token');
 });
+
+test('the validator judges a personal token too: a user the app blocks is blocked by their token (401 user_blocked)', async (t) => {
+  const blocked = new Set<string>();
+  const seen: unknown[] = [];
+  const r = await tokensRig(t, {
+    service: {
+      validator: (token, claims) => {
+        if (token.startsWith('akp_')) seen.push({ ...claims });
+        return !blocked.has(claims.user?.id ?? '');
+      },
+    },
+  });
+  await loggedIn(r);
+  const made = await newToken(r.client);
+  const ok = await bearer(r.app.url, '/api/me', made.token);
+  t.is(ok.status, 200);
+  const owner = ((await ok.json()) as { user: { id: string } }).user.id;
+  t.like(seen[0], { jti: made.id, user: { id: owner } });
+  blocked.add(owner);
+  const refused = await bearer(r.app.url, '/api/me', made.token);
+  t.is(refused.status, 401);
+  t.is(await codeOf(refused), 'user_blocked');
+});
