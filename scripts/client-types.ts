@@ -28,7 +28,9 @@ const HEADER = `/**
  * codes in `ErrorCode`, in the order a configuration with all three lists them).
  */
 export function clientSchemaSource(): string {
-  const tokenSchemas = tokensOpenAPI(readTokensOptions({}, { accounts: true, stateStore: 'lmdb://x', allowVolatileStores: false })!).schemas;
+  const tokenSchemas = tokensOpenAPI(
+    readTokensOptions({}, { accounts: true, stateStore: 'lmdb://x', allowVolatileStores: false })!,
+  ).schemas;
   const names = { jwtCookieName: 'JWT', xsrfHeaderName: 'X-XSRF-TOKEN', jwtHeaderName: 'X-JWT', jwtQueryName: 'token' };
   const doc = openApiDocument(
     {

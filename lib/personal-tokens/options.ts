@@ -101,7 +101,9 @@ function readScopes(scopes: unknown): readonly string[] | undefined {
 function isVolatile(stateStore: unknown): boolean {
   if (stateStore === undefined || stateStore === 'memory') return true;
   if (typeof stateStore === 'string') return stateStore.startsWith('memory:');
-  return typeof stateStore === 'object' && stateStore !== null && 'volatile' in stateStore && stateStore.volatile === true;
+  return (
+    typeof stateStore === 'object' && stateStore !== null && 'volatile' in stateStore && stateStore.volatile === true
+  );
 }
 
 /** Whether a scope name has the shape every scope must have. */
