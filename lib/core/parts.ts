@@ -42,7 +42,10 @@ export interface CoreParts {
   revocations: Revocations;
   /** What the login, the refresh and the logout tell the features: filled as FeatureSet.start() creates them. */
   hooks: FeatureHooks;
-  /** The credentials features accept besides the session (personal tokens): filled as FeatureSet.start() creates them. */
+  /**
+   * The credentials features accept besides the session (personal tokens): filled as FeatureSet.start() creates
+   * them.
+   */
   credentials: FeatureCredentials;
   providers: ProviderRegistry;
 }

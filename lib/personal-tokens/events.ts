@@ -16,7 +16,10 @@ export interface TokenCreatedEvent extends AuthEventBase {
   expires?: string;
 }
 
-/** A token was revoked: by its owner, by an operator (`auth.tokens.revoke`, `authctl tokens revoke`), or with its account. */
+/**
+ * A token was revoked: by its owner, by an operator (`auth.tokens.revoke`, `authctl tokens revoke`), or with its
+ * account.
+ */
 export interface TokenRevokedEvent extends AuthEventBase {
   type: 'token_revoked';
   userId: string;

@@ -9,7 +9,7 @@ import { tokenCache } from './cache.js';
 import { mintToken, tokenHash } from './format.js';
 import type { PersonalTokensConfig } from './options.js';
 import { statePersonalTokenStore, type PersonalToken, type PersonalTokenStore } from './store.js';
-import { tokenVerifier } from './verify.js';
+import { tokenVerifier, type TokenVerifier } from './verify.js';
 import { tokenView, type NewPersonalToken, type PersonalTokenView } from './views.js';
 
 /** `auth.tokens.list/revoke` and `auth.features.get('tokens')`: the personal tokens of any user. */
@@ -59,23 +59,7 @@ export function personalTokens(
   const emitRevoked = (t: PersonalToken, by: 'user' | 'admin' | 'account_deleted', ctx?: Context) =>
     context.emit('token_revoked', { userId: t.userId, tokenId: t.id, by }, ctx);
 
-  const credential: FeatureCredential = {
-    scheme: 'Bearer',
-    recognises: (value) => value.startsWith(`${config.prefix}_`),
-    authenticate(value) {
-      const found = verifier.verify(value);
-      return isPromise(found) ? found.then(owner) : owner(found);
-    },
-    refused: (what) =>
-      context.error('token_not_allowed', `${what} does not take a personal access token: log in to manage an account`),
-  };
-
-  /** The owner of a live token as the request gets them, copied: the app may change what it is handed. */
-  function owner(found: PersonalToken | undefined): CredentialUser {
-    if (!found) throw new AuthError('token_invalid', 'the personal access token is unknown, revoked or expired');
-    const auth: RequestAuth = { method: 'token', id: found.id, scopes: found.scopes };
-    return { user: canonicalUser(found.user, ''), auth };
-  }
+  const credential = tokenCredential(config, context, verifier);
 
   async function revoke(userId: string, id: string, by: 'user' | 'admin', ctx?: Context) {
     const gone = await store.revoke(userId, id);
@@ -132,6 +116,33 @@ export function personalTokens(
     create,
     revoke,
     userDeleted: async (userId) => void (await revokeAll(userId, 'account_deleted')),
+  };
+}
+
+/**
+ * The tokens as a credential of the application's routes (`Authorization: Bearer <prefix>_…`): a live token's owner,
+ * synchronously from the cache when it can, and the refusal every account route answers a request presenting one.
+ */
+function tokenCredential(
+  config: PersonalTokensConfig,
+  context: FeatureContext,
+  verifier: TokenVerifier,
+): FeatureCredential {
+  /** The owner of a live token as the request gets them, copied: the app may change what it is handed. */
+  const owner = (found: PersonalToken | undefined): CredentialUser => {
+    if (!found) throw new AuthError('token_invalid', 'the personal access token is unknown, revoked or expired');
+    const auth: RequestAuth = { method: 'token', id: found.id, scopes: found.scopes };
+    return { user: canonicalUser(found.user, ''), auth };
+  };
+  return {
+    scheme: 'Bearer',
+    recognises: (value) => value.startsWith(`${config.prefix}_`),
+    authenticate(value) {
+      const found = verifier.verify(value);
+      return isPromise(found) ? found.then(owner) : owner(found);
+    },
+    refused: (what) =>
+      context.error('token_not_allowed', `${what} does not take a personal access token: log in to manage an account`),
   };
 }
 

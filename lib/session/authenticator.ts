@@ -142,7 +142,8 @@ export class Authenticator {
 
   /**
    * The user of a feature's credential; `ctx.state.auth` says which (its id and scopes). The validator, when there
-   * is one, judges it too, as `(credential, { user, jti: <its id> })`: a user the app blocks is blocked by every way in.
+   * is one, judges it too, as `(credential, { user, jti: <its id> })`: a user the app blocks is blocked by every
+   * way in.
    */
   private credentialUser(ctx: Context, { credential, value }: PresentedCredential): User | Promise<User> {
     const admit = ({ user, auth }: CredentialUser) => {
