@@ -8,15 +8,7 @@ import test from 'ava';
 import { startRedis } from '../helpers/redis.js';
 import { codeOf } from '../accounts/rig.js';
 import { bearer, createToken, loggedIn, newToken, tokensRig } from './rig.js';
-
-/** Polls `probe` until it is true: waiting on the client's reconnect, not standing in for a clock. */
-async function until(probe: () => Promise<boolean>, what: string, deadlineMs = 45_000): Promise<void> {
-  const deadline = Date.now() + deadlineMs;
-  while (!(await probe())) {
-    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+import { until } from '../helpers/until.js';
 
 test('redis-server killed: a cached token still works, an uncached one is 503 state_store_unavailable; back when it returns', async (t) => {
   const redis = await startRedis();

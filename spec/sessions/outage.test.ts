@@ -19,24 +19,13 @@ import {
   UA,
   type SessionsApp,
 } from './fixtures.js';
+import { until } from '../helpers/until.js';
 
 /** A redis-server of the test's own (it is killed), stopped at teardown. */
 async function ownRedis(t: ExecutionContext): Promise<RedisPeer> {
   const redis = await startRedis();
   t.teardown(() => redis.stop());
   return redis;
-}
-
-/**
- * Polls `probe` until it is true: waiting on the client's reconnect (its backoff grows to 2 s), not
- * standing in for a clock. The deadline is the safety net, well inside ava's timeout.
- */
-async function until(probe: () => Promise<boolean>, what: string, deadlineMs = 45_000): Promise<void> {
-  const deadline = Date.now() + deadlineMs;
-  while (!(await probe())) {
-    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 /** The answer is a 503 JSON `state_store_unavailable`. */

@@ -11,6 +11,7 @@ import { authKoa, type AuthKoaOptions } from '../../lib/index.js';
 import { Client } from '../helpers/http.js';
 import { emailApp as sharedEmailApp } from './email-app.js';
 import { rawClient, startPostgres, type PostgresPeer } from '../helpers/postgres.js';
+import { until } from '../helpers/until.js';
 
 const SECRET = 'postgres-service-test-secret-0123456789';
 const tag = () => randomBytes(5).toString('hex');
@@ -28,15 +29,6 @@ async function ownServer(t: ExecutionContext, opts: { password?: string } = {}):
     await server.destroy();
   });
   return server;
-}
-
-/** Polls until `done` holds: waiting on a reconnect, bounded by a deadline, not a clock. */
-async function until(done: () => Promise<boolean> | boolean, what: string, deadlineMs = 20_000): Promise<void> {
-  const deadline = Date.now() + deadlineMs;
-  while (!(await done())) {
-    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 const UNAVAILABLE = { error: 'login state is unavailable', code: 'state_store_unavailable' };

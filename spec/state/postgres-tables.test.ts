@@ -12,6 +12,7 @@ import pg from 'pg';
 import { openPostgresStateStore } from '../../lib/state/postgres.js';
 import { runCli } from '../helpers/cli.js';
 import { rawClient, startPostgres, type PostgresPeer } from '../helpers/postgres.js';
+import { until } from '../helpers/until.js';
 
 let server: PostgresPeer;
 test.before(async () => {
@@ -216,12 +217,3 @@ test('`authctl db migrate` on a bad or unreachable URI prints one line without t
   );
   for (const r of [bad, refused, away]) t.false(r.stderr.includes('hunter2'), r.stderr);
 });
-
-/** Polls until `done` holds; a deadline, not a sleep, bounds it. */
-async function until(done: () => Promise<boolean>, what: string, deadlineMs = 20_000): Promise<void> {
-  const deadline = Date.now() + deadlineMs;
-  while (!(await done())) {
-    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}

@@ -17,6 +17,7 @@ import { rawClient, startPostgres, type PostgresPeer } from '../helpers/postgres
 import { stateStoreContract } from './state-contract.js';
 import { limiterContract } from './limiter-contract.js';
 import { freePort } from '../helpers/ports.js';
+import { until } from '../helpers/until.js';
 
 let server: PostgresPeer;
 test.before(async () => {
@@ -221,15 +222,6 @@ test('sweep() deletes exactly the expired rows, of this prefix only; every sweep
   t.is(await store.sweep(), 0);
   t.is(await other.sweep(), 1);
 });
-
-/** Polls until `done` holds; a deadline, not a sleep, bounds it. */
-async function until(done: () => Promise<boolean>, what: string, deadlineMs = 20_000): Promise<void> {
-  const deadline = Date.now() + deadlineMs;
-  while (!(await done())) {
-    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 test("start-up: a wrong password and a missing database are TypeErrors with the server's reason; an unreachable port is an outage", async (t) => {
   const password = 'right-horse-battery';

@@ -9,24 +9,12 @@ import { Redis } from 'ioredis';
 import { authKoa, type AuthKoaOptions } from '../../lib/index.js';
 import { emailApp as sharedEmailApp } from './email-app.js';
 import { startRedis, type RedisPeer } from '../helpers/redis.js';
+import { until } from '../helpers/until.js';
 
 const SECRET = 'redis-service-test-secret-0123456789';
 
 const emailApp = (t: ExecutionContext, stateStore: string, more: Partial<AuthKoaOptions> = {}) =>
   sharedEmailApp(t, SECRET, stateStore, more);
-
-/**
- * Polls `probe` until it returns true: waiting on a reconnect, not on a clock. The client's reconnect
- * backoff grows to 2 s, and a loaded machine stretches every step, so the safety net is a deadline well
- * inside ava's timeout rather than a count of quick tries (200 × 50 ms was about 10 s).
- */
-async function until(probe: () => Promise<boolean>, what: string, deadlineMs = 45_000): Promise<void> {
-  const deadline = Date.now() + deadlineMs;
-  while (!(await probe())) {
-    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 const prefix = () => `t${randomBytes(5).toString('hex')}:`;
 
