@@ -5,20 +5,11 @@
  * account store, each receiving 50 of the 100 at once.
  */
 import test, { type ExecutionContext } from 'ava';
-import type { ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { spawnTs, waitForLine } from '../helpers/cli.js';
 import { Client } from '../helpers/http.js';
-import { freePort } from '../helpers/ports.js';
-import { startRedis } from '../helpers/redis.js';
-import { startSmtp, type SmtpPeer } from '../helpers/smtp.js';
-import { tempDir } from '../helpers/temp.js';
+import { twoAccountApps } from './fixtures/two-apps.js';
 import { accountsRig, linkIn, login, PASSWORD, post, signUpAndConfirm, tokenOf } from './rig.js';
 
 const NEW_PASSWORD = 'the one new passphrase';
-const APP = fileURLToPath(new URL('./fixtures/account-app.ts', import.meta.url));
 
 /** POSTs `json` to `path` on each of `bases` in turn, `count` requests in all, every one sent before any is awaited. */
 async function redeemAtOnce(bases: string[], origin: string, path: string, json: unknown, count = 100) {
@@ -70,43 +61,8 @@ test('one process: 100 parallel redemptions of one reset link: one 200, 99 × 40
   t.is((await login(new Client(r.app.url), 'race@example.com', NEW_PASSWORD)).status, 200);
 });
 
-interface AppProcess {
-  base: string;
-  child: ChildProcess;
-  stderr: () => string;
-}
-
-/** Starts an app process on `port`; stopped (and its exit code checked) at teardown. */
-async function appProcess(t: ExecutionContext, args: string[]): Promise<AppProcess> {
-  const child = spawnTs(APP, args);
-  let stderr = '';
-  child.stderr!.on('data', (d) => (stderr += d));
-  t.teardown(async () => {
-    if (child.exitCode !== null) return;
-    child.kill('SIGTERM');
-    const [code] = (await once(child, 'close')) as [number | null];
-    if (code !== 0) throw new Error(`app process exited ${code}: ${stderr}`);
-  });
-  const base = (await waitForLine(child, /^listening (http:\/\/\S+)/m))[1]!;
-  return { base, child, stderr: () => stderr };
-}
-
-/** Two app processes on one redis-server and one LMDB account store, with one url (the first's) and one SMTP server. */
-async function twoProcesses(t: ExecutionContext): Promise<{ bases: string[]; url: string; smtp: SmtpPeer }> {
-  const dir = tempDir(t);
-  const redis = await startRedis();
-  t.teardown(() => redis.stop());
-  const smtp = await startSmtp();
-  t.teardown(() => smtp.close());
-  const ports = [await freePort(), await freePort()];
-  const url = `http://127.0.0.1:${ports[0]}`;
-  const stores = [`${redis.uri}/0?prefix=st:`, `lmdb://${join(dir, 'accounts')}`];
-  const apps = await Promise.all(ports.map((port) => appProcess(t, [...stores, String(port), url, String(smtp.port)])));
-  return { bases: apps.map((a) => a.base), url, smtp };
-}
-
 test('two processes on one redis-server: a confirmation link and a reset link, each redeemed 50 times at each process at once: exactly one 200', async (t) => {
-  const { bases, url, smtp } = await twoProcesses(t);
+  const { bases, url, smtp } = await twoAccountApps(t);
   const origin = new URL(url).origin;
   // From the site's pages (its one url), whichever process answers.
   const send = (base: string, path: string, json: unknown) =>

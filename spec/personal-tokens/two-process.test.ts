@@ -5,34 +5,12 @@
  * 30 s by default) has passed on their clocks, which the test moves (no sleeping); with `strictRevocation`, at once.
  */
 import test, { type ExecutionContext } from 'ava';
-import type { ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { spawnTs, waitForLine } from '../helpers/cli.js';
 import { Client } from '../helpers/http.js';
-import { freePort } from '../helpers/ports.js';
-import { startRedis } from '../helpers/redis.js';
-import { startSmtp } from '../helpers/smtp.js';
-import { tempDir } from '../helpers/temp.js';
+import { twoAccountApps } from '../accounts/fixtures/two-apps.js';
 import { linkIn, PASSWORD, post, tokenOf } from '../accounts/rig.js';
 
-const APP = fileURLToPath(new URL('../accounts/fixtures/account-app.ts', import.meta.url));
 /** docs/accounts.md: a token revoked in one process is refused by the others within this. */
 const STATED_DELAY_MS = 30_000;
-
-async function appProcess(t: ExecutionContext, args: string[]): Promise<string> {
-  const child: ChildProcess = spawnTs(APP, args);
-  let stderr = '';
-  child.stderr!.on('data', (d) => (stderr += d));
-  t.teardown(async () => {
-    if (child.exitCode !== null) return;
-    child.kill('SIGTERM');
-    const [code] = (await once(child, 'close')) as [number | null];
-    if (code !== 0) throw new Error(`app process exited ${code}: ${stderr}`);
-  });
-  return (await waitForLine(child, /^listening (http:\/\/\S+)/m))[1]!;
-}
 
 /** `count` uses of the token at once, alternating between the processes: the answers counted by status. */
 async function useAtOnce(bases: string[], token: string, count = 100): Promise<Record<string, number>> {
@@ -50,18 +28,7 @@ async function useAtOnce(bases: string[], token: string, count = 100): Promise<R
 
 /** Two app processes on one redis-server and one LMDB account store; a user of the first has made a token there. */
 async function twoProcesses(t: ExecutionContext, strict = false) {
-  const dir = tempDir(t);
-  const redis = await startRedis();
-  t.teardown(() => redis.stop());
-  const smtp = await startSmtp();
-  t.teardown(() => smtp.close());
-  const ports = [await freePort(), await freePort()];
-  const url = `http://127.0.0.1:${ports[0]}`;
-  const stores = [`${redis.uri}/0?prefix=pat:`, `lmdb://${join(dir, 'accounts')}`];
-  const extra = strict ? ['strict'] : [];
-  const bases = await Promise.all(
-    ports.map((port) => appProcess(t, [...stores, String(port), url, String(smtp.port), ...extra])),
-  );
+  const { bases, url, smtp } = await twoAccountApps(t, { strict });
 
   // A user of the first process makes a token there.
   const browser = new Client(bases[0]!);
