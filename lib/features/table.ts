@@ -12,7 +12,7 @@ import { ACCOUNT_EVENTS } from '../accounts/events.js';
 import { readAccountsOptions, type AccountsConfig } from '../accounts/options.js';
 import type { AccountsAdminAPI } from '../accounts/service.js';
 import { TOKEN_EVENTS } from '../personal-tokens/events.js';
-import { personalTokensFeature } from '../personal-tokens/feature.js';
+import { personalTokensFeature, type PersonalTokensFeatureParts } from '../personal-tokens/feature.js';
 import { readTokensOptions, type PersonalTokensConfig } from '../personal-tokens/options.js';
 
 /**
@@ -77,7 +77,7 @@ export const INSTANCE_ALIASES: {
 export interface BuiltInParts extends SessionsFeatureParts, MfaParts {
   signing: SigningConfig | undefined;
   featureOptions: FeatureOptions;
-  core: MfaParts['core'] & AccountsParts['core'];
+  core: MfaParts['core'] & AccountsParts['core'] & PersonalTokensFeatureParts['core'];
   login: MfaParts['login'] & AccountsParts['login'];
   logger: AccountsParts['logger'];
   strictRevocation: boolean;

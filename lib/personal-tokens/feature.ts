@@ -3,10 +3,10 @@ import { TOKEN_ERRORS } from './errors.js';
 import { TOKEN_EVENTS } from './events.js';
 import type { PersonalTokensConfig } from './options.js';
 
-/** What the personal tokens need of the instance besides a feature's context. */
-export interface PersonalTokensParts {
-  /** `strictRevocation`: every use of a token reads the store, nothing is cached. */
+/** What the personal tokens need of the instance besides a feature's context (service.ts PersonalTokensParts). */
+export interface PersonalTokensFeatureParts {
   strictRevocation: boolean;
+  core: { providers: { has(name: string): boolean } };
 }
 
 /**
@@ -15,7 +15,7 @@ export interface PersonalTokensParts {
  * admin API (`auth.tokens.list/revoke`), its error codes and events; a deleted account's tokens go with it. Built
  * on the public feature contract alone. Its code loads only when `tokens` is set.
  */
-export function personalTokensFeature(config: PersonalTokensConfig, p: PersonalTokensParts): FeatureModule {
+export function personalTokensFeature(config: PersonalTokensConfig, p: PersonalTokensFeatureParts): FeatureModule {
   return {
     name: 'tokens',
     prefix: '/tokens',
@@ -23,7 +23,10 @@ export function personalTokensFeature(config: PersonalTokensConfig, p: PersonalT
     events: TOKEN_EVENTS,
     async create(_options, context) {
       const [{ personalTokens }, { tokenRoutes }] = await Promise.all([import('./service.js'), import('./routes.js')]);
-      const tokens = personalTokens(config, context, p.strictRevocation);
+      const tokens = personalTokens(config, context, {
+        strictRevocation: p.strictRevocation,
+        providers: p.core.providers,
+      });
       return {
         routes: tokenRoutes(tokens, config, context),
         credential: tokens.credential,

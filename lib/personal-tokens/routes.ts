@@ -30,7 +30,8 @@ export function tokenRoutes(tokens: PersonalTokens, config: PersonalTokensConfig
       const me = await session(ctx);
       requireFresh(me, config.freshMs, context.clock());
       const asked = tokenRequest(await readJSON(ctx, 16 * 1024), config, context);
-      return context.json(ctx, 201, await tokens.create(me.user, asked, ctx));
+      const made = await tokens.create(me.user, me.claims.auth_provider?.name, asked, ctx);
+      return context.json(ctx, 201, made);
     }
     const id = /^\/([A-Za-z0-9_-]{1,64})$/.exec(rest)?.[1];
     if (id === undefined) {

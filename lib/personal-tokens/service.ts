@@ -36,17 +36,25 @@ export interface PersonalTokens {
   admin: PersonalTokensAdmin;
   store: PersonalTokenStore;
   /** Mints a token for `user` (a full login's, fresh): 409 `too_many_tokens` past `maxPerUser`. */
-  create(user: User, asked: TokenRequest, ctx: Context): Promise<NewPersonalToken>;
+  create(user: User, provider: string | undefined, asked: TokenRequest, ctx: Context): Promise<NewPersonalToken>;
   /** Revokes one token of the user, telling `token_revoked`; false when the user has none by that id. */
   revoke(userId: string, id: string, by: 'user' | 'admin', ctx?: Context): Promise<boolean>;
   /** Revokes every token of a deleted account's user. */
   userDeleted(userId: string): Promise<void>;
 }
 
+/** What the tokens need of the instance besides a feature's context. */
+export interface PersonalTokensParts {
+  /** `strictRevocation`: every use of a token reads the store, nothing is cached. */
+  strictRevocation: boolean;
+  /** The configured providers, by name: a token of a provider no longer configured is refused. */
+  providers: { has(name: string): boolean };
+}
+
 export function personalTokens(
   config: PersonalTokensConfig,
   context: FeatureContext,
-  strictRevocation: boolean,
+  { strictRevocation, providers }: PersonalTokensParts,
 ): PersonalTokens {
   const store = statePersonalTokenStore(context.stateStore);
   // With strictRevocation nothing is cached: every use reads the store, and a revocation anywhere counts at once.
@@ -59,7 +67,7 @@ export function personalTokens(
   const emitRevoked = (t: PersonalToken, by: 'user' | 'admin' | 'account_deleted', ctx?: Context) =>
     context.emit('token_revoked', { userId: t.userId, tokenId: t.id, by }, ctx);
 
-  const credential = tokenCredential(config, context, verifier);
+  const credential = tokenCredential(config, context, verifier, providers);
 
   async function revoke(userId: string, id: string, by: 'user' | 'admin', ctx?: Context) {
     const gone = await store.revoke(userId, id);
@@ -78,7 +86,7 @@ export function personalTokens(
     return gone.length;
   }
 
-  async function create(user: User, asked: TokenRequest, ctx: Context): Promise<NewPersonalToken> {
+  async function create(user: User, provider: string | undefined, asked: TokenRequest, ctx: Context) {
     const now = context.clock();
     if ((await store.list(user.id, now)).length >= config.maxPerUser)
       throw context.error('too_many_tokens', `a user holds at most ${config.maxPerUser} tokens: revoke one first`);
@@ -89,6 +97,7 @@ export function personalTokens(
         id: `pat_${randomBytes(12).toString('base64url')}`,
         userId: user.id,
         user: owner,
+        ...(provider !== undefined && { provider }),
         name: asked.name,
         scopes: asked.scopes,
         created: now,
@@ -127,10 +136,13 @@ function tokenCredential(
   config: PersonalTokensConfig,
   context: FeatureContext,
   verifier: TokenVerifier,
+  providers: PersonalTokensParts['providers'],
 ): FeatureCredential {
   /** The owner of a live token as the request gets them, copied: the app may change what it is handed. */
   const owner = (found: PersonalToken | undefined): CredentialUser => {
     if (!found) throw new AuthError('token_invalid', 'the personal access token is unknown, revoked or expired');
+    if (found.provider !== undefined && !providers.has(found.provider))
+      throw new AuthError('provider_not_allowed', 'the provider of this token is no longer configured');
     const auth: RequestAuth = { method: 'token', id: found.id, scopes: found.scopes };
     return { user: canonicalUser(found.user, ''), auth };
   };

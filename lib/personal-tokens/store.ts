@@ -14,6 +14,11 @@ export interface PersonalToken {
   userId: string;
   /** The user it acts as: its owner as the session that made it had them (without `aud` and `ip`). */
   user: User;
+  /**
+   * The provider the owner had logged in through (the session's `auth_provider`): a token of a provider no longer
+   * configured is refused, as that provider's sessions are.
+   */
+  provider?: string;
   /** What its owner called it ("CI deploy"). */
   name: string;
   /**

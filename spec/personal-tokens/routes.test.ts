@@ -4,8 +4,9 @@
  * clock. The app is the accounts rig (a `password` provider, real SMTP on 127.0.0.1).
  */
 import test from 'ava';
-import { Client } from '../helpers/http.js';
-import { codeOf, post } from '../accounts/rig.js';
+import { Client, startApp } from '../helpers/http.js';
+import { tempDir } from '../helpers/temp.js';
+import { codeOf, post, SECRET } from '../accounts/rig.js';
 import { bearer, createToken, loggedIn, newToken, tokensRig } from './rig.js';
 
 test('a token made by a fresh login authenticates API calls as its owner; the secret is shown once', async (t) => {
@@ -276,4 +277,24 @@ test('the validator judges a personal token too: a user the app blocks is blocke
   const refused = await bearer(r.app.url, '/api/me', made.token);
   t.is(refused.status, 401);
   t.is(await codeOf(refused), 'user_blocked');
+});
+
+test("a token of a provider no longer configured is refused, as that provider's sessions are: 401 provider_not_allowed", async (t) => {
+  const state = `lmdb://${tempDir(t, 'authkoa-pat-')}/state`;
+  const r = await tokensRig(t, { service: { stateStore: state } });
+  await loggedIn(r);
+  const made = await newToken(r.client);
+  await r.app.close();
+  // The same application started again without its password provider `local`.
+  const later = await startApp({
+    secret: SECRET,
+    stateStore: state,
+    accounts: { store: 'memory://' },
+    tokens: true,
+    providers: [{ kind: 'direct', name: 'other', checker: () => false }],
+  });
+  t.teardown(() => later.close());
+  const res = await bearer(later.url, '/private', made.token);
+  t.is(res.status, 401);
+  t.is(await codeOf(res), 'provider_not_allowed');
 });
