@@ -24,7 +24,8 @@ export interface AuthMiddleware {
    * Step-up: requires a user, as `auth` does, whose login (`auth_time`) is at most `maxAge` old
    * ('5m' or ms); an older one is answered 401 `reauth_required`. Any login, and a second-factor
    * verify, makes it fresh again. Only a full login's token can be fresh: basic auth (one factor on
-   * every request) and a token the app minted are answered 403 `full_login_required`.
+   * every request) and a token the app minted are answered 403 `full_login_required`, a personal access token
+   * 401 `reauth_required` (it is no login: log in).
    */
   fresh(maxAge: Duration): Middleware;
   /**
