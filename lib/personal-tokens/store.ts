@@ -99,7 +99,16 @@ export function statePersonalTokenStore(store: StateStore): PersonalTokenStore {
     async list(userId, now) {
       const index = (await store.get<UserIndex>(USERS, userId))?.value.tokens ?? [];
       const found = await Promise.all(index.map(async (x) => (await store.get<PersonalToken>(TOKENS, x.hash))?.value));
-      return found.filter((t): t is PersonalToken => live(t, now) !== undefined && t!.userId === userId);
+      const mine = found.filter((t): t is PersonalToken => live(t, now) !== undefined && t!.userId === userId);
+      // Expired tokens leave the index here, so a user's index holds their live tokens and not every one they made.
+      if (mine.length < index.length) {
+        const kept = new Set(mine.map((t) => t.id));
+        await updateIndex(userId, (cur) => {
+          const tokens = cur.tokens.filter((x) => kept.has(x.id) || !index.some((old) => old.id === x.id));
+          return tokens.length === cur.tokens.length ? cur : { tokens };
+        });
+      }
+      return mine;
     },
     async revoke(userId, id) {
       const entry = (await store.get<UserIndex>(USERS, userId))?.value.tokens.find((x) => x.id === id);

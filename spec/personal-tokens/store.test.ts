@@ -105,3 +105,21 @@ for (const [label, open] of backends) {
     t.is((await store.findByHash(a.hash, NOW))!.lastUsed, NOW + 61_000);
   });
 }
+
+test('an expired token leaves its user index when the tokens are listed: the index holds live tokens only', async (t) => {
+  const state = memoryStateStore({ clock: () => NOW });
+  const store = statePersonalTokenStore(state);
+  const old = token('u1', { expires: NOW + 1000 });
+  const kept = token('u1');
+  await store.create(plain(old));
+  await store.create(plain(kept));
+  t.deepEqual(
+    (await store.list('u1', NOW + 1000)).map((x) => x.id),
+    [kept.id],
+  );
+  const index = await state.get<{ tokens: Array<{ id: string }> }>('pat-user', 'u1');
+  t.deepEqual(
+    index!.value.tokens.map((x) => x.id),
+    [kept.id],
+  );
+});
