@@ -65,6 +65,7 @@ export type {
   FullLogin,
   LoginAttempt,
   LoginGate,
+  LoginIdentity,
 } from './features/contract.js';
 export {
   registerProvider,

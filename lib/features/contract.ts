@@ -35,6 +35,14 @@ export interface LoginAttempt {
  */
 export type LoginGate = (ctx: Context, login: LoginAttempt) => Promise<boolean>;
 
+/**
+ * A feature's say in who a login is, before any gate: resolve another user for the session to be issued to (the
+ * user an identity is linked to), or undefined to leave the user the provider identified. The features ask in
+ * their order, each seeing the user the one before settled on; the provider stays the login's (`auth_provider`),
+ * and the gates, the second factor's included, judge the user resolved here. Throw an AuthError to refuse the login.
+ */
+export type LoginIdentity = (ctx: Context, login: LoginAttempt) => Promise<User | undefined>;
+
 /** The request's full login: its user and claims. */
 export interface FullLogin {
   user: User;
@@ -116,6 +124,8 @@ export interface Feature {
    * `next()` for a 404 `not_found`. A POST or DELETE from another site is refused before it gets here.
    */
   routes?: Middleware;
+  /** Who a login is, before the gates (LoginIdentity): most features leave it. */
+  identify?: LoginIdentity;
   /** Its say in every login (LoginGate). */
   gate?: LoginGate;
   /**

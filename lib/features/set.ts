@@ -7,6 +7,7 @@ import { writeJSON } from '../http/respond.js';
 import type { Logger } from '../logger.js';
 import type { IdentifiedLogin } from '../session/login.js';
 import type { StateStore } from '../state/types.js';
+import type { User } from '../user.js';
 import type { Feature, FeatureContext, FeatureModule, FullLogin } from './contract.js';
 import type { FeatureCredentials } from './credentials.js';
 import type { FeatureHooks } from './hooks.js';
@@ -82,8 +83,15 @@ export class FeatureSet {
     await Promise.allSettled([...this.#made.values()].map((f) => f.close?.() ?? Promise.resolve()));
   }
 
-  /** Runs every gate in order; true when one answered the request itself (the login goes on elsewhere). */
+  /**
+   * Settles who the login is (each feature's `identify`, in order), then runs every gate in order; true when one
+   * answered the request itself (the login goes on elsewhere).
+   */
   async gate(ctx: Context, login: IdentifiedLogin): Promise<boolean> {
+    for (const m of this.#modules) {
+      const identify = this.#made.get(m.name)?.identify;
+      if (identify) login.user = checkedUser(m, await identify(ctx, login)) ?? login.user;
+    }
     for (const m of this.#modules) {
       const gate = this.#made.get(m.name)?.gate;
       if (gate && (await gate(ctx, login))) return true;
@@ -178,6 +186,20 @@ export class FeatureSet {
       json: (ctx, status, body) => writeJSON(ctx, status, body),
     };
   }
+}
+
+/** The user a feature's `identify` resolved, as a session can carry it; a broken one is the feature's fault (500). */
+function checkedUser(m: FeatureModule, user: User | undefined): User | undefined {
+  if (user === undefined) return undefined;
+  if (
+    typeof user !== 'object' ||
+    user === null ||
+    typeof user.id !== 'string' ||
+    user.id === '' ||
+    typeof user.name !== 'string'
+  )
+    throw new AuthError('internal_error', `feature "${m.name}": identify() must resolve a user with an id and a name`);
+  return { ...user, picture: typeof user.picture === 'string' ? user.picture : '' };
 }
 
 /** Runs one feature's step; an error is rethrown naming the feature (a TypeError stays a TypeError). */
