@@ -5,9 +5,7 @@
  */
 import test, { type ExecutionContext } from 'ava';
 import { stateIdentityStore, type LinkedIdentity } from '../../lib/accounts/identities.js';
-import { memoryStateStore } from '../../lib/state/memory.js';
-import type { StateStore } from '../../lib/state/types.js';
-import { useStateBackends } from '../helpers/state-backends.js';
+import { useEveryStateStore } from '../helpers/state-backends.js';
 
 const NOW = 1_800_000_000_000;
 const identity = (subject: string, userId: string, over: Partial<LinkedIdentity> = {}): LinkedIdentity => ({
@@ -18,10 +16,7 @@ const identity = (subject: string, userId: string, over: Partial<LinkedIdentity>
   ...over,
 });
 
-const backends: Array<[string, (t: ExecutionContext) => Promise<StateStore>]> = [
-  ['memory', async () => memoryStateStore({ clock: () => NOW })],
-  ...useStateBackends(test),
-];
+const backends = useEveryStateStore(test, () => NOW);
 
 for (const [label, open] of backends) {
   const fresh = async (t: ExecutionContext) => {

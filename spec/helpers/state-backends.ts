@@ -7,6 +7,7 @@ import type { ExecutionContext, TestFn } from 'ava';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { LmdbStateStore } from '../../lib/state/lmdb.js';
+import { memoryStateStore } from '../../lib/state/memory.js';
 import { MongoStateStore } from '../../lib/state/mongodb.js';
 import { openPostgresStateStore } from '../../lib/state/postgres.js';
 import { openRedisStateStore } from '../../lib/state/redis.js';
@@ -41,4 +42,12 @@ export function useStateBackends(test: TestFn): Array<[label: string, open: Open
       async () => MongoStateStore.open(`${mongo!.uri}${mongo!.uri.includes('?') ? '&' : '/?'}state_coll=t_${unique()}`),
     ],
   ];
+}
+
+/**
+ * The memory store on the test's clock first, then every persistent backend (useStateBackends): for the stores built
+ * over a StateStore (personal tokens, the identity map), whose behaviour must not depend on the backend.
+ */
+export function useEveryStateStore(test: TestFn, clock: () => number): Array<[label: string, open: OpenStore]> {
+  return [['memory', async () => memoryStateStore({ clock })], ...useStateBackends(test)];
 }

@@ -6,8 +6,7 @@ import test, { type ExecutionContext } from 'ava';
 import { mintToken, tokenHash } from '../../lib/personal-tokens/format.js';
 import { statePersonalTokenStore, type PersonalToken } from '../../lib/personal-tokens/store.js';
 import { memoryStateStore } from '../../lib/state/memory.js';
-import type { StateStore } from '../../lib/state/types.js';
-import { useStateBackends } from '../helpers/state-backends.js';
+import { useEveryStateStore } from '../helpers/state-backends.js';
 
 const NOW = 1_800_000_000_000;
 let n = 0;
@@ -28,10 +27,7 @@ function token(userId: string, over: Partial<PersonalToken> = {}): PersonalToken
 }
 const plain = ({ secret: _secret, ...t }: PersonalToken & { secret: string }): PersonalToken => t;
 
-const backends: Array<[string, (t: ExecutionContext) => Promise<StateStore>]> = [
-  ['memory', async () => memoryStateStore({ clock: () => NOW })],
-  ...useStateBackends(test),
-];
+const backends = useEveryStateStore(test, () => NOW);
 
 for (const [label, open] of backends) {
   const fresh = async (t: ExecutionContext) => {
