@@ -8,7 +8,7 @@ import { isPromise } from '../util/is-promise.js';
 import { tokenCache } from './cache.js';
 import { mintToken, tokenHash } from './format.js';
 import type { PersonalTokensConfig } from './options.js';
-import { statePersonalTokenStore, type PersonalToken, type PersonalTokenStore } from './store.js';
+import { statePersonalTokenStore, TooManyTokens, type PersonalToken, type PersonalTokenStore } from './store.js';
 import { tokenVerifier, type TokenVerifier } from './verify.js';
 import { tokenView, type NewPersonalToken, type PersonalTokenView } from './views.js';
 
@@ -88,8 +88,7 @@ export function personalTokens(
 
   async function create(user: User, provider: string | undefined, asked: TokenRequest, ctx: Context) {
     const now = context.clock();
-    if ((await store.list(user.id, now)).length >= config.maxPerUser)
-      throw context.error('too_many_tokens', `a user holds at most ${config.maxPerUser} tokens: revoke one first`);
+    await store.list(user.id, now); // expired tokens leave the index, so they do not count against the limit
     const owner = ownerOf(user);
     for (let tries = 0; tries < 3; tries++) {
       const token = mintToken(config.prefix);
@@ -104,13 +103,23 @@ export function personalTokens(
         ...(asked.expires !== undefined && { expires: asked.expires }),
         hash: tokenHash(token),
       };
-      if (!(await store.create(record))) continue; // a collision of 2^96 ids or 2^178 secrets: mint again
+      if (!(await keep(record))) continue; // a collision of 2^96 ids or 2^178 secrets: mint again
       const view = tokenView(record);
       const event = { userId: user.id, tokenId: record.id, name: record.name, scopes: record.scopes };
       context.emit('token_created', view.expires ? { ...event, expires: view.expires } : event, ctx);
       return { ...view, token };
     }
     throw new Error('personal tokens: could not store a new token');
+  }
+
+  /** Stores a new token within the user's limit: 409 `too_many_tokens` past it. */
+  async function keep(record: PersonalToken): Promise<boolean> {
+    try {
+      return await store.create(record, config.maxPerUser);
+    } catch (err) {
+      if (!(err instanceof TooManyTokens)) throw err;
+      throw context.error('too_many_tokens', `a user holds at most ${config.maxPerUser} tokens: revoke one first`);
+    }
   }
 
   const admin: PersonalTokensAdmin = {

@@ -37,8 +37,12 @@ export interface PersonalToken {
 
 /** The personal tokens of every user, over a state store. */
 export interface PersonalTokenStore {
-  /** Keeps a new token; false when its hash or id is taken (a collision: mint again). */
-  create(token: PersonalToken): Promise<boolean>;
+  /**
+   * Keeps a new token; false when its hash or id is taken (a collision: mint again). With `limit`, rejects with
+   * TooManyTokens, keeping nothing, when the user already holds that many: checked in the compare-and-set that lists
+   * the token, so racing creations cannot pass it together.
+   */
+  create(token: PersonalToken, limit?: number): Promise<boolean>;
   /** The live token with this hash; undefined when there is none, or it has expired at `now`. */
   findByHash(hash: string, now: number): Promise<PersonalToken | undefined>;
   /** The user's tokens, live ones only, oldest first. */
@@ -49,6 +53,14 @@ export interface PersonalTokenStore {
   revokeAll(userId: string): Promise<PersonalToken[]>;
   /** Records a use at `at`, unless one was recorded within the last minute: a hot token writes once a minute. */
   touch(token: PersonalToken, at: number): Promise<void>;
+}
+
+/** A new token past the user's limit (create's `limit`): nothing was kept. */
+export class TooManyTokens extends Error {
+  override readonly name = 'TooManyTokens';
+  constructor(readonly limit: number) {
+    super(`a user holds at most ${limit} tokens`);
+  }
 }
 
 const TOKENS = 'pat';
@@ -86,12 +98,19 @@ export function statePersonalTokenStore(store: StateStore): PersonalTokenStore {
   };
 
   return {
-    async create(token) {
+    async create(token, limit = Infinity) {
       const mine = (await store.get<UserIndex>(USERS, token.userId))?.value.tokens ?? [];
       if (mine.some((x) => x.id === token.id)) return false;
+      // The token first, then its line in the index: list() drops a line whose token is missing, never a token.
       if (!(await store.create(TOKENS, token.hash, token, token.expires ?? FOREVER))) return false;
-      await updateIndex(token.userId, (index) => ({ tokens: [...index.tokens, { id: token.id, hash: token.hash }] }));
-      return true;
+      let full = false;
+      await updateIndex(token.userId, (index) => {
+        full = index.tokens.length >= limit;
+        return full ? index : { tokens: [...index.tokens, { id: token.id, hash: token.hash }] };
+      });
+      if (!full) return true;
+      await store.remove(TOKENS, token.hash);
+      throw new TooManyTokens(limit);
     },
     async findByHash(hash, now) {
       return live((await store.get<PersonalToken>(TOKENS, hash))?.value, now);

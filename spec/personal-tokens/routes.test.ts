@@ -174,6 +174,15 @@ test('maxPerUser: one more is 409 too_many_tokens; a revoked one makes room', as
   t.is((await createToken(r.client, { name: 'c' })).status, 201);
 });
 
+test('maxPerUser holds under racing creations: of 6 parallel POSTs with room for 2, two are made', async (t) => {
+  const r = await tokensRig(t, { tokens: { maxPerUser: 2 } });
+  await loggedIn(r);
+  const answers = await Promise.all(Array.from({ length: 6 }, (_, i) => createToken(r.client, { name: `t${i}` })));
+  t.deepEqual(answers.map((a) => a.status).sort(), [201, 201, 409, 409, 409, 409]);
+  const listed = (await (await r.client.fetch('/auth/tokens', { headers: r.client.xsrf() })).json()) as unknown[];
+  t.is(listed.length, 2);
+});
+
 test('the cookie route needs its XSRF header and the page origin; a POST from another site is refused', async (t) => {
   const r = await tokensRig(t);
   await loggedIn(r);

@@ -4,7 +4,7 @@
  */
 import test, { type ExecutionContext } from 'ava';
 import { mintToken, tokenHash } from '../../lib/personal-tokens/format.js';
-import { statePersonalTokenStore, type PersonalToken } from '../../lib/personal-tokens/store.js';
+import { statePersonalTokenStore, TooManyTokens, type PersonalToken } from '../../lib/personal-tokens/store.js';
 import { memoryStateStore } from '../../lib/state/memory.js';
 import { useEveryStateStore } from '../helpers/state-backends.js';
 
@@ -54,6 +54,18 @@ for (const [label, open] of backends) {
     t.truthy(await store.findByHash(a.hash, NOW + 59_999));
     t.is(await store.findByHash(a.hash, NOW + 60_000), undefined);
     t.deepEqual(await store.list('u1', NOW + 60_000), []);
+  });
+
+  test(`${label}: with a limit, of 10 racing creations at most the limit are kept; the others keep nothing`, async (t) => {
+    const store = await fresh(t);
+    const many = Array.from({ length: 10 }, () => token('u1'));
+    const answers = await Promise.allSettled(many.map((x) => store.create(plain(x), 3)));
+    const kept = many.filter((_, i) => answers[i]!.status === 'fulfilled');
+    t.is(kept.length, 3, answers.map((a) => a.status).join(','));
+    for (const a of answers) if (a.status === 'rejected') t.true(a.reason instanceof TooManyTokens, String(a.reason));
+    t.deepEqual((await store.list('u1', NOW)).map((x) => x.id).sort(), kept.map((x) => x.id).sort());
+    for (const x of many)
+      if (!kept.includes(x)) t.is(await store.findByHash(x.hash, NOW), undefined, 'a refused token is not kept');
   });
 
   test(`${label}: revoke takes the user's own token only; revokeAll takes every one of the user's`, async (t) => {
