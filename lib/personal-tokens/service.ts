@@ -57,13 +57,7 @@ export function personalTokens(
   { strictRevocation, providers }: PersonalTokensParts,
 ): PersonalTokens {
   const store = statePersonalTokenStore(context.stateStore);
-  // With strictRevocation nothing is cached: every use reads the store, and a revocation anywhere counts at once.
-  const cache = tokenCache({ maxEntries: config.cacheSize, ttlMs: strictRevocation ? 0 : config.revocationDelayMs });
-  const onTouchFailed = (err: unknown) =>
-    context.logger.warn(`personal tokens: recording a use failed: ${(err as Error)?.message}`, {
-      code: 'token_touch_failed',
-    });
-  const verifier = tokenVerifier({ store, cache, prefix: config.prefix, clock: context.clock, onTouchFailed });
+  const verifier = cachedVerifier(config, context, store, strictRevocation);
   const emitRevoked = (t: PersonalToken, by: 'user' | 'admin' | 'account_deleted', ctx?: Context) =>
     context.emit('token_revoked', { userId: t.userId, tokenId: t.id, by }, ctx);
 
@@ -135,6 +129,22 @@ export function personalTokens(
     revoke,
     userDeleted: async (userId) => void (await revokeAll(userId, 'account_deleted')),
   };
+}
+
+/** The verification of the tokens in `store`, through this process's cache (none with strictRevocation). */
+function cachedVerifier(
+  config: PersonalTokensConfig,
+  context: FeatureContext,
+  store: PersonalTokenStore,
+  strictRevocation: boolean,
+): TokenVerifier {
+  // With strictRevocation nothing is cached: every use reads the store, and a revocation anywhere counts at once.
+  const cache = tokenCache({ maxEntries: config.cacheSize, ttlMs: strictRevocation ? 0 : config.revocationDelayMs });
+  const onTouchFailed = (err: unknown) =>
+    context.logger.warn(`personal tokens: recording a use failed: ${(err as Error)?.message}`, {
+      code: 'token_touch_failed',
+    });
+  return tokenVerifier({ store, cache, prefix: config.prefix, clock: context.clock, onTouchFailed });
 }
 
 /**
