@@ -66,6 +66,7 @@ export type {
   LoginAttempt,
   LoginGate,
   LoginIdentity,
+  LoginStart,
 } from './features/contract.js';
 export {
   registerProvider,

@@ -1,4 +1,5 @@
 import Router from '@koa/router';
+import type { LoginStart } from './features/contract.js';
 import type { Context } from 'koa';
 import { AuthError } from './errors.js';
 import { crossSite } from './http/origin.js';
@@ -133,12 +134,13 @@ async function loginStep(ctx: Context, o: StepConfig, provider: Provider, action
 }
 
 /** What a provider route works with: the options, and where its refusals and spans go. */
-type StepConfig = RoutesConfig & { failed: FailedLogins; tracing: Tracing };
+type StepConfig = RoutesConfig & { failed: FailedLogins; tracing: Tracing; loginStarts: LoginStart };
 
 async function step(ctx: Context, o: StepConfig, provider: Provider, action: 'login' | 'callback'): Promise<void> {
   try {
     if (action === 'callback' && !provider.callback) throw new AuthError('not_found', 'provider has no callback');
     if (o.preAuthHook) await o.preAuthHook(ctx, provider.name);
+    if (action === 'login') await o.loginStarts(ctx, provider.name);
     return await (action === 'login' ? provider.login(ctx) : provider.callback!(ctx));
   } catch (err) {
     o.failed.tell(ctx, provider.name, provider.kind ?? 'custom', err);
@@ -158,6 +160,8 @@ export interface AuthRouterParts {
   failed: FailedLogins;
   /** Login and callback steps as spans, when the instance has OpenTelemetry. */
   tracing: Tracing;
+  /** What the features make of a login's start (FeatureSet.loginStarts: `?link=1`). */
+  loginStarts: LoginStart;
 }
 
 /** The auth routes as the service calls them: `<authRoutePath>/*`, or the unknown-route answer. */
@@ -178,7 +182,7 @@ export function authRoute(o: RoutesConfig, parts: AuthRouterParts, end: EndToken
 /** The auth routes of one service. */
 export function buildAuthRouter(
   o: RoutesConfig,
-  { tokens, providers, middleware, failed, tracing }: AuthRouterParts,
+  { tokens, providers, middleware, failed, tracing, loginStarts }: AuthRouterParts,
   endLoggedOut: EndToken,
   /**
    * The routes of a feature the options turn on (the second factor's `/mfa/…`), taken before the providers' routes.
@@ -187,7 +191,7 @@ export function buildAuthRouter(
 ): Router {
   const router = new Router({ prefix: o.authRoutePath });
   const origin = o.origin;
-  const routeConfig = { ...o, failed, tracing };
+  const routeConfig = { ...o, failed, tracing, loginStarts };
   mountFeatures?.(router);
 
   router.get('/list', (ctx) => {

@@ -23,6 +23,19 @@ export const ACCOUNT_ERRORS = {
   account_not_found: 404,
   /** The breached-password service did not answer: the password could not be checked. */
   breach_check_unavailable: 503,
+  /** The identity a link callback brought is linked to another account already (its own one included). */
+  identity_in_use: 409,
+  /**
+   * A first login's trusted, verified address is an existing account's: no account made, nobody logged in; the
+   * account's owner completes the link by logging in to the account in this browser.
+   */
+  account_exists: 409,
+  /** Unlinking this would leave the account no way in (no password, no other identity, no passkey). */
+  last_login_method: 409,
+  /** The account's own identity (the one its id is) cannot be unlinked from it: delete the account instead. */
+  identity_is_account: 409,
+  /** The session's account has no identity of that provider. */
+  link_not_found: 404,
 } as const;
 
 export type AccountErrorCode = keyof typeof ACCOUNT_ERRORS;
@@ -37,6 +50,11 @@ declare module '../errors.js' {
     account_changed: true;
     account_not_found: true;
     breach_check_unavailable: true;
+    identity_in_use: true;
+    account_exists: true;
+    last_login_method: true;
+    identity_is_account: true;
+    link_not_found: true;
   }
 }
 

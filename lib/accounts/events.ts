@@ -46,6 +46,34 @@ export interface AccountDeletedEvent extends AccountEventBase {
   by: 'user' | 'admin';
 }
 
+/** What the link events say: the account (its user id) and the identity's provider. */
+interface LinkEventBase extends AuthEventBase {
+  /** The account's user id. */
+  userId: string;
+  /** The provider of the identity linked or unlinked. */
+  provider: string;
+}
+
+/**
+ * An identity was linked to an account: by its owner's fresh session (`by: 'user'`), by the owner's login that
+ * completed an offer made by address (`by: 'email'`), or by an operator (`auth.accounts.link`, `by: 'admin'`).
+ */
+export interface IdentityLinkedEvent extends LinkEventBase {
+  type: 'identity_linked';
+  by: 'user' | 'email' | 'admin';
+}
+
+/** An identity was unlinked from an account (`DELETE /auth/links/<provider>`, or `auth.accounts.unlink`). */
+export interface IdentityUnlinkedEvent extends LinkEventBase {
+  type: 'identity_unlinked';
+  by: 'user' | 'admin';
+}
+
+/** A first login's trusted, verified address was an account's: an offer to link was kept for 15 minutes. */
+export interface LinkOfferedEvent extends LinkEventBase {
+  type: 'link_offered';
+}
+
 declare module '../events/types.js' {
   interface AuthEventMap {
     signup: SignupEvent;
@@ -54,6 +82,9 @@ declare module '../events/types.js' {
     password_changed: PasswordChangedEvent;
     email_changed: EmailChangedEvent;
     account_deleted: AccountDeletedEvent;
+    identity_linked: IdentityLinkedEvent;
+    identity_unlinked: IdentityUnlinkedEvent;
+    link_offered: LinkOfferedEvent;
   }
 }
 
@@ -65,6 +96,9 @@ export const ACCOUNT_EVENTS = [
   'password_changed',
   'email_changed',
   'account_deleted',
+  'identity_linked',
+  'identity_unlinked',
+  'link_offered',
 ] as const;
 
 export type AccountEventType = (typeof ACCOUNT_EVENTS)[number];

@@ -1,4 +1,8 @@
+import type { Context } from 'koa';
 import type { FeatureModule } from '../features/contract.js';
+import { safeRedirect } from '../http/redirect.js';
+import type { Claims } from '../session/claims.js';
+import type { SessionOf } from '../session/fresh.js';
 import type { Logger } from '../logger.js';
 import type { Provider } from '../providers/core/provider.js';
 import type { ConnectionShare } from '../util/connections.js';
@@ -14,30 +18,42 @@ import type { AccountsConfig } from './options.js';
 export interface AccountsParts {
   clock: () => number;
   logger: Logger;
+  url: string;
+  allowedRedirects: string[];
+  secureCookies: boolean;
   core: {
     connections: ConnectionShare;
     stores: StorePolicy;
-    providers: { list(): Provider[] };
+    providers: { list(): Provider[]; get(name: string): Provider | undefined };
     hooks: { userDeleted(userId: string): Promise<void> };
   };
-  login: { endSessions(userId: string, keep: string | undefined): Promise<void> };
+  /** The token the request presents, checked by signature only (a link's callback: is it the same session?). */
+  tokens: { presented(ctx: Context): Promise<Claims | undefined> };
+  login: {
+    endSessions(userId: string, keep: string | undefined): Promise<void>;
+    factorChanged(userId: string, keep: string | undefined): Promise<void>;
+    navigationSession(ctx: Context): Promise<SessionOf>;
+  };
 }
 
 /**
  * The accounts (docs/accounts.md) as a feature: it opens the account store at start-up, offers it to the
  * `password` kind (`provides`), answers `auth.accounts` (`admin`), declares the account events and error
- * codes, and closes the store. It has no routes of its own: each password provider serves its accounts'
- * routes under its name. Its code loads only when `accounts` is set.
+ * codes, and closes the store. Each password provider serves its accounts' routes under its name; the feature's
+ * own are the links' (`/auth/links`), and it says who every login is (`identify`: account linking, links/). Its
+ * code loads only when `accounts` is set.
  */
 export function accountsFeature(config: AccountsConfig, p: AccountsParts): FeatureModule {
   return {
     name: 'accounts',
+    prefix: '/links',
     errors: ACCOUNT_ERRORS,
     events: ACCOUNT_EVENTS,
     async create(_options, context) {
-      const [{ openAccountStore }, { accountsService }] = await Promise.all([
+      const [{ openAccountStore }, { accountsService }, { accountLinks }] = await Promise.all([
         import('./open.js'),
         import('./service.js'),
+        import('./links/service.js'),
       ]);
       const opening = openAccountStore(config.store, { connections: p.core.connections });
       if (typeof config.store === 'string') {
@@ -57,11 +73,36 @@ export function accountsFeature(config: AccountsConfig, p: AccountsParts): Featu
         forgetUser: (userId) => forgetUser(p, userId),
         emit: (type, fields, ctx) => context.emit(type, fields, ctx),
       });
+      const links = accountLinks({
+        config,
+        context,
+        accounts: service,
+        connections: p.core.connections,
+        stores: p.core.stores,
+        secureCookies: p.secureCookies,
+        url: p.url,
+        providers: p.core.providers,
+        navigationSession: (ctx) => p.login.navigationSession(ctx),
+        presentedSid: async (ctx) => (await p.tokens.presented(ctx))?.sid,
+        factorChanged: (userId, keep) => p.login.factorChanged(userId, keep),
+        safeRedirect: (from) => safeRedirect(from, p.url, p.allowedRedirects),
+      });
       return {
         provides: service,
-        admin: service.admin,
+        admin: { ...service.admin, ...links.admin },
+        routes: links.routes,
+        loginStarts: links.login.loginStarts,
+        identify: links.login.identify,
+        sessionStarted: links.login.sessionStarted,
+        // A deleted account's identities are free again: each logs in as an account of its own next time.
+        userDeleted: async (userId) => void (await links.identities.unlinkAll(userId)),
+        providersReady: (names) => checkTrustEmail(config.trustEmail, names),
+        start: () => links.start(),
         // A store the application passed in is the application's to close.
-        close: () => (typeof config.store === 'string' ? store.close() : Promise.resolve()),
+        close: async () => {
+          await links.close();
+          if (typeof config.store === 'string') await store.close();
+        },
       };
     },
   };
@@ -80,6 +121,16 @@ async function forgetUser(p: AccountsParts, userId: string): Promise<void> {
         userId,
       });
     }
+  }
+}
+
+/** `accounts.trustEmail` names configured providers only: a misspelt one would trust nothing, silently. */
+function checkTrustEmail(trustEmail: readonly string[], names: readonly string[]): void {
+  for (const name of trustEmail) {
+    if (!names.includes(name))
+      throw new TypeError(
+        `authKoa: accounts.trustEmail names "${name}", which is not a configured provider (${names.join(', ')})`,
+      );
   }
 }
 

@@ -6,6 +6,7 @@ import type { AccountEventType } from './events.js';
 import type { ScryptParams } from './password-hash.js';
 import type { PasswordPolicy } from './password-policy.js';
 import type { Account, AccountStore, StoredAccount } from './store.js';
+import type { LinksAdmin } from './links/service.js';
 
 /**
  * What the accounts feature offers the `password` kind (Feature.provides) and the application (`auth.accounts`):
@@ -39,6 +40,8 @@ export interface AccountsService {
   readonly clock: () => number;
   /** Called by each password provider as it is created. */
   attach(kind: PasswordKindHandle): void;
+  /** The names of the password providers, in the order they attached. */
+  passwordProviders(): string[];
   /** The account's session user id under the provider `provider`: `<provider>_<account id>`. */
   userIdOf(provider: string, accountId: string): string;
   /** The account id of a session user id of `provider`; undefined for another provider's user. */
@@ -52,11 +55,14 @@ export interface AccountsService {
     fields: { accountId: string; provider?: string; [k: string]: unknown },
     ctx?: Context,
   ): void;
-  readonly admin: AccountsAdminAPI;
+  readonly admin: AccountsCoreAdmin;
 }
 
-/** `auth.accounts`: the operator's calls (admin.ts) with what the running service adds. */
-export interface AccountsAdminAPI extends AccountsAdmin {
+/** The accounts' own admin calls; the feature adds the links' (LinksAdmin) to make `auth.accounts`. */
+export type AccountsCoreAdmin = Omit<AccountsAdminAPI, keyof LinksAdmin>;
+
+/** `auth.accounts`: the operator's calls (admin.ts) with what the running service adds, its links included. */
+export interface AccountsAdminAPI extends AccountsAdmin, LinksAdmin {
   /**
    * A single-use reset link for the account (by address or id), of the password provider `provider` (default
    * the first): for an operator to hand over when mail does not arrive.
@@ -74,6 +80,7 @@ export function accountsService(store: AccountStore, parts: AccountsServiceParts
     attach(kind) {
       kinds.set(kind.name, kind);
     },
+    passwordProviders: () => [...kinds.keys()],
     userIdOf,
     accountIdOf(provider, userId) {
       const prefix = `${provider}_`;
@@ -93,7 +100,10 @@ export function accountsService(store: AccountStore, parts: AccountsServiceParts
 }
 
 /** The admin calls over the store, under the first password provider's policy and scrypt parameters. */
-function adminAPI(service: Omit<AccountsService, 'admin'>, kinds: () => PasswordKindHandle[]): AccountsAdminAPI {
+function adminAPI(
+  service: Omit<AccountsService, 'admin'>,
+  kinds: () => PasswordKindHandle[],
+): AccountsCoreAdmin {
   const base = () => {
     const first = kinds()[0];
     return accountsAdmin(service.store, { policy: first?.policy, scrypt: first?.scrypt, clock: service.clock });

@@ -98,6 +98,8 @@ export interface SessionParts {
   begin: SessionStarter;
   /** The request's full login (never basic auth: full-login.ts); rejects until the authenticator is set. */
   session: (ctx: Context) => Promise<SessionOf>;
+  /** The same for a top-level GET navigation from this site, without the XSRF header (navigationSession). */
+  navigationSession: (ctx: Context) => Promise<SessionOf>;
   /** After a credential change of `userId`: their other sessions end (endOtherSessionsOnFactorChange). */
   factorChanged: (userId: string, keep: string | undefined) => Promise<void>;
   /**
@@ -124,6 +126,7 @@ export function sessionParts(o: ResolvedOptions, core: CoreParts): SessionParts 
       return claims;
     },
     session: (ctx) => (users ? users.loginSession(ctx) : Promise.reject(new Error('not ready'))),
+    navigationSession: (ctx) => (users ? users.navigationSession(ctx) : Promise.reject(new Error('not ready'))),
     factorChanged: (userId, keep) => (o.endOtherSessionsOnFactorChange ? endSessions(userId, keep) : Promise.resolve()),
     endSessions,
     authenticate: (made) => void (users = made),

@@ -25,6 +25,8 @@ export interface LoginAttempt {
   readonly from?: string;
   /** The login ends a browser navigation (an OAuth2 callback, a confirmation link), not a JSON call. */
   readonly navigation?: boolean;
+  /** The provider said the user's address is verified (an OpenID `email_verified: true`); absent is no. */
+  readonly emailVerified?: boolean;
 }
 
 /**
@@ -39,9 +41,18 @@ export type LoginGate = (ctx: Context, login: LoginAttempt) => Promise<boolean>;
  * A feature's say in who a login is, before any gate: resolve another user for the session to be issued to (the
  * user an identity is linked to), or undefined to leave the user the provider identified. The features ask in
  * their order, each seeing the user the one before settled on; the provider stays the login's (`auth_provider`),
- * and the gates, the second factor's included, judge the user resolved here. Throw an AuthError to refuse the login.
+ * and the gates, the second factor's included, judge the user resolved here. Answer the request yourself and
+ * resolve true when the login ends there with no session (an identity linked to the account already logged in);
+ * throw an AuthError to refuse the login.
  */
-export type LoginIdentity = (ctx: Context, login: LoginAttempt) => Promise<User | undefined>;
+export type LoginIdentity = (ctx: Context, login: LoginAttempt) => Promise<User | undefined | true>;
+
+/**
+ * A feature's word as a login starts (`<authRoutePath>/<provider>/login`, after the preAuthHook, before the
+ * provider runs): read the request's own parameters (`?link=1`), set a cookie the callback will read, or throw
+ * an AuthError to refuse the login.
+ */
+export type LoginStart = (ctx: Context, provider: string) => Promise<void>;
 
 /** The request's full login: its user and claims. */
 export interface FullLogin {
@@ -124,6 +135,8 @@ export interface Feature {
    * `next()` for a 404 `not_found`. A POST or DELETE from another site is refused before it gets here.
    */
   routes?: Middleware;
+  /** What a login's start means to it (LoginStart): most features leave it. */
+  loginStarts?: LoginStart;
   /** Who a login is, before the gates (LoginIdentity): most features leave it. */
   identify?: LoginIdentity;
   /** Its say in every login (LoginGate). */
@@ -163,6 +176,11 @@ export interface Feature {
    * keeps for that user (the second factor's secret and recovery codes). Logged, not thrown, when it fails.
    */
   userDeleted?(userId: string): Promise<void>;
+  /**
+   * Called once the providers are built, with their names: check the feature's options that name providers
+   * (throw a TypeError naming the option; start-up fails with it).
+   */
+  providersReady?(names: readonly string[]): void;
   /** Runs during start-up (`auth.ready` waits for it; a rejection fails start-up, naming the feature). */
   start?(): Promise<void>;
   /** Runs at `auth.close()`. */

@@ -90,13 +90,21 @@ export class FeatureSet {
   async gate(ctx: Context, login: IdentifiedLogin): Promise<boolean> {
     for (const m of this.#modules) {
       const identify = this.#made.get(m.name)?.identify;
-      if (identify) login.user = checkedUser(m, await identify(ctx, login)) ?? login.user;
+      if (!identify) continue;
+      const who = await identify(ctx, login);
+      if (who === true) return true;
+      login.user = checkedUser(m, who) ?? login.user;
     }
     for (const m of this.#modules) {
       const gate = this.#made.get(m.name)?.gate;
       if (gate && (await gate(ctx, login))) return true;
     }
     return false;
+  }
+
+  /** Tells each feature, in order, that a login through `provider` starts (Feature.loginStarts). */
+  async loginStarts(ctx: Context, provider: string): Promise<void> {
+    for (const m of this.#modules) await this.#made.get(m.name)?.loginStarts?.(ctx, provider);
   }
 
   /** Hands the auth router's `<prefix>` and `<prefix>/…` requests to each feature's routes. */
@@ -153,6 +161,7 @@ export class FeatureSet {
   /** A provider named as a feature's prefix could never be reached: a start-up error naming both. */
   checkProviders(providerNames: readonly string[]): void {
     checkProviderNames(this.#modules, providerNames);
+    for (const m of this.#modules) this.#made.get(m.name)?.providersReady?.(providerNames);
   }
 
   /** The names of the configured features, in order. */

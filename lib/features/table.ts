@@ -33,7 +33,7 @@ export type FeatureOptions = Readonly<Partial<Record<BuiltInOption, unknown>>>;
 
 /** Checks the options of the built-in features, in authKoa()'s one validation pass (a TypeError naming one). */
 export function readBuiltInOptions(o: Record<string, unknown>, so: BuiltInOptionsContext): FeatureOptions {
-  const accounts = readAccountsOptions(o.accounts, so);
+  const accounts = readAccountsOptions(o.accounts, { ...so, stateStore: o.stateStore });
   const tokens = readTokensOptions(o.tokens, {
     accounts: accounts !== undefined,
     stateStore: o.stateStore,
@@ -70,7 +70,7 @@ export const INSTANCE_ALIASES: {
 } = {
   sessions: ['list', 'revoke'],
   mfa: ['status', 'reset', 'clear'],
-  accounts: ['create', 'find', 'setPassword', 'delete', 'list', 'resetLink'],
+  accounts: ['create', 'find', 'setPassword', 'delete', 'list', 'resetLink', 'links', 'link', 'unlink'],
 };
 
 /** What the built-in features are made of: the instance's parts they serve. */

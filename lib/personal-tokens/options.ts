@@ -1,6 +1,6 @@
 import { parseDuration, type Duration } from '../util/duration.js';
 import { unknownOption } from '../util/options.js';
-import { requireDurable } from '../util/store-policy.js';
+import { isVolatileStateOption, requireDurable } from '../util/store-policy.js';
 import { checkPrefix, DEFAULT_PREFIX } from './format.js';
 
 /** The `tokens` option: personal access tokens for the accounts' users (docs/accounts.md#personal-access-tokens). */
@@ -65,7 +65,7 @@ export function readTokensOptions(input: unknown, ctx: PersonalTokensOptionsCont
     throw new TypeError("authKoa: tokens needs accounts: { store: 'lmdb://…' } (a token belongs to an account)");
   // Every token would stop working at the next restart, and its owner would not know why.
   requireDurable(
-    { volatile: isVolatile(ctx.stateStore) },
+    { volatile: isVolatileStateOption(ctx.stateStore) },
     'authKoa: stateStore (where tokens keeps its hashes)',
     'every personal token',
     ctx.allowVolatileStores,
@@ -95,15 +95,6 @@ function readScopes(scopes: unknown): readonly string[] | undefined {
   if (!Array.isArray(scopes) || scopes.some((s) => typeof s !== 'string' || !SCOPE.test(s)))
     throw new TypeError('authKoa: tokens.scopes must be an array of scope names (letters, digits and :._-)');
   return Object.freeze([...new Set(scopes as string[])]);
-}
-
-/** The default state store, a `memory://` URI, or a StateStore object that says it is volatile. */
-function isVolatile(stateStore: unknown): boolean {
-  if (stateStore === undefined || stateStore === 'memory') return true;
-  if (typeof stateStore === 'string') return stateStore.startsWith('memory:');
-  return (
-    typeof stateStore === 'object' && stateStore !== null && 'volatile' in stateStore && stateStore.volatile === true
-  );
 }
 
 /** Whether a scope name has the shape every scope must have. */

@@ -225,6 +225,8 @@ async function identify(
       {},
       { userId: deps.userId },
     ),
+    // Apple sends the string "true" as often as the boolean.
+    emailVerified: email !== undefined && (claims.email_verified === true || claims.email_verified === 'true'),
   };
 }
 

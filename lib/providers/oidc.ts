@@ -225,7 +225,10 @@ async function identify(
     claims = { ...info, ...idClaims };
   }
   const raw: RawUser = mapUser ? toRaw(await mapUser(claims, token)) : standardClaims(claims);
-  return { user: finishUser(name, raw, claims, common.userAttributes, { userId: deps.userId }) };
+  const user = finishUser(name, raw, claims, common.userAttributes, { userId: deps.userId });
+  // Verified means the boolean true for the very address the user carries (a mapUser may have put another there).
+  const emailVerified = claims.email_verified === true && user.email !== undefined && user.email === claims.email;
+  return { user, emailVerified };
 }
 
 /** The standard claims: sub, a display name, picture, and the email when not marked unverified. */

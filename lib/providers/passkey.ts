@@ -107,6 +107,8 @@ export const passkeyProvider: ProviderModule<ProviderOptions, PasskeyNeed> = {
       async forgetUser(userId) {
         for (const passkey of await parts.passkeys.listByUser(userId)) await parts.passkeys.remove(passkey.id);
       },
+      // Each passkey is a way in (account linking keeps the last one).
+      waysIn: async (userId) => (await parts.passkeys.listByUser(userId)).length,
       close: () => own.close(),
       secondFactor: passkeySecondFactor(parts),
       routeDocs: PASSKEY_ROUTE_DOCS,

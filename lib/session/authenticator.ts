@@ -117,6 +117,17 @@ export class Authenticator {
     return { user, claims };
   }
 
+  /**
+   * loginSession() for a top-level GET navigation, which cannot carry the XSRF header: the browser's
+   * `Sec-Fetch-Site` (`same-origin`, or `none` for an address typed or bookmarked) stands in for it. A request
+   * from another site, or from a browser that sends no such header, still needs the header.
+   */
+  navigationSession(ctx: Context, what?: string): Promise<SessionOf> {
+    const site = ctx.req.headers['sec-fetch-site'];
+    if (ctx.method === 'GET' && (site === 'same-origin' || site === 'none')) this.tokens.trustNavigation(ctx);
+    return this.loginSession(ctx, what);
+  }
+
   /** The feature credential (a personal token) the request's Authorization header carries, if any. */
   presented(ctx: Context): PresentedCredential | undefined {
     return this.credentials?.any ? this.credentials.find(ctx.req.headers.authorization) : undefined;

@@ -48,6 +48,11 @@ export interface CompletedLogin {
    * one is needed, is asked for by redirecting to the second-step page rather than in a JSON answer.
    */
   navigation?: boolean;
+  /**
+   * The provider's own word that `user.email` belongs to the user (an OpenID `email_verified: true`). Only this
+   * makes an address a reason to offer a link to an account (`accounts.trustEmail`); absent is no.
+   */
+  emailVerified?: boolean;
 }
 
 /** A login once its user is final (avatar stored, postAuthHook run): what a session is minted from. */
@@ -61,6 +66,7 @@ export interface IdentifiedLogin {
   claims?: Partial<Claims>;
   amr: string[];
   navigation?: boolean;
+  emailVerified?: boolean;
 }
 
 /**
@@ -98,6 +104,7 @@ export async function completeLogin(
     claims: login.claims,
     amr: login.amr ?? [],
     navigation: login.navigation,
+    emailVerified: login.emailVerified,
   };
   if (gate && (await gate.intercept(ctx, identified))) return;
   const claims = await start(ctx, identified);

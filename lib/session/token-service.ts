@@ -225,6 +225,11 @@ export class TokenService {
     return this.readFrom(ctx, false);
   }
 
+  /** See Transport.trustNavigation. */
+  trustNavigation(ctx: Context): void {
+    this.#transport.trustNavigation(ctx);
+  }
+
   /**
    * The verified claims of the token this request presents (query, header or cookie), without the
    * expiry and XSRF checks, or undefined when there is none that verifies: logout ends it by its id.

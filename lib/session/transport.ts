@@ -40,6 +40,8 @@ export class Transport {
   // The methods whose cookie requests skip the XSRF check; undefined when there are none (the default), so
   // that the usual request does not look its method up at all.
   readonly #xsrfExempt: ReadonlySet<string> | undefined;
+  // Requests of this instance that are top-level navigations from this site (trustNavigation), by their `req`.
+  readonly #navigations = new WeakSet<object>();
 
   constructor(o: TransportConfig) {
     this.#o = o;
@@ -71,7 +73,17 @@ export class Transport {
   checkXsrf(ctx: Context, jti: string | undefined): void {
     if (this.#o.disableXSRF || this.#xsrfExempt?.has(ctx.req.method ?? '')) return;
     const header = headerValue(ctx.req.headers[this.#xsrfHeader]);
+    if (!header && this.#navigations.has(ctx.req)) return;
     if (!header || !safeEqual(header, jti ?? '')) throw new AuthError('xsrf_mismatch', 'xsrf mismatch');
+  }
+
+  /**
+   * This request is a top-level GET navigation the browser says came from this site (Sec-Fetch-Site): it cannot
+   * carry the XSRF header, and the browser's own word stands in for it. Only for routes that start a flow
+   * (`/auth/<provider>/login?link=1`), never for one that changes anything by itself.
+   */
+  trustNavigation(ctx: Context): void {
+    this.#navigations.add(ctx.req);
   }
 
   /**

@@ -127,6 +127,15 @@ export function requireDurable(
   );
 }
 
+/** The `stateStore` option as given is a memory store: unset (the default), `memory`, `memory://`, or volatile. */
+export function isVolatileStateOption(stateStore: unknown): boolean {
+  if (stateStore === undefined || stateStore === 'memory') return true;
+  if (typeof stateStore === 'string') return stateStore.startsWith('memory:');
+  return (
+    typeof stateStore === 'object' && stateStore !== null && 'volatile' in stateStore && stateStore.volatile === true
+  );
+}
+
 /**
  * The policy of an instance from its options: a store failure it starts with is logged at once and
  * handed to `pending`, which emits it on the Koa app with the next request.

@@ -4,7 +4,7 @@
  * racing links exactly one is made, and a user lists and unlinks only their own.
  */
 import test, { type ExecutionContext } from 'ava';
-import { stateIdentityStore, type LinkedIdentity } from '../../lib/accounts/identities.js';
+import { stateIdentityStore, type LinkedIdentity } from '../../lib/accounts/links/identities.js';
 import { useEveryStateStore } from '../helpers/state-backends.js';
 
 const NOW = 1_800_000_000_000;

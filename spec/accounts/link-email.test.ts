@@ -4,7 +4,7 @@
  * (homoglyph, +tag, dot, trailing dot, full-width letter) is another address.
  */
 import test from 'ava';
-import { offeredByEmail } from '../../lib/accounts/link-email.js';
+import { offeredByEmail } from '../../lib/accounts/links/email.js';
 
 const ACCOUNT = { email: 'ann@example.com', emailConfirmed: true };
 const TRUST = ['google'];

@@ -3,7 +3,7 @@
  * only within their life (the state store's clock is the test's), the id kept as a hash only.
  */
 import test from 'ava';
-import { PENDING_LINK_MS, statePendingLinks, type PendingLink } from '../../lib/accounts/pending-links.js';
+import { PENDING_LINK_MS, statePendingLinks, type PendingLink } from '../../lib/accounts/links/offers.js';
 import { memoryStateStore } from '../../lib/state/memory.js';
 import { manualClock } from '../helpers/http.js';
 

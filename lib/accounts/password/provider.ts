@@ -61,6 +61,11 @@ export const passwordProvider: ProviderModule<ProviderOptions, PasswordNeed> = {
       close: async () => {
         await config.sender.close?.();
       },
+      // One way in for an account of this provider that has a password (account linking keeps the last one).
+      async waysIn(userId) {
+        const id = accounts.accountIdOf(config.name, userId);
+        return id !== undefined && (await accounts.store.get(id))?.passwordHash !== undefined ? 1 : 0;
+      },
       routeDocs: passwordRouteDocs(config.signup),
     };
   },

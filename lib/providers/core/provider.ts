@@ -30,6 +30,11 @@ export interface Provider {
    * user (their passkeys). A failure is logged and the deletion stands.
    */
   forgetUser?(userId: string): Promise<void>;
+  /**
+   * How many ways in the provider keeps for `userId` by itself (their passkeys; 1 for an account with a password):
+   * account linking refuses to unlink the last way in to an account. Without it, an identity of the provider is one.
+   */
+  waysIn?(userId: string): Promise<number>;
   /** Stops background work (servers, pollers) when the service closes. */
   close?(): Promise<void>;
   /** Set when the kind can also be the second step of a login (the passkey kind): the `mfa` routes call it. */

@@ -160,7 +160,7 @@ async function finishLogin(
   params: Record<string, string>,
 ): Promise<void> {
   const hs = claims.handshake;
-  const { user, avatarHeaders } = await spec.identify(
+  const { user, avatarHeaders, emailVerified } = await spec.identify(
     token,
     { nonce: typeof hs.nonce === 'string' ? hs.nonce : undefined },
     io,
@@ -176,6 +176,7 @@ async function finishLogin(
     noAva: claims['no-ava'] === true,
     avatar: avatarHeaders ? { headers: avatarHeaders } : undefined,
     amr: ['fed'],
+    emailVerified,
     // The provider sent the browser back here: a second step is asked for on a page, not in JSON.
     navigation: true,
   });

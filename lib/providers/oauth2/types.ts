@@ -20,6 +20,8 @@ export interface HandshakeData {
 export interface Identified {
   user: User;
   avatarHeaders?: Record<string, string>;
+  /** The provider's own word that `user.email` is the user's (an id_token's `email_verified: true`). */
+  emailVerified?: boolean;
 }
 
 /** Everything that makes one OAuth2 provider different from another. */

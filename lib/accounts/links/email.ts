@@ -1,7 +1,7 @@
-import { normalizeEmail, type Account } from './store.js';
+import { normalizeEmail, type Account } from '../store.js';
 
 /**
- * Never by email alone (issue #48; not wired into the service yet): when a first login through an unlinked
+ * Never by email alone : when a first login through an unlinked
  * identity reports the address of an existing account, that is at most an offer to link, which the account's owner
  * completes by logging in to the account, with every factor, in the same browser. It is not even an offer unless
  * the provider is one the application trusts for addresses (`accounts.trustEmail`), the provider says it verified

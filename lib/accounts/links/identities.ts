@@ -1,7 +1,8 @@
-import type { StateStore } from '../state/types.js';
+import type { StateStore } from '../../state/types.js';
+import type { User } from '../../user.js';
 
 /**
- * The identity map of account linking (issue #48; not wired into the service yet): which user each way in logs in
+ * The identity map of account linking : which user each way in logs in
  * as. An identity is named by its own user id, the one its provider gives it without any link (`github_<sha1>`,
  * `local_<account id>`): its `subject`. A subject maps to at most one user id, for good, which the store enforces
  * (of two racing links of one identity, exactly one is made); a user has the identities that map to it, listed
@@ -22,6 +23,11 @@ export interface LinkedIdentity {
   /** The address the provider reported when it was linked, for the list; never a reason to link. */
   email?: string;
   linkedAt: number;
+  /**
+   * The user the identity's provider gave at its latest login, when that login was as the identity itself: for an
+   * account's own identity, the profile (name, picture, role, attributes) its linked identities log in with.
+   */
+  profile?: User;
 }
 
 /** The identity map of every user, over a state store. */
@@ -36,6 +42,8 @@ export interface IdentityStore {
   unlink(userId: string, subject: string): Promise<LinkedIdentity | undefined>;
   /** Unlinks every identity of `userId` (an account's deletion): the links removed. */
   unlinkAll(userId: string): Promise<LinkedIdentity[]>;
+  /** Keeps `profile` as the identity's latest (LinkedIdentity.profile), written only when it changed. */
+  remember(subject: string, profile: User): Promise<void>;
 }
 
 const IDENTITIES = 'idn';
@@ -99,6 +107,12 @@ export function stateIdentityStore(store: StateStore): IdentityStore {
       return found.filter((x): x is LinkedIdentity => x !== undefined && x.userId === userId);
     },
     unlink,
+    async remember(subject, profile) {
+      const cur = await store.get<LinkedIdentity>(IDENTITIES, subject);
+      if (!cur || JSON.stringify(cur.value.profile) === JSON.stringify(profile)) return;
+      // A racing login wrote one of its own: either is the latest, so a lost race is not retried.
+      await store.replace(IDENTITIES, subject, cur.rev, { ...cur.value, profile }, FOREVER);
+    },
     async unlinkAll(userId) {
       const subjects = (await store.get<UserIndex>(USERS, userId))?.value.subjects ?? [];
       const gone: LinkedIdentity[] = [];

@@ -1,0 +1,98 @@
+import { accountError } from '../errors.js';
+import type { IdentityStore, LinkedIdentity } from './identities.js';
+
+/**
+ * An account's links as its owner (`/auth/links`) and an operator (`auth.accounts.links/link/unlink`) see and change
+ * them, keeping the account at least one way in.
+ */
+
+/** One identity of an account, as listed. */
+export interface LinkView {
+  provider: string;
+  name?: string;
+  email?: string;
+  /** When it was linked, ISO 8601. */
+  linked: string;
+  /** The account's own identity: the one its id is, which cannot be unlinked. */
+  primary: boolean;
+}
+
+/** What counts an account's ways in beside its identities: a provider's own credentials (passkeys, a password). */
+export interface WaysInProvider {
+  readonly name: string;
+  /** How many ways in the provider holds for a user id (its passkeys; 1 for an account with a password). */
+  waysIn?(userId: string): Promise<number>;
+}
+
+export interface LinksManagerParts {
+  identities: IdentityStore;
+  /** The configured providers by name: an identity of a provider no longer configured is no way in. */
+  provider(name: string): WaysInProvider | undefined;
+  providers(): readonly WaysInProvider[];
+  clock: () => number;
+}
+
+export interface LinksManager {
+  list(userId: string): Promise<LinkView[]>;
+  /**
+   * Unlinks the account's identity of `provider`: 404 `link_not_found`, 409 `identity_is_account` for its own one,
+   * 409 `last_login_method` when it is the last way in. The link removed.
+   */
+  unlink(userId: string, provider: string): Promise<LinkedIdentity>;
+  /** Links an identity (`subject`, of `provider`) to the account, as an operator does: 409 `identity_in_use`. */
+  link(userId: string, identity: { subject: string; provider: string; name?: string; email?: string }): Promise<void>;
+}
+
+export function linksManager(p: LinksManagerParts): LinksManager {
+  /** Ways in the account keeps without `without`: its identities of configured providers, and their credentials. */
+  async function waysIn(userId: string, identities: LinkedIdentity[]): Promise<number> {
+    let count = 0;
+    const counted = new Map<string, Set<string>>();
+    for (const i of identities) {
+      const provider = p.provider(i.provider);
+      if (!provider) continue;
+      if (!provider.waysIn) count++;
+      else counted.set(provider.name, (counted.get(provider.name) ?? new Set()).add(i.subject));
+    }
+    // The providers that hold credentials for the account itself (passkeys registered by its sessions).
+    for (const provider of p.providers()) {
+      if (!provider.waysIn) continue;
+      const ids = (counted.get(provider.name) ?? new Set<string>()).add(userId);
+      for (const id of ids) count += await provider.waysIn(id);
+    }
+    return count;
+  }
+
+  return {
+    async list(userId) {
+      return (await p.identities.list(userId)).map(view);
+    },
+    async unlink(userId, provider) {
+      const all = await p.identities.list(userId);
+      const target = all.find((i) => i.provider === provider && i.subject !== userId) ?? all.find((i) => i.provider === provider);
+      if (!target) throw accountError('link_not_found', `the account has no identity of ${provider}`);
+      if (target.subject === userId)
+        throw accountError('identity_is_account', "the account's own identity cannot be unlinked");
+      if ((await waysIn(userId, all.filter((i) => i !== target))) === 0)
+        throw accountError('last_login_method', 'that is the last way to log in to the account');
+      const gone = await p.identities.unlink(userId, target.subject);
+      if (!gone) throw accountError('account_changed', 'the links changed meanwhile: try again');
+      return gone;
+    },
+    async link(userId, identity) {
+      const made = await p.identities.link({ ...identity, userId, linkedAt: p.clock() });
+      if (made === 'in_use' && (await p.identities.get(identity.subject))?.userId !== userId)
+        throw accountError('identity_in_use', 'that identity is linked to another account already');
+    },
+  };
+}
+
+function view(i: LinkedIdentity): LinkView {
+  return {
+    provider: i.provider,
+    ...(i.name && { name: i.name }),
+    ...(i.email && { email: i.email }),
+    linked: new Date(i.linkedAt).toISOString(),
+    primary: i.subject === i.userId,
+  };
+}

@@ -1,0 +1,40 @@
+import type { Context, Middleware, Next } from 'koa';
+import { AuthError } from '../../errors.js';
+import type { FeatureContext } from '../../features/contract.js';
+import { requireFresh } from '../../session/fresh.js';
+import { LINK_FRESH_MS } from './login.js';
+import type { LinksManager } from './manage.js';
+
+/**
+ * `GET /auth/links` (the session's account's identities) and `DELETE /auth/links/<provider>` (one unlinked, by a
+ * fresh login). Only a full login's session reaches them (FeatureContext.session): never basic auth, never a
+ * personal token. A DELETE from another site is refused before this (FeatureSet.mount). Linking itself starts at
+ * the provider's login (`/auth/<provider>/login?link=1`).
+ */
+export function linkRoutes(
+  links: LinksManager,
+  context: FeatureContext,
+  unlinked: (userId: string, provider: string, keep: string | undefined, ctx: Context) => Promise<void>,
+): Middleware {
+  const base = `${context.authRoutePath}/links`;
+  return async function accountLinkRoutes(ctx: Context, next: Next) {
+    const rest = ctx.path.slice(base.length);
+    ctx.set('Cache-Control', 'no-store');
+    if (rest === '' || rest === '/') {
+      if (ctx.method !== 'GET' && ctx.method !== 'HEAD') throw new AuthError('method_not_allowed', 'GET only');
+      const me = await context.session(ctx);
+      return context.json(ctx, 200, await links.list(me.user.id));
+    }
+    const provider = /^\/([A-Za-z0-9_.-]{1,64})$/.exec(rest)?.[1];
+    if (provider === undefined) {
+      await next();
+      return;
+    }
+    if (ctx.method !== 'DELETE') throw new AuthError('method_not_allowed', 'DELETE only');
+    const me = await context.session(ctx);
+    requireFresh(me, LINK_FRESH_MS, context.clock());
+    await links.unlink(me.user.id, provider);
+    await unlinked(me.user.id, provider, me.claims.sid, ctx);
+    return context.json(ctx, 200, await links.list(me.user.id));
+  };
+}
