@@ -7,6 +7,7 @@
 import { writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { ACCOUNT_ERRORS } from '../lib/accounts/errors.js';
+import { linksOpenAPI } from '../lib/accounts/links/openapi.js';
 import { MFA_ERRORS } from '../lib/mfa/errors.js';
 import { MFA_SCHEMAS } from '../lib/mfa/schemas.js';
 import { openApiDocument } from '../lib/openapi/document.js';
@@ -43,9 +44,11 @@ export function clientSchemaSource(): string {
     },
     [],
     {
-      ...{ paths: {}, schemas: { ...tokenSchemas, ...MFA_SCHEMAS }, securitySchemes: {}, tags: {} },
+      ...{ paths: {}, schemas: { ...linksOpenAPI().schemas, ...tokenSchemas, ...MFA_SCHEMAS }, securitySchemes: {} },
       errors: { ...ACCOUNT_ERRORS, ...TOKEN_ERRORS, ...MFA_ERRORS },
+      tags: {},
       credentialSchemes: [],
+      loginAnswers: {},
     },
   );
   return typeScriptOf(doc.components.schemas as Record<string, Record<string, unknown>>, HEADER, {

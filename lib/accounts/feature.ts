@@ -91,6 +91,7 @@ export function accountsFeature(config: AccountsConfig, p: AccountsParts): Featu
         provides: service,
         admin: { ...service.admin, ...links.admin },
         routes: links.routes,
+        openapi: async () => (await import('./links/openapi.js')).linksOpenAPI(),
         loginStarts: links.login.loginStarts,
         identify: links.login.identify,
         sessionStarted: links.login.sessionStarted,

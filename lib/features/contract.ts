@@ -124,6 +124,11 @@ export interface FeatureOpenAPI {
    * `auth` does (`GET /auth/user`, `/auth/status`) list them as one more way in.
    */
   credentialSchemes?: string[];
+  /**
+   * Answers it gives at every provider's login and callback, by status (account linking's 409 page when the
+   * identity is in use): added to those operations beside their own.
+   */
+  loginAnswers?: Record<string, Record<string, unknown>>;
   /** What the tags its operations use stand for (`{ terms: 'Accepting the terms of service' }`), by tag name. */
   tags?: Record<string, string>;
 }

@@ -43,6 +43,8 @@ export interface FeatureDocs {
   tags: Record<string, string>;
   /** The schemes of their credentials (FeatureOpenAPI.credentialSchemes). */
   credentialSchemes: string[];
+  /** What they answer at every provider's login and callback (FeatureOpenAPI.loginAnswers). */
+  loginAnswers: Record<string, Record<string, unknown>>;
 }
 
 /**
@@ -136,6 +138,7 @@ export class FeatureSet {
     const errors: Record<string, number> = {};
     const tags: Record<string, string> = {};
     const credentialSchemes: string[] = [];
+    const loginAnswers: Record<string, Record<string, unknown>> = {};
     for (const m of this.#modules) {
       const part = await this.#made.get(m.name)?.openapi?.();
       for (const [path, item] of Object.entries(part?.paths ?? {})) paths[this.#parts.authRoutePath + path] = item;
@@ -144,8 +147,9 @@ export class FeatureSet {
       Object.assign(errors, m.errors);
       Object.assign(tags, part?.tags);
       credentialSchemes.push(...(part?.credentialSchemes ?? []));
+      Object.assign(loginAnswers, part?.loginAnswers);
     }
-    return { paths, schemas, securitySchemes, errors, tags, credentialSchemes };
+    return { paths, schemas, securitySchemes, errors, tags, credentialSchemes, loginAnswers };
   }
 
   /** A feature's admin API, once started; undefined for a feature not configured or without one. */

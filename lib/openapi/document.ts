@@ -54,7 +54,7 @@ export function openApiDocument(
 ): OpenAPIDocument {
   const core = corePaths(c.authRoutePath, c.basic, features?.credentialSchemes ?? []);
   const paths: Paths = { ...core, ...featureOperations(features?.paths ?? {}) };
-  for (const p of providers) Object.assign(paths, providerPaths(c.authRoutePath, p));
+  for (const p of providers) Object.assign(paths, providerPaths(c.authRoutePath, p, features?.loginAnswers));
   if (c.avatars) Object.assign(paths, avatarPaths(c.avatarRoutePath));
   return {
     openapi: '3.1.0',

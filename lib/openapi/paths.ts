@@ -102,11 +102,16 @@ const STEPS = {
 } satisfies Record<string, Text>;
 
 /** A provider's login, callback, logout and own routes. */
-export function providerPaths(prefix: string, p: ProviderRoutes): Record<string, PathItem> {
+export function providerPaths(
+  prefix: string,
+  p: ProviderRoutes,
+  /** What the features answer at every login and callback (FeatureOpenAPI.loginAnswers). */
+  loginAnswers: Record<string, Record<string, unknown>> = {},
+): Record<string, PathItem> {
   const base = `${prefix}/${p.name}`;
   const tag = p.name;
   const user = json({ oneOf: [ref('User'), ref('MfaRequired')] }, 'the user, or a second step due');
-  const passed = { 200: user, 302: redirect, 303: redirect };
+  const passed = { 200: user, 302: redirect, 303: redirect, ...loginAnswers };
   const step = ([what, how]: Text) => op([`${what} (${p.kind})`, how], tag, PUBLIC, passed);
   const logout = () => op(LOGOUT, tag, SESSION_IF_ANY, { 200: emptyTextDoc('logged out') });
   const login = (m: string) => step(m === 'get' ? STEPS.get : STEPS.post);

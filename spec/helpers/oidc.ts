@@ -19,7 +19,10 @@ for (const level of ['warn', 'info', 'log'] as const) {
 export interface OidcServer extends Served {
   issuer: string;
   /** Installs the clients; call once the app (and so its redirect URIs) exists. */
-  setup(clients: ClientMetadata[], opts?: { pkceRequired?: boolean }): void;
+  setup(
+    clients: ClientMetadata[],
+    opts?: { pkceRequired?: boolean; claims?: (id: string) => Record<string, unknown> | undefined },
+  ): void;
   /** Drives the dev login and consent pages like a browser; returns the redirect back to the client. */
   authorize(authorizeURL: URL | string, login: string): Promise<string>;
 }
@@ -74,7 +77,10 @@ export async function startOidcServer(): Promise<OidcServer> {
     setup(clients, opts = {}) {
       const provider = new Provider(issuer, {
         clients,
-        findAccount: async (_ctx, id) => ({ accountId: id, claims: async () => accountClaims(id) }),
+        findAccount: async (_ctx, id) => ({
+          accountId: id,
+          claims: async () => ({ ...accountClaims(id), ...opts.claims?.(id), sub: id }),
+        }),
         claims: {
           openid: ['sub'],
           profile: ['name', 'preferred_username', 'picture'],

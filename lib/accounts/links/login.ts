@@ -1,6 +1,7 @@
 import type { Context } from 'koa';
 import type { LoginAttempt } from '../../features/contract.js';
 import { AuthError } from '../../errors.js';
+import { writeJSON } from '../../http/respond.js';
 import type { Claims } from '../../session/claims.js';
 import { requireFresh, type SessionOf } from '../../session/fresh.js';
 import type { User } from '../../user.js';
@@ -90,8 +91,8 @@ export function linkLogin(p: LinkLoginParts): LinkLogin {
       ctx.status = 303;
       ctx.redirect(back);
     } else {
-      ctx.status = 200;
-      ctx.body = { linked: { provider: login.provider, name: login.user.name } };
+      // As a login answers: the user, who is still the account's.
+      writeJSON(ctx, 200, await profileUser(intent.userId, login));
     }
     return true;
   }
@@ -119,15 +120,30 @@ export function linkLogin(p: LinkLoginParts): LinkLogin {
     return true;
   }
 
-  /** The user a login through a known identity is: its account's. */
+  /** The user a login through a known identity is: its account's; undefined when that is the login's own user. */
   async function accountUser(link: LinkedIdentity, login: LoginAttempt): Promise<User | undefined> {
     if (link.userId === link.subject) {
       // The account's own identity: what its provider says now is the account's profile.
       if (link.provider === login.provider) await p.identities.remember(link.subject, profileOf(login.user));
       return undefined;
     }
-    const own = (await p.identities.get(link.userId))?.profile;
-    return { ...(own ?? { name: login.user.name, picture: login.user.picture }), id: link.userId };
+    return profileUser(link.userId, login);
+  }
+
+  /** The account `userId` as its own identity last logged in (its name, picture, role), else as this login. */
+  async function profileUser(userId: string, login: LoginAttempt): Promise<User> {
+    const own = (await p.identities.get(userId))?.profile;
+    return { ...(own ?? { name: login.user.name, picture: login.user.picture }), id: userId };
+  }
+
+  /**
+   * The account's own identity, written when missing (a session from before accounts were turned on): its links
+   * and the last way in are counted with it.
+   */
+  async function ownIdentity(me: SessionOf): Promise<void> {
+    const provider = me.claims.auth_provider?.name;
+    if (!provider || (await p.identities.get(me.user.id))) return;
+    await p.identities.link(identityOf({ provider, user: me.user, amr: [] }, me.user.id, p.clock()));
   }
 
   return {
@@ -137,6 +153,7 @@ export function linkLogin(p: LinkLoginParts): LinkLogin {
       if (asked !== '1') throw new AuthError('bad_request', 'link must be 1');
       const me = await p.navigationSession(ctx);
       requireFresh(me, LINK_FRESH_MS, p.clock());
+      await ownIdentity(me);
       const from = typeof ctx.query.from === 'string' ? ctx.query.from : undefined;
       const intent: LinkIntent = { userId: me.user.id, sid: me.claims.sid, provider, ...(from && { from }) };
       const id = await p.intents.offer(intent, LINK_INTENT_MS);
