@@ -24,6 +24,8 @@ export async function linksRig(
     mfa?: boolean;
     extraProviders?: unknown[];
     service?: Record<string, unknown>;
+    /** The dev provider configured (default true). */
+    dev?: boolean;
   } = {},
 ): Promise<LinksRig> {
   const idp = await startOidcServer();
@@ -38,7 +40,7 @@ export async function linksRig(
   };
   const r = await accountsRig(t, {
     mfa: o.mfa,
-    extraProviders: [{ kind: 'dev', port: 0 }, corp, ...(o.extraProviders ?? [])],
+    extraProviders: [...(o.dev === false ? [] : [{ kind: 'dev', port: 0 }]), corp, ...(o.extraProviders ?? [])],
     service: { accounts: { store: 'memory://', ...o.accounts }, ...o.service } as never,
   });
   idp.setup(
