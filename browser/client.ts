@@ -15,6 +15,7 @@
  */
 import { accountCalls } from './client/accounts.js';
 import { mfaCalls, passkeyCalls, sessionCalls } from './client/features.js';
+import { linkCalls } from './client/links.js';
 import { tokenCalls } from './client/tokens.js';
 import { expect, isUser, loginResult, type LoginResult } from './client/login.js';
 import { clientConfig, type AuthClientOptions } from './client/options.js';
@@ -25,9 +26,11 @@ export type { AccountCallOptions, CheckEmail, ConfirmResult, SignupInput } from 
 export { AuthClientError, type ClientErrorCode } from './client/errors.js';
 export type { CallOptions, MfaStatus, PasskeyCallOptions } from './client/features.js';
 export type { TokenCallOptions } from './client/tokens.js';
+export type { LinkCallOptions, LinkStartOptions } from './client/links.js';
 export type { LoginResult } from './client/login.js';
 export type { AuthClientOptions } from './client/options.js';
 export type {
+  AccountLink,
   ErrorBody,
   ErrorCode,
   KeySet,
@@ -145,6 +148,8 @@ export function createAuthClient(options: AuthClientOptions = {}) {
     accounts: accountCalls(t, auth),
     /** The user's personal access tokens (the server's `tokens` option): create, list, revoke. */
     tokens: tokenCalls(t, auth),
+    /** The identities linked to the session's account (the server's `accounts` option): list, start, unlink. */
+    links: linkCalls(t, auth),
   };
 }
 

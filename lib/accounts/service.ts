@@ -6,7 +6,7 @@ import type { AccountEventType } from './events.js';
 import type { ScryptParams } from './password-hash.js';
 import type { PasswordPolicy } from './password-policy.js';
 import type { Account, AccountStore, StoredAccount } from './store.js';
-import type { LinksAdmin } from './links/service.js';
+import type { LinksAdmin } from './links/manage.js';
 
 /**
  * What the accounts feature offers the `password` kind (Feature.provides) and the application (`auth.accounts`):

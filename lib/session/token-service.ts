@@ -225,10 +225,7 @@ export class TokenService {
     return this.readFrom(ctx, false);
   }
 
-  /** See Transport.trustNavigation. */
-  trustNavigation(ctx: Context): void {
-    this.#transport.trustNavigation(ctx);
-  }
+  readonly trustNavigation = (ctx: Context): void => this.#transport.trustNavigation(ctx); // see Transport's
 
   /**
    * The verified claims of the token this request presents (query, header or cookie), without the

@@ -24,6 +24,13 @@ export interface WaysInProvider {
   waysIn?(userId: string): Promise<number>;
 }
 
+/** `auth.accounts.links/link/unlink`: an operator's view of an account's identities, by the account's user id. */
+export interface LinksAdmin {
+  links(userId: string): Promise<LinkView[]>;
+  link(userId: string, identity: { subject: string; provider: string; name?: string; email?: string }): Promise<void>;
+  unlink(userId: string, provider: string): Promise<void>;
+}
+
 export interface LinksManagerParts {
   identities: IdentityStore;
   /** The configured providers by name: an identity of a provider no longer configured is no way in. */

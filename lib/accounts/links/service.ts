@@ -9,7 +9,7 @@ import type { AccountsService } from '../service.js';
 import { linkCookies } from './cookies.js';
 import { stateIdentityStore, type IdentityStore } from './identities.js';
 import { linkLogin, type LinkLogin } from './login.js';
-import { linksManager, type LinkView, type WaysInProvider } from './manage.js';
+import { linksManager, type LinksAdmin, type WaysInProvider } from './manage.js';
 import { stateLinkIntents, statePendingLinks } from './offers.js';
 import { linkRoutes } from './routes.js';
 
@@ -33,13 +33,6 @@ export interface LinksParts {
   /** Ends the user's other sessions after a change to how they log in (endOtherSessionsOnFactorChange). */
   factorChanged(userId: string, keep: string | undefined): Promise<void>;
   safeRedirect(from: string | undefined): string | undefined;
-}
-
-/** `auth.accounts.links/link/unlink`: an operator's view of an account's identities, by the account's user id. */
-export interface LinksAdmin {
-  links(userId: string): Promise<LinkView[]>;
-  link(userId: string, identity: { subject: string; provider: string; name?: string; email?: string }): Promise<void>;
-  unlink(userId: string, provider: string): Promise<void>;
 }
 
 export interface AccountLinks {
