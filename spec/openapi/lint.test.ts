@@ -137,6 +137,8 @@ const EXPECTED = [
   'POST /auth/sessions/revoke-others postSessionsRevokeOthers',
   'DELETE /auth/sessions/{sid} deleteSessionsBySid',
   'GET /auth/.well-known/jwks.json getWellKnownJwksJson',
+  'GET /auth/links getLinks',
+  'DELETE /auth/links/{provider} deleteLinksByProvider',
   'GET /auth/tokens getTokens',
   'POST /auth/tokens postTokens',
   'DELETE /auth/tokens/{id} deleteTokensById',
