@@ -3,6 +3,7 @@ import { AccountError, accountsAdmin, type AccountsAdmin } from '../../lib/accou
 import { openAccountStore } from '../../lib/accounts/open.js';
 import type { Account } from '../../lib/accounts/store.js';
 import { authKoa } from '../../lib/index.js';
+import { linksCommand } from './account-links.js';
 import { loadConfig } from './config.js';
 
 const STORE_HELP = "the apps' accounts store: lmdb://<path>, postgres://… or mongodb://…";
@@ -119,6 +120,7 @@ export function accountsCommand(): Command {
     .action(async (who: string, o: { config: string; provider?: string }) => {
       process.stdout.write(`${await resetLinkOf(o.config, who, o.provider)}\n`);
     });
+  linksCommand(accounts, STORE_HELP);
   return accounts;
 }
 
