@@ -37,6 +37,7 @@ export async function mountStatic(router: Router): Promise<void> {
     '/two-step.js': join(root, 'example/public/two-step.js'),
     '/devices.js': join(root, 'example/public/devices.js'),
     '/tokens.js': join(root, 'example/public/tokens.js'),
+    '/links.js': join(root, 'example/public/links.js'),
     '/events.js': join(root, 'example/public/events.js'),
     '/accounts.js': join(root, 'example/public/accounts.js'),
     '/style.css': join(root, 'example/public/style.css'),

@@ -76,6 +76,11 @@
     changed: function () { events.render(); },
     stale: function () { show('#tokens-message', 'Making a token needs a login of the last 5 minutes: log out and in again.', true); },
   });
+  // "Ways in" (/links.js): the identities linked to the account; linking one goes through its provider's page.
+  var links = demoLinks($, auth, {
+    loggedIn: function () { return !!current; },
+    changed: function () { devices.render(); events.render(); },
+  });
   // "Recent auth events" (/events.js): read again after everything the page does that the server may tell as an event.
   var events = demoEvents($, {
     loggedIn: function () { return !!current; },
@@ -135,6 +140,7 @@
     twoStep.render();
     devices.render();
     tokens.render();
+    links.render();
     events.render();
     $('#login').prop('hidden', !!user);
     $('#user, #session-actions').prop('hidden', !user);
@@ -248,7 +254,11 @@
       });
   });
 
-  auth.providers({ details: true }).then(function (providers) { providers.forEach(addProvider); }, authFailed('#login-message'));
+  auth.providers({ details: true }).then(function (providers) {
+    providers.forEach(addProvider);
+    providers.forEach(links.addProvider);
+    links.render();
+  }, authFailed('#login-message'));
   // The demo's optional features that are off (/features: a package not installed, passkeys on an IP
   // address), said under the logins, so a missing button is explained rather than just absent.
   $.getJSON('/features').then(function (body) {

@@ -88,6 +88,12 @@ test('auth.accounts.links/link/unlink: an operator links and unlinks by user id,
   );
   t.is(inUse, 'identity_in_use');
 
+  await admin.link(account.id, { subject: 'joe-gh', provider: 'dev' }); // linked already: no event
+  await t.throwsAsync(admin.link(account.id, { subject: '', provider: 'dev' }), {
+    instanceOf: TypeError,
+    message: /identity\.subject/,
+  });
+  await t.throwsAsync(admin.link('', { subject: 'x', provider: 'dev' }), { instanceOf: TypeError, message: /userId/ });
   await admin.unlink(account.id, 'dev');
   t.like(await admin.links(account.id), [{ provider: 'local' }]);
   const missing = await admin.unlink(account.id, 'dev').then(

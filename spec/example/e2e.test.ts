@@ -295,3 +295,38 @@ test.serial(
     await page.close();
   },
 );
+
+test.serial(
+  "the Ways in card: the demo user links a dev identity through the dev server's page, which then logs in as the demo user; unlinked",
+  async (t) => {
+    const page = await openPage();
+    await page.fill('form[data-provider="local"] [name="user"]', 'demo');
+    await page.fill('form[data-provider="local"] [name="passwd"]', 'demo');
+    await page.click('form[data-provider="local"] button');
+    await page.waitForSelector('#link-start [data-link-start="dev"]');
+    t.is(await page.textContent('#link-list [data-link="local"] .link-provider'), 'local', "the account's own");
+    await page.click('#link-start [data-link-start="dev"]');
+    await page.waitForSelector('input[name="username"]');
+    await page.fill('input[name="username"]', 'carol');
+    await page.click('button[type="submit"]');
+    await page.waitForSelector('#link-list [data-link="dev"]');
+    t.is(page.url(), `${app.url}/`, 'back on the page');
+    t.regex((await page.textContent('#link-list [data-link="dev"]'))!, /carol, linked/);
+    await page.click('#logout');
+    await page.waitForFunction(() => document.querySelector('#status')?.textContent === 'Not logged in.');
+
+    // carol's dev login is the demo user now.
+    await page.click('#providers [data-provider="dev"]');
+    await page.waitForSelector('input[name="username"]');
+    await page.fill('input[name="username"]', 'carol');
+    await page.click('button[type="submit"]');
+    await page.waitForFunction(() => document.querySelector('#status')?.textContent === 'Logged in as demo.');
+    await page.click('#link-list [data-link="dev"] .link-remove');
+    await page.waitForFunction(() => document.querySelector('#links-message')?.textContent === 'Unlinked dev.');
+    t.is(await page.locator('#link-list [data-link="dev"]').count(), 0);
+    t.deepEqual((page as Page & { errors?: string[] }).errors, []);
+    await page.click('#logout');
+    await page.waitForFunction(() => document.querySelector('#status')?.textContent === 'Not logged in.');
+    await page.close();
+  },
+);

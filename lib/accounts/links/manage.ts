@@ -46,8 +46,11 @@ export interface LinksManager {
    * 409 `last_login_method` when it is the last way in. The link removed.
    */
   unlink(userId: string, provider: string): Promise<LinkedIdentity>;
-  /** Links an identity (`subject`, of `provider`) to the account, as an operator does: 409 `identity_in_use`. */
-  link(userId: string, identity: { subject: string; provider: string; name?: string; email?: string }): Promise<void>;
+  /**
+   * Links an identity (`subject`, of `provider`) to the account, as an operator does: 409 `identity_in_use`. True
+   * when this call linked it, false when it was the account's already.
+   */
+  link(userId: string, identity: { subject: string; provider: string; name?: string; email?: string }): Promise<boolean>;
 }
 
 export function linksManager(p: LinksManagerParts): LinksManager {
@@ -87,11 +90,34 @@ export function linksManager(p: LinksManagerParts): LinksManager {
       return gone;
     },
     async link(userId, identity) {
-      const made = await p.identities.link({ ...identity, userId, linkedAt: p.clock() });
-      if (made === 'in_use' && (await p.identities.get(identity.subject))?.userId !== userId)
+      checkIdentity(userId, identity);
+      const { subject, provider, name, email } = identity;
+      const made = await p.identities.link({
+        subject,
+        provider,
+        userId,
+        ...(name !== undefined && { name }),
+        ...(email !== undefined && { email }),
+        linkedAt: p.clock(),
+      });
+      if (made === 'linked') return true;
+      if ((await p.identities.get(subject))?.userId !== userId)
         throw accountError('identity_in_use', 'that identity is linked to another account already');
+      return false;
     },
   };
+}
+
+/** An operator's arguments: a TypeError naming the one that is wrong. */
+function checkIdentity(userId: unknown, identity: Record<string, unknown> | undefined): void {
+  const text = (v: unknown, max: number) => typeof v === 'string' && v !== '' && v.length <= max;
+  if (!text(userId, 256)) throw new TypeError('link(userId, identity): userId must be a user id string');
+  if (!text(identity?.subject, 256))
+    throw new TypeError("link(userId, identity): identity.subject must be the identity's own user id");
+  if (!text(identity?.provider, 64)) throw new TypeError('link(userId, identity): identity.provider must be a name');
+  for (const k of ['name', 'email'])
+    if (identity?.[k] !== undefined && !text(identity[k], 256))
+      throw new TypeError(`link(userId, identity): identity.${k} must be a string`);
 }
 
 function view(i: LinkedIdentity): LinkView {

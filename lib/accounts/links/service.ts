@@ -88,8 +88,8 @@ export function accountLinks(p: LinksParts): AccountLinks {
   const admin: LinksAdmin = {
     links: (userId) => manager.list(userId),
     async link(userId, identity) {
-      await manager.link(userId, identity);
-      emit('identity_linked', { userId, provider: identity.provider, by: 'admin' });
+      if (await manager.link(userId, identity))
+        emit('identity_linked', { userId, provider: identity.provider, by: 'admin' });
     },
     async unlink(userId, provider) {
       await manager.unlink(userId, provider);
