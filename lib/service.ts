@@ -60,7 +60,14 @@ export function authKoa(opts: AuthKoaOptions): AuthKoa {
   };
   // Imported while start-up runs (`ready` waits for it): @koa/router takes longer to import than Koa itself.
   const loginStarts = (ctx: Context, provider: string) => features.loginStarts(ctx, provider);
-  const routeParts = { tokens: tokenService, providers, middleware, failed: events.failed, tracing: telemetry, loginStarts };
+  const routeParts = {
+    tokens: tokenService,
+    providers,
+    middleware,
+    failed: events.failed,
+    tracing: telemetry,
+    loginStarts,
+  };
   const mount = features.mount.bind(features);
   const routing = import('./routes.js').then((m) => m.authRoute(o, routeParts, endToken, mount));
   const service = requestHandler(o, { routing, avatarProxy: core.avatarProxy, waitForStart, pending: core.pending });

@@ -46,7 +46,8 @@ export function linksCommand(accounts: Command, storeHelp: string): void {
 /** A user id as given, or the session user id of a password account found by its address or id. */
 async function userIdOf(who: string, storeUri: string, provider: string): Promise<string> {
   if (!who.includes('@') && !who.startsWith('acct_')) return who;
-  if (/^memory:/.test(storeUri)) throw new Error("--store must be the apps' accounts store: memory:// is one process's own");
+  if (/^memory:/.test(storeUri))
+    throw new Error("--store must be the apps' accounts store: memory:// is one process's own");
   const accounts = await openAccountStore(storeUri, {}, '--store');
   try {
     const account = who.includes('@') ? await accounts.findByEmail(who.trim().toLowerCase()) : await accounts.get(who);

@@ -29,8 +29,8 @@ export interface AccountsOptions {
 /** The `accounts` option, checked. */
 export interface AccountsConfig {
   readonly store: string | AccountStore;
-  /** The identity map's store: a URI or a StateStore (the service's own when the accounts are an object). */
-  readonly links: string | StateStore | 'stateStore';
+  /** The identity map's store: a URI or a StateStore; undefined for the service's own (accounts being an object). */
+  readonly links: string | StateStore | undefined;
   readonly trustEmail: readonly string[];
 }
 
@@ -84,11 +84,7 @@ function readStore(input: unknown, ctx: AccountsOptionsContext): string | Accoun
 }
 
 /** `accounts.links`, or its default beside the accounts (see AccountsOptions.links). */
-function readLinks(
-  links: unknown,
-  store: string | AccountStore,
-  ctx: AccountsOptionsContext,
-): AccountsConfig['links'] {
+function readLinks(links: unknown, store: string | AccountStore, ctx: AccountsOptionsContext): AccountsConfig['links'] {
   if (links === undefined) {
     if (typeof store !== 'string') {
       requireDurable(
@@ -98,13 +94,15 @@ function readLinks(
         ctx.allowVolatileStores,
         'lmdb://<path>, postgres://…, mongodb://…, or set accounts.links',
       );
-      return 'stateStore';
+      return undefined;
     }
     return defaultLinksStore(store);
   }
   if (typeof links === 'string') {
     if (!/^[a-z][a-z0-9+]*:\/\//.test(links))
-      throw new TypeError('authKoa: accounts.links must be a state store URI (lmdb://, postgres://, …) or a StateStore');
+      throw new TypeError(
+        'authKoa: accounts.links must be a state store URI (lmdb://, postgres://, …) or a StateStore',
+      );
     requireDurable(
       { volatile: links.startsWith('memory://') },
       'authKoa: accounts.links',
@@ -151,5 +149,5 @@ function readTrustEmail(trustEmail: unknown): readonly string[] {
   if (trustEmail === undefined) return [];
   if (!Array.isArray(trustEmail) || !trustEmail.every((n) => typeof n === 'string' && n !== ''))
     throw new TypeError("authKoa: accounts.trustEmail must be a list of provider names: ['google']");
-  return Object.freeze([...trustEmail]);
+  return Object.freeze([...(trustEmail as string[])]);
 }

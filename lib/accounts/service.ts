@@ -100,10 +100,7 @@ export function accountsService(store: AccountStore, parts: AccountsServiceParts
 }
 
 /** The admin calls over the store, under the first password provider's policy and scrypt parameters. */
-function adminAPI(
-  service: Omit<AccountsService, 'admin'>,
-  kinds: () => PasswordKindHandle[],
-): AccountsCoreAdmin {
+function adminAPI(service: Omit<AccountsService, 'admin'>, kinds: () => PasswordKindHandle[]): AccountsCoreAdmin {
   const base = () => {
     const first = kinds()[0];
     return accountsAdmin(service.store, { policy: first?.policy, scrypt: first?.scrypt, clock: service.clock });

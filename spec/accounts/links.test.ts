@@ -141,7 +141,10 @@ test('DELETE /auth/links/<provider>: unlinked (fresh), the identity is its own a
   t.is(again.status, 200);
   const gone = await post(r.client, '/auth/links/dev', undefined, 'DELETE');
   t.is(gone.status, 200, await gone.clone().text());
-  t.deepEqual(((await gone.json()) as Array<{ provider: string }>).map((l) => l.provider), ['local']);
+  t.deepEqual(
+    ((await gone.json()) as Array<{ provider: string }>).map((l) => l.provider),
+    ['local'],
+  );
 
   const browser = new Client(r.app.url);
   await providerLogin(r, browser, 'dev', 'fay-gh');

@@ -40,10 +40,13 @@ test('links: withCredentials links a direct identity (the session stays the acco
 
   const url = new URL(auth.links.start('dev', { from: '/settings', navigate: false }));
   t.is(url.pathname, '/auth/dev/login');
-  t.deepEqual([...url.searchParams], [
-    ['link', '1'],
-    ['from', '/settings'],
-  ]);
+  t.deepEqual(
+    [...url.searchParams],
+    [
+      ['link', '1'],
+      ['from', '/settings'],
+    ],
+  );
   t.throws(() => auth.links.start('no such/provider'), { instanceOf: TypeError });
 
   r.clock.advance(6 * 60_000);

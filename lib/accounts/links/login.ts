@@ -45,10 +45,11 @@ export interface LinkLoginParts {
   emit(type: 'identity_linked' | 'link_offered', fields: Record<string, unknown>, ctx?: Context): void;
 }
 
+/** The feature's members at login, each a function of its own (handed to the feature set as they are). */
 export interface LinkLogin {
-  loginStarts(ctx: Context, provider: string): Promise<void>;
-  identify(ctx: Context, login: LoginAttempt): Promise<User | undefined | true>;
-  sessionStarted(ctx: Context, claims: Claims): Promise<void>;
+  loginStarts: (ctx: Context, provider: string) => Promise<void>;
+  identify: (ctx: Context, login: LoginAttempt) => Promise<User | undefined | true>;
+  sessionStarted: (ctx: Context, claims: Claims) => Promise<void>;
 }
 
 export function linkLogin(p: LinkLoginParts): LinkLogin {
@@ -107,7 +108,13 @@ export function linkLogin(p: LinkLoginParts): LinkLogin {
     const own = p.accountUserId(account.id);
     if (own === undefined) return false;
     const userId = (await p.identities.get(own))?.userId ?? own;
-    const { userId: _, linkedAt: __, ...identity } = identityOf(login, userId, 0);
+    const offered = identityOf(login, userId, 0);
+    const identity = {
+      subject: offered.subject,
+      provider: offered.provider,
+      ...(offered.name && { name: offered.name }),
+      ...(offered.email && { email: offered.email }),
+    };
     const id = await p.offers.offer({ userId, identity, createdAt: p.clock() }, PENDING_LINK_MS);
     p.cookies.set(ctx, OFFER_COOKIE, id, PENDING_LINK_MS);
     p.emit('link_offered', { userId, provider: login.provider }, ctx);
@@ -204,6 +211,8 @@ function identityOf(login: LoginAttempt, userId: string, now: number): LinkedIde
 
 /** A user as an identity keeps it: what a token carries of them, not the request's audience or address hash. */
 function profileOf(u: User): User {
-  const { aud: _aud, ip: _ip, ...profile } = u;
+  const profile: User = { ...u };
+  delete profile.aud;
+  delete profile.ip;
   return profile;
 }

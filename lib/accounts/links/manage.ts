@@ -50,7 +50,10 @@ export interface LinksManager {
    * Links an identity (`subject`, of `provider`) to the account, as an operator does: 409 `identity_in_use`. True
    * when this call linked it, false when it was the account's already.
    */
-  link(userId: string, identity: { subject: string; provider: string; name?: string; email?: string }): Promise<boolean>;
+  link(
+    userId: string,
+    identity: { subject: string; provider: string; name?: string; email?: string },
+  ): Promise<boolean>;
 }
 
 export function linksManager(p: LinksManagerParts): LinksManager {
@@ -79,11 +82,17 @@ export function linksManager(p: LinksManagerParts): LinksManager {
     },
     async unlink(userId, provider) {
       const all = await p.identities.list(userId);
-      const target = all.find((i) => i.provider === provider && i.subject !== userId) ?? all.find((i) => i.provider === provider);
+      const target =
+        all.find((i) => i.provider === provider && i.subject !== userId) ?? all.find((i) => i.provider === provider);
       if (!target) throw accountError('link_not_found', `the account has no identity of ${provider}`);
       if (target.subject === userId)
         throw accountError('identity_is_account', "the account's own identity cannot be unlinked");
-      if ((await waysIn(userId, all.filter((i) => i !== target))) === 0)
+      if (
+        (await waysIn(
+          userId,
+          all.filter((i) => i !== target),
+        )) === 0
+      )
         throw accountError('last_login_method', 'that is the last way to log in to the account');
       const gone = await p.identities.unlink(userId, target.subject);
       if (!gone) throw accountError('account_changed', 'the links changed meanwhile: try again');

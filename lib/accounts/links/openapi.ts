@@ -5,15 +5,15 @@ import { ref } from '../../openapi/components.js';
 const TEXT = {
   list: [
     "The session's account's identities",
-    'Every way in that logs in as this account, in the order they were linked; `primary` is the account\'s own ' +
-      'identity, the one its id is. Linking starts at a provider\'s login: `GET /{provider}/login?link=1&from=…` ' +
+    "Every way in that logs in as this account, in the order they were linked; `primary` is the account's own " +
+      "identity, the one its id is. Linking starts at a provider's login: `GET /{provider}/login?link=1&from=…` " +
       'from a fresh session (5 minutes), whose callback links instead of logging in.',
   ],
   unlink: [
     'Unlinks an identity from the account',
     'Needs a fresh login (5 minutes, else 401 `reauth_required`). 409 `last_login_method` when no password, ' +
       "identity or passkey would be left; 409 `identity_is_account` for the account's own identity; 404 " +
-      '`link_not_found`. Ends the account\'s other sessions (`endOtherSessionsOnFactorChange`). Answers the links left.',
+      "`link_not_found`. Ends the account's other sessions (`endOtherSessionsOnFactorChange`). Answers the links left.",
   ],
 } satisfies Record<string, Text>;
 
@@ -43,7 +43,7 @@ export function linksOpenAPI(): FeatureOpenAPI {
   const notLoggedIn = {
     description:
       'account linking: `identity_in_use` (the identity is linked to another account) or `account_exists` (a ' +
-      'trusted address is an account\'s: log in to it in this browser to link); a page for a browser navigation',
+      "trusted address is an account's: log in to it in this browser to link); a page for a browser navigation",
     content: {
       'application/json': { schema: ref('Error') },
       'text/html': { schema: STRING },

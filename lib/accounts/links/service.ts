@@ -28,11 +28,11 @@ export interface LinksParts {
   secureCookies: boolean;
   url: string;
   providers: { get(name: string): WaysInProvider | undefined; list(): readonly WaysInProvider[] };
-  navigationSession(ctx: Context): Promise<SessionOf>;
-  presentedSid(ctx: Context): Promise<string | undefined>;
+  navigationSession: (ctx: Context) => Promise<SessionOf>;
+  presentedSid: (ctx: Context) => Promise<string | undefined>;
   /** Ends the user's other sessions after a change to how they log in (endOtherSessionsOnFactorChange). */
-  factorChanged(userId: string, keep: string | undefined): Promise<void>;
-  safeRedirect(from: string | undefined): string | undefined;
+  factorChanged: (userId: string, keep: string | undefined) => Promise<void>;
+  safeRedirect: (from: string | undefined) => string | undefined;
 }
 
 export interface AccountLinks {
@@ -46,7 +46,7 @@ export interface AccountLinks {
 
 export function accountLinks(p: LinksParts): AccountLinks {
   const { context } = p;
-  const held = providerState(p.config.links === 'stateStore' ? undefined : p.config.links, context.stateStore, {
+  const held = providerState(p.config.links, context.stateStore, {
     clock: context.clock,
     option: 'accounts.links',
     connections: p.connections,
