@@ -33,7 +33,11 @@ const PUBLIC = new Set([
 ]);
 
 const concrete = (path: string) =>
-  path.replace('{id}', 'pat_AAAA').replace('{sid}', 'a'.repeat(40)).replace('{credentialId}', 'AAAA');
+  path
+    .replace('{id}', 'pat_AAAA')
+    .replace('{sid}', 'a'.repeat(40))
+    .replace('{credentialId}', 'AAAA')
+    .replace('{provider}', 'dev');
 
 test('every non-public operation of auth.openapi() refuses a personal token: 403 token_not_allowed, alone or beside a fresh session', async (t) => {
   const r = await tokensRig(t, {

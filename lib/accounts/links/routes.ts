@@ -1,5 +1,6 @@
 import type { Context, Middleware, Next } from 'koa';
 import { AuthError } from '../../errors.js';
+import { accountError } from '../errors.js';
 import type { FeatureContext } from '../../features/contract.js';
 import { requireFresh } from '../../session/fresh.js';
 import { LINK_FRESH_MS } from './login.js';
@@ -25,14 +26,16 @@ export function linkRoutes(
       const me = await context.session(ctx);
       return context.json(ctx, 200, await links.list(me.user.id));
     }
-    const provider = /^\/([A-Za-z0-9_.-]{1,64})$/.exec(rest)?.[1];
-    if (provider === undefined) {
+    if (rest.indexOf('/', 1) !== -1) {
       await next();
       return;
     }
     if (ctx.method !== 'DELETE') throw new AuthError('method_not_allowed', 'DELETE only');
     const me = await context.session(ctx);
     requireFresh(me, LINK_FRESH_MS, context.clock());
+    // A name no provider could have is no link of the account's either.
+    const provider = /^\/([A-Za-z0-9_.~-]{1,64})$/.exec(rest)?.[1];
+    if (provider === undefined) throw accountError('link_not_found', 'the account has no such identity');
     await links.unlink(me.user.id, provider);
     await unlinked(me.user.id, provider, me.claims.sid, ctx);
     return context.json(ctx, 200, await links.list(me.user.id));
