@@ -48,7 +48,6 @@ export class TokenService {
   // every request brings a fresh copy of the token, and hashing all of it cost more than the rest of
   // the lookup. Two tokens on one key only evict each other; the full text is compared on every hit.
   readonly #verified = new Map<number, { token: string; claims: Claims; secret: string }>();
-
   readonly #transport: Transport;
 
   /** Current time in whole seconds, from the instance's clock (the `clock` option, Date.now by default). */
@@ -179,12 +178,8 @@ export class TokenService {
   async set(ctx: Context, claims: Claims): Promise<Claims> {
     const minted = await this.mint(claims);
     const session = minted.claims.sess_only || minted.claims.handshake;
-    this.#transport.write(
-      ctx,
-      minted.token,
-      minted.claims.jti ?? '',
-      session ? undefined : Math.floor(this.#o.cookieDurationMs / 1000),
-    );
+    const maxAgeS = session ? undefined : Math.floor(this.#o.cookieDurationMs / 1000);
+    this.#transport.write(ctx, minted.token, minted.claims.jti ?? '', maxAgeS);
     return minted.claims;
   }
 
@@ -228,14 +223,16 @@ export class TokenService {
   readonly trustNavigation = (ctx: Context): void => this.#transport.trustNavigation(ctx); // see Transport's
 
   /**
-   * The verified claims of the token this request presents (query, header or cookie), without the
-   * expiry and XSRF checks, or undefined when there is none that verifies: logout ends it by its id.
+   * The claims of the first token presented that verifies (query, header, cookie: Telegram's `token` query leaves the
+   * cookie's), without the expiry and XSRF checks, or undefined: logout ends it by its id.
    */
   async presented(ctx: Context): Promise<Claims | undefined> {
     const t = this.#transport;
-    const token = t.fromQuery(ctx) || t.fromHeader(ctx) || t.fromCookie(ctx);
-    if (!token) return undefined;
-    return this.parse(token).catch(() => undefined);
+    for (const token of [t.fromQuery(ctx), t.fromHeader(ctx), t.fromCookie(ctx)]) {
+      const claims = token ? await this.parse(token).catch(() => undefined) : undefined;
+      if (claims) return claims;
+    }
+    return undefined;
   }
 
   private readFrom(ctx: Context, copy: boolean): RequestToken | undefined | Promise<RequestToken | undefined> {

@@ -6,6 +6,8 @@
  */
 import test from 'ava';
 import { Client } from '../helpers/http.js';
+import { BOT_TOKEN, startFakeBotApi } from '../helpers/telegram.js';
+import { ALICE, ERROR, SUCCESS } from '../telegram/fixtures.js';
 import { startLogin } from '../oauth2/fixtures.js';
 import { linkedProviders, linkThrough, linksRig, providerLogin, sessionOf } from './links-rig.js';
 import { codeOf, enrolTotp, post, signUpAndConfirm, whoami } from './rig.js';
@@ -166,4 +168,38 @@ test('a linked identity logs in with the account’s second factor', async (t) =
   t.is(res.status, 303);
   t.regex(res.headers.get('location') ?? '', /\/auth\/mfa\/page/, 'the second step, the account’s');
   t.false(browser.jar.has('JWT'), 'no session before it');
+});
+
+test('a Telegram identity is linked the same way: ?link=1 on the request for the bot token, the link made when it completes', async (t) => {
+  const api = await startFakeBotApi();
+  t.teardown(() => api.close());
+  const telegram = {
+    kind: 'telegram',
+    name: 'telegram',
+    token: BOT_TOKEN,
+    apiRoot: api.apiRoot,
+    successMsg: SUCCESS,
+    errorMsg: ERROR,
+    pollTimeout: 1,
+    backoff: { min: 20, max: 200 },
+  };
+  const r = await linksRig(t, { extraProviders: [telegram] });
+  await signUpAndConfirm(r, 'tom@example.com');
+  const account = sessionOf(r.client);
+  const asked = await r.client.fetch('/auth/telegram/login?link=1', { headers: r.client.xsrf() });
+  t.is(asked.status, 200, await asked.clone().text());
+  const { token } = (await asked.json()) as { token: string };
+  api.pressStart(ALICE, token);
+  t.is((await api.nextMessage(ALICE.id)).text, SUCCESS);
+  const done = await r.client.fetch(`/auth/telegram/login?token=${token}`, { headers: r.client.xsrf() });
+  t.is(done.status, 200, await done.clone().text());
+  t.like(await done.json(), { id: account.id }, 'answered as the account, still logged in as it');
+  t.deepEqual(await linkedProviders(r.client), ['local', 'telegram']);
+
+  const phone = new Client(r.app.url);
+  const again = (await (await phone.fetch('/auth/telegram/login')).json()) as { token: string };
+  api.pressStart(ALICE, again.token);
+  await api.nextMessage(ALICE.id, 1);
+  t.is((await phone.fetch(`/auth/telegram/login?token=${again.token}`)).status, 200);
+  t.is(sessionOf(phone).id, account.id, "Alice's Telegram logs in as the account");
 });
