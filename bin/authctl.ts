@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Command, CommanderError } from 'commander';
+import { auditCommand } from './commands/audit.js';
 import { avatarsCommand } from './commands/avatars.js';
 import { botCommand } from './commands/bot.js';
 import { demoCommand } from './commands/demo.js';
@@ -81,6 +82,7 @@ program.addCommand(passkeysCommand());
 program.addCommand(mfaCommand());
 program.addCommand(dbCommand());
 program.addCommand(openapiCommand());
+program.addCommand(auditCommand());
 
 try {
   await program.parseAsync(process.argv);

@@ -1,29 +1,33 @@
 import { once } from 'node:events';
 import { createWriteStream, type WriteStream } from 'node:fs';
+import { chainedLine, chainTail, GENESIS, lineHash } from './audit-chain.js';
 import type { AuthEventBus } from './bus.js';
 import type { EventsConfig, AuditStream } from './options.js';
 import type { AuthEvent } from './types.js';
 
-/** The audit sink: every event as one JSON line, in the order they happened. */
+/** The audit sink: every event as one JSON line, in the order they happened, each chained to the one before. */
 export interface AuditSink {
   /** Stops listening; closes the file it opened (a stream passed in belongs to its owner). */
   close(): Promise<void>;
 }
 
 /**
- * Subscribes to every event type (authkoa's and the features') and appends each event to the `audit`
- * target as a JSON line. A file is opened for appending, so several processes may share it line by line
- * (each line is one write() under PIPE_BUF on local files) and the OS's log rotation can move it: use
- * copytruncate, or restart.
- * A write that fails is reported once through `report`, not thrown: auditing never breaks a login.
+ * Subscribes to every event type (authkoa's and the features') and appends each event to the `audit` target as a
+ * JSON line carrying `prev`, the SHA-256 of the line before, and with `auditKey` its `mac` (audit-chain.ts). A file
+ * is opened for appending; its chain continues from its last line when the app starts again, and across the OS's
+ * rotation (copytruncate), since the sink remembers the last line it wrote. One process writes a file: two would
+ * interleave two chains. A write that fails is reported once through `report`, not thrown: auditing never breaks a
+ * login.
  */
 export function startAudit(
   bus: AuthEventBus,
   target: NonNullable<EventsConfig['audit']>,
+  key: string | undefined,
   report: (err: Error) => void,
 ): AuditSink {
+  const path = 'path' in target ? target.path : undefined;
   const file: WriteStream | undefined =
-    'path' in target ? createWriteStream(target.path, { flags: 'a', mode: 0o640 }) : undefined;
+    path === undefined ? undefined : createWriteStream(path, { flags: 'a', mode: 0o640 });
   const out: AuditStream = file ?? (target as { stream: AuditStream }).stream;
   let failed = false;
   const fail = (err: Error) => {
@@ -32,17 +36,40 @@ export function startAudit(
     report(new Error(`authkoa: audit: cannot write: ${err.message}`, { cause: err }));
   };
   file?.on('error', fail);
-  const write = (event: AuthEvent) => {
+  let prev = GENESIS;
+  const append = (event: AuthEvent) => {
     try {
-      out.write(`${JSON.stringify(event)}\n`);
+      const line = chainedLine(event, prev, key);
+      out.write(`${line}\n`);
+      prev = lineHash(line);
     } catch (err) {
       fail(err as Error);
     }
   };
+  // Until the file's last line is read, events wait in order: each line's prev is the one before it.
+  let waiting: AuthEvent[] | undefined = path === undefined ? undefined : [];
+  const write = (event: AuthEvent) => (waiting ? waiting.push(event) : append(event));
+  const resumed =
+    path === undefined
+      ? Promise.resolve()
+      : chainTail(path).then(
+          (tail) => {
+            prev = tail.prev;
+            // A line cut short by a crash is ended, so the next starts on a line of its own (a check names the cut).
+            if (tail.cut) out.write('\n');
+          },
+          (err: Error) => fail(err),
+        );
+  void resumed.finally(() => {
+    const queued = waiting ?? [];
+    waiting = undefined;
+    queued.forEach(append);
+  });
   bus.onEvery(write);
   return {
     async close() {
       bus.offEvery(write);
+      await resumed.catch(() => {});
       // Resolved once the descriptor is closed, not only flushed: close() means the file is let go.
       if (file && !file.closed) {
         const closed = once(file, 'close');

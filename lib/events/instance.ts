@@ -27,7 +27,7 @@ export function createEvents(
     ctx ? emitOnApp(ctx, err) : o.logger.error(err.message, { code: 'event_listener_failed' });
   const bus = new AuthEventBus(report, o.eventListenerTimeoutMs, o.clock, featureTypes);
   const audit = o.audit
-    ? startAudit(bus, o.audit, (err) => o.logger.error(err.message, { code: 'audit_failed' }))
+    ? startAudit(bus, o.audit, o.auditKey, (err) => o.logger.error(err.message, { code: 'audit_failed' }))
     : undefined;
   return { bus, failed: new FailedLogins(bus), close: async () => audit?.close() };
 }

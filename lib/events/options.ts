@@ -14,6 +14,8 @@ export type AuditOption = string | AuditStream;
 export interface EventsConfig {
   /** Where every event goes as one JSON line; undefined when off. */
   audit: { path: string } | { stream: AuditStream } | undefined;
+  /** `auditKey`: each audit line's HMAC key; undefined when lines carry the SHA-256 chain alone. */
+  auditKey: string | undefined;
   /** A listener still running after this long is reported through `app.emit('error')`. */
   eventListenerTimeoutMs: number;
   /** OpenTelemetry: `true` requires `@opentelemetry/api`, `false` never loads it, unset uses it when installed. */
@@ -22,6 +24,7 @@ export interface EventsConfig {
 
 export function readEventOptions(o: {
   audit?: unknown;
+  auditKey?: unknown;
   eventListenerTimeout?: unknown;
   telemetry?: unknown;
 }): EventsConfig {
@@ -32,9 +35,20 @@ export function readEventOptions(o: {
     );
   return {
     audit: readAudit(o.audit),
+    auditKey: readAuditKey(o.auditKey, o.audit),
     eventListenerTimeoutMs: parseDuration((o.eventListenerTimeout ?? '5s') as Duration, 'eventListenerTimeout'),
     telemetry: o.telemetry,
   };
+}
+
+/** At least 32 characters: the key is what stops a forger from recomputing a line's mac. */
+function readAuditKey(value: unknown, audit: unknown): string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || value.length < 32)
+    throw new TypeError('authKoa: auditKey must be a string of at least 32 characters (authctl secret makes one)');
+  if (audit === undefined || audit === null || audit === false)
+    throw new TypeError('authKoa: auditKey signs the audit log: set audit (a file path or a stream) too');
+  return value;
 }
 
 function readAudit(value: unknown): EventsConfig['audit'] {

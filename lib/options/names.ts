@@ -31,6 +31,7 @@ export const OPTION_NAMES: readonly string[] = [
     basicAuthChecker: true,
     logger: true,
     audit: true,
+    auditKey: true,
     eventListenerTimeout: true,
     telemetry: true,
     providers: true,

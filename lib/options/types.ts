@@ -100,6 +100,12 @@ export interface AuthKoaOptions {
    * Every auth event (docs/events.md) appended as a JSON line to this file, or written to this stream. Off by default.
    */
   audit?: AuditOption;
+  /**
+   * Each audit line's HMAC-SHA256 key (at least 32 characters), beside the SHA-256 chain every line carries:
+   * `authctl audit verify --key` then names a line edited even when the chain after it was recomputed. Keep it apart
+   * from the log. Off by default.
+   */
+  auditKey?: string;
   /** An event listener still running after this long is reported through Koa's `app.emit('error')`. Default `5s`. */
   eventListenerTimeout?: Duration;
   /**
