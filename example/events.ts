@@ -25,7 +25,9 @@ export class RecentEvents {
    * no user id (a refusal's typed name is not an account yet). Another user's events stay hidden.
    */
   visibleTo(userId: string): AuthEvent[] {
-    return this.#events.filter((e) => e.type === 'login_failed' || e.type === 'lockout' || e.userId === userId);
+    return this.#events.filter(
+      (e) => e.type === 'login_failed' || e.type === 'lockout' || ('userId' in e && e.userId === userId),
+    );
   }
 
   close(): void {

@@ -119,6 +119,9 @@ export type { PersonalTokensOptions } from './personal-tokens/options.js';
 export type { PersonalTokensAdmin } from './personal-tokens/service.js';
 export type { NewPersonalToken, PersonalTokenView } from './personal-tokens/views.js';
 export type { TokenCreatedEvent, TokenRevokedEvent } from './personal-tokens/events.js';
+export type { WebhookFailedEvent, WebhookDisabledEvent } from './webhooks/events.js';
+export type { WebhookEndpointOptions } from './webhooks/options.js';
+export type { WebhooksAdmin, DeadLetter } from './webhooks/service.js';
 export type { AvatarProxy, AvatarPutOptions } from './avatar/proxy.js';
 // From their own modules: stores/index.ts would load migrate() and prune() too.
 export { openStore } from './avatar/stores/open.js';

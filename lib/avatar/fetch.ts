@@ -117,19 +117,49 @@ function guardedLookup(allowed: (address: string) => boolean) {
   };
 }
 
+/**
+ * POSTs `body` under the same rules (a webhook's delivery): the address checked at lookup, on the socket and for IP
+ * literals; no redirect followed (a 3xx is an answer like any other); the answer's body read up to `maxBytes`.
+ * Resolves to the status; a transport failure, a timeout or a refused address rejects with a FetchError.
+ */
+export async function safePost(
+  url: string,
+  body: string,
+  headers: Record<string, string>,
+  limits: Pick<FetchLimits, 'timeoutMs' | 'maxBytes' | 'allowed'>,
+): Promise<number> {
+  const signal = AbortSignal.timeout(limits.timeoutMs);
+  try {
+    const target = parseUrl(url);
+    checkTarget(target, limits.allowed);
+    const res = await request(target, headers, limits.allowed, signal, { method: 'POST', body });
+    // The answer's body is read to let the connection end, never kept: one over the cap is cut, the status stands.
+    await readCapped(res, limits.maxBytes).catch((err: unknown) => {
+      if (!(err instanceof FetchError)) throw err;
+    });
+    return res.statusCode ?? 0;
+  } catch (err) {
+    throw wrap(err, signal);
+  }
+}
+
 function request(
   url: URL,
   headers: Record<string, string>,
   allowed: (address: string) => boolean,
   signal: AbortSignal,
+  post?: { method: 'POST'; body: string },
 ): Promise<IncomingMessage> {
   const mod = url.protocol === 'https:' ? https : http;
   return new Promise((resolve, reject) => {
+    const base = post
+      ? { 'user-agent': 'authkoa-webhooks', 'content-length': String(Buffer.byteLength(post.body)) }
+      : { 'user-agent': 'authkoa-avatar', accept: 'image/*' };
     const req = mod.request(url, {
-      method: 'GET',
+      method: post ? 'POST' : 'GET',
       agent: false, // no pooled sockets: each hop connects, and so is checked, afresh
       lookup: guardedLookup(allowed),
-      headers: { 'user-agent': 'authkoa-avatar', accept: 'image/*', ...headers },
+      headers: { ...base, ...headers },
       signal,
     });
     const verify = (socket: Socket) => {
@@ -143,7 +173,7 @@ function request(
       resolve(res);
     });
     req.on('error', reject); // 'on': a late second error must not go unhandled
-    req.end();
+    req.end(post?.body);
   });
 }
 

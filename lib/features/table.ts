@@ -14,6 +14,9 @@ import type { AccountsAdminAPI } from '../accounts/service.js';
 import { TOKEN_EVENTS } from '../personal-tokens/events.js';
 import { personalTokensFeature, type PersonalTokensFeatureParts } from '../personal-tokens/feature.js';
 import { readTokensOptions, type PersonalTokensConfig } from '../personal-tokens/options.js';
+import { WEBHOOK_EVENTS } from '../webhooks/events.js';
+import { webhooksFeature, type WebhooksFeatureParts } from '../webhooks/feature.js';
+import { readWebhooksOptions, type WebhooksConfig } from '../webhooks/options.js';
 
 /**
  * The built-in features: which option turns each on and how it is read, what they are made of, their
@@ -22,7 +25,7 @@ import { readTokensOptions, type PersonalTokensConfig } from '../personal-tokens
  */
 
 /** The options of authKoa() that turn a built-in feature on (their public types: options/types.ts). */
-export const BUILT_IN_OPTIONS = ['mfa', 'accounts', 'tokens'] as const;
+export const BUILT_IN_OPTIONS = ['mfa', 'accounts', 'tokens', 'webhooks'] as const;
 export type BuiltInOption = (typeof BUILT_IN_OPTIONS)[number];
 
 /** What the built-in features' option readers get: the options read before theirs. */
@@ -39,14 +42,18 @@ export function readBuiltInOptions(o: Record<string, unknown>, so: BuiltInOption
     stateStore: o.stateStore,
     allowVolatileStores: so.allowVolatileStores,
   });
-  return { mfa: readMfaOptions(o.mfa, so), accounts, tokens };
+  const webhooks = readWebhooksOptions(o.webhooks, {
+    stateStore: o.stateStore,
+    allowVolatileStores: so.allowVolatileStores,
+  });
+  return { mfa: readMfaOptions(o.mfa, so), accounts, tokens, webhooks };
 }
 
 /**
  * The event types of the built-in features: `auth.on()` takes them whether or not the option is set, as it
  * did when they were core events.
  */
-export const BUILT_IN_EVENTS: readonly string[] = [...MFA_EVENTS, ...ACCOUNT_EVENTS, ...TOKEN_EVENTS];
+export const BUILT_IN_EVENTS: readonly string[] = [...MFA_EVENTS, ...ACCOUNT_EVENTS, ...TOKEN_EVENTS, ...WEBHOOK_EVENTS];
 
 /** The instance's shortcuts to built-in features' admin APIs: `auth.mfa` is `auth.features.get('mfa')`. */
 export interface BuiltInAdmins {
@@ -74,13 +81,14 @@ export const INSTANCE_ALIASES: {
 };
 
 /** What the built-in features are made of: the instance's parts they serve. */
-export interface BuiltInParts extends SessionsFeatureParts, MfaParts {
+export interface BuiltInParts extends SessionsFeatureParts, MfaParts, WebhooksFeatureParts {
   signing: SigningConfig | undefined;
   featureOptions: FeatureOptions;
   core: MfaParts['core'] & AccountsParts['core'] & PersonalTokensFeatureParts['core'];
   login: MfaParts['login'] & AccountsParts['login'];
   logger: AccountsParts['logger'];
   strictRevocation: boolean;
+  events: SessionsFeatureParts['events'] & WebhooksFeatureParts['events'];
 }
 
 /**
@@ -103,6 +111,8 @@ export function configuredFeatures(own: readonly FeatureModule[], p: BuiltInPart
   if (accounts) all.push(accountsFeature(accounts, p));
   if (tokens) all.push(personalTokensFeature(tokens, p));
   if (mfa) all.push(mfaFeature(mfa, p));
+  const webhooks = p.featureOptions.webhooks as WebhooksConfig | undefined;
+  if (webhooks) all.push(webhooksFeature(webhooks, p));
   checkFeatureSet(all);
   return all;
 }

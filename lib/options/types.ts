@@ -21,6 +21,7 @@ import type { FeatureModule } from '../features/contract.js';
 import type { MfaOptions } from '../mfa/options.js';
 import type { AccountsOptions } from '../accounts/options.js';
 import type { PersonalTokensOptions } from '../personal-tokens/options.js';
+import type { WebhookEndpointOptions } from '../webhooks/options.js';
 import type { SigningOptions } from '../session/signing.js';
 
 export type { Duration } from '../util/duration.js';
@@ -106,6 +107,12 @@ export interface AuthKoaOptions {
    * from the log. Off by default.
    */
   auditKey?: string;
+  /**
+   * Every matching event POSTed to each endpoint, signed per Standard Webhooks, at least once: kept in the
+   * `stateStore`'s outbox until delivered, retried on a schedule that ends within 3 days, then a dead letter
+   * (docs/events.md#webhooks). The state store must be durable. Off by default.
+   */
+  webhooks?: WebhookEndpointOptions[];
   /** An event listener still running after this long is reported through Koa's `app.emit('error')`. Default `5s`. */
   eventListenerTimeout?: Duration;
   /**

@@ -1,0 +1,134 @@
+import { randomBytes } from 'node:crypto';
+import type { AuthEventBus } from '../events/bus.js';
+import type { AuthEvent } from '../events/types.js';
+import type { Logger } from '../logger.js';
+import type { StateStore } from '../state/types.js';
+import { WEBHOOK_EVENTS } from './events.js';
+import type { WebhookEndpoint, WebhooksConfig } from './options.js';
+import { stateOutbox, type OutboxMessage } from './outbox.js';
+import { webhookSender } from './send.js';
+import { webhookWorker, type SendResult } from './worker.js';
+
+/**
+ * The webhooks of one instance (docs/events.md#webhooks): every event an endpoint asked for goes to the outbox in the
+ * state store as the bus tells it, and this process's worker delivers what is due, sharing the outbox with every
+ * other process on the store.
+ */
+
+export interface WebhooksParts {
+  bus: Pick<AuthEventBus, 'onEvery' | 'offEvery'>;
+  stateStore: StateStore;
+  clock: () => number;
+  logger: Logger;
+  emit: (type: (typeof WEBHOOK_EVENTS)[number], fields: Record<string, unknown>) => void;
+  /** How a message is sent; the real POST by default (tests put a receiver of their own behind it). */
+  send?: (endpoint: WebhookEndpoint, leased: Parameters<ReturnType<typeof webhookSender>>[1]) => Promise<SendResult>;
+  /** The pause between looks when there is nothing to send. Default 1 s. */
+  intervalMs?: number;
+}
+
+/** A dead letter as listed: no body (it may name users), its endpoint by URL. */
+export interface DeadLetter {
+  id: string;
+  endpoint: string;
+  type: string;
+  attempts: number;
+  lastError?: string;
+}
+
+/** `auth.features.get('webhooks')`: the dead letters, and a replay. */
+export interface WebhooksAdmin {
+  dead(): Promise<DeadLetter[]>;
+  /** The dead letter back in the outbox, due now; false when there is none of that id. */
+  replay(id: string): Promise<boolean>;
+  /** An endpoint a 410 disabled, enabled again (by its URL); false when it was not disabled. */
+  enable(url: string): Promise<boolean>;
+}
+
+const DISABLED = 'wh-off';
+const FOREVER = 8_640_000_000_000_000;
+
+/** The endpoint as the events and lists name it: origin and path, never a secret a query might carry. */
+export const endpointName = (e: WebhookEndpoint) => {
+  const u = new URL(e.url);
+  return u.origin + u.pathname;
+};
+
+export function createWebhooks(config: WebhooksConfig, p: WebhooksParts) {
+  const endpoints = new Map(config.endpoints.map((e) => [e.id, e]));
+  const outbox = stateOutbox(p.stateStore, p.clock);
+  const worker = webhookWorker({
+    outbox,
+    endpoints,
+    send: p.send ?? webhookSender(p.clock),
+    disabled: async (e) => (await p.stateStore.get(DISABLED, e.id)) !== undefined,
+    async disable(e) {
+      await p.stateStore.create(DISABLED, e.id, { at: p.clock() }, FOREVER);
+      p.emit('webhook_disabled', { endpoint: endpointName(e) });
+    },
+    failed(e, { message }, reason, dead) {
+      const fields = { endpoint: endpointName(e), messageId: message.id, eventType: message.type };
+      p.emit('webhook_failed', { ...fields, attempt: message.attempts + 1, reason, dead });
+    },
+    report: (err) =>
+      p.logger.error(`webhooks: a delivery step failed: ${(err as Error)?.message}`, { code: 'webhook_worker_failed' }),
+    intervalMs: p.intervalMs ?? 1000,
+    concurrency: 16,
+  });
+  const own = new Set<string>(WEBHOOK_EVENTS);
+
+  /** Each event, to the outbox of every endpoint that asked for its type. */
+  const enqueue = (event: AuthEvent) => {
+    if (own.has(event.type)) return;
+    const body = JSON.stringify({ type: event.type, timestamp: new Date(event.time).toISOString(), data: event });
+    const messages = config.endpoints
+      .filter((e) => e.events === undefined || e.events.has(event.type))
+      .map((e) => ({ id: `msg_${randomBytes(16).toString('base64url')}`, endpoint: e.id, type: event.type, body }));
+    if (messages.length === 0) return;
+    outbox.add(messages).then(
+      () => worker.kick(),
+      (err: unknown) =>
+        p.logger.error(`webhooks: an event could not be kept for delivery: ${(err as Error)?.message}`, {
+          code: 'webhook_enqueue_failed',
+        }),
+    );
+  };
+
+  const admin: WebhooksAdmin = {
+    async dead() {
+      return (await outbox.dead()).map((m: OutboxMessage) => ({
+        id: m.id,
+        endpoint: endpoints.has(m.endpoint) ? endpointName(endpoints.get(m.endpoint)!) : m.endpoint,
+        type: m.type,
+        attempts: m.attempts,
+        ...(m.lastError && { lastError: m.lastError }),
+      }));
+    },
+    async replay(id) {
+      const back = await outbox.replay(id);
+      if (back) worker.kick();
+      return back;
+    },
+    async enable(url) {
+      const e = config.endpoints.find((x) => x.url === new URL(url).href);
+      if (!e) throw new TypeError(`enable(url): ${url} is not a configured webhook`);
+      const was = (await p.stateStore.get(DISABLED, e.id)) !== undefined;
+      await p.stateStore.remove(DISABLED, e.id);
+      return was;
+    },
+  };
+
+  return {
+    admin,
+    /** One look of the worker now (WebhooksParts.intervalMs long, tests drive it with this). */
+    lookNow: () => worker.lookNow(),
+    start() {
+      p.bus.onEvery(enqueue);
+      worker.start();
+    },
+    async close() {
+      p.bus.offEvery(enqueue);
+      await worker.stop();
+    },
+  };
+}
