@@ -43,6 +43,8 @@ export interface WebhooksAdmin {
   replay(id: string): Promise<boolean>;
   /** An endpoint a 410 disabled, enabled again (by its URL); false when it was not disabled. */
   enable(url: string): Promise<boolean>;
+  /** Resolves once every event told so far is in the outbox (a graceful shutdown waits for it; close() does). */
+  flushed(): Promise<void>;
 }
 
 const DISABLED = 'wh-off';
@@ -76,6 +78,8 @@ export function createWebhooks(config: WebhooksConfig, p: WebhooksParts) {
     concurrency: 16,
   });
   const own = new Set<string>(WEBHOOK_EVENTS);
+  // The latest addition: the outbox writes batches one after another, so it settles after every earlier one.
+  let written: Promise<unknown> = Promise.resolve();
 
   /** Each event, to the outbox of every endpoint that asked for its type. */
   const enqueue = (event: AuthEvent) => {
@@ -85,7 +89,7 @@ export function createWebhooks(config: WebhooksConfig, p: WebhooksParts) {
       .filter((e) => e.events === undefined || e.events.has(event.type))
       .map((e) => ({ id: `msg_${randomBytes(16).toString('base64url')}`, endpoint: e.id, type: event.type, body }));
     if (messages.length === 0) return;
-    outbox.add(messages).then(
+    written = outbox.add(messages).then(
       () => worker.kick(),
       (err: unknown) =>
         p.logger.error(`webhooks: an event could not be kept for delivery: ${(err as Error)?.message}`, {
@@ -116,6 +120,7 @@ export function createWebhooks(config: WebhooksConfig, p: WebhooksParts) {
       await p.stateStore.remove(DISABLED, e.id);
       return was;
     },
+    flushed: () => written.then(() => undefined),
   };
 
   return {
@@ -128,6 +133,7 @@ export function createWebhooks(config: WebhooksConfig, p: WebhooksParts) {
     },
     async close() {
       p.bus.offEvery(enqueue);
+      await written; // what was told before the close is kept for the next process
       await worker.stop();
     },
   };

@@ -22,6 +22,8 @@ export interface Receiver extends Served {
   status: number;
   /** Resolves once `n` deliveries arrived in all. */
   until(n: number): Promise<void>;
+  /** Resolves once `done` holds, checked after each delivery. */
+  when(done: () => boolean): Promise<void>;
 }
 
 /** A new `whsec_` secret: 32 random bytes. */
@@ -30,7 +32,7 @@ export const newSecret = () => `whsec_${randomBytes(32).toString('base64')}`;
 export async function startReceiver(secret = newSecret()): Promise<Receiver> {
   const hook = new Webhook(secret);
   const deliveries: Delivery[] = [];
-  const waiting: Array<{ n: number; resolve: () => void }> = [];
+  const waiting: Array<{ done: () => boolean; resolve: () => void }> = [];
   const receiver = { secret, deliveries, status: 200 } as Receiver;
   const served = await serve((req, res) => {
     const chunks: Buffer[] = [];
@@ -45,12 +47,14 @@ export async function startReceiver(secret = newSecret()): Promise<Receiver> {
         delivery.refusal = (err as Error).message;
       }
       deliveries.push(delivery);
-      for (const w of waiting.filter((x) => deliveries.length >= x.n)) w.resolve();
+      for (const w of waiting.filter((x) => x.done())) w.resolve();
       res.writeHead(receiver.status, { 'content-type': 'text/plain' }).end('ok');
     });
   });
+  const when = (done: () => boolean) =>
+    done() ? Promise.resolve() : new Promise<void>((resolve) => waiting.push({ done, resolve }));
   return Object.assign(receiver, served, {
-    until: (n: number) =>
-      deliveries.length >= n ? Promise.resolve() : new Promise<void>((resolve) => waiting.push({ n, resolve })),
+    until: (n: number) => when(() => deliveries.length >= n),
+    when,
   });
 }

@@ -4,7 +4,7 @@
  * replay delivers it once the receiver is back. The webhooks service runs here on a manual clock and a memory state
  * store, its worker driven look by look (lookNow), against a real receiver on 127.0.0.1.
  */
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import { AuthEventBus } from '../../lib/events/bus.js';
 import { memoryStateStore } from '../../lib/state/memory.js';
 import { readWebhooksOptions } from '../../lib/webhooks/options.js';
@@ -13,7 +13,7 @@ import { createWebhooks } from '../../lib/webhooks/service.js';
 import { manualClock } from '../helpers/http.js';
 import { startReceiver } from './receiver.js';
 
-async function rig(t: Parameters<typeof test>[1] extends (t: infer T) => unknown ? T : never) {
+async function rig(t: ExecutionContext) {
   const receiver = await startReceiver();
   t.teardown(() => receiver.close());
   const clock = manualClock();
