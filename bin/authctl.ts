@@ -18,6 +18,7 @@ import { passkeysCommand } from './commands/passkeys.js';
 import { sessionsCommand } from './commands/sessions.js';
 import { accountsCommand } from './commands/accounts.js';
 import { tokensCommand } from './commands/tokens.js';
+import { webhooksCommand } from './commands/webhooks.js';
 
 /** The package's version, found by walking up from this file (bin/ under tsx, dist/bin/ when built). */
 function packageVersion(): string {
@@ -83,6 +84,7 @@ program.addCommand(mfaCommand());
 program.addCommand(dbCommand());
 program.addCommand(openapiCommand());
 program.addCommand(auditCommand());
+program.addCommand(webhooksCommand());
 
 try {
   await program.parseAsync(process.argv);
