@@ -53,7 +53,12 @@ export function readBuiltInOptions(o: Record<string, unknown>, so: BuiltInOption
  * The event types of the built-in features: `auth.on()` takes them whether or not the option is set, as it
  * did when they were core events.
  */
-export const BUILT_IN_EVENTS: readonly string[] = [...MFA_EVENTS, ...ACCOUNT_EVENTS, ...TOKEN_EVENTS, ...WEBHOOK_EVENTS];
+export const BUILT_IN_EVENTS: readonly string[] = [
+  ...MFA_EVENTS,
+  ...ACCOUNT_EVENTS,
+  ...TOKEN_EVENTS,
+  ...WEBHOOK_EVENTS,
+];
 
 /** The instance's shortcuts to built-in features' admin APIs: `auth.mfa` is `auth.features.get('mfa')`. */
 export interface BuiltInAdmins {
@@ -94,7 +99,7 @@ export interface BuiltInParts extends SessionsFeatureParts, MfaParts, WebhooksFe
 /**
  * The features of one configuration, in the order their gates run: the application's (`features`), then
  * the built-in ones the options turn on: the session list and the key set always (the key set answers
- * 404 without `signing`), the accounts with `accounts`, the personal tokens with `tokens`, the second factor with
+ * 404 without `signing`), the accounts with `accounts`, the personal tokens with `tokens`, the webhooks with `webhooks`, the second factor with
  * `mfa`. Checked as one set:
  * names, prefixes, events.
  */
