@@ -99,9 +99,8 @@ export interface BuiltInParts extends SessionsFeatureParts, MfaParts, WebhooksFe
 /**
  * The features of one configuration, in the order their gates run: the application's (`features`), then
  * the built-in ones the options turn on: the session list and the key set always (the key set answers
- * 404 without `signing`), the accounts with `accounts`, the personal tokens with `tokens`, the webhooks with `webhooks`, the second factor with
- * `mfa`. Checked as one set:
- * names, prefixes, events.
+ * 404 without `signing`), the accounts with `accounts`, the personal tokens with `tokens`, the second factor with
+ * `mfa`, the webhooks with `webhooks`. Checked as one set: names, prefixes, events.
  */
 export function configuredFeatures(own: readonly FeatureModule[], p: BuiltInParts): FeatureModule[] {
   // Ending a user's other sessions from the list's route or admin goes through the instance, as every end does.

@@ -51,7 +51,7 @@ interface Counter {
 export interface Outbox {
   /** Adds messages (attempts 0, due now), in order. */
   add(messages: Array<Pick<OutboxMessage, 'id' | 'endpoint' | 'type' | 'body'>>): Promise<void>;
-  /** Leases up to `limit` due messages for `leaseMs`, looking at most `scan` entries from where the last look stopped. */
+  /** Leases up to `limit` due messages for `leaseMs`, looking at `scan` entries at most, on from the last look. */
   lease(limit: number, leaseMs: number, scan?: number): Promise<Leased[]>;
   /** A leased message was delivered: taken out. */
   delivered(leased: Leased): Promise<void>;
@@ -65,129 +65,158 @@ export interface Outbox {
   replay(id: string): Promise<boolean>;
 }
 
+/** The outbox over a state store (see above); `random` draws the retry jitter. */
 export function stateOutbox(store: StateStore, clock: () => number, random: () => number = Math.random): Outbox {
-  let scanFrom = 0;
-  // This process's additions one after another: they would only race each other for the head counter.
-  let adding: Promise<unknown> = Promise.resolve();
+  return new StateOutbox(store, clock, random);
+}
 
-  async function bump(key: 'head' | 'tail', to?: (n: number) => number | undefined): Promise<number | undefined> {
-    for (let i = 0; i < TRIES; i++) {
-      const cur = await store.get<Counter>(NS, key);
-      const n = cur?.value.n ?? 0;
-      const next = to ? to(n) : n + 1;
-      if (next === undefined) return undefined;
-      const value = { n: next };
-      const exp = clock() + KEEP_MS;
-      if (cur ? await store.replace(NS, key, cur.rev, value, exp) : await store.create(NS, key, value, exp))
-        return next;
-    }
-    throw new Error(`webhooks outbox: the ${key} counter kept changing`);
+type NewMessages = Parameters<Outbox['add']>[0];
+
+class StateOutbox implements Outbox {
+  readonly #store: StateStore;
+  readonly #clock: () => number;
+  readonly #random: () => number;
+  /** Where this process's next look starts: it goes round the window from the tail to the head. */
+  #scanFrom = 0;
+  // This process's additions one after another: they would only race each other for the head counter. What is
+  // added while a batch is being written waits for the next one, which takes it all at once.
+  #adding: Promise<unknown> = Promise.resolve();
+  #batch: { messages: NewMessages; written: Promise<void> } | undefined;
+
+  constructor(store: StateStore, clock: () => number, random: () => number) {
+    this.#store = store;
+    this.#clock = clock;
+    this.#random = random;
   }
-  const counter = async (key: 'head' | 'tail') => (await store.get<Counter>(NS, key))?.value.n ?? 0;
+
+  add(messages: NewMessages): Promise<void> {
+    if (this.#batch) {
+      this.#batch.messages.push(...messages);
+      return this.#batch.written;
+    }
+    const next = { messages: [...messages], written: Promise.resolve() };
+    next.written = this.#adding.then(() => {
+      this.#batch = undefined;
+      return this.#write(next.messages);
+    });
+    this.#batch = next;
+    this.#adding = next.written.catch(() => {});
+    return next.written;
+  }
+
+  async lease(limit: number, leaseMs: number, scan = 1000): Promise<Leased[]> {
+    const head = await this.#counter('head');
+    const tail = await this.#trim(head);
+    if (this.#scanFrom <= tail || this.#scanFrom > head) this.#scanFrom = tail + 1;
+    const got: Leased[] = [];
+    for (let looked = 0; looked < scan && got.length < limit && this.#scanFrom <= head; looked++) {
+      const leased = await this.#leaseOne(this.#scanFrom++, leaseMs);
+      if (leased) got.push(leased);
+    }
+    // The whole window looked at: the next look starts at the front again, for what fell due meanwhile.
+    if (this.#scanFrom > head) this.#scanFrom = 0;
+    return got;
+  }
+
+  async delivered(leased: Leased): Promise<void> {
+    await this.#store.take(MESSAGES, String(leased.seq), leased.rev);
+  }
+
+  async failed(leased: Leased, reason: string): Promise<boolean> {
+    const attempts = leased.message.attempts + 1;
+    const delay = retryDelay(attempts, this.#random());
+    if (delay === undefined) {
+      await this.bury({ ...leased, message: { ...leased.message, attempts } }, reason);
+      return true;
+    }
+    const now = this.#clock();
+    const next = { ...leased.message, attempts, nextAt: now + delay, leaseUntil: 0, lastError: reason };
+    await this.#store.replace(MESSAGES, String(leased.seq), leased.rev, next, now + KEEP_MS);
+    return false;
+  }
+
+  async bury(leased: Leased, reason: string): Promise<void> {
+    const message = { ...leased.message, lastError: reason, leaseUntil: 0 };
+    await this.#store.remove(DEAD, message.id);
+    await this.#store.create(DEAD, message.id, message, this.#clock() + DEAD_KEEP_MS);
+    await this.#listDead(message.id);
+    await this.#store.take(MESSAGES, String(leased.seq), leased.rev);
+  }
+
+  async dead(): Promise<OutboxMessage[]> {
+    const ids = (await this.#store.get<{ ids: string[] }>(NS, 'dead'))?.value.ids ?? [];
+    const found = await Promise.all(ids.map(async (id) => (await this.#store.get<OutboxMessage>(DEAD, id))?.value));
+    return found.filter((m): m is OutboxMessage => m !== undefined);
+  }
+
+  async replay(id: string): Promise<boolean> {
+    const cur = await this.#store.get<OutboxMessage>(DEAD, id);
+    if (!cur || !(await this.#store.take(DEAD, id, cur.rev))) return false;
+    const { endpoint, type, body } = cur.value;
+    await this.add([{ id, endpoint, type, body }]);
+    return true;
+  }
 
   /** Writes a batch: its sequence numbers reserved by one move of the head, then one entry each. */
-  async function addAll(messages: Parameters<Outbox['add']>[0]): Promise<void> {
-    const last = (await bump('head', (n) => n + messages.length))!;
+  async #write(messages: NewMessages): Promise<void> {
+    const last = (await this.#bump('head', (n) => n + messages.length))!;
     let seq = last - messages.length;
     for (const m of messages) {
-      const message: OutboxMessage = { ...m, attempts: 0, nextAt: clock(), leaseUntil: 0 };
-      if (!(await store.create(MESSAGES, String(++seq), message, clock() + KEEP_MS)))
+      const message: OutboxMessage = { ...m, attempts: 0, nextAt: this.#clock(), leaseUntil: 0 };
+      if (!(await this.#store.create(MESSAGES, String(++seq), message, this.#clock() + KEEP_MS)))
         throw new Error(`webhooks outbox: message ${seq} exists`);
     }
   }
 
+  /** The message `seq`, leased by compare-and-set when it is due and nobody holds it. */
+  async #leaseOne(seq: number, leaseMs: number): Promise<Leased | undefined> {
+    const now = this.#clock();
+    const cur = await this.#store.get<OutboxMessage>(MESSAGES, String(seq));
+    if (!cur || cur.expiresAt <= now || cur.value.nextAt > now || cur.value.leaseUntil > now) return undefined;
+    const leased = { ...cur.value, leaseUntil: now + leaseMs };
+    if (!(await this.#store.replace(MESSAGES, String(seq), cur.rev, leased, cur.expiresAt))) return undefined;
+    const mine = await this.#store.get<OutboxMessage>(MESSAGES, String(seq));
+    return mine ? { seq, rev: mine.rev, message: leased } : undefined;
+  }
+
   /** Moves `tail` past the delivered messages at its front. */
-  async function trim(head: number): Promise<number> {
-    let tail = await counter('tail');
+  async #trim(head: number): Promise<number> {
+    let tail = await this.#counter('tail');
     while (tail < head) {
-      const first = await store.get<OutboxMessage>(MESSAGES, String(tail + 1));
-      if (first && first.expiresAt > clock()) break;
-      const moved = await bump('tail', (n) => (n === tail ? n + 1 : undefined));
-      tail = moved ?? (await counter('tail'));
+      const first = await this.#store.get<OutboxMessage>(MESSAGES, String(tail + 1));
+      if (first && first.expiresAt > this.#clock()) break;
+      const from = tail;
+      tail = (await this.#bump('tail', (n) => (n === from ? n + 1 : undefined))) ?? (await this.#counter('tail'));
     }
     return tail;
   }
 
-  async function toDead(leased: Leased, reason: string): Promise<void> {
-    const message = { ...leased.message, lastError: reason, leaseUntil: 0 };
-    await store.remove(DEAD, message.id);
-    await store.create(DEAD, message.id, message, clock() + DEAD_KEEP_MS);
+  /** Adds a dead letter's id to the list, the newest DEAD_MAX kept. */
+  async #listDead(id: string): Promise<void> {
     for (let i = 0; i < TRIES; i++) {
-      const cur = await store.get<{ ids: string[] }>(NS, 'dead');
-      const ids = [...(cur?.value.ids ?? []).filter((x) => x !== message.id), message.id].slice(-DEAD_MAX);
-      const exp = clock() + DEAD_KEEP_MS;
-      if (cur ? await store.replace(NS, 'dead', cur.rev, { ids }, exp) : await store.create(NS, 'dead', { ids }, exp))
-        break;
+      const cur = await this.#store.get<{ ids: string[] }>(NS, 'dead');
+      const ids = [...(cur?.value.ids ?? []).filter((x) => x !== id), id].slice(-DEAD_MAX);
+      const exp = this.#clock() + DEAD_KEEP_MS;
+      const s = this.#store;
+      if (cur ? await s.replace(NS, 'dead', cur.rev, { ids }, exp) : await s.create(NS, 'dead', { ids }, exp)) return;
     }
-    await store.take(MESSAGES, String(leased.seq), leased.rev);
   }
 
-  // What is added while a batch is being written waits for the next one, which takes it all at once.
-  let batch: { messages: Parameters<Outbox['add']>[0]; written: Promise<void> } | undefined;
-  const add: Outbox['add'] = (messages) => {
-    if (batch) {
-      batch.messages.push(...messages);
-      return batch.written;
-    }
-    const next = { messages: [...messages], written: Promise.resolve() };
-    next.written = adding.then(() => {
-      batch = undefined;
-      return addAll(next.messages);
-    });
-    batch = next;
-    adding = next.written.catch(() => {});
-    return next.written;
-  };
+  async #counter(key: 'head' | 'tail'): Promise<number> {
+    return (await this.#store.get<Counter>(NS, key))?.value.n ?? 0;
+  }
 
-  return {
-    add,
-    async lease(limit, leaseMs, scan = 1000) {
-      const head = await counter('head');
-      const tail = await trim(head);
-      if (scanFrom <= tail || scanFrom > head) scanFrom = tail + 1;
-      const got: Leased[] = [];
-      const now = clock();
-      for (let looked = 0; looked < scan && got.length < limit && scanFrom <= head; looked++, scanFrom++) {
-        const cur = await store.get<OutboxMessage>(MESSAGES, String(scanFrom));
-        if (!cur || cur.expiresAt <= now) continue;
-        const m = cur.value;
-        if (m.nextAt > now || m.leaseUntil > now) continue;
-        const leased = { ...m, leaseUntil: now + leaseMs };
-        if (await store.replace(MESSAGES, String(scanFrom), cur.rev, leased, cur.expiresAt)) {
-          const mine = await store.get<OutboxMessage>(MESSAGES, String(scanFrom));
-          if (mine) got.push({ seq: scanFrom, rev: mine.rev, message: leased });
-        }
-      }
-      // The whole window looked at: the next look starts at the front again, for what fell due meanwhile.
-      if (scanFrom > head) scanFrom = 0;
-      return got;
-    },
-    async delivered(leased) {
-      await store.take(MESSAGES, String(leased.seq), leased.rev);
-    },
-    async failed(leased, reason) {
-      const attempts = leased.message.attempts + 1;
-      const delay = retryDelay(attempts, random());
-      if (delay === undefined) {
-        await toDead({ ...leased, message: { ...leased.message, attempts } }, reason);
-        return true;
-      }
-      const next = { ...leased.message, attempts, nextAt: clock() + delay, leaseUntil: 0, lastError: reason };
-      await store.replace(MESSAGES, String(leased.seq), leased.rev, next, clock() + KEEP_MS);
-      return false;
-    },
-    bury: (leased, reason) => toDead(leased, reason),
-    async dead() {
-      const ids = (await store.get<{ ids: string[] }>(NS, 'dead'))?.value.ids ?? [];
-      const found = await Promise.all(ids.map(async (id) => (await store.get<OutboxMessage>(DEAD, id))?.value));
-      return found.filter((m): m is OutboxMessage => m !== undefined);
-    },
-    async replay(id) {
-      const cur = await store.get<OutboxMessage>(DEAD, id);
-      if (!cur || !(await store.take(DEAD, id, cur.rev))) return false;
-      const { endpoint, type, body } = cur.value;
-      await add([{ id, endpoint, type, body }]);
-      return true;
-    },
-  };
+  /** Moves a counter by compare-and-set to `to(n)`; undefined when `to` declines. */
+  async #bump(key: 'head' | 'tail', to: (n: number) => number | undefined): Promise<number | undefined> {
+    for (let i = 0; i < TRIES; i++) {
+      const cur = await this.#store.get<Counter>(NS, key);
+      const next = to(cur?.value.n ?? 0);
+      if (next === undefined) return undefined;
+      const exp = this.#clock() + KEEP_MS;
+      const s = this.#store;
+      if (cur ? await s.replace(NS, key, cur.rev, { n: next }, exp) : await s.create(NS, key, { n: next }, exp))
+        return next;
+    }
+    throw new Error(`webhooks outbox: the ${key} counter kept changing`);
+  }
 }

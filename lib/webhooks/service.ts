@@ -5,9 +5,9 @@ import type { Logger } from '../logger.js';
 import type { StateStore } from '../state/types.js';
 import { WEBHOOK_EVENTS } from './events.js';
 import type { WebhookEndpoint, WebhooksConfig } from './options.js';
-import { stateOutbox, type OutboxMessage } from './outbox.js';
+import { stateOutbox, type Outbox, type OutboxMessage } from './outbox.js';
 import { webhookSender } from './send.js';
-import { webhookWorker, type SendResult } from './worker.js';
+import { webhookWorker, type SendResult, type Worker } from './worker.js';
 
 /**
  * The webhooks of one instance (docs/events.md#webhooks): every event an endpoint asked for goes to the outbox in the
@@ -59,7 +59,27 @@ export const endpointName = (e: WebhookEndpoint) => {
 export function createWebhooks(config: WebhooksConfig, p: WebhooksParts) {
   const endpoints = new Map(config.endpoints.map((e) => [e.id, e]));
   const outbox = stateOutbox(p.stateStore, p.clock);
-  const worker = webhookWorker({
+  const worker = deliveryWorker(outbox, endpoints, p);
+  const intake = eventIntake(config, outbox, worker, p);
+  return {
+    admin: webhooksAdmin(config, outbox, worker, p, intake),
+    /** One look of the worker now (WebhooksParts.intervalMs long, tests drive it with this). */
+    lookNow: () => worker.lookNow(),
+    start() {
+      p.bus.onEvery(intake.enqueue);
+      worker.start();
+    },
+    async close() {
+      p.bus.offEvery(intake.enqueue);
+      await intake.flushed(); // what was told before the close is kept for the next process
+      await worker.stop();
+    },
+  };
+}
+
+/** This process's worker, its outcomes told as the webhooks' events and a 410 recorded for every process. */
+function deliveryWorker(outbox: Outbox, endpoints: ReadonlyMap<string, WebhookEndpoint>, p: WebhooksParts): Worker {
+  return webhookWorker({
     outbox,
     endpoints,
     send: p.send ?? webhookSender(p.clock),
@@ -77,28 +97,43 @@ export function createWebhooks(config: WebhooksConfig, p: WebhooksParts) {
     intervalMs: p.intervalMs ?? 1000,
     concurrency: 16,
   });
+}
+
+/** The bus's events into the outbox: each to every endpoint that asked for its type, but the webhooks' own. */
+function eventIntake(config: WebhooksConfig, outbox: Outbox, worker: Worker, p: WebhooksParts) {
   const own = new Set<string>(WEBHOOK_EVENTS);
   // The latest addition: the outbox writes batches one after another, so it settles after every earlier one.
   let written: Promise<unknown> = Promise.resolve();
-
-  /** Each event, to the outbox of every endpoint that asked for its type. */
-  const enqueue = (event: AuthEvent) => {
-    if (own.has(event.type)) return;
-    const body = JSON.stringify({ type: event.type, timestamp: new Date(event.time).toISOString(), data: event });
-    const messages = config.endpoints
-      .filter((e) => e.events === undefined || e.events.has(event.type))
-      .map((e) => ({ id: `msg_${randomBytes(16).toString('base64url')}`, endpoint: e.id, type: event.type, body }));
-    if (messages.length === 0) return;
-    written = outbox.add(messages).then(
-      () => worker.kick(),
-      (err: unknown) =>
-        p.logger.error(`webhooks: an event could not be kept for delivery: ${(err as Error)?.message}`, {
-          code: 'webhook_enqueue_failed',
-        }),
-    );
+  return {
+    enqueue: (event: AuthEvent) => {
+      if (own.has(event.type)) return;
+      const body = JSON.stringify({ type: event.type, timestamp: new Date(event.time).toISOString(), data: event });
+      const messages = config.endpoints
+        .filter((e) => e.events === undefined || e.events.has(event.type))
+        .map((e) => ({ id: `msg_${randomBytes(16).toString('base64url')}`, endpoint: e.id, type: event.type, body }));
+      if (messages.length === 0) return;
+      written = outbox.add(messages).then(
+        () => worker.kick(),
+        (err: unknown) =>
+          p.logger.error(`webhooks: an event could not be kept for delivery: ${(err as Error)?.message}`, {
+            code: 'webhook_enqueue_failed',
+          }),
+      );
+    },
+    flushed: () => written.then(() => undefined),
   };
+}
 
-  const admin: WebhooksAdmin = {
+/** `auth.features.get('webhooks')`. */
+function webhooksAdmin(
+  config: WebhooksConfig,
+  outbox: Outbox,
+  worker: Worker,
+  p: WebhooksParts,
+  intake: { flushed(): Promise<void> },
+): WebhooksAdmin {
+  const endpoints = new Map(config.endpoints.map((e) => [e.id, e]));
+  return {
     async dead() {
       return (await outbox.dead()).map((m: OutboxMessage) => ({
         id: m.id,
@@ -120,21 +155,6 @@ export function createWebhooks(config: WebhooksConfig, p: WebhooksParts) {
       await p.stateStore.remove(DISABLED, e.id);
       return was;
     },
-    flushed: () => written.then(() => undefined),
-  };
-
-  return {
-    admin,
-    /** One look of the worker now (WebhooksParts.intervalMs long, tests drive it with this). */
-    lookNow: () => worker.lookNow(),
-    start() {
-      p.bus.onEvery(enqueue);
-      worker.start();
-    },
-    async close() {
-      p.bus.offEvery(enqueue);
-      await written; // what was told before the close is kept for the next process
-      await worker.stop();
-    },
+    flushed: () => intake.flushed(),
   };
 }
