@@ -89,7 +89,7 @@ export const INSTANCE_ALIASES: {
 export interface BuiltInParts extends SessionsFeatureParts, MfaParts, WebhooksFeatureParts {
   signing: SigningConfig | undefined;
   featureOptions: FeatureOptions;
-  core: MfaParts['core'] & AccountsParts['core'] & PersonalTokensFeatureParts['core'];
+  core: MfaParts['core'] & AccountsParts['core'] & PersonalTokensFeatureParts['core'] & WebhooksFeatureParts['core'];
   login: MfaParts['login'] & AccountsParts['login'];
   logger: AccountsParts['logger'];
   strictRevocation: boolean;

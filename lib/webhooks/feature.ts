@@ -1,6 +1,7 @@
 import type { AuthEventBus } from '../events/bus.js';
 import type { FeatureModule } from '../features/contract.js';
 import type { Logger } from '../logger.js';
+import type { Tracing } from '../telemetry/types.js';
 import { WEBHOOK_EVENTS } from './events.js';
 import type { WebhooksConfig } from './options.js';
 
@@ -10,6 +11,7 @@ export interface WebhooksFeatureParts {
   logger: Logger;
   /** The instance's bus: every event, whoever emits it. */
   events: Pick<AuthEventBus, 'onEvery' | 'offEvery'>;
+  core: { telemetry: Tracing };
 }
 
 /**
@@ -28,6 +30,7 @@ export function webhooksFeature(config: WebhooksConfig, p: WebhooksFeatureParts)
         stateStore: context.stateStore,
         clock: p.clock,
         logger: p.logger,
+        tracing: p.core.telemetry,
         emit: (type, fields) => context.emit(type, fields),
       });
       return {

@@ -4,6 +4,7 @@ import type { WebhookEndpoint } from './options.js';
 import type { Leased } from './outbox.js';
 import { webhookHeaders } from './sign.js';
 import type { SendResult } from './worker.js';
+import { noTracing, type Tracing } from '../telemetry/types.js';
 
 /** A receiver's answer is read up to this much, and thrown away. */
 const ANSWER_CAP = 64 * 1024;
@@ -12,7 +13,10 @@ const ANSWER_CAP = 64 * 1024;
  * One try of one message: signed at the time of sending (`webhook-timestamp` from the instance's clock), POSTed under
  * the avatar fetch's rules (no private address unless the endpoint allows it, no redirect, a time limit, a size cap).
  */
-export function webhookSender(clock: () => number): (endpoint: WebhookEndpoint, leased: Leased) => Promise<SendResult> {
+export function webhookSender(
+  clock: () => number,
+  tracing: Tracing = noTracing,
+): (endpoint: WebhookEndpoint, leased: Leased) => Promise<SendResult> {
   const policies = new Map<boolean, (address: string) => boolean>([
     [false, addressPolicy(false)],
     [true, addressPolicy(true)],
@@ -24,11 +28,15 @@ export function webhookSender(clock: () => number): (endpoint: WebhookEndpoint, 
       maxBytes: ANSWER_CAP,
       allowed: policies.get(endpoint.allowPrivate)!,
     };
+    // A client span and the request-duration histogram per try, as for every outbound call (`authkoa.call: webhook`).
+    const call = { method: 'POST', url: endpoint.url, what: 'webhook' };
     try {
-      const status = await safePost(endpoint.url, message.body, headers, limits);
-      if (status >= 200 && status < 300) return 'delivered';
-      if (status === 410) return 'gone';
-      return { failed: `status ${status}` };
+      return await tracing.client(call, async (status) => {
+        const code = await safePost(endpoint.url, message.body, headers, limits);
+        status(code);
+        if (code >= 200 && code < 300) return 'delivered';
+        return code === 410 ? 'gone' : { failed: `status ${code}` };
+      });
     } catch (err) {
       return { failed: err instanceof FetchError ? err.reason : 'transport error' };
     }

@@ -3,6 +3,7 @@ import type { AuthEventBus } from '../events/bus.js';
 import type { AuthEvent } from '../events/types.js';
 import type { Logger } from '../logger.js';
 import type { StateStore } from '../state/types.js';
+import type { Tracing } from '../telemetry/types.js';
 import { WEBHOOK_EVENTS } from './events.js';
 import type { WebhookEndpoint, WebhooksConfig } from './options.js';
 import { stateOutbox, type Outbox, type OutboxMessage } from './outbox.js';
@@ -23,6 +24,8 @@ export interface WebhooksParts {
   emit: (type: (typeof WEBHOOK_EVENTS)[number], fields: Record<string, unknown>) => void;
   /** How a message is sent; the real POST by default (tests put a receiver of their own behind it). */
   send?: (endpoint: WebhookEndpoint, leased: Parameters<ReturnType<typeof webhookSender>>[1]) => Promise<SendResult>;
+  /** Where each try is traced (OpenTelemetry, when the instance has it). */
+  tracing?: Tracing;
   /** The pause between looks when there is nothing to send. Default 1 s. */
   intervalMs?: number;
 }
@@ -82,7 +85,7 @@ function deliveryWorker(outbox: Outbox, endpoints: ReadonlyMap<string, WebhookEn
   return webhookWorker({
     outbox,
     endpoints,
-    send: p.send ?? webhookSender(p.clock),
+    send: p.send ?? webhookSender(p.clock, p.tracing),
     disabled: async (e) => (await p.stateStore.get(DISABLED, e.id)) !== undefined,
     async disable(e) {
       await p.stateStore.create(DISABLED, e.id, { at: p.clock() }, FOREVER);

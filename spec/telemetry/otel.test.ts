@@ -232,6 +232,37 @@ test.serial(
   },
 );
 
+test.serial(
+  'a webhook delivery is a client span (authkoa.call webhook, its status) with the request-duration histogram; a refused one is an error span',
+  async (t) => {
+    const { startReceiver } = await import('../webhooks/receiver.js');
+    const r = await startReceiver();
+    t.teardown(() => r.close());
+    const app = await directApp({
+      webhooks: [{ url: `${r.url}/in`, secret: r.secret, events: ['login'], allowPrivate: true }],
+    });
+    t.teardown(() => app.close());
+    const c = new Client(app.url);
+    await c.fetch(`/auth/local/login?user=alice&passwd=${PASSWORD}`);
+    await r.until(1);
+    const isWebhook = (s: ReadableSpan) => s.attributes['authkoa.call'] === 'webhook';
+    await until(() => spans.getFinishedSpans().some(isWebhook));
+    const sent = spans.getFinishedSpans().find(isWebhook)!;
+    t.is(sent.name, 'POST');
+    t.like(sent.attributes, { 'http.request.method': 'POST', 'http.response.status_code': 200 });
+    t.is(sent.attributes['url.full'], `${r.url}/in`);
+    t.true((await points('http.client.request.duration')).some((d) => d.attributes['authkoa.call'] === 'webhook'));
+    r.status = 500;
+    spans.reset();
+    await c.fetch(`/auth/local/login?user=alice&passwd=${PASSWORD}`);
+    await r.until(2);
+    await until(() => spans.getFinishedSpans().some(isWebhook));
+    const refused = spans.getFinishedSpans().find(isWebhook)!;
+    t.like(refused.attributes, { 'http.response.status_code': 500 });
+    t.is(refused.status.code, 2 /* ERROR */);
+  },
+);
+
 test.serial('no span attribute carries the password, the session token, its jti or the secret', async (t) => {
   const app = await directApp();
   t.teardown(() => app.close());
