@@ -107,6 +107,15 @@ export async function middlewareBench(ms = 1500, rounds = 3): Promise<Middleware
       { kind: 'password', name: 'local', sender: () => {} },
     ],
   });
+  // Webhooks configured for every event type: a route that emits no event must pay nothing for them.
+  const withWebhooks = authKoa({
+    secret: SECRET,
+    url,
+    telemetry: false,
+    allowVolatileStores: true,
+    webhooks: [{ url: 'http://127.0.0.1:9/in', secret: `whsec_${'A'.repeat(43)}=`, events: ['*'], allowPrivate: true }],
+    providers: [{ kind: 'direct', name: 'bench', checker: () => true }],
+  });
   // Personal tokens: a bearer token of the same user, verified from the per-process cache after its first use.
   const stateStore = memoryStateStore();
   const withTokens = authKoa({
@@ -125,7 +134,14 @@ export async function middlewareBench(ms = 1500, rounds = 3): Promise<Middleware
     user: { name: 'bench user', id: 'bench_0123456789abcdef0123456789abcdef01234567', picture: '' },
     ...{ created: Date.now(), hash: tokenHash(personal) },
   });
-  await Promise.all([auth.ready, traced.ready, listened.ready, withAccounts.ready, withTokens.ready]);
+  await Promise.all([
+    auth.ready,
+    traced.ready,
+    listened.ready,
+    withAccounts.ready,
+    withTokens.ready,
+    withWebhooks.ready,
+  ]);
   const basic = authKoa({
     secret: SECRET,
     url,
@@ -168,6 +184,11 @@ export async function middlewareBench(ms = 1500, rounds = 3): Promise<Middleware
       listened.middleware.auth,
     ],
     [
+      'auth: JWT cookie + XSRF header, webhooks configured',
+      request(app, '/private', { cookie: `JWT=${token}`, 'x-xsrf-token': 'a'.repeat(40) }),
+      withWebhooks.middleware.auth,
+    ],
+    [
       'auth: personal access token (Bearer, cache hit)',
       request(app, '/private', { authorization: `Bearer ${personal}` }),
       withTokens.middleware.auth,
@@ -201,7 +222,7 @@ export async function middlewareBench(ms = 1500, rounds = 3): Promise<Middleware
     out.push({ name, us: Math.max(0, mine - none) });
   }
   await Promise.all([auth.close(), basic.close(), traced.close(), listened.close(), withAccounts.close()]);
-  await withTokens.close();
+  await Promise.all([withTokens.close(), withWebhooks.close()]);
   return out;
 }
 

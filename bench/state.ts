@@ -26,7 +26,7 @@ export interface StateRow {
 
 const SECRET = 'bench-secret-0123456789abcdef0123456789';
 
-async function app(stateStore: string) {
+async function app(stateStore: string, webhook?: string) {
   const sent: string[] = [];
   const server = http.createServer();
   server.listen(0, '127.0.0.1');
@@ -37,6 +37,9 @@ async function app(stateStore: string) {
     url,
     stateStore,
     telemetry: false, // installed here for the tests; the rows measure the store alone
+    ...(webhook && {
+      webhooks: [{ url: webhook, secret: `whsec_${'A'.repeat(43)}=`, events: ['*'], allowPrivate: true }],
+    }),
     providers: [
       {
         kind: 'verified',
@@ -92,13 +95,19 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 export async function stateBench(rounds = 5, n = 1000): Promise<StateRow[]> {
   const dir = mkdtempSync(join(tmpdir(), 'authkoa-bench-state-'));
   const [redis, postgres] = await Promise.all([startRedis(), startPostgres()]);
-  const stores: Array<[string, string]> = [
+  // A receiver that takes every webhook at once: the `+ webhooks` row is what the outbox and its sends add.
+  const receiver = http.createServer((req, res) => req.resume().on('end', () => res.writeHead(204).end()));
+  receiver.listen(0, '127.0.0.1');
+  await once(receiver, 'listening');
+  const hook = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/in`;
+  const stores: Array<[string, string, string?]> = [
     ['memory', 'memory'],
     ['lmdb', `lmdb://${join(dir, 'state')}`],
     ['redis', `${redis.uri}/0?prefix=bench:`],
+    ['redis + webhooks', `${redis.uri}/1?prefix=bench:`, hook],
     ['postgres', postgres.uri],
   ];
-  const apps = await Promise.all(stores.map(([, uri]) => app(uri)));
+  const apps = await Promise.all(stores.map(([, uri, webhook]) => app(uri, webhook)));
   const times = stores.map(() => ({ verified: [] as number[], direct: [] as number[] }));
   try {
     for (let r = 0; r < rounds + 1; r++) {
@@ -118,6 +127,7 @@ export async function stateBench(rounds = 5, n = 1000): Promise<StateRow[]> {
   } finally {
     await Promise.all(apps.map((a) => a.close()));
     await Promise.all([redis.stop(), postgres.destroy()]);
+    receiver.close();
     rmSync(dir, { recursive: true, force: true });
   }
   return stores.map(([store], i) => ({
