@@ -129,3 +129,41 @@ test('bad options are start-up TypeErrors naming the option', async (t) => {
     message: /stateStore \(where webhooks keeps its outbox\) is a memory store/,
   });
 });
+
+test('the avatar fetch’s rules: a redirect is not followed, a receiver that hangs is cut at the time limit, a huge answer is cut', async (t) => {
+  const { serve } = await import('../helpers/http.js');
+  const { readWebhooksOptions } = await import('../../lib/webhooks/options.js');
+  const { webhookSender } = await import('../../lib/webhooks/send.js');
+  let followed = 0;
+  const target = await serve((_req, res) => {
+    followed++;
+    res.end('ok');
+  });
+  const redirecting = await serve((_req, res) => res.writeHead(302, { location: `${target.url}/` }).end());
+  const hanging = await serve(() => {}); // never answers
+  const huge = await serve((_req, res) => res.end(Buffer.alloc(5 * 1024 * 1024, 'x')));
+  for (const s of [target, redirecting, hanging, huge]) t.teardown(() => s.close());
+  const secret = newSecret();
+  const endpoint = (url: string) =>
+    readWebhooksOptions([{ url, secret, events: ['login'], allowPrivate: true, timeout: '1s' }], {
+      stateStore: 'lmdb://x',
+      allowVolatileStores: false,
+    })!.endpoints[0]!;
+  const send = webhookSender(Date.now);
+  const leased = {
+    seq: 1,
+    rev: '1',
+    message: { id: 'msg_x', endpoint: '', type: 'login', body: '{}', attempts: 0, nextAt: 0, leaseUntil: 0 },
+  };
+  t.deepEqual(await send(endpoint(redirecting.url), leased), { failed: 'status 302' });
+  t.is(followed, 0, 'the redirect was not followed');
+  t.deepEqual(await send(endpoint(hanging.url), leased), { failed: 'timeout' });
+  t.is(await send(endpoint(huge.url), leased), 'delivered', 'a 2xx with a 5 MB body: delivered, the body cut unread');
+  t.deepEqual(await send(endpoint('http://127.0.0.1:1/'), leased), { failed: 'transport ECONNREFUSED' });
+  const strict = readWebhooksOptions([{ url: target.url, secret, events: ['login'] }], {
+    stateStore: 'lmdb://x',
+    allowVolatileStores: false,
+  })!.endpoints[0]!;
+  t.deepEqual(await send(strict, leased), { failed: 'address not allowed' });
+  t.is(followed, 0);
+});
