@@ -12,6 +12,8 @@ import { spawnTs, waitForLine } from '../helpers/cli.js';
 import { startPostgres } from '../helpers/postgres.js';
 import { startRedis } from '../helpers/redis.js';
 import { startReceiver, type Receiver } from './receiver.js';
+import { openStateStore } from '../../lib/state/open.js';
+import { stateOutbox } from '../../lib/webhooks/outbox.js';
 
 const APP = fileURLToPath(new URL('./fixtures/webhook-app.ts', import.meta.url));
 const EVENTS = 10_000;
@@ -84,3 +86,43 @@ test.serial('PostgreSQL: 10,000 events, the sending process killed twice, every 
   t.teardown(() => pg.destroy());
   await survivesTwoKills(t, await pg.database('webhooks'));
 });
+
+test.serial(
+  'two processes delivering from one outbox at once never both send a message: each arrives exactly once',
+  async (t) => {
+    t.timeout(300_000);
+    const redis = await startRedis();
+    t.teardown(() => redis.stop());
+    const store = `${redis.uri}/0?prefix=wh2:`;
+    const r = await startReceiver();
+    t.teardown(() => r.close());
+    const [a, b] = await Promise.all([appProcess(t, store, r), appProcess(t, store, r)]);
+    const half = EVENTS / 5;
+    const fired = await Promise.all([
+      fetch(`${a.base}/fire?from=0&n=${half}`, { method: 'POST' }),
+      fetch(`${b.base}/fire?from=${half}&n=${half}`, { method: 'POST' }),
+    ]);
+    t.deepEqual(await Promise.all(fired.map((f) => f.text())), ['fired', 'fired']);
+    const ids = new Set<string>();
+    let read = 0;
+    await r.when(() => {
+      for (; read < r.deliveries.length; read++) ids.add(r.deliveries[read]!.id);
+      return ids.size >= 2 * half;
+    });
+    t.is(ids.size, 2 * half);
+    // Every message is out of the outbox (tail = head after a look): none can be sent again later.
+    const state = await openStateStore(store);
+    t.teardown(() => state.close());
+    const counter = async (k: string) => (await state.get<{ n: number }>('wh', k))?.value.n;
+    for (;;) {
+      t.deepEqual(await stateOutbox(state, Date.now).lease(1, 1), [], 'nothing left to send');
+      if ((await counter('head')) === (await counter('tail'))) break;
+      await new Promise((resolve) => setImmediate(resolve)); // a process is still taking its last ones out
+    }
+    t.is(r.deliveries.length, 2 * half, 'no message sent twice: each lease is one process’s');
+    t.deepEqual(
+      r.deliveries.filter((d) => d.refusal !== undefined),
+      [],
+    );
+  },
+);
