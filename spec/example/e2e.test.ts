@@ -323,6 +323,12 @@ test.serial(
     await page.waitForFunction(() => document.querySelector('#status')?.textContent === 'Logged in as demo.');
     await page.click('#link-list [data-link="dev"] .link-remove');
     await page.waitForFunction(() => document.querySelector('#links-message')?.textContent === 'Unlinked dev.');
+    // The list is read again after the message: gone once it is.
+    await page.waitForFunction(
+      () =>
+        document.querySelector('#link-list [data-link="local"]') !== null &&
+        document.querySelector('#link-list [data-link="dev"]') === null,
+    );
     t.is(await page.locator('#link-list [data-link="dev"]').count(), 0);
     t.deepEqual((page as Page & { errors?: string[] }).errors, []);
     await page.click('#logout');
