@@ -70,7 +70,9 @@ export function authKoa(opts: AuthKoaOptions): AuthKoa {
   };
   const mount = features.mount.bind(features);
   const routing = import('./routes.js').then((m) => m.authRoute(o, routeParts, endToken, mount));
-  const service = requestHandler(o, { routing, avatarProxy: core.avatarProxy, waitForStart, pending: core.pending });
+  const settled = (ctx: Context) => events.bus.settled(ctx);
+  const entry = { routing, avatarProxy: core.avatarProxy, waitForStart, pending: core.pending, settled };
+  const service = requestHandler(o, entry);
   const close = async () => {
     await startUp.settled; // a failed start has already closed what it had started
     await Promise.allSettled(providers.list().map((p) => p.close?.() ?? Promise.resolve()));

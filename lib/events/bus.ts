@@ -7,6 +7,9 @@ export type ReportListenerError = (err: Error, ctx: Context | undefined) => void
 
 type AnyListener = (event: never) => unknown;
 
+/** A tap (AuthEventBus.tap): what it returns, the request of the event waits for. */
+export type EventTap = (event: AuthEventMap[AuthEventType]) => Promise<unknown> | undefined;
+
 /** What an emitter gives: the event without `type` and `time`, which the bus adds. */
 export type EventFields<T extends AuthEventType> = Omit<AuthEventMap[T], 'type' | 'time'>;
 
@@ -52,6 +55,10 @@ export class AuthEventBus implements EventSink {
   readonly #types: string[];
   /** Listeners of every type (the audit sink), those declared later included. */
   readonly #every = new Set<AnyListener>();
+  /** Taps: every event, in the step that emits it (the webhooks' outbox). */
+  readonly #taps = new Set<EventTap>();
+  /** What a request's taps are still doing, by the request: its answer waits for it (settled). */
+  readonly #held = new WeakMap<object, Array<Promise<unknown>>>();
 
   constructor(report: ReportListenerError, slowMs: number, clock: () => number, featureTypes: readonly string[] = []) {
     this.#report = report;
@@ -79,6 +86,27 @@ export class AuthEventBus implements EventSink {
     this.#every.delete(listener);
   }
 
+  /**
+   * Hears every event synchronously, in the step that emits it, for a sink that must keep the event before the
+   * request that made it answers (the webhooks' outbox). What it returns for an event of a request, that request's
+   * answer waits for (settled()); it must not reject, nor take long.
+   */
+  tap(listener: EventTap): void {
+    this.#taps.add(listener);
+  }
+
+  untap(listener: EventTap): void {
+    this.#taps.delete(listener);
+  }
+
+  /** What the taps still do for the events of this request (undefined: nothing): the auth routes wait for it. */
+  settled(ctx: Context): Promise<unknown> | undefined {
+    const held = this.#taps.size > 0 ? this.#held.get(ctx.req) : undefined;
+    if (!held) return undefined;
+    this.#held.delete(ctx.req);
+    return Promise.all(held);
+  }
+
   on<T extends AuthEventType>(type: T, listener: AuthEventListener<T>): void {
     checkType('on', type, this.#types);
     if (typeof listener !== 'function')
@@ -97,20 +125,37 @@ export class AuthEventBus implements EventSink {
 
   /** Whether anyone listens to `type`: emitters skip building an event nobody reads. */
   has(type: AuthEventType): boolean {
-    return this.#every.size > 0 || this.#listeners.has(type);
+    return this.#every.size > 0 || this.#taps.size > 0 || this.#listeners.has(type);
   }
 
   /** Queues the listeners of `type` with the event; `ctx` is the request it came from, for reporting. */
   emit<T extends AuthEventType>(type: T, fields: EventFields<T>, ctx?: Context): void {
     const set = this.#listeners.get(type);
-    if (!set && this.#every.size === 0) return;
+    if (!set && this.#every.size === 0 && this.#taps.size === 0) return;
     // A copy: a listener that calls off() does not change who hears this event.
     const listeners: AnyListener[] = [...this.#every, ...(set ?? [])];
     // One frozen object for every listener: none can change what the next one sees.
     const event = Object.freeze({ type, time: this.#clock(), ...fields });
+    if (this.#taps.size > 0) this.#tapped(event as unknown as AuthEventMap[AuthEventType], ctx);
+    if (listeners.length === 0) return;
     setImmediate(() => {
       for (const listener of listeners) this.#call(type, listener, event, ctx);
     });
+  }
+
+  #tapped(event: AuthEventMap[AuthEventType], ctx: Context | undefined): void {
+    for (const tap of this.#taps) {
+      let kept: Promise<unknown> | undefined;
+      try {
+        kept = tap(event);
+      } catch (err) {
+        this.#report(asError(err, event.type), ctx);
+      }
+      if (!kept || !ctx) continue;
+      const held = this.#held.get(ctx.req);
+      if (held) held.push(kept);
+      else this.#held.set(ctx.req, [kept]);
+    }
   }
 
   #call(type: AuthEventType, listener: AnyListener, event: unknown, ctx: Context | undefined): void {

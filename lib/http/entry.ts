@@ -13,6 +13,11 @@ export interface EntryParts {
   /** Undefined once started; until then a promise a request waits for (rejected with a 503 after a failure). */
   waitForStart: () => Promise<void> | undefined;
   pending: PendingAppErrors;
+  /**
+   * What the request's events are still being kept by (AuthEventBus.settled: the webhooks' outbox); an auth route
+   * answers once it is done.
+   */
+  settled: (ctx: Context) => Promise<unknown> | undefined;
 }
 
 /** The options the entry reads. */
@@ -24,7 +29,7 @@ export interface EntryConfig {
 
 /** The service's own middleware: the auth routes and the avatar route, every other request passed on. */
 export function requestHandler(o: EntryConfig, parts: EntryParts): Middleware {
-  const { routing, avatarProxy, waitForStart, pending } = parts;
+  const { routing, avatarProxy, waitForStart, pending, settled } = parts;
   let authRoute: AuthRoute | undefined;
   routing.then((r) => (authRoute = r)).catch(() => undefined); // a failure reaches `ready` and the requests
   const authPrefix = o.authRoutePath;
@@ -43,21 +48,30 @@ export function requestHandler(o: EntryConfig, parts: EntryParts): Middleware {
     if (under(path, authPrefix)) {
       const waiting = waitForStart();
       const route = authRoute;
-      if (route && !waiting) return guarded(ctx, logger, () => route(ctx));
-      return guarded(ctx, logger, () => Promise.all([waiting, routing]).then(([, r]) => r(ctx)));
+      if (route && !waiting) return guarded(ctx, logger, () => route(ctx), settled);
+      return guarded(ctx, logger, () => Promise.all([waiting, routing]).then(([, r]) => r(ctx)), settled);
     }
     if (under(path, avatarPrefix)) return guarded(ctx, logger, () => avatarProxy.handle(ctx));
     return next();
   };
 }
 
-async function guarded(ctx: Context, logger: Logger, handle: () => Promise<unknown>): Promise<void> {
+async function guarded(
+  ctx: Context,
+  logger: Logger,
+  handle: () => Promise<unknown>,
+  settled?: EntryParts['settled'],
+): Promise<void> {
   setDefenceHeaders(ctx);
   try {
     await handle();
   } catch (err) {
     writeError(ctx, reportError(ctx, err, logger));
   }
+  // The events this request told are kept (the webhooks' outbox) before its answer goes out: a process killed
+  // after the answer has lost none of them.
+  const keeping = settled?.(ctx);
+  if (keeping) await keeping;
 }
 
 function under(path: string, prefix: string): boolean {

@@ -10,7 +10,7 @@ export interface WebhooksFeatureParts {
   clock: () => number;
   logger: Logger;
   /** The instance's bus: every event, whoever emits it. */
-  events: Pick<AuthEventBus, 'onEvery' | 'offEvery'>;
+  events: Pick<AuthEventBus, 'tap' | 'untap'>;
   core: { telemetry: Tracing };
 }
 

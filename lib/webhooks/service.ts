@@ -17,7 +17,7 @@ import { webhookWorker, type SendResult, type Worker } from './worker.js';
  */
 
 export interface WebhooksParts {
-  bus: Pick<AuthEventBus, 'onEvery' | 'offEvery'>;
+  bus: Pick<AuthEventBus, 'tap' | 'untap'>;
   stateStore: StateStore;
   clock: () => number;
   logger: Logger;
@@ -69,11 +69,11 @@ export function createWebhooks(config: WebhooksConfig, p: WebhooksParts) {
     /** One look of the worker now (WebhooksParts.intervalMs long, tests drive it with this). */
     lookNow: () => worker.lookNow(),
     start() {
-      p.bus.onEvery(intake.enqueue);
+      p.bus.tap(intake.enqueue);
       worker.start();
     },
     async close() {
-      p.bus.offEvery(intake.enqueue);
+      p.bus.untap(intake.enqueue);
       await intake.flushed(); // what was told before the close is kept for the next process
       await worker.stop();
     },
@@ -108,13 +108,14 @@ function eventIntake(config: WebhooksConfig, outbox: Outbox, worker: Worker, p: 
   // The latest addition: the outbox writes batches one after another, so it settles after every earlier one.
   let written: Promise<unknown> = Promise.resolve();
   return {
-    enqueue: (event: AuthEvent) => {
-      if (own.has(event.type)) return;
+    /** Starts keeping the event; what it returns, the request that told it waits for (AuthEventBus.tap). */
+    enqueue: (event: AuthEvent): Promise<unknown> | undefined => {
+      if (own.has(event.type)) return undefined;
       const body = JSON.stringify({ type: event.type, timestamp: new Date(event.time).toISOString(), data: event });
       const messages = config.endpoints
         .filter((e) => e.events === undefined || e.events.has(event.type))
         .map((e) => ({ id: `msg_${randomBytes(16).toString('base64url')}`, endpoint: e.id, type: event.type, body }));
-      if (messages.length === 0) return;
+      if (messages.length === 0) return undefined;
       written = outbox.add(messages).then(
         () => worker.kick(),
         (err: unknown) =>
@@ -122,6 +123,7 @@ function eventIntake(config: WebhooksConfig, outbox: Outbox, worker: Worker, p: 
             code: 'webhook_enqueue_failed',
           }),
       );
+      return written;
     },
     flushed: () => written.then(() => undefined),
   };

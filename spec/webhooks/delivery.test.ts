@@ -167,3 +167,41 @@ test('the avatar fetch’s rules: a redirect is not followed, a receiver that ha
   t.deepEqual(await send(strict, leased), { failed: 'address not allowed' });
   t.is(followed, 0);
 });
+
+test('an event is in the outbox before the answer of the request that told it goes out: a kill after the answer loses none', async (t) => {
+  const { memoryStateStore } = await import('../../lib/state/memory.js');
+  const r = await receiver(t);
+  const inner = memoryStateStore();
+  const order: string[] = [];
+  let held = false;
+  // The outbox's first message write is held until the answer went out, or until 200 turns of the event loop have
+  // passed: without the wait, the login would be answered meanwhile and `answered` come first.
+  const store = {
+    ...Object.fromEntries(
+      (['get', 'replace', 'take', 'remove', 'sweep', 'markUsed', 'hit', 'close'] as const).map((m) => [
+        m,
+        (inner[m] as (...a: unknown[]) => unknown).bind(inner),
+      ]),
+    ),
+    volatile: true,
+    async create(ns: string, key: string, value: unknown, exp: number) {
+      if (ns === 'wh-msg' && !held) {
+        held = true;
+        for (let i = 0; i < 200 && !order.includes('answered'); i++) await new Promise((res) => setImmediate(res));
+        const made = await inner.create(ns, key, value, exp);
+        order.push('kept');
+        return made;
+      }
+      return inner.create(ns, key, value, exp);
+    },
+  };
+  const app = await startSessionsApp(t, {
+    stateStore: store,
+    webhooks: [{ url: r.url, secret: r.secret, events: ['login'], allowPrivate: true }],
+  } as unknown as Partial<AuthKoaOptions>);
+  app.server.prependListener('request', (_req, res) => res.once('finish', () => order.push('answered')));
+  await app.login('alice');
+  t.deepEqual(order, ['kept', 'answered']);
+  await r.until(1);
+  t.is(r.deliveries[0]!.verified?.type, 'login');
+});
