@@ -1,4 +1,5 @@
 import type { StateStore } from '../state/types.js';
+import { updateEntry } from '../state/update.js';
 import { retryDelay } from './schedule.js';
 
 /**
@@ -193,13 +194,10 @@ class StateOutbox implements Outbox {
 
   /** Adds a dead letter's id to the list, the newest DEAD_MAX kept. */
   async #listDead(id: string): Promise<void> {
-    for (let i = 0; i < TRIES; i++) {
-      const cur = await this.#store.get<{ ids: string[] }>(NS, 'dead');
-      const ids = [...(cur?.value.ids ?? []).filter((x) => x !== id), id].slice(-DEAD_MAX);
-      const exp = this.#clock() + DEAD_KEEP_MS;
-      const s = this.#store;
-      if (cur ? await s.replace(NS, 'dead', cur.rev, { ids }, exp) : await s.create(NS, 'dead', { ids }, exp)) return;
-    }
+    const ids = (cur: { ids: string[] } | undefined) => ({
+      ids: [...(cur?.ids ?? []).filter((x) => x !== id), id].slice(-DEAD_MAX),
+    });
+    await updateEntry(this.#store, NS, 'dead', ids, () => this.#clock() + DEAD_KEEP_MS, TRIES);
   }
 
   async #counter(key: 'head' | 'tail'): Promise<number> {
@@ -208,15 +206,10 @@ class StateOutbox implements Outbox {
 
   /** Moves a counter by compare-and-set to `to(n)`; undefined when `to` declines. */
   async #bump(key: 'head' | 'tail', to: (n: number) => number | undefined): Promise<number | undefined> {
-    for (let i = 0; i < TRIES; i++) {
-      const cur = await this.#store.get<Counter>(NS, key);
-      const next = to(cur?.value.n ?? 0);
-      if (next === undefined) return undefined;
-      const exp = this.#clock() + KEEP_MS;
-      const s = this.#store;
-      if (cur ? await s.replace(NS, key, cur.rev, { n: next }, exp) : await s.create(NS, key, { n: next }, exp))
-        return next;
-    }
-    throw new Error(`webhooks outbox: the ${key} counter kept changing`);
+    const moved = (cur: Counter | undefined) => {
+      const next = to(cur?.n ?? 0);
+      return next === undefined ? undefined : { n: next };
+    };
+    return (await updateEntry(this.#store, NS, key, moved, () => this.#clock() + KEEP_MS, TRIES))?.n;
   }
 }

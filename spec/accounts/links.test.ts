@@ -6,8 +6,8 @@
  */
 import test from 'ava';
 import { Client } from '../helpers/http.js';
-import { BOT_TOKEN, startFakeBotApi } from '../helpers/telegram.js';
-import { ALICE, ERROR, SUCCESS } from '../telegram/fixtures.js';
+import { startFakeBotApi } from '../helpers/telegram.js';
+import { ALICE, SUCCESS, telegramEntry } from '../telegram/fixtures.js';
 import { startLogin } from '../oauth2/fixtures.js';
 import { linkedProviders, linkThrough, linksRig, providerLogin, sessionOf } from './links-rig.js';
 import { codeOf, enrolTotp, post, signUpAndConfirm, whoami } from './rig.js';
@@ -173,16 +173,7 @@ test('a linked identity logs in with the account’s second factor', async (t) =
 test('a Telegram identity is linked the same way: ?link=1 on the request for the bot token, the link made when it completes', async (t) => {
   const api = await startFakeBotApi();
   t.teardown(() => api.close());
-  const telegram = {
-    kind: 'telegram',
-    name: 'telegram',
-    token: BOT_TOKEN,
-    apiRoot: api.apiRoot,
-    successMsg: SUCCESS,
-    errorMsg: ERROR,
-    pollTimeout: 1,
-    backoff: { min: 20, max: 200 },
-  };
+  const telegram = telegramEntry(api);
   const r = await linksRig(t, { extraProviders: [telegram] });
   await signUpAndConfirm(r, 'tom@example.com');
   const account = sessionOf(r.client);

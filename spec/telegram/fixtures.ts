@@ -24,6 +24,20 @@ export interface TelegramSetup {
   logs: string[];
 }
 
+/** A telegram provider entry on the stand-in `api`: short long-polls and backoffs keep the tests quick. */
+export function telegramEntry(api: FakeBotApi) {
+  return {
+    kind: 'telegram' as const,
+    name: 'telegram',
+    token: BOT_TOKEN,
+    apiRoot: api.apiRoot,
+    successMsg: SUCCESS,
+    errorMsg: ERROR,
+    pollTimeout: 1,
+    backoff: { min: 20, max: 200 },
+  };
+}
+
 /**
  * The stand-in Bot API plus an app with a telegram provider on it, a file avatar store and a manual
  * clock; both are stopped at teardown. Short long-polls and backoffs keep the tests quick.
@@ -42,19 +56,7 @@ export async function startTelegram(
     clock,
     avatarStore: join(tempDir(t), 'avatars'),
     logger: (msg: string) => logs.push(msg),
-    providers: [
-      {
-        kind: 'telegram',
-        name: 'telegram',
-        token: BOT_TOKEN,
-        apiRoot: api.apiRoot,
-        successMsg: SUCCESS,
-        errorMsg: ERROR,
-        pollTimeout: 1,
-        backoff: { min: 20, max: 200 },
-        ...provider,
-      },
-    ],
+    providers: [{ ...telegramEntry(api), ...provider }],
     ...opts.app,
   });
   t.teardown(() => app.close());

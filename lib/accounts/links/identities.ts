@@ -1,4 +1,5 @@
 import type { StateStore } from '../../state/types.js';
+import { updateEntry } from '../../state/update.js';
 import type { User } from '../../user.js';
 
 /**
@@ -59,20 +60,18 @@ interface UserIndex {
 
 export function stateIdentityStore(store: StateStore): IdentityStore {
   async function updateIndex(userId: string, change: (subjects: string[]) => string[]): Promise<void> {
-    for (let i = 0; i < TRIES; i++) {
-      const cur = await store.get<UserIndex>(USERS, userId);
-      const before = cur?.value.subjects ?? [];
-      const after = change(before);
-      if (after === before) return;
-      const value: UserIndex = { subjects: after };
-      if (
-        cur
-          ? await store.replace(USERS, userId, cur.rev, value, FOREVER)
-          : await store.create(USERS, userId, value, FOREVER)
-      )
-        return;
-    }
-    throw new Error(`identities of ${userId}: the index kept changing`);
+    await updateEntry<UserIndex>(
+      store,
+      USERS,
+      userId,
+      (cur) => {
+        const before = cur?.subjects ?? [];
+        const after = change(before);
+        return after === before ? undefined : { subjects: after };
+      },
+      () => FOREVER,
+      TRIES,
+    );
   }
   const add = (subject: string) => (subjects: string[]) =>
     subjects.includes(subject) ? subjects : [...subjects, subject];
