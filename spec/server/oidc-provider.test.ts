@@ -23,17 +23,23 @@ test('openid-client discovers the server of kind server and the discovery docume
   t.is(meta.jwks_uri, `${serverURL}/.well-known/jwks.json`);
   t.deepEqual(meta.response_types_supported, ['code']);
   t.deepEqual(meta.subject_types_supported, ['public']);
-  t.deepEqual(meta.id_token_signing_alg_values_supported, ['EdDSA']);
-  t.deepEqual(meta.scopes_supported, ['openid', 'profile', 'email']);
+  t.deepEqual(meta.id_token_signing_alg_values_supported, ['RS256', 'EdDSA'], 'RS256 beside the EdDSA key');
+  t.deepEqual(meta.scopes_supported, ['openid', 'profile', 'email', 'address', 'phone', 'offline_access']);
   t.deepEqual(meta.token_endpoint_auth_methods_supported, ['client_secret_basic', 'client_secret_post', 'none']);
   t.deepEqual(meta.code_challenge_methods_supported, ['S256']);
   t.true(meta.claims_supported!.includes('auth_time') && meta.claims_supported!.includes('nonce'));
   t.is(meta.authorization_response_iss_parameter_supported, true);
-  // The server's key set is the service's: the same keys, published on both origins.
+  // The server's key set is the service's keys and the RSA key of its RS256 id_tokens.
   const own = await fetch(meta.jwks_uri!);
   t.is(own.headers.get('cache-control'), 'public, max-age=300');
   t.is(own.headers.get('access-control-allow-origin'), '*');
-  t.deepEqual(await own.json(), await (await fetch(`${app.url}/auth/.well-known/jwks.json`)).json());
+  const ownKeys = ((await own.json()) as { keys: { kid: string; alg: string }[] }).keys;
+  const service = (await (await fetch(`${app.url}/auth/.well-known/jwks.json`)).json()) as { keys: { kid: string }[] };
+  t.deepEqual(
+    ownKeys.filter((k) => k.alg !== 'RS256'),
+    service.keys,
+  );
+  t.is(ownKeys.filter((k) => k.alg === 'RS256').length, 1);
 });
 
 test('a confidential client runs the code flow with PKCE and nonce; openid-client validates the id_token and reads userinfo', async (t) => {
@@ -51,20 +57,33 @@ test('a confidential client runs the code flow with PKCE and nonce; openid-clien
   t.is(claims.name, 'Alice Liddell');
   t.is(claims.email, 'alice@example.test');
   t.is(tokens.scope, 'openid profile email');
-  // Signed with the service's current key: its kid, verifiable through the service's own JWKS URL.
-  const service = (await (await fetch(`${app.url}/auth/.well-known/jwks.json`)).json()) as { keys: { kid: string }[] };
-  t.is(decodeProtectedHeader(tokens.id_token!).kid, service.keys[0]!.kid);
+  // Signed RS256 (the client registered no other algorithm) with the RSA key the server publishes beside the service's.
+  t.is(decodeProtectedHeader(tokens.id_token!).alg, 'RS256');
   const verified = await jwtVerify(
     tokens.id_token!,
-    createRemoteJWKSet(new URL(`${app.url}/auth/.well-known/jwks.json`)),
-    { issuer: serverURL, audience: 'rp' },
+    createRemoteJWKSet(new URL(`${serverURL}/.well-known/jwks.json`)),
+    {
+      issuer: serverURL,
+      audience: 'rp',
+    },
   );
   t.is(verified.payload.sub, 'alice');
+  const service = (await (await fetch(`${app.url}/auth/.well-known/jwks.json`)).json()) as { keys: { kid: string }[] };
+  t.false(
+    service.keys.some((k) => k.kid === decodeProtectedHeader(tokens.id_token!).kid),
+    'not a session key',
+  );
 
   const info = await oidc.fetchUserInfo(config, tokens.access_token, claims.sub);
   t.deepEqual(
     { ...info },
-    { sub: 'alice', name: 'Alice Liddell', picture: `${serverURL}/avatar?user=alice`, email: 'alice@example.test' },
+    {
+      sub: 'alice',
+      name: 'Alice Liddell',
+      preferred_username: 'alice',
+      picture: `${serverURL}/avatar?user=alice`,
+      email: 'alice@example.test',
+    },
   );
 });
 
@@ -79,20 +98,21 @@ test('a public client (no secret, auth method none) runs the same flow', async (
   t.false('email' in claims);
   t.deepEqual(
     { ...(await oidc.fetchUserInfo(config, tokens.access_token, 'bob')) },
-    { sub: 'bob', name: 'bob', picture: `${serverURL}/avatar?user=bob` },
+    { sub: 'bob', name: 'bob', preferred_username: 'bob', picture: `${serverURL}/avatar?user=bob` },
   );
 });
 
-test('a standalone server given signing keys (ES256) is an OpenID provider too', async (t) => {
+test('a standalone server given signing keys (ES256) is an OpenID provider too; a client registered for ES256 gets ES256', async (t) => {
+  const spa = { ...SPA, idTokenSignedResponseAlg: 'ES256' as const };
   const server = await startOAuth2Server({
     url: 'http://127.0.0.1:0',
     checker,
-    clients: [SPA],
+    clients: [spa],
     signing: { alg: 'ES256', key: pemKey('ES256') },
   });
   t.teardown(() => server.close());
-  const config = await relyingParty(server.url, SPA);
-  t.deepEqual(config.serverMetadata().id_token_signing_alg_values_supported, ['ES256']);
+  const config = await relyingParty(server.url, spa);
+  t.deepEqual(config.serverMetadata().id_token_signing_alg_values_supported, ['RS256', 'ES256']);
   const { tokens } = await rpSignIn(config, server.url);
   t.is(decodeProtectedHeader(tokens.id_token!).alg, 'ES256');
   t.is(tokens.claims()!.sub, 'alice');
@@ -143,8 +163,10 @@ test('a second authkoa app logs in with kind oidc against the local server', asy
 });
 
 test('an id_token is no session token: the app that signed it and authkoa/verify refuse it', async (t) => {
-  const { app, serverURL } = await startProvider(t);
-  const { tokens } = await rpSignIn(await relyingParty(serverURL, RP), serverURL);
+  // Signed with the service's own key (the client asked for EdDSA), so only what the token says can refuse it.
+  const rp = { ...RP, idTokenSignedResponseAlg: 'EdDSA' as const };
+  const { app, serverURL } = await startProvider(t, {}, { clients: [rp, SPA] });
+  const { tokens } = await rpSignIn(await relyingParty(serverURL, rp), serverURL);
   const res = await fetch(`${app.url}/private`, { headers: { 'X-JWT': tokens.id_token! } });
   t.is(res.status, 401);
   t.deepEqual(await res.json(), { error: 'wrong issuer', code: 'token_invalid' });

@@ -125,8 +125,8 @@ test('the id_token verifies against the published key set and fails against anot
   const rules = { issuer: serverURL, audience: 'rp' };
   t.is((await jwtVerify(tokens.id_token!, createLocalJWKSet(published), rules)).payload.sub, 'alice');
   const kid = decodeProtectedHeader(tokens.id_token!).kid;
-  const other = generateKeyPairSync('ed25519').publicKey.export({ format: 'jwk' });
-  const forged = createLocalJWKSet({ keys: [{ ...other, kid, alg: 'EdDSA', use: 'sig' }] });
+  const other = generateKeyPairSync('rsa', { modulusLength: 2048 }).publicKey.export({ format: 'jwk' });
+  const forged = createLocalJWKSet({ keys: [{ ...other, kid, alg: 'RS256', use: 'sig' }] });
   await t.throwsAsync(jwtVerify(tokens.id_token!, forged, rules), {
     instanceOf: joseErrors.JWSSignatureVerificationFailed,
   });

@@ -40,12 +40,20 @@ export async function startProvider(
   return { app, serverURL: new URL(res.headers.get('location')!).origin };
 }
 
-/** openid-client's configuration from discovery: client_secret_post for a confidential client, `none` for a public one. */
-export function relyingParty(serverURL: string, client: { id: string; secret?: string }): Promise<oidc.Configuration> {
+/**
+ * openid-client's configuration from discovery: client_secret_post for a confidential client, `none` for a public
+ * one; id_tokens expected in RS256 unless the client registered another algorithm.
+ */
+export function relyingParty(
+  serverURL: string,
+  client: { id: string; secret?: string; idTokenSignedResponseAlg?: string },
+): Promise<oidc.Configuration> {
   const insecure = { execute: [oidc.allowInsecureRequests] };
+  const alg = client.idTokenSignedResponseAlg;
+  const metadata = alg ? { id_token_signed_response_alg: alg } : undefined;
   return client.secret
-    ? oidc.discovery(new URL(serverURL), client.id, client.secret, undefined, insecure)
-    : oidc.discovery(new URL(serverURL), client.id, undefined, oidc.None(), insecure);
+    ? oidc.discovery(new URL(serverURL), client.id, { client_secret: client.secret, ...metadata }, undefined, insecure)
+    : oidc.discovery(new URL(serverURL), client.id, metadata, oidc.None(), insecure);
 }
 
 /** What an RP's login started with: the authorization URL and the checks its answer must pass. */

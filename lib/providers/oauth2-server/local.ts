@@ -11,12 +11,15 @@ import {
   type ServerUser,
 } from './options.js';
 import { memorySessionStore } from './store.js';
-import { safeEqual } from '../../util/safe-equal.js';
-import { basicCredentials, json, readForm, text } from './http.js';
+import { json, text } from './http.js';
 import { GrantBook } from './grants.js';
-import { listen, MAX_FORM } from './listener.js';
-import { authorize, signOut } from './sign-in.js';
-import { hasOpenIDScope, idToken, openIDRoute } from './openid.js';
+import { listen } from './listener.js';
+import { signOut } from './sign-in.js';
+import { authorize } from './authorize.js';
+import { openIDRoute } from './openid.js';
+import { tokenEndpoint } from './token.js';
+import { defaultClaims } from './claims.js';
+import { idTokenKeys } from './id-token.js';
 
 export type { LoginPage, LoginPageHandler } from './page.js';
 export type { OAuth2Server, OAuth2ServerClient, OAuth2ServerOptions, ServerChecker, ServerUser } from './options.js';
@@ -36,13 +39,15 @@ export async function startOAuth2Server(options: OAuth2ServerOptions): Promise<O
   const grants = new GrantBook<ServerUser>({
     codeTTL: o.codeTTL,
     tokenTTL: o.tokenTTL,
+    refreshTTL: o.refreshTokenTTL,
     clock: o.clock,
     strict: true,
     tokenId: () => randomId() + randomId(),
     log: o.logger,
     label: 'oauth2 server',
   });
-  const srv: LocalServer = { o, grants, base: '', basePath: '' };
+  const ids = o.signer ? await idTokenKeys(o.signer, o.rsaKey) : undefined;
+  const srv: LocalServer = { o, grants, base: '', basePath: '', ids, claims: o.claims ?? defaultClaims('') };
   const handle = buildApp(srv).callback();
   // Koa's handler answers its own failures (ctx.onerror): its promise has nothing left to report.
   const listener = await listen((req, res) => void handle(req, res), o.port, o.host);
@@ -51,6 +56,7 @@ export async function startOAuth2Server(options: OAuth2ServerOptions): Promise<O
   const base = url.href.replace(/\/+$/, '');
   srv.base = base;
   srv.basePath = url.pathname.replace(/\/+$/, '');
+  srv.claims = o.claims ?? defaultClaims(base);
   o.logger.info(`oauth2 server listening on ${o.host}:${listener.port}, public URL ${base}`);
   return {
     url: base,
@@ -106,12 +112,12 @@ function guard(log: Logger) {
 
 async function route(srv: LocalServer, ctx: Context): Promise<void> {
   const path = ctx.path.startsWith(srv.basePath) ? ctx.path.slice(srv.basePath.length) : '';
-  if (srv.o.signer && openIDRoute(srv, srv.o.signer, path, ctx)) return;
+  if (srv.ids && (await openIDRoute(srv, srv.ids, path, ctx))) return;
   switch (path) {
     case '/authorize':
       return authorize(srv, ctx);
     case '/access_token':
-      return ctx.method === 'POST' ? accessToken(srv, ctx) : text(ctx, 405, 'POST only');
+      return ctx.method === 'POST' ? tokenEndpoint(srv, ctx) : text(ctx, 405, 'POST only');
     case '/user':
       return userInfo(srv, ctx);
     case '/avatar':
@@ -125,37 +131,6 @@ async function route(srv: LocalServer, ctx: Context): Promise<void> {
     default:
       return text(ctx, 404, 'unknown route');
   }
-}
-
-/** The token endpoint: a registered client proves itself (HTTP Basic or form fields), then spends its code. */
-async function accessToken(srv: LocalServer, ctx: Context): Promise<void> {
-  const form = await readForm(ctx, MAX_FORM);
-  const basic = basicCredentials(ctx.get('authorization'));
-  const client = srv.o.clients.get(basic?.id ?? form.client_id ?? '');
-  if (
-    !client ||
-    (client.secret !== undefined && !safeEqual(basic?.secret ?? form.client_secret ?? '', client.secret))
-  ) {
-    ctx.set('WWW-Authenticate', 'Basic realm="oauth2"');
-    return json(ctx, 401, { error: 'invalid_client' });
-  }
-  const result = srv.grants.exchange(form, { id: client.id, authenticated: true });
-  if ('error' in result)
-    return json(ctx, 400, {
-      error: result.error,
-      ...(result.description ? { error_description: result.description } : {}),
-    });
-  const { scope } = result.grant;
-  const signer = srv.o.signer;
-  const id_token = signer && hasOpenIDScope(scope) ? await idToken(srv, signer, result.grant) : undefined;
-  ctx.set('Pragma', 'no-cache');
-  json(ctx, 200, {
-    access_token: result.token,
-    token_type: 'Bearer',
-    expires_in: Math.floor(srv.o.tokenTTL / 1000),
-    ...(scope ? { scope } : {}),
-    ...(id_token ? { id_token } : {}),
-  });
 }
 
 /** The signed-in user a token stands for; a user without a name or picture gets the id and its identicon. */

@@ -1,8 +1,11 @@
 import type { Context } from 'koa';
+import { pickClaims, scopesOf, SCOPE_CLAIMS, STANDARD_CLAIMS } from './claims.js';
 import type { Grant } from './grants.js';
-import { json } from './http.js';
+import { firstValues, json } from './http.js';
+import { atHash, type IdTokenKeys } from './id-token.js';
+import { MAX_FORM } from './listener.js';
 import type { LocalServer, ServerUser } from './options.js';
-import type { JwtSigner } from '../core/contract.js';
+import { readBody } from '../../http/body.js';
 
 /**
  * The local server as an OpenID provider, once it has a signer (the service's signing keys): the
@@ -11,8 +14,8 @@ import type { JwtSigner } from '../core/contract.js';
  */
 
 /** The scopes the server knows; others are kept in the grant and answered with nothing. */
-const SCOPES = ['openid', 'profile', 'email'];
-const CLAIMS = ['sub', 'iss', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'name', 'picture', 'email'];
+const SCOPES = ['openid', ...Object.keys(SCOPE_CLAIMS), 'offline_access'];
+const ID_TOKEN_CLAIMS = ['sub', 'iss', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'at_hash'];
 /** How long relying parties may keep the discovery document and key set (as the service's JWKS). */
 const PUBLIC_MAX_AGE_S = 300;
 
@@ -23,17 +26,17 @@ export const OPENID_PATHS = {
   userinfo: '/userinfo',
 } as const;
 
-/** Answers an OpenID route for a server with a signer; false when `path` is none of them. */
-export function openIDRoute(srv: LocalServer, signer: JwtSigner, path: string, ctx: Context): boolean {
+/** Answers an OpenID route for a server with id_token keys; false when `path` is none of them. */
+export async function openIDRoute(srv: LocalServer, ids: IdTokenKeys, path: string, ctx: Context): Promise<boolean> {
   switch (path) {
     case OPENID_PATHS.discovery:
-      publicJSON(ctx, discovery(srv, signer));
+      publicJSON(ctx, discovery(srv, ids));
       return true;
     case OPENID_PATHS.jwks:
-      publicJSON(ctx, signer.keySet());
+      publicJSON(ctx, ids.keySet());
       return true;
     case OPENID_PATHS.userinfo:
-      userInfo(srv, ctx);
+      await userInfo(srv, ctx);
       return true;
     default:
       return false;
@@ -42,29 +45,38 @@ export function openIDRoute(srv: LocalServer, signer: JwtSigner, path: string, c
 
 /** Whether a grant's scope asks for OpenID (an id_token, the userinfo endpoint). */
 export function hasOpenIDScope(scope: string | undefined): boolean {
-  return scopes(scope).includes('openid');
+  return scopesOf(scope).includes('openid');
 }
 
 /**
  * The id_token for a grant whose scope has `openid`: who signed in (sub), for which client (aud),
- * when (auth_time), the request's nonce, and the profile claims its scopes ask for.
+ * when (auth_time), the request's nonce (not on a refresh), the access token's hash, and the claims
+ * its scopes and `claims` parameter ask for. Signed as the client registered (RS256 by default).
  */
-export async function idToken(srv: LocalServer, signer: JwtSigner, grant: Grant<ServerUser>): Promise<string> {
+export async function idToken(
+  srv: LocalServer,
+  ids: IdTokenKeys,
+  grant: Grant<ServerUser>,
+  accessToken: string,
+  refreshed: boolean,
+): Promise<string> {
   const iat = Math.floor(srv.o.clock() / 1000);
-  return signer.sign({
+  const alg = srv.o.clients.get(grant.clientId)?.idTokenSignedResponseAlg ?? 'RS256';
+  return ids.sign(alg, {
+    ...(await userClaims(srv, grant, grant.claims?.id_token ?? [])),
     iss: srv.base,
     sub: grant.user.id,
     aud: grant.clientId,
     exp: iat + Math.floor(srv.o.tokenTTL / 1000),
     iat,
     auth_time: grant.authTime ?? iat,
-    ...(grant.nonce !== undefined ? { nonce: grant.nonce } : {}),
-    ...profileClaims(srv, grant.user, grant.scope),
+    ...(grant.nonce !== undefined && !refreshed ? { nonce: grant.nonce } : {}),
+    at_hash: atHash(accessToken, alg),
   });
 }
 
 /** The discovery document (OpenID Connect Discovery 1.0 §3): the server's endpoints and what it supports. */
-function discovery(srv: LocalServer, signer: JwtSigner): Record<string, unknown> {
+function discovery(srv: LocalServer, ids: IdTokenKeys): Record<string, unknown> {
   const base = srv.base;
   return {
     issuer: base,
@@ -73,26 +85,35 @@ function discovery(srv: LocalServer, signer: JwtSigner): Record<string, unknown>
     userinfo_endpoint: base + OPENID_PATHS.userinfo,
     jwks_uri: base + OPENID_PATHS.jwks,
     response_types_supported: ['code'],
-    response_modes_supported: ['query'],
-    grant_types_supported: ['authorization_code'],
+    response_modes_supported: ['query', 'form_post'],
+    grant_types_supported: ['authorization_code', 'refresh_token'],
     subject_types_supported: ['public'],
-    id_token_signing_alg_values_supported: [signer.alg],
+    id_token_signing_alg_values_supported: ids.algs,
     scopes_supported: SCOPES,
     token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
     code_challenge_methods_supported: ['S256'],
-    claims_supported: CLAIMS,
+    claims_supported: [...ID_TOKEN_CLAIMS, ...STANDARD_CLAIMS],
+    claims_parameter_supported: true,
+    request_parameter_supported: false,
+    request_uri_parameter_supported: false,
+    prompt_values_supported: ['none', 'login', 'consent', 'select_account'],
+    display_values_supported: ['page', 'popup'],
     authorization_response_iss_parameter_supported: true,
   };
 }
 
 /**
- * The userinfo endpoint (OpenID Connect Core §5.3), GET or POST with a Bearer access token: `sub` and
- * the claims the token's scopes ask for. A token issued without `openid` is refused (403 insufficient_scope).
+ * The userinfo endpoint (OpenID Connect Core §5.3), GET or POST, its access token in the Authorization
+ * header or (POST) the form body (RFC 6750 §2.2), never both: `sub` and the claims the token's scopes and
+ * `claims` parameter ask for. A token issued without `openid` is refused (403 insufficient_scope).
  */
-function userInfo(srv: LocalServer, ctx: Context): void {
+async function userInfo(srv: LocalServer, ctx: Context): Promise<void> {
   if (ctx.method !== 'GET' && ctx.method !== 'POST')
     return json(ctx, 405, { error: 'invalid_request', error_description: 'GET or POST only' });
-  const grant = srv.grants.bearer(ctx.get('authorization'));
+  const token = await presentedToken(ctx);
+  if (token === null)
+    return json(ctx, 400, { error: 'invalid_request', error_description: 'send the access token one way only' });
+  const grant = token === undefined ? undefined : srv.grants.accessGrant(token);
   if (!grant) {
     ctx.set('WWW-Authenticate', 'Bearer error="invalid_token"');
     return json(ctx, 401, { error: 'invalid_token' });
@@ -101,26 +122,28 @@ function userInfo(srv: LocalServer, ctx: Context): void {
     ctx.set('WWW-Authenticate', 'Bearer error="insufficient_scope", scope="openid"');
     return json(ctx, 403, { error: 'insufficient_scope' });
   }
-  json(ctx, 200, { sub: grant.user.id, ...profileClaims(srv, grant.user, grant.scope) });
+  json(ctx, 200, { ...(await userClaims(srv, grant, grant.claims?.userinfo ?? [])), sub: grant.user.id });
 }
 
-/**
- * `profile` gives name and picture (the id and its identicon when the checker gave none), `email` the email when there
- * is one.
- */
-function profileClaims(srv: LocalServer, u: ServerUser, scope: string | undefined): Record<string, string> {
-  const asked = scopes(scope);
-  const out: Record<string, string> = {};
-  if (asked.includes('profile')) {
-    out.name = u.name || u.id;
-    out.picture = u.picture || `${srv.base}/avatar?user=${encodeURIComponent(u.id)}`;
-  }
-  if (asked.includes('email') && u.email) out.email = u.email;
-  return out;
+/** The access token of a userinfo request: header or form body; null when both carry one. */
+async function presentedToken(ctx: Context): Promise<string | undefined | null> {
+  const header = /^Bearer\s+(\S+)$/i.exec(ctx.get('authorization'))?.[1];
+  const type = (ctx.get('content-type').split(';')[0] ?? '').trim().toLowerCase();
+  if (ctx.method !== 'POST' || type !== 'application/x-www-form-urlencoded') return header;
+  const body = firstValues(new URLSearchParams((await readBody(ctx.req, MAX_FORM)).toString('utf8'))).access_token;
+  if (body !== undefined && header !== undefined) return null;
+  return header ?? body;
 }
 
-function scopes(scope: string | undefined): string[] {
-  return (scope ?? '').split(' ').filter(Boolean);
+/** The user's claims the grant's scopes and the `claims` parameter (`named`, at this place) let out. */
+async function userClaims(
+  srv: LocalServer,
+  grant: Grant<ServerUser>,
+  named: string[],
+): Promise<Record<string, unknown>> {
+  const scopes = scopesOf(grant.scope);
+  const all = await srv.claims(grant.user, { scopes, client: grant.clientId });
+  return pickClaims(all ?? {}, scopes, named);
 }
 
 /** A JSON document anyone may read and cache for a while (discovery, key set). */

@@ -7,7 +7,12 @@ import { memoryStateStore } from '../../state/memory.js';
 import { credentialThrottle, throttlePolicy, type CredentialThrottle } from '../../state/throttle.js';
 import type { GrantBook } from './grants.js';
 import { signerOf, type JwtSigner } from '../../session/signer.js';
-import { readSigning, type SigningOptions } from '../../session/signing.js';
+import { readSigning, type KeyInput, type SigningOptions } from '../../session/signing.js';
+import type { ClaimsFunction } from './claims.js';
+import { parseClients, type OAuth2ServerClient } from './clients.js';
+import { checkRsaKey, type IdTokenKeys } from './id-token.js';
+
+export type { OAuth2ServerClient } from './clients.js';
 
 // Options of the local OAuth2 server and their validation, done synchronously so a provider entry
 // fails start-up (auth.ready) rather than the first login.
@@ -25,15 +30,6 @@ export interface ServerUser {
 /** Checks a user name and password: false refuses, true or a profile signs the user in. */
 export type ServerChecker = (user: string, passwd: string) => boolean | ServerUser | Promise<boolean | ServerUser>;
 
-/** A client allowed to ask for users. */
-export interface OAuth2ServerClient {
-  id: string;
-  /** Required at the token endpoint when set (HTTP Basic or form fields); public clients have none. */
-  secret?: string;
-  /** Exact redirect URIs; anything else is answered 400 and never redirected to. */
-  redirectURIs: string[];
-}
-
 /** Options of startOAuth2Server() (and of a `kind: 'server'` provider entry). */
 export interface OAuth2ServerOptions {
   /** Public base URL with port, e.g. `http://127.0.0.1:9096`; port 0 picks a free one. */
@@ -47,7 +43,7 @@ export interface OAuth2ServerOptions {
   withLoginPage?: boolean;
   /** Renders the login page instead of the built-in one. */
   loginPageHandler?: LoginPageHandler;
-  /** Require PKCE (S256) from every client (default true). */
+  /** Require PKCE (S256) from every client (default true); a client's own `requirePKCE` wins. */
   requirePKCE?: boolean;
   /** Lifetime of authorization codes (default 60 s). */
   codeTTL?: Duration;
@@ -55,6 +51,19 @@ export interface OAuth2ServerOptions {
   tokenTTL?: Duration;
   /** How long a sign-in is remembered by the server (default 1 h). */
   sessionTTL?: Duration;
+  /** Lifetime of a refresh token, renewed with each rotation (default 14 d); clients opt in with `refreshTokens`. */
+  refreshTokenTTL?: Duration;
+  /**
+   * The standard claims of a user (OpenID): only those of the scopes asked for (`profile`, `email`, `address`,
+   * `phone`) or named by a `claims` request parameter reach the id_token and userinfo. Default: the checker's
+   * profile (name, picture, email) and `preferred_username` (the id).
+   */
+  claims?: ClaimsFunction;
+  /**
+   * An RSA private key (PEM, JWK or `file:<path>`) for RS256 id_tokens when `signing` is EdDSA or ES256.
+   * Default: one made at each start.
+   */
+  rsaKey?: KeyInput;
   /** Keys signing the session cookie (default: random per start). */
   sessionKeys?: string[];
   logger?: LoggerInput;
@@ -102,6 +111,9 @@ export interface ResolvedServerOptions {
   codeTTL: number;
   tokenTTL: number;
   sessionTTL: number;
+  refreshTokenTTL: number;
+  claims: ClaimsFunction | undefined;
+  rsaKey: KeyInput | undefined;
   sessionKeys: string[];
   logger: Logger;
   throttle: CredentialThrottle | undefined;
@@ -118,35 +130,14 @@ export interface LocalServer {
   base: string;
   /** Its path: routes are answered below it. */
   basePath: string;
+  /** The keys id_tokens are signed with, once ready: an OpenID provider only. */
+  ids: IdTokenKeys | undefined;
+  /** The user's standard claims (the `claims` option, or the checker's profile). */
+  claims: ClaimsFunction;
 }
 
 function duration(value: unknown, option: string, fallback: number): number {
   return value === undefined ? fallback : parseDuration(value as Duration, option);
-}
-
-/** The registered clients by id, each checked and copied (a later change to the options changes nothing). */
-function parseClients(list: OAuth2ServerClient[]): Map<string, OAuth2ServerClient> {
-  const clients = new Map<string, OAuth2ServerClient>();
-  for (const [i, c] of list.entries()) {
-    if (!c || typeof c.id !== 'string' || !c.id) throw new TypeError(`clients[${i}].id is required`);
-    if (c.secret !== undefined && (typeof c.secret !== 'string' || !c.secret))
-      throw new TypeError(`clients[${i}].secret must be a non-empty string`);
-    if (!Array.isArray(c.redirectURIs) || !c.redirectURIs.length)
-      throw new TypeError(`clients[${i}].redirectURIs must list at least one URI`);
-    for (const uri of c.redirectURIs) {
-      let u: URL | undefined;
-      try {
-        u = new URL(uri);
-      } catch {}
-      if (!u || (u.protocol !== 'http:' && u.protocol !== 'https:') || u.hash)
-        throw new TypeError(
-          `clients[${i}].redirectURIs: ${JSON.stringify(uri)} is not an absolute http(s) URL without fragment`,
-        );
-    }
-    if (clients.has(c.id)) throw new TypeError(`clients[${i}].id "${c.id}" is registered twice`);
-    clients.set(c.id, { id: c.id, secret: c.secret, redirectURIs: [...c.redirectURIs] });
-  }
-  return clients;
 }
 
 /** Validates options synchronously, so a provider entry fails at authKoa() with the option's name. */
@@ -178,6 +169,8 @@ export function resolveServerOptions(o: OAuth2ServerOptions): ResolvedServerOpti
   const page = o.loginPageHandler ?? (o.withLoginPage === false ? undefined : defaultLoginPage);
   if (!page)
     throw new TypeError('withLoginPage is false and no loginPageHandler is given: users would have no way to sign in');
+  if (o.claims !== undefined && typeof o.claims !== 'function')
+    throw new TypeError('claims must be a function (user, { scopes, client }) returning standard claims');
   if (o.requirePKCE !== undefined && typeof o.requirePKCE !== 'boolean')
     throw new TypeError('requirePKCE must be a boolean');
   const keys = o.sessionKeys ?? [randomBytes(32).toString('base64url')];
@@ -188,6 +181,8 @@ export function resolveServerOptions(o: OAuth2ServerOptions): ResolvedServerOpti
   if (o.throttle !== undefined && o.throttle !== false && typeof o.throttle?.attempt !== 'function')
     throw new TypeError('throttle must be false or have attempt(user, ip)');
   const clock = o.clock ?? Date.now;
+  const signer = readSigner(o.signing);
+  checkClientAlgs(clients, signer);
   return {
     url,
     host,
@@ -199,6 +194,9 @@ export function resolveServerOptions(o: OAuth2ServerOptions): ResolvedServerOpti
     codeTTL: duration(o.codeTTL, 'codeTTL', 60_000),
     tokenTTL: duration(o.tokenTTL, 'tokenTTL', 3_600_000),
     sessionTTL: duration(o.sessionTTL, 'sessionTTL', 3_600_000),
+    refreshTokenTTL: duration(o.refreshTokenTTL, 'refreshTokenTTL', 14 * 86_400_000),
+    claims: o.claims,
+    rsaKey: checkRsaKey(o.rsaKey),
     sessionKeys: keys,
     logger: toLogger(o.logger ?? noopLogger),
     onSignInRefused: typeof o.onSignInRefused === 'function' ? o.onSignInRefused : undefined,
@@ -207,8 +205,20 @@ export function resolveServerOptions(o: OAuth2ServerOptions): ResolvedServerOpti
         ? undefined
         : (o.throttle ?? credentialThrottle(memoryStateStore({ clock }), throttlePolicy(undefined)!, 'server', clock)),
     clock,
-    signer: readSigner(o.signing),
+    signer,
   };
+}
+
+/** A client's `idTokenSignedResponseAlg` must be RS256 or the signing key's own. */
+function checkClientAlgs(clients: Map<string, OAuth2ServerClient>, signer: JwtSigner | undefined): void {
+  [...clients.values()].forEach((c, i) => {
+    const alg = c.idTokenSignedResponseAlg;
+    if (alg !== undefined && alg !== 'RS256' && alg !== signer?.alg)
+      throw new TypeError(
+        `clients[${i}].idTokenSignedResponseAlg: ${alg} needs ${alg} signing keys (available: RS256` +
+          `${signer && signer.alg !== 'RS256' ? `, ${signer.alg}` : ''})`,
+      );
+  });
 }
 
 /**

@@ -3,108 +3,44 @@ import { retryAfterSeconds } from '../../http/respond.js';
 import { randomId } from '../../session/claims.js';
 import type { Attempt } from '../../state/throttle.js';
 import { safeEqual } from '../../util/safe-equal.js';
-import { readForm, redirect, singleParams, text } from './http.js';
+import { readForm } from './http.js';
 import { MAX_FORM } from './listener.js';
-import type { LocalServer, OAuth2ServerClient, ResolvedServerOptions, ServerUser } from './options.js';
+import type { LocalServer, ResolvedServerOptions, ServerUser } from './options.js';
+import type { AuthorizationRequest } from './request.js';
 import { FIELDS, pageCSP } from './page.js';
 
 /**
- * The local server's authorization endpoint: it checks the client's request, shows the login page,
- * signs the user in (session, CSRF token, Origin check, throttled password check) and, for a signed-in
- * user, sends the client its code.
+ * The local server's login page and sign-in: the page for an authorization request, and the posted
+ * form (session, CSRF token, Origin check, throttled password check).
  */
 
 /** The sign-in session koa-session keeps (in memory, by a random cookie id). */
-interface Sess {
+export interface Sess {
   user?: ServerUser;
   /** When the user signed in, in seconds (the id_token's auth_time). */
   authTime?: number;
+  /** The user signed in on the page just now: that sign-in answers `prompt=login` and `max_age`, once. */
+  fresh?: boolean;
   csrf?: string;
   regenerate(): Promise<void>;
 }
 type SessionContext = Context & { session: Sess | null };
 
-/** An authorization request whose client and redirect URI are known good. */
-interface AuthorizationRequest {
-  client: OAuth2ServerClient;
-  redirectURI: string;
-  challenge?: string;
-  scope?: string;
-  nonce?: string;
-  state?: string;
-}
-
 /** Renders the login page with a status, a message and the user name to fill in again. */
-type ShowPage = (status: number, error?: string, username?: string) => Promise<void>;
-
-/** GET shows the page or, once signed in, redirects with a code; POST is the sign-in form. */
-export async function authorize(srv: LocalServer, ctx: Context): Promise<void> {
-  const req = authorizationRequest(srv, ctx);
-  if (!req) return;
-  const showPage = pageFor(srv, ctx, req);
-  if (ctx.method === 'POST') return signIn(srv, ctx, showPage);
-  const { user, authTime } = sessionOf(ctx);
-  if (!user) return showPage(200);
-  const { client, redirectURI, challenge, scope, nonce, state } = req;
-  const code = srv.grants.issueCode({
-    clientId: client.id,
-    redirectURI,
-    challenge,
-    scope,
-    nonce,
-    authTime: authTime ?? Math.floor(srv.o.clock() / 1000),
-    user,
-  });
-  redirect(ctx, redirectURI, { code, state, iss: issuerParam(srv) });
-}
-
-/**
- * The `iss` of authorization responses (RFC 9207) when the server is an OpenID provider: a client
- * talking to several servers can tell which one answered (mix-up attacks).
- */
-function issuerParam(srv: LocalServer): string | undefined {
-  return srv.o.signer ? srv.base : undefined;
-}
+export type ShowPage = (status: number, error?: string, username?: string) => Promise<void>;
 
 /** Ends the sign-in session. */
 export function signOut(ctx: Context): void {
   (ctx as SessionContext).session = null;
 }
 
-/** The request's client, redirect URI and PKCE challenge, checked; undefined once a refusal is answered. */
-function authorizationRequest(srv: LocalServer, ctx: Context): AuthorizationRequest | undefined {
-  if (ctx.method !== 'GET' && ctx.method !== 'POST') return refuse(ctx, 405, 'GET or POST only');
-  const q = singleParams(new URLSearchParams(ctx.querystring));
-  if (!q) return refuse(ctx, 400, 'a parameter is repeated');
-  // Until client and redirect URI are known good, errors are shown here, never redirected (RFC 6749 §4.1.2.1).
-  const client = srv.o.clients.get(q.client_id ?? '');
-  if (!client) return refuse(ctx, 400, 'unknown client_id');
-  const redirectURI = q.redirect_uri ?? '';
-  if (!client.redirectURIs.includes(redirectURI))
-    return refuse(ctx, 400, 'redirect_uri is not registered for this client');
-  const back = (error: string, description: string) => {
-    redirect(ctx, redirectURI, { error, error_description: description, state: q.state, iss: issuerParam(srv) });
-    return undefined;
-  };
-  if (q.response_type !== 'code') return back('unsupported_response_type', 'only response_type=code is supported');
-  // A public client has no secret to prove the code is its own: only PKCE binds the code to it.
-  const pkceRequired = srv.o.requirePKCE || client.secret === undefined;
-  if (!srv.grants.challengeAccepted(q.code_challenge, q.code_challenge_method, pkceRequired))
-    return back('invalid_request', 'an S256 code_challenge is required');
-  return { client, redirectURI, challenge: q.code_challenge, scope: q.scope, nonce: q.nonce, state: q.state };
-}
-
-function refuse(ctx: Context, status: number, message: string): undefined {
-  text(ctx, status, message);
-  return undefined;
-}
-
-function sessionOf(ctx: Context): Sess {
+/** The sign-in session of a request (koa-session's). */
+export function sessionOf(ctx: Context): Sess {
   return (ctx as SessionContext).session!;
 }
 
 /** The login page for this request; it gives the session a CSRF token when it has none. */
-function pageFor(srv: LocalServer, ctx: Context, req: AuthorizationRequest): ShowPage {
+export function pageFor(srv: LocalServer, ctx: Context, req: AuthorizationRequest): ShowPage {
   const sess = sessionOf(ctx);
   return async (status, error, username) => {
     sess.csrf ??= randomId();
@@ -116,13 +52,13 @@ function pageFor(srv: LocalServer, ctx: Context, req: AuthorizationRequest): Sho
       csrfToken: sess.csrf,
       clientId: req.client.id,
       error,
-      username,
+      username: username ?? req.loginHint,
     });
   };
 }
 
 /** The posted sign-in form: a good password starts a fresh session and sends the browser back to authorize. */
-async function signIn(srv: LocalServer, ctx: Context, showPage: ShowPage): Promise<void> {
+export async function signIn(srv: LocalServer, ctx: Context, showPage: ShowPage): Promise<void> {
   const sess = sessionOf(ctx);
   const form = await readForm(ctx, MAX_FORM);
   // A cross-site post carries no session cookie (SameSite=Lax) and no token; the Origin check is a second lock.
@@ -139,6 +75,7 @@ async function signIn(srv: LocalServer, ctx: Context, showPage: ShowPage): Promi
   // A new session id at sign-in: an id planted before it (session fixation) is worth nothing.
   sess.user = verdict.user;
   sess.authTime = Math.floor(srv.o.clock() / 1000);
+  sess.fresh = true;
   sess.csrf = randomId();
   await sess.regenerate();
   srv.o.logger.info(`oauth2 server: ${JSON.stringify(verdict.user.id)} signed in`, {

@@ -1,0 +1,57 @@
+import type { Context } from 'koa';
+import type { LocalServer } from './options.js';
+import { authorizationRequest, type AuthorizationRequest } from './request.js';
+import { respond } from './respond.js';
+import { pageFor, sessionOf, signIn, type Sess } from './sign-in.js';
+
+/**
+ * The local server's authorization endpoint: GET shows the login page or, for a user signed in recently
+ * enough, sends the client its code; POST is the sign-in form. OpenID's `prompt`, `max_age` and
+ * `id_token_hint` decide whether a remembered sign-in is enough.
+ */
+export async function authorize(srv: LocalServer, ctx: Context): Promise<void> {
+  const req = authorizationRequest(srv, ctx);
+  if (!req) return;
+  const showPage = pageFor(srv, ctx, req);
+  if (ctx.method === 'POST') return signIn(srv, ctx, showPage);
+  const sess = sessionOf(ctx);
+  const hint = req.idTokenHint === undefined ? undefined : srv.ids?.hinted(req.idTokenHint, srv.base);
+  if (req.idTokenHint !== undefined && srv.ids && !hint)
+    return respond(srv, ctx, req, {
+      error: 'invalid_request',
+      error_description: 'id_token_hint is not an id_token of this provider',
+      state: req.state,
+    });
+  const needed = signInNeeded(srv, sess, req, hint?.sub as string | undefined);
+  if (needed) {
+    // prompt=none: the client asked not to show anything, so it is told instead (OpenID Connect Core §3.1.2.6).
+    if (req.prompt.includes('none'))
+      return respond(srv, ctx, req, { error: 'login_required', error_description: needed, state: req.state });
+    return showPage(200);
+  }
+  sess.fresh = undefined;
+  const code = srv.grants.issueCode({
+    clientId: req.client.id,
+    redirectURI: req.redirectURI,
+    challenge: req.challenge,
+    scope: req.scope,
+    nonce: req.nonce,
+    authTime: sess.authTime ?? Math.floor(srv.o.clock() / 1000),
+    claims: req.claims,
+    user: sess.user!,
+  });
+  respond(srv, ctx, req, { code, state: req.state });
+}
+
+/** Why the user must sign in (again) for this request; undefined when the remembered sign-in will do. */
+function signInNeeded(srv: LocalServer, sess: Sess, req: AuthorizationRequest, hintedSub?: string): string | undefined {
+  if (!sess.user) return 'no user is signed in';
+  // The sign-in just made on the page is what prompt=login and max_age asked for.
+  if (sess.fresh) return undefined;
+  if (req.prompt.includes('login')) return 'prompt=login asks for a new sign-in';
+  const now = Math.floor(srv.o.clock() / 1000);
+  if (req.maxAge !== undefined && now - (sess.authTime ?? 0) > req.maxAge) return 'the sign-in is older than max_age';
+  if (hintedSub !== undefined && hintedSub !== sess.user.id)
+    return 'another user is signed in than id_token_hint names';
+  return undefined;
+}
