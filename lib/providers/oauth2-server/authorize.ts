@@ -1,4 +1,6 @@
 import type { Context } from 'koa';
+import { readForm } from './http.js';
+import { MAX_FORM } from './listener.js';
 import type { LocalServer } from './options.js';
 import { authorizationRequest, type AuthorizationRequest } from './request.js';
 import { respond } from './respond.js';
@@ -10,10 +12,16 @@ import { pageFor, sessionOf, signIn, type Sess } from './sign-in.js';
  * `id_token_hint` decide whether a remembered sign-in is enough.
  */
 export async function authorize(srv: LocalServer, ctx: Context): Promise<void> {
+  const form = ctx.method === 'POST' ? await readForm(ctx, MAX_FORM) : undefined;
+  // An authorization request sent as a form (OpenID Connect Core §3.1.2.1: GET and POST) is the same request as a GET.
+  if (form && !ctx.querystring && form.client_id !== undefined) {
+    ctx.status = 303;
+    return ctx.redirect(`${srv.basePath}/authorize?${new URLSearchParams(form)}`);
+  }
   const req = authorizationRequest(srv, ctx);
   if (!req) return;
   const showPage = pageFor(srv, ctx, req);
-  if (ctx.method === 'POST') return signIn(srv, ctx, showPage);
+  if (form) return signIn(srv, ctx, showPage, form);
   const sess = sessionOf(ctx);
   const hint = req.idTokenHint === undefined ? undefined : srv.ids?.hinted(req.idTokenHint, srv.base);
   if (req.idTokenHint !== undefined && srv.ids && !hint)

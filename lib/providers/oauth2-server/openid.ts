@@ -96,7 +96,6 @@ function discovery(srv: LocalServer, ids: IdTokenKeys): Record<string, unknown> 
     claims_parameter_supported: true,
     request_parameter_supported: false,
     request_uri_parameter_supported: false,
-    prompt_values_supported: ['none', 'login', 'consent', 'select_account'],
     display_values_supported: ['page', 'popup'],
     authorization_response_iss_parameter_supported: true,
   };

@@ -3,8 +3,6 @@ import { retryAfterSeconds } from '../../http/respond.js';
 import { randomId } from '../../session/claims.js';
 import type { Attempt } from '../../state/throttle.js';
 import { safeEqual } from '../../util/safe-equal.js';
-import { readForm } from './http.js';
-import { MAX_FORM } from './listener.js';
 import type { LocalServer, ResolvedServerOptions, ServerUser } from './options.js';
 import type { AuthorizationRequest } from './request.js';
 import { FIELDS, pageCSP } from './page.js';
@@ -58,9 +56,13 @@ export function pageFor(srv: LocalServer, ctx: Context, req: AuthorizationReques
 }
 
 /** The posted sign-in form: a good password starts a fresh session and sends the browser back to authorize. */
-export async function signIn(srv: LocalServer, ctx: Context, showPage: ShowPage): Promise<void> {
+export async function signIn(
+  srv: LocalServer,
+  ctx: Context,
+  showPage: ShowPage,
+  form: Record<string, string>,
+): Promise<void> {
   const sess = sessionOf(ctx);
-  const form = await readForm(ctx, MAX_FORM);
   // A cross-site post carries no session cookie (SameSite=Lax) and no token; the Origin check is a second lock.
   if (!sess.csrf || !safeEqual(form[FIELDS.csrf] ?? '', sess.csrf) || foreignOrigin(srv.base, ctx)) {
     sess.csrf = randomId();
