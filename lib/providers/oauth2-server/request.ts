@@ -3,6 +3,7 @@ import { parseClaimsRequest, type ClaimsRequest } from './claims.js';
 import type { OAuth2ServerClient } from './clients.js';
 import { singleParams, text } from './http.js';
 import type { LocalServer } from './options.js';
+import { withRequestObject } from './request-object.js';
 import { respond, type ResponseMode } from './respond.js';
 
 /**
@@ -37,8 +38,11 @@ const PROMPTS = ['none', 'login', 'consent', 'select_account'];
 /** The request of `ctx`, checked; undefined once a refusal is answered. */
 export function authorizationRequest(srv: LocalServer, ctx: Context): AuthorizationRequest | undefined {
   if (ctx.method !== 'GET' && ctx.method !== 'POST') return refuse(ctx, 405, 'GET or POST only');
-  const q = singleParams(new URLSearchParams(ctx.querystring));
-  if (!q) return refuse(ctx, 400, 'a parameter is repeated');
+  const query = singleParams(new URLSearchParams(ctx.querystring));
+  if (!query) return refuse(ctx, 400, 'a parameter is repeated');
+  const object = withRequestObject(query);
+  // A broken request object cannot say where to answer: the query's client and redirect URI are checked for that.
+  const q = typeof object === 'string' ? query : object;
   const client = srv.o.clients.get(q.client_id ?? '');
   if (!client) return refuse(ctx, 400, 'unknown client_id');
   const redirectURI = q.redirect_uri ?? '';
@@ -55,6 +59,7 @@ export function authorizationRequest(srv: LocalServer, ctx: Context): Authorizat
     );
     return undefined;
   };
+  if (typeof object === 'string') return back('invalid_request_object', object);
   const problem = problemOf(q, !!srv.o.signer);
   if (problem) return back(...problem);
   if (!mode) return back('invalid_request', 'response_mode must be query or form_post');
@@ -84,8 +89,7 @@ export function authorizationRequest(srv: LocalServer, ctx: Context): Authorizat
 function problemOf(q: Record<string, string>, openID: boolean): [string, string] | undefined {
   if (q.response_type === undefined) return ['invalid_request', 'response_type is required'];
   if (q.response_type !== 'code') return ['unsupported_response_type', 'only response_type=code is supported'];
-  // Request objects are not supported (OpenID Connect Core §6): refused as such, never silently ignored.
-  if (q.request !== undefined) return ['request_not_supported', 'request objects are not supported'];
+  // Request objects by reference are not supported (request-object.ts): refused as such, never silently ignored.
   if (q.request_uri !== undefined) return ['request_uri_not_supported', 'request_uri is not supported'];
   if (!openID) return undefined;
   const prompt = (q.prompt ?? '').split(' ').filter(Boolean);

@@ -14,13 +14,14 @@ import type { LocalServer, ServerUser } from './options.js';
  * (`Cache-Control: no-store`, set for every answer by the server's guard, and `Pragma: no-cache`).
  */
 export async function tokenEndpoint(srv: LocalServer, ctx: Context): Promise<void> {
+  // First, so that every answer has it: a refused client's (401) as much as a token's.
+  ctx.set('Pragma', 'no-cache');
   const form = await readForm(ctx, MAX_FORM);
   const client = authenticated(srv, ctx, form);
   if (!client) {
     ctx.set('WWW-Authenticate', 'Basic realm="oauth2"');
     return json(ctx, 401, { error: 'invalid_client' });
   }
-  ctx.set('Pragma', 'no-cache');
   const result =
     form.grant_type === 'refresh_token'
       ? client.refreshTokens
