@@ -22,6 +22,8 @@ export interface Run {
   /** The provider's time in ms. */
   now(): number;
   keys: JSONWebKeySet;
+  /** The provider's discovery document. */
+  meta: { token_endpoint: string; userinfo_endpoint: string; jwks_uri: string };
 }
 
 export type Outcome = Record<string, unknown>;
@@ -138,7 +140,7 @@ const ID_TOKEN_OWN = ['iss', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'at_hash
 /** A token request as the suite sends it: form fields, client_secret_basic. */
 function tokenRequest(run: Run, fields: Record<string, string>): Promise<Response> {
   const c = CLIENTS.basic;
-  return fetch(`${run.provider.issuer}/${run.provider.name === 'authkoa' ? 'access_token' : 'token'}`, {
+  return fetch(run.meta.token_endpoint, {
     method: 'POST',
     headers: {
       Authorization: `Basic ${Buffer.from(`${c.id}:${c.secret}`).toString('base64')}`,
@@ -163,6 +165,16 @@ async function twice(
   return [a, b];
 }
 
+/**
+ * The second id_token's auth_time against the first's: later, as the suite requires when both carry one (a
+ * provider need not put auth_time in an id_token nobody asked it for).
+ */
+function laterAuthTime(run: Run, a: Done, b: Done): string {
+  if (a.id.auth_time === undefined || b.id.auth_time === undefined) return 'not in both id_tokens';
+  run.t.true((b.id.auth_time as number) > (a.id.auth_time as number), 'auth_time is the new sign-in');
+  return 'later';
+}
+
 /** A code spent, then presented again after `wait` ms: refused, and (after) the first access token revoked. */
 function codeReuse(wait: number): Module {
   return async (run) => {
@@ -174,7 +186,7 @@ function codeReuse(wait: number): Module {
     run.t.regex(again.headers.get('content-type') ?? '', /^application\/json/);
     const body = (await again.json()) as { error: string };
     run.t.is(body.error, 'invalid_grant');
-    const info = await fetch(`${run.provider.issuer}/${run.provider.name === 'authkoa' ? 'userinfo' : 'me'}`, {
+    const info = await fetch(run.meta.userinfo_endpoint, {
       headers: { Authorization: `Bearer ${done.tokens.access_token}` },
     });
     return { status: again.status, error: body.error, accessTokenRevoked: info.status === 401 };
@@ -216,8 +228,15 @@ export const BASIC_MODULES: Record<string, Module> = {
     const done = await login(run, { client: 'post' });
     return { flow: 'ok', sub: done.id.sub };
   },
-  // Both answers pass the suite (invalid_request or unsupported_response_type); a missing parameter is invalid_request.
-  'oidcc-response-type-missing': (run) => refused(run, { params: { response_type: undefined } }),
+  // Three outcomes pass the suite: invalid_request or unsupported_response_type, or an error page (a screenshot).
+  'oidcc-response-type-missing': async (run) => {
+    const flow = await authorize(run, { params: { response_type: undefined } });
+    if (flow.arrival.via === 'page') return { via: 'page' };
+    run.t.is(flow.arrival.via, run.mode, `the error comes back by ${run.mode}`);
+    const error = checkErrorResponse(run.t, flow.arrival, flow.state);
+    run.t.true(['invalid_request', 'unsupported_response_type'].includes(error));
+    return { via: flow.arrival.via, error };
+  },
   'oidcc-userinfo-get': async (run) => {
     const done = await login(run);
     const info = await done.rp.userinfo(done.tokens.access_token, done.id.sub as string, 'GET');
@@ -230,14 +249,12 @@ export const BASIC_MODULES: Record<string, Module> = {
   },
   'oidcc-userinfo-post-body': async (run) => {
     const done = await login(run);
-    const meta = (await (await fetch(`${run.provider.issuer}/.well-known/openid-configuration`)).json()) as {
-      userinfo_endpoint: string;
-    };
-    const res = await fetch(meta.userinfo_endpoint, {
+    const res = await fetch(run.meta.userinfo_endpoint, {
       method: 'POST',
       body: new URLSearchParams({ access_token: done.tokens.access_token }),
     });
-    run.t.is(res.status, 200);
+    // Not taking the token in the body is a warning in the suite; taking it, the answer must be JSON with sub.
+    if (res.status !== 200) return { status: res.status };
     run.t.regex(res.headers.get('content-type') ?? '', /^application\/json/);
     return { status: res.status, sub: ((await res.json()) as { sub: string }).sub };
   },
@@ -258,8 +275,7 @@ export const BASIC_MODULES: Record<string, Module> = {
   'oidcc-prompt-login': async (run) => {
     const [a, b] = await twice(run, {}, () => ({ params: { prompt: 'login' } }), 1000);
     run.t.true(b.arrival.loginShown, 'prompt=login shows the login page again');
-    run.t.true((b.id.auth_time as number) > (a.id.auth_time as number), 'auth_time is the new sign-in');
-    return { secondLogin: b.arrival.loginShown, authTimeLater: true };
+    return { secondLogin: b.arrival.loginShown, authTime: laterAuthTime(run, a, b) };
   },
   'oidcc-prompt-none-not-logged-in': async (run) => {
     const state = suiteRandom(128);
@@ -280,8 +296,7 @@ export const BASIC_MODULES: Record<string, Module> = {
     const [a, b] = await twice(run, {}, () => ({ params: { max_age: '1' }, maxAge: 1 }), 2000);
     run.t.true(b.arrival.loginShown, 'a sign-in older than max_age is done again');
     run.t.is(typeof b.id.auth_time, 'number', 'auth_time is present when max_age is sent');
-    run.t.true((b.id.auth_time as number) > (a.id.auth_time as number));
-    return { secondLogin: true, authTimeLater: true };
+    return { secondLogin: b.arrival.loginShown, authTime: laterAuthTime(run, a, b) };
   },
   'oidcc-max-age-10000': async (run) => {
     const [a, b] = await twice(run, { params: { max_age: '15000' }, maxAge: 15000 }, () => ({
@@ -315,9 +330,12 @@ export const BASIC_MODULES: Record<string, Module> = {
     run.t.true(flow.arrival.status >= 400);
     return { via: flow.arrival.via };
   },
+  // A provider that does not take the request by POST gets a warning from the suite, not a failure.
   'oidcc-ensure-post-request-succeeds': async (run) => {
+    const flow = await authorize(run, { method: 'POST' });
+    if (flow.arrival.via === 'page') return { post: `not supported (${flow.arrival.status})` };
     await login(run, { method: 'POST' });
-    return { flow: 'ok' };
+    return { post: 'ok' };
   },
   // Supported (alg none): the object's state and nonce come back, as the suite's pass requires.
   'oidcc-unsigned-request-object-supported-correctly-or-rejected-as-unsupported': async (run) => {
@@ -376,6 +394,9 @@ export const BASIC_MODULES: Record<string, Module> = {
 async function requestObjectOutcome(run: Run, rp: RelyingParty, url: URL, arrival: Arrival): Promise<Outcome> {
   const error = arrival.params.get('error');
   if (error === 'request_not_supported') return { requestObject: 'refused as unsupported', via: arrival.via };
+  // The query's redirect URI is not registered: an error page passes too (the suite asks for a screenshot).
+  if (arrival.via === 'page' && url.searchParams.get('redirect_uri') !== REDIRECT)
+    return { requestObject: 'error page' };
   const object = JSON.parse(Buffer.from(url.searchParams.get('request')!.split('.')[1]!, 'base64url').toString());
   run.t.is(arrival.via, run.mode, `the answer comes back by ${run.mode}: ${arrival.page ?? arrival.params}`);
   run.t.is(error, null);

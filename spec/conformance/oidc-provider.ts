@@ -28,8 +28,13 @@ export async function oidcProvider(time: ShiftedTime): Promise<ProviderUnderTest
       address: ['address'],
       phone: ['phone_number', 'phone_number_verified'],
     },
-    features: { devInteractions: { enabled: true }, claimsParameter: { enabled: true } },
+    features: {
+      devInteractions: { enabled: true },
+      claimsParameter: { enabled: true },
+    },
     pkce: { required: () => false },
+    // Authorization requests by POST (enableHttpPostMethods) would need SameSite=None, so Secure, cookies: not over
+    // the plain HTTP of a test. They stay off, which the suite allows (a warning).
     cookies: { keys: ['conformance-cookie-key'] },
   });
   provider.on('server_error', () => {});
