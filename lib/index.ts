@@ -163,6 +163,7 @@ export type { OIDCProviderOptions } from './providers/oidc.js';
 export type { DevProviderOptions } from './providers/dev.js';
 export type { ServerProviderOptions } from './providers/server.js';
 export type { LoginPage, LoginPageHandler, ServerChecker, ServerUser } from './providers/oauth2-server/local.js';
+export type { ClaimsFunction, StandardClaims } from './providers/oauth2-server/claims.js';
 export type { AppleProviderOptions } from './providers/apple.js';
 export type { TelegramProviderOptions, TelegramWebhookOptions } from './providers/telegram.js';
 export type { PasskeyProviderOptions } from './providers/passkey.js';

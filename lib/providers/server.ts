@@ -20,6 +20,8 @@ export {
   type ServerChecker,
   type ServerUser,
 } from './oauth2-server/local.js';
+export type { ClaimsFunction, StandardClaims } from './oauth2-server/claims.js';
+export type { IdTokenAlg } from './oauth2-server/clients.js';
 
 /** Options of a `kind: 'server'` entry: the local OAuth2 server plus the provider that consumes it. */
 export interface ServerProviderOptions extends Omit<OAuth2ServerOptions, 'logger' | 'signing' | 'onSignInRefused'> {

@@ -70,6 +70,7 @@ interface RefreshEntry<U> extends Issued<U> {
   spent: boolean;
 }
 
+const REFRESH_ENTRIES = 100_000;
 const CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
 const VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
 
@@ -88,8 +89,9 @@ export class GrantBook<U> {
     this.codes = new Expiring(rules.codeTTL, rules.clock);
     this.spent = new Expiring(rules.codeTTL * 10, rules.clock);
     this.tokens = new Expiring(rules.tokenTTL, rules.clock);
-    this.refreshTokens = new Expiring(refreshTTL, rules.clock);
-    this.revoked = new Expiring(Math.max(rules.tokenTTL, refreshTTL), rules.clock);
+    // Refresh tokens and revoked families live for days: room for ten times the entries of short-lived codes.
+    this.refreshTokens = new Expiring(refreshTTL, rules.clock, REFRESH_ENTRIES);
+    this.revoked = new Expiring(Math.max(rules.tokenTTL, refreshTTL), rules.clock, REFRESH_ENTRIES);
   }
 
   /**

@@ -25,10 +25,14 @@ export function firstValues(p: URLSearchParams): Record<string, string> {
 
 /** A urlencoded form body (capped at `limit`), first value of each field; any other type reads as empty. */
 export async function readForm(ctx: Context, limit: number): Promise<Record<string, string>> {
+  return firstValues(await readFormParams(ctx, limit));
+}
+
+/** A urlencoded form body (capped at `limit`) with every value; any other type reads as empty. */
+export async function readFormParams(ctx: Context, limit: number): Promise<URLSearchParams> {
   const type = (ctx.get('content-type').split(';')[0] ?? '').trim().toLowerCase();
   const raw = await readBody(ctx.req, limit);
-  if (type !== 'application/x-www-form-urlencoded') return Object.create(null) as Record<string, string>;
-  return firstValues(new URLSearchParams(raw.toString('utf8')));
+  return new URLSearchParams(type === 'application/x-www-form-urlencoded' ? raw.toString('utf8') : '');
 }
 
 /** The `user:password` text of an HTTP Basic header, undecoded. */

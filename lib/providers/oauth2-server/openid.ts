@@ -113,7 +113,12 @@ async function userInfo(srv: LocalServer, ctx: Context): Promise<void> {
   const token = await presentedToken(ctx);
   if (token === null)
     return json(ctx, 400, { error: 'invalid_request', error_description: 'send the access token one way only' });
-  const grant = token === undefined ? undefined : srv.grants.accessGrant(token);
+  if (token === undefined) {
+    // No credentials at all: the challenge carries no error code (RFC 6750 §3.1).
+    ctx.set('WWW-Authenticate', 'Bearer');
+    return json(ctx, 401, { error: 'invalid_token', error_description: 'an access token is required' });
+  }
+  const grant = srv.grants.accessGrant(token);
   if (!grant) {
     ctx.set('WWW-Authenticate', 'Bearer error="invalid_token"');
     return json(ctx, 401, { error: 'invalid_token' });

@@ -213,6 +213,10 @@ export function resolveServerOptions(o: OAuth2ServerOptions): ResolvedServerOpti
 function checkClientAlgs(clients: Map<string, OAuth2ServerClient>, signer: JwtSigner | undefined): void {
   [...clients.values()].forEach((c, i) => {
     const alg = c.idTokenSignedResponseAlg;
+    if (alg !== undefined && !signer)
+      throw new TypeError(
+        `clients[${i}].idTokenSignedResponseAlg: without signing keys the server issues no id_tokens to sign`,
+      );
     if (alg !== undefined && alg !== 'RS256' && alg !== signer?.alg)
       throw new TypeError(
         `clients[${i}].idTokenSignedResponseAlg: ${alg} needs ${alg} signing keys (available: RS256` +
