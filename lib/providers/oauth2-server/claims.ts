@@ -1,4 +1,4 @@
-import type { ServerUser } from './options.js';
+import type { ServerUser } from './server-user.js';
 
 /**
  * What an OpenID provider tells a client about its user: the standard claims (OpenID Connect Core

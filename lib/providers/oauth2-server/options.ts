@@ -9,6 +9,7 @@ import type { GrantBook } from './grants.js';
 import { signerOf, type JwtSigner } from '../../session/signer.js';
 import { readSigning, type KeyInput, type SigningOptions } from '../../session/signing.js';
 import type { ClaimsFunction } from './claims.js';
+import type { ServerChecker, ServerUser } from './server-user.js';
 import { parseClients, type OAuth2ServerClient } from './clients.js';
 import { checkRsaKey, type IdTokenKeys } from './id-token.js';
 
@@ -17,18 +18,7 @@ export type { OAuth2ServerClient } from './clients.js';
 // Options of the local OAuth2 server and their validation, done synchronously so a provider entry
 // fails start-up (auth.ready) rather than the first login.
 
-/** A user the checker signed in; `true` from the checker means `{ id: <user name> }`. */
-export interface ServerUser {
-  id: string;
-  /** Display name (default: the id). */
-  name?: string;
-  email?: string;
-  /** Picture URL (default: the server's identicon for the id). */
-  picture?: string;
-}
-
-/** Checks a user name and password: false refuses, true or a profile signs the user in. */
-export type ServerChecker = (user: string, passwd: string) => boolean | ServerUser | Promise<boolean | ServerUser>;
+export type { ServerChecker, ServerUser } from './server-user.js';
 
 /** Options of startOAuth2Server() (and of a `kind: 'server'` provider entry). */
 export interface OAuth2ServerOptions {
