@@ -25,14 +25,14 @@ export interface JwsParts {
   signingInput: string;
 }
 
-/** The encoded header of tokens signed with a key: `{"alg","kid","typ":"JWT"}`. */
-export function headerOf(key: Pick<VerifyKey, 'alg' | 'kid'>): string {
-  return Buffer.from(JSON.stringify({ alg: key.alg, kid: key.kid, typ: 'JWT' })).toString('base64url');
+/** The encoded header of tokens signed with a key: `{"alg","kid","typ":"JWT"}` (another `typ` when given). */
+export function headerOf(key: Pick<VerifyKey, 'alg' | 'kid'>, typ = 'JWT'): string {
+  return Buffer.from(JSON.stringify({ alg: key.alg, kid: key.kid, typ })).toString('base64url');
 }
 
-/** Signs `payload` with a private key. */
-export function signJws(payload: object, key: VerifyKey & { privateKey: KeyObject }): string {
-  const input = `${headerOf(key)}.${Buffer.from(JSON.stringify(payload)).toString('base64url')}`;
+/** Signs `payload` with a private key; `typ` is the header's (`secevent+jwt` for a Security Event Token). */
+export function signJws(payload: object, key: VerifyKey & { privateKey: KeyObject }, typ = 'JWT'): string {
+  const input = `${headerOf(key, typ)}.${Buffer.from(JSON.stringify(payload)).toString('base64url')}`;
   return `${input}.${rawSign(key.alg, input, key.privateKey).toString('base64url')}`;
 }
 
@@ -57,12 +57,19 @@ export function splitJws(token: string): JwsParts {
 /**
  * The key a token's header names, from `keys` (by `kid`), once the header is shown to choose nothing
  * else: its `alg` must be the key's, and it may carry no key of its own. 401 `token_invalid` otherwise.
+ * `typ` is the one type accepted: absent or `JWT` for a session token (the default); a Security Event Token's
+ * `secevent+jwt` must be given, so neither kind passes for the other.
  */
-export function keyForHeader<K extends VerifyKey>(headerB64: string, keys: (kid: string) => K | undefined): K {
+export function keyForHeader<K extends VerifyKey>(
+  headerB64: string,
+  keys: (kid: string) => K | undefined,
+  typ?: string,
+): K {
   const h = jsonObjectOf(headerB64, 'malformed token header');
   for (const field of ['jwk', 'jku', 'x5u', 'x5c', 'crit'])
     if (h[field] !== undefined) throw invalid(`token header may not carry ${field}`);
-  if (h.typ !== undefined && h.typ !== 'JWT') throw invalid('unexpected token type');
+  if (typ === undefined ? h.typ !== undefined && h.typ !== 'JWT' : !sameType(h.typ, typ))
+    throw invalid('unexpected token type');
   if (typeof h.kid !== 'string' || h.kid === '') throw invalid('token header names no key (kid)');
   const key = keys(h.kid);
   if (!key) throw invalid('token signed with an unknown key');
@@ -92,6 +99,13 @@ function rawSign(alg: SigningAlg, input: string, privateKey: KeyObject): Buffer 
   if (alg === 'EdDSA') return cryptoSign(null, data, privateKey);
   if (alg === 'ES256') return cryptoSign('sha256', data, { key: privateKey, dsaEncoding: 'ieee-p1363' });
   return cryptoSign('sha256', data, privateKey);
+}
+
+/** RFC 8725 §3.11: a `typ` compares case-insensitively, with or without its `application/` prefix. */
+function sameType(given: unknown, typ: string): boolean {
+  if (typeof given !== 'string') return false;
+  const t = given.toLowerCase();
+  return t === typ || t === `application/${typ}`;
 }
 
 function invalid(message: string): AuthError {

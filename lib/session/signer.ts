@@ -9,8 +9,11 @@ import { publicKeySet, type PublicJwk, type SigningConfig, type SigningKey } fro
 export interface JwtSigner {
   /** The current key's algorithm: what `id_token_signing_alg_values_supported` names. */
   readonly alg: string;
-  /** Signs `claims` as given (nothing is added) into a compact JWS; header `{ alg, kid, typ: 'JWT' }`. */
-  sign(claims: Record<string, unknown>): Promise<string>;
+  /**
+   * Signs `claims` as given (nothing is added) into a compact JWS; header `{ alg, kid, typ }`, `typ` `JWT` unless
+   * `options.typ` names another (`secevent+jwt`, `logout+jwt`).
+   */
+  sign(claims: Record<string, unknown>, options?: { typ?: string }): Promise<string>;
   /** The public key set, current key first: what `<authRoutePath>/.well-known/jwks.json` serves. */
   keySet(): { keys: PublicJwk[] };
 }
@@ -20,7 +23,7 @@ export function signerOf(signing: SigningConfig): JwtSigner {
   const current = signing.current as SigningKey & { privateKey: KeyObject };
   return {
     alg: current.alg,
-    sign: (claims) => Promise.resolve().then(() => signJws(claims, current)),
+    sign: (claims, options) => Promise.resolve().then(() => signJws(claims, current, options?.typ)),
     keySet: () => publicKeySet(signing),
   };
 }
