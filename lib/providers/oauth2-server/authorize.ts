@@ -56,6 +56,7 @@ export async function authorize(srv: LocalServer, ctx: Context): Promise<void> {
     nonce: req.nonce,
     authTime: sess.authTime ?? Math.floor(srv.o.clock() / 1000),
     claims: req.claims,
+    sid: sess.sid,
     user: sess.user!,
   });
   respond(srv, ctx, req, { code, state: req.state });

@@ -22,9 +22,28 @@ export interface OAuth2ServerClient {
   refreshTokens?: boolean;
   /** How its id_tokens are signed (the Registration metadata `id_token_signed_response_alg`); default RS256. */
   idTokenSignedResponseAlg?: IdTokenAlg;
+  /**
+   * Where RP-initiated logout may send the browser back (`post_logout_redirect_uri`), matched exactly like
+   * redirectURIs; an unregistered one is refused and never redirected to.
+   */
+  postLogoutRedirectURIs?: string[];
+  /**
+   * Its Back-Channel Logout endpoint: when a sign-in session in which it got an id_token ends, a logout token is
+   * POSTed here (an absolute http(s) URL without fragment).
+   */
+  backchannelLogoutURI?: string;
 }
 
-const FIELDS = new Set(['id', 'secret', 'redirectURIs', 'requirePKCE', 'refreshTokens', 'idTokenSignedResponseAlg']);
+const FIELDS = new Set([
+  'id',
+  'secret',
+  'redirectURIs',
+  'requirePKCE',
+  'refreshTokens',
+  'idTokenSignedResponseAlg',
+  'postLogoutRedirectURIs',
+  'backchannelLogoutURI',
+]);
 const ALGS: readonly IdTokenAlg[] = ['RS256', 'EdDSA', 'ES256'];
 
 /** The registered clients by id. */
@@ -48,7 +67,11 @@ function parseClient(c: OAuth2ServerClient, at: string): OAuth2ServerClient {
     throw new TypeError(`${at}.secret must be a non-empty string`);
   if (!Array.isArray(c.redirectURIs) || !c.redirectURIs.length)
     throw new TypeError(`${at}.redirectURIs must list at least one URI`);
-  for (const uri of c.redirectURIs) redirectURI(uri, at);
+  for (const uri of c.redirectURIs) redirectURI(uri, `${at}.redirectURIs`);
+  if (c.postLogoutRedirectURIs !== undefined && !Array.isArray(c.postLogoutRedirectURIs))
+    throw new TypeError(`${at}.postLogoutRedirectURIs must be an array of URIs`);
+  for (const uri of c.postLogoutRedirectURIs ?? []) redirectURI(uri, `${at}.postLogoutRedirectURIs`);
+  if (c.backchannelLogoutURI !== undefined) redirectURI(c.backchannelLogoutURI, `${at}.backchannelLogoutURI`);
   for (const flag of ['requirePKCE', 'refreshTokens'] as const)
     if (c[flag] !== undefined && typeof c[flag] !== 'boolean') throw new TypeError(`${at}.${flag} must be a boolean`);
   if (c.idTokenSignedResponseAlg !== undefined && !ALGS.includes(c.idTokenSignedResponseAlg))
@@ -60,14 +83,17 @@ function parseClient(c: OAuth2ServerClient, at: string): OAuth2ServerClient {
     requirePKCE: c.requirePKCE,
     refreshTokens: c.refreshTokens === true,
     idTokenSignedResponseAlg: c.idTokenSignedResponseAlg,
+    postLogoutRedirectURIs: c.postLogoutRedirectURIs && [...c.postLogoutRedirectURIs],
+    backchannelLogoutURI: c.backchannelLogoutURI,
   };
 }
 
-function redirectURI(uri: unknown, at: string): void {
+/** `uri` must be an absolute http(s) URL without fragment; the TypeError names `field` (`clients[0].redirectURIs`). */
+function redirectURI(uri: unknown, field: string): void {
   let u: URL | undefined;
   try {
     u = new URL(uri as string);
   } catch {}
   if (typeof uri !== 'string' || !u || (u.protocol !== 'http:' && u.protocol !== 'https:') || u.hash)
-    throw new TypeError(`${at}.redirectURIs: ${JSON.stringify(uri)} is not an absolute http(s) URL without fragment`);
+    throw new TypeError(`${field}: ${JSON.stringify(uri)} is not an absolute http(s) URL without fragment`);
 }

@@ -25,6 +25,8 @@ export interface Grant<U> {
   authTime?: number;
   /** The claims the request's `claims` parameter named (OpenID), per place. */
   claims?: ClaimsRequest;
+  /** The sign-in session the code was issued in (OpenID's `sid`): its id_tokens carry it. */
+  sid?: string;
   user: U;
 }
 

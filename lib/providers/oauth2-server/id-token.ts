@@ -46,9 +46,9 @@ export class IdTokenKeys {
     return { keys };
   }
 
-  /** Signs with the key of `alg` (RS256 when the client registered nothing). */
-  sign(alg: string | undefined, claims: Record<string, unknown>): Promise<string> {
-    return this.byAlg.get(alg ?? 'RS256')!.sign(claims);
+  /** Signs with the key of `alg` (RS256 when the client registered nothing); `typ` for another type than `JWT`. */
+  sign(alg: string | undefined, claims: Record<string, unknown>, typ?: string): Promise<string> {
+    return this.byAlg.get(alg ?? 'RS256')!.sign(claims, typ === undefined ? undefined : { typ });
   }
 
   /**

@@ -20,6 +20,7 @@ import { openIDRoute } from './openid.js';
 import { tokenEndpoint } from './token.js';
 import { defaultClaims } from './claims.js';
 import { idTokenKeys } from './id-token.js';
+import { BackChannelLogout } from './backchannel.js';
 
 export type { LoginPage, LoginPageHandler } from './page.js';
 export type { OAuth2Server, OAuth2ServerClient, OAuth2ServerOptions, ServerChecker, ServerUser } from './options.js';
@@ -47,7 +48,12 @@ export async function startOAuth2Server(options: OAuth2ServerOptions): Promise<O
     label: 'oauth2 server',
   });
   const ids = o.signer ? await idTokenKeys(o.signer, o.rsaKey) : undefined;
-  const srv: LocalServer = { o, grants, base: '', basePath: '', ids, claims: o.claims ?? defaultClaims('') };
+  const claims = o.claims ?? defaultClaims('');
+  const srv: LocalServer = { o, grants, base: '', basePath: '', ids, backchannel: undefined, claims };
+  if (ids) {
+    const parts = { clients: o.clients, keys: ids, sessionTTL: o.sessionTTL, clock: o.clock, logger: o.logger };
+    srv.backchannel = new BackChannelLogout({ ...parts, issuer: () => srv.base });
+  }
   const handle = buildApp(srv).callback();
   // Koa's handler answers its own failures (ctx.onerror): its promise has nothing left to report.
   const listener = await listen((req, res) => void handle(req, res), o.port, o.host);
@@ -62,7 +68,10 @@ export async function startOAuth2Server(options: OAuth2ServerOptions): Promise<O
     url: base,
     port: listener.port,
     endpoints: () => ({ authURL: `${base}/authorize`, tokenURL: `${base}/access_token`, infoURL: `${base}/user` }),
-    close: () => listener.close(),
+    close: () => {
+      srv.backchannel?.close();
+      return listener.close();
+    },
   };
 }
 
@@ -126,6 +135,7 @@ async function route(srv: LocalServer, ctx: Context): Promise<void> {
       ctx.body = identicon(String(ctx.query.user ?? ''), 120);
       return;
     case '/logout':
+      // A plain server's sign-out, as ever; an OpenID provider's /logout is RP-initiated logout (logout.ts).
       signOut(ctx);
       return text(ctx, 200, 'signed out');
     default:

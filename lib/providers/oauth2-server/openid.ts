@@ -4,6 +4,7 @@ import type { Grant } from './grants.js';
 import { firstValues, json } from './http.js';
 import { atHash, type IdTokenKeys } from './id-token.js';
 import { MAX_FORM } from './listener.js';
+import { endSession } from './logout.js';
 import type { LocalServer, ServerUser } from './options.js';
 import { readBody } from '../../http/body.js';
 
@@ -15,15 +16,19 @@ import { readBody } from '../../http/body.js';
 
 /** The scopes the server knows; others are kept in the grant and answered with nothing. */
 const SCOPES = ['openid', ...Object.keys(SCOPE_CLAIMS), 'offline_access'];
-const ID_TOKEN_CLAIMS = ['sub', 'iss', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'at_hash'];
+const ID_TOKEN_CLAIMS = ['sub', 'iss', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'at_hash', 'sid'];
 /** How long relying parties may keep the discovery document and key set (as the service's JWKS). */
 const PUBLIC_MAX_AGE_S = 300;
 
-/** The routes of an OpenID provider, below the server's path: discovery, key set, userinfo. */
+/**
+ * The routes of an OpenID provider, below the server's path: discovery, key set, userinfo, and RP-initiated logout
+ * at the plain server's `/logout` (logout.ts).
+ */
 export const OPENID_PATHS = {
   discovery: '/.well-known/openid-configuration',
   jwks: '/.well-known/jwks.json',
   userinfo: '/userinfo',
+  endSession: '/logout',
 } as const;
 
 /** Answers an OpenID route for a server with id_token keys; false when `path` is none of them. */
@@ -38,6 +43,9 @@ export async function openIDRoute(srv: LocalServer, ids: IdTokenKeys, path: stri
     case OPENID_PATHS.userinfo:
       await userInfo(srv, ctx);
       return true;
+    case OPENID_PATHS.endSession:
+      await endSession(srv, ids, ctx);
+      return true;
     default:
       return false;
   }
@@ -50,8 +58,9 @@ export function hasOpenIDScope(scope: string | undefined): boolean {
 
 /**
  * The id_token for a grant whose scope has `openid`: who signed in (sub), for which client (aud),
- * when (auth_time), the request's nonce (not on a refresh), the access token's hash, and the claims
- * its scopes and `claims` parameter ask for. Signed as the client registered (RS256 by default).
+ * when (auth_time), in which sign-in session (sid), the request's nonce (not on a refresh), the access
+ * token's hash, and the claims its scopes and `claims` parameter ask for. Signed as the client
+ * registered (RS256 by default).
  */
 export async function idToken(
   srv: LocalServer,
@@ -70,6 +79,7 @@ export async function idToken(
     exp: iat + Math.floor(srv.o.tokenTTL / 1000),
     iat,
     auth_time: grant.authTime ?? iat,
+    ...(grant.sid !== undefined ? { sid: grant.sid } : {}),
     ...(grant.nonce !== undefined && !refreshed ? { nonce: grant.nonce } : {}),
     at_hash: atHash(accessToken, alg),
   });
@@ -99,6 +109,9 @@ function discovery(srv: LocalServer, ids: IdTokenKeys): Record<string, unknown> 
     request_uri_parameter_supported: false,
     display_values_supported: ['page', 'popup'],
     authorization_response_iss_parameter_supported: true,
+    end_session_endpoint: base + OPENID_PATHS.endSession,
+    backchannel_logout_supported: true,
+    backchannel_logout_session_supported: true,
   };
 }
 

@@ -12,6 +12,7 @@ import type { ClaimsFunction } from './claims.js';
 import type { ServerChecker, ServerUser } from './server-user.js';
 import { parseClients, type OAuth2ServerClient } from './clients.js';
 import { checkRsaKey, type IdTokenKeys } from './id-token.js';
+import type { BackChannelLogout } from './backchannel.js';
 
 export type { OAuth2ServerClient } from './clients.js';
 
@@ -122,6 +123,8 @@ export interface LocalServer {
   basePath: string;
   /** The keys id_tokens are signed with, once ready: an OpenID provider only. */
   ids: IdTokenKeys | undefined;
+  /** Who is told when a sign-in session ends (Back-Channel Logout): an OpenID provider only. */
+  backchannel: BackChannelLogout | undefined;
   /** The user's standard claims (the `claims` option, or the checker's profile). */
   claims: ClaimsFunction;
 }
@@ -199,9 +202,15 @@ export function resolveServerOptions(o: OAuth2ServerOptions): ResolvedServerOpti
   };
 }
 
-/** A client's `idTokenSignedResponseAlg` must be RS256 or the signing key's own. */
+/**
+ * A client's OpenID fields need signing keys (without them nothing is an OpenID provider), and its
+ * `idTokenSignedResponseAlg` must be RS256 or the signing key's own.
+ */
 function checkClientAlgs(clients: Map<string, OAuth2ServerClient>, signer: JwtSigner | undefined): void {
   [...clients.values()].forEach((c, i) => {
+    for (const field of ['postLogoutRedirectURIs', 'backchannelLogoutURI'] as const)
+      if (c[field] !== undefined && !signer)
+        throw new TypeError(`clients[${i}].${field}: without signing keys the server is no OpenID provider`);
     const alg = c.idTokenSignedResponseAlg;
     if (alg !== undefined && !signer)
       throw new TypeError(

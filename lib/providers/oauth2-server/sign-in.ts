@@ -17,6 +17,8 @@ export interface Sess {
   user?: ServerUser;
   /** When the user signed in, in seconds (the id_token's auth_time). */
   authTime?: number;
+  /** The sign-in session's id (OpenID's `sid`): in its id_tokens, and what a logout names. */
+  sid?: string;
   /** The user signed in on the page just now: that sign-in answers `prompt=login` and `max_age`, once. */
   fresh?: boolean;
   csrf?: string;
@@ -74,6 +76,9 @@ export async function signIn(
     return showPage(200, 'Enter your user name and password.', username.slice(0, 256));
   const verdict = await check(srv.o, ctx, username, password);
   if ('status' in verdict) return showPage(verdict.status, verdict.message, username);
+  // The same user signing in again (prompt=login, max_age) goes on with the session; another user ends it.
+  const ended = sess.user?.id === verdict.user.id ? undefined : sess.sid;
+  sess.sid = ended === undefined && sess.sid ? sess.sid : randomId();
   // A new session id at sign-in: an id planted before it (session fixation) is worth nothing.
   sess.user = verdict.user;
   sess.authTime = Math.floor(srv.o.clock() / 1000);
@@ -84,6 +89,8 @@ export async function signIn(
     provider: 'server',
     userId: verdict.user.id,
   });
+  // Told in the background: the sign-in does not wait for the previous user's clients.
+  if (ended) void srv.backchannel?.ended(ended);
   // Post/redirect/get: the code is issued by a GET, so reloading never re-posts the password.
   ctx.status = 303;
   ctx.redirect(`${srv.basePath}/authorize?${ctx.querystring}`);
@@ -93,7 +100,7 @@ export async function signIn(
  * An Origin other than the public URL's and the request's own. (Koa 3's ctx.origin echoes the Origin
  * header, so the request's own origin is built from protocol and host.)
  */
-function foreignOrigin(base: string, ctx: Context): boolean {
+export function foreignOrigin(base: string, ctx: Context): boolean {
   const origin = ctx.get('origin');
   return (
     origin !== '' && origin !== 'null' && origin !== new URL(base).origin && origin !== `${ctx.protocol}://${ctx.host}`

@@ -59,14 +59,15 @@ async function tokens(
 ): Promise<Record<string, unknown>> {
   const { scope } = issued.grant;
   const ids = srv.ids;
+  const openID = ids && hasOpenIDScope(scope);
+  // The client is told when the sign-in session it got an id_token in ends (Back-Channel Logout).
+  if (openID) srv.backchannel?.issued(issued.grant.sid, client.id, issued.grant.user.id);
   return {
     access_token: issued.token,
     token_type: 'Bearer',
     expires_in: Math.floor(srv.o.tokenTTL / 1000),
     ...(scope ? { scope } : {}),
     ...(client.refreshTokens ? { refresh_token: issued.refreshToken ?? srv.grants.issueRefresh(issued) } : {}),
-    ...(ids && hasOpenIDScope(scope)
-      ? { id_token: await idToken(srv, ids, issued.grant, issued.token, refreshed) }
-      : {}),
+    ...(openID ? { id_token: await idToken(srv, ids, issued.grant, issued.token, refreshed) } : {}),
   };
 }
