@@ -4,10 +4,12 @@ import { retryDelay } from './schedule.js';
 
 /**
  * The webhooks' outbox over the service-wide state store, shared by every process on it. Each message has a
- * sequence number (a counter moved by compare-and-set) and an entry under it; a process leases a due message by
- * compare-and-set before it sends it, so two processes never send one message at once, and a lease a killed process
- * held runs out so another sends it. Delivered messages are taken out; the `tail` counter moves past them. A message
- * out of tries becomes a dead letter, listed and replayed by `authctl webhooks`.
+ * sequence number and an entry under it: a writer creates the entry at the first free number past the `head` counter
+ * (a create is a compare-and-set: of two writers, one gets a number), then moves `head` past it, so every number up
+ * to `head` has an entry. A process leases a due message by compare-and-set before it sends it, so two processes
+ * never send one message at once, and a lease a killed process held runs out so another sends it. A delivered
+ * message leaves a marker for an hour (a slow writer can never take its number again); the `tail` counter moves past
+ * markers and expired entries. A message out of tries becomes a dead letter, listed and replayed by `authctl webhooks`.
  */
 
 /** One message to one endpoint, as kept until it is delivered. Times are ms since the epoch. */
@@ -35,12 +37,11 @@ export interface Leased {
   message: OutboxMessage;
 }
 
-const NS = 'wh';
-const MESSAGES = 'wh-msg';
-const DEAD = 'wh-dead';
 /** Messages and counters outlive the retry schedule (under 58 hours) by far. */
 const KEEP_MS = 4 * 86_400_000;
 const DEAD_KEEP_MS = 30 * 86_400_000;
+/** How long a delivered message's marker holds its number. */
+const DONE_KEEP_MS = 3_600_000;
 /** The dead letters listed: the newest this many. */
 const DEAD_MAX = 10_000;
 const TRIES = 200;
@@ -48,6 +49,13 @@ const TRIES = 200;
 interface Counter {
   n: number;
 }
+
+/** What a delivered (or buried) message's entry becomes. */
+interface Done {
+  done: true;
+}
+
+const isDone = (v: OutboxMessage | Done): v is Done => (v as Done).done === true;
 
 export interface Outbox {
   /** Adds messages (attempts 0, due now), in order. */
@@ -66,9 +74,18 @@ export interface Outbox {
   replay(id: string): Promise<boolean>;
 }
 
-/** The outbox over a state store (see above); `random` draws the retry jitter. */
-export function stateOutbox(store: StateStore, clock: () => number, random: () => number = Math.random): Outbox {
-  return new StateOutbox(store, clock, random);
+/**
+ * The outbox over a state store (see above); `random` draws the retry jitter. `ns` names its namespaces (`<ns>`,
+ * `<ns>-msg`, `<ns>-dead`): the webhooks' is `wh`, and another sender (the Shared Signals transmitter, `ssf`) keeps
+ * an outbox of its own beside it on the same store.
+ */
+export function stateOutbox(
+  store: StateStore,
+  clock: () => number,
+  random: () => number = Math.random,
+  ns = 'wh',
+): Outbox {
+  return new StateOutbox(store, clock, random, ns);
 }
 
 type NewMessages = Parameters<Outbox['add']>[0];
@@ -77,6 +94,7 @@ class StateOutbox implements Outbox {
   readonly #store: StateStore;
   readonly #clock: () => number;
   readonly #random: () => number;
+  readonly #ns: { NS: string; MESSAGES: string; DEAD: string };
   /** Where this process's next look starts: it goes round the window from the tail to the head. */
   #scanFrom = 0;
   // This process's additions one after another: they would only race each other for the head counter. What is
@@ -84,10 +102,11 @@ class StateOutbox implements Outbox {
   #adding: Promise<unknown> = Promise.resolve();
   #batch: { messages: NewMessages; written: Promise<void> } | undefined;
 
-  constructor(store: StateStore, clock: () => number, random: () => number) {
+  constructor(store: StateStore, clock: () => number, random: () => number, ns: string) {
     this.#store = store;
     this.#clock = clock;
     this.#random = random;
+    this.#ns = { NS: ns, MESSAGES: `${ns}-msg`, DEAD: `${ns}-dead` };
   }
 
   add(messages: NewMessages): Promise<void> {
@@ -120,7 +139,7 @@ class StateOutbox implements Outbox {
   }
 
   async delivered(leased: Leased): Promise<void> {
-    await this.#store.take(MESSAGES, String(leased.seq), leased.rev);
+    await this.#finish(leased);
   }
 
   async failed(leased: Leased, reason: string): Promise<boolean> {
@@ -132,60 +151,76 @@ class StateOutbox implements Outbox {
     }
     const now = this.#clock();
     const next = { ...leased.message, attempts, nextAt: now + delay, leaseUntil: 0, lastError: reason };
-    await this.#store.replace(MESSAGES, String(leased.seq), leased.rev, next, now + KEEP_MS);
+    await this.#store.replace(this.#ns.MESSAGES, String(leased.seq), leased.rev, next, now + KEEP_MS);
     return false;
   }
 
   async bury(leased: Leased, reason: string): Promise<void> {
     const message = { ...leased.message, lastError: reason, leaseUntil: 0 };
-    await this.#store.remove(DEAD, message.id);
-    await this.#store.create(DEAD, message.id, message, this.#clock() + DEAD_KEEP_MS);
+    await this.#store.remove(this.#ns.DEAD, message.id);
+    await this.#store.create(this.#ns.DEAD, message.id, message, this.#clock() + DEAD_KEEP_MS);
     await this.#listDead(message.id);
-    await this.#store.take(MESSAGES, String(leased.seq), leased.rev);
+    await this.#finish(leased);
   }
 
   async dead(): Promise<OutboxMessage[]> {
-    const ids = (await this.#store.get<{ ids: string[] }>(NS, 'dead'))?.value.ids ?? [];
-    const found = await Promise.all(ids.map(async (id) => (await this.#store.get<OutboxMessage>(DEAD, id))?.value));
+    const ids = (await this.#store.get<{ ids: string[] }>(this.#ns.NS, 'dead'))?.value.ids ?? [];
+    const found = await Promise.all(
+      ids.map(async (id) => (await this.#store.get<OutboxMessage>(this.#ns.DEAD, id))?.value),
+    );
     return found.filter((m): m is OutboxMessage => m !== undefined);
   }
 
   async replay(id: string): Promise<boolean> {
-    const cur = await this.#store.get<OutboxMessage>(DEAD, id);
-    if (!cur || !(await this.#store.take(DEAD, id, cur.rev))) return false;
+    const cur = await this.#store.get<OutboxMessage>(this.#ns.DEAD, id);
+    if (!cur || !(await this.#store.take(this.#ns.DEAD, id, cur.rev))) return false;
     const { endpoint, type, body } = cur.value;
     await this.add([{ id, endpoint, type, body }]);
     return true;
   }
 
-  /** Writes a batch: its sequence numbers reserved by one move of the head, then one entry each. */
+  /**
+   * Writes a batch: each message at the next number past the head that no other writer took (an entry there
+   * already), then the head moved past the last: a reader never finds a number up to the head without its entry.
+   */
   async #write(messages: NewMessages): Promise<void> {
-    const last = (await this.#bump('head', (n) => n + messages.length))!;
-    let seq = last - messages.length;
+    let seq = await this.#counter('head');
     for (const m of messages) {
       const message: OutboxMessage = { ...m, attempts: 0, nextAt: this.#clock(), leaseUntil: 0 };
-      if (!(await this.#store.create(MESSAGES, String(++seq), message, this.#clock() + KEEP_MS)))
-        throw new Error(`webhooks outbox: message ${seq} exists`);
+      for (
+        let tries = 0;
+        !(await this.#store.create(this.#ns.MESSAGES, String(++seq), message, this.#clock() + KEEP_MS));
+      )
+        if (++tries >= TRIES) throw new Error(`outbox ${this.#ns.NS}: no free number after ${TRIES} tries`);
     }
+    const last = seq;
+    await this.#bump('head', (n) => (n >= last ? undefined : last));
+  }
+
+  /** The leased message is done with: a marker in its place until DONE_KEEP_MS, if it is still the one leased. */
+  async #finish(leased: Leased): Promise<void> {
+    const done: Done = { done: true };
+    await this.#store.replace(this.#ns.MESSAGES, String(leased.seq), leased.rev, done, this.#clock() + DONE_KEEP_MS);
   }
 
   /** The message `seq`, leased by compare-and-set when it is due and nobody holds it. */
   async #leaseOne(seq: number, leaseMs: number): Promise<Leased | undefined> {
     const now = this.#clock();
-    const cur = await this.#store.get<OutboxMessage>(MESSAGES, String(seq));
-    if (!cur || cur.expiresAt <= now || cur.value.nextAt > now || cur.value.leaseUntil > now) return undefined;
+    const cur = await this.#store.get<OutboxMessage | Done>(this.#ns.MESSAGES, String(seq));
+    if (!cur || isDone(cur.value) || cur.expiresAt <= now || cur.value.nextAt > now || cur.value.leaseUntil > now)
+      return undefined;
     const leased = { ...cur.value, leaseUntil: now + leaseMs };
-    if (!(await this.#store.replace(MESSAGES, String(seq), cur.rev, leased, cur.expiresAt))) return undefined;
-    const mine = await this.#store.get<OutboxMessage>(MESSAGES, String(seq));
+    if (!(await this.#store.replace(this.#ns.MESSAGES, String(seq), cur.rev, leased, cur.expiresAt))) return undefined;
+    const mine = await this.#store.get<OutboxMessage>(this.#ns.MESSAGES, String(seq));
     return mine ? { seq, rev: mine.rev, message: leased } : undefined;
   }
 
-  /** Moves `tail` past the delivered messages at its front. */
+  /** Moves `tail` past the delivered (and expired) messages at its front. */
   async #trim(head: number): Promise<number> {
     let tail = await this.#counter('tail');
     while (tail < head) {
-      const first = await this.#store.get<OutboxMessage>(MESSAGES, String(tail + 1));
-      if (first && first.expiresAt > this.#clock()) break;
+      const first = await this.#store.get<OutboxMessage | Done>(this.#ns.MESSAGES, String(tail + 1));
+      if (first && first.expiresAt > this.#clock() && !isDone(first.value)) break;
       const from = tail;
       tail = (await this.#bump('tail', (n) => (n === from ? n + 1 : undefined))) ?? (await this.#counter('tail'));
     }
@@ -197,11 +232,11 @@ class StateOutbox implements Outbox {
     const ids = (cur: { ids: string[] } | undefined) => ({
       ids: [...(cur?.ids ?? []).filter((x) => x !== id), id].slice(-DEAD_MAX),
     });
-    await updateEntry(this.#store, NS, 'dead', ids, () => this.#clock() + DEAD_KEEP_MS, TRIES);
+    await updateEntry(this.#store, this.#ns.NS, 'dead', ids, () => this.#clock() + DEAD_KEEP_MS, TRIES);
   }
 
   async #counter(key: 'head' | 'tail'): Promise<number> {
-    return (await this.#store.get<Counter>(NS, key))?.value.n ?? 0;
+    return (await this.#store.get<Counter>(this.#ns.NS, key))?.value.n ?? 0;
   }
 
   /** Moves a counter by compare-and-set to `to(n)`; undefined when `to` declines. */
@@ -210,6 +245,6 @@ class StateOutbox implements Outbox {
       const next = to(cur?.n ?? 0);
       return next === undefined ? undefined : { n: next };
     };
-    return (await updateEntry(this.#store, NS, key, moved, () => this.#clock() + KEEP_MS, TRIES))?.n;
+    return (await updateEntry(this.#store, this.#ns.NS, key, moved, () => this.#clock() + KEEP_MS, TRIES))?.n;
   }
 }

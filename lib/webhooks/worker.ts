@@ -8,18 +8,27 @@ import type { Leased, Outbox } from './outbox.js';
  * message. Time decisions read the instance's clock; only the pause between looks is a timer.
  */
 
-/** What one try came to: a 2xx, 410 Gone, or why it failed (a status or a transport reason). */
-export type SendResult = 'delivered' | 'gone' | { failed: string };
+/**
+ * What one try came to: a 2xx, 410 Gone, why it failed (a status or a transport reason: tried again), or why the
+ * receiver refused this message for good (`refused`: a dead letter at once, its endpoint left as it is).
+ */
+export type SendResult = 'delivered' | 'gone' | { failed: string } | { refused: string };
 
-export interface WorkerParts {
+/** What the worker needs of an endpoint: one try's time limit (a lease outlives it). */
+export interface WorkerEndpoint {
+  readonly timeoutMs: number;
+}
+
+/** The parts of a worker; `E` is its sender's endpoint (a webhook's, by default; the Shared Signals receivers'). */
+export interface WorkerParts<E extends WorkerEndpoint = WebhookEndpoint> {
   outbox: Outbox;
-  endpoints: ReadonlyMap<string, WebhookEndpoint>;
+  endpoints: ReadonlyMap<string, E>;
   /** Sends one message to its endpoint (send.ts). */
-  send: (endpoint: WebhookEndpoint, leased: Leased) => Promise<SendResult>;
+  send: (endpoint: E, leased: Leased) => Promise<SendResult>;
   /** Whether an endpoint was disabled (a 410, from any process), and marking it so. */
-  disabled: (endpoint: WebhookEndpoint) => Promise<boolean>;
-  disable: (endpoint: WebhookEndpoint) => Promise<void>;
-  failed: (endpoint: WebhookEndpoint, leased: Leased, reason: string, dead: boolean) => void;
+  disabled: (endpoint: E) => Promise<boolean>;
+  disable: (endpoint: E) => Promise<void>;
+  failed: (endpoint: E, leased: Leased, reason: string, dead: boolean) => void;
   report: (err: unknown) => void;
   intervalMs: number;
   /** Messages sent at once by this process. */
@@ -36,7 +45,7 @@ export interface Worker {
   stop(): Promise<void>;
 }
 
-export function webhookWorker(p: WorkerParts): Worker {
+export function webhookWorker<E extends WorkerEndpoint = WebhookEndpoint>(p: WorkerParts<E>): Worker {
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;
   let again = false;
@@ -52,6 +61,10 @@ export function webhookWorker(p: WorkerParts): Worker {
     if (result === 'gone') {
       await p.disable(endpoint);
       return p.outbox.bury(leased, 'endpoint answered 410 Gone');
+    }
+    if ('refused' in result) {
+      await p.outbox.bury(leased, result.refused);
+      return p.failed(endpoint, leased, result.refused, true);
     }
     const dead = await p.outbox.failed(leased, result.failed);
     p.failed(endpoint, leased, result.failed, dead);
