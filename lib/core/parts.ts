@@ -2,6 +2,7 @@ import type { Context } from 'koa';
 import { createAvatarProxy, type AvatarProxyImpl } from '../avatar/proxy.js';
 import { createEvents, type InstanceEvents } from '../events/instance.js';
 import { loginEvent } from '../events/session-events.js';
+import { toAuthError } from '../errors.js';
 import { FeatureCredentials } from '../features/credentials.js';
 import { FeatureHooks } from '../features/hooks.js';
 import { FeatureSet } from '../features/set.js';
@@ -122,7 +123,14 @@ export function sessionParts(o: ResolvedOptions, core: CoreParts): SessionParts 
   return {
     async begin(ctx, login) {
       const claims = await startSession(ctx, login, tokenService, hooks);
-      loginEvent(events.bus, ctx, providers.get(login.provider)?.kind ?? 'custom', claims);
+      const provider = providers.get(login.provider);
+      loginEvent(events.bus, ctx, provider?.kind ?? 'custom', claims);
+      // The provider hears of the session its login started (the oidc kind's back-channel logout records it).
+      await provider?.sessionStarted?.(ctx, claims, o.maxSessionAgeMs).catch((err: unknown) => {
+        const { code } = toAuthError(err);
+        const fields = { provider: login.provider, code, userId: claims.user?.id };
+        o.logger.warn(`${login.provider}: sessionStarted failed: ${(err as Error)?.message ?? err}`, fields);
+      });
       return claims;
     },
     session: (ctx) => (users ? users.loginSession(ctx) : Promise.reject(new Error('not ready'))),

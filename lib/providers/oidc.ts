@@ -1,6 +1,9 @@
 import type { JSONWebKeySet } from 'jose';
 import { keyCache, verifyIdToken, type KeyCache } from './oauth2/id-token.js';
-import type { Provider, ProviderDeps, ProviderModule } from './core/contract.js';
+import type { Provider, ProviderDeps, ProviderDepsWith, ProviderModule, ProviderOptions } from './core/contract.js';
+import type { SessionsAdmin } from '../features/sessions/admin.js';
+import { withBackChannel } from './oauth2/backchannel-logout.js';
+import { UpstreamSessions } from './oauth2/upstream-sessions.js';
 import { finishUser, rawFromMapped, text, type MappedUser, type RawUser } from './oauth2/mapping.js';
 import {
   commonOptions,
@@ -38,6 +41,11 @@ export interface OIDCProviderOptions extends CommonOAuth2Options {
    * shape expected.
    */
   mapUser?(claims: Record<string, unknown>, token: OAuthToken): MappedUser | Promise<MappedUser>;
+  /**
+   * Serve `POST <authRoutePath>/<name>/backchannel-logout` (default true): the issuer's logout tokens end the
+   * sessions that came from the provider's session or user they name (OpenID Connect Back-Channel Logout 1.0).
+   */
+  backchannelLogout?: boolean;
 }
 
 const DISCOVERY = '/.well-known/openid-configuration';
@@ -54,6 +62,7 @@ interface OIDCConfig {
   common: ReturnType<typeof commonOptions>;
   /** authMethod was given, so what the issuer supports does not choose it. */
   explicitAuthMethod: boolean;
+  backchannelLogout: boolean;
 }
 
 /** What discovery found out about the issuer. */
@@ -65,14 +74,20 @@ interface Discovered {
   authMethod?: 'header' | 'body';
 }
 
-/** The issuer as the provider learns it: its discovery document (read once it is needed) and its key set. */
+/**
+ * The issuer as the provider learns it: its discovery document (read once it is needed), its key set, and the
+ * sessions that came from its sessions (undefined without back-channel logout).
+ */
 interface Issuer {
   discover(): Promise<Discovered>;
   keys: KeyCache;
+  upstream: UpstreamSessions | undefined;
 }
 
-export const oidcProvider: ProviderModule = {
+export const oidcProvider: ProviderModule<ProviderOptions, 'featureService'> = {
   kind: 'oidc',
+  // Back-channel logout ends sessions through the session list, as `auth.sessions.revoke` does.
+  needs: ['featureService'],
   options: optionNames<OIDCProviderOptions>({
     ...COMMON_OAUTH2_OPTIONS,
     kind: true,
@@ -80,8 +95,9 @@ export const oidcProvider: ProviderModule = {
     issuer: true,
     userInfo: true,
     mapUser: true,
+    backchannelLogout: true,
   }),
-  create(opts, deps: ProviderDeps): Provider {
+  create(opts, deps: ProviderDepsWith<'featureService'>): Provider {
     const config = parseOIDCOptions(opts);
     // Discovery and JWKS go through the same limits and error mapping as the flow's own calls.
     const io = flowIO({ ...config.common, name: config.name, tracing: deps.tracing });
@@ -91,7 +107,17 @@ export const oidcProvider: ProviderModule = {
       if (!Array.isArray(set.keys)) throw providerError(config.name, 'bad_provider_response', 'JWKS has no keys');
       return set as unknown as JSONWebKeySet;
     }, deps.clock);
-    return createFlowProvider(oidcSpec(config, deps, { discover, keys }), deps);
+    const upstream = config.backchannelLogout
+      ? new UpstreamSessions(config.name, deps.stateStore, deps.clock)
+      : undefined;
+    const provider = createFlowProvider(oidcSpec(config, deps, { discover, keys, upstream }), deps);
+    if (!upstream) return provider;
+    return withBackChannel(provider, {
+      ...{ name: config.name, cid: config.common.cid, keys, sessions: upstream, stateStore: deps.stateStore },
+      ...{ clock: deps.clock, clockToleranceS: CLOCK_TOLERANCE_S, logger: deps.logger },
+      issuer: discover,
+      sessionList: () => deps.featureService('sessions') as SessionsAdmin,
+    });
   },
 };
 
@@ -103,6 +129,8 @@ function parseOIDCOptions(opts: Record<string, unknown>): OIDCConfig {
     throw new TypeError('userInfo must be a boolean');
   if (opts.mapUser !== undefined && typeof opts.mapUser !== 'function')
     throw new TypeError('mapUser must be a function');
+  if (opts.backchannelLogout !== undefined && typeof opts.backchannelLogout !== 'boolean')
+    throw new TypeError('backchannelLogout must be a boolean');
   return {
     name: opts.name,
     issuer,
@@ -110,6 +138,7 @@ function parseOIDCOptions(opts: Record<string, unknown>): OIDCConfig {
     mapUser: opts.mapUser as OIDCProviderOptions['mapUser'],
     common: commonOptions(opts, { scopes: ['openid', 'profile'] }),
     explicitAuthMethod: opts.authMethod !== undefined,
+    backchannelLogout: opts.backchannelLogout !== false,
   };
 }
 
@@ -228,7 +257,9 @@ async function identify(
   const user = finishUser(name, raw, claims, common.userAttributes, { userId: deps.userId });
   // Verified means the boolean true for the very address the user carries (a mapUser may have put another there).
   const emailVerified = claims.email_verified === true && user.email !== undefined && user.email === claims.email;
-  return { user, emailVerified };
+  // Our session's id is chosen now, kept with the provider's session: a back-channel logout finds it by that.
+  const sid = issuer.upstream && (await issuer.upstream.opened({ sub: idClaims.sub!, sid: idClaims.sid }));
+  return { user, emailVerified, ...(sid ? { claims: { sid } } : {}) };
 }
 
 /** The standard claims: sub, a display name, picture, and the email when not marked unverified. */

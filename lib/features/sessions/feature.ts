@@ -45,6 +45,8 @@ export function sessionsFeature(p: SessionsFeatureParts): FeatureModule {
           tags: { sessions: "The user's sessions, one per login" },
         }),
         admin: adminOf(() => list),
+        // The oidc kind ends the sessions a back-channel logout names through it, as `auth.sessions.revoke` does.
+        provides: adminOf(() => list),
         ...listHooks(list, context.logger),
       };
     },

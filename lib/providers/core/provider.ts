@@ -3,6 +3,7 @@
  * entries.ts).
  */
 import type { Context } from 'koa';
+import type { Claims } from '../../session/claims.js';
 
 /** What the router calls. Providers never parse the path: the router resolves them by name. */
 export interface Provider {
@@ -35,6 +36,13 @@ export interface Provider {
    * account linking refuses to unlink the last way in to an account. Without it, an identity of the provider is one.
    */
   waysIn?(userId: string): Promise<number>;
+  /**
+   * A session one of its logins started was issued (after the second step, when there was one): its claims
+   * (`sid`, the final `user`, which a feature's `identify` may have changed) and the longest it may last
+   * (`maxSessionAge`, undefined when refreshes may keep it going). The `oidc` kind records the provider's
+   * session here for back-channel logout. A failure is logged and the login goes on.
+   */
+  sessionStarted?(ctx: Context, claims: Claims, maxAgeMs: number | undefined): Promise<void>;
   /** Stops background work (servers, pollers) when the service closes. */
   close?(): Promise<void>;
   /** Set when the kind can also be the second step of a login (the passkey kind): the `mfa` routes call it. */

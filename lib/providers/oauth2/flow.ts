@@ -160,12 +160,12 @@ async function finishLogin(
   params: Record<string, string>,
 ): Promise<void> {
   const hs = claims.handshake;
-  const { user, avatarHeaders, emailVerified } = await spec.identify(
-    token,
-    { nonce: typeof hs.nonce === 'string' ? hs.nonce : undefined },
-    io,
-    params,
-  );
+  const {
+    user,
+    avatarHeaders,
+    emailVerified,
+    claims: sessionClaims,
+  } = await spec.identify(token, { nonce: typeof hs.nonce === 'string' ? hs.nonce : undefined }, io, params);
   if (spec.bearerTokenHook) await spec.bearerTokenHook(spec.name, user, token);
   await deps.completeLogin(ctx, {
     provider: spec.name,
@@ -177,6 +177,7 @@ async function finishLogin(
     avatar: avatarHeaders ? { headers: avatarHeaders } : undefined,
     amr: ['fed'],
     emailVerified,
+    claims: sessionClaims,
     // The provider sent the browser back here: a second step is asked for on a page, not in JSON.
     navigation: true,
   });

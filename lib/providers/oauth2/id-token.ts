@@ -5,6 +5,7 @@ import {
   type JSONWebKeySet,
   type JWTPayload,
   type JWTVerifyGetKey,
+  type JWTVerifyOptions,
 } from 'jose';
 import { providerError } from './io.js';
 
@@ -26,6 +27,19 @@ export function keyCache(fetchSet: () => Promise<JSONWebKeySet>, clock: () => nu
       return cached.fn;
     },
   };
+}
+
+/**
+ * jose's jwtVerify against the issuer's cached key set, fetched again once for an unknown key id (the issuer may
+ * have rotated its keys since): the payload, or jose's error (the key set's own fetch errors pass through).
+ */
+export async function verifyWithKeys(token: string, keys: KeyCache, options: JWTVerifyOptions): Promise<JWTPayload> {
+  try {
+    return (await jwtVerify(token, await keys.get(false), options)).payload;
+  } catch (err) {
+    if (!(err instanceof joseErrors.JWKSNoMatchingKey) || !keys.mayRefetch()) throw err;
+    return (await jwtVerify(token, await keys.get(true), options)).payload;
+  }
 }
 
 /** What an id_token must satisfy besides its signature. */
@@ -65,13 +79,7 @@ export async function verifyIdToken(
     providerError(name, 'invalid_id_token', `invalid id_token (${why})`, cause);
   let payload: JWTPayload;
   try {
-    try {
-      payload = (await jwtVerify(idToken, await keys.get(false), options)).payload;
-    } catch (err) {
-      // The issuer may have rotated its keys since we cached them.
-      if (!(err instanceof joseErrors.JWKSNoMatchingKey) || !keys.mayRefetch()) throw err;
-      payload = (await jwtVerify(idToken, await keys.get(true), options)).payload;
-    }
+    payload = await verifyWithKeys(idToken, keys, options);
   } catch (err) {
     if (err instanceof joseErrors.JOSEError) throw invalid(err.code, err);
     throw err;

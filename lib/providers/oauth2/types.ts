@@ -1,3 +1,4 @@
+import type { Claims } from '../../session/claims.js';
 import type { User } from '../../user.js';
 import type { OAuthToken } from './options.js';
 
@@ -22,6 +23,8 @@ export interface Identified {
   avatarHeaders?: Record<string, string>;
   /** The provider's own word that `user.email` is the user's (an id_token's `email_verified: true`). */
   emailVerified?: boolean;
+  /** Claims the session is minted with (the oidc kind chooses its `sid`, to find it at a back-channel logout). */
+  claims?: Partial<Claims>;
 }
 
 /** Everything that makes one OAuth2 provider different from another. */
