@@ -45,6 +45,7 @@ export function authKoa(opts: AuthKoaOptions): AuthKoa {
     tokens: tokenService,
     providers,
     sessions: core.revocations,
+    watch: core.watch,
     hooks,
     credentials: core.credentials,
     waitForStart,
@@ -76,6 +77,7 @@ export function authKoa(opts: AuthKoaOptions): AuthKoa {
   const close = async () => {
     await startUp.settled; // a failed start has already closed what it had started
     await Promise.allSettled(providers.list().map((p) => p.close?.() ?? Promise.resolve()));
+    core.watch?.close();
     await Promise.all([core.avatarProxy.close(), core.state.close(), features.close(), events.close()]);
   };
   const starting = Promise.all([startUp.starting, routing]).then(() => undefined);

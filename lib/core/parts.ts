@@ -13,6 +13,7 @@ import type { Authenticator } from '../session/authenticator.js';
 import type { SessionOf } from '../session/fresh.js';
 import { startSession, type SessionStarter } from '../session/login.js';
 import { revocations, type Revocations } from '../session/revocation.js';
+import { RevocationWatch } from '../session/revocation-watch.js';
 import { TokenService } from '../session/token-service.js';
 import { sharedState, type SharedState } from '../state/shared.js';
 import type { CredentialThrottle } from '../state/throttle.js';
@@ -41,6 +42,11 @@ export interface CoreParts {
   throttle: (scope: string) => CredentialThrottle | undefined;
   /** Ended tokens and sessions. */
   revocations: Revocations;
+  /**
+   * The revocation channel (revocation-watch.ts) when the state store has a broadcast and revocation is not
+   * strict; started with the service.
+   */
+  watch: RevocationWatch | undefined;
   /** What the login, the refresh and the logout tell the features: filled as FeatureSet.start() creates them. */
   hooks: FeatureHooks;
   /**
@@ -72,6 +78,8 @@ export function coreParts(o: ResolvedOptions): CoreParts {
   const throttle = throttlesPerScope(state, o.loginThrottle, o.clock, events.bus);
   const keepMs = Math.max(o.cookieDurationMs, o.tokenDurationMs);
   const ended = revocations(state.store, o.clock, keepMs, o.tokenDurationMs);
+  const channel = o.strictRevocation ? undefined : state.store.broadcast;
+  const watch = channel && new RevocationWatch(channel, ended, o.clock, o.tokenDurationMs, o.logger);
   const hooks = new FeatureHooks(o.logger);
   const credentials = new FeatureCredentials();
   const tokenService = new TokenService(o, telemetry);
@@ -87,6 +95,7 @@ export function coreParts(o: ResolvedOptions): CoreParts {
     events,
     throttle,
     revocations: ended,
+    watch,
     hooks,
     credentials,
     providers,

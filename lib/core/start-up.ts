@@ -7,6 +7,7 @@ import { checkSecretReader } from '../options/secret.js';
 import type { KindDeps } from '../providers/core/contract.js';
 import type { planProviders, ProviderRegistry } from '../providers/core/resolve.js';
 import type { SharedState } from '../state/shared.js';
+import type { RevocationWatch } from '../session/revocation-watch.js';
 import { isStoreTarget, loadStoreBackend } from '../avatar/stores/open.js';
 import type { InstanceTelemetry } from '../telemetry/instance.js';
 import { loadWithPackage } from '../util/optional.js';
@@ -31,6 +32,8 @@ export interface StartParts {
   providers: ProviderRegistry;
   deps: KindDeps;
   state: SharedState;
+  /** The revocation channel, followed once the state store has started. */
+  watch: RevocationWatch | undefined;
   avatarProxy: AvatarProxyImpl;
   features: FeatureSet;
   telemetry: InstanceTelemetry;
@@ -46,6 +49,7 @@ export function startService(o: ResolvedOptions, parts: StartParts): StartUp {
   let closing: Promise<unknown> = Promise.resolve();
   const starting = start(o, parts).catch((err: Error) => {
     o.logger.error(`authkoa did not start: ${err.message}`, { code: 'not_started' });
+    parts.watch?.close();
     closing = Promise.allSettled([parts.avatarProxy.close(), parts.state.close(), parts.features.close()]);
     throw err;
   });
@@ -70,7 +74,7 @@ export function startService(o: ResolvedOptions, parts: StartParts): StartUp {
  */
 async function start(
   o: ResolvedOptions,
-  { plans, providers, deps, state, features, avatarProxy, telemetry, events }: StartParts,
+  { plans, providers, deps, state, watch, features, avatarProxy, telemetry, events }: StartParts,
 ): Promise<void> {
   const checks: Promise<unknown>[] = [
     state.start(),
@@ -87,6 +91,7 @@ async function start(
       );
   }
   await Promise.all(checks);
+  watch?.start();
   await providers.build(plans, deps);
   // A provider named as a feature's prefix (`sessions`, `mfa`, an application's own) could never be reached.
   features.checkProviders(providers.list().map((p) => p.name));

@@ -15,6 +15,8 @@ import { fullLoginRequired, isFullLogin } from './full-login.js';
 import type { Revocations } from './revocation.js';
 import type { SessionHooks } from './hooks.js';
 import type { TokenService } from './token-service.js';
+import { providerAllowed } from './provider-allowed.js';
+import type { RevocationWatch } from './revocation-watch.js';
 
 /** The options the authentication of a request reads, its refresh and basic auth included. */
 export interface AuthenticationConfig extends RefreshConfig, BasicAuthConfig {
@@ -31,6 +33,8 @@ export interface AuthenticatorParts {
   /** The configured providers, by name: a token of another provider is refused. */
   providers: { has(name: string): boolean };
   sessions: Revocations;
+  /** The revocation channel, when the state store has one and revocation is not strict: checked on every request. */
+  watch?: RevocationWatch;
   /** Told of every refresh (the features' session hooks). */
   hooks?: SessionHooks;
   /** The credentials features accept besides the session (personal access tokens), filled at start-up. */
@@ -62,6 +66,8 @@ export class Authenticator {
   // The checks the options add to every request: both make it asynchronous (see checkedUser).
   private readonly validator: AuthenticationConfig['validator'];
   private readonly strictRevocations: Revocations | undefined;
+  /** The channel's check: synchronous with no I/O while it is live, the store's while it is not. */
+  private readonly revocationCheck: ((claims: Claims) => void | Promise<void>) | undefined;
 
   constructor(
     private readonly o: AuthenticationConfig,
@@ -76,6 +82,8 @@ export class Authenticator {
     this.refresher = new Refresher(o, parts.tokens, parts.sessions, parts.hooks, parts.events, parts.tracing);
     this.validator = o.validator;
     this.strictRevocations = o.strictRevocation ? parts.sessions : undefined;
+    const watch = o.strictRevocation ? undefined : parts.watch;
+    this.revocationCheck = watch && ((claims) => watch.check(claims));
   }
 
   /**
@@ -211,20 +219,35 @@ export class Authenticator {
     if (claims.handshake) throw new AuthError('token_invalid', 'invalid kind of token');
     if (!claims.user) throw new AuthError('no_user', 'no user info presented in the claim');
     if (this.strictRevocations || this.validator) return this.checkedUser(ctx, rt);
-    return this.allowedUser(ctx, rt);
+    if (!this.revocationCheck) return this.allowedUser(ctx, rt);
+    let pending: void | Promise<void>;
+    try {
+      pending = this.revocationCheck(rt.claims);
+    } catch (err) {
+      throw this.revoked(ctx, rt, err);
+    }
+    if (!pending) return this.allowedUser(ctx, rt);
+    const refused = (err: unknown) => Promise.reject(this.revoked(ctx, rt, err));
+    return pending.then(() => this.allowedUser(ctx, rt), refused);
+  }
+
+  /** A revocation check's failure: a refusal clears the cookies (or marks them ended); an outage keeps them. */
+  private revoked(ctx: Context, rt: RequestToken, err: unknown): AuthError {
+    const e = toAuthError(err);
+    return e.status >= 500 || !isErrorCode(e.code) ? e : this.rejectAndClear(ctx, rt, e.code, e.message);
   }
 
   /**
-   * strictRevocation's check on every request (a refusal clears the cookies, an outage does not), then the
+   * The revocation check (strictRevocation's store read, or the channel's), then the
    * validator on its own copy of the claims: the user it may have edited there is the one that goes on.
    */
   private async checkedUser(ctx: Context, rt: RequestToken): Promise<User> {
-    if (this.strictRevocations) {
+    const check = this.strictRevocations ? (c: Claims) => this.strictRevocations!.check(c) : this.revocationCheck;
+    if (check) {
       try {
-        await this.strictRevocations.check(rt.claims);
+        await check(rt.claims);
       } catch (err) {
-        const e = toAuthError(err);
-        throw e.status >= 500 || !isErrorCode(e.code) ? e : this.rejectAndClear(ctx, rt, e.code, e.message);
+        throw this.revoked(ctx, rt, err);
       }
     }
     if (!this.validator) return this.allowedUser(ctx, rt);
@@ -270,21 +293,4 @@ export class Authenticator {
     }
     return new AuthError(code, message);
   }
-}
-
-/**
- * The token's provider must be configured, by its exact name. Every login writes that name in
- * `auth_provider`, and then nothing else counts: the user id is no evidence, since a passkey login keeps
- * the account's `local_…` id and a removed `a_b` provider's ids start with a configured `a`. Only a
- * token without the claim (minted by the application, or by an old version of the original) falls back
- * on its id, `<name>_…`: names may contain `_` themselves, so the id is cut at each `_` in turn.
- */
-function providerAllowed(claims: Claims, providers: AuthenticatorParts['providers']): boolean {
-  const named = claims.auth_provider;
-  if (named !== undefined && named !== null) return typeof named.name === 'string' && providers.has(named.name);
-  const id = claims.user?.id ?? '';
-  for (let us = id.lastIndexOf('_'); us > 0; us = id.lastIndexOf('_', us - 1)) {
-    if (providers.has(id.slice(0, us))) return true;
-  }
-  return false;
 }

@@ -1,4 +1,5 @@
 import { AuthError } from '../errors.js';
+import type { Broadcast } from '../state/broadcast.js';
 import type { StateStore } from '../state/types.js';
 import type { Claims } from './claims.js';
 
@@ -26,13 +27,20 @@ export interface Revocations {
 
 export const SESSIONS_NS = 'sessions';
 
+/** A revocation as the channel carries it: a session ended, a token ended, or a user's sessions up to a time. */
+export type RevocationNotice =
+  { s: string; until: number } | { t: string; until: number } | ({ u: string; until: number } & UserRevocation);
+
+/** The broadcast topic revocations are published on. */
+export const REVOCATION_TOPIC = 'revocations';
+
 /**
  * What a revoked user's record holds: tokens issued at or before `notBeforeMs` are refused. `iat` is whole
  * seconds, so a login in the same second as the revocation needs the token's `iat_ms` to survive it.
  * `notBefore` (seconds) is what records written before `notBeforeMs` existed hold, and what processes of
  * such a version still read.
  */
-interface UserRevocation {
+export interface UserRevocation {
   notBefore: number;
   notBeforeMs?: number;
   /** The session (`sid`) a "log out everywhere else" kept. */
@@ -41,7 +49,9 @@ interface UserRevocation {
 
 /**
  * Revocations in `store`. A record is kept for `keepMs` past the token it ends: the longest a session
- * can go on being refreshed without a new login (cookieDuration, which the idle timeout enforces).
+ * can go on being refreshed without a new login (cookieDuration, which the idle timeout enforces). Each
+ * one written is then published on the store's broadcast, when it has one, for every process's
+ * revocation channel (revocation-watch.ts); a failure to publish rejects, as the write's would.
  */
 export function revocations(
   store: StateStore,
@@ -52,6 +62,7 @@ export function revocations(
   const userKey = (id: string) => `u:${id}`;
   const tokenKey = (jti: string) => `t:${jti}`;
   const sessionKey = (sid: string) => `s:${sid}`;
+  const announce = (notice: RevocationNotice) => publish(store.broadcast, notice, tokenDurationMs);
 
   return {
     async check(claims) {
@@ -74,17 +85,16 @@ export function revocations(
       if (except !== undefined && (typeof except !== 'string' || except === ''))
         throw new TypeError('revokeSessions(): except must be a session id (sid)');
       const now = clock();
-      await put(
-        store,
-        userKey(userId),
-        { notBefore: Math.floor(now / 1000), notBeforeMs: now, except } satisfies UserRevocation,
-        now + keepMs,
-      );
+      const record = { notBefore: Math.floor(now / 1000), notBeforeMs: now, except } satisfies UserRevocation;
+      await put(store, userKey(userId), record, now + keepMs);
+      await announce({ u: userId, until: now + keepMs, ...record });
     },
     async endToken(claims) {
       const until = issuedAtS(claims, tokenDurationMs) * 1000 + keepMs;
       if (claims.jti) await put(store, tokenKey(claims.jti), 1, until);
       if (typeof claims.sid === 'string' && claims.sid) await put(store, sessionKey(claims.sid), 1, until);
+      if (claims.jti) await announce({ t: claims.jti, until });
+      if (typeof claims.sid === 'string' && claims.sid) await announce({ s: claims.sid, until });
     },
     async sessionEnded(sid) {
       const ended = await store.get(SESSIONS_NS, sessionKey(sid));
@@ -92,7 +102,9 @@ export function revocations(
     },
     async endSession(sid, untilMs) {
       if (typeof sid !== 'string' || sid === '') throw new TypeError('endSession() requires a session id (sid)');
-      await put(store, sessionKey(sid), 1, Math.max(untilMs, clock() + 60_000));
+      const until = Math.max(untilMs, clock() + 60_000);
+      await put(store, sessionKey(sid), 1, until);
+      await announce({ s: sid, until });
     },
   };
 }
@@ -103,7 +115,7 @@ export function issuedAtS(claims: Claims, tokenDurationMs: number): number {
 }
 
 /** True when the token of `claims` was issued at or before the revocation `r`. */
-function revokedBy(claims: Claims, r: UserRevocation, tokenDurationMs: number): boolean {
+export function revokedBy(claims: Claims, r: UserRevocation, tokenDurationMs: number): boolean {
   if (r.except !== undefined && claims.sid === r.except) return false;
   if (typeof r.notBeforeMs !== 'number') return issuedAtS(claims, tokenDurationMs) <= r.notBefore;
   return issuedAtMs(claims, tokenDurationMs) <= r.notBeforeMs;
@@ -118,6 +130,11 @@ function issuedAtMs(claims: Claims, tokenDurationMs: number): number {
   const s = issuedAtS(claims, tokenDurationMs);
   const ms = claims.iat_ms;
   return typeof ms === 'number' && Math.floor(ms / 1000) === s ? ms : s * 1000;
+}
+
+/** Publishes a revocation for every process's channel; kept as long as a token it refuses can be valid. */
+function publish(broadcast: Broadcast | undefined, notice: RevocationNotice, tokenDurationMs: number): Promise<void> {
+  return broadcast ? broadcast.publish(REVOCATION_TOPIC, notice, tokenDurationMs + 60_000) : Promise.resolve();
 }
 
 /** Writes `value` under `key` whatever was there (the last revocation wins). */

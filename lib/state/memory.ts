@@ -1,4 +1,5 @@
 import { promised } from '../util/promised.js';
+import { memoryBroadcast } from './broadcast.js';
 import { countHits } from './limiter.js';
 import {
   checkExpiry,
@@ -38,6 +39,7 @@ export function memoryStateStore(opts: StateStoreOptions = {}): StateStore & { r
     hit: (ns, keys, windowMs) => promised(() => m.hit(ns, keys, windowMs)),
     markUsed: async (tokenId, expiresAtMs) => markUsedWith(store, tokenId, expiresAtMs, m.clock()),
     close: () => promised(() => m.close()),
+    broadcast: memoryBroadcast(m.clock),
     volatile: true,
   };
   return store;

@@ -1,6 +1,8 @@
 import { Redis } from 'ioredis';
 import { parseRedisUri } from './redis-uri.js';
 import { CREATE, HIT, REPLACE, SWEEP, TAKE } from './redis-scripts.js';
+import { PUBLISH, redisBroadcast, type BroadcastRedis } from './redis-broadcast.js';
+import type { Broadcast } from './broadcast.js';
 import {
   checkExpiry,
   checkKey,
@@ -23,7 +25,7 @@ export interface RedisStateStoreOptions extends StateStoreOptions {
 }
 
 /** The scripted commands, as ioredis's defineCommand() adds them (EVALSHA, with EVAL after a script flush). */
-interface ScriptedRedis extends Redis {
+interface ScriptedRedis extends BroadcastRedis {
   authkoaCreate(key: string, now: number, value: string, exp: number, rev: string, ttl: number): Promise<number>;
   authkoaReplace(
     key: string,
@@ -86,7 +88,12 @@ export class RedisStateStore implements StateStore {
     this.#client.defineCommand('authkoaTake', { numberOfKeys: 1, lua: TAKE });
     this.#client.defineCommand('authkoaSweep', { lua: SWEEP });
     this.#client.defineCommand('authkoaHit', { lua: HIT });
+    this.#client.defineCommand('authkoaPublish', { numberOfKeys: 1, lua: PUBLISH });
+    this.broadcast = redisBroadcast(this.#client, (topic) => this.#key('bc', topic));
   }
+
+  /** What one process publishes, every process following the topic receives (redis-broadcast.ts). */
+  readonly broadcast: Broadcast;
 
   /**
    * Connects and checks the credentials and database. A refused password or a database out of range

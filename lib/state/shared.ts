@@ -8,6 +8,7 @@ import { rejected } from '../util/promised.js';
 import { openStateTarget, parseStateUri } from './open.js';
 import { stateSchemes } from './schemes.js';
 import { hitIn, stateLimiter, type Limiter } from './limiter.js';
+import { BROADCAST_KINDS, sharedBroadcast } from './shared-broadcast.js';
 import { isStateStore, type StateStore, type StateTarget } from './types.js';
 
 /**
@@ -98,6 +99,12 @@ export function sharedState(source: StateTarget | StateStore, opts: SharedStateO
     close,
     // A memory store (by URI or the object's own word) forgets everything when the process ends.
     volatile: target ? target.kind === 'memory' : (given as StateStore).volatile === true,
+    broadcast: (target ? BROADCAST_KINDS.has(target.kind) : (given as StateStore).broadcast)
+      ? sharedBroadcast(
+          () => (current ? Promise.resolve(current) : opened.get().then((s) => (current = s))),
+          unavailable,
+        )
+      : undefined,
   };
 
   return {

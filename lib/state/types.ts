@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { ConnectionShare } from '../util/connections.js';
 import type { BackendTarget } from '../util/scheme-table.js';
 import type { UsedTokenStore } from './used-tokens.js';
+import type { Broadcast } from './broadcast.js';
 
 /** One entry of a state store, as read back. */
 export interface StateEntry<V = unknown> {
@@ -49,6 +50,11 @@ export interface StateStore extends UsedTokenStore {
   hit?(ns: string, keys: readonly LimitKey[], windowMs: number): Promise<number | undefined>;
   /** Releases the connection or environment. Further calls reject. */
   close(): Promise<void>;
+  /**
+   * Optional: a log every process sharing the store follows (broadcast.ts). Memory, LMDB, Redis and PostgreSQL
+   * have one; without it, what one process publishes reaches the others only through the entries they read.
+   */
+  readonly broadcast?: Broadcast;
   /**
    * True for a store that forgets everything when its process ends (memory): refused for durable data
    * (`mfa.store`, passkeys) unless the app sets `allowVolatileStores`.
