@@ -160,12 +160,9 @@ async function finishLogin(
   params: Record<string, string>,
 ): Promise<void> {
   const hs = claims.handshake;
-  const {
-    user,
-    avatarHeaders,
-    emailVerified,
-    claims: sessionClaims,
-  } = await spec.identify(token, { nonce: typeof hs.nonce === 'string' ? hs.nonce : undefined }, io, params);
+  const nonce = typeof hs.nonce === 'string' ? hs.nonce : undefined;
+  const identified = await spec.identify(token, { nonce }, io, params);
+  const { user, avatarHeaders, emailVerified, claims: sessionClaims } = identified;
   if (spec.bearerTokenHook) await spec.bearerTokenHook(spec.name, user, token);
   await deps.completeLogin(ctx, {
     provider: spec.name,
