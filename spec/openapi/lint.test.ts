@@ -1,7 +1,7 @@
 /**
  * The document as other tools read it: Redocly's `recommended` rules and Spectral's `oas` rules
  * (spec/openapi/linters.ts) find no error in the document of a rich configuration (every kind that
- * describes its own routes, two providers of one kind, a kind described generically, the second factor,
+ * describes its own routes, two providers of one kind, a kind described generically, oidc's back-channel logout, the second factor,
  * accounts, sessions, signing keys, avatars, basic auth, a feature written outside the package), and every operation has an `operationId`, unique, named
  * by the rule of lib/openapi/operation-ids.ts (the list below is what generated clients call).
  */
@@ -41,6 +41,8 @@ async function richDocument(t: ExecutionContext): Promise<Doc> {
       { kind: 'telegram', name: 'telegram', token: BOT_TOKEN, apiRoot: api.apiRoot, pollTimeout: 1 },
       { kind: 'passkey', rpName: 'lint tests' },
       { kind: 'dev', port: 0 },
+      // Discovery waits for the first login: the issuer is never reached here. Its back-channel route is linted.
+      { kind: 'oidc', name: 'corp', issuer: 'http://127.0.0.1:9', cid: 'lint', csecret: 'lint' },
     ],
   } as unknown as AuthKoaOptions;
   const app = await startApp(options);
@@ -200,5 +202,12 @@ const EXPECTED = [
   'POST /auth/dev/logout postDevLogout',
   'GET /auth/dev/callback getDevCallback',
   'POST /auth/dev/callback postDevCallback',
+  'GET /auth/corp/login getCorpLogin',
+  'POST /auth/corp/login postCorpLogin',
+  'GET /auth/corp/logout getCorpLogout',
+  'POST /auth/corp/logout postCorpLogout',
+  'GET /auth/corp/callback getCorpCallback',
+  'POST /auth/corp/callback postCorpCallback',
+  'POST /auth/corp/backchannel-logout postCorpBackchannelLogout',
   'GET /avatar/{id} getAvatarById',
 ];
