@@ -15,7 +15,7 @@ import { contractRecorder } from '../helpers/answers.js';
 import { Client, manualClock, serve } from '../helpers/http.js';
 import { options, signIn } from './fixtures.js';
 import { LOGGED_OUT, signInWith, startReceiver, type Receiver } from './logout-fixtures.js';
-import { relyingParty, startProvider } from './openid-fixtures.js';
+import { relyingParty, rpAuthorization, startProvider } from './openid-fixtures.js';
 
 const EVENT = 'http://schemas.openid.net/event/backchannel-logout';
 
@@ -138,4 +138,22 @@ test('a receiver answering 503 gets the logout token on a retry, by the serverâ€
   const claims = await checkedLogoutToken(serverURL, second!.token, 'rp2');
   t.is(claims.sid, tokens.claims()!.sid);
   t.not(claims.jti, (await checkedLogoutToken(serverURL, first!.token, 'rp2')).jti, 'each try is a new token');
+});
+
+test('another user signing in in the same browser ends the earlier sign-in session: its clients are told', async (t) => {
+  const receiver = await startReceiver();
+  t.teardown(() => receiver.close());
+  const { serverURL } = await startShop(t, receiver);
+  const config = await relyingParty(serverURL, standIn(receiver));
+  const browser = new Client(serverURL);
+  const alice = await signInWith(config, browser);
+  // prompt=login: the page again, where bob signs in.
+  const login = await rpAuthorization(config);
+  login.url.searchParams.set('prompt', 'login');
+  const callback = await signIn(browser, login.url.href, 'bob', 'builder');
+  t.truthy(callback.searchParams.get('code'));
+  const [got] = await receiver.count(1);
+  const claims = await checkedLogoutToken(serverURL, got!.token, 'rp2');
+  t.is(claims.sub, 'alice');
+  t.is(claims.sid, alice.claims()!.sid);
 });
