@@ -48,9 +48,28 @@ export class PostgresDb {
   readonly #lease: Lease<pg.Pool>;
   #closed = false;
 
-  constructor(target: PostgresTarget, lease: Lease<pg.Pool>) {
+  readonly #ssl: ConnectionOptions | undefined;
+
+  constructor(target: PostgresTarget, lease: Lease<pg.Pool>, ssl?: ConnectionOptions) {
     this.target = target;
     this.#lease = lease;
+    this.#ssl = ssl;
+  }
+
+  /**
+   * A connection of its own, outside the pool, with the pool's settings: for LISTEN, which holds its
+   * connection for as long as it listens. The caller connects it, listens for its errors and ends it.
+   */
+  client(): pg.Client {
+    const t = this.target.timeoutMs;
+    return new pg.Client({
+      connectionString: this.target.connectionString,
+      ssl: this.#ssl,
+      connectionTimeoutMillis: t,
+      query_timeout: t,
+      statement_timeout: t,
+      keepAlive: true,
+    });
   }
 
   get redacted(): string {
@@ -145,7 +164,7 @@ export async function openPostgres(target: PostgresTarget, opts: PostgresOptions
     opts.connections && !opts.ssl
       ? await opts.connections.acquire(`postgres ${target.connectionString} ${target.timeoutMs}`, open, close)
       : await unshared(open, close);
-  return new PostgresDb(target, lease);
+  return new PostgresDb(target, lease, opts.ssl);
 }
 
 async function connectPool(

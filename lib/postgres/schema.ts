@@ -14,6 +14,11 @@ export function stateTable(target: Names): string {
   return tableName(target, 'state');
 }
 
+/** The broadcast log (lib/state/postgres-broadcast.ts): what one process published, for every process to read. */
+export function broadcastTable(target: Names): string {
+  return tableName(target, 'broadcast');
+}
+
 /** The avatar table: one row per avatar, the bytes beside their hash and modified time. */
 export function avatarTable(target: Names): string {
   return tableName(target, 'avatars');
@@ -41,6 +46,13 @@ export function stateDdl(target: Names): string[] {
   PRIMARY KEY (ns, key)
 )`,
     `CREATE INDEX IF NOT EXISTS "${target.prefix}state_expires_at" ON ${t} (expires_at)`,
+    `CREATE TABLE IF NOT EXISTS ${broadcastTable(target)} (
+  id bigserial PRIMARY KEY,
+  topic text NOT NULL,
+  at timestamptz NOT NULL DEFAULT clock_timestamp(),
+  body json NOT NULL
+)`,
+    `CREATE INDEX IF NOT EXISTS "${target.prefix}broadcast_topic_at" ON ${broadcastTable(target)} (topic, at)`,
   ];
 }
 

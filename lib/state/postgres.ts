@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
 import { openWithTables, type PostgresDb, type Query } from '../postgres/db.js';
 import type { PostgresOptions } from '../postgres/options.js';
-import { stateDdl, stateTable } from '../postgres/schema.js';
+import { broadcastTable, stateDdl, stateTable } from '../postgres/schema.js';
+import type { Broadcast } from './broadcast.js';
+import { postgresBroadcast } from './postgres-broadcast.js';
 import { countHits, type Window } from './limiter.js';
 import {
   checkExpiry,
@@ -38,11 +40,22 @@ export class PostgresStateStore implements StateStore {
   readonly #sweepEvery: number;
   #creates = 0;
 
+  /** What one process publishes, every process following the topic receives (postgres-broadcast.ts). */
+  readonly broadcast: Broadcast;
+
   private constructor(db: PostgresDb, opts: StateStoreOptions) {
     this.#db = db;
     this.#table = stateTable(db.target);
     this.#clock = opts.clock ?? Date.now;
     this.#sweepEvery = opts.sweepEvery ?? 256;
+    const { schema, prefix } = db.target;
+    const channel = `${schema}.${prefix}broadcast`;
+    // A channel name is an identifier: 63 bytes at most. A longer one is named by its hash instead.
+    const short =
+      Buffer.byteLength(channel) <= 63
+        ? channel
+        : `authkoa_${createHash('sha256').update(channel).digest('hex').slice(0, 40)}`;
+    this.broadcast = postgresBroadcast(db, broadcastTable(db.target), short);
   }
 
   /** The URI with any password replaced by `***`: safe to log. */
@@ -57,7 +70,7 @@ export class PostgresStateStore implements StateStore {
     option = 'stateStore',
   ): Promise<PostgresStateStore> {
     const db = await openWithTables(uri, opts, option, (target) => ({
-      names: [stateTable(target)],
+      names: [stateTable(target), broadcastTable(target)],
       ddl: stateDdl(target),
     }));
     return new PostgresStateStore(db, opts);
