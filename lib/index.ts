@@ -122,6 +122,9 @@ export type { TokenCreatedEvent, TokenRevokedEvent } from './personal-tokens/eve
 export type { WebhookFailedEvent, WebhookDisabledEvent } from './webhooks/events.js';
 export type { WebhookEndpointOptions } from './webhooks/options.js';
 export type { WebhooksAdmin, DeadLetter } from './webhooks/service.js';
+export type { SsfDeliveryFailedEvent } from './ssf/events.js';
+export type { SsfOptions, SsfReceiverOptions, SsfPushReceiverOptions, SsfPollReceiverOptions } from './ssf/options.js';
+export type { SsfAdmin, SsfDeadLetter } from './ssf/service.js';
 export type { AvatarProxy, AvatarPutOptions } from './avatar/proxy.js';
 // From their own modules: stores/index.ts would load migrate() and prune() too.
 export { openStore } from './avatar/stores/open.js';

@@ -202,6 +202,11 @@ export interface FeatureModule<O extends object = object> {
   readonly name: string;
   /** The route prefix it reserves under `authRoutePath` (`/terms`): no provider, feature or core route may share it. */
   readonly prefix?: string;
+  /**
+   * Documents it serves under `<authRoutePath>/.well-known/` by name (`['ssf-configuration']`), beside the key
+   * set that owns that folder: each name is one feature's, and its requests go to the feature's `routes`.
+   */
+  readonly wellKnown?: readonly string[];
   /** The options as given, checked against `optionNames`. */
   readonly options?: O;
   /** Every option key the feature takes. */

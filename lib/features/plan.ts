@@ -14,6 +14,8 @@ const CORE_ROUTES = ['/list', '/user', '/status', '/logout'];
 const NAME = /^[a-z][a-z0-9_-]{0,63}$/;
 const PREFIX = /^\/[A-Za-z0-9._~-]+$/;
 const CODE = /^[a-z][a-z0-9_]{0,63}$/;
+/** A document under `.well-known/`; `jwks.json` is the key set's own. */
+const WELL_KNOWN = /^(?!jwks\.json$)[a-z0-9][a-z0-9._-]{0,63}$/;
 
 /** The application's `features`: each entry a FeatureModule, its options checked against its own names. */
 export function readFeatures(input: unknown): FeatureModule[] {
@@ -38,6 +40,9 @@ export function checkModule(entry: unknown, at: string): FeatureModule {
   if (m.prefix !== undefined && (typeof m.prefix !== 'string' || !PREFIX.test(m.prefix))) {
     throw new TypeError(`${where}: prefix must be one path segment such as "/terms" (got ${JSON.stringify(m.prefix)})`);
   }
+  const docs = m.wellKnown;
+  if (docs !== undefined && (!Array.isArray(docs) || !docs.every((d) => typeof d === 'string' && WELL_KNOWN.test(d))))
+    throw new TypeError(`${where}: wellKnown must list document names such as "ssf-configuration"`);
   if (m.options !== undefined) {
     if (typeof m.options !== 'object' || m.options === null) throw new TypeError(`${where}: options must be an object`);
     // A misspelled option would leave its default in place without a word, as for authKoa's own.
@@ -68,7 +73,16 @@ export function checkFeatureSet(features: readonly FeatureModule[]): void {
   const names = new Map<string, FeatureModule>();
   const prefixes = new Map<string, FeatureModule>();
   const events = new Map<string, FeatureModule>();
+  const documents = new Map<string, FeatureModule>();
   for (const f of features) {
+    for (const doc of f.wellKnown ?? []) {
+      const other = documents.get(doc);
+      if (other)
+        throw new TypeError(
+          `authKoa: features: features "${other.name}" and "${f.name}" both serve <authRoutePath>/.well-known/${doc}`,
+        );
+      documents.set(doc, f);
+    }
     const twin = names.get(f.name);
     if (twin) throw new TypeError(`authKoa: features: two features are named "${f.name}"`);
     names.set(f.name, f);

@@ -109,25 +109,35 @@ export class FeatureSet {
     for (const m of this.#modules) await this.#made.get(m.name)?.loginStarts?.(ctx, provider);
   }
 
-  /** Hands the auth router's `<prefix>` and `<prefix>/…` requests to each feature's routes. */
+  /**
+   * Hands the auth router's `<prefix>` and `<prefix>/…` requests to each feature's routes, and each of its
+   * `.well-known/<name>` documents, mounted first: the key set's prefix (`/.well-known`) takes the rest.
+   */
   mount(router: Router): void {
+    for (const m of this.#modules)
+      for (const doc of m.wellKnown ?? []) router.all(`/.well-known/${doc}`, this.#handler(m));
     for (const m of this.#modules) {
       if (m.prefix === undefined) continue;
-      const handle = async (ctx: Context, next: Next) => {
-        const routes = this.#made.get(m.name)?.routes;
-        if (!routes) {
-          await next();
-          return;
-        }
-        if (ctx.method !== 'GET' && ctx.method !== 'HEAD' && crossSite(ctx, this.#parts.origin)) {
-          throw new AuthError('origin_mismatch', 'the request must come from this site');
-        }
-        // Past the feature's own routes: a 404, not the provider routes that a second segment would reach.
-        await routes(ctx, () => Promise.reject(new AuthError('not_found', 'no such auth route')));
-      };
+      const handle = this.#handler(m);
       router.all(m.prefix, handle);
       router.all(`${m.prefix}/{*rest}`, handle);
     }
+  }
+
+  /** A feature's routes as the auth router calls them: the cross-site rule first; what they leave is a 404. */
+  #handler(m: FeatureModule): (ctx: Context, next: Next) => Promise<void> {
+    return async (ctx: Context, next: Next) => {
+      const routes = this.#made.get(m.name)?.routes;
+      if (!routes) {
+        await next();
+        return;
+      }
+      if (ctx.method !== 'GET' && ctx.method !== 'HEAD' && crossSite(ctx, this.#parts.origin)) {
+        throw new AuthError('origin_mismatch', 'the request must come from this site');
+      }
+      // Past the feature's own routes: a 404, not the provider routes that a second segment would reach.
+      await routes(ctx, () => Promise.reject(new AuthError('not_found', 'no such auth route')));
+    };
   }
 
   /** Every feature's OpenAPI paths (under authRoutePath) and schemas, and its error codes with their statuses. */

@@ -17,6 +17,9 @@ import { readTokensOptions, type PersonalTokensConfig } from '../personal-tokens
 import { WEBHOOK_EVENTS } from '../webhooks/events.js';
 import { webhooksFeature, type WebhooksFeatureParts } from '../webhooks/feature.js';
 import { readWebhooksOptions, type WebhooksConfig } from '../webhooks/options.js';
+import { SSF_EVENTS } from '../ssf/events.js';
+import { ssfFeature, type SsfFeatureParts } from '../ssf/feature.js';
+import { readSsfOptions, type SsfConfig } from '../ssf/options.js';
 
 /**
  * The built-in features: which option turns each on and how it is read, what they are made of, their
@@ -25,7 +28,7 @@ import { readWebhooksOptions, type WebhooksConfig } from '../webhooks/options.js
  */
 
 /** The options of authKoa() that turn a built-in feature on (their public types: options/types.ts). */
-export const BUILT_IN_OPTIONS = ['mfa', 'accounts', 'tokens', 'webhooks'] as const;
+export const BUILT_IN_OPTIONS = ['mfa', 'accounts', 'tokens', 'webhooks', 'ssf'] as const;
 export type BuiltInOption = (typeof BUILT_IN_OPTIONS)[number];
 
 /** What the built-in features' option readers get: the options read before theirs. */
@@ -46,7 +49,12 @@ export function readBuiltInOptions(o: Record<string, unknown>, so: BuiltInOption
     stateStore: o.stateStore,
     allowVolatileStores: so.allowVolatileStores,
   });
-  return { mfa: readMfaOptions(o.mfa, so), accounts, tokens, webhooks };
+  const ssf = readSsfOptions(o.ssf, {
+    stateStore: o.stateStore,
+    allowVolatileStores: so.allowVolatileStores,
+    signing: o.signing !== undefined,
+  });
+  return { mfa: readMfaOptions(o.mfa, so), accounts, tokens, webhooks, ssf };
 }
 
 /**
@@ -58,6 +66,7 @@ export const BUILT_IN_EVENTS: readonly string[] = [
   ...ACCOUNT_EVENTS,
   ...TOKEN_EVENTS,
   ...WEBHOOK_EVENTS,
+  ...SSF_EVENTS,
 ];
 
 /** The instance's shortcuts to built-in features' admin APIs: `auth.mfa` is `auth.features.get('mfa')`. */
@@ -86,7 +95,7 @@ export const INSTANCE_ALIASES: {
 };
 
 /** What the built-in features are made of: the instance's parts they serve. */
-export interface BuiltInParts extends SessionsFeatureParts, MfaParts, WebhooksFeatureParts {
+export interface BuiltInParts extends SessionsFeatureParts, MfaParts, WebhooksFeatureParts, SsfFeatureParts {
   signing: SigningConfig | undefined;
   featureOptions: FeatureOptions;
   core: MfaParts['core'] & AccountsParts['core'] & PersonalTokensFeatureParts['core'] & WebhooksFeatureParts['core'];
@@ -100,7 +109,8 @@ export interface BuiltInParts extends SessionsFeatureParts, MfaParts, WebhooksFe
  * The features of one configuration, in the order their gates run: the application's (`features`), then
  * the built-in ones the options turn on: the session list and the key set always (the key set answers
  * 404 without `signing`), the accounts with `accounts`, the personal tokens with `tokens`, the second factor with
- * `mfa`, the webhooks with `webhooks`. Checked as one set: names, prefixes, events.
+ * `mfa`, the webhooks with `webhooks`, the Shared Signals transmitter with `ssf`. Checked as one set: names,
+ * prefixes, documents, events.
  */
 export function configuredFeatures(own: readonly FeatureModule[], p: BuiltInParts): FeatureModule[] {
   // Ending a user's other sessions from the list's route or admin goes through the instance, as every end does.
@@ -117,6 +127,8 @@ export function configuredFeatures(own: readonly FeatureModule[], p: BuiltInPart
   if (mfa) all.push(mfaFeature(mfa, p));
   const webhooks = p.featureOptions.webhooks as WebhooksConfig | undefined;
   if (webhooks) all.push(webhooksFeature(webhooks, p));
+  const ssf = p.featureOptions.ssf as SsfConfig | undefined;
+  if (ssf) all.push(ssfFeature(ssf, p));
   checkFeatureSet(all);
   return all;
 }

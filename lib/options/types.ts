@@ -22,6 +22,7 @@ import type { MfaOptions } from '../mfa/options.js';
 import type { AccountsOptions } from '../accounts/options.js';
 import type { PersonalTokensOptions } from '../personal-tokens/options.js';
 import type { WebhookEndpointOptions } from '../webhooks/options.js';
+import type { SsfOptions } from '../ssf/options.js';
 import type { SigningOptions } from '../session/signing.js';
 
 export type { Duration } from '../util/duration.js';
@@ -113,6 +114,12 @@ export interface AuthKoaOptions {
    * (docs/events.md#webhooks). The state store must be durable. Off by default.
    */
   webhooks?: WebhookEndpointOptions[];
+  /**
+   * The Shared Signals transmitter (docs/ssf.md): each session's end and credential change sent to other services as
+   * CAEP Security Event Tokens signed with the `signing` key, pushed (RFC 8935) or polled (RFC 8936), kept in the
+   * durable `stateStore` until delivered or acknowledged. Needs `signing`. Off by default.
+   */
+  ssf?: SsfOptions;
   /** An event listener still running after this long is reported through Koa's `app.emit('error')`. Default `5s`. */
   eventListenerTimeout?: Duration;
   /**

@@ -5,12 +5,13 @@ import { join } from 'node:path';
 import { AuthError, ERROR_CODES, ERROR_STATUS } from '../../lib/index.js';
 import { ACCOUNT_ERRORS } from '../../lib/accounts/errors.js';
 import { MFA_ERRORS } from '../../lib/mfa/errors.js';
+import { SSF_ERRORS } from '../../lib/ssf/errors.js';
 import { AuthError as VerifyAuthError, ERROR_STATUS as VERIFY_STATUS, VerifyError } from '../../lib/verify/index.js';
 
 const root = join(import.meta.dirname, '..', '..');
 
 /** Every code docs/tokens.md lists with its status: authkoa's own, then the built-in features' (their `errors`). */
-const STATUS: Readonly<Record<string, number>> = { ...ERROR_STATUS, ...MFA_ERRORS, ...ACCOUNT_ERRORS };
+const STATUS: Readonly<Record<string, number>> = { ...ERROR_STATUS, ...MFA_ERRORS, ...ACCOUNT_ERRORS, ...SSF_ERRORS };
 const CODES = Object.keys(STATUS);
 
 /** `code → statuses` of the rows of the error table under "## Error codes" in docs/tokens.md. */

@@ -2,7 +2,8 @@
  * The document as other tools read it: Redocly's `recommended` rules and Spectral's `oas` rules
  * (spec/openapi/linters.ts) find no error in the document of a rich configuration (every kind that
  * describes its own routes, two providers of one kind, a kind described generically, oidc's back-channel logout, the second factor,
- * accounts, sessions, signing keys, avatars, basic auth, a feature written outside the package), and every operation has an `operationId`, unique, named
+ * accounts, sessions, signing keys, the Shared Signals transmitter, avatars, basic auth, a feature written outside the
+ * package), and every operation has an `operationId`, unique, named
  * by the rule of lib/openapi/operation-ids.ts (the list below is what generated clients call).
  */
 import test from 'ava';
@@ -31,6 +32,8 @@ async function richDocument(t: ExecutionContext): Promise<Doc> {
     mfa: { store: `lmdb://${dir}/mfa` },
     accounts: { store: `lmdb://${dir}/accounts` },
     tokens: { scopes: ['repo:read', 'repo:write'] },
+    stateStore: `lmdb://${dir}/state`,
+    ssf: { receivers: [{ id: 'api', credential: 'lint-receiver-credential-0123456789abcdef', poll: true }] },
     // A feature written outside the package: its part of the document is linted with authkoa's.
     features: [acceptTerms({ version: '1' })],
     providers: [
@@ -153,6 +156,9 @@ const EXPECTED = [
   'POST /auth/mfa/passkey/options postMfaPasskeyOptions',
   'POST /auth/mfa/passkey postMfaPasskey',
   'GET /auth/mfa/page getMfaPage',
+  'GET /auth/.well-known/ssf-configuration getWellKnownSsfConfiguration',
+  'GET /auth/ssf/stream getSsfStream',
+  'POST /auth/ssf/poll postSsfPoll',
   'GET /auth/local/login getLocalLogin',
   'POST /auth/local/login postLocalLogin',
   'GET /auth/local/logout getLocalLogout',
