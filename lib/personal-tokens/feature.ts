@@ -33,6 +33,7 @@ export function personalTokensFeature(config: PersonalTokensConfig, p: PersonalT
         admin: tokens.admin,
         openapi: async () => (await import('./openapi.js')).tokensOpenAPI(config),
         userDeleted: (userId) => tokens.userDeleted(userId),
+        close: () => Promise.resolve(tokens.close()),
       };
     },
   };

@@ -6,6 +6,7 @@ import { canonicalUser } from '../session/claims.js';
 import type { User } from '../user.js';
 import { isPromise } from '../util/is-promise.js';
 import { tokenCache } from './cache.js';
+import { tokenChannel } from './channel.js';
 import { mintToken, tokenHash } from './format.js';
 import type { PersonalTokensConfig } from './options.js';
 import { statePersonalTokenStore, TooManyTokens, type PersonalToken, type PersonalTokenStore } from './store.js';
@@ -41,6 +42,8 @@ export interface PersonalTokens {
   revoke(userId: string, id: string, by: 'user' | 'admin', ctx?: Context): Promise<boolean>;
   /** Revokes every token of a deleted account's user. */
   userDeleted(userId: string): Promise<void>;
+  /** Stops following the other processes' revocations. */
+  close(): void;
 }
 
 /** What the tokens need of the instance besides a feature's context. */
@@ -58,6 +61,11 @@ export function personalTokens(
 ): PersonalTokens {
   const store = statePersonalTokenStore(context.stateStore);
   const verifier = cachedVerifier(config, context, store, strictRevocation);
+  // Without a cache (strictRevocation, or no delay) there is nothing for other processes to forget.
+  const cached = !strictRevocation && config.revocationDelayMs > 0;
+  const channel = tokenChannel(cached ? context.stateStore.broadcast : undefined, config.revocationDelayMs, (t) =>
+    verifier.revoked(t),
+  );
   const emitRevoked = (t: PersonalToken, by: 'user' | 'admin' | 'account_deleted', ctx?: Context) =>
     context.emit('token_revoked', { userId: t.userId, tokenId: t.id, by }, ctx);
 
@@ -68,6 +76,7 @@ export function personalTokens(
     if (!gone) return false;
     verifier.revoked(gone);
     emitRevoked(gone, by, ctx);
+    await channel.revoked(gone);
     return true;
   }
 
@@ -77,6 +86,7 @@ export function personalTokens(
       verifier.revoked(t);
       emitRevoked(t, by);
     }
+    await Promise.all(gone.map((t) => channel.revoked(t)));
     return gone.length;
   }
 
@@ -128,6 +138,7 @@ export function personalTokens(
     create,
     revoke,
     userDeleted: async (userId) => void (await revokeAll(userId, 'account_deleted')),
+    close: () => channel.close(),
   };
 }
 
