@@ -6,6 +6,7 @@
  */
 import test, { type ExecutionContext } from 'ava';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey } from 'jose';
+import * as OTPAuth from 'otpauth';
 import type { AuthEvent } from '../../lib/index.js';
 import { sha1 } from '../../lib/user.js';
 import { Client, manualClock, serve, startApp } from '../helpers/http.js';
@@ -219,4 +220,33 @@ test('the route is in auth.openapi(): a form with logout_token, 200 or 400', asy
   t.deepEqual(op.requestBody.content['application/x-www-form-urlencoded'].schema.required, ['logout_token']);
   t.truthy(op.responses['200']);
   t.truthy(op.responses['400']);
+});
+
+test('a login that passed a second step is found too: its session carries the sid chosen at the callback', async (t) => {
+  const { app, clock, idp, login, token, post, alive } = await setup(t, {}, { mfa: { store: 'memory://' } });
+  // alice sets TOTP up in a first session.
+  const first = await login('olga', 'idp-sid-1');
+  const setupRes = await first.fetch('/auth/mfa/totp/setup', { method: 'POST', headers: first.xsrf() });
+  const { otpauthUrl } = (await setupRes.json()) as { otpauthUrl: string };
+  const code = () => (OTPAuth.URI.parse(otpauthUrl) as OTPAuth.TOTP).generate({ timestamp: clock() });
+  const confirm = await first.fetch('/auth/mfa/totp/confirm', {
+    method: 'POST',
+    headers: first.xsrf(),
+    json: { code: code() },
+  });
+  t.is(confirm.status, 200);
+  clock.advance(30_000);
+  // The next login through the issuer stops at the second step, and its session starts at the code.
+  const c = new Client(app.url);
+  const authorize = await startLogin(c, 'corp');
+  Object.assign(idp.script, { nonce: authorize.searchParams.get('nonce')!, sub: 'olga', sid: 'idp-sid-2' });
+  const state = authorize.searchParams.get('state')!;
+  const gated = await c.fetch(`/auth/corp/callback?${new URLSearchParams({ code: 'c', state })}`);
+  t.is(gated.status, 303, 'to the second-step page');
+  const verified = await c.fetch('/auth/mfa/verify', { method: 'POST', json: { code: code() } });
+  t.is(verified.status, 200, await verified.clone().text());
+  t.true(await alive(c));
+  t.is((await post(await token({ sid: 'idp-sid-2' }))).status, 200);
+  t.false(await alive(c));
+  t.true(await alive(first), 'the other provider session goes on');
 });
