@@ -61,34 +61,8 @@ export function personalTokens(
 ): PersonalTokens {
   const store = statePersonalTokenStore(context.stateStore);
   const verifier = cachedVerifier(config, context, store, strictRevocation);
-  // Without a cache (strictRevocation, or no delay) there is nothing for other processes to forget.
-  const cached = !strictRevocation && config.revocationDelayMs > 0;
-  const channel = tokenChannel(cached ? context.stateStore.broadcast : undefined, config.revocationDelayMs, (t) =>
-    verifier.revoked(t),
-  );
-  const emitRevoked = (t: PersonalToken, by: 'user' | 'admin' | 'account_deleted', ctx?: Context) =>
-    context.emit('token_revoked', { userId: t.userId, tokenId: t.id, by }, ctx);
-
+  const { revoke, revokeAll, channel } = revocations(config, context, store, verifier, strictRevocation);
   const credential = tokenCredential(config, context, verifier, providers);
-
-  async function revoke(userId: string, id: string, by: 'user' | 'admin', ctx?: Context) {
-    const gone = await store.revoke(userId, id);
-    if (!gone) return false;
-    verifier.revoked(gone);
-    emitRevoked(gone, by, ctx);
-    await channel.revoked(gone);
-    return true;
-  }
-
-  async function revokeAll(userId: string, by: 'admin' | 'account_deleted') {
-    const gone = await store.revokeAll(userId);
-    for (const t of gone) {
-      verifier.revoked(t);
-      emitRevoked(t, by);
-    }
-    await Promise.all(gone.map((t) => channel.revoked(t)));
-    return gone.length;
-  }
 
   async function create(user: User, provider: string | undefined, asked: TokenRequest, ctx: Context) {
     const now = context.clock();
@@ -140,6 +114,44 @@ export function personalTokens(
     userDeleted: async (userId) => void (await revokeAll(userId, 'account_deleted')),
     close: () => channel.close(),
   };
+}
+
+/**
+ * Revoking tokens: the store, this process's cache, the `token_revoked` event, then every other process's cache
+ * through the revocation channel. Without a cache (strictRevocation, or no delay) there is nothing to tell.
+ */
+function revocations(
+  config: PersonalTokensConfig,
+  context: FeatureContext,
+  store: PersonalTokenStore,
+  verifier: ReturnType<typeof cachedVerifier>,
+  strictRevocation: boolean,
+) {
+  const cached = !strictRevocation && config.revocationDelayMs > 0;
+  const broadcast = cached ? context.stateStore.broadcast : undefined;
+  const channel = tokenChannel(broadcast, config.revocationDelayMs, (t) => verifier.revoked(t));
+  const emitRevoked = (t: PersonalToken, by: 'user' | 'admin' | 'account_deleted', ctx?: Context) =>
+    context.emit('token_revoked', { userId: t.userId, tokenId: t.id, by }, ctx);
+
+  async function revoke(userId: string, id: string, by: 'user' | 'admin', ctx?: Context): Promise<boolean> {
+    const gone = await store.revoke(userId, id);
+    if (!gone) return false;
+    verifier.revoked(gone);
+    emitRevoked(gone, by, ctx);
+    await channel.revoked(gone);
+    return true;
+  }
+
+  async function revokeAll(userId: string, by: 'admin' | 'account_deleted'): Promise<number> {
+    const gone = await store.revokeAll(userId);
+    for (const t of gone) {
+      verifier.revoked(t);
+      emitRevoked(t, by);
+    }
+    await Promise.all(gone.map((t) => channel.revoked(t)));
+    return gone.length;
+  }
+  return { revoke, revokeAll, channel };
 }
 
 /** The verification of the tokens in `store`, through this process's cache (none with strictRevocation). */
