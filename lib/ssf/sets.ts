@@ -90,6 +90,8 @@ export function setClaims(
     aud: p.aud,
     txn: p.txn,
     sub_id: { format: 'complex', ...subject },
-    events: { [CAEP + signal.event]: { ...signal.claims, event_timestamp: seconds } },
+    // To the millisecond (a JSON number may have a fraction): a token issued in the same second, before the event,
+    // is told from one issued after it.
+    events: { [CAEP + signal.event]: { ...signal.claims, event_timestamp: signal.time / 1000 } },
   };
 }

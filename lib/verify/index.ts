@@ -7,6 +7,9 @@
  *     const auth = verifier({ jwks: 'https://app.example/auth/.well-known/jwks.json', audiences: ['api'] });
  *     app.use(auth);                                   // ctx.state.user, or 401 JSON
  *     const claims = await auth.verify(token);         // elsewhere: the claims, or an AuthError with `code`
+ *
+ * With `events`, it is also a Shared Signals receiver of the app (docs/verify.md#revocation-from-the-app): a revoked
+ * session's tokens are refused from the moment the app's Security Event Token arrives.
  */
 import type { webcrypto } from 'node:crypto';
 import type { Context, Middleware, Next } from 'koa';
@@ -17,7 +20,25 @@ import { keyForHeader, splitJws, verifyJwsSignature, type VerifyKey } from '../s
 import { checkClaims } from '../session/payload.js';
 import type { User } from '../user.js';
 import { parseDuration, type Duration } from '../util/duration.js';
+import {
+  checkEvents,
+  startSignals,
+  type EventsConfig,
+  type Signals,
+  type VerifierEventsOptions,
+  type VerifierEventType,
+  type VerifierListener,
+  type VerifierLogger,
+} from './events.js';
 import { keysOf, RemoteKeySet } from './key-set.js';
+
+export type {
+  VerifierEvent,
+  VerifierEventsOptions,
+  VerifierEventType,
+  VerifierListener,
+  VerifierLogger,
+} from './events.js';
 
 /** Options of verifier(). */
 export interface VerifierOptions {
@@ -37,6 +58,13 @@ export interface VerifierOptions {
   timeout?: Duration;
   /** Clock in ms; tests inject one. Default Date.now. */
   clock?: () => number;
+  /**
+   * Revocations from the app (its `ssf` option): `{ poll: '<url>/auth/ssf/poll', credential }`, or
+   * `{ push: '/ssf/events', credential }` with this middleware answering that path. Off by default.
+   */
+  events?: VerifierEventsOptions;
+  /** Where warnings go (the app's events unreachable). Default: `console.error`. */
+  logger?: VerifierLogger;
 }
 
 /**
@@ -59,6 +87,13 @@ export type VerifiedClaims = Claims & { user: User; aud: string };
 export interface Verifier extends Middleware {
   /** The claims of a valid session token; rejects with an AuthError. */
   verify(token: string): Promise<VerifiedClaims>;
+  /** Hears the receiver's events (`signal`, `unavailable`, `restored`); a verifier without `events` has none. */
+  on<T extends VerifierEventType>(type: T, listener: VerifierListener<T>): void;
+  off<T extends VerifierEventType>(type: T, listener: VerifierListener<T>): void;
+  /** The receiver's state: a poll now (tests, a health check), revocations held, whether the app is reachable. */
+  readonly events: { poll(): Promise<boolean>; readonly revoked: number; readonly reachable: boolean } | undefined;
+  /** Stops polling the app (the timer never keeps the process alive either). */
+  close(): Promise<void>;
 }
 
 /**
@@ -68,6 +103,7 @@ export interface Verifier extends Middleware {
 export function verifier(opts: VerifierOptions): Verifier {
   const o = checkOptions(opts);
   const keys = keySource(o);
+  const signals = o.events && startSignals(o.events, { issuer: o.issuer, clock: o.clock, keys }, o.logger);
 
   async function verify(token: string): Promise<VerifiedClaims> {
     // Another framework may hand over a missing header as it is (undefined, an array of repeated headers).
@@ -86,10 +122,18 @@ export function verifier(opts: VerifierOptions): Verifier {
     if (claims.nbf !== undefined && claims.nbf > now)
       throw new AuthError('token_not_valid_yet', 'token is not valid yet');
     if (!claims.user || claims.handshake) throw new AuthError('no_user', 'not a session token');
+    const revoked = signals?.receiver.revoked.refuses(claims);
+    if (revoked)
+      throw new AuthError(
+        'session_revoked',
+        revoked === 'session' ? 'the session was revoked' : 'the token was revoked',
+      );
     return claims as VerifiedClaims;
   }
 
   const middleware = async function verifyRequest(ctx: Context, next: Next) {
+    if (signals?.push !== undefined && ctx.path === signals.push && ctx.method === 'POST')
+      return signals.receiver.push(ctx);
     const token = bearer(ctx.get('authorization')) || ctx.get(o.header);
     try {
       if (!token) throw new AuthError('no_token', 'token is not presented');
@@ -106,6 +150,13 @@ export function verifier(opts: VerifierOptions): Verifier {
     await next();
   } as Verifier;
   middleware.verify = verify;
+  const none = () => {
+    throw new TypeError('verifier.on(): this verifier has no events option');
+  };
+  middleware.on = signals ? (type, listener) => signals.on(type, listener) : none;
+  middleware.off = signals ? (type, listener) => signals.off(type, listener) : () => {};
+  middleware.close = async () => signals?.close();
+  Object.defineProperty(middleware, 'events', { value: signals && eventsView(signals) });
   return middleware;
 }
 
@@ -122,6 +173,21 @@ interface CheckedOptions {
   cooldownMs: number;
   timeoutMs: number;
   clock: () => number;
+  events: EventsConfig | undefined;
+  logger: VerifierLogger;
+}
+
+/** Verifier.events. */
+function eventsView(s: Signals): NonNullable<Verifier['events']> {
+  return {
+    poll: () => (s.poller ? s.poller.poll() : Promise.resolve(false)),
+    get revoked() {
+      return s.receiver.revoked.size;
+    },
+    get reachable() {
+      return s.poller?.reachable ?? true;
+    },
+  };
 }
 
 /** Where keys come from: a held set, or the remote set with its cache (one per verifier, never shared). */
@@ -138,7 +204,18 @@ function keySource(o: CheckedOptions): (kid: string) => Promise<VerifyKey | unde
   return (kid) => remote.key(kid);
 }
 
-const OPTION_NAMES = ['jwks', 'issuer', 'audiences', 'headerName', 'maxAge', 'cooldown', 'timeout', 'clock'];
+const OPTION_NAMES = [
+  'jwks',
+  'issuer',
+  'audiences',
+  'headerName',
+  'maxAge',
+  'cooldown',
+  'timeout',
+  'clock',
+  'events',
+  'logger',
+];
 /** An HTTP header name (RFC 9110 token). */
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
@@ -159,6 +236,8 @@ function checkOptions(opts: VerifierOptions): CheckedOptions {
     );
   if (clock !== undefined && typeof clock !== 'function')
     throw new TypeError('verifier: clock must be a function returning the time in ms');
+  if (opts.logger !== undefined && typeof opts.logger?.warn !== 'function')
+    throw new TypeError('verifier: logger must have a warn(message) method');
   return {
     jwks: jwksOf(opts.jwks),
     issuer: issuer ?? 'authkoa',
@@ -168,6 +247,8 @@ function checkOptions(opts: VerifierOptions): CheckedOptions {
     cooldownMs: parseDuration(opts.cooldown ?? '30s', 'verifier: cooldown'),
     timeoutMs: parseDuration(opts.timeout ?? '5s', 'verifier: timeout'),
     clock: clock ?? Date.now,
+    events: checkEvents(opts.events, audiences),
+    logger: opts.logger ?? { warn: (m) => console.error(m) },
   };
 }
 

@@ -1,15 +1,15 @@
 import type { StateStore } from '../state/types.js';
 import { updateEntry } from '../state/update.js';
 import { retryDelay } from './schedule.js';
+import { StateSequence } from './sequence.js';
 
 /**
  * The webhooks' outbox over the service-wide state store, shared by every process on it. Each message has a
- * sequence number and an entry under it: a writer creates the entry at the first free number past the `head` counter
- * (a create is a compare-and-set: of two writers, one gets a number), then moves `head` past it, so every number up
- * to `head` has an entry. A process leases a due message by compare-and-set before it sends it, so two processes
- * never send one message at once, and a lease a killed process held runs out so another sends it. A delivered
- * message leaves a marker for an hour (a slow writer can never take its number again); the `tail` counter moves past
- * markers and expired entries. A message out of tries becomes a dead letter, listed and replayed by `authctl webhooks`.
+ * sequence number and an entry under it (sequence.ts: numbers reserved by compare-and-set on the `head` counter,
+ * the `tail` moved past what is done with, never past a number still being written). A process leases a due message
+ * by compare-and-set before it sends it, so two processes never send one message at once, and a lease a killed
+ * process held runs out so another sends it. Delivered messages are taken out. A message out of tries becomes a dead
+ * letter, listed and replayed by `authctl webhooks`.
  */
 
 /** One message to one endpoint, as kept until it is delivered. Times are ms since the epoch. */
@@ -40,22 +40,9 @@ export interface Leased {
 /** Messages and counters outlive the retry schedule (under 58 hours) by far. */
 const KEEP_MS = 4 * 86_400_000;
 const DEAD_KEEP_MS = 30 * 86_400_000;
-/** How long a delivered message's marker holds its number. */
-const DONE_KEEP_MS = 3_600_000;
 /** The dead letters listed: the newest this many. */
 const DEAD_MAX = 10_000;
 const TRIES = 200;
-
-interface Counter {
-  n: number;
-}
-
-/** What a delivered (or buried) message's entry becomes. */
-interface Done {
-  done: true;
-}
-
-const isDone = (v: OutboxMessage | Done): v is Done => (v as Done).done === true;
 
 export interface Outbox {
   /** Adds messages (attempts 0, due now), in order. */
@@ -88,45 +75,32 @@ export function stateOutbox(
   return new StateOutbox(store, clock, random, ns);
 }
 
-type NewMessages = Parameters<Outbox['add']>[0];
-
 class StateOutbox implements Outbox {
   readonly #store: StateStore;
   readonly #clock: () => number;
   readonly #random: () => number;
   readonly #ns: { NS: string; MESSAGES: string; DEAD: string };
+  readonly #seq: StateSequence<OutboxMessage>;
   /** Where this process's next look starts: it goes round the window from the tail to the head. */
   #scanFrom = 0;
-  // This process's additions one after another: they would only race each other for the head counter. What is
-  // added while a batch is being written waits for the next one, which takes it all at once.
-  #adding: Promise<unknown> = Promise.resolve();
-  #batch: { messages: NewMessages; written: Promise<void> } | undefined;
 
   constructor(store: StateStore, clock: () => number, random: () => number, ns: string) {
     this.#store = store;
     this.#clock = clock;
     this.#random = random;
     this.#ns = { NS: ns, MESSAGES: `${ns}-msg`, DEAD: `${ns}-dead` };
+    this.#seq = new StateSequence(store, clock, { counters: ns, entries: this.#ns.MESSAGES }, KEEP_MS);
   }
 
-  add(messages: NewMessages): Promise<void> {
-    if (this.#batch) {
-      this.#batch.messages.push(...messages);
-      return this.#batch.written;
-    }
-    const next = { messages: [...messages], written: Promise.resolve() };
-    next.written = this.#adding.then(() => {
-      this.#batch = undefined;
-      return this.#write(next.messages);
-    });
-    this.#batch = next;
-    this.#adding = next.written.catch(() => {});
-    return next.written;
+  async add(messages: Parameters<Outbox['add']>[0]): Promise<void> {
+    const now = this.#clock();
+    await this.#seq.add(messages.map((m) => ({ ...m, attempts: 0, nextAt: now, leaseUntil: 0 })));
   }
 
   async lease(limit: number, leaseMs: number, scan = 1000): Promise<Leased[]> {
-    const head = await this.#counter('head');
-    const tail = await this.#trim(head);
+    const counter = await this.#seq.head();
+    const head = counter.n;
+    const tail = await this.#seq.trim(counter);
     if (this.#scanFrom <= tail || this.#scanFrom > head) this.#scanFrom = tail + 1;
     const got: Leased[] = [];
     for (let looked = 0; looked < scan && got.length < limit && this.#scanFrom <= head; looked++) {
@@ -139,7 +113,7 @@ class StateOutbox implements Outbox {
   }
 
   async delivered(leased: Leased): Promise<void> {
-    await this.#finish(leased);
+    await this.#seq.remove(leased.seq, leased.rev);
   }
 
   async failed(leased: Leased, reason: string): Promise<boolean> {
@@ -160,7 +134,7 @@ class StateOutbox implements Outbox {
     await this.#store.remove(this.#ns.DEAD, message.id);
     await this.#store.create(this.#ns.DEAD, message.id, message, this.#clock() + DEAD_KEEP_MS);
     await this.#listDead(message.id);
-    await this.#finish(leased);
+    await this.#seq.remove(leased.seq, leased.rev);
   }
 
   async dead(): Promise<OutboxMessage[]> {
@@ -179,52 +153,15 @@ class StateOutbox implements Outbox {
     return true;
   }
 
-  /**
-   * Writes a batch: each message at the next number past the head that no other writer took (an entry there
-   * already), then the head moved past the last: a reader never finds a number up to the head without its entry.
-   */
-  async #write(messages: NewMessages): Promise<void> {
-    let seq = await this.#counter('head');
-    for (const m of messages) {
-      const message: OutboxMessage = { ...m, attempts: 0, nextAt: this.#clock(), leaseUntil: 0 };
-      for (
-        let tries = 0;
-        !(await this.#store.create(this.#ns.MESSAGES, String(++seq), message, this.#clock() + KEEP_MS));
-      )
-        if (++tries >= TRIES) throw new Error(`outbox ${this.#ns.NS}: no free number after ${TRIES} tries`);
-    }
-    const last = seq;
-    await this.#bump('head', (n) => (n >= last ? undefined : last));
-  }
-
-  /** The leased message is done with: a marker in its place until DONE_KEEP_MS, if it is still the one leased. */
-  async #finish(leased: Leased): Promise<void> {
-    const done: Done = { done: true };
-    await this.#store.replace(this.#ns.MESSAGES, String(leased.seq), leased.rev, done, this.#clock() + DONE_KEEP_MS);
-  }
-
   /** The message `seq`, leased by compare-and-set when it is due and nobody holds it. */
   async #leaseOne(seq: number, leaseMs: number): Promise<Leased | undefined> {
     const now = this.#clock();
-    const cur = await this.#store.get<OutboxMessage | Done>(this.#ns.MESSAGES, String(seq));
-    if (!cur || isDone(cur.value) || cur.expiresAt <= now || cur.value.nextAt > now || cur.value.leaseUntil > now)
-      return undefined;
+    const cur = await this.#seq.entry(seq);
+    if (!cur || cur.expiresAt <= now || cur.value.nextAt > now || cur.value.leaseUntil > now) return undefined;
     const leased = { ...cur.value, leaseUntil: now + leaseMs };
     if (!(await this.#store.replace(this.#ns.MESSAGES, String(seq), cur.rev, leased, cur.expiresAt))) return undefined;
     const mine = await this.#store.get<OutboxMessage>(this.#ns.MESSAGES, String(seq));
     return mine ? { seq, rev: mine.rev, message: leased } : undefined;
-  }
-
-  /** Moves `tail` past the delivered (and expired) messages at its front. */
-  async #trim(head: number): Promise<number> {
-    let tail = await this.#counter('tail');
-    while (tail < head) {
-      const first = await this.#store.get<OutboxMessage | Done>(this.#ns.MESSAGES, String(tail + 1));
-      if (first && first.expiresAt > this.#clock() && !isDone(first.value)) break;
-      const from = tail;
-      tail = (await this.#bump('tail', (n) => (n === from ? n + 1 : undefined))) ?? (await this.#counter('tail'));
-    }
-    return tail;
   }
 
   /** Adds a dead letter's id to the list, the newest DEAD_MAX kept. */
@@ -233,18 +170,5 @@ class StateOutbox implements Outbox {
       ids: [...(cur?.ids ?? []).filter((x) => x !== id), id].slice(-DEAD_MAX),
     });
     await updateEntry(this.#store, this.#ns.NS, 'dead', ids, () => this.#clock() + DEAD_KEEP_MS, TRIES);
-  }
-
-  async #counter(key: 'head' | 'tail'): Promise<number> {
-    return (await this.#store.get<Counter>(this.#ns.NS, key))?.value.n ?? 0;
-  }
-
-  /** Moves a counter by compare-and-set to `to(n)`; undefined when `to` declines. */
-  async #bump(key: 'head' | 'tail', to: (n: number) => number | undefined): Promise<number | undefined> {
-    const moved = (cur: Counter | undefined) => {
-      const next = to(cur?.n ?? 0);
-      return next === undefined ? undefined : { n: next };
-    };
-    return (await updateEntry(this.#store, this.#ns.NS, key, moved, () => this.#clock() + KEEP_MS, TRIES))?.n;
   }
 }

@@ -40,7 +40,8 @@ export interface Session {
 
 /** An app with ssf (`receivers`), issuer = its URL, an LMDB state store, on a clock by hand; closed at teardown. */
 export async function startSsfApp(t: ExecutionContext, receivers: unknown[], more: Partial<AuthKoaOptions> = {}) {
-  const clock = manualClock();
+  // Not on a whole second: event_timestamp keeps the milliseconds that iat drops.
+  const clock = manualClock(Math.ceil(Date.now() / 1000) * 1000 + 123);
   const dir = tempDir(t, 'authkoa-ssf-');
   let base = '';
   const app = await startApp(

@@ -185,6 +185,7 @@ test('a push to a receiver that is down is tried again: 503, then 202 with the s
   t.teardown(() => receiver.close());
   const push = { id: 'billing', credential: PUSH_CREDENTIAL, push: `${receiver.url}/ssf`, allowPrivate: true };
   const app = await startSsfApp(t, [push]);
+  const failed = new Promise((resolve) => app.auth.on('ssf_delivery_failed', resolve));
   await (await app.login()).c.fetch('/auth/logout');
   const until = async (n: number) => {
     for (const end = Date.now() + 10_000; seen.length < n && Date.now() < end;)
@@ -193,7 +194,14 @@ test('a push to a receiver that is down is tried again: 503, then 202 with the s
   };
   await until(1);
   t.is(seen[0]!.status, 503);
-  app.clock.advance(6_001); // past the first retry's delay (5 s, a fifth either way)
+  t.like(await failed, {
+    receiver: 'billing',
+    event: 'session-revoked',
+    attempt: 1,
+    reason: 'status 503',
+    dead: false,
+  });
+  app.clock.advance(6_001); // past the first retry's delay (5 s, a fifth either way), counted from the failure
   await until(2);
   t.is(seen[1]!.body, seen[0]!.body, 'the same SET');
   t.is(seen[1]!.type, 'application/secevent+jwt');
