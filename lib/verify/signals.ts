@@ -107,12 +107,15 @@ export class SignalReceiver {
     }
     if (typeof kid !== 'string' || kid === '') throw new SetError('invalid_key', 'the SET header names no key');
     const known = await this.p.keys(kid);
+    // Not (yet) in the set: a key the app just rotated to, within the set's cooldown. Not a SET refused for good,
+    // which the app would bury: one to take again later (push 503, poll neither acknowledged nor reported).
+    if (!known) throw new Error(`the key set has no key ${kid} (yet)`);
     let key: VerifyKey;
     try {
       key = keyForHeader(parts.headerB64, (k) => (k === kid ? known : undefined), 'secevent+jwt');
     } catch (err) {
       const why = (err as AuthError).message;
-      throw new SetError(/unknown key/.test(why) ? 'invalid_key' : 'invalid_request', why);
+      throw new SetError(/signing method/.test(why) ? 'invalid_key' : 'invalid_request', why);
     }
     if (!verifyJwsSignature(parts, key)) throw new SetError('invalid_key', 'the signature is invalid');
     const claims = decodePayload(parts.payloadB64);
