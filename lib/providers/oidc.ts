@@ -1,8 +1,7 @@
 import type { JSONWebKeySet } from 'jose';
 import { keyCache, verifyIdToken, type KeyCache } from './oauth2/id-token.js';
 import type { Provider, ProviderDeps, ProviderDepsWith, ProviderModule, ProviderOptions } from './core/contract.js';
-import type { SessionsAdmin } from '../features/sessions/admin.js';
-import { withBackChannel } from './oauth2/backchannel-logout.js';
+import { withBackChannel, type SessionEnder } from './oauth2/backchannel-logout.js';
 import { UpstreamSessions } from './oauth2/upstream-sessions.js';
 import { finishUser, rawFromMapped, text, type MappedUser, type RawUser } from './oauth2/mapping.js';
 import {
@@ -116,7 +115,7 @@ export const oidcProvider: ProviderModule<ProviderOptions, 'featureService'> = {
       ...{ name: config.name, cid: config.common.cid, keys, sessions: upstream, stateStore: deps.stateStore },
       ...{ clock: deps.clock, clockToleranceS: CLOCK_TOLERANCE_S, logger: deps.logger },
       issuer: discover,
-      sessionList: () => deps.featureService('sessions') as SessionsAdmin,
+      sessionList: () => deps.featureService('sessions') as SessionEnder,
     });
   },
 };

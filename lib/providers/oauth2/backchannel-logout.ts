@@ -1,10 +1,17 @@
 import { createHash } from 'node:crypto';
 import type { Context } from 'koa';
 import { AuthError } from '../../errors.js';
-import type { SessionsAdmin } from '../../features/sessions/admin.js';
 import { readBody } from '../../http/body.js';
 import type { Logger } from '../../logger.js';
 import type { StateStore } from '../../state/types.js';
+
+/**
+ * What a back-channel logout needs of the sessions feature: its `revoke` (auth.sessions.revoke). Named here, by
+ * its shape, so a provider kind depends on no feature's folder.
+ */
+export interface SessionEnder {
+  revoke(userId: string, sid: string): Promise<boolean>;
+}
 import type { Provider, RouteDocs } from '../core/provider.js';
 import { emptyTextDoc } from '../core/route-docs.js';
 import type { KeyCache } from './id-token.js';
@@ -36,8 +43,8 @@ export interface BackChannelParts {
   keys: KeyCache;
   sessions: UpstreamSessions;
   stateStore: StateStore;
-  /** The session list's admin API (the sessions feature's): what ends a session. */
-  sessionList(): SessionsAdmin;
+  /** The session list's admin API (the sessions feature's `revoke`): what ends a session. */
+  sessionList(): SessionEnder;
   clock: () => number;
   clockToleranceS: number;
   logger: Logger;
