@@ -6,7 +6,7 @@
 import test from 'ava';
 import { createAuthClient } from '../../browser/client.js';
 import { SoftAuthenticator } from '../helpers/webauthn.js';
-import { accountsRig, post, signUpAndConfirm } from './rig.js';
+import { accountsRig, login, PASSWORD, post, signUpAndConfirm } from './rig.js';
 
 test('DELETE account removes the passkeys its user added: the passkey no longer logs in', async (t) => {
   const r = await accountsRig(t, {
@@ -16,7 +16,7 @@ test('DELETE account removes the passkeys its user added: the passkey no longer 
   const authenticator = new SoftAuthenticator(r.app.url, '127.0.0.1');
   // The page's client, on the rig's logged-in cookies: the passkey is added to the account's user.
   const auth = createAuthClient({ baseURL: r.app.url, webauthn: authenticator });
-  await auth.login('local', { user: 'keyholder@example.com', passwd: 'correct horse battery' });
+  await auth.login('local', { user: 'keyholder@example.com', passwd: PASSWORD });
   const { id } = await auth.passkeys.register();
   t.deepEqual(
     (await auth.passkeys.list()).map((p) => p.id),
@@ -27,6 +27,12 @@ test('DELETE account removes the passkeys its user added: the passkey no longer 
   t.is(before.state, 'logged_in', 'the passkey logs in while the account exists');
   await auth.logout();
 
+  // Adding the passkey ended the user's other sessions at once (endOtherSessionsOnFactorChange), the
+  // sign-up's among them: the rig's browser logs in again, a second later on the rig's clock (a login in the
+  // very millisecond of the revocation would be refused with it), to delete the account.
+  r.clock.advance(1000);
+  const relogged = await login(r.client, 'keyholder@example.com', PASSWORD);
+  t.is(relogged.status, 200, await relogged.clone().text());
   const deleted = await post(r.client, '/auth/local/account', undefined, 'DELETE');
   t.is(deleted.status, 200, await deleted.clone().text());
   const after = await auth.passkeys.login().then(
