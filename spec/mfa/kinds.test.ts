@@ -91,6 +91,9 @@ const kinds: Record<string, (t: ExecutionContext) => Promise<GatedKind>> = {
     if ((await passwordLogin(owner, 'alice')).status !== 200) throw new Error('direct login failed');
     const created = authenticator.register(await postJSON(owner, '/auth/passkey/register/options', {}, 200));
     await postJSON(owner, '/auth/passkey/register', created, 201);
+    // Adding the passkey ended alice's other sessions issued up to that millisecond, at once: the passkey's
+    // logins below come a second later on the app's clock, as a person's would.
+    app.clock.advance(1000);
     const login = async (c: Client) => {
       const options = await postJSON(c, '/auth/passkey/login/options', {}, 200);
       return c.fetch('/auth/passkey/login', { method: 'POST', json: authenticator.assert(options) });

@@ -23,12 +23,15 @@ async function listOn(c: Browser): Promise<Listed[]> {
 }
 
 test('each passkey is named by the browser that added it, the same on every device of the user', async (t) => {
-  // Adding a passkey ends the user's other sessions (endOtherSessionsOnFactorChange): each device logs in after the adds.
+  // Adding a passkey ends the user's other sessions at once (endOtherSessionsOnFactorChange), every one issued up
+  // to that millisecond: each device logs in after the adds, a second later on the app's clock.
   const app = await startSessionsApp(t, { providers: [DIRECT, PASSKEY] });
   const laptop = await app.login('alice', UA.chromeMac);
   const fromLaptop = await registerPasskey(laptop.c);
+  app.clock.advance(1000);
   const phone = await app.login('alice', UA.safariIphone);
   const fromPhone = await registerPasskey(phone.c);
+  app.clock.advance(1000);
   const other = await app.login('alice', UA.firefoxLinux);
   const expected = [
     { id: fromLaptop, device: LABEL.chromeMac },
