@@ -173,13 +173,17 @@ async function send(
 
 test('by every transport: a token the app minted (no login: no sid, no auth_time) is refused on every management route; a full login token gets through', async (t) => {
   const app = await richApp(t);
-  const minted = await app.auth.tokens.create({
-    aud: '',
-    jti: 'j'.repeat(40),
-    user: { id: providerUserId('direct', 'bob'), name: 'bob', picture: '' },
-    auth_provider: { name: 'direct' },
-  });
   for (const [transport, carry] of Object.entries(TRANSPORTS)) {
+    // Each round ends with the full login's "log out others" (revoke-others), which ends at once every other
+    // token of bob's issued up to then, a minted one (no iat_ms) up to that whole second: each round mints its
+    // own and logs in again a second later on the app's clock.
+    app.clock.advance(1000);
+    const minted = await app.auth.tokens.create({
+      aud: '',
+      jti: 'j'.repeat(40),
+      user: { id: providerUserId('direct', 'bob'), name: 'bob', picture: '' },
+      auth_provider: { name: 'direct' },
+    });
     // The minted token is a user for the app's own routes...
     const own = await send(app, carry(minted), 'GET', '/private');
     t.is(own.status, 201, `${transport}: the minted token is a user of auth`);

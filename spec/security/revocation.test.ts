@@ -1,8 +1,9 @@
 /**
- * Ending stateless sessions server-side: revokeSessions() (to the millisecond: a login in the same second,
- * after it, survives), logout that ends the token (and says so when the state store is down), the idle
- * timeout (a cookie older than cookieDuration is not refreshed, whatever the client kept). Clocks are
- * injected, and stores the tests build share them.
+ * Ending stateless sessions server-side, refused at once on every request (the revocation channel) and at the
+ * refresh (the store): revokeSessions() (to the millisecond: a login in the same second, after it, survives),
+ * logout that ends the token (and says so when the state store is down), the idle timeout (a cookie older
+ * than cookieDuration is not refreshed, whatever the client kept). Clocks are injected, and stores the tests
+ * build share them.
  */
 import test, { type ExecutionContext } from 'ava';
 import type { StateStore } from '../../lib/index.js';
@@ -55,18 +56,23 @@ function failingStore(clock: () => number) {
   return { store, ctl };
 }
 
-test('revokeSessions: a live cookie is refused at its next refresh, its token cleared (the cookie holds the mark of why); a new login works', async (t) => {
+test('revokeSessions: a live cookie is refused at once, its token cleared (the cookie holds the mark of why), and a copy at its refresh; a new login works', async (t) => {
   const r = await rig(t);
   const { c, id } = await r.login();
+  const copy = r.copyOf(c);
   const bob = await r.login('bob');
   await r.app.auth.revokeSessions(id);
-  t.is((await r.me(c)).status, 201, 'the token has not expired yet: no store read');
-  r.clock.advance(16 * MIN);
+  // The revocation channel (in-process for the memory store) refuses the token before it needs refreshing.
   const refused = await r.me(c);
-  t.is(refused.status, 401);
+  t.is(refused.status, 401, 'refused at once: the token has not expired, no refresh was due');
   t.is(await r.code(refused), 'session_revoked');
   t.is(c.jar.get('JWT'), 'session_revoked', 'no token left, only the mark');
   t.is((await r.me(bob.c)).status, 201, 'other users are not touched');
+  r.clock.advance(16 * MIN);
+  const atRefresh = await r.me(copy);
+  t.is(atRefresh.status, 401, 'a copy of the cookie is refused at its refresh too (the store)');
+  t.is(await r.code(atRefresh), 'session_revoked');
+  t.is((await r.me(bob.c)).status, 201, 'other users are not touched, through their refresh');
   r.clock.advance(1000);
   const again = await r.login();
   t.is((await r.me(again.c)).status, 201);
@@ -86,16 +92,25 @@ test('strictRevocation: refused on the very next request, header tokens included
   t.is(header.status, 401);
 });
 
-test('logout ends the token: a copy of the cookie is refused at its refresh (and at once with strictRevocation, X-JWT too)', async (t) => {
+test('logout ends the token: a copy of the cookie is refused at once, X-JWT too, and still at its refresh (and the same with strictRevocation)', async (t) => {
   const r = await rig(t);
   const { c } = await r.login();
+  const jwtCopy = c.jar.get('JWT')!;
   const stolen = r.copyOf(c);
+  const later = r.copyOf(c);
   t.is((await c.fetch('/auth/logout')).status, 200);
-  t.is((await r.me(stolen)).status, 201, 'not refreshed yet');
-  r.clock.advance(16 * MIN);
   const refused = await r.me(stolen);
-  t.is(refused.status, 401);
+  t.is(refused.status, 401, 'the cookie copy, at once: no refresh was due');
   t.is(await r.code(refused), 'session_revoked');
+  t.is(
+    (await new Client(r.app.url).fetch('/private', { headers: { 'X-JWT': jwtCopy } })).status,
+    401,
+    'the X-JWT copy, at once',
+  );
+  r.clock.advance(16 * MIN);
+  const atRefresh = await r.me(later);
+  t.is(atRefresh.status, 401, 'a copy kept past the token’s life, at its refresh (the store)');
+  t.is(await r.code(atRefresh), 'session_revoked');
 
   const strict = await rig(t, { strictRevocation: true });
   const s = await strict.login();
