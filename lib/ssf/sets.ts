@@ -1,4 +1,5 @@
 import type { AuthEvent } from '../events/types.js';
+import { CAEP, CREDENTIAL_CHANGE, KEPT_SID, PERSONAL_TOKEN, SESSION_REVOKED } from '../verify/caep.js';
 
 /**
  * What the transmitter sends for which event (docs/ssf.md#what-is-sent-when): the instance's events mapped to CAEP
@@ -6,14 +7,10 @@ import type { AuthEvent } from '../events/types.js';
  * subject in `sub_id`, one event in `events`).
  */
 
-export const CAEP = 'https://schemas.openid.net/secevent/caep/event-type/';
-export const SESSION_REVOKED = `${CAEP}session-revoked`;
-export const CREDENTIAL_CHANGE = `${CAEP}credential-change`;
+export { CAEP, CREDENTIAL_CHANGE, KEPT_SID, PERSONAL_TOKEN, SESSION_REVOKED };
+
 /** The events every stream supports, requests and is delivered. */
 export const EVENTS_SUPPORTED: readonly string[] = [SESSION_REVOKED, CREDENTIAL_CHANGE];
-
-/** A credential type authkoa names besides CAEP's own (CAEP 1.0 §3.3.1: "supported mutually"). */
-export const PERSONAL_TOKEN = 'authkoa-personal-token';
 
 /** One thing a receiver is told: its CAEP event, its subject, when, and the event's own claims. */
 export interface Signal {
@@ -42,7 +39,14 @@ export function signalOf(e: AuthEvent): Signal | undefined {
     case 'logout':
       return { ...base, event: 'session-revoked', userId: e.userId, sid: e.sid, claims: { initiating_entity: 'user' } };
     case 'session_revoked':
-      return { ...base, event: 'session-revoked', userId: e.userId, ...(e.sid && { sid: e.sid }), claims: {} };
+      // "Everyone else": the session kept is named (an extension claim), so a receiver refuses what the app refuses.
+      return {
+        ...base,
+        event: 'session-revoked',
+        userId: e.userId,
+        ...(e.sid && { sid: e.sid }),
+        claims: !e.sid && e.keptSid ? { [KEPT_SID]: e.keptSid } : {},
+      };
     case 'password_changed':
       return credential(e.time, e.userId, { credential_type: 'password', change_type: 'update' }, e.by);
     case 'password_reset':

@@ -21,8 +21,8 @@ const MAX_ENTRIES = 100_000;
 export class RevokedSet {
   /** sid → until (ms). */
   readonly #sessions = new Map<string, number>();
-  /** user id → cut-off and until (ms). */
-  readonly #users = new Map<string, { cutoff: number; until: number }>();
+  /** user id → cut-off, the session kept, and until (ms). */
+  readonly #users = new Map<string, { cutoff: number; until: number; except?: string }>();
 
   constructor(
     private readonly lifetimeMs: number,
@@ -36,13 +36,22 @@ export class RevokedSet {
     this.#sessions.set(sid, this.clock() + this.lifetimeMs);
   }
 
-  /** The user's tokens issued before `cutoffMs` are refused (the latest cut-off holds). */
-  user(userId: string, cutoffMs: number): void {
+  /**
+   * The user's tokens issued before `cutoffMs` are refused but those of the session `except` (the latest cut-off
+   * holds, with the session it kept, as the app's own record does).
+   */
+  user(userId: string, cutoffMs: number, except?: string): void {
     this.#prune();
     const cur = this.#users.get(userId);
-    const cutoff = Math.max(cur?.cutoff ?? 0, cutoffMs);
+    const latest = !cur || cutoffMs >= cur.cutoff;
+    const cutoff = latest ? cutoffMs : cur.cutoff;
+    const kept = latest ? except : cur.except;
     this.#users.delete(userId);
-    this.#users.set(userId, { cutoff, until: Math.max(cutoff, this.clock()) + this.lifetimeMs });
+    this.#users.set(userId, {
+      cutoff,
+      until: Math.max(cutoff, this.clock()) + this.lifetimeMs,
+      ...(kept !== undefined && { except: kept }),
+    });
   }
 
   /** Why the token is refused (`session`, `user`), or undefined when nothing known refuses it. */
@@ -54,7 +63,7 @@ export class RevokedSet {
     }
     const id = t.user?.id;
     const entry = id === undefined ? undefined : this.#users.get(id);
-    if (!entry || entry.until <= now) return undefined;
+    if (!entry || entry.until <= now || (entry.except !== undefined && t.sid === entry.except)) return undefined;
     // Without a time of issue, a token of a user with a cut-off may be from before it: refused.
     const issued = typeof t.iat_ms === 'number' ? t.iat_ms : typeof t.iat === 'number' ? t.iat * 1000 : -Infinity;
     return issued < entry.cutoff ? 'user' : undefined;

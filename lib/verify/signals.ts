@@ -4,6 +4,7 @@ import type { Context } from 'koa';
 import { AuthError } from '../errors.js';
 import { decodePayload } from '../session/jwt.js';
 import { keyForHeader, splitJws, verifyJwsSignature, type VerifyKey } from '../session/jws.js';
+import { CAEP, KEPT_SID } from './caep.js';
 import { RevokedSet } from './revoked.js';
 
 /**
@@ -12,9 +13,6 @@ import { RevokedSet } from './revoked.js';
  * (the app's key set, `typ` `secevent+jwt`, `iss`, `aud`) and applied to the revoked set the verifier checks.
  */
 
-const CAEP = 'https://schemas.openid.net/secevent/caep/event-type/';
-/** The credential type of the app's personal tokens, which no session token is: its changes refuse nothing here. */
-const PERSONAL_TOKEN = 'authkoa-personal-token';
 const PUSH_LIMIT = 64 * 1024;
 
 /** A SET refused, with its RFC 8935 §2.3 / RFC 8936 error code. */
@@ -141,19 +139,17 @@ export class SignalReceiver {
     const userId = opaque(subject, 'user');
     const stamp = typeof fields.event_timestamp === 'number' ? fields.event_timestamp : (claims as { iat: number }).iat;
     if (event === 'session-revoked' && sid !== undefined) this.revoked.session(sid);
-    else if (userId !== undefined && refuses(event, fields)) this.revoked.user(userId, stamp * 1000);
-    else return;
+    else if (userId !== undefined && event === 'session-revoked') this.revoked.user(userId, stamp * 1000, kept(fields));
+    else if (userId === undefined) return;
     const jti = (claims as { jti: string }).jti;
     this.p.emit('signal', { event, jti, ...(sid !== undefined && { sid }), ...(userId !== undefined && { userId }) });
   }
 }
 
-/**
- * Whether an event naming a user refuses the user's older tokens: a session-revoked does, a credential-change too
- * unless it only added a credential or is a personal token's.
- */
-function refuses(event: string, fields: Record<string, unknown>): boolean {
-  return event === 'session-revoked' || (fields.change_type !== 'create' && fields.credential_type !== PERSONAL_TOKEN);
+/** The session a user-wide session-revoked keeps (the app's "everyone else"), when it names one. */
+function kept(fields: Record<string, unknown>): string | undefined {
+  const sid = fields[KEPT_SID];
+  return typeof sid === 'string' && sid !== '' ? sid : undefined;
 }
 
 /** The id of a complex subject's opaque member (RFC 9493 §3.2.4), or of the subject itself for `user`. */

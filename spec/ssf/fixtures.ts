@@ -17,6 +17,8 @@ export const PASSWORD = 'correct horse battery';
 export const CAEP = 'https://schemas.openid.net/secevent/caep/event-type/';
 export const SESSION_REVOKED = `${CAEP}session-revoked`;
 export const CREDENTIAL_CHANGE = `${CAEP}credential-change`;
+/** The extension member naming the session a user-wide session-revoked keeps (docs/ssf.md). */
+export const KEPT_SID = 'authkoa_kept_sid';
 
 export const quiet = { info() {}, warn() {}, error() {} };
 

@@ -13,7 +13,7 @@ import Koa from 'koa';
 import { verifier, type VerifierEvent, type VerifierOptions } from '../../lib/verify/index.js';
 import { manualClock, serve } from '../helpers/http.js';
 import { keyOf, keyServer, mint, outcome, type Key } from '../verify/fixtures/jwks.js';
-import { CAEP, CREDENTIAL_CHANGE, SESSION_REVOKED } from './fixtures.js';
+import { CAEP, CREDENTIAL_CHANGE, KEPT_SID, SESSION_REVOKED } from './fixtures.js';
 
 const CREDENTIAL = 'receiver-credential-0123456789abcdefghij';
 const ISS = 'https://app.example';
@@ -113,7 +113,7 @@ test('the push path answers as RFC 8935 says: 202 for a SET taken, 401 without t
   t.like(await push(session), { status: 400, body: { err: 'invalid_request' } }, 'a session token is no SET');
 });
 
-test('session-revoked of a session refuses its tokens from its arrival; of a user, the tokens issued before it; credential-change likewise, but not a create nor a personal token', async (t) => {
+test('session-revoked of a session refuses its tokens from its arrival; of a user, the tokens issued before it but the kept session; credential-change refuses nothing by itself', async (t) => {
   const { key, auth, clock, push } = await pushService(t);
   const token = (sid: string, user = 'direct_alice', issued = clock()) =>
     mint(key, { iss: ISS, aud: 'api', sid, iat_ms: issued, user: { name: user, id: user, picture: '' } }, issued);
@@ -134,6 +134,20 @@ test('session-revoked of a session refuses its tokens from its arrival; of a use
   t.is(await outcome(auth, await token('s4', 'direct_alice', cutoff)), 'accepted', 'from the moment of the event on');
   t.is(await outcome(auth, await token('s5', 'direct_bob', cutoff - 1)), 'accepted', 'another user');
 
+  // "Everyone else": the session the app kept is named, and goes on here too.
+  clock.advance(1000);
+  const [kept, other] = [await token('k1', 'direct_frank'), await token('k2', 'direct_frank')];
+  clock.advance(1);
+  await push(
+    await makeSet(key, {
+      sub_id: { format: 'complex', user: { format: 'opaque', id: 'direct_frank' } },
+      fields: { [KEPT_SID]: 'k1' },
+      time: clock(),
+    }),
+  );
+  t.is(await outcome(auth, other), 'session_revoked', 'every other session of the user');
+  t.is(await outcome(auth, kept), 'accepted', 'the session the app kept');
+
   const change = (fields: Record<string, string>, user: string) =>
     makeSet(key, {
       event: CREDENTIAL_CHANGE,
@@ -149,12 +163,12 @@ test('session-revoked of a session refuses its tokens from its arrival; of a use
   await push(await change({ credential_type: 'password', change_type: 'update' }, 'direct_carol'));
   await push(await change({ credential_type: 'fido2-platform', change_type: 'create' }, 'direct_dave'));
   await push(await change({ credential_type: 'authkoa-personal-token', change_type: 'revoke' }, 'direct_erin'));
-  t.is(await outcome(auth, carol), 'session_revoked');
+  // The app sends session-revoked for the sessions a credential change ends; the change itself refuses nothing.
+  t.is(await outcome(auth, carol), 'accepted', 'a password changed: its session-revoked does the refusing');
   t.is(await outcome(auth, dave), 'accepted', 'a credential added takes nothing away');
   t.is(await outcome(auth, erin), 'accepted', 'a personal token is no session token');
-  t.is(await outcome(auth, await token('c2', 'direct_carol')), 'accepted', 'a login after the change');
   t.is((await push(await makeSet(key, { event: `${CAEP}assurance-level-change`, time: clock() }))).status, 202);
-  t.is(auth.events!.revoked, 3, 'an event it does not act on is taken and ignored');
+  t.is(auth.events!.revoked, 3, 'held: a session, two users; the other events are taken and told');
 });
 
 test('a revocation is kept for tokenLifetime and then dropped: the set holds what one token lifetime revoked', async (t) => {
