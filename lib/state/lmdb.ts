@@ -1,7 +1,9 @@
 import type { Database, RootDatabase } from 'lmdb';
 import { openLmdbEnv } from '../util/lmdb-env.js';
 import { promised } from '../util/promised.js';
+import type { Broadcast } from './broadcast.js';
 import { countHits } from './limiter.js';
+import { lmdbBroadcast, type BroadcastDb, type LmdbBroadcast } from './lmdb-broadcast.js';
 import {
   checkExpiry,
   checkKey,
@@ -33,6 +35,7 @@ export class LmdbStateStore implements StateStore {
   readonly #db: Database<Stored, string>;
   readonly #clock: () => number;
   readonly #sweepEvery: number;
+  readonly #broadcast: LmdbBroadcast;
   /** Creates left until the next sweep (see sweep()). */
   #untilSweep: number;
   #closed = false;
@@ -43,8 +46,15 @@ export class LmdbStateStore implements StateStore {
     this.#clock = opts.clock ?? Date.now;
     this.#sweepEvery = opts.sweepEvery ?? 256;
     this.#untilSweep = this.#sweepEvery;
-    this.#root = openLmdbEnv(path, 2);
+    this.#root = openLmdbEnv(path, 3);
     this.#db = this.#root.openDB<Stored, string>({ name: 'state' });
+    const log: BroadcastDb = this.#root.openDB({ name: 'broadcast' });
+    this.#broadcast = lmdbBroadcast(this.#root, log, this.#clock);
+  }
+
+  /** What one process publishes, every process of the host following the topic receives (lmdb-broadcast.ts). */
+  get broadcast(): Broadcast {
+    return this.#broadcast;
   }
 
   async create(ns: string, key: string, value: unknown, expiresAtMs: number): Promise<boolean> {
@@ -148,6 +158,7 @@ export class LmdbStateStore implements StateStore {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    this.#broadcast.close();
     await this.#root.close();
   }
 

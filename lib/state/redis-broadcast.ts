@@ -58,6 +58,11 @@ class RedisFollower implements BroadcastFollower {
   private timer: NodeJS.Timeout | undefined;
   /** Bumped by each (re)connection, so a catch-up that a newer one overtook does not report live. */
   private round = 0;
+  /**
+   * The messages pushed while a catch-up reads the stream, delivered after it: taken at once, one would move
+   * `lastId` past the older ones the read is about to return, and they would be skipped.
+   */
+  private pushed: string[] | undefined;
 
   constructor(
     private readonly reader: Redis,
@@ -84,6 +89,7 @@ class RedisFollower implements BroadcastFollower {
 
   private received(message: string): void {
     if (this.closed) return;
+    if (this.pushed) return void this.pushed.push(message);
     const space = message.indexOf(' ');
     const id = message.slice(0, space);
     this.take(id, message.slice(space + 1));
@@ -109,6 +115,7 @@ class RedisFollower implements BroadcastFollower {
   /** Subscribed (again): reads what was missed, then reports live. */
   private async connected(): Promise<void> {
     const round = ++this.round;
+    this.pushed = [];
     try {
       await this.sub.subscribe(this.key);
       await this.catchUp();
@@ -120,6 +127,13 @@ class RedisFollower implements BroadcastFollower {
       return;
     }
     if (this.closed || round !== this.round) return;
+    const pushed = this.pushed;
+    this.pushed = undefined;
+    // What the stream read returned is delivered; of what was pushed meanwhile, only what came after it.
+    for (const message of pushed ?? []) {
+      const id = message.slice(0, message.indexOf(' '));
+      if (after(id, this.lastId)) this.received(message);
+    }
     this.retries = 0;
     this.live = true;
     this.status(true);

@@ -47,5 +47,9 @@ export function sharedBroadcast(open: () => Promise<StateStore>, unavailable: (e
   };
 }
 
-/** The store kinds that carry a broadcast: what a URI opens knows before it opens. */
+/**
+ * The store kinds that carry a broadcast: what a URI opens knows before it opens. Each one's store must have
+ * one (spec/state/broadcast.test.ts opens each): a kind listed without one would leave the revocation channel
+ * down for good, and every protected request reading the store.
+ */
 export const BROADCAST_KINDS: ReadonlySet<string> = new Set(['memory', 'lmdb', 'redis', 'postgres']);
