@@ -709,7 +709,7 @@ function report(
       .filter((r) => r.share !== null)
       .map((r) => `| ${r.label} | ${(r.share! * 100).toFixed(1)} % | ${(1 - r.share!).toFixed(3)} |`),
     '',
-    `authkoa's own cost per request, in-process (real Koa context, no network; a no-op middleware's time subtracted), against bare Koa's server CPU per request measured above (median of its runs, ${koaCpu.toFixed(1)} µs):`,
+    `authkoa's own cost per request, in-process (real Koa context, no network; the process's CPU time, a no-op middleware's subtracted), against bare Koa's server CPU per request measured above (median of its runs, ${koaCpu.toFixed(1)} µs):`,
     '',
     '| path | µs per request | share of a bare Koa request | expected throughput ratio |',
     '|---|---:|---:|---:|',
