@@ -22,9 +22,10 @@ export interface Broadcast {
   publish(topic: string, body: unknown, keepMs: number): Promise<void>;
   /**
    * Follows `topic`: first the messages published in the last `lookbackMs` (by the store's own clock: the
-   * server's for Redis and PostgreSQL), then each new one as it comes. `status(true)` once what was missed has been delivered and new messages arrive as
-   * they are published; `status(false)` when the link is lost, until the next `true` (which again comes
-   * after what was missed meanwhile). Never throws: failures are reported through `status`.
+   * server's for Redis and PostgreSQL), then each new one as it comes. `status(true)` once what was missed
+   * has been delivered and new messages arrive as they are published; `status(false)` when the link is
+   * lost, until the next `true` (which again comes after what was missed meanwhile). Never throws: failures
+   * are reported through `status`.
    */
   follow(
     topic: string,
@@ -55,7 +56,11 @@ export function memoryBroadcast(clock: () => number): Broadcast {
       const now = clock();
       t.log.push({ at: now, body: structuredClone(body) });
       while (t.log.length && t.log[0].at < now - keepMs) t.log.shift();
-      for (const deliver of t.followers) deliver(structuredClone(body));
+      // One follower's failure is its own: the others are told, and the publish succeeds.
+      for (const deliver of t.followers)
+        try {
+          deliver(structuredClone(body));
+        } catch {}
       return Promise.resolve();
     },
     follow(topic, lookbackMs, deliver, status) {

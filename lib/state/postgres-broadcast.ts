@@ -14,6 +14,11 @@ import { checkTopic, type Broadcast, type BroadcastFollower } from './broadcast.
 const RETRY_MS = [100, 250, 500, 1000, 2000];
 /** Publishes between two prunings of rows older than their keep. */
 const PRUNE_EVERY = 64;
+/**
+ * How often a listening connection is asked a trivial question: a link that died without a word (a host
+ * gone, a NAT dropping it) would otherwise stay "live" while notifications no longer arrive.
+ */
+export const HEARTBEAT_MS = 5000;
 
 export function postgresBroadcast(db: PostgresDb, table: string, channel: string): Broadcast {
   let untilPrune = PRUNE_EVERY;
@@ -28,7 +33,7 @@ export function postgresBroadcast(db: PostgresDb, table: string, channel: string
       );
       if (--untilPrune <= 0) {
         untilPrune = PRUNE_EVERY;
-        const prune = `DELETE FROM ${table} WHERE topic = $1 AND at < clock_timestamp() - $2 * interval '1 millisecond'`;
+        const prune = `DELETE FROM ${table} WHERE topic = $1 AND at < clock_timestamp() - $2 * interval '1 ms'`;
         void db.query('broadcast prune', prune, [topic, Math.ceil(keepMs)]).catch(() => {});
       }
     },
@@ -54,6 +59,7 @@ class PostgresFollower implements BroadcastFollower {
   private closed = false;
   private retries = 0;
   private timer: NodeJS.Timeout | undefined;
+  private heartbeat: NodeJS.Timeout | undefined;
 
   constructor(private readonly p: FollowerParts) {
     p.status(false);
@@ -63,6 +69,7 @@ class PostgresFollower implements BroadcastFollower {
   close(): void {
     this.closed = true;
     clearTimeout(this.timer);
+    clearInterval(this.heartbeat);
     void this.client?.end().catch(() => {});
     this.client = undefined;
   }
@@ -89,6 +96,10 @@ class PostgresFollower implements BroadcastFollower {
     }
     this.retries = 0;
     this.p.status(true);
+    clearInterval(this.heartbeat);
+    // The query has the connection's own timeout: no answer in time is a lost link, caught up on reconnection.
+    this.heartbeat = setInterval(() => void client.query('SELECT 1').catch(() => this.lost(client)), HEARTBEAT_MS);
+    this.heartbeat.unref();
   }
 
   /** `<id> <topic> <body>`: this topic's bodies are delivered. */
@@ -107,6 +118,7 @@ class PostgresFollower implements BroadcastFollower {
   private lost(client: pg.Client): void {
     if (this.client !== client || this.closed) return;
     this.client = undefined;
+    clearInterval(this.heartbeat);
     client.removeAllListeners('notification');
     void client.end().catch(() => {});
     this.p.status(false);

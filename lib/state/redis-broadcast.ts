@@ -19,6 +19,13 @@ redis.call('PUBLISH', KEYS[1], id .. ' ' .. ARGV[2])
 return id
 `;
 
+/**
+ * How often a subscribed connection is pinged: a link that died without a word (a host gone, a NAT dropping
+ * it) would otherwise stay "live" while messages no longer arrive. A ping unanswered within the connection's
+ * command timeout drops it, and the reconnection catches up.
+ */
+const HEARTBEAT_MS = 5000;
+
 /** Waits before reading what was missed again, after a failed read. */
 const RETRY_MS = [100, 250, 500, 1000, 2000];
 
@@ -56,6 +63,7 @@ class RedisFollower implements BroadcastFollower {
   private live = false;
   private retries = 0;
   private timer: NodeJS.Timeout | undefined;
+  private readonly heartbeat: NodeJS.Timeout;
   /** Bumped by each (re)connection, so a catch-up that a newer one overtook does not report live. */
   private round = 0;
   /**
@@ -79,11 +87,19 @@ class RedisFollower implements BroadcastFollower {
     this.sub.on('close', () => this.down());
     this.status(false);
     this.sub.connect().catch(() => {}); // it goes on trying by its retry strategy
+    this.heartbeat = setInterval(() => this.ping(), HEARTBEAT_MS);
+    this.heartbeat.unref();
+  }
+
+  private ping(): void {
+    if (!this.live || this.closed) return;
+    this.sub.ping().catch(() => this.sub.disconnect(true));
   }
 
   close(): void {
     this.closed = true;
     clearTimeout(this.timer);
+    clearInterval(this.heartbeat);
     this.sub.disconnect();
   }
 

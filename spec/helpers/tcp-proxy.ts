@@ -10,6 +10,8 @@ export interface CountingProxy {
   port: number;
   /** Bytes sent by clients (to the server) since the last reset. */
   readonly sent: number;
+  /** What clients sent since the last reset, as it came (at most the first 10 000 chunks). */
+  readonly chunks: readonly Buffer[];
   /** Connections opened through the proxy so far. */
   readonly connections: number;
   reset(): void;
@@ -21,12 +23,16 @@ export interface CountingProxy {
 export async function countingProxy(targetPort: number): Promise<CountingProxy> {
   let sent = 0;
   let connections = 0;
+  let chunks: Buffer[] = [];
   const open = new Set<net.Socket>();
   const server = net.createServer((client) => {
     connections++;
     const upstream = net.connect(targetPort, '127.0.0.1');
     open.add(client).add(upstream);
-    client.on('data', (d: Buffer) => (sent += d.length));
+    client.on('data', (d: Buffer) => {
+      sent += d.length;
+      if (chunks.length < 10_000) chunks.push(d);
+    });
     client.pipe(upstream);
     upstream.pipe(client);
     const end = () => {
@@ -48,7 +54,13 @@ export async function countingProxy(targetPort: number): Promise<CountingProxy> 
     get connections() {
       return connections;
     },
-    reset: () => void (sent = 0),
+    get chunks() {
+      return chunks;
+    },
+    reset: () => {
+      sent = 0;
+      chunks = [];
+    },
     dropAll: () => open.forEach((s) => s.destroy()),
     close: () =>
       new Promise<void>((resolve) => {
