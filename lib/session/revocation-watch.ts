@@ -80,6 +80,8 @@ function ended(): AuthError {
 export class RevocationWatch {
   readonly set: RevokedSet;
   private liveNow = false;
+  /** Whether the channel has been lost since it started: its return is then logged. */
+  private lost = false;
   private follower: BroadcastFollower | undefined;
 
   constructor(
@@ -130,8 +132,10 @@ export class RevocationWatch {
   private status(live: boolean): void {
     if (live === this.liveNow) return;
     this.liveNow = live;
-    if (live) this.logger.info('revocation channel live: protected requests read no store');
-    else this.logger.warn('revocation channel down: protected requests read the state store until it is back');
+    // Going live at start-up is the normal case and says nothing; coming back after a loss is worth a line.
+    if (live && this.lost) this.logger.info('revocation channel back: protected requests read no store');
+    if (!live) this.logger.warn('revocation channel down: protected requests read the state store until it is back');
+    this.lost ||= !live;
   }
 }
 

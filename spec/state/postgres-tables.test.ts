@@ -168,22 +168,31 @@ test("`authctl db migrate --print` prints the DDL for the URI's schema and prefi
   t.is(sockets.length, 0, 'no connection was made');
   t.is(r.stderr, '');
   const statements = r.stdout.split(';\n').filter((s) => s.trim() !== '');
-  t.is(statements.length, 6, r.stdout);
+  t.is(statements.length, 8, r.stdout);
   t.is(statements[0], 'CREATE SCHEMA IF NOT EXISTS "tenant_a"');
   t.regex(
     statements[1]!,
     /^CREATE TABLE IF NOT EXISTS "tenant_a"\."shop_state" \(\n {2}ns text NOT NULL,[^]*PRIMARY KEY \(ns, key\)\n\)$/,
   );
   t.is(statements[2], 'CREATE INDEX IF NOT EXISTS "shop_state_expires_at" ON "tenant_a"."shop_state" (expires_at)');
+  // The revocation channel's log (lib/state/postgres-broadcast.ts), beside the state.
   t.regex(
     statements[3]!,
+    /^CREATE TABLE IF NOT EXISTS "tenant_a"\."shop_broadcast" \(\n {2}id bigserial PRIMARY KEY,[^]*body json NOT NULL\n\)$/,
+  );
+  t.is(
+    statements[4],
+    'CREATE INDEX IF NOT EXISTS "shop_broadcast_topic_at" ON "tenant_a"."shop_broadcast" (topic, at)',
+  );
+  t.regex(
+    statements[5]!,
     /^CREATE TABLE IF NOT EXISTS "tenant_a"\."shop_avatars" \(\n {2}id text PRIMARY KEY,[^]*modified timestamptz NOT NULL\n\)$/,
   );
   t.regex(
-    statements[4]!,
+    statements[6]!,
     /^CREATE TABLE IF NOT EXISTS "tenant_a"\."shop_accounts" \(\n {2}id text PRIMARY KEY,[^]*rev text NOT NULL\n\)$/,
   );
-  t.is(statements[5], 'CREATE UNIQUE INDEX IF NOT EXISTS "shop_accounts_email" ON "tenant_a"."shop_accounts" (email)');
+  t.is(statements[7], 'CREATE UNIQUE INDEX IF NOT EXISTS "shop_accounts_email" ON "tenant_a"."shop_accounts" (email)');
   t.false(r.stdout.includes('hunter2'));
 
   // The printed script is what migrate runs: applied by hand, the stores open on it.

@@ -223,7 +223,7 @@ test('two app processes opening a fresh database at the same time both create th
       pid: child.pid,
     })),
   );
-  t.deepEqual(await tables(), ['authkoa_avatars', 'authkoa_state']);
+  t.deepEqual(await tables(), ['authkoa_avatars', 'authkoa_broadcast', 'authkoa_state']);
 
   // The first logins store the first avatars, one on each process, in the table made at start-up.
   const login = (app: AppProcess, user: string) =>
