@@ -99,10 +99,10 @@ async function reach(s: Session, apps: AppProcess[]): Promise<number> {
   return performance.now() - started;
 }
 
-/** Ends `s` through `apps[i % 3]`, one way in three: the route, auth.sessions.revoke(), authctl. */
+/** Ends `s` through `apps[i % 3]`: by the route or auth.sessions.revoke(), in turn, and twice in 50 by authctl. */
 async function end(i: number, s: Session, apps: AppProcess[], stateUri: string, other: Session): Promise<void> {
   const via = apps[i % apps.length]!;
-  if (i % 10 === 9) {
+  if (i % 25 === 12) {
     const res = await runCli(['sessions', 'revoke', s.id, '--sid', s.sid, '--store', stateUri]);
     if (res.code !== 0) throw new Error(`authctl: ${res.stderr}`);
   } else if (i % 2 === 0) {
