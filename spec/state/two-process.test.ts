@@ -175,7 +175,9 @@ test('a user revoked by `authctl sessions revoke` (a third process) is refused a
   t.is(refusedA.status, 401, 'and on A');
   t.is(a.client.jar.get('JWT'), 'session_revoked', 'the refused token is cleared: the cookie holds the mark of why');
 
-  const advance = (c: Client) => c.fetch('/test/clock?advance=1000', { method: 'POST' });
+  // The apps' clocks stand at their start; authctl revoked by the real clock, later: a login after it needs theirs
+  // moved past it (and past the 15 min token, so the refresh path is seen to refuse the old cookie too).
+  const advance = (c: Client) => c.fetch('/test/clock?advance=960000', { method: 'POST' });
   await Promise.all([advance(a.client), advance(onB)]);
 
   const again = await a.client.fetch('/auth/local/login', {
