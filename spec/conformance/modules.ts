@@ -53,10 +53,9 @@ interface Done extends Flow {
   id: Record<string, unknown>;
 }
 
-/** Sends the suite's authorization request (client, redirect URI, scope openid, state, nonce, code) with `o.params`. */
-async function authorize(run: Run, o: FlowOptions = {}): Promise<Flow> {
-  const rp = await run.rp(o.client);
-  const params: Record<string, string | undefined> = {
+/** The suite's authorization request: the client, its redirect URI, scope openid, a fresh state and nonce, a code. */
+function suiteRequest(run: Run, rp: RelyingParty): Record<string, string> {
+  return {
     client_id: rp.client.id,
     redirect_uri: REDIRECT,
     response_type: 'code',
@@ -64,8 +63,13 @@ async function authorize(run: Run, o: FlowOptions = {}): Promise<Flow> {
     state: suiteRandom(),
     nonce: suiteRandom(),
     ...(run.mode === 'form_post' ? { response_mode: 'form_post' } : {}),
-    ...o.params,
   };
+}
+
+/** Sends the suite's authorization request (client, redirect URI, scope openid, state, nonce, code) with `o.params`. */
+async function authorize(run: Run, o: FlowOptions = {}): Promise<Flow> {
+  const rp = await run.rp(o.client);
+  const params: Record<string, string | undefined> = { ...suiteRequest(run, rp), ...o.params };
   const defined = Object.entries(params).filter((e): e is [string, string] => e[1] !== undefined);
   let url = rp.authorizationURL(Object.fromEntries(defined));
   // A library may add what the module leaves out on purpose (openid-client adds response_type=code).
@@ -195,15 +199,7 @@ function codeReuse(wait: number): Module {
 
 /** An unsigned request object carrying the whole request; the query repeats the four parameters §6.1 requires. */
 function requestObject(run: Run, rp: RelyingParty, redirectInQuery: string): URL {
-  const claims: Record<string, string> = {
-    client_id: rp.client.id,
-    redirect_uri: REDIRECT,
-    response_type: 'code',
-    scope: 'openid',
-    state: suiteRandom(),
-    nonce: suiteRandom(),
-    ...(run.mode === 'form_post' ? { response_mode: 'form_post' } : {}),
-  };
+  const claims = suiteRequest(run, rp);
   const jwt = `${Buffer.from('{"alg":"none"}').toString('base64url')}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}.`;
   return rp.authorizationURL({
     request: jwt,
