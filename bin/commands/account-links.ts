@@ -1,25 +1,24 @@
 import type { Command } from 'commander';
 import { stateIdentityStore } from '../../lib/accounts/links/identities.js';
 import { defaultLinksStore } from '../../lib/accounts/options.js';
-import { openAccountStore } from '../../lib/accounts/open.js';
 import { checkSharedStore, openSharedStore } from './shared-store.js';
+import { userArg } from './user-arg.js';
 
 /**
  * `authctl accounts links <user>`: the identities that log in as an account, read from the links' store
  * (`accounts.links`, by default beside `--store` as the app derives it). `<user>` is the account's session user id
- * (`local_acct_…`, `github_…`), or a password account's address or id with `--provider` (default `local`).
+ * (`local_acct_…`, `github_…`), or an account's address or id (user-arg.ts).
  */
 export function linksCommand(accounts: Command, storeHelp: string): void {
   accounts
     .command('links')
     .description('list the identities linked to an account')
-    .argument('<user>', "the account's user id, or a password account's address or id (acct_…)")
+    .argument('<user>', "the account's user id, or an account's address or id (acct_…)")
     .requiredOption('--store <uri>', storeHelp)
     .option('--links <uri>', "the links' store, when the app sets accounts.links (default: beside --store)")
-    .option('--provider <name>', 'the password provider of an address or account id', 'local')
     .option('--json', 'print JSON')
-    .action(async (who: string, o: { store: string; links?: string; provider: string; json?: boolean }) => {
-      const userId = await userIdOf(who, o.store, o.provider);
+    .action(async (who: string, o: { store: string; links?: string; json?: boolean }) => {
+      const userId = await userArg(who, { accounts: o.store, links: o.links });
       const store = await openSharedStore(checkSharedStore(o.links ?? defaultLinksStore(o.store)));
       try {
         const links = await stateIdentityStore(store).list(userId);
@@ -41,19 +40,4 @@ export function linksCommand(accounts: Command, storeHelp: string): void {
         await store.close();
       }
     });
-}
-
-/** A user id as given, or the session user id of a password account found by its address or id. */
-async function userIdOf(who: string, storeUri: string, provider: string): Promise<string> {
-  if (!who.includes('@') && !who.startsWith('acct_')) return who;
-  if (/^memory:/.test(storeUri))
-    throw new Error("--store must be the apps' accounts store: memory:// is one process's own");
-  const accounts = await openAccountStore(storeUri, {}, '--store');
-  try {
-    const account = who.includes('@') ? await accounts.findByEmail(who.trim().toLowerCase()) : await accounts.get(who);
-    if (!account) throw new Error(`no account ${who} in that store`);
-    return `${provider}_${account.id}`;
-  } finally {
-    await accounts.close();
-  }
 }

@@ -1,13 +1,14 @@
 import { Command } from 'commander';
-import { AccountError, accountsAdmin, type AccountsAdmin } from '../../lib/accounts/admin.js';
+import { AccountError, accountsAdmin, type AccountsAdmin, type AccountView } from '../../lib/accounts/admin.js';
 import { openAccountStore } from '../../lib/accounts/open.js';
-import type { Account } from '../../lib/accounts/store.js';
 import { authKoa } from '../../lib/index.js';
 import { linksCommand } from './account-links.js';
+import { linksPrefix } from './user-arg.js';
+import { defaultLinksStore } from '../../lib/accounts/options.js';
 import { loadConfig } from './config.js';
 
 const STORE_HELP = "the apps' accounts store: lmdb://<path>, postgres://… or mongodb://…";
-const WHO_HELP = 'the account: its address or its id (acct_…)';
+const WHO_HELP = 'the account: its address, its id (acct_…) or its user id (local_acct_…)';
 
 /**
  * Checks `--store` (memory:// is one process's own: nothing the apps would see), opens it, runs `use` with the
@@ -19,7 +20,7 @@ async function withAccounts<T>(uri: string, use: (accounts: AccountsAdmin) => Pr
     throw new Error(`cannot open the accounts store: ${err.message.replace(/^authKoa: /, '')}`);
   });
   try {
-    return await use(accountsAdmin(store));
+    return await use(accountsAdmin(store, { userIdPrefix: () => linksPrefix(defaultLinksStore(uri)) }));
   } catch (err) {
     if (err instanceof AccountError) throw new Error(err.message);
     throw err;
@@ -40,9 +41,9 @@ async function passwordFromStdin(): Promise<string> {
   return line;
 }
 
-function printAccount(a: Account): void {
+function printAccount(a: AccountView): void {
   const name = a.name === undefined ? '' : `  ${JSON.stringify(a.name)}`;
-  const state = `${a.emailConfirmed ? 'confirmed' : 'unconfirmed'}${a.passwordHash ? '' : ', no password'}`;
+  const state = `${a.emailConfirmed ? 'confirmed' : 'unconfirmed'}${a.hasPassword ? '' : ', no password'}`;
   process.stdout.write(`${a.id}  ${a.email}  ${state}${name}  created ${new Date(a.createdAt).toISOString()}\n`);
 }
 
@@ -82,10 +83,7 @@ export function accountsCommand(): Command {
       if (!Number.isInteger(limit) || limit < 1 || limit > 1000)
         throw new Error('--limit must be a number from 1 to 1000');
       const page = await withAccounts(o.store, (admin) => admin.list({ after: o.after, limit }));
-      if (o.json) {
-        const rows = page.map(({ passwordHash, ...a }) => ({ ...a, hasPassword: passwordHash !== undefined }));
-        process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
-      } else if (page.length === 0) process.stdout.write('authctl accounts: no accounts\n');
+      if (o.json) process.stdout.write(`${JSON.stringify(page, null, 2)}\n`); else if (page.length === 0) process.stdout.write('authctl accounts: no accounts\n');
       else page.forEach(printAccount);
     });
   accounts
@@ -94,8 +92,7 @@ export function accountsCommand(): Command {
     .argument('<email-or-id>', WHO_HELP)
     .requiredOption('--store <uri>', STORE_HELP)
     .action(async (who: string, o: { store: string }) => {
-      if (!(await withAccounts(o.store, (admin) => admin.delete(who))))
-        throw new Error(`no account ${who} in that store`);
+      await withAccounts(o.store, (admin) => admin.delete(who));
       process.stdout.write(`authctl accounts: deleted ${who}\n`);
     });
   accounts

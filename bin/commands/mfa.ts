@@ -1,3 +1,4 @@
+import { ACCOUNTS_HELP, LINKS_HELP, userArg, type UserArgOptions } from './user-arg.js';
 import { Command } from 'commander';
 import { mfaAdmin, type FactorStatus, type MfaAdmin, type RemovedFactors } from '../../lib/mfa/admin.js';
 import { redactUri } from '../../lib/util/store-policy.js';
@@ -61,8 +62,11 @@ export function mfaCommand(): Command {
     )
     .argument('<user-id>', 'the user id as in the token, e.g. local_1a2b…')
     .requiredOption('--store <uri>', STORE_HELP)
+    .option('--accounts <uri>', ACCOUNTS_HELP)
+    .option('--links <uri>', LINKS_HELP)
     .option('--json', 'print JSON')
-    .action(async (userId: string, opts: StoreOption & { json?: boolean }) => {
+    .action(async (given: string, opts: StoreOption & { json?: boolean } & UserArgOptions) => {
+      const userId = await userArg(given, opts);
       checkUserId(userId);
       const report = await withFactors(opts.store, (admin) => admin.status(userId));
       process.stdout.write(opts.json ? `${JSON.stringify(report, null, 2)}\n` : `${statusText(report, opts.store)}\n`);
@@ -72,7 +76,10 @@ export function mfaCommand(): Command {
     .description("remove a user's TOTP key and recovery codes (a lost phone); passkeys stay")
     .argument('<user-id>', 'the user id as in the token, e.g. local_1a2b…')
     .requiredOption('--store <uri>', STORE_HELP)
-    .action(async (userId: string, opts: StoreOption) => {
+    .option('--accounts <uri>', ACCOUNTS_HELP)
+    .option('--links <uri>', LINKS_HELP)
+    .action(async (given: string, opts: StoreOption & UserArgOptions) => {
+      const userId = await userArg(given, opts);
       checkUserId(userId);
       const removed = await withFactors(opts.store, (admin) => admin.clear(userId));
       if (!removed) {

@@ -1,3 +1,4 @@
+import { ACCOUNTS_HELP, LINKS_HELP, userArg, type UserArgOptions } from './user-arg.js';
 import { Command } from 'commander';
 import { statePasskeyStore, type PasskeyStore } from '../../lib/providers/passkey/store.js';
 import { checkSharedStore, openSharedStore, SHARED_STORES } from './shared-store.js';
@@ -26,8 +27,11 @@ export function passkeysCommand(): Command {
     .description('list the passkeys of a user')
     .argument('<user-id>', 'the user id as in the token, e.g. github_1a2b…')
     .requiredOption('--store <uri>', STORE_HELP)
+    .option('--accounts <uri>', ACCOUNTS_HELP)
+    .option('--links <uri>', LINKS_HELP)
     .option('--json', 'print JSON')
-    .action(async (userId: string, opts: StoreOption & { json?: boolean }) => {
+    .action(async (given: string, opts: StoreOption & { json?: boolean } & UserArgOptions) => {
+      const userId = await userArg(given, opts);
       const list = await withPasskeys(opts.store, (p) => p.listByUser(userId));
       const rows = list.map((p) => ({
         id: p.id,

@@ -1,3 +1,4 @@
+import { ACCOUNTS_HELP, LINKS_HELP, userArg, type UserArgOptions } from './user-arg.js';
 import { Command } from 'commander';
 import { sessionsAdmin, type SessionRecord, type SessionsAdmin } from '../../lib/features/sessions/admin.js';
 import type { StateStore } from '../../lib/state/types.js';
@@ -91,9 +92,12 @@ export function sessionsCommand(): Command {
     .description("list a user's live sessions (one per login, per device), newest first")
     .argument('<user-id>', USER_HELP)
     .requiredOption('--store <uri>', STORE_HELP)
+    .option('--accounts <uri>', ACCOUNTS_HELP)
+    .option('--links <uri>', LINKS_HELP)
     .option('--cookie-duration <duration>', KEEP_HELP, '31d')
     .option('--json', 'print JSON')
-    .action(async (userId: string, opts: StoreOptions & { json?: boolean }) => {
+    .action(async (given: string, opts: StoreOptions & { json?: boolean } & UserArgOptions) => {
+      const userId = await userArg(given, opts);
       const rows = (await withAdmin(userId, opts, (admin) => admin.list(userId))).map(rowOf);
       if (opts.json) process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
       else printRows(userId, rows);
@@ -103,9 +107,12 @@ export function sessionsCommand(): Command {
     .description('end one session of a user (--sid), or all of them: the apps refuse its tokens at their next refresh')
     .argument('<user-id>', USER_HELP)
     .requiredOption('--store <uri>', STORE_HELP)
+    .option('--accounts <uri>', ACCOUNTS_HELP)
+    .option('--links <uri>', LINKS_HELP)
     .option('--sid <sid>', 'end only this session, as `authctl sessions list` prints it')
     .option('--cookie-duration <duration>', KEEP_HELP, '31d')
-    .action(async (userId: string, opts: StoreOptions & { sid?: string }) => {
+    .action(async (given: string, opts: StoreOptions & { sid?: string } & UserArgOptions) => {
+      const userId = await userArg(given, opts);
       const sid = opts.sid === undefined ? undefined : checkSid(opts.sid);
       if (sid === undefined) {
         await withAdmin(userId, opts, (admin) => admin.revokeAll(userId));

@@ -1,3 +1,4 @@
+import { ACCOUNTS_HELP, LINKS_HELP, userArg, type UserArgOptions } from './user-arg.js';
 import { Command } from 'commander';
 import type { StateStore } from '../../lib/state/types.js';
 import { statePersonalTokenStore, type PersonalTokenStore } from '../../lib/personal-tokens/store.js';
@@ -59,8 +60,11 @@ export function tokensCommand(): Command {
     .description("list a user's live personal tokens, oldest first (never their secrets)")
     .argument('<user-id>', USER_HELP)
     .requiredOption('--store <uri>', STORE_HELP)
+    .option('--accounts <uri>', ACCOUNTS_HELP)
+    .option('--links <uri>', LINKS_HELP)
     .option('--json', 'print JSON')
-    .action(async (userId: string, opts: StoreOptions & { json?: boolean }) => {
+    .action(async (given: string, opts: StoreOptions & { json?: boolean } & UserArgOptions) => {
+      const userId = await userArg(given, opts);
       const rows = (await withTokens(userId, opts, (store) => store.list(userId, Date.now()))).map(tokenView);
       if (opts.json) process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
       else printTokens(userId, rows);
@@ -71,8 +75,11 @@ export function tokensCommand(): Command {
     .argument('<user-id>', USER_HELP)
     .argument('[token-id]', 'the id `authctl tokens list` prints (pat_…)')
     .requiredOption('--store <uri>', STORE_HELP)
+    .option('--accounts <uri>', ACCOUNTS_HELP)
+    .option('--links <uri>', LINKS_HELP)
     .option('--all', 'revoke every token of the user')
-    .action(async (userId: string, id: string | undefined, opts: StoreOptions & { all?: boolean }) => {
+    .action(async (given: string, id: string | undefined, opts: StoreOptions & { all?: boolean } & UserArgOptions) => {
+      const userId = await userArg(given, opts);
       if (opts.all) {
         if (id !== undefined) throw new Error('give a <token-id> or --all, not both');
         const gone = await withTokens(userId, opts, (store) => store.revokeAll(userId));

@@ -2,23 +2,33 @@ import { randomBytes } from 'node:crypto';
 import { hashPassword, OWASP_SCRYPT, type ScryptParams } from './password-hash.js';
 import { DEFAULT_POLICY, passwordProblem, type PasswordPolicy } from './password-policy.js';
 import { AccountError } from './errors.js';
-import { normalizeEmail, type Account, type AccountStore, type StoredAccount } from './store.js';
+import { accountFields, normalizeEmail, type Account, type AccountStore, type StoredAccount } from './store.js';
+import { accountIdIn } from './user-ids.js';
 
 /**
  * What an operator does to accounts, over any AccountStore: create one (with or without a password,
- * confirmed or not), find one by address or id, set a password, delete one, page through them. The
- * accounts feature's admin API (`auth.accounts`) and `authctl accounts` are this, with the feature adding
- * what needs the running service (ending sessions, events, links).
+ * confirmed or not), find one, set a password, delete one, page through them. An account is named by its
+ * address (any case), its id (`acct_…`) or its session user id (`local_acct_…`) alike; an unknown one is an
+ * AccountError `not_found` naming it. No answer carries the password hash. The accounts feature's admin API
+ * (`auth.accounts`) and `authctl accounts` are this, with the feature adding what needs the running service
+ * (ending sessions, events, links).
  */
 export interface AccountsAdmin {
-  create(input: NewAccount): Promise<Account>;
-  /** The account with this address (any case) or id; undefined when there is none. */
-  find(emailOrId: string): Promise<StoredAccount | undefined>;
-  /** Hashes and stores a new password for the account (by address or id), checked against the policy. */
-  setPassword(emailOrId: string, password: string): Promise<Account>;
-  /** Deletes the account (by address or id); false when there was none. */
-  delete(emailOrId: string): Promise<boolean>;
-  list(page?: { after?: string; limit?: number }): Promise<Account[]>;
+  create(input: NewAccount): Promise<AccountView>;
+  /** The account with this address, id or user id; undefined when there is none. */
+  find(who: string): Promise<AccountView | undefined>;
+  /** Hashes and stores a new password for the account, checked against the policy. */
+  setPassword(who: string, password: string): Promise<AccountView>;
+  /** Deletes the account; an AccountError `not_found` when there is none. */
+  delete(who: string): Promise<true>;
+  list(page?: { after?: string; limit?: number }): Promise<AccountView[]>;
+}
+
+/** An account as the admin calls answer it: never its password hash, whether it has one instead. */
+export interface AccountView extends Omit<Account, 'passwordHash'> {
+  hasPassword: boolean;
+  /** Its session user id (`<prefix>_<id>`), once a password provider has run with the store (user-ids.ts). */
+  userId?: string;
 }
 
 export interface NewAccount {
@@ -33,6 +43,41 @@ export interface AccountsAdminOptions {
   policy?: PasswordPolicy;
   scrypt?: ScryptParams;
   clock?: () => number;
+  /** The accounts' user-id prefix (user-ids.ts), when known: user ids are taken and `userId` is answered. */
+  userIdPrefix?: () => Promise<string | undefined>;
+}
+
+/** The account as answered: its fields without the hash. */
+export function accountView(a: Account, prefix: string | undefined): AccountView {
+  const { passwordHash, ...fields } = accountFields(a);
+  return { ...fields, hasPassword: passwordHash !== undefined, ...(prefix !== undefined && { userId: `${prefix}_${a.id}` }) };
+}
+
+/** `who` checked: a TypeError naming the argument when it is not a non-empty string. */
+function whoOf(who: unknown, method: string): string {
+  if (typeof who !== 'string' || who.trim() === '' || who.length > 512)
+    throw new TypeError(`${method}(): the account must be its address, its id (acct_…) or its user id`);
+  return who.trim();
+}
+
+/**
+ * The stored account `who` names: an address (any case), an account id, or a session user id of the accounts;
+ * undefined when it names none.
+ */
+export async function lookUpAccount(
+  store: AccountStore,
+  who: string,
+  prefix: () => Promise<string | undefined>,
+): Promise<StoredAccount | undefined> {
+  if (who.includes('@')) {
+    const email = normalizeEmail(who);
+    return email === undefined ? undefined : store.findByEmail(email);
+  }
+  const byId = await store.get(who);
+  if (byId) return byId;
+  const held = await prefix();
+  const id = held === undefined ? undefined : accountIdIn(who, held);
+  return id === undefined ? undefined : store.get(id);
 }
 
 /** A new account id: 120 random bits, URL-safe, never derived from the address. */
@@ -44,9 +89,13 @@ export function accountsAdmin(store: AccountStore, opts: AccountsAdminOptions = 
   const policy = opts.policy ?? DEFAULT_POLICY;
   const scrypt = opts.scrypt ?? OWASP_SCRYPT;
   const clock = opts.clock ?? Date.now;
-  const find = async (emailOrId: string) => {
-    const email = normalizeEmail(emailOrId);
-    return email === undefined ? store.get(emailOrId) : store.findByEmail(email);
+  const prefix = opts.userIdPrefix ?? (() => Promise.resolve(undefined));
+  const view = async (a: Account) => accountView(a, await prefix());
+  const found = async (who: unknown, method: string) => {
+    const name = whoOf(who, method);
+    const account = await lookUpAccount(store, name, prefix);
+    if (!account) throw new AccountError('not_found', `no account ${name}`);
+    return account;
   };
   const checked = async (password: string, owner: { email: string; name?: string }) => {
     const problem = await passwordProblem(password, owner, policy);
@@ -56,7 +105,7 @@ export function accountsAdmin(store: AccountStore, opts: AccountsAdminOptions = 
 
   return {
     async create(input) {
-      const email = normalizeEmail(input.email);
+      const email = normalizeEmail(input?.email);
       if (email === undefined) throw new AccountError('invalid_email', 'email must be one plain address');
       const now = clock();
       const account: Account = {
@@ -71,23 +120,29 @@ export function accountsAdmin(store: AccountStore, opts: AccountsAdminOptions = 
         updatedAt: now,
       };
       if (!(await store.create(account))) throw new AccountError('email_taken', `${email} has an account already`);
-      return account;
+      return view(account);
     },
-    find,
-    async setPassword(emailOrId, password) {
-      const cur = await find(emailOrId);
-      if (!cur) throw new AccountError('not_found', 'no such account');
-      const { rev, ...fields } = cur;
-      const next = { ...fields, passwordHash: await checked(password, cur), updatedAt: clock() };
+    async find(who) {
+      const account = await lookUpAccount(store, whoOf(who, 'find'), prefix);
+      return account && view(account);
+    },
+    async setPassword(who, password) {
+      const { rev, ...cur } = await found(who, 'setPassword');
+      const next = { ...cur, passwordHash: await checked(password, cur), updatedAt: clock() };
       const done = await store.update(next, rev);
       if (done !== 'updated') throw new AccountError('changed', 'the account changed meanwhile: try again');
-      return next;
+      return view(next);
     },
-    async delete(emailOrId) {
-      const cur = await find(emailOrId);
-      return cur ? store.delete(cur.id, cur.rev) : false;
+    async delete(who) {
+      const cur = await found(who, 'delete');
+      if (!(await store.delete(cur.id, cur.rev)))
+        throw new AccountError('changed', 'the account changed meanwhile: try again');
+      return true;
     },
-    list: (page) => store.list(page),
+    async list(page) {
+      const held = await prefix();
+      return (await store.list(page)).map((a) => accountView(a, held));
+    },
   };
 }
 

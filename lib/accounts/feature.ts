@@ -72,6 +72,8 @@ export function accountsFeature(config: AccountsConfig, p: AccountsParts): Featu
         endSessions: (userId, keep) => p.login.endSessions(userId, keep),
         forgetUser: (userId) => forgetUser(p, userId),
         emit: (type, fields, ctx) => context.emit(type, fields, ctx),
+        // Asked at the first login or admin call, after start-up has made the links below.
+        recordedPrefix: (first) => links.recordedPrefix(first),
       });
       const links = accountLinks({
         config,

@@ -1,12 +1,13 @@
 import type { Context } from 'koa';
 import { clientOf } from '../events/bus.js';
-import { AccountError, accountsAdmin, type AccountsAdmin, type NewAccount } from './admin.js';
+import { AccountError, accountsAdmin, lookUpAccount, type AccountsAdmin, type NewAccount } from './admin.js';
 import { accountError } from './errors.js';
 import type { AccountEventType } from './events.js';
 import type { ScryptParams } from './password-hash.js';
 import type { PasswordPolicy } from './password-policy.js';
-import type { Account, AccountStore, StoredAccount } from './store.js';
+import type { AccountStore, StoredAccount } from './store.js';
 import type { LinksAdmin } from './links/manage.js';
+import { accountIdIn } from './user-ids.js';
 
 /**
  * What the accounts feature offers the `password` kind (Feature.provides) and the application (`auth.accounts`):
@@ -32,6 +33,8 @@ export interface AccountsServiceParts {
   forgetUser(userId: string): Promise<void>;
   /** Tells one of the accounts' events (FeatureContext.emit). */
   emit(type: AccountEventType, fields: Record<string, unknown>, ctx?: Context): void;
+  /** The accounts' user-id prefix as recorded in the links' store, `first` recorded when none is (user-ids.ts). */
+  recordedPrefix(first: string | undefined): Promise<string | undefined>;
 }
 
 /** What the `password` kind reaches through `featureService('accounts')`. */
@@ -42,11 +45,16 @@ export interface AccountsService {
   attach(kind: PasswordKindHandle): void;
   /** The names of the password providers, in the order they attached. */
   passwordProviders(): string[];
-  /** The account's session user id under the provider `provider`: `<provider>_<account id>`. */
-  userIdOf(provider: string, accountId: string): string;
-  /** The account id of a session user id of `provider`; undefined for another provider's user. */
-  accountIdOf(provider: string, userId: string): string | undefined;
-  /** Ends the account's sessions under every password provider, but the session `keep`. */
+  /**
+   * The account's one session user id, whichever password provider or linked identity logs it in:
+   * `<prefix>_<account id>` (user-ids.ts). Rejects with a TypeError when no password provider ever ran.
+   */
+  userIdOf(accountId: string): Promise<string>;
+  /** The `<prefix>` of those ids; undefined while no password provider has run with the links' store. */
+  userIdPrefix(): Promise<string | undefined>;
+  /** The account id in a session user id of the accounts; undefined for any other user. */
+  accountIdOf(userId: string): Promise<string | undefined>;
+  /** Ends the account's sessions (those of the ids earlier versions gave it under each provider too), but `keep`. */
   endSessions(accountId: string, keep?: string): Promise<void>;
   /** After a deletion: features and providers forget the account's users. */
   forget(accountId: string): Promise<void>;
@@ -72,8 +80,25 @@ export interface AccountsAdminAPI extends AccountsAdmin, LinksAdmin {
 
 export function accountsService(store: AccountStore, parts: AccountsServiceParts): AccountsService {
   const kinds = new Map<string, PasswordKindHandle>();
-  const userIdOf = (provider: string, accountId: string) => `${provider}_${accountId}`;
-  const userIds = (accountId: string) => [...kinds.keys()].map((k) => userIdOf(k, accountId));
+  let prefix: Promise<string | undefined> | undefined;
+  const userIdPrefix = async (): Promise<string | undefined> => {
+    prefix ??= parts.recordedPrefix([...kinds.keys()][0]);
+    // A store that failed to answer, or an answer from before any provider attached, is asked again next time.
+    const held = await prefix.catch((err: unknown) => ((prefix = undefined), Promise.reject(err)));
+    if (held === undefined) prefix = undefined;
+    return held;
+  };
+  const idPrefix = async (): Promise<string> => {
+    const held = await userIdPrefix();
+    if (held === undefined)
+      throw new TypeError('accounts: no password provider is configured, so an account has no user id yet');
+    return held;
+  };
+  const userIdOf = async (accountId: string) => `${await idPrefix()}_${accountId}`;
+  // Earlier versions gave an account one id per password provider: their sessions and records are ended too.
+  const userIds = async (accountId: string) => [
+    ...new Set([await userIdOf(accountId), ...[...kinds.keys()].map((k) => `${k}_${accountId}`)]),
+  ];
   const service: Omit<AccountsService, 'admin'> = {
     store,
     clock: parts.clock,
@@ -81,16 +106,16 @@ export function accountsService(store: AccountStore, parts: AccountsServiceParts
       kinds.set(kind.name, kind);
     },
     passwordProviders: () => [...kinds.keys()],
+    userIdPrefix,
     userIdOf,
-    accountIdOf(provider, userId) {
-      const prefix = `${provider}_`;
-      return userId.startsWith(prefix) ? userId.slice(prefix.length) : undefined;
+    async accountIdOf(userId) {
+      return accountIdIn(userId, await idPrefix());
     },
     async endSessions(accountId, keep) {
-      for (const id of userIds(accountId)) await parts.endSessions(id, keep);
+      for (const id of await userIds(accountId)) await parts.endSessions(id, keep);
     },
     async forget(accountId) {
-      for (const id of userIds(accountId)) await parts.forgetUser(id);
+      for (const id of await userIds(accountId)) await parts.forgetUser(id);
     },
     emit(type, fields, ctx) {
       parts.emit(type, ctx ? { ...fields, ...clientOf(ctx) } : fields, ctx);
@@ -101,34 +126,42 @@ export function accountsService(store: AccountStore, parts: AccountsServiceParts
 
 /** The admin calls over the store, under the first password provider's policy and scrypt parameters. */
 function adminAPI(service: Omit<AccountsService, 'admin'>, kinds: () => PasswordKindHandle[]): AccountsCoreAdmin {
+  // A user id is answered and taken once a password provider has given the accounts their prefix.
+  const prefix = () => service.userIdPrefix();
   const base = () => {
     const first = kinds()[0];
-    return accountsAdmin(service.store, { policy: first?.policy, scrypt: first?.scrypt, clock: service.clock });
+    return accountsAdmin(service.store, {
+      policy: first?.policy,
+      scrypt: first?.scrypt,
+      clock: service.clock,
+      userIdPrefix: prefix,
+    });
   };
   return {
-    async create(input: NewAccount): Promise<Account> {
+    async create(input: NewAccount) {
       const account = await base().create(input);
       service.emit('signup', { accountId: account.id, by: 'admin' });
       return account;
     },
-    find: (emailOrId) => base().find(emailOrId),
-    async setPassword(emailOrId, password) {
-      const account = await base().setPassword(emailOrId, password);
+    find: (who) => base().find(who),
+    async setPassword(who, password) {
+      const account = await base().setPassword(who, password);
       // An operator sets a password after a compromise, or for an owner locked out: old sessions go.
       await service.endSessions(account.id);
       service.emit('password_changed', { accountId: account.id, by: 'admin' });
       return account;
     },
-    async delete(emailOrId) {
-      const account = await base().find(emailOrId);
-      if (!account || !(await service.store.delete(account.id, account.rev))) return false;
+    async delete(who) {
+      const account = await base().find(who);
+      await base().delete(who);
+      if (!account) return true; // unreachable: delete() refused an unknown account
       await service.endSessions(account.id);
       await service.forget(account.id);
       service.emit('account_deleted', { accountId: account.id, by: 'admin' });
       return true;
     },
-    list: (page) => service.store.list(page),
-    async resetLink(emailOrId, provider) {
+    list: (page) => base().list(page),
+    async resetLink(who, provider) {
       const all = kinds();
       const kind = provider === undefined ? all[0] : all.find((k) => k.name === provider);
       if (!kind)
@@ -137,8 +170,10 @@ function adminAPI(service: Omit<AccountsService, 'admin'>, kinds: () => Password
             ? 'resetLink(): no password provider is configured'
             : `resetLink(): ${provider} is not a password provider`,
         );
-      const account = await base().find(emailOrId);
-      if (!account) throw new AccountError('not_found', 'no such account');
+      if (typeof who !== 'string' || who.trim() === '')
+        throw new TypeError('resetLink(): the account must be its address, its id (acct_…) or its user id');
+      const account = await lookUpAccount(service.store, who.trim(), prefix);
+      if (!account) throw new AccountError('not_found', `no account ${who.trim()}`);
       return kind.resetLink(account);
     },
   };

@@ -54,19 +54,50 @@ test('create refuses a bad address, a weak password and a taken address, each wi
   );
 });
 
-test('setPassword replaces the hash after the policy; delete frees the address', async (t) => {
-  const { admin: accounts } = admin(t);
+test('setPassword replaces the hash after the policy; delete frees the address; an unknown account is an error naming it', async (t) => {
+  const { store, admin: accounts } = admin(t);
   const a = await accounts.create({ email: 'c@example.com', password: 'first password' });
   await t.throwsAsync(accounts.setPassword('c@example.com', '1234567'), {
     instanceOf: AccountError,
     message: /too_short/,
   });
   await accounts.setPassword('c@example.com', 'second password');
-  const hash = (await accounts.find(a.id))!.passwordHash!;
+  const hash = (await store.get(a.id))!.passwordHash!;
   t.true(await verifyPassword('second password', hash));
   t.false(await verifyPassword('first password', hash));
-  await t.throwsAsync(accounts.setPassword('nobody@example.com', 'whatever pw'), { message: /no such account/ });
+  await t.throwsAsync(accounts.setPassword('nobody@example.com', 'whatever pw'), {
+    instanceOf: AccountError,
+    message: 'no account nobody@example.com',
+  });
   t.true(await accounts.delete('C@example.com'));
-  t.false(await accounts.delete(a.id));
+  const gone = await t.throwsAsync(accounts.delete(a.id), { instanceOf: AccountError });
+  t.is(gone!.code, 'not_found');
+  t.is(gone!.message, `no account ${a.id}`);
+  await t.throwsAsync(accounts.delete(''), { instanceOf: TypeError, message: /delete\(\): the account must be/ });
   await accounts.create({ email: 'c@example.com' });
+});
+
+test('find, list, create and setPassword never answer the password hash: hasPassword says whether there is one', async (t) => {
+  const { admin: accounts } = admin(t);
+  const made = await accounts.create({ email: 'h@example.com', password: 'a long password', confirmed: true });
+  const views = [made, await accounts.find('h@example.com'), ...(await accounts.list())];
+  views.push(await accounts.setPassword(made.id, 'another long password'));
+  for (const v of views) {
+    t.false('passwordHash' in v!, JSON.stringify(v));
+    t.false(JSON.stringify(v).includes('$scrypt'), 'no PHC string anywhere');
+    t.true(v!.hasPassword);
+  }
+  t.false((await accounts.create({ email: 'np@example.com' })).hasPassword);
+});
+
+test('an account is found by its address, its id or its session user id alike, once the user-id prefix is known', async (t) => {
+  const { store } = admin(t);
+  const accounts = accountsAdmin(store, { scrypt: FAST, userIdPrefix: () => Promise.resolve('local') });
+  const a = await accounts.create({ email: 'u@example.com' });
+  t.is(a.userId, `local_${a.id}`);
+  for (const who of ['U@example.com', a.id, `local_${a.id}`]) t.is((await accounts.find(who))?.id, a.id, who);
+  t.is(await accounts.find(`staff_${a.id}`), undefined, "another prefix is not this account's user id");
+  t.is(await accounts.find('github_3f2a'), undefined);
+  t.true(await accounts.delete(`local_${a.id}`));
+  t.is(await store.get(a.id), undefined);
 });

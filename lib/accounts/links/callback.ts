@@ -56,7 +56,7 @@ export async function offerByAddress(p: LinkLoginParts, ctx: Context, login: Log
   const account = email === undefined ? undefined : await p.accounts.findByEmail(email);
   const report = { provider: login.provider, email: login.user.email, verified: login.emailVerified };
   if (!account || !offeredByEmail(report, p.trustEmail, account)) return false;
-  const own = p.accountUserId(account.id);
+  const own = await p.accountUserId(account.id);
   if (own === undefined) return false;
   const userId = (await p.identities.get(own))?.userId ?? own;
   const offered = identityOf(login, userId, 0);

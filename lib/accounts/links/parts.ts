@@ -12,8 +12,8 @@ export interface LinkLoginParts {
   offers: PendingLinks;
   cookies: LinkCookies;
   accounts: AccountStore;
-  /** The user id of an account's own identity under the first password provider, when there is one. */
-  accountUserId(accountId: string): string | undefined;
+  /** The user id of an account's own identity (user-ids.ts), once a password provider has run. */
+  accountUserId(accountId: string): Promise<string | undefined>;
   trustEmail: readonly string[];
   clock: () => number;
   /** The request's full login, a same-site navigation's included (Authenticator.navigationSession). */

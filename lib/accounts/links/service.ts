@@ -12,6 +12,7 @@ import { linkLogin, type LinkLogin } from './login.js';
 import { linksManager, type LinksAdmin, type WaysInProvider } from './manage.js';
 import { stateLinkIntents, statePendingLinks } from './offers.js';
 import { linkRoutes } from './routes.js';
+import { recordedPrefix } from '../user-ids.js';
 
 /**
  * Account linking as the accounts feature holds it (docs/accounts.md#linking): the identity map opened in its store
@@ -40,6 +41,8 @@ export interface AccountLinks {
   routes: ReturnType<typeof linkRoutes>;
   admin: LinksAdmin;
   identities: IdentityStore;
+  /** The accounts' user-id prefix kept in the links' store (user-ids.ts). */
+  recordedPrefix(first: string | undefined): Promise<string | undefined>;
   start(): Promise<void>;
   close(): Promise<void>;
 }
@@ -55,9 +58,9 @@ export function accountLinks(p: LinksParts): AccountLinks {
   });
   const identities = stateIdentityStore(held.store);
   const emit = (type: string, fields: Record<string, unknown>, ctx?: Context) => context.emit(type, fields, ctx);
-  const accountUserId = (accountId: string) => {
-    const first = p.accounts.passwordProviders()[0];
-    return first === undefined ? undefined : p.accounts.userIdOf(first, accountId);
+  const accountUserId = async (accountId: string) => {
+    const prefix = await p.accounts.userIdPrefix();
+    return prefix === undefined ? undefined : `${prefix}_${accountId}`;
   };
   const login = linkLogin({
     identities,
@@ -101,6 +104,7 @@ export function accountLinks(p: LinksParts): AccountLinks {
     routes: linkRoutes(manager, context, unlinked),
     admin,
     identities,
+    recordedPrefix: (first) => recordedPrefix(held.store, first),
     start: () => held.start(),
     close: () => held.close(),
   };

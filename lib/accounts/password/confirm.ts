@@ -76,13 +76,13 @@ async function confirmAndLogIn(
     if ((await p.accounts.store.update(next, rev)) !== 'updated')
       throw accountError('account_changed', 'the account changed meanwhile: ask for a new link');
     current = { ...next, rev };
-    p.accounts.emit('account_confirmed', eventOf(p, account), ctx);
+    p.accounts.emit('account_confirmed', await eventOf(p, account), ctx);
   }
   // The link's page in a browser goes on to where the sign-up asked, else to the site; a client's call gets JSON.
   const navigation = isFormPost(ctx);
   await p.deps.completeLogin(ctx, {
     provider: p.config.name,
-    user: sessionUserOf(p, current),
+    user: await sessionUserOf(p, current),
     aud: '',
     sessionOnly: sessionFlag(params) ?? false,
     amr: ['email'],
@@ -99,7 +99,7 @@ async function changeAddress(p: PasswordParts, ctx: Context, account: StoredAcco
   if (done === 'email_taken') throw accountError('email_taken', 'that address belongs to another account now');
   if (done !== 'updated') throw accountError('account_changed', 'the account changed meanwhile: ask again');
   await p.accounts.endSessions(account.id, link.keep);
-  p.accounts.emit('email_changed', eventOf(p, account), ctx);
+  p.accounts.emit('email_changed', await eventOf(p, account), ctx);
   if (isFormPost(ctx))
     writeAccountPage(ctx, {
       title: 'Address changed',
@@ -110,10 +110,10 @@ async function changeAddress(p: PasswordParts, ctx: Context, account: StoredAcco
 }
 
 /** The fields every account event of this provider carries. */
-export function eventOf(p: PasswordParts, account: { id: string }) {
+export async function eventOf(p: PasswordParts, account: { id: string }) {
   return {
     accountId: account.id,
     provider: p.config.name,
-    userId: p.accounts.userIdOf(p.config.name, account.id),
+    userId: await p.accounts.userIdOf(account.id),
   };
 }

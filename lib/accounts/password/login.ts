@@ -42,7 +42,7 @@ export function loginRoute(p: PasswordParts): (ctx: Context) => Promise<void> {
     if (found.result !== 'ok') throw new AuthError('bad_credentials', 'bad credentials');
     await p.deps.completeLogin(ctx, {
       provider: p.config.name,
-      user: sessionUserOf(p, found.account),
+      user: await sessionUserOf(p, found.account),
       aud: params.aud ?? '',
       sessionOnly: sessionOnly(ctx),
       amr: ['pwd'],

@@ -22,7 +22,7 @@ const BODY_LIMIT = 16 * 1024;
 async function freshAccount(p: PasswordParts, ctx: Context): Promise<{ account: StoredAccount; sid?: string }> {
   const session = await p.deps.loginSession(ctx);
   requireFresh(session, p.config.freshMs, p.deps.clock());
-  const id = p.accounts.accountIdOf(p.config.name, session.user.id);
+  const id = await p.accounts.accountIdOf(session.user.id);
   const account = id === undefined ? undefined : await p.accounts.store.get(id);
   if (!account) throw accountError('account_not_found', `this login is not an account of ${p.config.name}`);
   return { account, sid: session.claims.sid };
@@ -45,7 +45,7 @@ export function changePasswordRoute(p: PasswordParts): (ctx: Context) => Promise
     if ((await p.accounts.store.update(next, rev)) !== 'updated')
       throw accountError('account_changed', 'the account changed meanwhile: try again');
     await p.accounts.endSessions(account.id, sid);
-    p.accounts.emit('password_changed', { ...eventOf(p, account), by: 'user' }, ctx);
+    p.accounts.emit('password_changed', { ...(await eventOf(p, account)), by: 'user' }, ctx);
     writeJSON(ctx, 200, { status: 'password_changed' });
   };
 }
@@ -89,7 +89,7 @@ export function deleteAccountRoute(p: PasswordParts): (ctx: Context) => Promise<
       throw accountError('account_changed', 'the account changed meanwhile: try again');
     await p.accounts.endSessions(account.id);
     await p.accounts.forget(account.id);
-    p.accounts.emit('account_deleted', { ...eventOf(p, account), by: 'user' }, ctx);
+    p.accounts.emit('account_deleted', { ...(await eventOf(p, account)), by: 'user' }, ctx);
     p.deps.endSession(ctx);
     writeJSON(ctx, 200, { status: 'account_deleted' });
   };

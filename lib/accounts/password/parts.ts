@@ -102,9 +102,10 @@ export async function checkPassword(p: PasswordParts, password: unknown, owner: 
 }
 
 /** The session user of an account: its address, and its name when it gave one (else the address). */
-export function sessionUserOf(p: PasswordParts, account: Account) {
+export async function sessionUserOf(p: PasswordParts, account: Account) {
   return {
-    id: p.accounts.userIdOf(p.config.name, account.id),
+    // The account's one id, whichever password provider logs it in (user-ids.ts).
+    id: await p.accounts.userIdOf(account.id),
     name: account.name ?? account.email,
     email: account.email,
     picture: '',

@@ -63,7 +63,7 @@ export const passwordProvider: ProviderModule<ProviderOptions, PasswordNeed> = {
       },
       // One way in for an account of this provider that has a password (account linking keeps the last one).
       async waysIn(userId) {
-        const id = accounts.accountIdOf(config.name, userId);
+        const id = await accounts.accountIdOf(userId);
         return id !== undefined && (await accounts.store.get(id))?.passwordHash !== undefined ? 1 : 0;
       },
       routeDocs: passwordRouteDocs(config.signup),

@@ -72,7 +72,7 @@ export function resetConfirmRoute(p: PasswordParts): (ctx: Context) => Promise<v
     await spendLink(p.deps.stateStore, p.config.name, link);
     await setPassword(p, account, await hashPassword(password, p.config.scrypt));
     await p.accounts.endSessions(account.id);
-    p.accounts.emit('password_reset', eventOf(p, account), ctx);
+    p.accounts.emit('password_reset', await eventOf(p, account), ctx);
     if (isFormPost(ctx))
       writeAccountPage(ctx, {
         title: 'Password changed',
