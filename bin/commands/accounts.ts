@@ -83,7 +83,8 @@ export function accountsCommand(): Command {
       if (!Number.isInteger(limit) || limit < 1 || limit > 1000)
         throw new Error('--limit must be a number from 1 to 1000');
       const page = await withAccounts(o.store, (admin) => admin.list({ after: o.after, limit }));
-      if (o.json) process.stdout.write(`${JSON.stringify(page, null, 2)}\n`); else if (page.length === 0) process.stdout.write('authctl accounts: no accounts\n');
+      if (o.json) process.stdout.write(`${JSON.stringify(page, null, 2)}\n`);
+      else if (page.length === 0) process.stdout.write('authctl accounts: no accounts\n');
       else page.forEach(printAccount);
     });
   accounts

@@ -11,7 +11,8 @@ import { checkSharedStore, openSharedStore } from './shared-store.js';
  * account id without `--accounts`, or one the store does not have, is an error naming it: never "nothing stored".
  */
 
-export const USER_ARG_HELP = 'the user id as in the token (local_acct_…, github_…), or with --accounts an address or acct_…';
+export const USER_ARG_HELP =
+  'the user id as in the token (local_acct_…, github_…), or with --accounts an address or acct_…';
 
 export interface UserArgOptions {
   accounts?: string;
@@ -43,7 +44,7 @@ export async function userArg(who: string, o: UserArgOptions): Promise<string> {
     const account = await lookUpAccount(store, name, () => Promise.resolve(prefix));
     if (!account) {
       if (accountForm || (prefix !== undefined && accountIdIn(name, prefix) !== undefined))
-        throw new Error(`<user> ${name}: no such account in --accounts`);
+        throw new Error(`no account ${name} in --accounts`);
       return name; // a user id of another provider: not an account's, and not ours to refuse
     }
     if (prefix === undefined)

@@ -50,7 +50,11 @@ export interface AccountsAdminOptions {
 /** The account as answered: its fields without the hash. */
 export function accountView(a: Account, prefix: string | undefined): AccountView {
   const { passwordHash, ...fields } = accountFields(a);
-  return { ...fields, hasPassword: passwordHash !== undefined, ...(prefix !== undefined && { userId: `${prefix}_${a.id}` }) };
+  return {
+    ...fields,
+    hasPassword: passwordHash !== undefined,
+    ...(prefix !== undefined && { userId: `${prefix}_${a.id}` }),
+  };
 }
 
 /** `who` checked: a TypeError naming the argument when it is not a non-empty string. */

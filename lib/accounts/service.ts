@@ -82,11 +82,16 @@ export function accountsService(store: AccountStore, parts: AccountsServiceParts
   const kinds = new Map<string, PasswordKindHandle>();
   let prefix: Promise<string | undefined> | undefined;
   const userIdPrefix = async (): Promise<string | undefined> => {
-    prefix ??= parts.recordedPrefix([...kinds.keys()][0]);
-    // A store that failed to answer, or an answer from before any provider attached, is asked again next time.
-    const held = await prefix.catch((err: unknown) => ((prefix = undefined), Promise.reject(err)));
-    if (held === undefined) prefix = undefined;
-    return held;
+    const asked = (prefix ??= parts.recordedPrefix([...kinds.keys()][0]));
+    try {
+      const held = await asked;
+      // An answer from before any password provider attached is asked again next time.
+      if (held === undefined) prefix = undefined;
+      return held;
+    } catch (err) {
+      prefix = undefined; // a store that failed to answer is asked again next time
+      throw err;
+    }
   };
   const idPrefix = async (): Promise<string> => {
     const held = await userIdPrefix();
