@@ -51,6 +51,17 @@ async function lib() {
     return [];
   });
   await pruneOrphans(dirs);
+  await removeSourceMaps(dirs);
+}
+
+/**
+ * Deletes the source maps an older build wrote: tsconfig.build.json emits none (they would name lib/*.ts, which
+ * the package does not ship), but tsc leaves the old ones, and `npm pack` would pack them.
+ */
+async function removeSourceMaps(dirs) {
+  const maps = (await Promise.all(dirs.map((d) => filesUnder(root, `dist/${d}`, ['.js.map']).catch(() => [])))).flat();
+  await Promise.all(maps.map((f) => rm(join(root, f), { force: true })));
+  if (maps.length > 0) console.log(`build: removed ${maps.length} source maps of an older build`);
 }
 
 /**
