@@ -5,8 +5,8 @@
 // (dist/.build/lib.tsbuildinfo): after a change it re-checks what the change can affect, not the whole program.
 // `--force` runs both parts whatever the stamps say.
 import { execFile } from 'node:child_process';
-import { rm } from 'node:fs/promises';
-import { dirname, join, relative } from 'node:path';
+import { readFile, rm } from 'node:fs/promises';
+import { basename, dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { filesUnder, missingOutput, orphanOutputs, staleReason, writeStamp } from './stamp.mjs';
@@ -51,6 +51,22 @@ async function lib() {
     return [];
   });
   await pruneOrphans(dirs);
+  await removeStaleSourceMaps(dirs);
+}
+
+/**
+ * Deletes the source maps no output refers to: tsconfig.build.json emits none (they would name lib/*.ts, which the
+ * package does not ship), but tsc leaves an older build's in place, and `npm pack` would pack them.
+ */
+async function removeStaleSourceMaps(dirs) {
+  const maps = (await Promise.all(dirs.map((d) => filesUnder(root, `dist/${d}`, ['.js.map']).catch(() => [])))).flat();
+  const stale = [];
+  for (const map of maps) {
+    const js = await readFile(join(root, map.slice(0, -'.map'.length)), 'utf8').catch(() => '');
+    if (!js.trimEnd().endsWith(`//# sourceMappingURL=${basename(map)}`)) stale.push(map);
+  }
+  await Promise.all(stale.map((f) => rm(join(root, f), { force: true })));
+  if (stale.length > 0) console.log(`build: removed ${stale.length} source maps of an older build`);
 }
 
 /**

@@ -1,12 +1,15 @@
 import test from 'ava';
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { npm, packTarball, userEnv as env } from '../helpers/packed.js';
 import { blockProblems, checkedFiles, docBlocks, installCommands, parseTscOutput } from './doc-blocks.js';
 import { suiteTempDir } from '../helpers/temp.js';
+import { freePort } from '../helpers/ports.js';
 
 /**
  * The package as a user gets it: `npm pack`, then the tarball installed into a throw-away consumer folder
@@ -75,7 +78,14 @@ test.before(async (t) => {
   await writeFile(join(dir, 'package.json'), JSON.stringify({ name: 'consumer', version: '1.0.0', private: true }));
   // getting-started's install steps (`authkoa` being the tarball), then rest-client's for its TypeScript
   // blocks; the size is taken after the first, the packages every app installs.
-  const [runtime, ...rest] = [...installCommands('docs/getting-started.md'), ...installCommands('docs/rest-client.md')];
+  // The README's quick start installs the same again, or more: what it adds is installed last.
+  const commands = [
+    ...installCommands('docs/getting-started.md'),
+    ...installCommands('docs/rest-client.md'),
+    // (not its clone's `npm install && npm start`)
+    ...installCommands('README.md').filter((args) => !args.includes('&&')),
+  ].filter((args, i, all) => all.findIndex((other) => other.join(' ') === args.join(' ')) === i);
+  const [runtime, ...rest] = commands;
   if (!runtime?.includes('authkoa'))
     throw new Error(`getting-started.md no longer starts with installing authkoa: npm ${runtime?.join(' ')}`);
   for (const [i, args] of [runtime, ...rest].entries()) {
@@ -389,4 +399,139 @@ test('the installed authctl runs without optional packages; `authctl bot` names 
     bot.stderr,
     'authctl: the bot command needs the package "node-telegram-bot-api", which is not installed: npm install node-telegram-bot-api\n',
   );
+});
+
+/** The README's shell lines, comments dropped. */
+function readmeShellLines(): string[] {
+  return docBlocks()
+    .filter((b) => b.file === 'README.md' && b.lang === 'sh')
+    .flatMap((b) => b.code.split('\n'))
+    .map((line) => line.replace(/\s#.*$/, '').trim());
+}
+
+/** Answers once `url` answers at all; rejects with the output when the process ends first. */
+async function answering(child: ReturnType<typeof spawn>, url: string, output: () => string): Promise<void> {
+  let exited = false;
+  child.once('exit', () => (exited = true));
+  for (;;) {
+    if (exited) throw new Error(`the app exited: ${output()}`);
+    if (
+      await fetch(url).then(
+        () => true,
+        () => false,
+      )
+    )
+      return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+test("the README's TypeScript quick start works as written: its package.json setting and tsconfig, server.ts type-checked by tsc under strict and run by tsx", async (t) => {
+  t.timeout(3 * 60_000);
+  const project = join(dir, 'readme-app');
+  await mkdir(project, { recursive: true });
+  await writeFile(join(project, 'package.json'), JSON.stringify({ name: 'readme-app', private: true }));
+  const lines = readmeShellLines();
+  // Its packages were installed by the README's own commands (test.before); then its `npm pkg set` lines.
+  for (const line of lines.filter((l) => l.startsWith('npm pkg set '))) await npm(line.split(/\s+/).slice(1), project);
+  const readme = docBlocks().filter((b) => b.file === 'README.md');
+  const tsconfig = readme.find((b) => b.lang === 'json' && b.code.includes('compilerOptions'));
+  const server = readme.find((b) => b.lang === 'ts' && b.code.includes('.listen('));
+  if (!tsconfig || !server) throw new Error('the README has no tsconfig.json block or no app block');
+  t.regex(tsconfig.code, /"strict": true/);
+  const run = lines.find((l) => l.endsWith('npx tsx server.ts'));
+  t.truthy(run, 'the README runs the app with `npx tsx server.ts`');
+  t.true(lines.includes('npx tsc'), 'the README type-checks it with `npx tsc`');
+  await writeFile(join(project, 'tsconfig.json'), tsconfig.code);
+  await writeFile(join(project, 'server.ts'), server.code);
+  const bin = (name: string) => join(dir, 'node_modules', '.bin', name);
+  // `npx tsc` in the app's folder: its tsconfig.json, the installed TypeScript.
+  const checked = await promisify(execFile)(bin('tsc'), ['--pretty', 'false'], { cwd: project, env }).then(
+    ({ stdout }) => stdout,
+    (err: { stdout?: string }) => err.stdout || String(err),
+  );
+  t.is(checked, '', checked);
+  // `AUTH_SECRET=$(npx authctl secret) npx tsx server.ts`, on a free port instead of 8080.
+  t.regex(run ?? '', /^AUTH_SECRET=\$\(npx authctl secret\) /);
+  const secret = (await promisify(execFile)(bin('authctl'), ['secret'], { cwd: project, env })).stdout.trim();
+  const port = await freePort();
+  await writeFile(join(project, 'server.ts'), server.code.replaceAll('8080', String(port)));
+  // tsx runs the app in a child process of its own: the app is stopped with its process group.
+  const child = spawn(bin('tsx'), ['server.ts'], {
+    cwd: project,
+    env: { ...env, AUTH_SECRET: secret },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  let output = '';
+  child.stdout.on('data', (d) => (output += d));
+  child.stderr.on('data', (d) => (output += d));
+  const closed = once(child, 'close');
+  t.teardown(async () => {
+    try {
+      process.kill(-child.pid!, 'SIGKILL');
+    } catch {
+      // the group has ended already
+    }
+    await closed;
+  });
+  const base = `http://localhost:${port}`;
+  await answering(child, `${base}/auth/list`, () => output);
+  const login = await fetch(`${base}/auth/local/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ user: 'demo', passwd: 'demo' }),
+  });
+  t.is(login.status, 200, output);
+  const cookies = login.headers.getSetCookie().map((c) => c.split(';')[0]!);
+  const xsrf = cookies.find((c) => c.startsWith('XSRF-TOKEN='))!.slice('XSRF-TOKEN='.length);
+  const page = await fetch(`${base}/api/private`, { headers: { cookie: cookies.join('; '), 'x-xsrf-token': xsrf } });
+  t.deepEqual({ status: page.status, body: await page.json() }, { status: 200, body: { hello: 'demo' } });
+});
+
+/** Every file under `path`, relative to it. */
+async function filesIn(path: string, under = path): Promise<string[]> {
+  const found: string[] = [];
+  for (const entry of await readdir(path, { withFileTypes: true })) {
+    const p = join(path, entry.name);
+    if (entry.isDirectory()) found.push(...(await filesIn(p, under)));
+    else if (entry.isFile()) found.push(relative(under, p));
+  }
+  return found;
+}
+
+test("every source map reference of the installed package resolves: each sourceMappingURL names a file it ships, and each map's sources are inlined or shipped", async (t) => {
+  const pkg = join(dir, 'node_modules', 'authkoa');
+  const files = await filesIn(pkg);
+  const problems: string[] = [];
+  const maps = new Set(files.filter((f) => f.endsWith('.map')));
+  let references = 0;
+  for (const file of files.filter((f) => /\.(m|c)?js$|\.d\.(m|c)?ts$|\.css$/.test(f))) {
+    // Only the comment that ends a file is a reference: the same words inside a bundle's code are not.
+    const url = /[#@] sourceMappingURL=(\S+)\s*(\*\/)?\s*$/.exec(await readFile(join(pkg, file), 'utf8'))?.[1];
+    if (!url) continue;
+    references++;
+    if (url.startsWith('data:')) continue; // an inline map: its sources are checked below only when in a file
+    const map = relative(pkg, join(pkg, dirname(file), decodeURIComponent(url)));
+    if (!existsSync(join(pkg, map))) problems.push(`${file}: its map ${url} is not in the package`);
+    else maps.add(map);
+  }
+  for (const map of maps) {
+    const {
+      sources = [],
+      sourcesContent = [],
+      sourceRoot = '',
+    } = JSON.parse(await readFile(join(pkg, map), 'utf8')) as {
+      sources?: string[];
+      sourcesContent?: (string | null)[];
+      sourceRoot?: string;
+    };
+    sources.forEach((source, i) => {
+      if (typeof sourcesContent[i] === 'string') return;
+      if (!existsSync(join(pkg, dirname(map), sourceRoot, source)))
+        problems.push(`${map}: its source ${source} is neither inlined nor in the package`);
+    });
+  }
+  t.log(`${references} sourceMappingURL comments, ${maps.size} map files`);
+  t.deepEqual(problems.slice(0, 10), [], `${problems.length} problems`);
 });
