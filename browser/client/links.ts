@@ -62,9 +62,12 @@ export function linkCalls(t: Transport, authPath: string) {
         'the user',
       );
     },
-    /** Unlinks the account's identity of `provider` (`last_login_method`, `identity_is_account`): the links left. */
-    async unlink(provider: string, o: LinkCallOptions = {}): Promise<AccountLink[]> {
-      const at = `${path}/${encodeURIComponent(checked(provider, 'unlink'))}`;
+    /**
+     * Unlinks an identity, by its `id` as listed or by its provider when the account has one of it
+     * (`link_ambiguous`, `last_login_method`, `identity_is_account`): the links left.
+     */
+    async unlink(identity: string, o: LinkCallOptions = {}): Promise<AccountLink[]> {
+      const at = `${path}/${encodeURIComponent(checked(identity, 'unlink'))}`;
       return expect(await t.request('DELETE', at, { signal: o.signal }), t.url(at), Array.isArray, 'a list');
     },
   };

@@ -36,6 +36,8 @@ export const ACCOUNT_ERRORS = {
   identity_is_account: 409,
   /** The session's account has no identity of that provider. */
   link_not_found: 404,
+  /** Unlinking by a provider's name when the account has several identities of it: name one by its id. */
+  link_ambiguous: 409,
 } as const;
 
 export type AccountErrorCode = keyof typeof ACCOUNT_ERRORS;
@@ -55,6 +57,7 @@ declare module '../errors.js' {
     last_login_method: true;
     identity_is_account: true;
     link_not_found: true;
+    link_ambiguous: true;
   }
 }
 

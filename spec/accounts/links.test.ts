@@ -197,3 +197,40 @@ test('a Telegram identity is linked the same way: ?link=1 on the request for the
   t.is((await phone.fetch(`/auth/telegram/login?token=${again.token}`)).status, 200);
   t.is(sessionOf(phone).id, account.id, "Alice's Telegram logs in as the account");
 });
+
+test('DELETE /auth/links/<identity>: of two identities of one provider, the one named by its id is unlinked; the provider alone is ambiguous', async (t) => {
+  const r = await linksRig(t);
+  await signUpAndConfirm(r, 'hal@example.com');
+  t.is((await linkThrough(r, r.client, 'dev', 'hal-work')).status, 303);
+  t.is((await linkThrough(r, r.client, 'dev', 'hal-home')).status, 303);
+  const listed = (await (await r.client.fetch('/auth/links', { headers: r.client.xsrf() })).json()) as Array<{
+    id: string;
+    provider: string;
+    name?: string;
+  }>;
+  t.deepEqual(
+    listed.map((l) => [l.provider, l.name]),
+    [
+      ['local', 'hal@example.com'],
+      ['dev', 'hal-work'],
+      ['dev', 'hal-home'],
+    ],
+  );
+
+  const ambiguous = await post(r.client, '/auth/links/dev', undefined, 'DELETE');
+  t.is(ambiguous.status, 409);
+  t.is(await codeOf(ambiguous), 'link_ambiguous');
+  t.is(
+    ((await r.client.fetch('/auth/links', { headers: r.client.xsrf() }).then((x) => x.json())) as unknown[]).length,
+    3,
+  );
+
+  const home = listed.find((l) => l.name === 'hal-home')!;
+  const gone = await post(r.client, `/auth/links/${encodeURIComponent(home.id)}`, undefined, 'DELETE');
+  t.is(gone.status, 200, await gone.clone().text());
+  t.deepEqual(
+    ((await gone.json()) as Array<{ name?: string }>).map((l) => l.name),
+    ['hal@example.com', 'hal-work'],
+    'hal-home went, hal-work stays',
+  );
+});

@@ -8,6 +8,8 @@ import type { IdentityStore, LinkedIdentity } from './identities.js';
 
 /** One identity of an account, as listed. */
 export interface LinkView {
+  /** The identity (its own user id): what unlink() takes to name it among several of one provider. */
+  id: string;
   provider: string;
   name?: string;
   email?: string;
@@ -28,7 +30,8 @@ export interface WaysInProvider {
 export interface LinksAdmin {
   links(userId: string): Promise<LinkView[]>;
   link(userId: string, identity: { subject: string; provider: string; name?: string; email?: string }): Promise<void>;
-  unlink(userId: string, provider: string): Promise<void>;
+  /** Unlinks the identity `which` names: its `id` as listed, or its provider when the account has one of it. */
+  unlink(userId: string, which: string): Promise<void>;
 }
 
 export interface LinksManagerParts {
@@ -42,10 +45,11 @@ export interface LinksManagerParts {
 export interface LinksManager {
   list(userId: string): Promise<LinkView[]>;
   /**
-   * Unlinks the account's identity of `provider`: 404 `link_not_found`, 409 `identity_is_account` for its own one,
-   * 409 `last_login_method` when it is the last way in. The link removed.
+   * Unlinks the account's identity `which` names (its id, or its provider when the account has one identity of it:
+   * 409 `link_ambiguous` for two): 404 `link_not_found`, 409 `identity_is_account` for its own one, 409
+   * `last_login_method` when it is the last way in. The link removed.
    */
-  unlink(userId: string, provider: string): Promise<LinkedIdentity>;
+  unlink(userId: string, which: string): Promise<LinkedIdentity>;
   /**
    * Links an identity (`subject`, of `provider`) to the account, as an operator does: 409 `identity_in_use`. True
    * when this call linked it, false when it was the account's already.
@@ -80,11 +84,10 @@ export function linksManager(p: LinksManagerParts): LinksManager {
     async list(userId) {
       return (await p.identities.list(userId)).map(view);
     },
-    async unlink(userId, provider) {
+    async unlink(userId, which) {
       const all = await p.identities.list(userId);
-      const target =
-        all.find((i) => i.provider === provider && i.subject !== userId) ?? all.find((i) => i.provider === provider);
-      if (!target) throw accountError('link_not_found', `the account has no identity of ${provider}`);
+      const target = all.find((i) => i.subject === which) ?? byProvider(all, which, userId);
+      if (!target) throw accountError('link_not_found', `the account has no identity ${which}`);
       if (target.subject === userId)
         throw accountError('identity_is_account', "the account's own identity cannot be unlinked");
       if (
@@ -129,8 +132,20 @@ function checkIdentity(userId: unknown, identity: Record<string, unknown> | unde
       throw new TypeError(`link(userId, identity): identity.${k} must be a string`);
 }
 
+/** The account's one identity of `provider` (a linked one before its own); 409 `link_ambiguous` for several. */
+function byProvider(all: LinkedIdentity[], provider: string, userId: string): LinkedIdentity | undefined {
+  const linked = all.filter((i) => i.provider === provider && i.subject !== userId);
+  if (linked.length > 1)
+    throw accountError(
+      'link_ambiguous',
+      `the account has ${linked.length} identities of ${provider}: unlink one by its id, as GET /links lists it`,
+    );
+  return linked[0] ?? all.find((i) => i.provider === provider);
+}
+
 function view(i: LinkedIdentity): LinkView {
   return {
+    id: i.subject,
     provider: i.provider,
     ...(i.name && { name: i.name }),
     ...(i.email && { email: i.email }),

@@ -11,7 +11,9 @@ const TEXT = {
   ],
   unlink: [
     'Unlinks an identity from the account',
-    'Needs a fresh login (5 minutes, else 401 `reauth_required`). 409 `last_login_method` when no password, ' +
+    'The identity by its `id` as listed, or by its provider when the account has one identity of it (409 ' +
+      '`link_ambiguous` when it has more). Needs a fresh login (5 minutes, else 401 `reauth_required`). 409 ' +
+      '`last_login_method` when no password, ' +
       "identity or passkey would be left; 409 `identity_is_account` for the account's own identity; 404 " +
       "`link_not_found`. Ends the account's other sessions (`endOtherSessionsOnFactorChange`). Answers the links left.",
   ],
@@ -22,8 +24,9 @@ export function linksOpenAPI(): FeatureOpenAPI {
   const tag = 'links';
   const link = {
     type: 'object',
-    required: ['provider', 'linked', 'primary'],
+    required: ['id', 'provider', 'linked', 'primary'],
     properties: {
+      id: { type: 'string', description: 'the identity: what `DELETE /links/{identity}` unlinks it by' },
       provider: STRING,
       name: STRING,
       email: STRING,
@@ -32,11 +35,17 @@ export function linksOpenAPI(): FeatureOpenAPI {
     },
   };
   const list = json({ type: 'array', items: ref('AccountLink') }, 'in the order they were linked');
-  const provider = { name: 'provider', in: 'path', required: true, schema: { ...STRING, maxLength: 64 } };
+  const identity = {
+    name: 'identity',
+    in: 'path',
+    required: true,
+    description: "the identity's `id` as listed, or its provider's name when the account has one identity of it",
+    schema: { ...STRING, maxLength: 256 },
+  };
   const paths: Record<string, PathItem> = {
     '/links': { get: op(TEXT.list, tag, SESSION, { 200: list }) },
-    '/links/{provider}': {
-      delete: op(TEXT.unlink, tag, SESSION, { 200: list }, { parameters: [provider] }),
+    '/links/{identity}': {
+      delete: op(TEXT.unlink, tag, SESSION, { 200: list }, { parameters: [identity] }),
     },
   };
   // A login that links, or that finds its trusted address is an account's, ends there: a page for a browser.

@@ -94,9 +94,9 @@ export function accountLinks(p: LinksParts): AccountLinks {
       if (await manager.link(userId, identity))
         emit('identity_linked', { userId, provider: identity.provider, by: 'admin' });
     },
-    async unlink(userId, provider) {
-      await manager.unlink(userId, provider);
-      await unlinked(userId, provider, undefined);
+    async unlink(userId, which) {
+      const gone = await manager.unlink(userId, which);
+      await unlinked(userId, gone.provider, undefined);
     },
   };
   return {
