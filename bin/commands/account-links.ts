@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { stateIdentityStore } from '../../lib/accounts/links/identities.js';
 import { defaultLinksStore } from '../../lib/accounts/options.js';
-import { openAccountStore } from '../../lib/accounts/open.js';
+import { openAccounts } from './account-store.js';
 import { checkSharedStore, openSharedStore } from './shared-store.js';
 
 /**
@@ -20,7 +20,12 @@ export function linksCommand(accounts: Command, storeHelp: string): void {
     .option('--json', 'print JSON')
     .action(async (who: string, o: { store: string; links?: string; provider: string; json?: boolean }) => {
       const userId = await userIdOf(who, o.store, o.provider);
-      const store = await openSharedStore(checkSharedStore(o.links ?? defaultLinksStore(o.store)));
+      // Read-only: neither store is created at a mistyped path. The links' default is checked as the path it is.
+      const links = checkSharedStore(o.links ?? defaultLinksStore(o.store));
+      const store = await openSharedStore(links, {
+        readOnly: true,
+        argument: o.links === undefined ? '--links (by default beside --store)' : '--links',
+      });
       try {
         const links = await stateIdentityStore(store).list(userId);
         const rows = links.map((l) => ({
@@ -43,13 +48,14 @@ export function linksCommand(accounts: Command, storeHelp: string): void {
     });
 }
 
-/** A user id as given, or the session user id of a password account found by its address or id. */
+/**
+ * A user id as given, or the session user id of a password account found by its address or id. `--store` is opened
+ * (and so checked: there, not memory://) either way.
+ */
 async function userIdOf(who: string, storeUri: string, provider: string): Promise<string> {
-  if (!who.includes('@') && !who.startsWith('acct_')) return who;
-  if (/^memory:/.test(storeUri))
-    throw new Error("--store must be the apps' accounts store: memory:// is one process's own");
-  const accounts = await openAccountStore(storeUri, {}, '--store');
+  const accounts = await openAccounts(storeUri, { readOnly: true });
   try {
+    if (!who.includes('@') && !who.startsWith('acct_')) return who;
     const account = who.includes('@') ? await accounts.findByEmail(who.trim().toLowerCase()) : await accounts.get(who);
     if (!account) throw new Error(`no account ${who} in that store`);
     return `${provider}_${account.id}`;

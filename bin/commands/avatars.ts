@@ -4,6 +4,7 @@ import { parseDuration } from '../../lib/util/duration.js';
 import { avatarId, migrate, prune, type AvatarEntry, type AvatarStore } from '../../lib/avatar/stores/index.js';
 import { openStoreTarget, parseStoreUri } from '../../lib/avatar/stores/open.js';
 import { storeMismatch } from '../../lib/avatar/stores/layout.js';
+import { refuseMissingStore } from './shared-store.js';
 
 /**
  * `authctl avatars list|prune|migrate`: chores on avatar stores given by URI (a path, file://,
@@ -18,7 +19,7 @@ export function avatarsCommand(): Command {
     .description('list stored avatars (id, size, modified) and the total')
     .option('--json', 'print JSON: {"avatars":[{id,size,modified}],"total":{count,bytes}}')
     .action(async (uri: string, opts: { json?: boolean }) => {
-      await withStore(uri, true, async (store) => {
+      await withStore(uri, 'read-only', async (store) => {
         const entries = await collect(store);
         const bytes = entries.reduce((n, e) => n + e.size, 0);
         if (opts.json) {
@@ -83,8 +84,15 @@ export function avatarsCommand(): Command {
   return cmd;
 }
 
-/** Opens a store for one command and always closes it; errors become one line without the URI. */
-async function withStore(uri: string, mustExist: boolean, body: (store: AvatarStore) => Promise<void>): Promise<void> {
+/**
+ * Opens a store for one command and always closes it; errors become one line without the URI. `mustExist`: a path
+ * store that is not there is refused (`'read-only'`: a command that never creates one says so), not created.
+ */
+async function withStore(
+  uri: string,
+  mustExist: boolean | 'read-only',
+  body: (store: AvatarStore) => Promise<void>,
+): Promise<void> {
   let target;
   try {
     target = parseStoreUri(uri, 'store');
@@ -92,7 +100,9 @@ async function withStore(uri: string, mustExist: boolean, body: (store: AvatarSt
     throw new Error(oneLine(err).replace(/^authKoa: /, ''));
   }
   // Listing a typo'd path would otherwise report an empty store (or create an empty LMDB).
-  if (mustExist && target.path !== undefined && !existsSync(target.path)) throw new Error(`no store at ${target.path}`);
+  if (mustExist === 'read-only') refuseMissingStore(target.path, uri, '<store>');
+  else if (mustExist && target.path !== undefined && !existsSync(target.path))
+    throw new Error(`no store at ${target.path}`);
   // A bare path on an LMDB folder would list "total: 0 avatars" and exit 0: say which URI opens it.
   const mismatch = storeMismatch(target);
   if (mismatch) throw new Error(mismatch);

@@ -6,9 +6,16 @@ interface StoreOption {
   store: string;
 }
 
-/** Opens the passkey store at `--store` (the provider's `credentials`, or the service's `stateStore`), runs `use`, and closes it. */
-async function withPasskeys<T>(uri: string, use: (passkeys: PasskeyStore) => Promise<T>): Promise<T> {
-  const store = await openSharedStore(checkSharedStore(uri));
+/**
+ * Opens the passkey store at `--store` (the provider's `credentials`, or the service's `stateStore`; never created
+ * when `readOnly`), runs `use`, and closes it.
+ */
+async function withPasskeys<T>(
+  uri: string,
+  readOnly: boolean,
+  use: (passkeys: PasskeyStore) => Promise<T>,
+): Promise<T> {
+  const store = await openSharedStore(checkSharedStore(uri), { readOnly });
   try {
     return await use(statePasskeyStore(store));
   } finally {
@@ -28,7 +35,7 @@ export function passkeysCommand(): Command {
     .requiredOption('--store <uri>', STORE_HELP)
     .option('--json', 'print JSON')
     .action(async (userId: string, opts: StoreOption & { json?: boolean }) => {
-      const list = await withPasskeys(opts.store, (p) => p.listByUser(userId));
+      const list = await withPasskeys(opts.store, true, (p) => p.listByUser(userId));
       const rows = list.map((p) => ({
         id: p.id,
         createdAt: new Date(p.createdAt).toISOString(),
@@ -55,7 +62,7 @@ export function passkeysCommand(): Command {
     .argument('<credential-id>', 'the passkey id, as `list` prints it')
     .requiredOption('--store <uri>', STORE_HELP)
     .action(async (id: string, opts: StoreOption) => {
-      const removed = await withPasskeys(opts.store, async (p) => {
+      const removed = await withPasskeys(opts.store, false, async (p) => {
         const found = await p.get(id);
         return found && (await p.remove(id)) ? found : undefined;
       });

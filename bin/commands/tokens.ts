@@ -8,11 +8,15 @@ interface StoreOptions {
   store: string;
 }
 
-/** Opens `--store`, runs `use` with the personal tokens kept there, and closes it. */
-async function withTokens<T>(userId: string, opts: StoreOptions, use: (tokens: PersonalTokenStore) => Promise<T>) {
+/** Opens `--store` (never creating it when `readOnly`), runs `use` with the personal tokens kept there, and closes it. */
+async function withTokens<T>(
+  userId: string,
+  opts: StoreOptions & { readOnly?: boolean },
+  use: (tokens: PersonalTokenStore) => Promise<T>,
+) {
   if (userId.trim() === '') throw new Error('<user-id> must not be empty');
   const target = checkSharedStore(opts.store);
-  const store: StateStore = await openSharedStore(target);
+  const store: StateStore = await openSharedStore(target, { readOnly: opts.readOnly });
   try {
     return await use(statePersonalTokenStore(store));
   } finally {
@@ -61,7 +65,9 @@ export function tokensCommand(): Command {
     .requiredOption('--store <uri>', STORE_HELP)
     .option('--json', 'print JSON')
     .action(async (userId: string, opts: StoreOptions & { json?: boolean }) => {
-      const rows = (await withTokens(userId, opts, (store) => store.list(userId, Date.now()))).map(tokenView);
+      const rows = (
+        await withTokens(userId, { ...opts, readOnly: true }, (store) => store.list(userId, Date.now()))
+      ).map(tokenView);
       if (opts.json) process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
       else printTokens(userId, rows);
     });
