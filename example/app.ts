@@ -8,7 +8,7 @@ import Router from '@koa/router';
 import Koa from 'koa';
 import { authKoa, getUserInfo, type AuthKoa } from '../lib/index.js';
 import { RecentEvents } from './events.js';
-import { demoFeatures, featureOn, isInstalled, type DemoFeature, type Installed } from './features.js';
+import { demoFeatures, devPortProblem, featureOn, isInstalled, type DemoFeature, type Installed } from './features.js';
 import { Outbox } from './outbox.js';
 import { ACCOUNTS_PROVIDER, DEMO_USER, demoProviders, telegramToken } from './providers.js';
 import { publicHostOnly } from './public-host.js';
@@ -68,7 +68,7 @@ export function publicUrl(host: string, port: number): { url: string; passkeys: 
 /** The lines the demo prints once it listens: where to open it, what it offers, what is off and why. */
 function banner(
   log: (line: string) => void,
-  b: { host: string; port: number; url: string; features: DemoFeature[]; providers: string[] },
+  b: { host: string; port: number; url: string; features: DemoFeature[]; providers: string[]; varDir: string },
 ): void {
   // A loopback address is published as localhost (passkeys need a host name): say which address it
   // listens on, and that this address answers too, with a redirect to the public URL (publicHostOnly).
@@ -78,6 +78,8 @@ function banner(
   log(`  open:      ${b.url}/${direct}`);
   log(`  providers: ${b.providers.join(', ')}`);
   for (const f of b.features) if (!f.available) log(`  ${`${f.name}:`.padEnd(10)} off: ${f.reason}`);
+  // Its own folder: not ./var/accounts and the like, which an app beside it (docs/getting-started.md) uses.
+  log(`  data:      ${b.varDir} (--var <dir> or AUTHKOA_VAR moves it)`);
   log(`  demo user: ${DEMO_USER.name} / ${DEMO_USER.passwd} (provider "local"); email login messages: ${b.url}/outbox`);
   log(
     `  accounts:  sign up on the page (provider "${ACCOUNTS_PROVIDER}"); ` +
@@ -102,7 +104,9 @@ export async function startExample(o: ExampleOptions): Promise<RunningExample> {
   const varDir = resolve(o.varDir);
   const outbox = new Outbox(log);
   const env = o.env ?? process.env;
+  const devPort = o.devPort ?? 8084;
   const features = demoFeatures({
+    devPortProblem: await devPortProblem('127.0.0.1', devPort),
     installed: o.installed ?? isInstalled,
     host: o.host,
     passkeyHost: passkeys,
@@ -121,7 +125,8 @@ export async function startExample(o: ExampleOptions): Promise<RunningExample> {
     // The dev OAuth2 server serves its pictures from 127.0.0.1; a real deployment leaves this off.
     avatarAllowPrivate: true,
     providers: demoProviders({
-      devPort: o.devPort ?? 8084,
+      devPort,
+      dev: !features.some((f) => f.name === 'dev'),
       outbox,
       env,
       // Passkeys sit beside the avatars, so they survive a restart like the secret and the avatars do.
@@ -184,7 +189,7 @@ export async function startExample(o: ExampleOptions): Promise<RunningExample> {
   // Koa's handler answers its own errors (ctx.onerror), so its promise is left to settle as before.
   handle = (req, res) => void koaHandle(req, res);
 
-  banner(log, { host: o.host, port, url, features, providers: auth.providers.list().map((p) => p.name) });
+  banner(log, { host: o.host, port, url, features, varDir, providers: auth.providers.list().map((p) => p.name) });
   return {
     url,
     auth,

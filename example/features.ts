@@ -1,6 +1,8 @@
+import { createServer } from 'node:net';
+
 /**
- * The demo's features that rest on an optional peer package (package.json's peerDependenciesMeta) or on
- * where it listens. `npx authctl demo` from an install has none of the optional packages, and the README
+ * The demo's features that rest on an optional peer package (package.json's peerDependenciesMeta), on
+ * where it listens, or on a port being free (the dev OAuth2 server's). `npx authctl demo` from an install has none of the optional packages, and the README
  * promises the demo needs nothing else: so a feature whose package is missing is left out and reported
  * (the banner, GET /features, the page), where authKoa itself, told to use it, would refuse to start.
  */
@@ -23,7 +25,7 @@ export const isInstalled: Installed = (pkg) => {
 
 /** One optional feature of the demo, as GET /features reports it. */
 export interface DemoFeature {
-  name: 'passkeys' | 'avatars' | 'telegram';
+  name: 'passkeys' | 'avatars' | 'telegram' | 'dev';
   available: boolean;
   /** What the page calls it. */
   what: string;
@@ -39,6 +41,27 @@ export interface FeatureSetup {
   passkeyHost: boolean;
   /** Whether a Telegram bot token is set: without one the demo offers no Telegram login, and says nothing of it. */
   telegramToken: boolean;
+  /** Why the dev OAuth2 server cannot listen (devPortProblem), if it cannot: the dev provider is then left out. */
+  devPortProblem?: string;
+}
+
+/**
+ * Why the dev OAuth2 server could not listen on `port` of `host` (another program holds it), or undefined when it
+ * can: tried before authKoa() is built, so a dev provider whose server would not start is left out and said off,
+ * not listed with logins that answer 503. A port of 0 is always free.
+ */
+export async function devPortProblem(host: string, port: number): Promise<string | undefined> {
+  if (port === 0) return undefined;
+  const probe = createServer();
+  const code = await new Promise<string | undefined>((resolve) => {
+    probe.once('error', (err: NodeJS.ErrnoException) => resolve(err.code ?? err.message));
+    probe.listen(port, host, () => probe.close(() => resolve(undefined)));
+  });
+  if (code === undefined) return undefined;
+  const fix = 'start the demo with --dev-port <n> (or DEV_PORT) to have it';
+  return code === 'EADDRINUSE'
+    ? `port ${port} on ${host} is in use: ${fix}`
+    : `port ${port} on ${host} cannot be listened on (${code}): ${fix}`;
 }
 
 const missing = (pkg: string) => `the package "${pkg}" is not installed: npm install ${pkg}, then start the demo again`;
@@ -58,6 +81,9 @@ export function demoFeatures(s: FeatureSetup): DemoFeature[] {
   const avatars: DemoFeature = { name: 'avatars', what: 'Avatars resized to 200 px', available: s.installed('jimp') };
   if (!avatars.available) avatars.reason = `avatars are kept at their original size: ${missing('jimp')}`;
   const features = [passkeys, avatars];
+  // Said only when off, as Telegram only when a token is set: a free port is the usual case.
+  if (s.devPortProblem !== undefined)
+    features.push({ name: 'dev', what: 'The dev OAuth2 server', available: false, reason: s.devPortProblem });
   if (s.telegramToken) {
     const available = s.installed('node-telegram-bot-api');
     features.push({

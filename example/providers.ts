@@ -15,6 +15,8 @@ export interface ProviderSetup {
   passkeyCredentials?: string;
   /** False leaves Telegram out even with a token set: its package is not installed (features.ts). */
   telegram?: boolean;
+  /** False leaves the dev provider out: its server's port is taken (features.ts). */
+  dev?: boolean;
 }
 
 /** The Telegram bot token the demo reads, if any. */
@@ -31,7 +33,7 @@ export function telegramToken(env: NodeJS.ProcessEnv): string | undefined {
  */
 export function demoProviders(s: ProviderSetup): ProviderEntry[] {
   const providers: ProviderEntry[] = [
-    { kind: 'dev', port: s.devPort, emailDomain: 'example.com' },
+    ...(s.dev === false ? [] : [{ kind: 'dev', port: s.devPort, emailDomain: 'example.com' } as const]),
     {
       kind: 'direct',
       name: 'local',

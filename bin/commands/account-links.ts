@@ -19,7 +19,12 @@ export function linksCommand(accounts: Command, storeHelp: string): void {
     .option('--json', 'print JSON')
     .action(async (who: string, o: { store: string; links?: string; json?: boolean }) => {
       const userId = await userArg(who, { accounts: o.store, links: o.links });
-      const store = await openSharedStore(checkSharedStore(o.links ?? defaultLinksStore(o.store)));
+      // Read-only: neither store is created at a mistyped path. The links' default is checked as the path it is.
+      const links = checkSharedStore(o.links ?? defaultLinksStore(o.store));
+      const store = await openSharedStore(links, {
+        readOnly: true,
+        argument: o.links === undefined ? '--links (by default beside --store)' : '--links',
+      });
       try {
         const links = await stateIdentityStore(store).list(userId);
         const rows = links.map((l) => ({

@@ -1,24 +1,25 @@
 import { Command } from 'commander';
 import { AccountError, accountsAdmin, type AccountsAdmin, type AccountView } from '../../lib/accounts/admin.js';
-import { openAccountStore } from '../../lib/accounts/open.js';
+import { defaultLinksStore } from '../../lib/accounts/options.js';
 import { authKoa } from '../../lib/index.js';
 import { linksCommand } from './account-links.js';
+import { openAccounts } from './account-store.js';
 import { linksPrefix } from './user-arg.js';
-import { defaultLinksStore } from '../../lib/accounts/options.js';
 import { loadConfig } from './config.js';
 
 const STORE_HELP = "the apps' accounts store: lmdb://<path>, postgres://… or mongodb://…";
 const WHO_HELP = 'the account: its address, its id (acct_…) or its user id (local_acct_…)';
 
 /**
- * Checks `--store` (memory:// is one process's own: nothing the apps would see), opens it, runs `use` with the
- * admin API the apps' `auth.accounts` is made of, and closes it. A refusal is one line naming what was wrong.
+ * Checks `--store` and opens it (openAccounts: never created when `readOnly`), runs `use` with the admin API the
+ * apps' `auth.accounts` is made of, and closes it. A refusal is one line naming what was wrong.
  */
-async function withAccounts<T>(uri: string, use: (accounts: AccountsAdmin) => Promise<T>): Promise<T> {
-  if (/^memory:/.test(uri)) throw new Error("--store must be the apps' accounts store: memory:// is one process's own");
-  const store = await openAccountStore(uri, {}, '--store').catch((err: Error) => {
-    throw new Error(`cannot open the accounts store: ${err.message.replace(/^authKoa: /, '')}`);
-  });
+async function withAccounts<T>(
+  uri: string,
+  use: (accounts: AccountsAdmin) => Promise<T>,
+  { readOnly = false } = {},
+): Promise<T> {
+  const store = await openAccounts(uri, { readOnly });
   try {
     return await use(accountsAdmin(store, { userIdPrefix: () => linksPrefix(defaultLinksStore(uri)) }));
   } catch (err) {
@@ -82,7 +83,7 @@ export function accountsCommand(): Command {
       const limit = Number(o.limit);
       if (!Number.isInteger(limit) || limit < 1 || limit > 1000)
         throw new Error('--limit must be a number from 1 to 1000');
-      const page = await withAccounts(o.store, (admin) => admin.list({ after: o.after, limit }));
+      const page = await withAccounts(o.store, (admin) => admin.list({ after: o.after, limit }), { readOnly: true });
       if (o.json) process.stdout.write(`${JSON.stringify(page, null, 2)}\n`);
       else if (page.length === 0) process.stdout.write('authctl accounts: no accounts\n');
       else page.forEach(printAccount);

@@ -4,6 +4,8 @@ import { parseDuration } from '../../lib/util/duration.js';
 import { avatarId, migrate, prune, type AvatarEntry, type AvatarStore } from '../../lib/avatar/stores/index.js';
 import { openStoreTarget, parseStoreUri } from '../../lib/avatar/stores/open.js';
 import { storeMismatch } from '../../lib/avatar/stores/layout.js';
+import { MissingPackageError } from '../../lib/util/optional.js';
+import { refuseMissingStore } from './shared-store.js';
 
 /**
  * `authctl avatars list|prune|migrate`: chores on avatar stores given by URI (a path, file://,
@@ -18,7 +20,7 @@ export function avatarsCommand(): Command {
     .description('list stored avatars (id, size, modified) and the total')
     .option('--json', 'print JSON: {"avatars":[{id,size,modified}],"total":{count,bytes}}')
     .action(async (uri: string, opts: { json?: boolean }) => {
-      await withStore(uri, true, async (store) => {
+      await withStore(uri, '<store>', 'read-only', async (store) => {
         const entries = await collect(store);
         const bytes = entries.reduce((n, e) => n + e.size, 0);
         if (opts.json) {
@@ -41,7 +43,7 @@ export function avatarsCommand(): Command {
         throw new Error('prune needs exactly one of --older-than or --keep-file');
       const keep = opts.keepFile === undefined ? undefined : readKeepFile(opts.keepFile);
       const cutoff = opts.olderThan === undefined ? 0 : Date.now() - opts.olderThan;
-      await withStore(uri, true, async (store) => {
+      await withStore(uri, '<store>', true, async (store) => {
         let progress: Progress | undefined;
         const result = await prune(
           store,
@@ -64,8 +66,8 @@ export function avatarsCommand(): Command {
     .command('migrate <from> <to>')
     .description('copy every avatar of one store into another, ids kept')
     .action(async (from: string, to: string) => {
-      await withStore(from, true, async (src) => {
-        await withStore(to, false, async (dst) => {
+      await withStore(from, '<from>', true, async (src) => {
+        await withStore(to, '<to>', false, async (dst) => {
           let progress: Progress | undefined;
           const result = await migrate(src, dst, {
             onProgress: (done, total, id) => (progress ??= new Progress('migrating', total)).tick(`copied ${id}`, done),
@@ -83,28 +85,46 @@ export function avatarsCommand(): Command {
   return cmd;
 }
 
-/** Opens a store for one command and always closes it; errors become one line without the URI. */
-async function withStore(uri: string, mustExist: boolean, body: (store: AvatarStore) => Promise<void>): Promise<void> {
+/** Why a store was not opened (its URI, its path, its package), said as it is. */
+class StoreRefusal extends Error {}
+
+/**
+ * Opens a store for one command and always closes it; errors become one line naming `argument` (`<store>`, `<from>`),
+ * without the URI. `mustExist`: a path store that is not there is refused (`'read-only'`: a command that never
+ * creates one says so), not created.
+ */
+async function withStore(
+  uri: string,
+  argument: string,
+  mustExist: boolean | 'read-only',
+  body: (store: AvatarStore) => Promise<void>,
+): Promise<void> {
   let target;
   try {
-    target = parseStoreUri(uri, 'store');
+    target = parseStoreUri(uri, argument);
   } catch (err) {
-    throw new Error(oneLine(err).replace(/^authKoa: /, ''));
+    throw new StoreRefusal(oneLine(err).replace(/^authKoa: /, ''));
   }
   // Listing a typo'd path would otherwise report an empty store (or create an empty LMDB).
-  if (mustExist && target.path !== undefined && !existsSync(target.path)) throw new Error(`no store at ${target.path}`);
+  if (mustExist === 'read-only') refuseMissingStore(target.path, uri, argument);
+  else if (mustExist && target.path !== undefined && !existsSync(target.path))
+    throw new StoreRefusal(`no store at ${target.path}`);
   // A bare path on an LMDB folder would list "total: 0 avatars" and exit 0: say which URI opens it.
   const mismatch = storeMismatch(target);
-  if (mismatch) throw new Error(mismatch);
+  if (mismatch) throw new StoreRefusal(mismatch);
   let store: AvatarStore;
   try {
-    store = await openStoreTarget(target, 'store');
+    store = await openStoreTarget(target, argument);
   } catch (err) {
-    throw new Error(`cannot open ${target.kind} store: ${oneLine(err)}`);
+    // A missing package is its own line (it names the argument and `npm install …`).
+    if (err instanceof MissingPackageError) throw new StoreRefusal(oneLine(err).replace(/^authKoa: /, ''));
+    throw new StoreRefusal(`cannot open ${target.kind} store: ${oneLine(err)}`);
   }
   try {
     await body(store);
   } catch (err) {
+    // Another store's refusal (migrate's <to>, opened inside <from>'s body) is already its own line.
+    if (err instanceof StoreRefusal) throw err;
     throw new Error(`${target.kind} store failed: ${oneLine(err)}`);
   } finally {
     await store.close().catch(() => {});

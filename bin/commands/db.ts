@@ -26,9 +26,11 @@ function script(t: PostgresTarget): string {
 async function migrate(t: PostgresTarget): Promise<void> {
   const { openPostgres, ensureTables } = await loadWithPackage(
     'pg',
-    'authctl db migrate',
+    '<uri> postgres://',
     () => import('../../lib/postgres/db.js'),
-  );
+  ).catch((err: Error) => {
+    throw new Error(err.message.replace(/^authKoa: /, ''));
+  });
   let db;
   try {
     db = await openPostgres(t, {}, '<uri>');

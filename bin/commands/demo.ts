@@ -8,7 +8,11 @@ export function demoCommand(): Command {
     .option('-p, --port <n>', 'port of the application', port, Number(process.env.PORT ?? 8080))
     .option('--host <host>', 'address to listen on', process.env.HOST ?? '127.0.0.1')
     .option('--dev-port <n>', 'port of the dev OAuth2 server', port, Number(process.env.DEV_PORT ?? 8084))
-    .option('--var <dir>', 'folder for the secret and the avatar store', process.env.AUTHKOA_VAR ?? './var')
+    .option(
+      '--var <dir>',
+      "the demo's own folder for its secret and stores (not ./var, which your app may use)",
+      process.env.AUTHKOA_VAR ?? './var/authkoa-demo',
+    )
     .action(async (opts: { port: number; devPort: number; host: string; var: string }) => {
       // Loaded here, not at the top: every other authctl command would otherwise pay for the whole app.
       const { startExample } = await import('../../example/app.js');

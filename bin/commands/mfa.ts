@@ -39,10 +39,10 @@ function checkUserId(userId: string): string {
 
 /**
  * Opens the factor store at `--store` (the app's `mfa.store`), runs `use` with the second factor's admin
- * API over it (what `auth.mfa` is in the app; nothing sealed is opened, so no secret is needed), and closes it.
+ * API over it (what `auth.mfa` is in the app; `readOnly`: never created; nothing sealed is opened, so no secret is needed), and closes it.
  */
-async function withFactors<T>(uri: string, use: (admin: MfaAdmin) => Promise<T>): Promise<T> {
-  const store = await openSharedStore(checkSharedStore(uri));
+async function withFactors<T>(uri: string, readOnly: boolean, use: (admin: MfaAdmin) => Promise<T>): Promise<T> {
+  const store = await openSharedStore(checkSharedStore(uri), { readOnly });
   try {
     return await use(mfaAdmin(store));
   } finally {
@@ -68,7 +68,7 @@ export function mfaCommand(): Command {
     .action(async (given: string, opts: StoreOption & { json?: boolean } & UserArgOptions) => {
       const userId = await userArg(given, opts);
       checkUserId(userId);
-      const report = await withFactors(opts.store, (admin) => admin.status(userId));
+      const report = await withFactors(opts.store, true, (admin) => admin.status(userId));
       process.stdout.write(opts.json ? `${JSON.stringify(report, null, 2)}\n` : `${statusText(report, opts.store)}\n`);
     });
   mfa
@@ -81,7 +81,7 @@ export function mfaCommand(): Command {
     .action(async (given: string, opts: StoreOption & UserArgOptions) => {
       const userId = await userArg(given, opts);
       checkUserId(userId);
-      const removed = await withFactors(opts.store, (admin) => admin.clear(userId));
+      const removed = await withFactors(opts.store, false, (admin) => admin.clear(userId));
       if (!removed) {
         process.stdout.write(`authctl mfa: ${userId} has no second factor stored: nothing removed\n`);
         return;

@@ -7,9 +7,16 @@ interface StoreOption {
   store: string;
 }
 
-/** Opens the passkey store at `--store` (the provider's `credentials`, or the service's `stateStore`), runs `use`, and closes it. */
-async function withPasskeys<T>(uri: string, use: (passkeys: PasskeyStore) => Promise<T>): Promise<T> {
-  const store = await openSharedStore(checkSharedStore(uri));
+/**
+ * Opens the passkey store at `--store` (the provider's `credentials`, or the service's `stateStore`; never created
+ * when `readOnly`), runs `use`, and closes it.
+ */
+async function withPasskeys<T>(
+  uri: string,
+  readOnly: boolean,
+  use: (passkeys: PasskeyStore) => Promise<T>,
+): Promise<T> {
+  const store = await openSharedStore(checkSharedStore(uri), { readOnly });
   try {
     return await use(statePasskeyStore(store));
   } finally {
@@ -32,7 +39,7 @@ export function passkeysCommand(): Command {
     .option('--json', 'print JSON')
     .action(async (given: string, opts: StoreOption & { json?: boolean } & UserArgOptions) => {
       const userId = await userArg(given, opts);
-      const list = await withPasskeys(opts.store, (p) => p.listByUser(userId));
+      const list = await withPasskeys(opts.store, true, (p) => p.listByUser(userId));
       const rows = list.map((p) => ({
         id: p.id,
         createdAt: new Date(p.createdAt).toISOString(),
@@ -59,7 +66,7 @@ export function passkeysCommand(): Command {
     .argument('<credential-id>', 'the passkey id, as `list` prints it')
     .requiredOption('--store <uri>', STORE_HELP)
     .action(async (id: string, opts: StoreOption) => {
-      const removed = await withPasskeys(opts.store, async (p) => {
+      const removed = await withPasskeys(opts.store, false, async (p) => {
         const found = await p.get(id);
         return found && (await p.remove(id)) ? found : undefined;
       });

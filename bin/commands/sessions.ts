@@ -14,16 +14,21 @@ interface StoreOptions {
 const MAX_SID = 128;
 
 /**
- * Checks the arguments, opens `--store` and runs `use` with the session list's admin API over it (what
+ * Checks the arguments, opens `--store` (a read-only command never creates it) and runs `use` with the session list's admin API over it (what
  * `auth.features.get('sessions')` is in the apps), then closes the store. On the real clock: what it
  * writes (tombstones, not-before times) is kept for `--cookie-duration`, the longest a session can go on
  * being refreshed.
  */
-async function withAdmin<T>(userId: string, opts: StoreOptions, use: (admin: SessionsAdmin) => Promise<T>): Promise<T> {
+async function withAdmin<T>(
+  userId: string,
+  opts: StoreOptions,
+  readOnly: boolean,
+  use: (admin: SessionsAdmin) => Promise<T>,
+): Promise<T> {
   if (userId.trim() === '') throw new Error('<user-id> must not be empty');
   const target = checkSharedStore(opts.store);
   const keepMs = parseDuration(opts.cookieDuration, '--cookie-duration');
-  const store: StateStore = await openSharedStore(target);
+  const store: StateStore = await openSharedStore(target, { readOnly });
   try {
     return await use(sessionsAdmin(store, { cookieDurationMs: keepMs }));
   } finally {
@@ -98,7 +103,7 @@ export function sessionsCommand(): Command {
     .option('--json', 'print JSON')
     .action(async (given: string, opts: StoreOptions & { json?: boolean } & UserArgOptions) => {
       const userId = await userArg(given, opts);
-      const rows = (await withAdmin(userId, opts, (admin) => admin.list(userId))).map(rowOf);
+      const rows = (await withAdmin(userId, opts, true, (admin) => admin.list(userId))).map(rowOf);
       if (opts.json) process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
       else printRows(userId, rows);
     });
@@ -115,11 +120,11 @@ export function sessionsCommand(): Command {
       const userId = await userArg(given, opts);
       const sid = opts.sid === undefined ? undefined : checkSid(opts.sid);
       if (sid === undefined) {
-        await withAdmin(userId, opts, (admin) => admin.revokeAll(userId));
+        await withAdmin(userId, opts, false, (admin) => admin.revokeAll(userId));
         process.stdout.write(`authctl sessions: sessions of ${userId} issued up to now are revoked\n`);
         return;
       }
-      if (!(await withAdmin(userId, opts, (admin) => admin.revoke(userId, sid))))
+      if (!(await withAdmin(userId, opts, false, (admin) => admin.revoke(userId, sid))))
         throw new Error(`no live session ${sid} of ${userId} in that store`);
       process.stdout.write(`authctl sessions: session ${sid} of ${userId} is ended\n`);
     });

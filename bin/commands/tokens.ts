@@ -9,11 +9,15 @@ interface StoreOptions {
   store: string;
 }
 
-/** Opens `--store`, runs `use` with the personal tokens kept there, and closes it. */
-async function withTokens<T>(userId: string, opts: StoreOptions, use: (tokens: PersonalTokenStore) => Promise<T>) {
+/** Opens `--store` (never creating it when `readOnly`), runs `use` with the personal tokens kept there, and closes it. */
+async function withTokens<T>(
+  userId: string,
+  opts: StoreOptions & { readOnly?: boolean },
+  use: (tokens: PersonalTokenStore) => Promise<T>,
+) {
   if (userId.trim() === '') throw new Error('<user-id> must not be empty');
   const target = checkSharedStore(opts.store);
-  const store: StateStore = await openSharedStore(target);
+  const store: StateStore = await openSharedStore(target, { readOnly: opts.readOnly });
   try {
     return await use(statePersonalTokenStore(store));
   } finally {
@@ -65,7 +69,9 @@ export function tokensCommand(): Command {
     .option('--json', 'print JSON')
     .action(async (given: string, opts: StoreOptions & { json?: boolean } & UserArgOptions) => {
       const userId = await userArg(given, opts);
-      const rows = (await withTokens(userId, opts, (store) => store.list(userId, Date.now()))).map(tokenView);
+      const rows = (
+        await withTokens(userId, { ...opts, readOnly: true }, (store) => store.list(userId, Date.now()))
+      ).map(tokenView);
       if (opts.json) process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
       else printTokens(userId, rows);
     });

@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
 import { lookUpAccount } from '../../lib/accounts/admin.js';
-import { openAccountStore } from '../../lib/accounts/open.js';
 import { defaultLinksStore } from '../../lib/accounts/options.js';
 import { accountIdIn, recordedPrefix } from '../../lib/accounts/user-ids.js';
+import { openAccounts } from './account-store.js';
 import { checkSharedStore, openSharedStore } from './shared-store.js';
 
 /**
@@ -34,12 +34,11 @@ export async function userArg(who: string, o: UserArgOptions): Promise<string> {
       );
     return name;
   }
-  if (/^memory:/.test(o.accounts))
-    throw new Error("--accounts must be the apps' accounts store: memory:// is one process's own");
-  if (o.accounts.startsWith('lmdb://') && !existsSync(o.accounts.slice('lmdb://'.length)))
-    throw new Error(`--accounts ${o.accounts}: no accounts store there`);
-  const prefix = await linksPrefix(o.links ?? defaultLinksStore(o.accounts));
-  const store = await openAccountStore(o.accounts, {}, '--accounts');
+  const store = await openAccounts(o.accounts, { readOnly: true, argument: '--accounts' });
+  const prefix = await linksPrefix(o.links ?? defaultLinksStore(o.accounts)).catch(async (err: unknown) => {
+    await store.close();
+    throw err;
+  });
   try {
     const account = await lookUpAccount(store, name, () => Promise.resolve(prefix));
     if (!account) {
@@ -58,7 +57,7 @@ export async function userArg(who: string, o: UserArgOptions): Promise<string> {
 /** The accounts' user-id prefix recorded in the links' store; undefined when none is (or the store is not there). */
 export async function linksPrefix(uri: string): Promise<string | undefined> {
   if (uri.startsWith('lmdb://') && !existsSync(uri.slice('lmdb://'.length))) return undefined;
-  const store = await openSharedStore(checkSharedStore(uri));
+  const store = await openSharedStore(checkSharedStore(uri), { readOnly: true, argument: '--links' });
   try {
     return await recordedPrefix(store, undefined);
   } finally {

@@ -8,9 +8,9 @@ import { checkSharedStore, openSharedStore, SHARED_STORES } from './shared-store
 
 const STORE_HELP = `the apps' stateStore, where the outbox is: ${SHARED_STORES}`;
 
-/** Opens `--store`, runs `use` with the outbox kept there, and closes it. */
-async function withOutbox<T>(uri: string, use: (outbox: Outbox) => Promise<T>): Promise<T> {
-  const store: StateStore = await openSharedStore(checkSharedStore(uri));
+/** Opens `--store` (never creating it when `readOnly`), runs `use` with the outbox kept there, and closes it. */
+async function withOutbox<T>(uri: string, readOnly: boolean, use: (outbox: Outbox) => Promise<T>): Promise<T> {
+  const store: StateStore = await openSharedStore(checkSharedStore(uri), { readOnly });
   try {
     return await use(stateOutbox(store, Date.now));
   } finally {
@@ -30,7 +30,7 @@ export function webhooksCommand(): Command {
     .requiredOption('--store <uri>', STORE_HELP)
     .option('--json', 'print JSON')
     .action(async (o: { store: string; json?: boolean }) => {
-      const dead = await withOutbox(o.store, (outbox) => outbox.dead());
+      const dead = await withOutbox(o.store, true, (outbox) => outbox.dead());
       const rows = dead.map((m) => ({
         id: m.id,
         type: m.type,
@@ -53,7 +53,7 @@ export function webhooksCommand(): Command {
     .requiredOption('--store <uri>', STORE_HELP)
     .action(async (id: string, o: { store: string }) => {
       if (!/^msg_[A-Za-z0-9_-]{1,64}$/.test(id)) throw new Error('<id> must be a message id as `list` prints it');
-      if (!(await withOutbox(o.store, (outbox) => outbox.replay(id)))) throw new Error(`no dead letter ${id}`);
+      if (!(await withOutbox(o.store, false, (outbox) => outbox.replay(id)))) throw new Error(`no dead letter ${id}`);
       process.stdout.write(`authctl webhooks: ${id} is back in the outbox\n`);
     });
   webhooks

@@ -6,6 +6,7 @@ import type { SessionOf } from '../session/fresh.js';
 import type { Logger } from '../logger.js';
 import type { Provider } from '../providers/core/provider.js';
 import type { ConnectionShare } from '../util/connections.js';
+import { MissingPackageError } from '../util/optional.js';
 import { checkStoreOpens, type StorePolicy } from '../util/store-policy.js';
 import { ACCOUNT_ERRORS } from './errors.js';
 import { ACCOUNT_EVENTS } from './events.js';
@@ -137,7 +138,10 @@ function checkTrustEmail(trustEmail: readonly string[], names: readonly string[]
   }
 }
 
-/** An error of the URI itself (a TypeError naming the option), not of a store that cannot be reached. */
+/**
+ * An error of the URI itself (a TypeError naming the option) or of the install (its backend's package missing), not
+ * of a store that cannot be reached.
+ */
 function isConfigError(err: unknown): boolean {
-  return err instanceof TypeError;
+  return err instanceof TypeError || err instanceof MissingPackageError;
 }

@@ -1,4 +1,5 @@
 import type { PostgresOptions } from '../postgres/options.js';
+import { loadWithPackage } from '../util/optional.js';
 import type { AccountStore } from './store.js';
 
 /**
@@ -28,10 +29,15 @@ export async function openAccountStore(
     }
     case 'postgres':
     case 'postgresql':
-      return (await import('./postgres-store.js')).openPostgresAccountStore(source, opts, option);
+      // Through loadWithPackage, as every store option: without the package, one line naming it and `npm install`.
+      return (
+        await loadWithPackage('pg', `${option} postgres://`, () => import('./postgres-store.js'))
+      ).openPostgresAccountStore(source, opts, option);
     case 'mongodb':
     case 'mongodb+srv':
-      return (await import('./mongodb-store.js')).openMongoAccountStore(source);
+      return (
+        await loadWithPackage('mongodb', `${option} mongodb://`, () => import('./mongodb-store.js'))
+      ).openMongoAccountStore(source);
     default:
       throw new TypeError(
         `${option}: unknown scheme (use lmdb://<path>, postgres://, mongodb://, memory:// or an AccountStore object)`,

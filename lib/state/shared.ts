@@ -113,7 +113,7 @@ export function sharedState(source: StateTarget | StateStore, opts: SharedStateO
     async start() {
       if (!target) return;
       // Loading the backend's code (a missing package rejects here) is not the store answering: outside the bound.
-      await stateSchemes.load(target.kind);
+      await stateSchemes.loadFor(target, option);
       const where = { option, uri: target.uri, code: 'state_store_unavailable', local: target.path !== undefined };
       const fatal = (err: unknown) => err instanceof TypeError || err instanceof MissingPackageError;
       await checkStoreOpens(opened.get(), where, opts.policy ?? STRICT_STORES, fatal);

@@ -1,3 +1,4 @@
+import { MissingPackageError } from './optional.js';
 import { NameTable, type Loader } from './table.js';
 
 /**
@@ -84,11 +85,23 @@ export class SchemeTable<O, S> extends NameTable<O> {
   }
 
   /**
-   * Loads the target's opener (its backend module, on first use), lets `open` call it, and checks that
-   * what came back is a store: a registered opener is third-party code.
+   * Loads the target's opener (its backend module, on first use). A backend whose package is not installed
+   * is said naming `option`, the one the user set (`accounts.links`, `--store`), not the row's own wording.
+   */
+  loadFor(target: BackendTarget, option: string): Promise<O> {
+    return this.load(target.kind).catch((err: unknown) => {
+      if (err instanceof MissingPackageError)
+        throw new MissingPackageError(err.packageName, `${option} ${target.kind}://`);
+      throw err;
+    });
+  }
+
+  /**
+   * Loads the target's opener (loadFor), lets `open` call it, and checks that what came back is a store:
+   * a registered opener is third-party code.
    */
   async open(target: BackendTarget, option: string, open: (opener: O) => unknown): Promise<S> {
-    const store = await open(await this.load(target.kind));
+    const store = await open(await this.loadFor(target, option));
     if (!this.#rules.isStore(store))
       throw new TypeError(
         `authKoa: ${option}: the "${target.kind}://" opener did not return ${this.#rules.openerReturns}`,

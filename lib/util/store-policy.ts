@@ -31,7 +31,7 @@ export const STRICT_STORES: StorePolicy = {
   report() {},
 };
 
-/** Why a store could not be opened within the bound: its option, its URI (password redacted) and the cause. */
+/** Why a store could not be opened: its option, its URI (password redacted) and the cause, or the bound run out. */
 export class StoreUnreachableError extends Error {
   constructor(message: string, options: { cause: unknown }) {
     super(message, options);
@@ -60,10 +60,9 @@ export async function checkStoreOpens(
   const bound = new Promise<typeof TIMED_OUT>((resolve) => {
     timer = setTimeout(resolve, policy.checkTimeoutMs, TIMED_OUT);
   });
-  let cause: unknown;
+  let cause: unknown = TIMED_OUT;
   try {
     if ((await Promise.race([opening, bound])) !== TIMED_OUT) return;
-    cause = 'no answer';
   } catch (err) {
     if (isFatal(err)) throw err;
     cause = err;
@@ -73,24 +72,39 @@ export async function checkStoreOpens(
   // A late open that settles after the bound is still the store's: on failure it is tried again on first use.
   opening.catch(() => undefined);
   const store = `${policy.place ?? ''}${where.option} ${redactUri(where.uri)}`;
-  const within = `within ${policy.checkTimeoutMs} ms`;
-  // A path is opened, a server connected to.
-  const message = `authKoa: ${store}: cannot ${where.local ? 'open' : 'connect'} (${reason(cause)}) ${within}`;
-  const failure = new StoreUnreachableError(message, { cause });
+  // A path is opened, a server connected to. "within" only for the bound running out: a refusal met after
+  // 150 ms is said as what it was.
+  const what = cause === TIMED_OUT ? `no answer within ${policy.checkTimeoutMs} ms` : reason(cause);
+  const message = `authKoa: ${store}: cannot ${where.local ? 'open' : 'connect'}: ${what}`;
+  const failure = new StoreUnreachableError(message, { cause: cause === TIMED_OUT ? 'no answer' : cause });
   if (!policy.startWithStoresDown) throw failure;
   policy.report(failure, where.code);
 }
 
+/** System error codes a store open meets, in words; the code follows them, for a search. */
+const IN_WORDS: Readonly<Record<string, string>> = {
+  ECONNREFUSED: 'connection refused',
+  ECONNRESET: 'connection reset',
+  ENOTFOUND: 'host not found',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'network unreachable',
+  ETIMEDOUT: 'timed out',
+  EACCES: 'permission denied',
+  ENOENT: 'no such file or folder',
+  ENOTDIR: 'not a directory',
+};
+
 /**
- * The shortest true account of a failure: a system error's code (`ECONNREFUSED`) from its cause chain,
- * else its innermost message.
+ * The shortest true account of a failure: a system error's code from its cause chain, in words
+ * (`connection refused (ECONNREFUSED)`), else its innermost message.
  */
 function reason(cause: unknown): string {
   let cur = cause;
   let message = typeof cause === 'string' ? cause : String((cause as Error)?.message ?? cause);
   for (let depth = 0; depth < 8 && cur && typeof cur === 'object'; depth++) {
     const code = (cur as { code?: unknown }).code;
-    if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) return code;
+    if (typeof code === 'string' && /^E[A-Z]+$/.test(code))
+      return Object.hasOwn(IN_WORDS, code) ? `${IN_WORDS[code]} (${code})` : code;
     if (typeof (cur as Error).message === 'string' && (cur as Error).message) message = (cur as Error).message;
     cur = (cur as Error).cause;
   }

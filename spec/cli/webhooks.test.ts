@@ -21,7 +21,9 @@ test('list shows a dead letter without its body; replay puts it back in the outb
   const [leased] = await outbox.lease(1, 10_000);
   await outbox.bury(leased!, 'endpoint answered 410 Gone');
 
-  const none = await runCli(['webhooks', 'list', '--store', `lmdb://${join(tempDir(t), 'empty')}`]);
+  const empty = join(tempDir(t), 'empty');
+  await new LmdbStateStore(empty).close();
+  const none = await runCli(['webhooks', 'list', '--store', `lmdb://${empty}`]);
   t.regex(none.stdout, /no dead letters/);
   const listed = await runCli(['webhooks', 'list', '--store', `lmdb://${path}`]);
   t.is(listed.code, 0, listed.stderr);

@@ -77,7 +77,7 @@ test('PostgreSQL down at start-up, started anyway (startWithStoresDown): ready r
   const e = await emailApp(t, server.uri, { startWithStoresDown: true });
   t.true(
     e.logs.some((l) =>
-      /^error authKoa: stateStore postgres:\/\/\S+: cannot connect \(ECONNREFUSED\) within \d+ ms; started anyway/.test(
+      /^error authKoa: stateStore postgres:\/\/\S+: cannot connect: connection refused \(ECONNREFUSED\); started anyway/.test(
         l,
       ),
     ),

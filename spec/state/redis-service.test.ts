@@ -58,7 +58,7 @@ test('Redis down at start-up, started anyway (startWithStoresDown): ready resolv
   const e = await emailApp(t, `${redis.uri}/0`, { startWithStoresDown: true });
   t.true(
     e.logs.some((l) =>
-      /^error authKoa: stateStore redis:\/\/127\.0\.0\.1:\d+\/0: cannot connect \(ECONNREFUSED\) within \d+ ms; started anyway/.test(
+      /^error authKoa: stateStore redis:\/\/127\.0\.0\.1:\d+\/0: cannot connect: connection refused \(ECONNREFUSED\); started anyway/.test(
         l,
       ),
     ),

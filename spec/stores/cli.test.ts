@@ -113,10 +113,13 @@ test('migrate file → lmdb → GridFS (CongoDB stand-in for mongod) keeps ids a
 
 test('a bad URI, a missing store and an unreachable server are one-line errors with exit 1', async (t) => {
   for (const [args, message] of [
-    [['list', 'redis://user:hunter2@host/0'], /^authctl: store has unsupported scheme "redis:\/\/"/],
-    [['list', '/nonexistent/authkoa/avatars'], /^authctl: no store at \/nonexistent\/authkoa\/avatars\n$/],
+    [['list', 'redis://user:hunter2@host/0'], /^authctl: <store> has unsupported scheme "redis:\/\/"/],
+    [
+      ['list', '/nonexistent/authkoa/avatars'],
+      /^authctl: <store> \/nonexistent\/authkoa\/avatars: no store there \(read-only commands never create one\)\n$/,
+    ],
     [['list', 'mongodb://127.0.0.1:1/?serverSelectionTimeoutMS=300'], /^authctl: cannot open mongodb store: /],
-    [['migrate', 'bolt://', '/tmp/x'], /^authctl: store with scheme "bolt:\/\/" needs a path/],
+    [['migrate', 'bolt://', '/tmp/x'], /^authctl: <from> with scheme "bolt:\/\/" needs a path/],
   ] as const) {
     const r = await authctl(...args);
     t.is(r.code, 1, args.join(' '));

@@ -30,7 +30,7 @@ function checkLayout(target: StoreTarget, option: string): void {
  */
 export async function loadStoreBackend(target: StoreTarget, option = 'avatarStore'): Promise<void> {
   checkLayout(target, option);
-  await storeSchemes.load(target.kind);
+  await storeSchemes.loadFor(target, option);
 }
 
 /** Opens the store a parsed URI names, loading its backend on first use. */
