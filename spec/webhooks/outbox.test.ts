@@ -1,0 +1,58 @@
+/**
+ * The outbox's counters and due bound on a real LMDB state store and a clock moved by hand (issue #60): counters an
+ * earlier version kept for 4 days still take new messages once expired; a head counter lost while the tail lives on
+ * does not put new messages behind the tail; a message whose process died holding its lease is leased again by a
+ * process that had already read it, once the lease runs out.
+ */
+import test, { type ExecutionContext } from 'ava';
+import { LmdbStateStore } from '../../lib/state/lmdb.js';
+import { stateOutbox } from '../../lib/webhooks/outbox.js';
+import { FOREVER } from '../../lib/webhooks/sequence.js';
+import { manualClock } from '../helpers/http.js';
+import { tempDir } from '../helpers/temp.js';
+
+const DAY = 86_400_000;
+const LEASE_MS = 10_000;
+const message = (id: string) => ({ id, endpoint: 'ep1', type: 'login', body: '{}' });
+
+function rig(t: ExecutionContext) {
+  const clock = manualClock();
+  const store = new LmdbStateStore(tempDir(t, 'authkoa-wh-outbox-'), { clock });
+  t.teardown(() => store.close());
+  return { clock, store };
+}
+
+test('counters an earlier version kept for 4 days, expired 8 days on: a new message is still added, after them, and leased', async (t) => {
+  const { clock, store } = rig(t);
+  await store.create('wh', 'head', { n: 3 }, clock() + 4 * DAY);
+  await store.create('wh', 'tail', { n: 3 }, clock() + 4 * DAY);
+  clock.advance(8 * DAY);
+  const outbox = stateOutbox(store, clock);
+  await outbox.add([message('msg_after')]);
+  t.like(await outbox.lease(16, LEASE_MS), [{ seq: 4, message: { id: 'msg_after' } }]);
+  t.is((await store.get('wh', 'head'))?.expiresAt, FOREVER, 'kept for good from now on');
+});
+
+test('a head counter lost while the tail lives on: new messages are numbered after the tail, where a look finds them', async (t) => {
+  const { store, clock } = rig(t);
+  await store.create('wh', 'tail', { n: 5 }, FOREVER);
+  const outbox = stateOutbox(store, clock);
+  await outbox.add([message('msg_new')]);
+  t.like(await outbox.lease(16, LEASE_MS), [{ seq: 6, message: { id: 'msg_new' } }]);
+});
+
+test('a process dies holding a retry’s lease: another process, which had read the message already, leases it once the lease runs out', async (t) => {
+  const { store, clock } = rig(t);
+  const a = stateOutbox(store, clock, () => 0.5);
+  const b = stateOutbox(store, clock, () => 0.5);
+  await a.add([message('msg_retry')]);
+  const [first] = await a.lease(16, LEASE_MS);
+  t.false(await a.failed(first!, 'status 500'), 'tried again in 5 s');
+  t.deepEqual(await b.lease(16, LEASE_MS), [], 'b reads it: not due');
+  clock.advance(5_001);
+  const [again] = await a.lease(16, LEASE_MS);
+  t.like(again, { message: { id: 'msg_retry', attempts: 1 } }, 'a leases the retry, and dies');
+  t.deepEqual(await b.lease(16, LEASE_MS), [], 'a holds it');
+  clock.advance(LEASE_MS + 1);
+  t.like(await b.lease(16, LEASE_MS), [{ message: { id: 'msg_retry', attempts: 1 } }], 'b, once the lease ran out');
+});
