@@ -43,16 +43,22 @@ test('a head counter lost while the tail lives on: new messages are numbered aft
 
 test('a process dies holding a retry’s lease: another process, which had read the message already, leases it once the lease runs out', async (t) => {
   const { store, clock } = rig(t);
-  const a = stateOutbox(store, clock, () => 0.5);
-  const b = stateOutbox(store, clock, () => 0.5);
-  await a.add([message('msg_retry')]);
-  const [first] = await a.lease(16, LEASE_MS);
-  t.false(await a.failed(first!, 'status 500'), 'tried again in 5 s');
-  t.deepEqual(await b.lease(16, LEASE_MS), [], 'b reads it: not due');
-  clock.advance(5_001);
-  const [again] = await a.lease(16, LEASE_MS);
-  t.like(again, { message: { id: 'msg_retry', attempts: 1 } }, 'a leases the retry, and dies');
+  // The jitter: m1's first retry 4 s on, m2's 6 s.
+  const jitter = [0, 0.999];
+  const a = stateOutbox(store, clock, () => jitter.shift() ?? 0.5);
+  const b = stateOutbox(store, clock);
+  await a.add([message('msg_m1'), message('msg_m2')]);
+  const [m1, m2] = await a.lease(16, LEASE_MS);
+  await a.failed(m1!, 'status 500');
+  await a.failed(m2!, 'status 500');
+  t.deepEqual(await b.lease(16, LEASE_MS), [], 'b reads both: not due');
+  clock.advance(4_001);
+  const [retry1] = await b.lease(16, LEASE_MS);
+  t.like(retry1, { message: { id: 'msg_m1', attempts: 1 } });
+  await b.delivered(retry1!);
+  clock.advance(2_000);
+  t.like(await a.lease(16, LEASE_MS), [{ message: { id: 'msg_m2', attempts: 1 } }], 'a leases m2’s retry, and dies');
   t.deepEqual(await b.lease(16, LEASE_MS), [], 'a holds it');
   clock.advance(LEASE_MS + 1);
-  t.like(await b.lease(16, LEASE_MS), [{ message: { id: 'msg_retry', attempts: 1 } }], 'b, once the lease ran out');
+  t.like(await b.lease(16, LEASE_MS), [{ message: { id: 'msg_m2', attempts: 1 } }], 'b, once the lease ran out');
 });
