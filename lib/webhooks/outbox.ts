@@ -123,7 +123,10 @@ class StateOutbox implements Outbox {
     // New messages first: every process reads each once, as it comes (the outbox started afresh: from the tail).
     if (this.#seen < tail || this.#seen > head) this.#seen = tail;
     while (look.got.length < limit && this.#seen < head) {
-      const found = await this.#take(++this.#seen, look);
+      const found = await this.#take(this.#seen + 1, look);
+      // Not written yet (its batch is being written): read again at the next look.
+      if (found === null && this.#seq.beingWritten(counter, this.#seen + 1)) break;
+      this.#seen++;
       if (typeof found === 'number') look.later = Math.min(look.later, found);
     }
     // One not due yet (leased by another process, or stamped by a clock ahead of this one's) is the bound's to recall.
@@ -204,12 +207,14 @@ class StateOutbox implements Outbox {
 
   /**
    * The message `seq`, leased by compare-and-set when it is due and nobody holds it; else when it may be due next
-   * (its next try, or its lease running out), or undefined when it is done with.
+   * (its next try, or its lease running out); undefined when it is done with or leased here, null when it has no
+   * entry (taken out, or not written yet).
    */
-  async #take(seq: number, look: Look): Promise<Leased | number | undefined> {
+  async #take(seq: number, look: Look): Promise<Leased | number | null | undefined> {
     const now = this.#clock();
     const cur = await this.#seq.entry(seq);
-    if (!cur || cur.expiresAt <= now) return undefined;
+    if (!cur) return null;
+    if (cur.expiresAt <= now) return undefined;
     const { nextAt, leaseUntil } = cur.value;
     if (nextAt > now || leaseUntil > now) return Math.max(nextAt, leaseUntil);
     // Before the first lease of a look: should this process die holding it, the bound brings another one here.

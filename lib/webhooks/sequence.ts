@@ -12,7 +12,7 @@ import type { StateEntry, StateStore } from '../state/types.js';
  */
 
 /** The head counter's entry: the last number reserved, and the batches being written. */
-interface Head {
+export interface Head {
   n: number;
   writing?: Array<[from: number, to: number, since: number]>;
 }
@@ -105,7 +105,7 @@ export class StateSequence<V> {
       const seq = tail + 1;
       if (seq > floor) {
         const first = await this.entry(seq);
-        if (first ? first.expiresAt > this.#clock() && !done(first.value) : this.#beingWritten(head, seq)) break;
+        if (first ? first.expiresAt > this.#clock() && !done(first.value) : this.beingWritten(head, seq)) break;
       }
       const from = tail;
       const moved = (cur: { n: number } | undefined) => ((cur?.n ?? 0) === from ? { n: from + 1 } : undefined);
@@ -116,7 +116,8 @@ export class StateSequence<V> {
 
   #keep = () => this.#clock() + this.#keepMs;
 
-  #beingWritten(head: Head, seq: number): boolean {
+  /** Whether the number `seq`, without an entry, is still to be written (its writer is at it). */
+  beingWritten(head: Head, seq: number): boolean {
     const stale = this.#clock() - WRITING_MS;
     return (head.writing ?? []).some(([from, to, since]) => from <= seq && seq <= to && since > stale);
   }

@@ -62,3 +62,30 @@ test('a process dies holding a retry’s lease: another process, which had read 
   clock.advance(LEASE_MS + 1);
   t.like(await b.lease(16, LEASE_MS), [{ message: { id: 'msg_m2', attempts: 1 } }], 'b, once the lease ran out');
 });
+
+test('a look that comes while a message is being written (its number taken, its entry not yet there) reads it at a later look', async (t) => {
+  const { store, clock } = rig(t);
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  // The writer's store: its message entries wait for the test (the head counter is moved at once).
+  const slow = new Proxy(store, {
+    get(target, prop) {
+      if (prop === 'create')
+        return async (ns: string, key: string, value: unknown, exp: number) => {
+          if (ns === 'wh-msg') await held;
+          return target.create(ns, key, value, exp);
+        };
+      const v: unknown = Reflect.get(target, prop, target);
+      return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+    },
+  });
+  const writer = stateOutbox(slow, clock);
+  const reader = stateOutbox(store, clock);
+  const adding = writer.add([message('msg_slow')]);
+  while ((await store.get<{ n: number }>('wh', 'head'))?.value.n !== 1)
+    await new Promise((resolve) => setImmediate(resolve));
+  t.deepEqual(await reader.lease(16, LEASE_MS), [], 'its number is taken, its entry not written');
+  release();
+  await adding;
+  t.like(await reader.lease(16, LEASE_MS), [{ message: { id: 'msg_slow' } }], 'read at the next look');
+});
