@@ -2,7 +2,7 @@ import type { StateStore } from '../state/types.js';
 import { updateEntry } from '../state/update.js';
 import { retryDelay } from './schedule.js';
 import { DueSchedule } from './due.js';
-import { FOREVER, StateSequence } from './sequence.js';
+import { FOREVER, StateSequence, type Head } from './sequence.js';
 
 /**
  * The webhooks' outbox over the service-wide state store, shared by every process on it. Each message has a
@@ -98,6 +98,8 @@ class StateOutbox implements Outbox {
   readonly #due: DueSchedule;
   /** The last number this process looked at as new: what comes after it, it has not read yet. */
   #seen = 0;
+  /** Numbers read while their entries were still being written (another process's batch). */
+  readonly #unwritten = new Set<number>();
   /** The pass over the waiting messages under way here (it goes on at the next look when a look fills up). */
   #pass: { epoch: number; at: number; soonest: number } | undefined;
 
@@ -122,13 +124,10 @@ class StateOutbox implements Outbox {
     const look: Look = { got: [], limit, leaseMs, lowered: false, later: FOREVER };
     // New messages first: every process reads each once, as it comes (the outbox started afresh: from the tail).
     if (this.#seen < tail || this.#seen > head) this.#seen = tail;
-    while (look.got.length < limit && this.#seen < head) {
-      const found = await this.#take(this.#seen + 1, look);
-      // Not written yet (its batch is being written): read again at the next look.
-      if (found === null && this.#seq.beingWritten(counter, this.#seen + 1)) break;
-      this.#seen++;
-      if (typeof found === 'number') look.later = Math.min(look.later, found);
-    }
+    for (const seq of [...this.#unwritten])
+      if (seq <= tail) this.#unwritten.delete(seq);
+      else if (look.got.length < limit) await this.#readNew(seq, counter, look);
+    while (look.got.length < limit && this.#seen < head) await this.#readNew(++this.#seen, counter, look);
     // One not due yet (leased by another process, or stamped by a clock ahead of this one's) is the bound's to recall.
     if (look.later < FOREVER) await this.#due.lower(look.later);
     if (look.got.length < limit) await this.#passWaiting(tail, look);
@@ -181,6 +180,14 @@ class StateOutbox implements Outbox {
       throw err;
     }
     return true;
+  }
+
+  /** A new message read: leased when due; one whose entry is still being written is read again at each look. */
+  async #readNew(seq: number, counter: Head, look: Look): Promise<void> {
+    const found = await this.#take(seq, look);
+    if (found === null && this.#seq.beingWritten(counter, seq)) this.#unwritten.add(seq);
+    else this.#unwritten.delete(seq);
+    if (typeof found === 'number') look.later = Math.min(look.later, found);
   }
 
   /**

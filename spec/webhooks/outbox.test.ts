@@ -63,7 +63,7 @@ test('a process dies holding a retry’s lease: another process, which had read 
   t.like(await b.lease(16, LEASE_MS), [{ message: { id: 'msg_m2', attempts: 1 } }], 'b, once the lease ran out');
 });
 
-test('a look that comes while a message is being written (its number taken, its entry not yet there) reads it at a later look', async (t) => {
+test('a look that comes while a message is being written (its number taken, its entry not yet there) sends the ones after it, and it at a later look', async (t) => {
   const { store, clock } = rig(t);
   let release!: () => void;
   const held = new Promise<void>((resolve) => (release = resolve));
@@ -84,7 +84,12 @@ test('a look that comes while a message is being written (its number taken, its 
   const adding = writer.add([message('msg_slow')]);
   while ((await store.get<{ n: number }>('wh', 'head'))?.value.n !== 1)
     await new Promise((resolve) => setImmediate(resolve));
-  t.deepEqual(await reader.lease(16, LEASE_MS), [], 'its number is taken, its entry not written');
+  await stateOutbox(store, clock).add([message('msg_fast')]);
+  t.like(
+    await reader.lease(16, LEASE_MS),
+    [{ seq: 2, message: { id: 'msg_fast' } }],
+    'the one after it is sent; its own number is taken, its entry not written',
+  );
   release();
   await adding;
   t.like(await reader.lease(16, LEASE_MS), [{ message: { id: 'msg_slow' } }], 'read at the next look');
