@@ -10,7 +10,9 @@ import { FOREVER, StateSequence, type Head } from './sequence.js';
  * the `tail` moved past what is done with, never past a number still being written). A process leases a due message
  * by compare-and-set before it sends it, so two processes never send one message at once, and a lease a killed
  * process held runs out so another sends it. Delivered messages are taken out. A message out of tries becomes a dead
- * letter, listed and replayed by `authctl webhooks`.
+ * letter, listed and replayed by `authctl webhooks`. A look reads the messages added since this process's last one,
+ * and the waiting ones (retries, leases) only once the due bound says one may be due (due.ts), so a look with many
+ * messages waiting for a receiver that is down reads a few entries, not the outbox.
  */
 
 /** One message to one endpoint, as kept until it is delivered. Times are ms since the epoch. */
