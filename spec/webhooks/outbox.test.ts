@@ -94,3 +94,27 @@ test('a look that comes while a message is being written (its number taken, its 
   await adding;
   t.like(await reader.lease(16, LEASE_MS), [{ message: { id: 'msg_slow' } }], 'read at the next look');
 });
+
+test('a replay whose message cannot be put back in the outbox leaves the dead letter where it was', async (t) => {
+  const { store, clock } = rig(t);
+  const outbox = stateOutbox(store, clock);
+  await outbox.add([message('msg_dead')]);
+  const [leased] = await outbox.lease(16, LEASE_MS);
+  await outbox.bury(leased!, 'endpoint answered 410 Gone');
+  let refuse = true;
+  // A store whose message writes fail (the backend away) while refuse holds.
+  const failing = new Proxy(store, {
+    get(target, prop) {
+      if (prop === 'create')
+        return (ns: string, key: string, value: unknown, exp: number) =>
+          refuse && ns === 'wh-msg' ? Promise.reject(new Error('backend away')) : target.create(ns, key, value, exp);
+      const v: unknown = Reflect.get(target, prop, target);
+      return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+    },
+  });
+  await t.throwsAsync(stateOutbox(failing, clock).replay('msg_dead'), { message: 'backend away' });
+  t.like(await outbox.dead(), [{ id: 'msg_dead' }], 'still a dead letter');
+  refuse = false;
+  t.true(await stateOutbox(failing, clock).replay('msg_dead'));
+  t.deepEqual(await outbox.dead(), []);
+});
