@@ -1,5 +1,4 @@
 import type { StateEntry, StateStore } from '../state/types.js';
-import { updateEntry } from '../state/update.js';
 
 /**
  * A numbered log in a state store, shared by every process on it: what the webhooks' outbox and the Shared Signals
@@ -7,17 +6,21 @@ import { updateEntry } from '../state/update.js';
  * by moving it, writes one entry per number, then says it is done. The `tail` moves past the numbers at the front
  * that are done with: an entry taken out or expired. A number whose writer has not written it yet is told from one
  * taken out by the head's list of batches being written: the tail waits there, for WRITING_MS at most (a writer
- * killed mid-batch leaves its numbers empty; they are passed after that).
+ * killed mid-batch leaves its numbers empty; they are passed after that). The counters are kept for good: one that
+ * expired would read as its last number but refuse every write (replace() takes only a live entry), and one swept
+ * away would start the numbers again behind the tail, where no look finds them.
  */
 
 /** The head counter's entry: the last number reserved, and the batches being written. */
-interface Head {
+export interface Head {
   n: number;
   writing?: Array<[from: number, to: number, since: number]>;
 }
 
-/** Counters outlive what they count. */
+/** Lost compare-and-set races before a counter's change gives up. */
 const TRIES = 200;
+/** The counters' expiry: never (the latest time a Date holds). */
+export const FOREVER = 8_640_000_000_000_000;
 /** A batch being written longer than this was left by a killed writer. */
 const WRITING_MS = 60_000;
 
@@ -82,6 +85,16 @@ export class StateSequence<V> {
     return (await this.#store.get<{ n: number }>(this.#ns.counters, 'tail'))?.value.n ?? 0;
   }
 
+  /** The counter `key` of this sequence's namespace (one of the owner's own, beside `head` and `tail`). */
+  async counter<T>(key: string): Promise<T | undefined> {
+    return (await this.#store.get<T>(this.#ns.counters, key))?.value;
+  }
+
+  /** Changes the counter `key` of this sequence's namespace by compare-and-set (updateCounter). */
+  update<T>(key: string, change: (current: T | undefined) => T | undefined): Promise<T | undefined> {
+    return updateCounter(this.#store, this.#ns.counters, key, change, this.#clock);
+  }
+
   /**
    * Moves `tail` past the numbers at its front that are done with (taken out, expired, or `done(value)`), never past
    * one still being written; resolves to the tail. `floor`: numbers up to it are passed whatever they hold.
@@ -92,19 +105,19 @@ export class StateSequence<V> {
       const seq = tail + 1;
       if (seq > floor) {
         const first = await this.entry(seq);
-        if (first ? first.expiresAt > this.#clock() && !done(first.value) : this.#beingWritten(head, seq)) break;
+        if (first ? first.expiresAt > this.#clock() && !done(first.value) : this.beingWritten(head, seq)) break;
       }
       const from = tail;
       const moved = (cur: { n: number } | undefined) => ((cur?.n ?? 0) === from ? { n: from + 1 } : undefined);
-      tail =
-        (await updateEntry(this.#store, this.#ns.counters, 'tail', moved, this.#keep, TRIES))?.n ?? (await this.tail());
+      tail = (await this.update('tail', moved))?.n ?? (await this.tail());
     }
     return tail;
   }
 
   #keep = () => this.#clock() + this.#keepMs;
 
-  #beingWritten(head: Head, seq: number): boolean {
+  /** Whether the number `seq`, without an entry, is still to be written (its writer is at it). */
+  beingWritten(head: Head, seq: number): boolean {
     const stale = this.#clock() - WRITING_MS;
     return (head.writing ?? []).some(([from, to, since]) => from <= seq && seq <= to && since > stale);
   }
@@ -114,11 +127,13 @@ export class StateSequence<V> {
     if (values.length === 0) return 0;
     const now = this.#clock();
     const live = (h: Head | undefined) => (h?.writing ?? []).filter(([, , since]) => since > now - WRITING_MS);
+    // Never behind the tail: numbers there count as done with, whatever is written under them.
+    const tail = await this.tail();
     const reserve = (h: Head | undefined): Head => {
-      const n = h?.n ?? 0;
+      const n = Math.max(h?.n ?? 0, tail);
       return { n: n + values.length, writing: [...live(h), [n + 1, n + values.length, now]] };
     };
-    const last = (await updateEntry(this.#store, this.#ns.counters, 'head', reserve, this.#keep, TRIES))!.n;
+    const last = (await this.update('head', reserve))!.n;
     const first = last - values.length + 1;
     let seq = first;
     for (const v of values)
@@ -128,7 +143,32 @@ export class StateSequence<V> {
       n: h?.n ?? last,
       writing: live(h).filter(([from]) => from !== first),
     });
-    await updateEntry(this.#store, this.#ns.counters, 'head', written, this.#keep, TRIES);
+    await this.update('head', written);
     return first;
   }
+}
+
+/**
+ * A counter changed by compare-and-set, kept for good. A counter never goes back, so one found expired (kept for a
+ * while only, by an earlier version) is carried on from its value: written over by create(), which takes an expired
+ * entry's place as atomically as replace() takes a live one's, so of two racing writers one wins either way.
+ */
+export async function updateCounter<T>(
+  store: StateStore,
+  ns: string,
+  key: string,
+  change: (current: T | undefined) => T | undefined,
+  clock: () => number,
+): Promise<T | undefined> {
+  for (let i = 0; i < TRIES; i++) {
+    const cur = await store.get<T>(ns, key);
+    const next = change(cur?.value);
+    if (next === undefined) return undefined;
+    const written =
+      cur && cur.expiresAt > clock()
+        ? await store.replace(ns, key, cur.rev, next, FOREVER)
+        : await store.create(ns, key, next, FOREVER);
+    if (written) return next;
+  }
+  throw new Error(`${ns} ${key}: the counter kept changing`);
 }

@@ -12,6 +12,8 @@ export interface Delivery {
   /** What `standardwebhooks` verified, or undefined when it refused the signature. */
   verified?: { type: string; timestamp: string; data: Record<string, unknown> };
   refusal?: string;
+  /** The body as it came (an app on a clock far from the real one is refused by the timestamp check). */
+  body: string;
   headers: Record<string, string>;
 }
 
@@ -40,7 +42,7 @@ export async function startReceiver(secret = newSecret()): Promise<Receiver> {
     req.on('end', () => {
       const body = Buffer.concat(chunks).toString('utf8');
       const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, String(v)]));
-      const delivery: Delivery = { id: headers['webhook-id'] ?? '', headers };
+      const delivery: Delivery = { id: headers['webhook-id'] ?? '', body, headers };
       try {
         delivery.verified = hook.verify(body, headers) as Delivery['verified'];
       } catch (err) {
