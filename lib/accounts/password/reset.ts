@@ -28,7 +28,7 @@ export function resetRoute(p: PasswordParts): (ctx: Context) => Promise<void> {
     await withinLimits(p, ctx, 'reset', email);
     const account = await p.accounts.store.findByEmail(email);
     writeJSON(ctx, 202, { status: 'check_email' });
-    if (account) void sendResetLink(p, account).catch(() => undefined); // sendMessage logged it
+    if (account) p.later.run('sending a reset link', () => sendResetLink(p, account));
   };
 }
 
