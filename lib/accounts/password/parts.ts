@@ -68,12 +68,19 @@ export async function sendMessage(
   p: PasswordParts,
   kind: MessageKind,
   to: string,
-  fields: { url: string; name?: string },
+  fields: { url: string; name?: string; identities?: string },
 ): Promise<void> {
   const { config, deps } = p;
   const message = config.messages[kind];
   const site = new URL(deps.url).host;
-  const text = message.text.render({ URL: fields.url, Address: to, Name: fields.name ?? '', Site: site }, config.html);
+  const data = {
+    URL: fields.url,
+    Address: to,
+    Name: fields.name ?? '',
+    Site: site,
+    Identities: fields.identities ?? '',
+  };
+  const text = message.text.render(data, config.html);
   try {
     await config.sender.send(to, text, { subject: message.subject, kind });
   } catch (err) {
