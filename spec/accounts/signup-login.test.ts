@@ -69,30 +69,33 @@ test('the new link a login mailed confirms the address and logs in', async (t) =
 });
 
 // Serial: the hook counts every derivation in the process, and the other tests of this file hash too.
-test.serial('sign-up costs one scrypt derivation whether the address is free, confirmed-taken or unconfirmed', async (t) => {
-  const r = await accountsRig(t);
-  await signUpAndConfirm(r, 'taken@example.com', PASSWORD, new Client(r.app.url));
-  await post(new Client(r.app.url), '/auth/local/signup', { email: 'pending@example.com', password: PASSWORD });
-  await r.smtp.next();
-  let derivations = 0;
-  const hook = createHook({
-    init(_id, type) {
-      if (type === 'SCRYPTREQUEST') derivations++;
-    },
-  });
-  const cost = async (email: string) => {
-    derivations = 0;
-    hook.enable();
-    try {
-      const res = await post(new Client(r.app.url), '/auth/local/signup', { email, password: 'a new passphrase' });
-      t.is(res.status, 202, email);
-    } finally {
-      hook.disable();
-    }
-    await r.smtp.next(); // each gets a mail: a notice or a link
-    return derivations;
-  };
-  t.is(await cost('free@example.com'), 1, 'a free address');
-  t.is(await cost('taken@example.com'), 1, 'a confirmed account');
-  t.is(await cost('pending@example.com'), 1, 'an unconfirmed account');
-});
+test.serial(
+  'sign-up costs one scrypt derivation whether the address is free, confirmed-taken or unconfirmed',
+  async (t) => {
+    const r = await accountsRig(t);
+    await signUpAndConfirm(r, 'taken@example.com', PASSWORD, new Client(r.app.url));
+    await post(new Client(r.app.url), '/auth/local/signup', { email: 'pending@example.com', password: PASSWORD });
+    await r.smtp.next();
+    let derivations = 0;
+    const hook = createHook({
+      init(_id, type) {
+        if (type === 'SCRYPTREQUEST') derivations++;
+      },
+    });
+    const cost = async (email: string) => {
+      derivations = 0;
+      hook.enable();
+      try {
+        const res = await post(new Client(r.app.url), '/auth/local/signup', { email, password: 'a new passphrase' });
+        t.is(res.status, 202, email);
+      } finally {
+        hook.disable();
+      }
+      await r.smtp.next(); // each gets a mail: a notice or a link
+      return derivations;
+    };
+    t.is(await cost('free@example.com'), 1, 'a free address');
+    t.is(await cost('taken@example.com'), 1, 'a confirmed account');
+    t.is(await cost('pending@example.com'), 1, 'an unconfirmed account');
+  },
+);
