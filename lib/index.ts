@@ -59,6 +59,7 @@ export type {
   Feature,
   FeatureContext,
   CredentialUser,
+  CredentialsRevokedReason,
   FeatureCredential,
   FeatureModule,
   FeatureOpenAPI,

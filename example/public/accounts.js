@@ -29,8 +29,13 @@ window.demoAccounts = function ($, auth, hooks) {
       form.reset();
       hooks.loggedIn(result, provider);
     }, function (err) {
-      // The right password for an address never confirmed: the server sent a new link.
-      if (err.code === 'email_not_confirmed') return toOutbox('Confirm your address first: a new link is on its way.');
+      // A wrong password and an address never confirmed answer alike (bad_credentials): the server tells nobody
+      // which, and mails a new link to the owner when the password was right.
+      if (err.code === 'bad_credentials') {
+        hooks.failed('#accounts-message')(err); // the events panel shows the login_failed
+        toOutbox('Wrong address or password. If you just signed up, confirm your address first: the link is in the outbox.');
+        return $('#accounts-message').addClass('error');
+      }
       hooks.failed('#accounts-message')(err);
     });
   });

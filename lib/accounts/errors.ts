@@ -11,8 +11,6 @@ export const ACCOUNT_ERRORS = {
   invalid_email: 400,
   /** The password breaks the policy: too short, too long, the address or name, or a breached one. */
   weak_password: 400,
-  /** The right password for an account whose address was never confirmed: a new link was sent. */
-  email_not_confirmed: 403,
   /** `signup: false`: accounts are made by an operator. */
   signup_disabled: 403,
   /** The new address belongs to another account (said only to the holder of a confirmation link). */
@@ -46,7 +44,6 @@ declare module '../errors.js' {
   interface FeatureErrorCodes {
     invalid_email: true;
     weak_password: true;
-    email_not_confirmed: true;
     signup_disabled: true;
     email_taken: true;
     account_changed: true;

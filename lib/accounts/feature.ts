@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import type { FeatureModule } from '../features/contract.js';
+import type { CredentialsRevokedReason, FeatureModule } from '../features/contract.js';
 import { safeRedirect } from '../http/redirect.js';
 import type { Claims } from '../session/claims.js';
 import type { SessionOf } from '../session/fresh.js';
@@ -26,7 +26,10 @@ export interface AccountsParts {
     connections: ConnectionShare;
     stores: StorePolicy;
     providers: { list(): Provider[]; get(name: string): Provider | undefined };
-    hooks: { userDeleted(userId: string): Promise<void> };
+    hooks: {
+      userDeleted(userId: string): Promise<void>;
+      credentialsRevoked(userId: string, reason: CredentialsRevokedReason): Promise<void>;
+    };
   };
   /** The token the request presents, checked by signature only (a link's callback: is it the same session?). */
   tokens: { presented(ctx: Context): Promise<Claims | undefined> };
@@ -72,6 +75,10 @@ export function accountsFeature(config: AccountsConfig, p: AccountsParts): Featu
         clock: p.clock,
         endSessions: (userId, keep) => p.login.endSessions(userId, keep),
         forgetUser: (userId) => forgetUser(p, userId),
+        resetRevokes: config.resetRevokes,
+        revokeCredentials: (userId) => p.core.hooks.credentialsRevoked(userId, 'password_reset'),
+        // The links are made below, with the service: asked only once a route runs.
+        linksOf: (userId) => links.admin.links(userId),
         emit: (type, fields, ctx) => context.emit(type, fields, ctx),
         // Asked at the first login or admin call, after start-up has made the links below.
         recordedPrefix: (first) => links.recordedPrefix(first),

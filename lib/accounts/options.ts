@@ -24,7 +24,17 @@ export interface AccountsOptions {
    * the account in the same browser within 15 minutes. Never a login by address alone. Default none.
    */
   trustEmail?: string[];
+  /**
+   * What a password reset (the mailed link redeemed) revokes besides the password: `'sessions'`, every session of
+   * the account; `'tokens'`, every personal access token of its user. Default both: whoever held the account
+   * before the reset keeps no way in through it. `[]` changes the password alone.
+   */
+  resetRevokes?: Array<ResetRevocable>;
 }
+
+/** What a reset can revoke (AccountsOptions.resetRevokes). */
+export type ResetRevocable = 'sessions' | 'tokens';
+const RESET_REVOCABLE: readonly ResetRevocable[] = ['sessions', 'tokens'];
 
 /** The `accounts` option, checked. */
 export interface AccountsConfig {
@@ -32,6 +42,7 @@ export interface AccountsConfig {
   /** The identity map's store: a URI or a StateStore; undefined for the service's own (accounts being an object). */
   readonly links: string | StateStore | undefined;
   readonly trustEmail: readonly string[];
+  readonly resetRevokes: readonly ResetRevocable[];
 }
 
 /** What the `accounts` reader needs from the options read before it. */
@@ -42,14 +53,19 @@ export interface AccountsOptionsContext {
   stateStore?: unknown;
 }
 
-const ACCOUNTS_OPTIONS = ['store', 'links', 'trustEmail'];
+const ACCOUNTS_OPTIONS = ['store', 'links', 'trustEmail', 'resetRevokes'];
 
 /** Checks the `accounts` option (a TypeError naming `accounts.<key>`); undefined when it is not set. */
 export function readAccountsOptions(input: unknown, ctx: AccountsOptionsContext): AccountsConfig | undefined {
   const store = readStore(input, ctx);
   if (store === undefined) return undefined;
-  const { links, trustEmail } = input as AccountsOptions;
-  return { store, links: readLinks(links, store, ctx), trustEmail: readTrustEmail(trustEmail) };
+  const { links, trustEmail, resetRevokes } = input as AccountsOptions;
+  return {
+    store,
+    links: readLinks(links, store, ctx),
+    trustEmail: readTrustEmail(trustEmail),
+    resetRevokes: readResetRevokes(resetRevokes),
+  };
 }
 
 function readStore(input: unknown, ctx: AccountsOptionsContext): string | AccountStore | undefined {
@@ -150,4 +166,14 @@ function readTrustEmail(trustEmail: unknown): readonly string[] {
   if (!Array.isArray(trustEmail) || !trustEmail.every((n) => typeof n === 'string' && n !== ''))
     throw new TypeError("authKoa: accounts.trustEmail must be a list of provider names: ['google']");
   return Object.freeze([...(trustEmail as string[])]);
+}
+
+function readResetRevokes(input: unknown): readonly ResetRevocable[] {
+  if (input === undefined) return RESET_REVOCABLE;
+  const known = RESET_REVOCABLE.map((k) => `'${k}'`).join(', ');
+  if (!Array.isArray(input)) throw new TypeError(`authKoa: accounts.resetRevokes must be a list of ${known}`);
+  for (const entry of input as unknown[])
+    if (!(RESET_REVOCABLE as readonly unknown[]).includes(entry))
+      throw new TypeError(`authKoa: accounts.resetRevokes: ${JSON.stringify(entry)} is not one of ${known}`);
+  return Object.freeze([...new Set(input as ResetRevocable[])]);
 }

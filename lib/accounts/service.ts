@@ -6,7 +6,8 @@ import type { AccountEventType } from './events.js';
 import type { ScryptParams } from './password-hash.js';
 import type { PasswordPolicy } from './password-policy.js';
 import type { AccountStore, StoredAccount } from './store.js';
-import type { LinksAdmin } from './links/manage.js';
+import type { LinksAdmin, LinkView } from './links/manage.js';
+import type { ResetRevocable } from './options.js';
 import { accountIdIn } from './user-ids.js';
 
 /**
@@ -31,6 +32,12 @@ export interface AccountsServiceParts {
   endSessions(userId: string, keep: string | undefined): Promise<void>;
   /** Each feature and provider forgets what it keeps for the user (Feature.userDeleted, Provider.forgetUser). */
   forgetUser(userId: string): Promise<void>;
+  /** What `accounts.resetRevokes` says a reset revokes besides the password. */
+  resetRevokes: readonly ResetRevocable[];
+  /** Each feature revokes what acts as the user without a session (Feature.credentialsRevoked: personal tokens). */
+  revokeCredentials(userId: string): Promise<void>;
+  /** The identities linked to the user (links/manage.ts), the account's own among them. */
+  linksOf(userId: string): Promise<LinkView[]>;
   /** Tells one of the accounts' events (FeatureContext.emit). */
   emit(type: AccountEventType, fields: Record<string, unknown>, ctx?: Context): void;
   /** The accounts' user-id prefix as recorded in the links' store, `first` recorded when none is (user-ids.ts). */
@@ -58,6 +65,13 @@ export interface AccountsService {
   endSessions(accountId: string, keep?: string): Promise<void>;
   /** After a deletion: features and providers forget the account's users. */
   forget(accountId: string): Promise<void>;
+  /**
+   * After a reset (the account recovered): what `accounts.resetRevokes` names ends, its sessions and the personal
+   * tokens of its users, so whoever held the account before keeps no way in through it.
+   */
+  recovered(accountId: string): Promise<void>;
+  /** The identities linked to the account, as its owner lists them (`GET /auth/links`). */
+  linkedIdentities(accountId: string): Promise<LinkView[]>;
   emit(
     type: AccountEventType,
     fields: { accountId: string; provider?: string; [k: string]: unknown },
@@ -121,6 +135,16 @@ export function accountsService(store: AccountStore, parts: AccountsServiceParts
     },
     async forget(accountId) {
       for (const id of await userIds(accountId)) await parts.forgetUser(id);
+    },
+    async recovered(accountId) {
+      if (parts.resetRevokes.includes('sessions')) await service.endSessions(accountId);
+      if (parts.resetRevokes.includes('tokens'))
+        for (const id of await userIds(accountId)) await parts.revokeCredentials(id);
+    },
+    async linkedIdentities(accountId) {
+      const all: LinkView[] = [];
+      for (const id of await userIds(accountId)) all.push(...(await parts.linksOf(id)));
+      return all;
     },
     emit(type, fields, ctx) {
       parts.emit(type, ctx ? { ...fields, ...clientOf(ctx) } : fields, ctx);

@@ -133,6 +133,9 @@ export interface FeatureOpenAPI {
   tags?: Record<string, string>;
 }
 
+/** Why a user's credentials were revoked (Feature.credentialsRevoked). */
+export type CredentialsRevokedReason = 'password_reset';
+
 /** A feature once created: what the service serves and calls. Every member is optional. */
 export interface Feature {
   /**
@@ -181,6 +184,12 @@ export interface Feature {
    * keeps for that user (the second factor's secret and recovery codes). Logged, not thrown, when it fails.
    */
   userDeleted?(userId: string): Promise<void>;
+  /**
+   * Every credential the feature issued for `userId` that acts without a session (a personal access token) must
+   * stop working, for `reason`: `'password_reset'`, the account was recovered through a reset link (with
+   * `accounts.resetRevokes` naming `'tokens'`). Sessions are sessionsRevoked's. Logged, not thrown, when it fails.
+   */
+  credentialsRevoked?(userId: string, reason: CredentialsRevokedReason): Promise<void>;
   /**
    * Called once the providers are built, with their names: check the feature's options that name providers
    * (throw a TypeError naming the option; start-up fails with it).

@@ -3,11 +3,12 @@ import { AuthError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { Claims } from '../session/claims.js';
 import type { SessionHooks } from '../session/hooks.js';
-import type { Feature } from './contract.js';
+import type { CredentialsRevokedReason, Feature } from './contract.js';
 
 type ClaimsHook = (ctx: Context, claims: Claims) => Promise<void>;
 type RevokedHook = (userId: string, keptSid: string | undefined) => Promise<void>;
 type DeletedHook = (userId: string) => Promise<void>;
+type CredentialsHook = (userId: string, reason: CredentialsRevokedReason) => Promise<void>;
 
 /** One feature's hook, with the feature's name for the log. */
 interface Hook<F> {
@@ -30,6 +31,7 @@ export class FeatureHooks implements SessionHooks {
   readonly #ended: Hook<ClaimsHook>[] = [];
   readonly #revoked: Hook<RevokedHook>[] = [];
   readonly #deleted: Hook<DeletedHook>[] = [];
+  readonly #credentials: Hook<CredentialsHook>[] = [];
 
   constructor(logger: Logger) {
     this.#logger = logger;
@@ -42,6 +44,7 @@ export class FeatureHooks implements SessionHooks {
     if (made.sessionEnded) this.#ended.push({ feature, run: made.sessionEnded.bind(made) });
     if (made.sessionsRevoked) this.#revoked.push({ feature, run: made.sessionsRevoked.bind(made) });
     if (made.userDeleted) this.#deleted.push({ feature, run: made.userDeleted.bind(made) });
+    if (made.credentialsRevoked) this.#credentials.push({ feature, run: made.credentialsRevoked.bind(made) });
   }
 
   async started(ctx: Context, claims: Claims): Promise<void> {
@@ -91,6 +94,17 @@ export class FeatureHooks implements SessionHooks {
         await h.run(userId);
       } catch (err) {
         this.#failed(h.feature, 'userDeleted', err, userId);
+      }
+    }
+  }
+
+  /** An account was recovered: each feature revokes what acts as the user without a session (personal tokens). */
+  async credentialsRevoked(userId: string, reason: CredentialsRevokedReason): Promise<void> {
+    for (const h of this.#credentials) {
+      try {
+        await h.run(userId, reason);
+      } catch (err) {
+        this.#failed(h.feature, 'credentialsRevoked', err, userId);
       }
     }
   }

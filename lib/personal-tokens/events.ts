@@ -17,14 +17,14 @@ export interface TokenCreatedEvent extends AuthEventBase {
 }
 
 /**
- * A token was revoked: by its owner, by an operator (`auth.tokens.revoke`, `authctl tokens revoke`), or with its
- * account.
+ * A token was revoked: by its owner, by an operator (`auth.tokens.revoke`, `authctl tokens revoke`), with its
+ * account, or by a password reset of its account (`accounts.resetRevokes`).
  */
 export interface TokenRevokedEvent extends AuthEventBase {
   type: 'token_revoked';
   userId: string;
   tokenId: string;
-  by: 'user' | 'admin' | 'account_deleted';
+  by: 'user' | 'admin' | 'account_deleted' | 'password_reset';
 }
 
 declare module '../events/types.js' {

@@ -12,8 +12,9 @@ export interface PersonalTokensFeatureParts {
 /**
  * Personal access tokens (docs/accounts.md#personal-access-tokens) as a feature: its routes under
  * `<authRoutePath>/tokens`, its credential (`Authorization: Bearer <token>` on the application's routes), its
- * admin API (`auth.tokens.list/revoke`), its error codes and events; a deleted account's tokens go with it. Built
- * on the public feature contract alone. Its code loads only when `tokens` is set.
+ * admin API (`auth.tokens.list/revoke`), its error codes and events; a deleted account's tokens go with it, and so
+ * do a reset one's (credentialsRevoked). Built on the public feature contract alone. Its code loads only when
+ * `tokens` is set.
  */
 export function personalTokensFeature(config: PersonalTokensConfig, p: PersonalTokensFeatureParts): FeatureModule {
   return {
@@ -33,6 +34,7 @@ export function personalTokensFeature(config: PersonalTokensConfig, p: PersonalT
         admin: tokens.admin,
         openapi: async () => (await import('./openapi.js')).tokensOpenAPI(config),
         userDeleted: (userId) => tokens.userDeleted(userId),
+        credentialsRevoked: (userId, reason) => tokens.credentialsRevoked(userId, reason),
         close: () => Promise.resolve(tokens.close()),
       };
     },

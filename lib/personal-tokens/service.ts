@@ -1,12 +1,19 @@
 import { randomBytes } from 'node:crypto';
 import type { Context } from 'koa';
 import { AuthError } from '../errors.js';
-import type { CredentialUser, FeatureContext, FeatureCredential, RequestAuth } from '../features/contract.js';
+import type {
+  CredentialsRevokedReason,
+  CredentialUser,
+  FeatureContext,
+  FeatureCredential,
+  RequestAuth,
+} from '../features/contract.js';
 import { canonicalUser } from '../session/claims.js';
 import type { User } from '../user.js';
 import { isPromise } from '../util/is-promise.js';
 import { tokenCache } from './cache.js';
 import { tokenChannel } from './channel.js';
+import type { TokenRevokedEvent } from './events.js';
 import { mintToken, tokenHash } from './format.js';
 import type { PersonalTokensConfig } from './options.js';
 import { statePersonalTokenStore, TooManyTokens, type PersonalToken, type PersonalTokenStore } from './store.js';
@@ -42,6 +49,8 @@ export interface PersonalTokens {
   revoke(userId: string, id: string, by: 'user' | 'admin', ctx?: Context): Promise<boolean>;
   /** Revokes every token of a deleted account's user. */
   userDeleted(userId: string): Promise<void>;
+  /** Revokes every token of a recovered account's user (Feature.credentialsRevoked). */
+  credentialsRevoked(userId: string, reason: CredentialsRevokedReason): Promise<void>;
   /** Stops following the other processes' revocations. */
   close(): void;
 }
@@ -112,6 +121,7 @@ export function personalTokens(
     create,
     revoke,
     userDeleted: async (userId) => void (await revokeAll(userId, 'account_deleted')),
+    credentialsRevoked: async (userId, reason) => void (await revokeAll(userId, reason)),
     close: () => channel.close(),
   };
 }
@@ -130,7 +140,7 @@ function revocations(
   const cached = !strictRevocation && config.revocationDelayMs > 0;
   const broadcast = cached ? context.stateStore.broadcast : undefined;
   const channel = tokenChannel(broadcast, config.revocationDelayMs, (t) => verifier.revoked(t));
-  const emitRevoked = (t: PersonalToken, by: 'user' | 'admin' | 'account_deleted', ctx?: Context) =>
+  const emitRevoked = (t: PersonalToken, by: TokenRevokedEvent['by'], ctx?: Context) =>
     context.emit('token_revoked', { userId: t.userId, tokenId: t.id, by }, ctx);
 
   async function revoke(userId: string, id: string, by: 'user' | 'admin', ctx?: Context): Promise<boolean> {
@@ -142,7 +152,7 @@ function revocations(
     return true;
   }
 
-  async function revokeAll(userId: string, by: 'admin' | 'account_deleted'): Promise<number> {
+  async function revokeAll(userId: string, by: Exclude<TokenRevokedEvent['by'], 'user'>): Promise<number> {
     const gone = await store.revokeAll(userId);
     for (const t of gone) {
       verifier.revoked(t);

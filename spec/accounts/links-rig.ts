@@ -26,6 +26,8 @@ export async function linksRig(
     service?: Record<string, unknown>;
     /** The dev provider configured (default true). */
     dev?: boolean;
+    /** Options of the password provider `local` over the rig's. */
+    provider?: Record<string, unknown>;
   } = {},
 ): Promise<LinksRig> {
   const idp = await startOidcServer();
@@ -40,6 +42,7 @@ export async function linksRig(
   };
   const r = await accountsRig(t, {
     mfa: o.mfa,
+    provider: o.provider,
     extraProviders: [...(o.dev === false ? [] : [{ kind: 'dev', port: 0 }]), corp, ...(o.extraProviders ?? [])],
     service: { accounts: { store: 'memory://', ...o.accounts }, ...o.service } as never,
   });

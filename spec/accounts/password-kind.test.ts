@@ -1,7 +1,7 @@
 /**
  * The `password` kind's routes over real HTTP and SMTP, beyond the flows: what the store holds for a
- * password, the policy's refusals (weak, breached, an address that is none), sign-up turned off, an
- * unconfirmed account, the links' pages, and the per-address limits.
+ * password, the policy's refusals (weak, breached, an address that is none), sign-up turned off, the links'
+ * pages (an unconfirmed account's login: signup-login.test.ts), and the per-address limits.
  */
 import test, { type ExecutionContext } from 'ava';
 import { createHash } from 'node:crypto';
@@ -23,7 +23,6 @@ import {
   post,
   signUpAndConfirm,
   tokenOf,
-  whoami,
   type AccountsRig,
 } from './rig.js';
 
@@ -142,21 +141,6 @@ test('signup: false: 403 signup_disabled; an account an operator made still logs
   t.is(await codeOf(res), 'signup_disabled');
   await r.app.auth.accounts!.create({ email: 'made@example.com', password: PASSWORD, confirmed: true });
   t.is((await login(r.client, 'made@example.com', PASSWORD)).status, 200);
-});
-
-test('an unconfirmed account with the right password: 403 email_not_confirmed, and a new link arrives that works', async (t) => {
-  const r = await accountsRig(t);
-  await post(r.client, '/auth/local/signup', { email: 'late@example.com', password: PASSWORD });
-  await r.smtp.next();
-  const res = await login(r.client, 'late@example.com', PASSWORD);
-  t.is(res.status, 403);
-  t.is(await codeOf(res), 'email_not_confirmed');
-  t.false(r.client.jar.has('JWT'));
-  const mail = await r.smtp.next();
-  t.deepEqual(mail.envelopeTo, ['late@example.com']);
-  const confirmed = await post(r.client, '/auth/local/confirm', { token: tokenOf(linkIn(mail)) });
-  t.is(confirmed.status, 200, 'the new link confirms');
-  t.is((await whoami(r.client)).status, 201);
 });
 
 test("the confirmation link's GET: a page with a button and no login; once spent, the GET shows the dead-link page", async (t) => {

@@ -99,6 +99,12 @@ test('events: signup, account_confirmed, password_reset, password_changed, email
   });
   t.is(changed.status, 200, await changed.clone().text());
   secrets.push('changed password two');
+  // The passwordChanged notices of the reset and of the change, each sent after its answer.
+  const notices = [await r.smtp.next(), await r.smtp.next()];
+  t.deepEqual(
+    notices.map((m) => m.mail.subject),
+    ['Your password was changed', 'Your password was changed'],
+  );
   const moving = await post(r.client, '/auth/local/email', { email: 'moved@example.com' });
   t.is(moving.status, 202, await moving.clone().text());
   const emailToken = tokenOf(linkIn((await mailsTo(r, 2)).get('moved@example.com')!));

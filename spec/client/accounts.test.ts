@@ -46,10 +46,11 @@ test('sign-up → the mailed link redeemed by confirm() → logged in with the a
   });
   const first = await mailed(r);
   t.is(first.to, 'ann@example.com');
-  // The right password before the address is confirmed: a typed refusal, and a new link.
+  // The right password before the address is confirmed: refused as a wrong one, and a new link.
   t.like(await refusal(t, auth.login('local', { user: 'ann@example.com', passwd: PASSWORD })), {
-    code: 'email_not_confirmed',
+    code: 'bad_credentials',
     status: 403,
+    message: 'bad credentials; if you just signed up, confirm your address first',
   });
   const again = await mailed(r);
   t.not(again.token, first.token);

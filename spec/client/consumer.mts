@@ -72,7 +72,7 @@ export async function join(email: string, password: string, token: string): Prom
     await auth.login('local', { user: email, passwd: password });
   } catch (err) {
     // The accounts' codes are in the union too.
-    if (err instanceof AuthClientError && err.code === 'email_not_confirmed') return sent.status;
+    if (err instanceof AuthClientError && err.code === 'weak_password') return sent.status;
   }
   const done: ConfirmResult = await auth.accounts.confirm(token);
   if (done.state === 'email_changed') return done.email;

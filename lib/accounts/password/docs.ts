@@ -39,8 +39,8 @@ const LOGIN = {
   post: {
     description:
       'The address in `user`, the password in `passwd`. A wrong password, an unknown address and an unconfirmed ' +
-      'account with a wrong password all answer 403 `bad_credentials`; the right password for an unconfirmed ' +
-      'account answers 403 `email_not_confirmed` and sends a new link; 429 with Retry-After while locked out.',
+      'account all answer 403 `bad_credentials` alike ("if you just signed up, confirm your address first"); the ' +
+      'right password for an unconfirmed account also mails a new link; 429 with Retry-After while locked out.',
     requestBody: body(object(['user', 'passwd'], { user: EMAIL, passwd: PASSWORD, aud: text('the audience') })),
     responses: {
       200: {

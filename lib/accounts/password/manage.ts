@@ -8,6 +8,7 @@ import { hashPassword, verifyPassword } from '../password-hash.js';
 import { normalizeEmail, type StoredAccount } from '../store.js';
 import { eventOf } from './confirm.js';
 import { mintLink } from './links.js';
+import { sendPasswordNotice } from './notice.js';
 import { checkPassword, sendMessage, withinLimits, type PasswordParts } from './parts.js';
 
 const BODY_LIMIT = 16 * 1024;
@@ -28,7 +29,10 @@ async function freshAccount(p: PasswordParts, ctx: Context): Promise<{ account: 
   return { account, sid: session.claims.sid };
 }
 
-/** `POST password` `{ current, password }`: the new password; the account's other sessions end. */
+/**
+ * `POST password` `{ current, password }`: the new password; the account's other sessions end, and the owner is
+ * mailed the notice of a new password (notice.ts).
+ */
 export function changePasswordRoute(p: PasswordParts): (ctx: Context) => Promise<void> {
   return async (ctx) => {
     if (ctx.method !== 'POST') throw new AuthError('method_not_allowed', 'change the password with a POST');
@@ -46,6 +50,7 @@ export function changePasswordRoute(p: PasswordParts): (ctx: Context) => Promise
       throw accountError('account_changed', 'the account changed meanwhile: try again');
     await p.accounts.endSessions(account.id, sid);
     p.accounts.emit('password_changed', { ...(await eventOf(p, account)), by: 'user' }, ctx);
+    sendPasswordNotice(p, account);
     writeJSON(ctx, 200, { status: 'password_changed' });
   };
 }

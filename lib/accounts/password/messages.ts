@@ -6,13 +6,14 @@ import { compileFields, type Template } from '../../providers/verified/template.
  * purpose needs it carries a link.
  */
 
-/** The fields a message template may use. */
+/** The fields every message template may use; `passwordChanged` has `{{.Identities}}` besides. */
 const FIELDS = ['URL', 'Address', 'Name', 'Site'] as const;
-type Field = (typeof FIELDS)[number];
+const NOTICE_FIELDS = [...FIELDS, 'Identities'] as const;
+type Field = (typeof NOTICE_FIELDS)[number];
 export type MessageData = Record<Field, string>;
 
 /** The messages, by what they are for. */
-export const MESSAGE_KINDS = ['confirm', 'taken', 'reset', 'emailChange', 'emailNotice'] as const;
+export const MESSAGE_KINDS = ['confirm', 'taken', 'reset', 'emailChange', 'emailNotice', 'passwordChanged'] as const;
 export type MessageKind = (typeof MESSAGE_KINDS)[number];
 
 /** One message's wording; a missing part keeps its default. */
@@ -24,7 +25,8 @@ export interface MessageTemplate {
 /**
  * The `templates` option: `confirm` (the sign-up link), `taken` (a sign-up or new address that has an account
  * already, to its owner), `reset` (the reset link), `emailChange` (the link to a new address), `emailNotice`
- * (to the old address when a change is asked for).
+ * (to the old address when a change is asked for), `passwordChanged` (to the owner after a reset or a new
+ * password: the identities linked to the account, and where to review them).
  */
 export type MessageTemplates = Partial<Record<MessageKind, MessageTemplate>>;
 
@@ -76,6 +78,17 @@ const DEFAULTS: Record<MessageKind, Required<MessageTemplate>> = {
       'If it was not you, change your password now at {{.URL}}.\n',
     ].join(''),
   },
+  passwordChanged: {
+    subject: 'Your password was changed',
+    text: [
+      'The password of your account {{.Address}} at {{.Site}} was changed.\n',
+      '\n',
+      '{{.Identities}}\n',
+      '\n',
+      'Whoever links another login to an account can log in as it without the password. If a login listed is not\n',
+      'yours, or you did not change the password, review them now at {{.URL}}\n',
+    ].join(''),
+  },
 };
 
 /** A message ready to send: its subject and its text for the data. */
@@ -99,7 +112,8 @@ export function compileMessages(input: MessageTemplates | undefined): Messages {
     const subject = own.subject ?? DEFAULTS[kind].subject;
     if (typeof subject !== 'string' || subject === '' || /[\r\n]/.test(subject))
       throw new TypeError(`templates.${kind}.subject must be a string on one line`);
-    out[kind] = { subject, text: compileFields(own.text ?? DEFAULTS[kind].text, FIELDS, `templates.${kind}.text`) };
+    const fields = kind === 'passwordChanged' ? NOTICE_FIELDS : FIELDS;
+    out[kind] = { subject, text: compileFields(own.text ?? DEFAULTS[kind].text, fields, `templates.${kind}.text`) };
   }
   return out;
 }

@@ -41,6 +41,11 @@ export interface PasswordProviderOptions {
   rateLimit?: false | { perAddress?: number; perIP?: number; window?: Duration };
   /** How recent a login must be to change the password or the address or to delete the account. Default 5 minutes. */
   fresh?: Duration;
+  /**
+   * Where the owner reviews the logins linked to the account (the app's own page over `GET /auth/links`), linked
+   * from the notice of a new password: a path under `url` (`'/settings/logins'`) or an http(s) URL. Default `'/'`.
+   */
+  reviewLinksUrl?: string;
 }
 
 /** A password entry's options, checked, with their defaults. */
@@ -57,6 +62,8 @@ export interface PasswordConfig {
   readonly messages: Messages;
   readonly rateLimit?: { readonly perAddress: number; readonly perIP: number; readonly windowMs: number };
   readonly freshMs: number;
+  /** A path under the service's `url`, or an http(s) URL. */
+  readonly reviewLinksUrl: string;
 }
 
 export const PASSWORD_OPTIONS = optionNames<PasswordProviderOptions>({
@@ -73,6 +80,7 @@ export const PASSWORD_OPTIONS = optionNames<PasswordProviderOptions>({
   templates: true,
   rateLimit: true,
   fresh: true,
+  reviewLinksUrl: true,
 });
 
 /** Checks a password entry's options (a TypeError naming the option) and fills in their defaults. */
@@ -96,7 +104,19 @@ export function parsePasswordOptions(opts: PasswordProviderOptions): PasswordCon
     messages: compileMessages(opts.templates),
     rateLimit: parseRateLimit(opts.rateLimit),
     freshMs: parseDuration(opts.fresh ?? '5m', 'fresh'),
+    reviewLinksUrl: readReviewLinksUrl(opts.reviewLinksUrl),
   };
+}
+
+/** `reviewLinksUrl`: a path under `url` (not `//host`, which a browser reads as another site) or an http(s) URL. */
+function readReviewLinksUrl(input: unknown): string {
+  if (input === undefined) return '/';
+  const ok =
+    typeof input === 'string' &&
+    !/\s/.test(input) &&
+    (/^\/(?![/\\])/.test(input) || (/^https?:\/\//i.test(input) && URL.canParse(input)));
+  if (!ok) throw new TypeError("reviewLinksUrl must be a path under url ('/settings/logins') or an http(s) URL");
+  return input;
 }
 
 function seconds(d: Duration, option: string): number {

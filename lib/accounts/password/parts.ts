@@ -9,6 +9,7 @@ import type { PasswordCheck } from '../password-login.js';
 import { BreachCheckError, passwordProblem } from '../password-policy.js';
 import type { AccountsService } from '../service.js';
 import type { Account } from '../store.js';
+import type { AfterAnswer } from './after-answer.js';
 import type { MessageKind } from './messages.js';
 import type { PasswordConfig } from './options.js';
 
@@ -24,6 +25,8 @@ export interface PasswordParts {
   readonly accounts: AccountsService;
   /** The login check: one scrypt derivation whatever the answer (password-login.ts). */
   readonly check: (email: string, password: string) => Promise<PasswordCheck>;
+  /** What routes start after their answer (mails), which the provider's close waits for. */
+  readonly later: AfterAnswer;
 }
 
 /** Which limit a request counts against: each has its own count per address and per client. */
@@ -34,31 +37,30 @@ export type LimitedAction = 'signup' | 'reset' | 'resend' | 'email';
  * Retry-After when over either, whatever the address (an account or not: the count is of requests).
  */
 export async function withinLimits(p: PasswordParts, ctx: Context, action: LimitedAction, email: string) {
-  const limits = p.config.rateLimit;
-  if (!limits) return;
-  const prefix = `password:${p.config.name}:${action}`;
-  const wait = await p.deps.limiter.hit(
-    [
-      { key: `${prefix}:a:${email}`, limit: limits.perAddress },
-      { key: `${prefix}:i:${clientKey(ctx.ip)}`, limit: limits.perIP },
-    ],
-    limits.windowMs,
-  );
+  const wait = await limitWait(p, ctx.ip, action, email);
   if (wait !== undefined) throw rateLimited(ctx, wait, 'too many requests: try again later');
 }
 
-/** The same count without the 429: true when the request is within the limits (a link sent on the side). */
-export async function mayAlsoSend(p: PasswordParts, ctx: Context, email: string): Promise<boolean> {
-  try {
-    await withinLimits(p, ctx, 'resend', email);
-    return true;
-  } catch (err) {
-    if (err instanceof AuthError && err.code === 'rate_limited') {
-      ctx.remove('Retry-After');
-      return false;
-    }
-    throw err;
-  }
+/**
+ * The same count without an answer, for a link sent on the side (after the answer, so it needs no request):
+ * true when the request from `ip` is within the limits.
+ */
+export async function mayAlsoSend(p: PasswordParts, ip: string, email: string): Promise<boolean> {
+  return (await limitWait(p, ip, 'resend', email)) === undefined;
+}
+
+/** Counts a request of `ip` for `email`: how long to wait when over a limit, else undefined. */
+async function limitWait(p: PasswordParts, ip: string, action: LimitedAction, email: string) {
+  const limits = p.config.rateLimit;
+  if (!limits) return undefined;
+  const prefix = `password:${p.config.name}:${action}`;
+  return p.deps.limiter.hit(
+    [
+      { key: `${prefix}:a:${email}`, limit: limits.perAddress },
+      { key: `${prefix}:i:${clientKey(ip)}`, limit: limits.perIP },
+    ],
+    limits.windowMs,
+  );
 }
 
 /** Renders one of the messages and hands it to the sender; a failure is logged and answered 502. */
@@ -66,12 +68,19 @@ export async function sendMessage(
   p: PasswordParts,
   kind: MessageKind,
   to: string,
-  fields: { url: string; name?: string },
+  fields: { url: string; name?: string; identities?: string },
 ): Promise<void> {
   const { config, deps } = p;
   const message = config.messages[kind];
   const site = new URL(deps.url).host;
-  const text = message.text.render({ URL: fields.url, Address: to, Name: fields.name ?? '', Site: site }, config.html);
+  const data = {
+    URL: fields.url,
+    Address: to,
+    Name: fields.name ?? '',
+    Site: site,
+    Identities: fields.identities ?? '',
+  };
+  const text = message.text.render(data, config.html);
   try {
     await config.sender.send(to, text, { subject: message.subject, kind });
   } catch (err) {

@@ -1,6 +1,7 @@
 import type { Provider, ProviderModule, ProviderOptions } from '../../providers/core/contract.js';
 import { passwordLogin } from '../password-login.js';
 import type { AccountsService } from '../service.js';
+import { afterAnswer } from './after-answer.js';
 import { confirmRoute } from './confirm.js';
 import { passwordRouteDocs } from './docs.js';
 import { loginRoute } from './login.js';
@@ -34,7 +35,7 @@ export const passwordProvider: ProviderModule<ProviderOptions, PasswordNeed> = {
           code: 'rehash_failed',
         }),
     });
-    const p: PasswordParts = { config, deps, accounts, check };
+    const p: PasswordParts = { config, deps, accounts, check, later: afterAnswer(deps.logger, config.name) };
     accounts.attach({
       name: config.name,
       policy: config.policy,
@@ -59,6 +60,7 @@ export const passwordProvider: ProviderModule<ProviderOptions, PasswordNeed> = {
         account: deleteAccountRoute(p),
       },
       close: async () => {
+        await p.later.settled(); // the messages still being sent go out before the sender closes
         await config.sender.close?.();
       },
       // One way in for an account of this provider that has a password (account linking keeps the last one).

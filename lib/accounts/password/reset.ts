@@ -8,6 +8,7 @@ import { hashPassword } from '../password-hash.js';
 import { normalizeEmail, type Account, type StoredAccount } from '../store.js';
 import { eventOf, liveAccount } from './confirm.js';
 import { mintLink, readLink, spendLink, spentId } from './links.js';
+import { sendPasswordNotice } from './notice.js';
 import { writeAccountPage, writeResetPage } from './pages.js';
 import { checkPassword, isFormPost, sendMessage, withinLimits, type PasswordParts } from './parts.js';
 
@@ -28,7 +29,7 @@ export function resetRoute(p: PasswordParts): (ctx: Context) => Promise<void> {
     await withinLimits(p, ctx, 'reset', email);
     const account = await p.accounts.store.findByEmail(email);
     writeJSON(ctx, 202, { status: 'check_email' });
-    if (account) void sendResetLink(p, account).catch(() => undefined); // sendMessage logged it
+    if (account) p.later.run('sending a reset link', () => sendResetLink(p, account));
   };
 }
 
@@ -46,7 +47,8 @@ export async function resetLink(p: PasswordParts, account: Account): Promise<str
  * The reset link: `GET reset/confirm?token=` shows the form for a new password; `POST reset/confirm`
  * `{ token, password }` sets it. A password the policy refuses is answered without spending the link; the
  * link then works once. Following it proves the address, which counts as confirmed. It does not log in: every
- * session of the account ends, and the owner logs in with the new password (the second factor asked as always).
+ * session and personal token of the account ends (`accounts.resetRevokes`), the owner is mailed the notice of a
+ * new password (notice.ts), and logs in with it (the second factor asked as always).
  */
 export function resetConfirmRoute(p: PasswordParts): (ctx: Context) => Promise<void> {
   const handle = async (ctx: Context) => {
@@ -71,8 +73,11 @@ export function resetConfirmRoute(p: PasswordParts): (ctx: Context) => Promise<v
     }
     await spendLink(p.deps.stateStore, p.config.name, link);
     await setPassword(p, account, await hashPassword(password, p.config.scrypt));
-    await p.accounts.endSessions(account.id);
+    // Whoever held the account keeps nothing: its sessions and personal tokens end (`accounts.resetRevokes`), and
+    // the owner is told which logins are linked to it, one of them perhaps linked by that someone.
+    await p.accounts.recovered(account.id);
     p.accounts.emit('password_reset', await eventOf(p, account), ctx);
+    sendPasswordNotice(p, account);
     if (isFormPost(ctx))
       writeAccountPage(ctx, {
         title: 'Password changed',
