@@ -138,6 +138,7 @@ export type {
   AuthEvent,
   AuthEventBase,
   AuthEventListener,
+  AnyAuthEventListener,
   AuthEventMap,
   AuthEventType,
   ClientFields,
