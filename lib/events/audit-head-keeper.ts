@@ -86,9 +86,9 @@ async function scanOrEmpty(path: string, hash: string): Promise<{ lines: number;
 /** The coalescing writer of one head file. */
 function headKeeper(path: string, key: string | undefined, report: (err: Error) => void) {
   let count = 0;
-  /** The head wanted (the last line in the file), and the one last written. */
-  let wanted: AuditHead | undefined;
-  let done: AuditHead | undefined;
+  /** The line the head should name (the last in the file), and the one it last named: signed only when written. */
+  let wanted: { count: number; hash: string } | undefined;
+  let done: typeof wanted;
   let loop: Promise<void> | undefined;
   let busy = false;
   let failed = false;
@@ -96,7 +96,7 @@ function headKeeper(path: string, key: string | undefined, report: (err: Error) 
     try {
       while (wanted !== done) {
         const next = wanted!;
-        await writeHead(path, next);
+        await writeHead(path, signedHead(next.count, next.hash, key));
         done = next;
       }
     } catch (err) {
@@ -108,7 +108,7 @@ function headKeeper(path: string, key: string | undefined, report: (err: Error) 
     }
   };
   const name = (n: number, hash: string) => {
-    wanted = signedHead(n, hash, key);
+    wanted = { count: n, hash };
     if (busy) return;
     busy = true;
     loop = flush();
