@@ -172,6 +172,7 @@ export function instanceApi(p: InstanceParts): Omit<AuthKoa, keyof Middleware> {
       get: <A extends object>(name: string) => p.features.admin(name) as A | undefined,
     },
     eventTypes: eventTypesOf(p.features),
+    // One implementation for both overloads: the bus tells '*' from a type.
     on: (type: AuthEventType | '*', listener: AnyAuthEventListener) => p.events.on(type as '*', listener),
     off: (type: AuthEventType | '*', listener: AnyAuthEventListener) => p.events.off(type as '*', listener),
     // Loaded when asked for: describing the routes is no part of serving them.
