@@ -5,7 +5,7 @@ import { checkChain, type AuditLine } from '../../lib/events/audit-chain.js';
 import { checkHead, headPathOf, readHead } from '../../lib/events/audit-head.js';
 
 /**
- * `authctl audit verify <file…> [--key <auditKey>]`: reads the audit files in the order given (the oldest rotated one
+ * `authctl audit verify <file…> [--key <auditKey>] [--head <file> | --no-head]`: reads the audit files in the order given (the oldest rotated one
  * first) and checks their chain (docs/events.md#a-tamper-evident-audit-log): each line's `prev` is the SHA-256 of the
  * line before, and with the key each line's `mac` holds. Names the first line that does not and exits 1. Then the
  * head beside the last file (`<file>.head`, or `--head`): with the key its mac must hold, and the line it names must be

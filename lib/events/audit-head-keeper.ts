@@ -39,32 +39,31 @@ export async function resumeHead(
   try {
     head = await readHead(path);
   } catch (err) {
-    report(new Error(`authkoa: audit: ${(err as Error).message}`));
+    // Not a head: kept aside as a stale one is, not overwritten.
+    await setAside(path, logPath, (err as Error).message, report);
   }
   const trusted = head !== undefined && (key === undefined || headMacHolds(head, key));
   const keeper = headKeeper(path, key, report);
   if (trusted && head!.hash === tail.prev && !tail.cut) return keeper.from(head!.count);
   const { lines, found } = await scanOrEmpty(logPath, head?.hash ?? GENESIS);
-  if (head !== undefined && (!trusted || found === 0)) await setAside(path, logPath, head, trusted, lines, report);
+  if (head !== undefined && (!trusted || found === 0))
+    await setAside(path, logPath, staleness(head, trusted, lines), report);
   // The cut line, ended by the writer, is a line of its own: the last whole one is before it.
   if (tail.prev !== GENESIS) keeper.name(lines - (tail.cut ? 1 : 0), tail.prev);
   return keeper.from(lines);
 }
 
-/** Reports a head the file does not match and moves it aside, kept for whoever looks into it. */
-async function setAside(
-  path: string,
-  logPath: string,
-  head: AuditHead,
-  trusted: boolean,
-  lines: number,
-  report: (err: Error) => void,
-): Promise<void> {
-  const why = !trusted
+/** Why the head does not match the log: its mac, or a line it names that the log no longer holds. */
+function staleness(head: AuditHead, trusted: boolean, lines: number): string {
+  return !trusted
     ? `its head's mac does not hold (forged, or another auditKey)`
     : lines < head.count
       ? `it ends at line ${lines} but its head says ${head.count}: lines were removed from its end while the app was stopped (or it was rotated)`
       : `the line its head names (${head.count}) is not in it: its end was removed or replaced while the app was stopped`;
+}
+
+/** Reports a head the file does not match and moves it aside, kept for whoever looks into it. */
+async function setAside(path: string, logPath: string, why: string, report: (err: Error) => void): Promise<void> {
   try {
     await rename(path, `${path}.stale`);
     report(new Error(`authkoa: audit: ${logPath}: ${why}; that head is kept as ${path}.stale`));

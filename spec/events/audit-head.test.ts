@@ -139,7 +139,7 @@ test('lines written after the head’s last update (the app stopped before it) v
   t.regex(res.stdout, /2 line\(s\) after the head’s: written after its last update/);
 });
 
-test('an app started on a log cut while it was stopped reports the cut, keeps that head aside, and starts a new head', async (t) => {
+test('an app started on a log cut while it was stopped (or beside a head that is not one) reports it, keeps that head aside, and starts a new head', async (t) => {
   const path = join(tempDir(t), 'audit.jsonl');
   await run(t, path, 4);
   const before = readFileSync(`${path}.head`, 'utf8');
@@ -154,4 +154,15 @@ test('an app started on a log cut while it was stopped reports the cut, keeps th
   );
   t.is(readFileSync(`${path}.head.stale`, 'utf8'), before, 'the old head is kept for whoever looks into it');
   t.like(headOf(path), { count: 3, hash: lineHash(linesOf(path)[2]!) });
+
+  // A head that is not one (edited, another file) is kept aside the same way, not overwritten.
+  writeFileSync(`${path}.head`, 'not a head\n');
+  errors.length = 0;
+  await run(t, path, 1, { key: KEY, errors });
+  t.true(
+    errors.some((m) => m.includes('audit.jsonl.head is not an audit head')),
+    errors.join('\n'),
+  );
+  t.is(readFileSync(`${path}.head.stale`, 'utf8'), 'not a head\n');
+  t.like(headOf(path), { count: 4, hash: lineHash(linesOf(path)[3]!) }, 'counted from the file');
 });
