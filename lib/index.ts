@@ -139,6 +139,7 @@ export type {
   AuthEvent,
   AuthEventBase,
   AuthEventListener,
+  AnyAuthEventListener,
   AuthEventMap,
   AuthEventType,
   ClientFields,

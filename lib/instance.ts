@@ -1,7 +1,12 @@
 import type { Context, Middleware } from 'koa';
 import type { AuthEventBus } from './events/bus.js';
 import type { OpenAPIDocument } from './openapi/document.js';
-import type { AuthEventListener, AuthEventType } from './events/types.js';
+import {
+  AUTH_EVENT_TYPES,
+  type AnyAuthEventListener,
+  type AuthEventListener,
+  type AuthEventType,
+} from './events/types.js';
 import type { AvatarProxy } from './avatar/types.js';
 import type { AuthMiddleware } from './middleware.js';
 import type { FeatureSet } from './features/set.js';
@@ -78,14 +83,24 @@ export interface AuthKoa extends Middleware, BuiltInAdmins {
     get<A extends object = Record<string, unknown>>(name: string): A | undefined;
   };
   /**
+   * Every event type this instance can emit (docs/events.md), frozen: the core ones (`AUTH_EVENT_TYPES`), then
+   * those each configured feature declares (`signup`, `token_created`, `mfa_changed`, `webhook_failed`, an
+   * application's feature's own, …), each once. A feature left off is not in it.
+   */
+  readonly eventTypes: readonly AuthEventType[];
+  /**
    * Listens to one type of auth event (docs/events.md): `login`, `login_failed`, `lockout`, `logout`,
-   * `refresh`, `session_revoked`, `passkey_added`, `passkey_removed`, `mfa_changed`, `mfa_failed`.
+   * `refresh`, `session_revoked`, `passkey_added`, `passkey_removed`, and the features' (`eventTypes`).
    * Listeners run after the answer is sent; one that throws, rejects or is still running after
    * `eventListenerTimeout` is reported through Koa's `app.emit('error')`. An unknown type is a TypeError.
    */
   on<T extends AuthEventType>(type: T, listener: AuthEventListener<T>): void;
+  /** `'*'`: every event of every type, the features' included; the event's `type` says which it is. */
+  on(type: '*', listener: AnyAuthEventListener): void;
   /** Stops a listener added with on(). */
   off<T extends AuthEventType>(type: T, listener: AuthEventListener<T>): void;
+  /** Stops a listener added with on('*'). */
+  off(type: '*', listener: AnyAuthEventListener): void;
   /**
    * The OpenAPI 3.1 description of the routes this configuration serves (docs/openapi.md), once
    * start-up has built the providers: the core, provider, feature and avatar routes, the error body with
@@ -156,8 +171,10 @@ export function instanceApi(p: InstanceParts): Omit<AuthKoa, keyof Middleware> {
       list: () => p.features.names(),
       get: <A extends object>(name: string) => p.features.admin(name) as A | undefined,
     },
-    on: (type, listener) => p.events.on(type, listener),
-    off: (type, listener) => p.events.off(type, listener),
+    eventTypes: eventTypesOf(p.features),
+    // One implementation for both overloads: the bus tells '*' from a type.
+    on: (type: AuthEventType | '*', listener: AnyAuthEventListener) => p.events.on(type as '*', listener),
+    off: (type: AuthEventType | '*', listener: AnyAuthEventListener) => p.events.off(type as '*', listener),
     // Loaded when asked for: describing the routes is no part of serving them.
     openapi: () =>
       started(async () =>
@@ -188,6 +205,11 @@ function builtInAdmins(features: FeatureSet, started: <T>(f: () => Promise<T>) =
     features.names().includes(name) ? shortcut(name, methods) : undefined,
   ]);
   return Object.fromEntries(entries) as BuiltInAdmins;
+}
+
+/** Every type the instance can emit: the core ones, then the configured features' (each once), frozen. */
+function eventTypesOf(features: FeatureSet): readonly AuthEventType[] {
+  return Object.freeze([...new Set([...AUTH_EVENT_TYPES, ...features.eventTypes()])] as AuthEventType[]);
 }
 
 /** The personal tokens' admin API; a TypeError when the `tokens` option is not set. */

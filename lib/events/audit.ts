@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { chainedLine, chainTail, GENESIS, lineHash } from './audit-chain.js';
+import { resumeHead, type HeadKeeper } from './audit-head-keeper.js';
 import type { AuthEventBus } from './bus.js';
 import type { EventsConfig, AuditStream } from './options.js';
 import type { AuthEvent } from './types.js';
@@ -15,9 +16,10 @@ export interface AuditSink {
  * Subscribes to every event type (authkoa's and the features') and appends each event to the `audit` target as a
  * JSON line carrying `prev`, the SHA-256 of the line before, and with `auditKey` its `mac` (audit-chain.ts). A file
  * is opened for appending; its chain continues from its last line when the app starts again, and across the OS's
- * rotation (copytruncate), since the sink remembers the last line it wrote. One process writes a file: two would
- * interleave two chains. A write that fails is reported once through `report`, not thrown: auditing never breaks a
- * login.
+ * rotation (copytruncate), since the sink remembers the last line it wrote. Beside a file it keeps its head
+ * (`<file>.head`: the last line's number and hash, MAC'd; audit-head-keeper.ts), which anchors the chain's end. One
+ * process writes a file: two would interleave two chains. A write that fails is reported once through `report`, not
+ * thrown: auditing never breaks a login.
  */
 export function startAudit(
   bus: AuthEventBus,
@@ -37,11 +39,13 @@ export function startAudit(
   };
   file?.on('error', fail);
   let prev = GENESIS;
+  let head: HeadKeeper | undefined;
   const append = (event: AuthEvent) => {
     try {
       const line = chainedLine(event, prev, key);
-      out.write(`${line}\n`);
       prev = lineHash(line);
+      if (file && head) file.write(`${line}\n`, head.written(prev));
+      else out.write(`${line}\n`);
     } catch (err) {
       fail(err as Error);
     }
@@ -53,10 +57,14 @@ export function startAudit(
     path === undefined
       ? Promise.resolve()
       : chainTail(path).then(
-          (tail) => {
+          async (tail) => {
             prev = tail.prev;
             // A line cut short by a crash is ended, so the next starts on a line of its own (a check names the cut).
             if (tail.cut) out.write('\n');
+            head = await resumeHead(path, tail, key, report).catch((err: Error) => {
+              report(new Error(`authkoa: audit: cannot resume its head: ${err.message}`, { cause: err }));
+              return undefined;
+            });
           },
           (err: Error) => fail(err),
         );
@@ -76,6 +84,8 @@ export function startAudit(
         file.end();
         await closed;
       }
+      // The last lines' callbacks have run: the head naming the last one is being written.
+      await head?.idle();
     },
   };
 }

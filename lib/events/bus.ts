@@ -1,6 +1,12 @@
 import type { Context } from 'koa';
 import { closest } from '../util/options.js';
-import { AUTH_EVENT_TYPES, type AuthEventListener, type AuthEventMap, type AuthEventType } from './types.js';
+import {
+  AUTH_EVENT_TYPES,
+  type AnyAuthEventListener,
+  type AuthEventListener,
+  type AuthEventMap,
+  type AuthEventType,
+} from './types.js';
 
 /** Where a listener's failure goes: Koa's `app.emit('error', err, ctx)` when the event came from a request. */
 export type ReportListenerError = (err: Error, ctx: Context | undefined) => void;
@@ -53,7 +59,7 @@ export class AuthEventBus implements EventSink {
   readonly #clock: () => number;
   /** Every type on() takes: authkoa's own and those the features declare. */
   readonly #types: string[];
-  /** Listeners of every type (the audit sink), those declared later included. */
+  /** Listeners of every type (the audit sink, `on('*')`), those declared later included. */
   readonly #every = new Set<AnyListener>();
   /** Taps: every event, in the step that emits it (the webhooks' outbox). */
   readonly #taps = new Set<EventTap>();
@@ -107,16 +113,29 @@ export class AuthEventBus implements EventSink {
     return Promise.all(held);
   }
 
-  on<T extends AuthEventType>(type: T, listener: AuthEventListener<T>): void {
-    checkType('on', type, this.#types);
+  /** `'*'`: every event, of every type declared now or later (as onEvery), each carrying its `type`. */
+  on<T extends AuthEventType>(type: T, listener: AuthEventListener<T>): void;
+  on(type: '*', listener: AnyAuthEventListener): void;
+  on(type: AuthEventType | '*', listener: AnyListener): void {
+    if (type !== '*') checkType('on', type, this.#types);
     if (typeof listener !== 'function')
       throw new TypeError(`auth.on("${type}", listener): listener must be a function`);
+    if (type === '*') {
+      this.#every.add(listener);
+      return;
+    }
     let set = this.#listeners.get(type);
     if (!set) this.#listeners.set(type, (set = new Set()));
     set.add(listener);
   }
 
-  off<T extends AuthEventType>(type: T, listener: AuthEventListener<T>): void {
+  off<T extends AuthEventType>(type: T, listener: AuthEventListener<T>): void;
+  off(type: '*', listener: AnyAuthEventListener): void;
+  off(type: AuthEventType | '*', listener: AnyListener): void {
+    if (type === '*') {
+      this.#every.delete(listener);
+      return;
+    }
     checkType('off', type, this.#types);
     const set = this.#listeners.get(type);
     set?.delete(listener);

@@ -118,9 +118,13 @@ export type AuthEvent = AuthEventMap[AuthEventType];
 /** A listener of one type; what it returns is ignored, a rejection is reported like a throw. */
 export type AuthEventListener<T extends AuthEventType> = (event: AuthEventMap[T]) => unknown;
 
+/** A listener of every type (`auth.on('*', listener)`): the event's `type` says which it is. */
+export type AnyAuthEventListener = (event: AuthEvent) => unknown;
+
 /**
  * The core types in the order docs/events.md lists them; a configured feature's (`mfa_changed`, …) come
- * from its `events`, and the instance's bus takes both.
+ * from its `events`, and the instance's bus takes both. Every type one instance can emit, the features' too:
+ * `auth.eventTypes`.
  */
 export const AUTH_EVENT_TYPES: readonly AuthEventType[] = [
   'login',

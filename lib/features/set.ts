@@ -68,6 +68,11 @@ export class FeatureSet {
     return modules.flatMap((m) => [...(m.events ?? [])]);
   }
 
+  /** The event types these features declare, in their order: with the core ones, every type the instance emits. */
+  eventTypes(): string[] {
+    return FeatureSet.eventTypes(this.#modules);
+  }
+
   /** Creates each feature in order, then starts them all; a failure names the feature. */
   async start(): Promise<void> {
     for (const m of this.#modules) {
