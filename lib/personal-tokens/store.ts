@@ -90,11 +90,23 @@ export function statePersonalTokenStore(store: StateStore): PersonalTokenStore {
   }
   const live = (t: PersonalToken | undefined, now: number) =>
     t !== undefined && (t.expires === undefined || now < t.expires) ? t : undefined;
+  /** Takes the token, then its line in the index; the record taken, or undefined when it was not there. */
   const remove = async (userId: string, entry: { id: string; hash: string }) => {
-    const cur = await store.get<PersonalToken>(TOKENS, entry.hash);
-    const gone = cur !== undefined && cur.value.userId === userId && (await store.take(TOKENS, entry.hash, cur.rev));
+    const gone = await take(userId, entry.hash);
     await updateIndex(userId, (index) => ({ tokens: index.tokens.filter((x) => x.id !== entry.id) }));
-    return gone ? cur.value : undefined;
+    return gone;
+  };
+  /**
+   * The token's record, taken by compare-and-set; tried again when it changed meanwhile: a use recorded just
+   * before (touch) rewrites it, and a revocation that lost to it would leave the token live and out of the index.
+   */
+  const take = async (userId: string, hash: string) => {
+    for (let i = 0; i < TRIES; i++) {
+      const cur = await store.get<PersonalToken>(TOKENS, hash);
+      if (cur === undefined || cur.value.userId !== userId) return undefined;
+      if (await store.take(TOKENS, hash, cur.rev)) return cur.value;
+    }
+    throw new Error('personal tokens: the token kept changing while it was revoked');
   };
 
   return {

@@ -19,11 +19,13 @@ import { memoryStateStore } from '../../lib/state/memory.js';
 import { openPostgresStateStore } from '../../lib/state/postgres.js';
 import { openRedisStateStore } from '../../lib/state/redis.js';
 import type { StateStore } from '../../lib/state/types.js';
+import { linkIn, login, post, tokenOf, whoami, PASSWORD } from '../accounts/rig.js';
 import { heldChannel, type HeldChannelStore } from '../helpers/held-channel.js';
-import { manualClock } from '../helpers/http.js';
+import { Client, manualClock } from '../helpers/http.js';
 import { startPostgres, type PostgresPeer } from '../helpers/postgres.js';
 import { startRedis, type RedisPeer } from '../helpers/redis.js';
 import { tempDir } from '../helpers/temp.js';
+import { bearer, loggedIn, newToken, tokensRig } from '../personal-tokens/rig.js';
 import { copyOf, endSession, me, startSessionsApp, type SessionsApp } from './fixtures.js';
 
 let redis: RedisPeer;
@@ -39,7 +41,7 @@ type Clock = ReturnType<typeof manualClock>;
 const tag = () => randomBytes(5).toString('hex');
 
 /** Every store with a channel, opened fresh for one test (and closed with it: an object passed in is the app's owner's). */
-const BACKENDS: Array<[kind: string, open: (t: ExecutionContext, clock: Clock) => Promise<StateStore>]> = [
+const BACKENDS: Array<[kind: string, open: (t: ExecutionContext, clock: () => number) => Promise<StateStore>]> = [
   ['memory', async (_t, clock) => memoryStateStore({ clock })],
   ['lmdb', async (t, clock) => new LmdbStateStore(join(tempDir(t), 'state'), { clock })],
   ['redis', async () => openRedisStateStore(`${redis.uri}/0?prefix=t${tag()}:`)],
@@ -117,5 +119,37 @@ for (const [kind, open] of BACKENDS) {
     t.is((await me(after.c)).status, 201, 'a session begun after the revocations outlives hearing them');
     t.is((await me(bob.c)).status, 201, "another user's session goes on");
     t.is((await me(ended.c)).status, 401, 'an ended session stays ended');
+  });
+}
+
+for (const [kind, open] of BACKENDS) {
+  test(`${kind}, the channel held back: the request right after POST /auth/local/reset/confirm answered is refused with the old session, and the one right after DELETE /auth/tokens/<id> with the token, 3 rounds`, async (t) => {
+    const ch = heldChannel(await open(t, Date.now)); // the rig's clock is its own; entries here live for hours
+    t.teardown(() => ch.store.close());
+    const r = await tokensRig(t, { service: { stateStore: ch.store } });
+    await Promise.all([ch.live('revocations'), ch.live('personal-tokens')]);
+    const email = 'ann@example.com';
+    await loggedIn(r, email);
+    let client = r.client;
+    for (let round = 0; round < 3; round++) {
+      const made = await newToken(client);
+      t.is((await bearer(r.app.url, '/api/me', made.token)).status, 200, `round ${round}: the token is live`);
+      t.is((await post(client, `/auth/tokens/${made.id}`, undefined, 'DELETE')).status, 204, `round ${round}: DELETE`);
+      t.is((await bearer(r.app.url, '/api/me', made.token)).status, 401, `round ${round}: the token right after`);
+
+      t.is((await whoami(client)).status, 201, `round ${round}: the session is live`);
+      await post(new Client(r.app.url), '/auth/local/reset', { email });
+      const password = `${PASSWORD} ${round}`;
+      const reset = { token: tokenOf(linkIn(await r.smtp.next())), password };
+      t.is((await post(new Client(r.app.url), '/auth/local/reset/confirm', reset)).status, 200);
+      t.is((await whoami(client)).status, 401, `round ${round}: the old session right after reset/confirm`);
+
+      r.clock.advance(1000); // the next login comes after the reset, as the user's would
+      client = new Client(r.app.url);
+      t.is((await login(client, email, password)).status, 200);
+    }
+    t.true(ch.held > 0, 'the channel held its messages back meanwhile');
+    ch.release();
+    t.is((await whoami(client)).status, 201, 'the session begun after the last reset outlives hearing it');
   });
 }
