@@ -16,6 +16,11 @@ export interface BroadcastFollower {
 
 export interface Broadcast {
   /**
+   * True when publish() itself hands the message to this process's followers before it resolves (the memory
+   * store's): the service's broadcast then does not hand it to them first (shared-broadcast.ts).
+   */
+  readonly deliversLocally?: boolean;
+  /**
    * Appends `body` to `topic`, kept at least `keepMs` for followers that catch up, and tells every live
    * follower. Rejects when the message could not be stored (the backend is away).
    */
@@ -50,6 +55,7 @@ export function memoryBroadcast(clock: () => number): Broadcast {
     return t;
   };
   return {
+    deliversLocally: true,
     publish(topic, body, keepMs) {
       checkTopic(topic);
       const t = topicOf(topic);

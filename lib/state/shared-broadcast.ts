@@ -19,10 +19,14 @@ export function sharedBroadcast(open: () => Promise<StateStore>, unavailable: (e
   const local = localFollowers();
   return {
     publish(topic, body, keepMs) {
-      checkTopic(topic);
-      local.deliver(topic, body);
       return open()
-        .then((s) => s.broadcast?.publish(topic, body, keepMs))
+        .then((s) => {
+          if (!s.broadcast) return;
+          checkTopic(topic);
+          // Before the store has it: this process applies what it publishes whatever the store does next.
+          if (!s.broadcast.deliversLocally) local.deliver(topic, body);
+          return s.broadcast.publish(topic, body, keepMs);
+        })
         .catch(unavailable);
     },
     follow(topic, lookbackMs, deliver, status) {
