@@ -5,8 +5,9 @@
  * counter), Redis (pub/sub, a stream for what was missed) and PostgreSQL (LISTEN/NOTIFY, a table for
  * what was missed). The revocation channel is its first user (lib/session/revocation-watch.ts).
  *
- * Delivery is at least once: a message may come twice (a catch-up overlapping what was pushed), so a
- * follower applies messages idempotently. Bodies are plain JSON and small (a NOTIFY carries 8 000 bytes).
+ * Delivery is at least once: a message may come twice (a catch-up overlapping what was pushed; the
+ * publishing process's own copy, handed over before the store has it: shared-broadcast.ts), so a follower
+ * applies messages idempotently. Bodies are plain JSON and small (a NOTIFY carries 8 000 bytes).
  */
 
 /** Stops a follower: no delivery or status call after it. */

@@ -126,6 +126,18 @@ test('lmdb: limit and window as set; once the window has passed on the injected 
   t.is(reads.filter((x) => x.startsWith('pat ')).length, 6);
 });
 
+test('lmdb: limit 1: the first lookup that finds nothing is refused 401, every token after it 429', async (t) => {
+  const { r, reads } = await rigOn(t, open(t), { limit: 1 });
+  const got: number[] = [];
+  for (let i = 0; i < 3; i++) {
+    const res = await from(r.app.url, mintToken('akp'), GUESSER);
+    got.push(res.status);
+    await res.body?.cancel();
+  }
+  t.deepEqual(got, [401, 429, 429]);
+  t.is(reads.filter((x) => x.startsWith('pat ')).length, 1);
+});
+
 test('lmdb: failedLookups false counts nothing: every made-up token is looked up and refused 401', async (t) => {
   const { r, reads } = await rigOn(t, open(t), false);
   for (let i = 0; i < 30; i++) {
