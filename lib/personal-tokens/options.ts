@@ -2,6 +2,7 @@ import { parseDuration, type Duration } from '../util/duration.js';
 import { unknownOption } from '../util/options.js';
 import { isVolatileStateOption, requireDurable } from '../util/store-policy.js';
 import { checkPrefix, DEFAULT_PREFIX } from './format.js';
+import type { LookupThrottleConfig } from './lookup-throttle.js';
 
 /** The `tokens` option: personal access tokens for the accounts' users (docs/accounts.md#personal-access-tokens). */
 export interface PersonalTokensOptions {
@@ -25,6 +26,12 @@ export interface PersonalTokensOptions {
   scopes?: string[];
   /** How recent the login that creates a token must be (default '5m'): older is 401 `reauth_required`. */
   fresh?: Duration;
+  /**
+   * Bearer tokens of the right shape that the store does not know, per client (IPv4 address, IPv6 /64), before that
+   * client's personal tokens are refused 429 `rate_limited` for the rest of the window, with no store read. Default
+   * `{ limit: 20, window: '1m' }`; `false` counts nothing.
+   */
+  failedLookups?: false | { limit?: number; window?: Duration };
 }
 
 /** The `tokens` option, checked. */
@@ -36,6 +43,8 @@ export interface PersonalTokensConfig {
   readonly maxLifetimeMs: number | undefined;
   readonly scopes: readonly string[] | undefined;
   readonly freshMs: number;
+  /** Undefined: not counted (`failedLookups: false`). */
+  readonly failedLookups: LookupThrottleConfig | undefined;
 }
 
 /** What the `tokens` reader needs from the options read before it. */
@@ -48,7 +57,16 @@ export interface PersonalTokensOptionsContext {
   allowVolatileStores: boolean;
 }
 
-const TOKENS_OPTIONS = ['prefix', 'revocationDelay', 'cacheSize', 'maxPerUser', 'maxLifetime', 'scopes', 'fresh'];
+const TOKENS_OPTIONS = [
+  'prefix',
+  'revocationDelay',
+  'cacheSize',
+  'maxPerUser',
+  'maxLifetime',
+  'scopes',
+  'fresh',
+  'failedLookups',
+];
 const SCOPE = /^[A-Za-z0-9:._-]{1,64}$/;
 
 /** Checks the `tokens` option (a TypeError naming `tokens.<key>`); undefined when it is not set. */
@@ -87,7 +105,25 @@ export function readTokensOptions(input: unknown, ctx: PersonalTokensOptionsCont
       o.maxLifetime === undefined ? undefined : parseDuration(o.maxLifetime, 'authKoa: tokens.maxLifetime'),
     scopes: readScopes(o.scopes),
     freshMs: parseDuration(o.fresh ?? '5m', 'authKoa: tokens.fresh'),
+    failedLookups: readFailedLookups(o.failedLookups),
   };
+}
+
+/** `tokens.failedLookups`: false, or `{ limit, window }` with the defaults filled in. */
+function readFailedLookups(input: unknown): LookupThrottleConfig | undefined {
+  if (input === false) return undefined;
+  const option = 'authKoa: tokens.failedLookups';
+  if (input !== undefined && (typeof input !== 'object' || input === null || Array.isArray(input)))
+    throw new TypeError(`${option} must be false or { limit, window }: { limit: 20, window: '1m' }`);
+  const o = (input ?? {}) as { limit?: unknown; window?: unknown };
+  for (const key of Object.keys(o))
+    if (key !== 'limit' && key !== 'window')
+      throw new TypeError(`${option} takes limit and window, not ${JSON.stringify(key)}`);
+  if (o.limit !== undefined && (!Number.isInteger(o.limit) || (o.limit as number) < 1))
+    throw new TypeError(`${option}.limit must be a positive integer`);
+  // Whole milliseconds, as the store's counters keep them.
+  const windowMs = Math.ceil(parseDuration((o.window ?? '1m') as Duration, `${option}.window`));
+  return { limit: (o.limit as number | undefined) ?? 20, windowMs };
 }
 
 function readScopes(scopes: unknown): readonly string[] | undefined {

@@ -10,11 +10,13 @@ import type {
 } from '../features/contract.js';
 import { canonicalUser } from '../session/claims.js';
 import type { User } from '../user.js';
+import { stateLimiter } from '../state/limiter.js';
 import { isPromise } from '../util/is-promise.js';
 import { tokenCache } from './cache.js';
 import { tokenChannel } from './channel.js';
 import type { TokenRevokedEvent } from './events.js';
 import { mintToken, tokenHash } from './format.js';
+import { lookupThrottle, type LookupThrottle } from './lookup-throttle.js';
 import type { PersonalTokensConfig } from './options.js';
 import { statePersonalTokenStore, TooManyTokens, type PersonalToken, type PersonalTokenStore } from './store.js';
 import { tokenVerifier, type TokenVerifier } from './verify.js';
@@ -198,16 +200,33 @@ function tokenCredential(
     const auth: RequestAuth = { method: 'token', id: found.id, scopes: found.scopes };
     return { user: canonicalUser(found.user, ''), auth };
   };
+  const throttle =
+    config.failedLookups && lookupThrottle(config.failedLookups, stateLimiter(context.stateStore, context.clock));
   return {
     scheme: 'Bearer',
     recognises: (value) => value.startsWith(`${config.prefix}_`),
-    authenticate(value) {
+    authenticate(value, ctx) {
+      const refusal = throttle?.refusal(ctx, context.clock());
+      if (refusal) throw refusal;
       const found = verifier.verify(value);
-      return isPromise(found) ? found.then(owner) : owner(found);
+      if (!isPromise(found)) return owner(found);
+      // A promise went to the store: when it found nothing, the client's failed lookups count one more.
+      return throttle ? found.then((t) => counted(throttle, ctx, t, context.clock())).then(owner) : found.then(owner);
     },
     refused: (what) =>
       context.error('token_not_allowed', `${what} does not take a personal access token: log in to manage an account`),
   };
+}
+
+/** A token the store answered, after counting the lookup as a failure of the request's client when it found none. */
+async function counted(
+  throttle: LookupThrottle,
+  ctx: Context,
+  found: PersonalToken | undefined,
+  now: number,
+): Promise<PersonalToken | undefined> {
+  if (!found) await throttle.failed(ctx, now);
+  return found;
 }
 
 /** The user a token acts as: the session's user without what belongs to one request (`aud`, `ip`). */

@@ -75,6 +75,20 @@ interface UserIndex {
   tokens: Array<{ id: string; hash: string }>;
 }
 
+/**
+ * The record of the user's token `hash`, taken by compare-and-set; tried again when it changed meanwhile: a use
+ * recorded just before (touch) rewrites it, and a revocation that lost to it would leave the token live and out of
+ * its user's index. Undefined when it is not there (or not the user's).
+ */
+async function takeToken(store: StateStore, userId: string, hash: string): Promise<PersonalToken | undefined> {
+  for (let i = 0; i < TRIES; i++) {
+    const cur = await store.get<PersonalToken>(TOKENS, hash);
+    if (cur === undefined || cur.value.userId !== userId) return undefined;
+    if (await store.take(TOKENS, hash, cur.rev)) return cur.value;
+  }
+  throw new Error('personal tokens: the token kept changing while it was revoked');
+}
+
 export function statePersonalTokenStore(store: StateStore): PersonalTokenStore {
   async function updateIndex(userId: string, change: (index: UserIndex) => UserIndex): Promise<void> {
     for (let i = 0; i < TRIES; i++) {
@@ -90,13 +104,12 @@ export function statePersonalTokenStore(store: StateStore): PersonalTokenStore {
   }
   const live = (t: PersonalToken | undefined, now: number) =>
     t !== undefined && (t.expires === undefined || now < t.expires) ? t : undefined;
+  /** Takes the token, then its line in the index; the record taken, or undefined when it was not there. */
   const remove = async (userId: string, entry: { id: string; hash: string }) => {
-    const cur = await store.get<PersonalToken>(TOKENS, entry.hash);
-    const gone = cur !== undefined && cur.value.userId === userId && (await store.take(TOKENS, entry.hash, cur.rev));
+    const gone = await takeToken(store, userId, entry.hash);
     await updateIndex(userId, (index) => ({ tokens: index.tokens.filter((x) => x.id !== entry.id) }));
-    return gone ? cur.value : undefined;
+    return gone;
   };
-
   return {
     async create(token, limit = Infinity) {
       const mine = (await store.get<UserIndex>(USERS, token.userId))?.value.tokens ?? [];

@@ -41,14 +41,18 @@ export function tokenVerifier({ store, cache, prefix, clock, onTouchFailed }: To
     touch(key, found, now);
     return found;
   };
+  // Revocations heard so far (made here, or told by the channel): a lookup that one overtook keeps its answer
+  // out of the cache, where it would outlive the revocation that had already dropped the entry.
+  let revocations = 0;
   const lookUp = async (token: string, now: number) => {
     const hash = tokenHash(token);
+    const before = revocations;
     let found = (await store.findByHash(hash, now)) ?? null;
     // The key found it; the stored hash is still compared, in constant time, before it counts.
     if (found && !safeEqual(found.hash, hash)) found = null;
     // Its scopes are handed to every request it authenticates (ctx.state.auth): none may change them.
     if (found) Object.freeze(found.scopes);
-    cache.set(token, found, now);
+    if (revocations === before) cache.set(token, found, now);
     return live(token, found, now);
   };
   return {
@@ -60,6 +64,7 @@ export function tokenVerifier({ store, cache, prefix, clock, onTouchFailed }: To
       return wellFormed(token, prefix) ? lookUp(token, now) : undefined;
     },
     revoked(token) {
+      revocations++;
       cache.forget(token.hash);
     },
   };

@@ -5,8 +5,9 @@
  * counter), Redis (pub/sub, a stream for what was missed) and PostgreSQL (LISTEN/NOTIFY, a table for
  * what was missed). The revocation channel is its first user (lib/session/revocation-watch.ts).
  *
- * Delivery is at least once: a message may come twice (a catch-up overlapping what was pushed), so a
- * follower applies messages idempotently. Bodies are plain JSON and small (a NOTIFY carries 8 000 bytes).
+ * Delivery is at least once: a message may come twice (a catch-up overlapping what was pushed; the
+ * publishing process's own copy, handed over before the store has it: shared-broadcast.ts), so a follower
+ * applies messages idempotently. Bodies are plain JSON and small (a NOTIFY carries 8 000 bytes).
  */
 
 /** Stops a follower: no delivery or status call after it. */
@@ -15,6 +16,11 @@ export interface BroadcastFollower {
 }
 
 export interface Broadcast {
+  /**
+   * True when publish() itself hands the message to this process's followers before it resolves (the memory
+   * store's): the service's broadcast then does not hand it to them first (shared-broadcast.ts).
+   */
+  readonly deliversLocally?: boolean;
   /**
    * Appends `body` to `topic`, kept at least `keepMs` for followers that catch up, and tells every live
    * follower. Rejects when the message could not be stored (the backend is away).
@@ -50,6 +56,7 @@ export function memoryBroadcast(clock: () => number): Broadcast {
     return t;
   };
   return {
+    deliversLocally: true,
     publish(topic, body, keepMs) {
       checkTopic(topic);
       const t = topicOf(topic);

@@ -25,6 +25,11 @@ test('each bad value names its option', (t) => {
     [{ maxLifetime: -1 }, /tokens\.maxLifetime/],
     [{ scopes: ['read all'] }, /tokens\.scopes must be an array of scope names/],
     [{ fresh: 'x' }, /tokens\.fresh/],
+    [{ failedLookups: true }, /tokens\.failedLookups must be false or \{ limit, window \}/],
+    [{ failedLookups: { limit: 0 } }, /tokens\.failedLookups\.limit must be a positive integer/],
+    [{ failedLookups: { limit: 2.5 } }, /tokens\.failedLookups\.limit must be a positive integer/],
+    [{ failedLookups: { window: 'a while' } }, /tokens\.failedLookups\.window must be a positive number/],
+    [{ failedLookups: { limt: 5 } }, /tokens\.failedLookups takes limit and window, not "limt"/],
   ];
   for (const [value, message] of cases)
     t.throws(refused(value), { instanceOf: TypeError, message }, JSON.stringify(value));

@@ -6,6 +6,7 @@ import test, { type ExecutionContext } from 'ava';
 import { mintToken, tokenHash } from '../../lib/personal-tokens/format.js';
 import { statePersonalTokenStore, TooManyTokens, type PersonalToken } from '../../lib/personal-tokens/store.js';
 import { memoryStateStore } from '../../lib/state/memory.js';
+import type { StateStore } from '../../lib/state/types.js';
 import { useEveryStateStore } from '../helpers/state-backends.js';
 
 const NOW = 1_800_000_000_000;
@@ -111,6 +112,32 @@ for (const [label, open] of backends) {
     t.is((await store.findByHash(a.hash, NOW))!.lastUsed, NOW + 1000, 'within the minute: not written');
     await store.touch(first, NOW + 61_000);
     t.is((await store.findByHash(a.hash, NOW))!.lastUsed, NOW + 61_000);
+  });
+
+  test(`${label}: a revocation that a use recorded meanwhile (touch) overtakes still revokes: the token is gone, not left live out of the list`, async (t) => {
+    const state = await open(t);
+    t.teardown(() => state.close().catch(() => {}));
+    const a = token('u1');
+    // The use lands between the revocation's read of the token and its take: what a request just before does.
+    let touched = false;
+    const racing: StateStore = {
+      ...{ create: (...a) => state.create(...a), get: (ns, key) => state.get(ns, key) },
+      ...{ replace: (...a) => state.replace(...a), remove: (...a) => state.remove(...a) },
+      ...{ sweep: () => state.sweep(), markUsed: (...a) => state.markUsed(...a), close: () => state.close() },
+      async take(ns, key, rev) {
+        if (!touched && ns === 'pat') {
+          touched = true;
+          await statePersonalTokenStore(state).touch(plain(a), NOW + 1000);
+        }
+        return state.take(ns, key, rev);
+      },
+    };
+    const store = statePersonalTokenStore(racing);
+    await store.create(plain(a));
+    t.is((await store.revoke('u1', a.id))?.id, a.id, 'revoked');
+    t.true(touched, 'the use came between');
+    t.is(await store.findByHash(a.hash, NOW), undefined, 'no longer found');
+    t.deepEqual(await store.list('u1', NOW), []);
   });
 }
 

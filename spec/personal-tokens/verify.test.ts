@@ -108,3 +108,23 @@ test('a use is recorded once a minute however hot the token', async (t) => {
   t.is(r.calls.filter((c) => c === 'replace').length, 3, 'at 0 s, 60 s and 120 s');
   t.is((await r.store.findByHash(record.hash, r.clock()))!.lastUsed, record.created + 120_000);
 });
+
+test('a lookup under way when the token is revoked here does not put it back in the cache: the next use is refused', async (t) => {
+  const r = rig(30_000);
+  const { secret, record } = await r.add();
+  // The store's answer waits until the test lets it go: the revocation comes between the read and the answer.
+  let letGo!: () => void;
+  const gate = new Promise<void>((resolve) => (letGo = resolve));
+  const slow = {
+    ...r.store,
+    findByHash: (hash: string, now: number) => r.store.findByHash(hash, now).then(async (found) => (await gate, found)),
+  };
+  const verifier = tokenVerifier({ store: slow, cache: tokenCache({ ttlMs: 30_000 }), prefix: 'akp', clock: r.clock });
+  const inFlight = verifier.verify(secret);
+  await r.settle();
+  await r.store.revoke('u1', record.id);
+  verifier.revoked(record);
+  letGo();
+  await inFlight; // begun before the revocation: either answer is one a client could have had
+  t.is(await verifier.verify(secret), undefined, 'the use after the revocation answered');
+});

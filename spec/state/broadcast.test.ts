@@ -231,6 +231,32 @@ test('every kind BROADCAST_KINDS names opens from its URI with a broadcast, whic
   }
 });
 
+test("the service's broadcast hands what its process publishes to that process's followers before publish() resolves, and again from the store; another service hears it once; memory, which delivers in the process itself, once", async (t) => {
+  const uris: Record<string, string> = {
+    memory: 'memory://',
+    lmdb: `lmdb://${join(tempDir(t), 'state')}`,
+    redis: `${redis.uri}/0?prefix=t${tag()}:`,
+    postgres: `${postgres.uri}?prefix=t${tag()}_&timeout=30000`,
+  };
+  for (const [kind, uri] of Object.entries(uris)) {
+    const [a, b] = [0, 1].map(() => sharedState(parseStateUri(uri), { clock: Date.now, option: 'stateStore' }));
+    t.teardown(() => Promise.all([a.close(), b.close()]).then(() => {}));
+    await Promise.all([a.start(), b.start()]);
+    const name = topic();
+    const own = follow(t, a.store.broadcast!, name, KEEP_MS);
+    const other = kind === 'memory' ? undefined : follow(t, b.store.broadcast!, name, KEEP_MS);
+    await Promise.all([own.live(), other?.live()]);
+    await a.store.broadcast!.publish(name, { kind }, KEEP_MS);
+    // Its own copy at least: the store's may have come back already too (a NOTIFY can beat the statement's answer).
+    t.deepEqual(own.bodies[0], { kind }, `${kind}: in the publishing process as publish() resolves`);
+    if (!other) t.is(own.bodies.length, 1, `${kind}: once`);
+    if (!other) continue;
+    await Promise.all([own.count(2), other.count(1)]);
+    t.deepEqual(own.bodies, [{ kind }, { kind }], `${kind}: then from the store, as every process hears it`);
+    t.deepEqual(other.bodies, [{ kind }], `${kind}: another service, from the store`);
+  }
+});
+
 /** A child process following `name` on `uri`: its lines, and teardown that checks it closed cleanly. */
 function childFollower(t: ExecutionContext, uri: string, name: string) {
   const child = spawnTs(PROCESS, [uri, 'follow', name, String(KEEP_MS)]);
