@@ -101,7 +101,7 @@ export type { MfaChangedEvent, MfaFailedEvent } from './mfa/events.js';
 export type { Account, AccountStore, AccountUpdate, StoredAccount } from './accounts/store.js';
 export type { AccountsOptions } from './accounts/options.js';
 export type { AccountsAdminAPI } from './accounts/service.js';
-export type { NewAccount } from './accounts/admin.js';
+export type { AccountView, NewAccount } from './accounts/admin.js';
 export { AccountError } from './accounts/errors.js';
 export type { PasswordProviderOptions } from './accounts/password/options.js';
 export type { MessageTemplate, MessageTemplates } from './accounts/password/messages.js';
