@@ -18,7 +18,7 @@ export function linksCommand(accounts: Command, storeHelp: string): void {
     .option('--links <uri>', "the links' store, when the app sets accounts.links (default: beside --store)")
     .option('--json', 'print JSON')
     .action(async (who: string, o: { store: string; links?: string; json?: boolean }) => {
-      const userId = await userArg(who, { accounts: o.store, links: o.links });
+      const userId = await userArg(who, { accounts: o.store, links: o.links, accountsArgument: '--store' });
       // Read-only: neither store is created at a mistyped path. The links' default is checked as the path it is.
       const links = checkSharedStore(o.links ?? defaultLinksStore(o.store));
       const store = await openSharedStore(links, {

@@ -17,6 +17,8 @@ export const USER_ARG_HELP =
 export interface UserArgOptions {
   accounts?: string;
   links?: string;
+  /** How messages name the accounts store's argument (default `--accounts`; `accounts links` takes `--store`). */
+  accountsArgument?: string;
 }
 
 export const ACCOUNTS_HELP = "the apps' accounts.store, to name the user by an account's address or id";
@@ -34,7 +36,8 @@ export async function userArg(who: string, o: UserArgOptions): Promise<string> {
       );
     return name;
   }
-  const store = await openAccounts(o.accounts, { readOnly: true, argument: '--accounts' });
+  const argument = o.accountsArgument ?? '--accounts';
+  const store = await openAccounts(o.accounts, { readOnly: true, argument });
   const prefix = await linksPrefix(o.links ?? defaultLinksStore(o.accounts)).catch(async (err: unknown) => {
     await store.close();
     throw err;
@@ -43,7 +46,7 @@ export async function userArg(who: string, o: UserArgOptions): Promise<string> {
     const account = await lookUpAccount(store, name, () => Promise.resolve(prefix));
     if (!account) {
       if (accountForm || (prefix !== undefined && accountIdIn(name, prefix) !== undefined))
-        throw new Error(`no account ${name} in --accounts`);
+        throw new Error(`no account ${name} in ${argument}`);
       return name; // a user id of another provider: not an account's, and not ours to refuse
     }
     if (prefix === undefined)

@@ -151,7 +151,7 @@ test('bad arguments: a message naming the argument, a non-zero exit, no stack tr
   t.not(missing.code, 0);
   t.regex(missing.stderr, /required option '--store <uri>'/);
   t.not(empty.code, 0);
-  t.regex(empty.stderr, /<user-id> must be a user id/);
+  t.regex(empty.stderr, /<user> must not be empty: a user id/);
   t.not(unknown.code, 0);
   t.regex(unknown.stderr, /unknown command 'wipe'/);
   for (const r of [memory, bad, missing, empty, unknown]) {
