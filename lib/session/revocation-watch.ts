@@ -64,11 +64,16 @@ export class RevokedSet {
       throw new AuthError('session_revoked', 'sessions of this user were revoked');
   }
 
-  /** Drops what no valid token can be refused by any more. */
+  /**
+   * Drops what no valid token can be refused by any more. The next sweep comes after SWEEP_EVERY notices, or after
+   * a quarter of what is left when that is more: a sweep visits every entry, and the set holds every session a
+   * login past maxSessionsPerUser ended (one per such login, for tokenDuration), so a notice pays for about four
+   * visits however large the set grows.
+   */
   sweep(now: number): void {
-    this.untilSweep = SWEEP_EVERY;
     for (const map of [this.sessions, this.tokens]) for (const [k, until] of map) if (until <= now) map.delete(k);
     for (const [k, u] of this.users) if (u.until <= now) this.users.delete(k);
+    this.untilSweep = Math.max(SWEEP_EVERY, this.size >> 2);
   }
 }
 

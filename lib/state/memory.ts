@@ -1,5 +1,6 @@
 import { promised } from '../util/promised.js';
 import { memoryBroadcast } from './broadcast.js';
+import { isFlatRecord } from './copy.js';
 import { countHits } from './limiter.js';
 import {
   checkExpiry,
@@ -277,13 +278,3 @@ function live(e: StateEntry | undefined, now: number): e is StateEntry {
 
 /** Deeper than any state value nests: past it, a value is taken for a cycle and left to structuredClone. */
 const MAX_DEPTH = 16;
-
-/** A plain object whose fields are all primitives: copied by spread, which leaves nothing shared. */
-function isFlatRecord(value: object): value is Record<string, unknown> {
-  if (Object.getPrototypeOf(value) !== Object.prototype) return false;
-  for (const k in value) {
-    const f = (value as Record<string, unknown>)[k];
-    if (f !== null && typeof f === 'object') return false;
-  }
-  return true;
-}
