@@ -1,6 +1,7 @@
 import { noTracing, signatureChecked, type Tracing } from '../telemetry/types.js';
 import type { Context } from 'koa';
 import { AuthError } from '../errors.js';
+import { extensibleCopy } from '../util/extensible-copy.js';
 import { copyClaims, wireOrder, type Claims, type RequestToken, type TokenSource } from './claims.js';
 import type { KeyObject } from 'node:crypto';
 import { HEADER_B64, KeyRing, decodePayload, sign, signatureKey, split, verifySignature } from './jwt.js';
@@ -71,7 +72,8 @@ export class TokenService {
 
   /** Like create, and also returns the final claims. */
   async mint(input: Claims): Promise<{ token: string; claims: Claims }> {
-    let claims: Claims = { ...input };
+    // Not `{ ...input }`: four fields are added to the copy (see extensibleCopy).
+    let claims: Claims = extensibleCopy(input);
     const nowMs = this.#o.clock();
     const now = Math.floor(nowMs / 1000);
     const exp = now + Math.ceil(this.#o.tokenDurationMs / 1000);
@@ -82,7 +84,7 @@ export class TokenService {
       // `iat` is whole seconds; a revocation in the same second as this login must not end it (see revocation.ts).
       claims.iat_ms = nowMs;
     }
-    if (this.#o.claimsUpdater) claims = { ...(await this.#o.claimsUpdater(claims)) };
+    if (this.#o.claimsUpdater) claims = extensibleCopy(await this.#o.claimsUpdater(claims));
     // Verification refuses a token without exp: one the ClaimsUpdater dropped it from gets the default back.
     if (!claims.exp) claims.exp = exp;
     claims.aud = claims.aud ?? '';

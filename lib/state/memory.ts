@@ -1,6 +1,7 @@
 import { promised } from '../util/promised.js';
 import { memoryBroadcast } from './broadcast.js';
 import { isFlatRecord } from './copy.js';
+import { extensibleCopy } from '../util/extensible-copy.js';
 import { countHits } from './limiter.js';
 import {
   checkExpiry,
@@ -188,7 +189,8 @@ class Entries {
       out = list;
     } else {
       if (Object.getPrototypeOf(value) !== Object.prototype) return undefined;
-      const fields: Record<string, unknown> = { ...value };
+      // Not `{ ...value }`: the store's mark is added to the copy (see extensibleCopy).
+      const fields = extensibleCopy(value as Record<string, unknown>);
       for (const k in fields) {
         const f = fields[k];
         // Only nested objects are written back: storing every field again cost five times the copy.
