@@ -6,12 +6,12 @@
  * benchmark, the in-process middleware cost, logins by state store (memory, LMDB, a real redis-server)
  * and the avatar-store scale runs. `--write` also writes docs/performance.md.
  * Flags: --quick (1 short round, for a smoke run), --rounds N, --duration S, --warmup S, --skip-scale,
- * --only TEXT (only the HTTP cases whose label contains TEXT; no --write then), --variants a,b (also the
- * x- cases of bench/server.ts that take the cookie path apart, against bare Koa; `name@xjwt` sends that
- * case the X-JWT request instead of the cookie one), --import-only (only the import row, no --write then),
- * --state-only (only the logins-by-state-store table, no --write then), --against REF (also the cookie
- * route and the direct login of the commit REF, built beside this one (bench/against.ts): each against bare
- * Koa, and today's against it, in the same run; no --write then).
+ * --only TEXT (only the HTTP cases whose label contains TEXT; given more than once, any of them; no --write
+ * then), --variants a,b (also the x- cases of bench/server.ts that take the cookie path apart, against bare
+ * Koa; `name@xjwt` sends that case the X-JWT request instead of the cookie one), --import-only (only the
+ * import row, no --write then), --state-only (only the logins-by-state-store table, no --write then),
+ * --against REF (also the cookie route and the direct login of the commit REF, built beside this one
+ * (bench/against.ts): each against bare Koa, and today's against it, in the same run; no --write then).
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -45,10 +45,11 @@ const DURATION = value('--duration', quick ? 1 : 2);
 // optimiser has compiled the request path (1.5 s measured authkoa 3 points lower than 6 s).
 const WARMUP = value('--warmup', quick ? 0.5 : 3);
 const CONNECTIONS = 50;
-const onlyAt = args.indexOf('--only');
-const only = onlyAt >= 0 ? (args[onlyAt + 1] ?? '') : undefined;
-if (only !== undefined && (only === '' || only.startsWith('--')))
+// --only may be given more than once: a case is run when its label contains any of the texts.
+const onlyTexts = args.flatMap((a, i) => (a === '--only' ? [args[i + 1] ?? ''] : []));
+if (onlyTexts.some((t) => t === '' || t.startsWith('--')))
   throw new Error('--only needs the text of a case label, e.g. --only cookie');
+const only = onlyTexts.length > 0 ? onlyTexts : undefined;
 const variantsAt = args.indexOf('--variants');
 // Extra server cases (bench/server.ts, the x- ones) measured like the others with the cookie request.
 const variants = variantsAt >= 0 ? (args[variantsAt + 1] ?? '').split(',').filter(Boolean) : [];
@@ -519,7 +520,7 @@ async function httpBench(earlier: EarlierCode | undefined): Promise<HttpRow[]> {
     // two processes of the very same code differ by a few per cent for the life of the process (heap and
     // code layout), which rounds within one process would never average out.
     for (const c of cases) {
-      if (only !== undefined && !c.label.includes(only) && c !== cases[0]) continue;
+      if (only !== undefined && !only.some((t) => c.label.includes(t)) && c !== cases[0]) continue;
       const mine: Measured[] = [];
       const ref: Measured[] = [];
       let share: number | null = null;

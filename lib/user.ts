@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 /**
  * The authenticated user, as carried in the token's `user` claim and returned by `/auth/user`.
@@ -57,9 +57,9 @@ export const BASIC_AUTH: RequestAuth = Object.freeze({ method: 'basic' });
 
 const SHA1_HEX = /^[0-9a-fA-F]{40}$/;
 
-/** Lowercase hex SHA-1 of a string. */
+/** Lowercase hex SHA-1 of a string. One-shot `hash()`: no Hash object per call (every login hashes its user id). */
 export function sha1(value: string | Buffer): string {
-  return createHash('sha1').update(value).digest('hex');
+  return hash('sha1', value, 'hex');
 }
 
 /**

@@ -1,5 +1,7 @@
 import { promised } from '../util/promised.js';
 import { memoryBroadcast } from './broadcast.js';
+import { isFlatRecord } from './copy.js';
+import { extensibleCopy } from '../util/extensible-copy.js';
 import { countHits } from './limiter.js';
 import {
   checkExpiry,
@@ -187,7 +189,8 @@ class Entries {
       out = list;
     } else {
       if (Object.getPrototypeOf(value) !== Object.prototype) return undefined;
-      const fields: Record<string, unknown> = { ...value };
+      // Not `{ ...value }`: the store's mark is added to the copy (see extensibleCopy).
+      const fields = extensibleCopy(value as Record<string, unknown>);
       for (const k in fields) {
         const f = fields[k];
         // Only nested objects are written back: storing every field again cost five times the copy.
@@ -277,13 +280,3 @@ function live(e: StateEntry | undefined, now: number): e is StateEntry {
 
 /** Deeper than any state value nests: past it, a value is taken for a cycle and left to structuredClone. */
 const MAX_DEPTH = 16;
-
-/** A plain object whose fields are all primitives: copied by spread, which leaves nothing shared. */
-function isFlatRecord(value: object): value is Record<string, unknown> {
-  if (Object.getPrototypeOf(value) !== Object.prototype) return false;
-  for (const k in value) {
-    const f = (value as Record<string, unknown>)[k];
-    if (f !== null && typeof f === 'object') return false;
-  }
-  return true;
-}

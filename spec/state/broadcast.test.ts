@@ -364,6 +364,51 @@ function rawRedis(t: ExecutionContext): Redis {
   return client;
 }
 
+test('memory: every follower and the log get a copy of their own: what one follower changes, no other, no later follower and not the publisher sees', async (t) => {
+  const broadcast = memoryStateStore().broadcast!;
+  const name = topic();
+  const got: Array<Record<string, unknown>> = [];
+  // A follower that changes what it is given, then one that only records it.
+  const changer = broadcast.follow(
+    name,
+    KEEP_MS,
+    (body) => {
+      (body as Record<string, unknown>).s = 'changed';
+      got.push(body as Record<string, unknown>);
+    },
+    () => {},
+  );
+  const reader = broadcast.follow(
+    name,
+    KEEP_MS,
+    (body) => got.push(body as Record<string, unknown>),
+    () => {},
+  );
+  t.teardown(() => (changer.close(), reader.close()));
+  const published = { s: 'sid', until: 1 };
+  await broadcast.publish(name, published, KEEP_MS);
+  const later: unknown[] = [];
+  broadcast
+    .follow(
+      name,
+      KEEP_MS,
+      (body) => later.push(body),
+      () => {},
+    )
+    .close();
+  t.deepEqual(
+    got,
+    [
+      { s: 'changed', until: 1 },
+      { s: 'sid', until: 1 },
+    ],
+    'the second follower got the body as published',
+  );
+  t.deepEqual(later, [{ s: 'sid', until: 1 }], 'a follower catching up reads it from the log unchanged');
+  t.deepEqual(published, { s: 'sid', until: 1 }, "the publisher's object is left as it was");
+  t.not(got[1], published);
+});
+
 test.serial(
   'redis: a follower whose subscription is cut while the server stays gets what was published meanwhile from the stream, then reports live',
   async (t) => {
