@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { stateIdentityStore } from '../../lib/accounts/links/identities.js';
 import { defaultLinksStore } from '../../lib/accounts/options.js';
-import { checkSharedStore, openSharedStore } from './shared-store.js';
+import { checkSharedStore, openSharedStore, refuseMissingStore } from './shared-store.js';
 import { userArg } from './user-arg.js';
 
 /**
@@ -18,14 +18,17 @@ export function linksCommand(accounts: Command, storeHelp: string): void {
     .option('--links <uri>', "the links' store, when the app sets accounts.links (default: beside --store)")
     .option('--json', 'print JSON')
     .action(async (who: string, o: { store: string; links?: string; json?: boolean }) => {
-      const userId = await userArg(who, { accounts: o.store, links: o.links, accountsArgument: '--store' });
-      // Read-only: neither store is created at a mistyped path. The links' default is checked as the path it is.
+      // Read-only: neither store is created at a mistyped path, the accounts' first. The links' default is checked
+      // as the path it is.
+      if (o.store.startsWith('lmdb://'))
+        refuseMissingStore(o.store.slice('lmdb://'.length) || undefined, o.store, '--store');
       const links = checkSharedStore(o.links ?? defaultLinksStore(o.store));
       const store = await openSharedStore(links, {
         readOnly: true,
         argument: o.links === undefined ? '--links (by default beside --store)' : '--links',
       });
       try {
+        const userId = await userArg(who, { accounts: o.store, links: o.links, accountsArgument: '--store' });
         const links = await stateIdentityStore(store).list(userId);
         const rows = links.map((l) => ({
           provider: l.provider,

@@ -233,7 +233,7 @@ test('list and revoke --sid refuse a memory store, a bad or unreachable URI (wit
       /cannot open the state store: redis redis:\/\/:\*\*\*@127\.0\.0\.1:1\/0 is unavailable/,
     ],
     [['list', 'u'], /required option '--store <uri>'/],
-    [['list', '', '--store', 'lmdb:///tmp/x'], /<user-id> must not be empty/],
+    [['list', '', '--store', 'lmdb:///tmp/x'], /<user> must not be empty/],
     [
       ['revoke', 'u', '--sid', '', '--store', 'lmdb:///tmp/x'],
       /--sid must be a session id as `authctl sessions list` prints it/,

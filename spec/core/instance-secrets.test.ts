@@ -92,6 +92,7 @@ test('JSON.stringify and util.inspect of an instance show no secret or private k
       'accounts',
       'avatarProxy',
       'close',
+      'eventTypes',
       'features',
       'mfa',
       'middleware',

@@ -143,7 +143,7 @@ const EXPECTED = [
   'DELETE /auth/sessions/{sid} deleteSessionsBySid',
   'GET /auth/.well-known/jwks.json getWellKnownJwksJson',
   'GET /auth/links getLinks',
-  'DELETE /auth/links/{provider} deleteLinksByProvider',
+  'DELETE /auth/links/{identity} deleteLinksByIdentity',
   'GET /auth/tokens getTokens',
   'POST /auth/tokens postTokens',
   'DELETE /auth/tokens/{id} deleteTokensById',
