@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
 import { stateIdentityStore } from '../../lib/accounts/links/identities.js';
 import { defaultLinksStore } from '../../lib/accounts/options.js';
-import { checkSharedStore, openSharedStore, refuseMissingStore } from './shared-store.js';
+import { openAccounts } from './account-store.js';
+import { checkSharedStore, openSharedStore } from './shared-store.js';
 import { userArg } from './user-arg.js';
 
 /**
@@ -18,10 +19,9 @@ export function linksCommand(accounts: Command, storeHelp: string): void {
     .option('--links <uri>', "the links' store, when the app sets accounts.links (default: beside --store)")
     .option('--json', 'print JSON')
     .action(async (who: string, o: { store: string; links?: string; json?: boolean }) => {
-      // Read-only: neither store is created at a mistyped path, the accounts' first. The links' default is checked
-      // as the path it is.
-      if (o.store.startsWith('lmdb://'))
-        refuseMissingStore(o.store.slice('lmdb://'.length) || undefined, o.store, '--store');
+      // Read-only: neither store is created at a mistyped path. `--store` is opened (and so checked: there, its
+      // package installed, not memory://) before the links', whose default is checked as the path it is.
+      await (await openAccounts(o.store, { readOnly: true })).close();
       const links = checkSharedStore(o.links ?? defaultLinksStore(o.store));
       const store = await openSharedStore(links, {
         readOnly: true,

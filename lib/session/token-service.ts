@@ -223,7 +223,6 @@ export class TokenService {
   peek(ctx: Context): RequestToken | undefined | Promise<RequestToken | undefined> {
     return this.readFrom(ctx, false);
   }
-
   readonly trustNavigation = (ctx: Context): void => this.#transport.trustNavigation(ctx); // see Transport's
 
   /**
