@@ -58,8 +58,10 @@ function staleness(head: AuditHead, trusted: boolean, lines: number): string {
   return !trusted
     ? `its head's mac does not hold (forged, or another auditKey)`
     : lines < head.count
-      ? `it ends at line ${lines} but its head says ${head.count}: lines were removed from its end while the app was stopped (or it was rotated)`
-      : `the line its head names (${head.count}) is not in it: its end was removed or replaced while the app was stopped`;
+      ? `it ends at line ${lines} but its head says ${head.count}: ` +
+        'lines were removed from its end while the app was stopped (or it was rotated)'
+      : `the line its head names (${head.count}) is not in it: ` +
+        'its end was removed or replaced while the app was stopped';
 }
 
 /** Reports a head the file does not match and moves it aside, kept for whoever looks into it. */

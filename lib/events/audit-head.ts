@@ -11,7 +11,10 @@ import { lineHash, type AuditLine } from './audit-chain.js';
  * only the key's holder can move the head back to match a cut.
  */
 
-/** What the head file holds: the last line's number (counted from the start of the file the writer began on), its SHA-256, and with a key the MAC over both. */
+/**
+ * What the head file holds: the last line's number (counted from the start of the file the writer began on), its
+ * SHA-256, and with a key the MAC over both.
+ */
 export interface AuditHead {
   count: number;
   hash: string;

@@ -175,7 +175,9 @@ function setCookie(ctx: Context, name: string, value: string): void {
   setCookies(ctx, [[name, value]]);
 }
 
-/** Appends Set-Cookies (`[name, cookie]` pairs) in order, each replacing an earlier one of its name; one header write. */
+/**
+ * Appends Set-Cookies (`[name, cookie]` pairs) in order, each replacing an earlier one of its name; one header write.
+ */
 function setCookies(ctx: Context, cookies: Array<[name: string, value: string]>): void {
   const prev = ctx.response.get('Set-Cookie') as unknown as string[] | string;
   let list = Array.isArray(prev) ? prev : prev ? [prev] : [];

@@ -14,7 +14,9 @@ export function isFlatRecord(value: object): value is Record<string, unknown> {
   return true;
 }
 
-/** A copy of `value` that shares nothing with it: a primitive as it is, a flat record by spread, else structuredClone. */
+/**
+ * A copy of `value` that shares nothing with it: a primitive as it is, a flat record by spread, else structuredClone.
+ */
 export function copyValue<T>(value: T): T {
   if (value === null || typeof value !== 'object') return value;
   return isFlatRecord(value) ? { ...value } : structuredClone(value);

@@ -8,9 +8,9 @@ import type { LinksManager } from './manage.js';
 
 /**
  * `GET /auth/links` (the session's account's identities) and `DELETE /auth/links/<identity>` (one unlinked, by its
- * id or its provider, by a fresh login). Only a full login's session reaches them (FeatureContext.session): never basic auth, never a
- * personal token. A DELETE from another site is refused before this (FeatureSet.mount). Linking itself starts at
- * the provider's login (`/auth/<provider>/login?link=1`).
+ * id or its provider, by a fresh login). Only a full login's session reaches them (FeatureContext.session): never
+ * basic auth, never a personal token. A DELETE from another site is refused before this (FeatureSet.mount). Linking
+ * itself starts at the provider's login (`/auth/<provider>/login?link=1`).
  */
 export function linkRoutes(
   links: LinksManager,
