@@ -70,6 +70,8 @@ class PostgresFollower implements BroadcastFollower {
     this.closed = true;
     clearTimeout(this.timer);
     clearInterval(this.heartbeat);
+    // A notification already read from the socket can still be emitted before end() completes: drop it.
+    this.client?.removeAllListeners('notification');
     void this.client?.end().catch(() => {});
     this.client = undefined;
   }
@@ -89,7 +91,7 @@ class PostgresFollower implements BroadcastFollower {
          ORDER BY id`,
         [this.p.topic, Math.ceil(this.p.lookbackMs)],
       );
-      if (this.client !== client) return;
+      if (this.client !== client || this.closed) return;
       for (const row of missed.rows) this.p.deliver(row.body);
     } catch {
       return this.lost(client);
@@ -104,6 +106,7 @@ class PostgresFollower implements BroadcastFollower {
 
   /** `<id> <topic> <body>`: this topic's bodies are delivered. */
   private received(payload: string): void {
+    if (this.closed) return;
     const first = payload.indexOf(' ');
     const second = payload.indexOf(' ', first + 1);
     if (first < 0 || second < 0 || payload.slice(first + 1, second) !== this.p.topic) return;

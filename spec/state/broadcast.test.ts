@@ -179,6 +179,32 @@ for (const [name, pair] of STORES) {
     t.deepEqual(open.bodies, numbers(1, 2));
   });
 
+  test(`${name}: close() from inside a delivery, with more messages already on their way: none after it`, async (t) => {
+    const { publisher, follower } = await pair(t);
+    const name = topic();
+    const open = follow(t, follower, name, KEEP_MS);
+    const after: unknown[] = [];
+    let closed = false;
+    let live = false;
+    const closing = follower.follow(
+      name,
+      KEEP_MS,
+      (body) => {
+        if (closed) after.push(body);
+        closed = true;
+        closing.close(); // the first message closes it while the next ones may already be read
+      },
+      (up) => (live ||= up),
+    );
+    t.teardown(() => closing.close());
+    await Promise.all([open.live(), until(() => live, `${name} live`, 60_000)]);
+    await Promise.all(numbers(1, 40).map((body) => publisher.publish(name, body, KEEP_MS)));
+    await open.count(40);
+    await delay(4 * CHECK_MS); // past the next checks of a polling follower
+    t.true(closed, 'the first message came');
+    t.deepEqual(after, [], 'nothing after close()');
+  });
+
   test(`${name}: a bad topic is a TypeError, on publish and on follow`, async (t) => {
     const { publisher, follower } = await pair(t);
     for (const bad of ['', 'a b', 'a:b', 'ü', 'x'.repeat(65), 42 as unknown as string]) {
