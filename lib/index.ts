@@ -12,7 +12,7 @@ export {
   type SessionRecord,
   type SessionsAdmin,
   type SessionsAdminOptions,
-} from './features/sessions/admin.js';
+} from './sessions/admin.js';
 export type { KeyInput, PublicJwk, SigningAlg, SigningOptions } from './session/signing.js';
 export type {
   AuthKoaOptions,

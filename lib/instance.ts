@@ -1,6 +1,6 @@
 import type { Context, Middleware } from 'koa';
 import type { AuthEventBus } from './events/bus.js';
-import type { OpenAPIDocument } from './openapi/document.js';
+import type { OpenAPIConfig, OpenAPIDocument } from './openapi/document.js';
 import {
   AUTH_EVENT_TYPES,
   type AnyAuthEventListener,
@@ -178,7 +178,11 @@ export function instanceApi(p: InstanceParts): Omit<AuthKoa, keyof Middleware> {
     // Loaded when asked for: describing the routes is no part of serving them.
     openapi: () =>
       started(async () =>
-        (await import('./openapi/describe.js')).describe(p.options, p.providers.list(), await p.features.openapi()),
+        (await import('./openapi/describe.js')).describe(
+          openApiConfig(p.options),
+          p.providers.list(),
+          await p.features.openapi(),
+        ),
       ),
     close() {
       closed ??= p.close();
@@ -210,6 +214,21 @@ function builtInAdmins(features: FeatureSet, started: <T>(f: () => Promise<T>) =
 /** Every type the instance can emit: the core ones, then the configured features' (each once), frozen. */
 function eventTypesOf(features: FeatureSet): readonly AuthEventType[] {
   return Object.freeze([...new Set([...AUTH_EVENT_TYPES, ...features.eventTypes()])] as AuthEventType[]);
+}
+
+/** What the options turn on in the OpenAPI document: names and switches, never a secret. */
+function openApiConfig(o: ResolvedOptions): OpenAPIConfig {
+  return {
+    url: o.url,
+    authRoutePath: o.authRoutePath,
+    avatarRoutePath: o.avatarRoutePath,
+    jwtCookieName: o.jwtCookieName,
+    xsrfHeaderName: o.xsrfHeaderName,
+    jwtHeaderName: o.jwtHeaderName,
+    jwtQueryName: o.jwtQueryName,
+    basic: o.basicAuthChecker !== undefined || o.adminPasswd !== undefined,
+    avatars: o.avatarStore !== undefined,
+  };
 }
 
 /** The personal tokens' admin API; a TypeError when the `tokens` option is not set. */

@@ -3,14 +3,14 @@ import { coreParts, sessionParts, type CoreParts, type SessionParts } from './co
 import { logoutEvent } from './events/session-events.js';
 import { FeatureSet } from './features/set.js';
 import { BUILT_IN_EVENTS, configuredFeatures } from './features/table.js';
-import { requestHandler } from './http/entry.js';
+import { requestHandler } from './core/entry.js';
 import { makeInstance, type AuthKoa } from './instance.js';
 import { createMiddleware } from './middleware.js';
 import { refusedOptions } from './options/refused.js';
 import { resolveOptions } from './options/resolve.js';
 import type { ResolvedOptions } from './options/resolved.js';
 import type { AuthKoaOptions } from './options/types.js';
-import { providerDeps } from './providers/core/deps.js';
+import { providerDeps } from './core/provider-deps.js';
 import { planProviders } from './providers/core/resolve.js';
 import { Authenticator } from './session/authenticator.js';
 import type { Claims } from './session/claims.js';

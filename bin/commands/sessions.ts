@@ -1,6 +1,6 @@
 import { ACCOUNTS_HELP, LINKS_HELP, userArg, type UserArgOptions } from './user-arg.js';
 import { Command } from 'commander';
-import { sessionsAdmin, type SessionRecord, type SessionsAdmin } from '../../lib/features/sessions/admin.js';
+import { sessionsAdmin, type SessionRecord, type SessionsAdmin } from '../../lib/sessions/admin.js';
 import type { StateStore } from '../../lib/state/types.js';
 import { parseDuration } from '../../lib/util/duration.js';
 import { checkSharedStore, openSharedStore, SHARED_STORES } from './shared-store.js';

@@ -3,7 +3,7 @@ import { createAvatarProxy, type AvatarProxyImpl } from '../avatar/proxy.js';
 import { createEvents, type InstanceEvents } from '../events/instance.js';
 import { loginEvent } from '../events/session-events.js';
 import { toAuthError } from '../errors.js';
-import { FeatureCredentials } from '../features/credentials.js';
+import { FeatureCredentials } from '../session/feature-credentials.js';
 import { FeatureHooks } from '../features/hooks.js';
 import { FeatureSet } from '../features/set.js';
 import { PendingAppErrors } from '../http/pending-errors.js';

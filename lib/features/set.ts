@@ -9,7 +9,7 @@ import type { IdentifiedLogin } from '../session/login.js';
 import type { StateStore } from '../state/types.js';
 import type { User } from '../user.js';
 import type { Feature, FeatureContext, FeatureModule, FullLogin } from './contract.js';
-import type { FeatureCredentials } from './credentials.js';
+import type { FeatureCredentials } from '../session/feature-credentials.js';
 import type { FeatureHooks } from './hooks.js';
 import { checkProviderNames } from './plan.js';
 
@@ -25,7 +25,7 @@ export interface FeatureParts {
   events: AuthEventBus;
   /** The core's session hooks (features/hooks.ts): each feature's are added as it is created. */
   hooks: FeatureHooks;
-  /** The core's feature credentials (features/credentials.ts): each feature's is added as it is created. */
+  /** The core's feature credentials (session/feature-credentials.ts): each feature's is added as it is created. */
   credentials: FeatureCredentials;
 }
 

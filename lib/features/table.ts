@@ -1,8 +1,8 @@
 import type { FeatureModule } from './contract.js';
 import { checkFeatureSet } from './plan.js';
-import { jwksFeature } from './jwks/feature.js';
-import type { SessionsAdmin } from './sessions/admin.js';
-import { sessionsFeature, type SessionsFeatureParts } from './sessions/feature.js';
+import { jwksFeature } from '../jwks/feature.js';
+import type { SessionsAdmin } from '../sessions/admin.js';
+import { sessionsFeature, type SessionsFeatureParts } from '../sessions/feature.js';
 import type { MfaAdmin } from '../mfa/admin.js';
 import { MFA_EVENTS, mfaFeature, type MfaParts } from '../mfa/feature.js';
 import { readMfaOptions, type MfaConfig, type MfaOptionsContext } from '../mfa/options.js';

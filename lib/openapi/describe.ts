@@ -1,10 +1,13 @@
-import type { ResolvedOptions } from '../options/resolved.js';
 import type { Provider } from '../providers/core/contract.js';
-import { openApiDocument, type FeatureDocs, type OpenAPIDocument } from './document.js';
+import { openApiDocument, type FeatureDocs, type OpenAPIConfig, type OpenAPIDocument } from './document.js';
 import type { ProviderRoutes } from './paths.js';
 
-/** The document of a running instance: what its options turn on, and its providers as built. */
-export function describe(o: ResolvedOptions, providers: readonly Provider[], features: FeatureDocs): OpenAPIDocument {
+/** The document of a running instance: what its options turn on (`config`), and its providers as built. */
+export function describe(
+  config: OpenAPIConfig,
+  providers: readonly Provider[],
+  features: FeatureDocs,
+): OpenAPIDocument {
   const routes: ProviderRoutes[] = providers.map((p) => ({
     name: p.name,
     kind: p.kind ?? 'custom',
@@ -12,19 +15,5 @@ export function describe(o: ResolvedOptions, providers: readonly Provider[], fea
     actions: Object.keys(p.actions ?? {}),
     docs: p.routeDocs,
   }));
-  return openApiDocument(
-    {
-      url: o.url,
-      authRoutePath: o.authRoutePath,
-      avatarRoutePath: o.avatarRoutePath,
-      jwtCookieName: o.jwtCookieName,
-      xsrfHeaderName: o.xsrfHeaderName,
-      jwtHeaderName: o.jwtHeaderName,
-      jwtQueryName: o.jwtQueryName,
-      basic: o.basicAuthChecker !== undefined || o.adminPasswd !== undefined,
-      avatars: o.avatarStore !== undefined,
-    },
-    routes,
-    features,
-  );
+  return openApiDocument(config, routes, features);
 }

@@ -4,7 +4,7 @@ import type { Context } from 'koa';
 import { AuthError, isErrorCode, toAuthError, type ErrorCode } from '../errors.js';
 import type { CredentialThrottle } from '../state/throttle.js';
 import type { CredentialUser } from '../features/contract.js';
-import type { FeatureCredentials, PresentedCredential } from '../features/credentials.js';
+import type { FeatureCredentials, PresentedCredential } from './feature-credentials.js';
 import { BASIC_AUTH, type User } from '../user.js';
 import { isPromise } from '../util/is-promise.js';
 import { basicAuthenticator, type BasicAuthConfig, type BasicAuthenticator } from './basic-auth.js';

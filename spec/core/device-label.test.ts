@@ -1,9 +1,9 @@
 /**
  * What the session list shows of where a login came from: the label of real browsers' User-Agent headers
- * (lib/session/device.ts), and the client's network (/24, /64), never its address (features/sessions/network.ts).
+ * (lib/session/device.ts), and the client's network (/24, /64), never its address (sessions/network.ts).
  */
 import test from 'ava';
-import { networkOf } from '../../lib/features/sessions/network.js';
+import { networkOf } from '../../lib/sessions/network.js';
 import { deviceLabel } from '../../lib/session/device.js';
 
 /** User-Agent headers as the browsers send them, and the label each must get. */

@@ -99,8 +99,8 @@ test('no file in lib/ is over 300 lines, and lib/ has at most 10 files at the to
  */
 const FEATURE_FOLDERS = {
   mfa: 'mfa',
-  sessions: 'features/sessions',
-  jwks: 'features/jwks',
+  sessions: 'sessions',
+  jwks: 'jwks',
   accounts: 'accounts',
   ssf: 'ssf',
 };

@@ -133,11 +133,11 @@ const LAZY_MODULES = [
   'avatar/stores/migrate.js',
   'avatar/stores/prune.js',
   // The features' routes load when the feature is created at start-up, their OpenAPI text with the document.
-  'features/sessions/routes.js',
-  'features/sessions/list.js',
+  'sessions/routes.js',
+  'sessions/list.js',
   'session/jwks-route.js',
-  'features/sessions/openapi.js',
-  'features/jwks/openapi.js',
+  'sessions/openapi.js',
+  'jwks/openapi.js',
   'mfa/service.js',
   'mfa/openapi.js',
   // The accounts' store, hashing and routes load when the `accounts` option and a `password` provider are set.

@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
 import type { Context } from 'koa';
-import { noEvents, type EventSink } from '../../events/bus.js';
-import { providerOf } from '../../http/respond.js';
-import type { Logger } from '../../logger.js';
-import type { Claims } from '../../session/claims.js';
-import { deviceLabel } from '../../session/device.js';
-import { revocations, SESSIONS_NS, type Revocations } from '../../session/revocation.js';
-import type { StateStore } from '../../state/types.js';
+import { noEvents, type EventSink } from '../events/bus.js';
+import { providerOf } from '../http/respond.js';
+import type { Logger } from '../logger.js';
+import type { Claims } from '../session/claims.js';
+import { deviceLabel } from '../session/device.js';
+import { revocations, SESSIONS_NS, type Revocations } from '../session/revocation.js';
+import type { StateStore } from '../state/types.js';
 import { networkOf } from './network.js';
 
 /** One login of a user, as the session list keeps it (in the state store, under the user). */

@@ -1,5 +1,5 @@
-import type { FeatureModule } from '../contract.js';
-import type { SigningConfig } from '../../session/signing.js';
+import type { FeatureModule } from '../features/contract.js';
+import type { SigningConfig } from '../session/signing.js';
 
 /**
  * The key set (docs/verify.md) as a feature: `GET <authRoutePath>/.well-known/jwks.json`, the public keys
@@ -12,7 +12,7 @@ export function jwksFeature(authRoutePath: string, signing: SigningConfig | unde
     async create() {
       const [{ default: Router }, { mountJwksRoute }] = await Promise.all([
         import('@koa/router'),
-        import('../../session/jwks-route.js'),
+        import('../session/jwks-route.js'),
       ]);
       const router = new Router({ prefix: authRoutePath });
       mountJwksRoute(router, signing);

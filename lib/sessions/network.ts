@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import { clientKey } from '../../http/client-key.js';
+import { clientKey } from '../http/client-key.js';
 
 /**
  * The client's network as a session list shows it: an IPv4 address by its /24 (`203.0.113.0/24`), an

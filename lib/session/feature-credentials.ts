@@ -1,4 +1,4 @@
-import type { FeatureCredential } from './contract.js';
+import type { FeatureCredential } from '../features/contract.js';
 
 /** A credential of a feature found in a request's Authorization header, with the value after its scheme. */
 export interface PresentedCredential {

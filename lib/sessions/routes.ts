@@ -5,11 +5,11 @@
  */
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import { AuthError } from '../../errors.js';
-import { crossSite } from '../../http/origin.js';
-import { writeJSON } from '../../http/respond.js';
-import type { SessionOf } from '../../session/fresh.js';
-import type { TokenService } from '../../session/token-service.js';
+import { AuthError } from '../errors.js';
+import { crossSite } from '../http/origin.js';
+import { writeJSON } from '../http/respond.js';
+import type { SessionOf } from '../session/fresh.js';
+import type { TokenService } from '../session/token-service.js';
 import type { SessionList } from './list.js';
 
 /** What the routes work with. */

@@ -1,9 +1,9 @@
 import type { Context } from 'koa';
-import type { EventSink } from '../../events/bus.js';
-import type { Logger } from '../../logger.js';
-import type { SessionOf } from '../../session/fresh.js';
-import type { TokenService } from '../../session/token-service.js';
-import type { Feature, FeatureModule } from '../contract.js';
+import type { EventSink } from '../events/bus.js';
+import type { Logger } from '../logger.js';
+import type { SessionOf } from '../session/fresh.js';
+import type { TokenService } from '../session/token-service.js';
+import type { Feature, FeatureModule } from '../features/contract.js';
 import { adminOf } from './admin.js';
 import type { SessionList, SessionListConfig } from './list.js';
 

@@ -1,6 +1,6 @@
-import { ref } from '../../openapi/components.js';
-import { empty, json, op, SESSION, STRING } from '../../openapi/operation.js';
-import type { PathItem, Text } from '../../openapi/operation.js';
+import { ref } from '../openapi/components.js';
+import { empty, json, op, SESSION, STRING } from '../openapi/operation.js';
+import type { PathItem, Text } from '../openapi/operation.js';
 
 const TEXT = {
   sessions: [

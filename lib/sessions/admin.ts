@@ -1,5 +1,5 @@
-import { noopLogger } from '../../logger.js';
-import type { StateStore } from '../../state/types.js';
+import { noopLogger } from '../logger.js';
+import type { StateStore } from '../state/types.js';
 import type { SessionList, SessionRecord } from './list.js';
 
 export type { SessionRecord } from './list.js';

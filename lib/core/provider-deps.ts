@@ -1,19 +1,19 @@
 import type { Context } from 'koa';
-import type { AvatarProxy } from '../../avatar/proxy.js';
-import type { InstanceEvents } from '../../events/instance.js';
-import { safeRedirect } from '../../http/redirect.js';
-import type { ResolvedOptions } from '../../options/resolved.js';
-import { completeLogin, endSession, type SecondStepGate, type SessionStarter } from '../../session/login.js';
-import { signerOf } from '../../session/signer.js';
-import type { TokenService } from '../../session/token-service.js';
-import type { SharedState } from '../../state/shared.js';
-import type { CredentialThrottle } from '../../state/throttle.js';
-import type { InstanceTelemetry } from '../../telemetry/instance.js';
-import { providerUserId, type User } from '../../user.js';
-import type { ConnectionShare } from '../../util/connections.js';
-import type { StorePolicy } from '../../util/store-policy.js';
-import type { KindDeps, KindTokens, ProviderCapabilities, ProviderDeps } from './contract.js';
-import { checkCredentials } from './credentials.js';
+import type { AvatarProxy } from '../avatar/proxy.js';
+import type { InstanceEvents } from '../events/instance.js';
+import { safeRedirect } from '../http/redirect.js';
+import type { ResolvedOptions } from '../options/resolved.js';
+import { completeLogin, endSession, type SecondStepGate, type SessionStarter } from '../session/login.js';
+import { signerOf } from '../session/signer.js';
+import type { TokenService } from '../session/token-service.js';
+import type { SharedState } from '../state/shared.js';
+import type { CredentialThrottle } from '../state/throttle.js';
+import type { InstanceTelemetry } from '../telemetry/instance.js';
+import { providerUserId, type User } from '../user.js';
+import type { ConnectionShare } from '../util/connections.js';
+import type { StorePolicy } from '../util/store-policy.js';
+import type { KindDeps, KindTokens, ProviderCapabilities, ProviderDeps } from '../providers/core/contract.js';
+import { checkCredentials } from '../providers/core/credentials.js';
 
 /** What providerDeps() is made of besides the options. */
 export interface DepsParts {

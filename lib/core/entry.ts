@@ -2,8 +2,8 @@ import type { Context, Middleware, Next } from 'koa';
 import type { AvatarProxy } from '../avatar/types.js';
 import type { Logger } from '../logger.js';
 import type { AuthRoute } from '../routes.js';
-import type { PendingAppErrors } from './pending-errors.js';
-import { reportError, setDefenceHeaders, writeError } from './respond.js';
+import type { PendingAppErrors } from '../http/pending-errors.js';
+import { reportError, setDefenceHeaders, writeError } from '../http/respond.js';
 
 /** What the service's entry hands requests to. */
 export interface EntryParts {

@@ -1,6 +1,6 @@
-import { ref } from '../../openapi/components.js';
-import { json, op, PUBLIC } from '../../openapi/operation.js';
-import type { PathItem, Text } from '../../openapi/operation.js';
+import { ref } from '../openapi/components.js';
+import { json, op, PUBLIC } from '../openapi/operation.js';
+import type { PathItem, Text } from '../openapi/operation.js';
 
 const TEXT: Text = [
   'The public keys session tokens are signed with',
