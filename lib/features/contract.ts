@@ -2,10 +2,12 @@ import type { Context, Middleware } from 'koa';
 import type { AuthError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { Claims } from '../session/claims.js';
+import type { FeatureCredential } from '../session/feature-credentials.js';
 import type { StateStore } from '../state/types.js';
-import type { RequestAuth, User } from '../user.js';
+import type { User } from '../user.js';
 
 export type { RequestAuth } from '../user.js';
+export type { CredentialUser, FeatureCredential } from '../session/feature-credentials.js';
 
 /**
  * What a feature is: a part of the service that the options turn on, with its own routes under a prefix
@@ -83,32 +85,6 @@ export interface FeatureContext {
   emit(type: string, fields: Record<string, unknown>, ctx?: Context): void;
   /** Answers JSON with `status`, as every authkoa route answers. */
   json(ctx: Context, status: number, body: unknown): void;
-}
-
-/** Who a feature's credential is: its user, and what `ctx.state.auth` says of it. */
-export interface CredentialUser {
-  user: User;
-  auth: RequestAuth;
-}
-
-/**
- * A credential other than the session that a feature accepts on the application's routes (`auth`, `admin`,
- * `rbac`, `scope`), sent as `Authorization: <scheme> <value>`. It is never a full login: every route that
- * manages factors, sessions, links, tokens or credentials refuses a request that presents one, with the
- * feature's `refused` error, and `fresh()` answers it 401 `reauth_required`.
- */
-export interface FeatureCredential {
-  /** The Authorization scheme it is sent with, case-insensitive: `Bearer`. */
-  readonly scheme: string;
-  /** Whether a value sent with the scheme is this feature's (its prefix); cheap and synchronous. */
-  recognises(value: string): boolean;
-  /**
-   * The credential's user and how they authenticated, or a thrown AuthError (401) for one that is not live.
-   * Synchronous when it can be (a cached credential): this runs on every request that presents it.
-   */
-  authenticate(value: string, ctx: Context): CredentialUser | Promise<CredentialUser>;
-  /** The refusal of a route that manages how the user logs in (403), naming the route (`what`). */
-  refused(what: string): AuthError;
 }
 
 /** A feature's part of the OpenAPI document (Feature.openapi). */
