@@ -1,25 +1,26 @@
 import type { StateStore } from '../state/types.js';
 import { updateEntry } from '../state/update.js';
-import { retryDelay } from './schedule.js';
-import { DueSchedule } from './due.js';
-import { FOREVER, StateSequence, type Head } from './sequence.js';
+import { DueSchedule } from './due-bound.js';
+import { FOREVER, NumberedLog, type Head } from './numbered-log.js';
+import { retryDelay } from './retry-schedule.js';
 
 /**
- * The webhooks' outbox over the service-wide state store, shared by every process on it. Each message has a
- * sequence number and an entry under it (sequence.ts: numbers reserved by compare-and-set on the `head` counter,
- * the `tail` moved past what is done with, never past a number still being written). A process leases a due message
- * by compare-and-set before it sends it, so two processes never send one message at once, and a lease a killed
- * process held runs out so another sends it. Delivered messages are taken out. A message out of tries becomes a dead
- * letter, listed and replayed by `authctl webhooks`. A look reads the messages added since this process's last one,
- * and the waiting ones (retries, leases) only once the due bound says one may be due (due.ts), so a look with many
- * messages waiting for a receiver that is down reads a few entries, not the outbox.
+ * An outbox over the service-wide state store, shared by every process on it: the webhooks' messages wait in one, the
+ * Shared Signals transmitter's pushes in another. Each message has a sequence number and an entry under it
+ * (numbered-log.ts: numbers reserved by compare-and-set on the `head` counter, the `tail` moved past what is done with,
+ * never past a number still being written). A process leases a due message by compare-and-set before it sends it, so
+ * two processes never send one message at once, and a lease a killed process held runs out so another sends it.
+ * Delivered messages are taken out. A message out of tries becomes a dead letter, listed and replayed by the outbox's
+ * owner (`authctl webhooks`, a feature's admin object). A look reads the messages added since this process's last one,
+ * and the waiting ones (retries, leases) only once the due bound says one may be due (due-bound.ts), so a look with
+ * many messages waiting for a receiver that is down reads a few entries, not the outbox.
  */
 
 /** One message to one endpoint, as kept until it is delivered. Times are ms since the epoch. */
 export interface OutboxMessage {
-  /** `webhook-id`: the same on every try, so receivers drop duplicates. */
+  /** The same on every try (a webhook's `webhook-id`, a SET's `jti`), so receivers drop duplicates. */
   id: string;
-  /** The endpoint's id (WebhookEndpoint.id). */
+  /** The id of the endpoint it goes to, as its sender names it (a webhook endpoint's, a push receiver's key). */
   endpoint: string;
   /** The event's type, for the events and the list. */
   type: string;
@@ -62,7 +63,7 @@ export interface Outbox {
   add(messages: Array<Pick<OutboxMessage, 'id' | 'endpoint' | 'type' | 'body'>>): Promise<void>;
   /**
    * Leases up to `limit` due messages for `leaseMs`: the new ones this process has not read yet, and the waiting ones
-   * when the due bound (due.ts) says one may be due.
+   * when the due bound (due-bound.ts) says one may be due.
    */
   lease(limit: number, leaseMs: number): Promise<Leased[]>;
   /** A leased message was delivered: taken out. */
@@ -78,15 +79,14 @@ export interface Outbox {
 }
 
 /**
- * The outbox over a state store (see above); `random` draws the retry jitter. `ns` names its namespaces (`<ns>`,
- * `<ns>-msg`, `<ns>-dead`): the webhooks' is `wh`, and another sender (the Shared Signals transmitter, `ssf`) keeps
- * an outbox of its own beside it on the same store.
+ * The outbox over a state store (see above). `ns` names its namespaces (`<ns>`, `<ns>-msg`, `<ns>-dead`), so each
+ * sender keeps an outbox of its own beside the others on the same store; `random` draws the retry jitter.
  */
 export function stateOutbox(
   store: StateStore,
   clock: () => number,
+  ns: string,
   random: () => number = Math.random,
-  ns = 'wh',
 ): Outbox {
   return new StateOutbox(store, clock, random, ns);
 }
@@ -96,7 +96,7 @@ class StateOutbox implements Outbox {
   readonly #clock: () => number;
   readonly #random: () => number;
   readonly #ns: { NS: string; MESSAGES: string; DEAD: string };
-  readonly #seq: StateSequence<OutboxMessage>;
+  readonly #seq: NumberedLog<OutboxMessage>;
   readonly #due: DueSchedule;
   /** The last number this process looked at as new: what comes after it, it has not read yet. */
   #seen = 0;
@@ -110,7 +110,7 @@ class StateOutbox implements Outbox {
     this.#clock = clock;
     this.#random = random;
     this.#ns = { NS: ns, MESSAGES: `${ns}-msg`, DEAD: `${ns}-dead` };
-    this.#seq = new StateSequence(store, clock, { counters: ns, entries: this.#ns.MESSAGES }, KEEP_MS);
+    this.#seq = new NumberedLog(store, clock, { counters: ns, entries: this.#ns.MESSAGES }, KEEP_MS);
     this.#due = new DueSchedule(this.#seq);
   }
 
@@ -193,8 +193,8 @@ class StateOutbox implements Outbox {
   }
 
   /**
-   * The waiting messages, those tried and failed or leased: passed over once the due bound has come (due.ts), each
-   * due one leased, the soonest due time of the rest recorded as the new bound when the pass is through.
+   * The waiting messages, those tried and failed or leased: passed over once the due bound has come (due-bound.ts),
+   * each due one leased, the soonest due time of the rest recorded as the new bound when the pass is through.
    */
   async #passWaiting(tail: number, look: Look): Promise<void> {
     const due = await this.#due.read();
