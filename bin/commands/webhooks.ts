@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { Command } from 'commander';
-import { FetchError, safePost } from '../../lib/avatar/fetch.js';
+import { FetchError, safePost } from '../../lib/http/safe-request.js';
+import type { Outbox } from '../../lib/outbox/state-outbox.js';
 import type { StateStore } from '../../lib/state/types.js';
-import { stateOutbox, type Outbox } from '../../lib/webhooks/outbox.js';
+import { webhookOutbox } from '../../lib/webhooks/outbox.js';
 import { secretKey, webhookHeaders } from '../../lib/webhooks/sign.js';
 import { checkSharedStore, openSharedStore, SHARED_STORES } from './shared-store.js';
 
@@ -12,7 +13,7 @@ const STORE_HELP = `the apps' stateStore, where the outbox is: ${SHARED_STORES}`
 async function withOutbox<T>(uri: string, readOnly: boolean, use: (outbox: Outbox) => Promise<T>): Promise<T> {
   const store: StateStore = await openSharedStore(checkSharedStore(uri), { readOnly });
   try {
-    return await use(stateOutbox(store, Date.now));
+    return await use(webhookOutbox(store, Date.now));
   } finally {
     await store.close();
   }
@@ -72,7 +73,7 @@ export function webhooksCommand(): Command {
       const id = `msg_${randomBytes(16).toString('base64url')}`;
       const now = Date.now();
       const body = JSON.stringify({ type: 'webhook.test', timestamp: new Date(now).toISOString(), data: {} });
-      const headers = webhookHeaders(key, id, Math.floor(now / 1000), body);
+      const headers = { 'user-agent': 'authkoa-webhooks', ...webhookHeaders(key, id, Math.floor(now / 1000), body) };
       const limits = { timeoutMs: Number(o.timeout), maxBytes: 64 * 1024, allowed: () => true };
       const status = await safePost(url, body, headers, limits).catch((err: unknown) => {
         throw new Error(`the receiver did not answer: ${err instanceof FetchError ? err.reason : String(err)}`);

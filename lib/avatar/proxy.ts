@@ -6,7 +6,7 @@ import { serveAvatar } from './route.js';
 import type { ResizePool } from './pool.js';
 import type { FetchLimits } from './fetch.js';
 import { readHeader } from './image.js';
-import { addressPolicy } from './ip.js';
+import { addressPolicy } from '../http/address-policy.js';
 import { AuthError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { lazyResource } from '../util/lazy.js';
@@ -57,7 +57,7 @@ function proxyConfig(opts: AvatarProxyOptions): ProxyConfig {
       timeoutMs: opts.fetchTimeout ?? 10_000,
       maxBytes: opts.maxBytes ?? 10 * 1024 * 1024,
       maxRedirects: opts.maxRedirects ?? 5,
-      allowed: addressPolicy(opts.allowPrivate, opts.allowAddresses),
+      allowed: addressPolicy(opts.allowPrivate, opts.allowAddresses, 'avatarAllowAddresses'),
       retries: opts.fetchRetries ?? 2,
       retryDelayMs: opts.retryDelay ?? 1000,
     },

@@ -1,9 +1,9 @@
 import type { StateStore } from '../state/types.js';
-import { StateSequence } from '../webhooks/sequence.js';
+import { NumberedLog } from '../outbox/numbered-log.js';
 
 /**
  * The SETs waiting for a poll receiver (RFC 8936), in the service-wide state store, so every process answers a poll
- * with the same ones. Per receiver, a numbered log as the push outbox keeps (webhooks/sequence.ts), and an index by
+ * with the same ones. Per receiver, a numbered log as the push outbox keeps (outbox/numbered-log.ts), and an index by
  * `jti` that finds a SET again for its acknowledgement, which takes both out. A poll reads from the log's tail. A SET
  * not acknowledged is kept for KEEP_MS, and at most MAX_PENDING per receiver (the oldest go first).
  */
@@ -33,14 +33,11 @@ export interface PollQueue {
 
 /** The poll queues over a state store. */
 export function pollQueue(store: StateStore, clock: () => number): PollQueue {
-  const logs = new Map<string, StateSequence<Pending>>();
+  const logs = new Map<string, NumberedLog<Pending>>();
   const log = (rk: string) => {
     let l = logs.get(rk);
     if (!l)
-      logs.set(
-        rk,
-        (l = new StateSequence(store, clock, { counters: `ssf-q:${rk}`, entries: `ssf-qm:${rk}` }, KEEP_MS)),
-      );
+      logs.set(rk, (l = new NumberedLog(store, clock, { counters: `ssf-q:${rk}`, entries: `ssf-qm:${rk}` }, KEEP_MS)));
     return l;
   };
   return {

@@ -1,8 +1,8 @@
-import { addressPolicy } from '../avatar/ip.js';
-import { FetchError, safePost } from '../avatar/fetch.js';
+import { addressPolicy } from '../http/address-policy.js';
+import { FetchError, safePost } from '../http/safe-request.js';
+import type { Leased } from '../outbox/state-outbox.js';
+import type { SendResult } from '../outbox/worker.js';
 import { noTracing, type Tracing } from '../telemetry/types.js';
-import type { Leased } from '../webhooks/outbox.js';
-import type { SendResult } from '../webhooks/worker.js';
 import type { SsfReceiver } from './options.js';
 
 /** A receiver's answer is read up to this much, and thrown away. */
@@ -10,9 +10,9 @@ const ANSWER_CAP = 64 * 1024;
 
 /**
  * One push of one SET (RFC 8935 §2): POSTed as `application/secevent+jwt` with the receiver's credential as
- * `Authorization: Bearer`, under the avatar fetch's rules (no private address unless the receiver allows it, no
- * redirect, a time limit, a size cap). 202 is delivered; 400 is the receiver refusing this SET for good (RFC 8935
- * §2.3: a dead letter at once); anything else is tried again on the outbox's schedule.
+ * `Authorization: Bearer`, under the outbound-request rules (`safePost`: no private address unless the receiver allows
+ * it, no redirect, a time limit, a size cap). 202 is delivered; 400 is the receiver refusing this SET for good
+ * (RFC 8935 §2.3: a dead letter at once); anything else is tried again on the outbox's schedule.
  */
 export function ssfSender(
   tracing: Tracing = noTracing,

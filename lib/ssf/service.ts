@@ -5,8 +5,8 @@ import type { Logger } from '../logger.js';
 import type { JwtSigner } from '../session/signer.js';
 import type { StateStore } from '../state/types.js';
 import type { Tracing } from '../telemetry/types.js';
-import { stateOutbox, type Leased, type Outbox } from '../webhooks/outbox.js';
-import { webhookWorker, type SendResult, type Worker } from '../webhooks/worker.js';
+import { stateOutbox, type Leased, type Outbox } from '../outbox/state-outbox.js';
+import { outboxWorker, type SendResult, type Worker } from '../outbox/worker.js';
 import type { SsfConfig, SsfReceiver } from './options.js';
 import { pollQueue, type PollQueue } from './poll-queue.js';
 import { ssfSender } from './send.js';
@@ -16,8 +16,9 @@ import { setClaims, signalOf, type Signal } from './sets.js';
  * The Shared Signals transmitter of one instance (docs/ssf.md): each event that ends a session or changes a
  * credential becomes one Security Event Token per receiver, signed with the service's key and kept in the state
  * store in the step that emits the event (the bus's tap: the request that told it answers once it is kept). A push
- * receiver's SETs go through the outbox the webhooks use (its own namespace, `ssf`): leased by compare-and-set, sent
- * by this process's worker, tried again on the webhooks' schedule. A poll receiver's wait in its poll queue.
+ * receiver's SETs go through the shared outbox (lib/outbox/, in its own namespace, `ssf`, beside the webhooks' `wh`):
+ * leased by compare-and-set, sent by this process's worker, tried again on the outbox's retry schedule. A poll
+ * receiver's wait in its poll queue.
  */
 
 export interface SsfParts {
@@ -65,7 +66,7 @@ export interface Transmitter {
 
 export function createTransmitter(config: SsfConfig, p: SsfParts): Transmitter {
   const byKey = new Map(config.receivers.map((r) => [r.key, r]));
-  const outbox = stateOutbox(p.stateStore, p.clock, Math.random, 'ssf');
+  const outbox = stateOutbox(p.stateStore, p.clock, 'ssf');
   const queue = pollQueue(p.stateStore, p.clock);
   const worker = pushWorker(outbox, byKey, p);
   const pending = new Set<Promise<unknown>>();
@@ -138,10 +139,10 @@ async function keep(config: SsfConfig, signal: Signal, outbox: Outbox, queue: Po
   ]);
 }
 
-/** This process's push worker over the outbox: the webhooks' loop, its failures told as `ssf_delivery_failed`. */
+/** This process's push worker over the outbox: the outbox's loop, its failures told as `ssf_delivery_failed`. */
 function pushWorker(outbox: Outbox, byKey: ReadonlyMap<string, SsfReceiver>, p: SsfParts): Worker {
   const pushes = new Map([...byKey].filter(([, r]) => r.push !== undefined));
-  return webhookWorker<SsfReceiver>({
+  return outboxWorker<SsfReceiver>({
     outbox,
     endpoints: pushes,
     send: p.send ?? ssfSender(p.tracing),

@@ -1,17 +1,18 @@
-import { addressPolicy } from '../avatar/ip.js';
-import { FetchError, safePost } from '../avatar/fetch.js';
-import type { WebhookEndpoint } from './options.js';
-import type { Leased } from './outbox.js';
-import { webhookHeaders } from './sign.js';
-import type { SendResult } from './worker.js';
+import { addressPolicy } from '../http/address-policy.js';
+import { FetchError, safePost } from '../http/safe-request.js';
+import type { Leased } from '../outbox/state-outbox.js';
+import type { SendResult } from '../outbox/worker.js';
 import { noTracing, type Tracing } from '../telemetry/types.js';
+import type { WebhookEndpoint } from './options.js';
+import { webhookHeaders } from './sign.js';
 
 /** A receiver's answer is read up to this much, and thrown away. */
 const ANSWER_CAP = 64 * 1024;
 
 /**
  * One try of one message: signed at the time of sending (`webhook-timestamp` from the instance's clock), POSTed under
- * the avatar fetch's rules (no private address unless the endpoint allows it, no redirect, a time limit, a size cap).
+ * the outbound-request rules (`safePost`: no private address unless the endpoint allows it, no redirect, a time limit,
+ * a size cap).
  */
 export function webhookSender(
   clock: () => number,
@@ -22,7 +23,10 @@ export function webhookSender(
     [true, addressPolicy(true)],
   ]);
   return async (endpoint, { message }) => {
-    const headers = webhookHeaders(endpoint.key, message.id, Math.floor(clock() / 1000), message.body);
+    const headers = {
+      'user-agent': 'authkoa-webhooks',
+      ...webhookHeaders(endpoint.key, message.id, Math.floor(clock() / 1000), message.body),
+    };
     const limits = {
       timeoutMs: endpoint.timeoutMs,
       maxBytes: ANSWER_CAP,

@@ -6,9 +6,10 @@ import type { StateStore } from '../state/types.js';
 import type { Tracing } from '../telemetry/types.js';
 import { WEBHOOK_EVENTS } from './events.js';
 import type { WebhookEndpoint, WebhooksConfig } from './options.js';
-import { stateOutbox, type Outbox, type OutboxMessage } from './outbox.js';
+import type { Outbox, OutboxMessage } from '../outbox/state-outbox.js';
+import { outboxWorker, type SendResult, type Worker } from '../outbox/worker.js';
+import { webhookOutbox } from './outbox.js';
 import { webhookSender } from './send.js';
-import { webhookWorker, type SendResult, type Worker } from './worker.js';
 
 /**
  * The webhooks of one instance (docs/events.md#webhooks): every event an endpoint asked for goes to the outbox in the
@@ -61,7 +62,7 @@ export const endpointName = (e: WebhookEndpoint) => {
 
 export function createWebhooks(config: WebhooksConfig, p: WebhooksParts) {
   const endpoints = new Map(config.endpoints.map((e) => [e.id, e]));
-  const outbox = stateOutbox(p.stateStore, p.clock);
+  const outbox = webhookOutbox(p.stateStore, p.clock);
   const worker = deliveryWorker(outbox, endpoints, p);
   const intake = eventIntake(config, outbox, worker, p);
   return {
@@ -82,7 +83,7 @@ export function createWebhooks(config: WebhooksConfig, p: WebhooksParts) {
 
 /** This process's worker, its outcomes told as the webhooks' events and a 410 recorded for every process. */
 function deliveryWorker(outbox: Outbox, endpoints: ReadonlyMap<string, WebhookEndpoint>, p: WebhooksParts): Worker {
-  return webhookWorker({
+  return outboxWorker<WebhookEndpoint>({
     outbox,
     endpoints,
     send: p.send ?? webhookSender(p.clock, p.tracing),

@@ -6,7 +6,7 @@
  */
 import test from 'ava';
 import { createAvatarProxy } from '../../lib/avatar/proxy.js';
-import { addressPolicy, isForbiddenAddress } from '../../lib/avatar/ip.js';
+import { addressPolicy, isForbiddenAddress } from '../../lib/http/address-policy.js';
 import { identicon } from '../../lib/avatar/identicon.js';
 import { noopLogger } from '../../lib/logger.js';
 import { avatarId } from '../../lib/avatar/stores/index.js';
@@ -137,5 +137,9 @@ test('allowAddresses admits exact IPs and CIDRs only; a bad entry is a TypeError
   t.false(allowed('127.0.0.1'));
   t.true(allowed('8.8.8.8'));
   t.true(addressPolicy(true)('127.0.0.1'));
-  t.throws(() => addressPolicy(false, ['intranet.local']), { instanceOf: TypeError, message: /avatarAllowAddresses/ });
+  t.throws(() => addressPolicy(false, ['intranet.local']), { instanceOf: TypeError, message: /allowAddresses entry/ });
+  // The avatar proxy names its own option.
+  const bad = { allowPrivate: false, allowAddresses: ['intranet.local'], store: new FileStore(tempDir(t, 'authkoa-')) };
+  const options = { url: 'http://127.0.0.1:8080', routePath: '/avatar', resizeLimit: 0, logger: noopLogger, ...bad };
+  t.throws(() => createAvatarProxy(options), { instanceOf: TypeError, message: /avatarAllowAddresses/ });
 });

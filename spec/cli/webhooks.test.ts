@@ -7,7 +7,7 @@ import test from 'ava';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { LmdbStateStore } from '../../lib/state/lmdb.js';
-import { stateOutbox } from '../../lib/webhooks/outbox.js';
+import { webhookOutbox } from '../../lib/webhooks/outbox.js';
 import { runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/temp.js';
 import { startReceiver } from '../webhooks/receiver.js';
@@ -16,7 +16,7 @@ test('list shows a dead letter without its body; replay puts it back in the outb
   const path = join(tempDir(t, 'authkoa-wh-'), 'state');
   const store = new LmdbStateStore(path);
   t.teardown(() => store.close());
-  const outbox = stateOutbox(store, Date.now);
+  const outbox = webhookOutbox(store, Date.now);
   await outbox.add([{ id: 'msg_dead1', endpoint: 'ep1', type: 'login', body: '{"secret":"no"}' }]);
   const [leased] = await outbox.lease(1, 10_000);
   await outbox.bury(leased!, 'endpoint answered 410 Gone');

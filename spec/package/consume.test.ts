@@ -127,6 +127,7 @@ async function packagesLoaded(code: string): Promise<Set<string>> {
 const LAZY_MODULES = [
   'routes.js',
   'avatar/fetch.js',
+  'http/safe-request.js',
   'avatar/pool.js',
   'avatar/identicon.js',
   'mfa/store.js',

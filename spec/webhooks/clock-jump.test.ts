@@ -11,7 +11,7 @@ import type { AuthEvent, AuthKoaOptions } from '../../lib/index.js';
 import { LmdbStateStore } from '../../lib/state/lmdb.js';
 import type { StateStore } from '../../lib/state/types.js';
 import { readWebhooksOptions } from '../../lib/webhooks/options.js';
-import { MAX_ATTEMPTS, RETRY_DELAYS_MS } from '../../lib/webhooks/schedule.js';
+import { MAX_ATTEMPTS, RETRY_DELAYS_MS } from '../../lib/outbox/retry-schedule.js';
 import { createWebhooks } from '../../lib/webhooks/service.js';
 import { runCli } from '../helpers/cli.js';
 import { manualClock } from '../helpers/http.js';

@@ -13,7 +13,7 @@ import { startPostgres } from '../helpers/postgres.js';
 import { startRedis } from '../helpers/redis.js';
 import { startReceiver, type Receiver } from './receiver.js';
 import { openStateStore } from '../../lib/state/open.js';
-import { stateOutbox } from '../../lib/webhooks/outbox.js';
+import { webhookOutbox } from '../../lib/webhooks/outbox.js';
 
 const APP = fileURLToPath(new URL('./fixtures/webhook-app.ts', import.meta.url));
 const EVENTS = 10_000;
@@ -115,7 +115,7 @@ test.serial(
     t.teardown(() => state.close());
     const counter = async (k: string) => (await state.get<{ n: number }>('wh', k))?.value.n;
     for (;;) {
-      t.deepEqual(await stateOutbox(state, Date.now).lease(1, 1), [], 'nothing left to send');
+      t.deepEqual(await webhookOutbox(state, Date.now).lease(1, 1), [], 'nothing left to send');
       if ((await counter('head')) === (await counter('tail'))) break;
       await new Promise((resolve) => setImmediate(resolve)); // a process is still taking its last ones out
     }

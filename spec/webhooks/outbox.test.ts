@@ -6,8 +6,8 @@
  */
 import test, { type ExecutionContext } from 'ava';
 import { LmdbStateStore } from '../../lib/state/lmdb.js';
-import { stateOutbox } from '../../lib/webhooks/outbox.js';
-import { FOREVER } from '../../lib/webhooks/sequence.js';
+import { webhookOutbox } from '../../lib/webhooks/outbox.js';
+import { FOREVER } from '../../lib/outbox/numbered-log.js';
 import { manualClock } from '../helpers/http.js';
 import { tempDir } from '../helpers/temp.js';
 
@@ -27,7 +27,7 @@ test('counters an earlier version kept for 4 days, expired 8 days on: a new mess
   await store.create('wh', 'head', { n: 3 }, clock() + 4 * DAY);
   await store.create('wh', 'tail', { n: 3 }, clock() + 4 * DAY);
   clock.advance(8 * DAY);
-  const outbox = stateOutbox(store, clock);
+  const outbox = webhookOutbox(store, clock);
   await outbox.add([message('msg_after')]);
   t.like(await outbox.lease(16, LEASE_MS), [{ seq: 4, message: { id: 'msg_after' } }]);
   t.is((await store.get('wh', 'head'))?.expiresAt, FOREVER, 'kept for good from now on');
@@ -36,7 +36,7 @@ test('counters an earlier version kept for 4 days, expired 8 days on: a new mess
 test('a head counter lost while the tail lives on: new messages are numbered after the tail, where a look finds them', async (t) => {
   const { store, clock } = rig(t);
   await store.create('wh', 'tail', { n: 5 }, FOREVER);
-  const outbox = stateOutbox(store, clock);
+  const outbox = webhookOutbox(store, clock);
   await outbox.add([message('msg_new')]);
   t.like(await outbox.lease(16, LEASE_MS), [{ seq: 6, message: { id: 'msg_new' } }]);
 });
@@ -45,8 +45,8 @@ test('a process dies holding a retry’s lease: another process, which had read 
   const { store, clock } = rig(t);
   // The jitter: m1's first retry 4 s on, m2's 6 s.
   const jitter = [0, 0.999];
-  const a = stateOutbox(store, clock, () => jitter.shift() ?? 0.5);
-  const b = stateOutbox(store, clock);
+  const a = webhookOutbox(store, clock, () => jitter.shift() ?? 0.5);
+  const b = webhookOutbox(store, clock);
   await a.add([message('msg_m1'), message('msg_m2')]);
   const [m1, m2] = await a.lease(16, LEASE_MS);
   await a.failed(m1!, 'status 500');
@@ -79,12 +79,12 @@ test('a look that comes while a message is being written (its number taken, its 
       return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
     },
   });
-  const writer = stateOutbox(slow, clock);
-  const reader = stateOutbox(store, clock);
+  const writer = webhookOutbox(slow, clock);
+  const reader = webhookOutbox(store, clock);
   const adding = writer.add([message('msg_slow')]);
   while ((await store.get<{ n: number }>('wh', 'head'))?.value.n !== 1)
     await new Promise((resolve) => setImmediate(resolve));
-  await stateOutbox(store, clock).add([message('msg_fast')]);
+  await webhookOutbox(store, clock).add([message('msg_fast')]);
   t.like(
     await reader.lease(16, LEASE_MS),
     [{ seq: 2, message: { id: 'msg_fast' } }],
@@ -97,7 +97,7 @@ test('a look that comes while a message is being written (its number taken, its 
 
 test('a replay whose message cannot be put back in the outbox leaves the dead letter where it was', async (t) => {
   const { store, clock } = rig(t);
-  const outbox = stateOutbox(store, clock);
+  const outbox = webhookOutbox(store, clock);
   await outbox.add([message('msg_dead')]);
   const [leased] = await outbox.lease(16, LEASE_MS);
   await outbox.bury(leased!, 'endpoint answered 410 Gone');
@@ -112,9 +112,9 @@ test('a replay whose message cannot be put back in the outbox leaves the dead le
       return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
     },
   });
-  await t.throwsAsync(stateOutbox(failing, clock).replay('msg_dead'), { message: 'backend away' });
+  await t.throwsAsync(webhookOutbox(failing, clock).replay('msg_dead'), { message: 'backend away' });
   t.like(await outbox.dead(), [{ id: 'msg_dead' }], 'still a dead letter');
   refuse = false;
-  t.true(await stateOutbox(failing, clock).replay('msg_dead'));
+  t.true(await webhookOutbox(failing, clock).replay('msg_dead'));
   t.deepEqual(await outbox.dead(), []);
 });

@@ -8,7 +8,7 @@ import test, { type ExecutionContext } from 'ava';
 import { AuthEventBus } from '../../lib/events/bus.js';
 import { memoryStateStore } from '../../lib/state/memory.js';
 import { readWebhooksOptions } from '../../lib/webhooks/options.js';
-import { MAX_ATTEMPTS, RETRY_DELAYS_MS } from '../../lib/webhooks/schedule.js';
+import { MAX_ATTEMPTS, RETRY_DELAYS_MS } from '../../lib/outbox/retry-schedule.js';
 import { createWebhooks } from '../../lib/webhooks/service.js';
 import { manualClock } from '../helpers/http.js';
 import { startReceiver } from './receiver.js';

@@ -1,5 +1,5 @@
-import { FetchError, safePost } from '../../avatar/fetch.js';
-import { addressPolicy } from '../../avatar/ip.js';
+import { addressPolicy } from '../../http/address-policy.js';
+import { FetchError, safePost } from '../../http/safe-request.js';
 import type { Logger } from '../../logger.js';
 import { randomId } from '../../session/claims.js';
 import type { OAuth2ServerClient } from './clients.js';

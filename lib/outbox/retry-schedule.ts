@@ -1,5 +1,6 @@
 /**
- * When a failed delivery is tried again (docs/events.md#webhooks): after 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 3 h,
+ * When a failed delivery from the outbox is tried again (a webhook's, docs/events.md#webhooks, or a Shared Signals
+ * push): after 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 3 h,
  * 6 h, 12 h and 24 h, each stretched or shrunk by up to a fifth at random so that receivers coming back are not hit
  * by every sender at once. Eleven tries in all, the last about 48 hours after the first (at most 58 with the jitter:
  * within 3 days); after it the message is a dead letter.

@@ -1,11 +1,11 @@
-import type { WebhookEndpoint } from './options.js';
-import type { Leased, Outbox } from './outbox.js';
+import type { Leased, Outbox } from './state-outbox.js';
 
 /**
- * The delivery loop of one process: it leases due messages from the shared outbox, sends each (signed) to its
- * endpoint, and records the outcome: delivered, tried again on the schedule, a dead letter, or the endpoint disabled
- * by a 410. It looks again at once while it finds work, else every `intervalMs`, and at once when this process adds a
- * message. Time decisions read the instance's clock; only the pause between looks is a timer.
+ * The delivery loop of one process: it leases due messages from the shared outbox, sends each to its endpoint through
+ * its sender (a signed webhook, a Shared Signals push), and records the outcome: delivered, tried again on the
+ * schedule, a dead letter, or the endpoint disabled by a 410. It looks again at once while it finds work, else every
+ * `intervalMs`, and at once when this process adds a message. Time decisions read the instance's clock; only the pause
+ * between looks is a timer.
  */
 
 /**
@@ -19,13 +19,13 @@ export interface WorkerEndpoint {
   readonly timeoutMs: number;
 }
 
-/** The parts of a worker; `E` is its sender's endpoint (a webhook's, by default; the Shared Signals receivers'). */
-export interface WorkerParts<E extends WorkerEndpoint = WebhookEndpoint> {
+/** The parts of a worker; `E` is its sender's endpoint (a webhook's, a Shared Signals push receiver). */
+export interface WorkerParts<E extends WorkerEndpoint> {
   outbox: Outbox;
   endpoints: ReadonlyMap<string, E>;
-  /** Sends one message to its endpoint (send.ts). */
+  /** Sends one message to its endpoint (the sender's send.ts). */
   send: (endpoint: E, leased: Leased) => Promise<SendResult>;
-  /** Whether an endpoint was disabled (a 410, from any process), and marking it so. */
+  /** Whether an endpoint was disabled (a 410, from any process), and marking it so (a sender without it: never). */
   disabled: (endpoint: E) => Promise<boolean>;
   disable: (endpoint: E) => Promise<void>;
   failed: (endpoint: E, leased: Leased, reason: string, dead: boolean) => void;
@@ -45,7 +45,7 @@ export interface Worker {
   stop(): Promise<void>;
 }
 
-export function webhookWorker<E extends WorkerEndpoint = WebhookEndpoint>(p: WorkerParts<E>): Worker {
+export function outboxWorker<E extends WorkerEndpoint>(p: WorkerParts<E>): Worker {
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;
   let again = false;

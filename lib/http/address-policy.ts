@@ -1,7 +1,8 @@
 import { BlockList, isIP } from 'node:net';
 
 /**
- * Addresses an avatar fetch must never reach (SSRF): loopback, private, link-local (cloud metadata at
+ * Addresses an outbound request (an avatar fetch, a webhook, a Shared Signals push, a back-channel logout) must never
+ * reach unless its owner allows them (SSRF): loopback, private, link-local (cloud metadata at
  * 169.254.169.254), CGNAT, multicast, reserved, unspecified, documentation ranges, and on IPv6 also
  * IPv4-mapped/compatible and NAT64 forms, which would smuggle an IPv4 target past the IPv4 rules.
  */
@@ -54,17 +55,21 @@ export function isForbiddenAddress(address: string): boolean {
 }
 
 /**
- * The address rule of one proxy: public addresses always; private ones when `allowPrivate`, or when
- * listed in `allow` (exact IPs or CIDRs such as `10.1.2.0/24`: one intranet picture host, not all).
+ * The address rule of one sender: public addresses always; private ones when `allowPrivate`, or when listed in
+ * `allow` (exact IPs or CIDRs such as `10.1.2.0/24`: one intranet host, not all). A bad entry is a TypeError naming
+ * `option`, the option `allow` was read from.
  */
-export function addressPolicy(allowPrivate: boolean, allow: readonly string[] = []): (address: string) => boolean {
+export function addressPolicy(
+  allowPrivate: boolean,
+  allow: readonly string[] = [],
+  option = 'allowAddresses',
+): (address: string) => boolean {
   if (allowPrivate) return () => true;
   const list = new BlockList();
   for (const entry of allow) {
     const [net, bits] = entry.split('/') as [string, string | undefined];
     const family = isIP(net);
-    if (family === 0)
-      throw new TypeError(`authKoa: avatarAllowAddresses entry ${JSON.stringify(entry)} is not an IP or CIDR`);
+    if (family === 0) throw new TypeError(`authKoa: ${option} entry ${JSON.stringify(entry)} is not an IP or CIDR`);
     const type = family === 4 ? 'ipv4' : 'ipv6';
     if (bits === undefined) list.addAddress(net, type);
     else list.addSubnet(net, Number(bits), type);

@@ -1,11 +1,11 @@
 import type { StateEntry, StateStore } from '../state/types.js';
 
 /**
- * A numbered log in a state store, shared by every process on it: what the webhooks' outbox and the Shared Signals
- * poll queues are built on. The `head` counter is moved by compare-and-set: a writer reserves the numbers of a batch
- * by moving it, writes one entry per number, then says it is done. The `tail` moves past the numbers at the front
- * that are done with: an entry taken out or expired. A number whose writer has not written it yet is told from one
- * taken out by the head's list of batches being written: the tail waits there, for WRITING_MS at most (a writer
+ * A numbered log in a state store, shared by every process on it: what the outbox (state-outbox.ts) and the Shared
+ * Signals poll queues are built on. The `head` counter is moved by compare-and-set: a writer reserves the numbers of a
+ * batch by moving it, writes one entry per number, then says it is done. The `tail` moves past the numbers at the
+ * front that are done with: an entry taken out or expired. A number whose writer has not written it yet is told from
+ * one taken out by the head's list of batches being written: the tail waits there, for WRITING_MS at most (a writer
  * killed mid-batch leaves its numbers empty; they are passed after that). The counters are kept for good: one that
  * expired would read as its last number but refuse every write (replace() takes only a live entry), and one swept
  * away would start the numbers again behind the tail, where no look finds them.
@@ -24,24 +24,24 @@ export const FOREVER = 8_640_000_000_000_000;
 /** A batch being written longer than this was left by a killed writer. */
 const WRITING_MS = 60_000;
 
-export interface SequenceNames {
+export interface LogNames {
   /** The namespace of the `head` and `tail` counters (the outbox keeps its dead letters' list there too). */
   counters: string;
   /** The namespace of the entries, each under its number. */
   entries: string;
 }
 
-export class StateSequence<V> {
+export class NumberedLog<V> {
   readonly #store: StateStore;
   readonly #clock: () => number;
-  readonly #ns: SequenceNames;
+  readonly #ns: LogNames;
   readonly #keepMs: number;
   // This process's additions one after another: they would only race each other for the head counter. What is
   // added while a batch is being written waits for the next one, which takes it all at once.
   #adding: Promise<unknown> = Promise.resolve();
   #batch: { values: V[]; first: Promise<number> } | undefined;
 
-  constructor(store: StateStore, clock: () => number, ns: SequenceNames, keepMs: number) {
+  constructor(store: StateStore, clock: () => number, ns: LogNames, keepMs: number) {
     this.#store = store;
     this.#clock = clock;
     this.#ns = ns;
@@ -85,12 +85,12 @@ export class StateSequence<V> {
     return (await this.#store.get<{ n: number }>(this.#ns.counters, 'tail'))?.value.n ?? 0;
   }
 
-  /** The counter `key` of this sequence's namespace (one of the owner's own, beside `head` and `tail`). */
+  /** The counter `key` of this log's namespace (one of the owner's own, beside `head` and `tail`). */
   async counter<T>(key: string): Promise<T | undefined> {
     return (await this.#store.get<T>(this.#ns.counters, key))?.value;
   }
 
-  /** Changes the counter `key` of this sequence's namespace by compare-and-set (updateCounter). */
+  /** Changes the counter `key` of this log's namespace by compare-and-set (updateCounter). */
   update<T>(key: string, change: (current: T | undefined) => T | undefined): Promise<T | undefined> {
     return updateCounter(this.#store, this.#ns.counters, key, change, this.#clock);
   }

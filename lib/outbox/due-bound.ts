@@ -1,4 +1,4 @@
-import { FOREVER, type StateSequence } from './sequence.js';
+import { FOREVER, type NumberedLog } from './numbered-log.js';
 
 /**
  * When the outbox's waiting messages may next need a look: a lower bound on the due times of the messages tried and
@@ -20,8 +20,8 @@ export interface DueBound {
   epoch: number;
 }
 
-/** The sequence's counters namespace, where the bound is kept. */
-type Counters = Pick<StateSequence<unknown>, 'counter' | 'update'>;
+/** The log's counters namespace, where the bound is kept. */
+type Counters = Pick<NumberedLog<unknown>, 'counter' | 'update'>;
 
 /** No entry yet (a new outbox, or one an earlier version kept): due now, so the first look passes over it. */
 const UNKNOWN: DueBound = { at: 0, low: FOREVER, epoch: 0 };
