@@ -10,7 +10,7 @@ import {
 import type { AvatarProxy } from './avatar/types.js';
 import type { AuthMiddleware } from './middleware.js';
 import type { FeatureSet } from './features/set.js';
-import { INSTANCE_ALIASES, type BuiltInAdmins } from './features/table.js';
+import { INSTANCE_SHORTCUTS, type BuiltInAdmins } from './core/features.js';
 import type { ResolvedOptions } from './options/resolved.js';
 import type { ProviderRegistry } from './providers/core/resolve.js';
 import type { TokenService } from './session/token-service.js';
@@ -192,7 +192,7 @@ export function instanceApi(p: InstanceParts): Omit<AuthKoa, keyof Middleware> {
 }
 
 /**
- * The instance's shortcuts to the built-in features' admin APIs (features/table.ts: `auth.sessions`, `auth.mfa`), each
+ * The instance's shortcuts to the built-in features' admin APIs (core/features.ts: `auth.sessions`, `auth.mfa`), each
  * call after start-up; undefined for a feature the options leave off.
  */
 function builtInAdmins(features: FeatureSet, started: <T>(f: () => Promise<T>) => Promise<T>): BuiltInAdmins {
@@ -204,7 +204,7 @@ function builtInAdmins(features: FeatureSet, started: <T>(f: () => Promise<T>) =
         started(() => (features.admin(name) as Admin)[method](...args));
     return Object.fromEntries(methods.map((m) => [m, call(m)]));
   };
-  const entries = Object.entries(INSTANCE_ALIASES).map(([name, methods]) => [
+  const entries = INSTANCE_SHORTCUTS.map(([name, methods]) => [
     name,
     features.names().includes(name) ? shortcut(name, methods) : undefined,
   ]);

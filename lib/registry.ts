@@ -1,4 +1,5 @@
 import type { ProviderCapability, ProviderModule, ProviderOptions } from './providers/core/contract.js';
+import { FEATURE_KINDS } from './core/features.js';
 import { providerKinds } from './providers/core/kinds.js';
 import { stateSchemes, type StateStoreOpener } from './state/schemes.js';
 import { storeSchemes, type StoreOpener } from './avatar/stores/schemes.js';
@@ -34,6 +35,9 @@ export function registerProvider<O extends ProviderOptions, N extends ProviderCa
   if (!module || typeof module.kind !== 'string' || !module.kind || typeof module.create !== 'function') {
     throw new TypeError('registerProvider() requires { kind: string, create(opts, deps) }');
   }
+  // A kind a built-in feature brings (the accounts' `password`) is built in too: the feature's entries would shadow it.
+  if (Object.hasOwn(FEATURE_KINDS, module.kind))
+    throw new TypeError(`registerProvider(): provider kind "${module.kind}" is built in and cannot be replaced`);
   providerKinds.add(module.kind, module);
 }
 

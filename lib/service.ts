@@ -2,12 +2,13 @@ import type { Context } from 'koa';
 import { coreParts, sessionParts, type CoreParts, type SessionParts } from './core/parts.js';
 import { logoutEvent } from './events/session-events.js';
 import { FeatureSet } from './features/set.js';
-import { BUILT_IN_EVENTS, configuredFeatures } from './features/table.js';
+import { featureCapabilities } from './core/feature-capabilities.js';
+import { BUILT_IN_EVENTS, configuredFeatures, FEATURE_KINDS } from './core/features.js';
+import { resolveAuthKoaOptions } from './core/options.js';
 import { requestHandler } from './core/entry.js';
 import { makeInstance, type AuthKoa } from './instance.js';
 import { createMiddleware } from './middleware.js';
 import { refusedOptions } from './options/refused.js';
-import { resolveOptions } from './options/resolve.js';
 import type { ResolvedOptions } from './options/resolved.js';
 import type { AuthKoaOptions } from './options/types.js';
 import { providerDeps } from './core/provider-deps.js';
@@ -92,22 +93,23 @@ export function authKoa(opts: AuthKoaOptions): AuthKoa {
 /** The options resolved and the providers planned: everything checked before anything starts. */
 function checkedOptions(opts: AuthKoaOptions): { o: ResolvedOptions; plans: ReturnType<typeof planProviders> } {
   try {
-    const o = resolveOptions(opts);
-    return { o, plans: planProviders(o.providers) };
+    const o = resolveAuthKoaOptions(opts);
+    return { o, plans: planProviders(o.providers, FEATURE_KINDS) };
   } catch (err) {
     throw refusedOptions(err, (opts as Partial<AuthKoaOptions> | null)?.logger, authKoa);
   }
 }
 
-/** The application's features and the built-in ones the options turn on, as one set (features/table.ts). */
+/** The application's features and the built-in ones the options turn on, as one set (core/features.ts). */
 function featureSet(o: ResolvedOptions, core: CoreParts, login: SessionParts): FeatureSet {
-  const { state, events, tokenService: tokens, hooks, credentials } = core;
+  const { state, events, hooks, credentials } = core;
   // Known to `auth.on()` whether or not their options are set, as when they were core events.
   events.bus.declare(BUILT_IN_EVENTS);
   try {
-    const shared = { session: login.session, events: events.bus };
-    const modules = configuredFeatures(o.features, { ...o, ...shared, tokens, core, login });
-    return new FeatureSet(modules, { ...o, ...shared, stateStore: state.store, hooks, credentials });
+    const modules = configuredFeatures(o.features, o.featureOptions, featureCapabilities(o, core, login));
+    const { url, origin, authRoutePath, logger, clock } = o;
+    const context = { url, origin, authRoutePath, logger, clock, stateStore: state.store, session: login.session };
+    return new FeatureSet(modules, { ...context, events: events.bus, hooks, credentials });
   } catch (err) {
     throw refusedOptions(err, o.logger, authKoa);
   }

@@ -1,44 +1,18 @@
-import type { Context } from 'koa';
-import type { CredentialsRevokedReason, FeatureModule } from '../features/contract.js';
-import { safeRedirect } from '../http/redirect.js';
-import type { Claims } from '../session/claims.js';
-import type { SessionOf } from '../session/fresh.js';
+import type { FeatureCapabilities } from '../features/capabilities.js';
+import type { FeatureModule } from '../features/contract.js';
 import type { Logger } from '../logger.js';
-import type { Provider } from '../providers/core/provider.js';
-import type { ConnectionShare } from '../util/connections.js';
 import { MissingPackageError } from '../util/optional.js';
-import { checkStoreOpens, type StorePolicy } from '../util/store-policy.js';
+import { checkStoreOpens } from '../util/store-policy.js';
 import { ACCOUNT_ERRORS } from './errors.js';
 import { ACCOUNT_EVENTS } from './events.js';
 import type { AccountsConfig } from './options.js';
 
-/**
- * The instance's parts the accounts are made of, as the feature table hands them over: the store policy and
- * connections (to open the store), the session revocation, and what forgets a deleted account's user.
- */
-export interface AccountsParts {
-  clock: () => number;
-  logger: Logger;
-  url: string;
-  allowedRedirects: string[];
-  secureCookies: boolean;
-  core: {
-    connections: ConnectionShare;
-    stores: StorePolicy;
-    providers: { list(): Provider[]; get(name: string): Provider | undefined };
-    hooks: {
-      userDeleted(userId: string): Promise<void>;
-      credentialsRevoked(userId: string, reason: CredentialsRevokedReason): Promise<void>;
-    };
-  };
-  /** The token the request presents, checked by signature only (a link's callback: is it the same session?). */
-  tokens: { presented(ctx: Context): Promise<Claims | undefined> };
-  login: {
-    endSessions(userId: string, keep: string | undefined): Promise<void>;
-    factorChanged(userId: string, keep: string | undefined): Promise<void>;
-    navigationSession(ctx: Context): Promise<SessionOf>;
-  };
-}
+/** What the accounts ask of the instance (index.ts `needs`). */
+export const ACCOUNTS_NEEDS = [
+  ...['stores', 'providers', 'featureHooks', 'presentedToken', 'endSessions', 'factorChanged'],
+  ...['navigationSession', 'safeRedirect', 'cookies'],
+] as const satisfies ReadonlyArray<keyof FeatureCapabilities>;
+export type AccountsCapabilities = Pick<FeatureCapabilities, (typeof ACCOUNTS_NEEDS)[number]>;
 
 /**
  * The accounts (docs/accounts.md) as a feature: it opens the account store at start-up, offers it to the
@@ -47,7 +21,7 @@ export interface AccountsParts {
  * own are the links' (`/auth/links`), and it says who every login is (`identify`: account linking, links/). Its
  * code loads only when `accounts` is set.
  */
-export function accountsFeature(config: AccountsConfig, p: AccountsParts): FeatureModule {
+export function accountsFeature(config: AccountsConfig, has: AccountsCapabilities): FeatureModule {
   return {
     name: 'accounts',
     prefix: '/links',
@@ -59,7 +33,7 @@ export function accountsFeature(config: AccountsConfig, p: AccountsParts): Featu
         import('./service.js'),
         import('./links/service.js'),
       ]);
-      const opening = openAccountStore(config.store, { connections: p.core.connections });
+      const opening = openAccountStore(config.store, { connections: has.stores.connections });
       if (typeof config.store === 'string') {
         const where = {
           option: 'accounts.store',
@@ -68,15 +42,15 @@ export function accountsFeature(config: AccountsConfig, p: AccountsParts): Featu
           local: /^(lmdb|memory):/.test(config.store),
         };
         // Accounts cannot wait for a store that comes up later: without it nobody logs in or signs up.
-        await checkStoreOpens(opening, where, { ...p.core.stores, startWithStoresDown: false }, isConfigError);
+        await checkStoreOpens(opening, where, { ...has.stores.policy, startWithStoresDown: false }, isConfigError);
       }
       const store = await opening;
       const service = accountsService(store, {
-        clock: p.clock,
-        endSessions: (userId, keep) => p.login.endSessions(userId, keep),
-        forgetUser: (userId) => forgetUser(p, userId),
+        clock: context.clock,
+        endSessions: (userId, keep) => has.endSessions(userId, keep),
+        forgetUser: (userId) => forgetUser(has, context.logger, userId),
         resetRevokes: config.resetRevokes,
-        revokeCredentials: (userId) => p.core.hooks.credentialsRevoked(userId, 'password_reset'),
+        revokeCredentials: (userId) => has.featureHooks.credentialsRevoked(userId, 'password_reset'),
         // The links are made below, with the service: asked only once a route runs.
         linksOf: (userId) => links.admin.links(userId),
         emit: (type, fields, ctx) => context.emit(type, fields, ctx),
@@ -87,15 +61,15 @@ export function accountsFeature(config: AccountsConfig, p: AccountsParts): Featu
         config,
         context,
         accounts: service,
-        connections: p.core.connections,
-        stores: p.core.stores,
-        secureCookies: p.secureCookies,
-        url: p.url,
-        providers: p.core.providers,
-        navigationSession: (ctx) => p.login.navigationSession(ctx),
-        presentedSid: async (ctx) => (await p.tokens.presented(ctx))?.sid,
-        factorChanged: (userId, keep) => p.login.factorChanged(userId, keep),
-        safeRedirect: (from) => safeRedirect(from, p.url, p.allowedRedirects),
+        connections: has.stores.connections,
+        stores: has.stores.policy,
+        secureCookies: has.cookies.secure,
+        url: context.url,
+        providers: has.providers,
+        navigationSession: (ctx) => has.navigationSession(ctx),
+        presentedSid: async (ctx) => (await has.presentedToken(ctx))?.sid,
+        factorChanged: (userId, keep) => has.factorChanged(userId, keep),
+        safeRedirect: has.safeRedirect,
       });
       return {
         provides: service,
@@ -120,13 +94,13 @@ export function accountsFeature(config: AccountsConfig, p: AccountsParts): Featu
 }
 
 /** A deleted account's user: every feature (its second factor) and every provider (its passkeys) forgets it. */
-async function forgetUser(p: AccountsParts, userId: string): Promise<void> {
-  await p.core.hooks.userDeleted(userId);
-  for (const provider of p.core.providers.list()) {
+async function forgetUser(has: AccountsCapabilities, logger: Logger, userId: string): Promise<void> {
+  await has.featureHooks.userDeleted(userId);
+  for (const provider of has.providers.list()) {
     try {
       await provider.forgetUser?.(userId);
     } catch (err) {
-      p.logger.warn(`${provider.name}: forgetting a deleted account's user failed: ${(err as Error)?.message}`, {
+      logger.warn(`${provider.name}: forgetting a deleted account's user failed: ${(err as Error)?.message}`, {
         code: 'forget_user_failed',
         provider: provider.name,
         userId,

@@ -1,40 +1,15 @@
-import type { Context } from 'koa';
-import type { EventSink } from '../events/bus.js';
+import type { FeatureCapabilities } from '../features/capabilities.js';
 import type { FeatureModule } from '../features/contract.js';
-import type { SecondFactor } from '../providers/core/provider.js';
-import type { SessionOf } from '../session/fresh.js';
-import type { IdentifiedLogin, SessionStarter } from '../session/login.js';
-import type { TokenService } from '../session/token-service.js';
-import type { CredentialThrottle } from '../state/throttle.js';
-import type { StateStore } from '../state/types.js';
-import type { ConnectionShare } from '../util/connections.js';
-import type { StorePolicy } from '../util/store-policy.js';
+import type { IdentifiedLogin } from '../session/login.js';
 import { MFA_ERRORS } from './errors.js';
 import type { MfaConfig } from './options.js';
-import type { MfaServiceConfig } from './service.js';
 
-/**
- * The instance's parts the second factor is made of, as the feature table hands them to the built-in
- * features (core/parts.ts: `core` and `login`): more than a feature's public context, which never carries
- * the token service or the session starter.
- */
-export interface MfaParts extends MfaServiceConfig {
-  core: {
-    connections: ConnectionShare;
-    stores: StorePolicy;
-    tokenService: TokenService;
-    state: { store: StateStore };
-    events: { bus: EventSink };
-    /** The instance's failed-login throttle of each scope. */
-    throttle: (scope: string) => CredentialThrottle | undefined;
-    providers: { secondFactors(): Array<{ provider: string; factor: SecondFactor }> };
-  };
-  login: {
-    begin: SessionStarter;
-    session: (ctx: Context) => Promise<SessionOf>;
-    factorChanged: (userId: string, keep: string | undefined) => Promise<void>;
-  };
-}
+/** What the second factor asks of the instance (index.ts `needs`). */
+export const MFA_NEEDS = [
+  ...['issuer', 'cookies', 'loginConfig', 'stores', 'tokens', 'throttle', 'providers'],
+  ...['startSession', 'factorChanged', 'coreEvents'],
+] as const satisfies ReadonlyArray<keyof FeatureCapabilities>;
+export type MfaCapabilities = Pick<FeatureCapabilities, (typeof MFA_NEEDS)[number]>;
 
 /** The event types the second factor emits (their fields: events.ts), in the order docs/events.md lists them. */
 export const MFA_EVENTS = ['mfa_changed', 'mfa_failed'] as const;
@@ -45,26 +20,33 @@ export const MFA_EVENTS = ['mfa_changed', 'mfa_failed'] as const;
  * (lib/mfa/service.ts and what it imports, `uqr` for QR codes) is loaded by create(), at start-up, only
  * when the `mfa` option is set.
  */
-export function mfaFeature(config: MfaConfig, p: MfaParts): FeatureModule {
+export function mfaFeature(config: MfaConfig, has: MfaCapabilities): FeatureModule {
   return {
     name: 'mfa',
     prefix: '/mfa',
     errors: MFA_ERRORS,
     events: MFA_EVENTS,
-    async create() {
+    async create(_options, context) {
       const [{ createMfa }, { mfaThrottle }] = await Promise.all([import('./service.js'), import('./throttle.js')]);
-      const { core, login } = p;
-      const mfa = createMfa(config, p, {
-        ...{ connections: core.connections, stores: core.stores, tokens: core.tokenService },
-        ...{ state: core.state.store, events: core.events.bus, secondFactors: () => core.providers.secondFactors() },
-        ...{ startSession: login.begin, session: login.session, factorChanged: login.factorChanged },
-        throttle: mfaThrottle(core.state.store, core.throttle, p.clock, core.events.bus),
+      const { clock, logger, stateStore: state } = context;
+      const service = {
+        ...has.loginConfig,
+        ...{ origin: new URL(context.url).origin, authRoutePath: context.authRoutePath, issuer: has.issuer },
+        ...{ jwtCookieName: has.cookies.name, secureCookies: has.cookies.secure, clock, logger },
+      };
+      // The instance's sink: the second factor's own events, and the lockout its throttle tells.
+      const events = has.coreEvents;
+      const mfa = createMfa(config, service, {
+        ...{ connections: has.stores.connections, stores: has.stores.policy, tokens: has.tokens },
+        ...{ state, events, secondFactors: () => has.providers.secondFactors() },
+        ...{ startSession: has.startSession, session: context.session, factorChanged: has.factorChanged },
+        throttle: mfaThrottle(state, has.throttle, clock, events),
       });
       return {
         routes: mfa.routes,
         // The built-in gate is handed the whole login, as completeLogin builds it.
         gate: (ctx, attempt) => mfa.gate.intercept(ctx, attempt as IdentifiedLogin),
-        openapi: async () => (await import('./openapi.js')).mfaOpenAPI(p.jwtCookieName),
+        openapi: async () => (await import('./openapi.js')).mfaOpenAPI(has.cookies.name),
         admin: mfa.admin,
         // A deleted account's secret and recovery codes go with it.
         userDeleted: async (userId) => void (await mfa.admin.clear(userId)),

@@ -1,13 +1,12 @@
-import type { AuthKoaOptions } from './types.js';
-import { BUILT_IN_OPTIONS, type BuiltInOption } from '../features/table.js';
+import type { AuthKoaOptions, BuiltInFeatureOptions } from './types.js';
 import { optionNames } from '../util/options.js';
 
 /**
- * Every option of authKoa(): those of the service itself, which the compiler keeps equal to AuthKoaOptions,
- * then those that turn a built-in feature on (features/table.ts).
+ * The options of the service itself, which the compiler keeps equal to AuthKoaOptions but for those that turn a
+ * built-in feature on (the feature table's, core/features.ts: resolveOptions() is handed them).
  */
 export const OPTION_NAMES: readonly string[] = [
-  ...optionNames<Omit<AuthKoaOptions, BuiltInOption>>({
+  ...optionNames<Omit<AuthKoaOptions, keyof BuiltInFeatureOptions>>({
     secret: true,
     previousSecrets: true,
     secretReader: true,
@@ -65,5 +64,4 @@ export const OPTION_NAMES: readonly string[] = [
     signing: true,
     clock: true,
   }),
-  ...BUILT_IN_OPTIONS,
 ];

@@ -27,9 +27,17 @@ import {
 import type { AvatarConfig, ResolvedOptions, StateConfig } from './resolved.js';
 import { readSecrets } from './secret.js';
 import { readFeatures } from '../features/plan.js';
-import { readBuiltInOptions } from '../features/table.js';
+import type { BuiltInOptionsContext } from '../features/built-in.js';
 import { readSigning } from '../session/signing.js';
 import type { AuthKoaOptions } from './types.js';
+
+/** The built-in features' options as the feature table reads them (core/features.ts), handed in by the service. */
+export interface BuiltInOptionsReader {
+  /** The options that turn a built-in on. */
+  options: readonly string[];
+  /** Checks them (a TypeError naming one); each undefined when not set. */
+  read(o: Record<string, unknown>, context: Omit<BuiltInOptionsContext, 'isSet'>): Readonly<Record<string, unknown>>;
+}
 
 /**
  * Validates `authKoa()` options once, at start-up, and fills in the defaults of the original library
@@ -37,11 +45,11 @@ import type { AuthKoaOptions } from './types.js';
  * naming the option. Each group of options has its reader below; the slices the modules declare are
  * views of the one object they build together.
  */
-export function resolveOptions(input: AuthKoaOptions): ResolvedOptions {
+export function resolveOptions(input: AuthKoaOptions, builtIns: BuiltInOptionsReader): ResolvedOptions {
   if (input === null || typeof input !== 'object') throw new TypeError('authKoa() requires an options object');
   const o = input as unknown as RawOptions;
   // A misspelled option would otherwise leave its default in place without a word (a check turned off).
-  checkOptionNames(o, OPTION_NAMES, 'authKoa: ');
+  checkOptionNames(o, [...OPTION_NAMES, ...builtIns.options], 'authKoa: ');
   const secrets = readSecrets(o);
   const url = readUrl(o);
   if (!Array.isArray(o.providers) || o.providers.length === 0) fail('providers', 'must list at least one provider');
@@ -63,12 +71,13 @@ export function resolveOptions(input: AuthKoaOptions): ResolvedOptions {
     providers: o.providers as ProviderEntry[],
     keepHashedIds: bool(o, 'keepHashedIds', false),
     signing: readSigning(o.signing),
-    featureOptions: readBuiltInOptions(o, {
+    featureOptions: builtIns.read(o, {
       url: url.href,
       authRoutePath,
       staticSecret: secrets.staticSecret,
       previousSecrets: secrets.previousSecrets,
       allowVolatileStores: bool(o, 'allowVolatileStores', false),
+      stateStore: o.stateStore,
     }),
     features: readFeatures(o.features),
     clock,

@@ -10,7 +10,6 @@ import type { StateStore, StateTarget } from '../state/types.js';
 import type { ThrottlePolicy } from '../state/throttle.js';
 import type { AvatarStore, StoreTarget } from '../avatar/stores/types.js';
 import type { AvatarTuning } from './types.js';
-import type { FeatureOptions } from '../features/table.js';
 import type { FeatureModule } from '../features/contract.js';
 import type { EventsConfig } from '../events/options.js';
 
@@ -65,11 +64,11 @@ export interface ServiceConfig {
   endOtherSessionsOnFactorChange: boolean;
   /** At most this many sessions per user in the session list: a login past it ends the oldest. */
   maxSessionsPerUser: number;
-  /** The options of the built-in features, each checked by its reader (features/table.ts). */
-  featureOptions: FeatureOptions;
+  /** The options of the built-in features, each checked by its reader (core/features.ts), by option name. */
+  featureOptions: Readonly<Record<string, unknown>>;
   /**
    * The application's features (`features`), each checked on its own; as a set with the built-in ones in
-   * features/table.ts.
+   * core/features.ts.
    */
   features: FeatureModule[];
   logger: Logger;

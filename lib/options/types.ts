@@ -46,7 +46,7 @@ export type Validator =
 export type UserUpdater = ((user: User) => User | Promise<User>) | { update(user: User): User | Promise<User> };
 
 /** Options of `authKoa()`. Only `url`, a secret and at least one provider are required. */
-export interface AuthKoaOptions {
+export interface AuthKoaOptions extends BuiltInFeatureOptions {
   /** Signing secret (HS256), at least 32 bytes (start-up TypeError otherwise); `authctl secret` makes one. */
   secret?: string;
   /**
@@ -108,18 +108,6 @@ export interface AuthKoaOptions {
    * from the log. Off by default.
    */
   auditKey?: string;
-  /**
-   * Every matching event POSTed to each endpoint, signed per Standard Webhooks, at least once: kept in the
-   * `stateStore`'s outbox until delivered, retried on a schedule that ends within 3 days, then a dead letter
-   * (docs/events.md#webhooks). The state store must be durable. Off by default.
-   */
-  webhooks?: WebhookEndpointOptions[];
-  /**
-   * The Shared Signals transmitter (docs/ssf.md): each session's end and credential change sent to other services as
-   * CAEP Security Event Tokens signed with the `signing` key, pushed (RFC 8935) or polled (RFC 8936), kept in the
-   * durable `stateStore` until delivered or acknowledged. Needs `signing`. Off by default.
-   */
-  ssf?: SsfOptions;
   /** An event listener still running after this long is reported through Koa's `app.emit('error')`. Default `5s`. */
   eventListenerTimeout?: Duration;
   /**
@@ -223,10 +211,24 @@ export interface AuthKoaOptions {
    */
   signing?: SigningOptions;
   /**
-   * A second factor after every login (TOTP with recovery codes, or a passkey), and step-up for the
-   * routes that change it; `{ store }` at least. Off by default. See docs/mfa.md.
+   * Features beside the built-in ones, each made by its package's function (`acceptTerms({ version })`):
+   * their own routes under a prefix they reserve, a say in every login, their OpenAPI part, error codes
+   * and events. Their gates run in this order, before the second factor's. See docs/features.md.
    */
-  mfa?: MfaOptions;
+  features?: FeatureModule[];
+  /** Clock in ms since the epoch; tests inject one. Default Date.now. */
+  clock?: () => number;
+}
+
+/** The avatar proxy's limits an application may change; see docs/avatars.md. */
+type ServiceSet = 'url' | 'routePath' | 'resizeLimit' | 'allowPrivate' | 'logger' | 'store' | 'policy';
+export type AvatarTuning = Partial<Omit<AvatarProxyOptions, ServiceSet>>;
+
+/**
+ * The options that turn a built-in feature on, each read by its folder's reader (core/features.ts lists them; the
+ * compiler keeps the two equal). Part of AuthKoaOptions.
+ */
+export interface BuiltInFeatureOptions {
   /**
    * Accounts kept by authkoa, in the application's database: `{ store: 'postgres://…' }` or an AccountStore.
    * A `kind: 'password'` provider serves sign-up, login, reset and the rest over them. Off by default.
@@ -240,15 +242,20 @@ export interface AuthKoaOptions {
    */
   tokens?: boolean | PersonalTokensOptions;
   /**
-   * Features beside the built-in ones, each made by its package's function (`acceptTerms({ version })`):
-   * their own routes under a prefix they reserve, a say in every login, their OpenAPI part, error codes
-   * and events. Their gates run in this order, before the second factor's. See docs/features.md.
+   * A second factor after every login (TOTP with recovery codes, or a passkey), and step-up for the
+   * routes that change it; `{ store }` at least. Off by default. See docs/mfa.md.
    */
-  features?: FeatureModule[];
-  /** Clock in ms since the epoch; tests inject one. Default Date.now. */
-  clock?: () => number;
+  mfa?: MfaOptions;
+  /**
+   * Every matching event POSTed to each endpoint, signed per Standard Webhooks, at least once: kept in the
+   * `stateStore`'s outbox until delivered, retried on a schedule that ends within 3 days, then a dead letter
+   * (docs/events.md#webhooks). The state store must be durable. Off by default.
+   */
+  webhooks?: WebhookEndpointOptions[];
+  /**
+   * The Shared Signals transmitter (docs/ssf.md): each session's end and credential change sent to other services as
+   * CAEP Security Event Tokens signed with the `signing` key, pushed (RFC 8935) or polled (RFC 8936), kept in the
+   * durable `stateStore` until delivered or acknowledged. Needs `signing`. Off by default.
+   */
+  ssf?: SsfOptions;
 }
-
-/** The avatar proxy's limits an application may change; see docs/avatars.md. */
-type ServiceSet = 'url' | 'routePath' | 'resizeLimit' | 'allowPrivate' | 'logger' | 'store' | 'policy';
-export type AvatarTuning = Partial<Omit<AvatarProxyOptions, ServiceSet>>;

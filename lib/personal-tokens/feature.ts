@@ -1,13 +1,12 @@
+import type { FeatureCapabilities } from '../features/capabilities.js';
 import type { FeatureModule } from '../features/contract.js';
 import { TOKEN_ERRORS } from './errors.js';
 import { TOKEN_EVENTS } from './events.js';
 import type { PersonalTokensConfig } from './options.js';
 
-/** What the personal tokens need of the instance besides a feature's context (service.ts PersonalTokensParts). */
-export interface PersonalTokensFeatureParts {
-  strictRevocation: boolean;
-  core: { providers: { has(name: string): boolean } };
-}
+/** What the personal tokens ask of the instance (index.ts `needs`). */
+export const TOKENS_NEEDS = ['strictRevocation', 'providers'] as const;
+export type PersonalTokensCapabilities = Pick<FeatureCapabilities, (typeof TOKENS_NEEDS)[number]>;
 
 /**
  * Personal access tokens (docs/accounts.md#personal-access-tokens) as a feature: its routes under
@@ -16,7 +15,7 @@ export interface PersonalTokensFeatureParts {
  * do a reset one's (credentialsRevoked). Built on the public feature contract alone. Its code loads only when
  * `tokens` is set.
  */
-export function personalTokensFeature(config: PersonalTokensConfig, p: PersonalTokensFeatureParts): FeatureModule {
+export function personalTokensFeature(config: PersonalTokensConfig, has: PersonalTokensCapabilities): FeatureModule {
   return {
     name: 'tokens',
     prefix: '/tokens',
@@ -25,8 +24,8 @@ export function personalTokensFeature(config: PersonalTokensConfig, p: PersonalT
     async create(_options, context) {
       const [{ personalTokens }, { tokenRoutes }] = await Promise.all([import('./service.js'), import('./routes.js')]);
       const tokens = personalTokens(config, context, {
-        strictRevocation: p.strictRevocation,
-        providers: p.core.providers,
+        strictRevocation: has.strictRevocation,
+        providers: has.providers,
       });
       return {
         routes: tokenRoutes(tokens, config, context),

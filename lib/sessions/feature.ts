@@ -1,23 +1,12 @@
-import type { Context } from 'koa';
-import type { EventSink } from '../events/bus.js';
-import type { Logger } from '../logger.js';
-import type { SessionOf } from '../session/fresh.js';
-import type { TokenService } from '../session/token-service.js';
+import type { FeatureCapabilities } from '../features/capabilities.js';
 import type { Feature, FeatureModule } from '../features/contract.js';
+import type { Logger } from '../logger.js';
 import { adminOf } from './admin.js';
-import type { SessionList, SessionListConfig } from './list.js';
+import type { SessionList } from './list.js';
 
-/**
- * What the session list is made of: the options it reads, the request's full login and the tokens for its
- * routes, and the instance's events (ending a session tells `session_revoked`, one of authkoa's own).
- */
-export interface SessionsFeatureParts extends Omit<SessionListConfig, 'clock' | 'logger'> {
-  authRoutePath: string;
-  origin: string;
-  session: (ctx: Context) => Promise<SessionOf>;
-  tokens: TokenService;
-  events: EventSink;
-}
+/** What the session list asks of the instance (index.ts `needs`). */
+export const SESSIONS_NEEDS = ['sessionTimes', 'endSessions', 'coreEvents', 'tokens'] as const;
+export type SessionsCapabilities = Pick<FeatureCapabilities, (typeof SESSIONS_NEEDS)[number]>;
 
 /**
  * The session list (docs/sessions.md) as a feature: `GET <authRoutePath>/sessions`, ending one session or
@@ -25,7 +14,7 @@ export interface SessionsFeatureParts extends Omit<SessionListConfig, 'clock' | 
  * the logout and the end of a user's sessions tell it); the admin API (admin.ts) is what the application
  * and `authctl` see of it.
  */
-export function sessionsFeature(p: SessionsFeatureParts): FeatureModule {
+export function sessionsFeature(has: SessionsCapabilities): FeatureModule {
   return {
     name: 'sessions',
     prefix: '/sessions',
@@ -35,9 +24,13 @@ export function sessionsFeature(p: SessionsFeatureParts): FeatureModule {
         import('./routes.js'),
         import('./list.js'),
       ]);
-      const list = sessionList(context.stateStore, { ...p, clock: context.clock, logger: context.logger }, p.events);
-      const router = new Router({ prefix: p.authRoutePath });
-      mountSessionRoutes(router, { ...p, list });
+      const { clock, logger } = context;
+      // Ending a user's other sessions from the list's route or admin goes through the instance, as every end does.
+      const config = { ...has.sessionTimes, endSessions: has.endSessions, clock, logger };
+      const list = sessionList(context.stateStore, config, has.coreEvents);
+      const router = new Router({ prefix: context.authRoutePath });
+      const origin = new URL(context.url).origin;
+      mountSessionRoutes(router, { list, session: context.session, tokens: has.tokens, origin });
       return {
         routes: router.routes() as never,
         openapi: async () => ({

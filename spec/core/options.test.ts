@@ -1,6 +1,6 @@
 import test from 'ava';
 import { authKoa, type AuthKoaOptions } from '../../lib/index.js';
-import { resolveOptions } from '../../lib/options/resolve.js';
+import { resolveAuthKoaOptions as resolveOptions } from '../../lib/core/options.js';
 import Koa from 'koa';
 import { serve } from '../helpers/http.js';
 

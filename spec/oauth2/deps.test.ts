@@ -5,7 +5,7 @@ import Koa from 'koa';
 import { writeError } from '../../lib/http/respond.js';
 import type { CompletedLogin } from '../../lib/session/login.js';
 import { noopLogger } from '../../lib/logger.js';
-import { resolveOptions } from '../../lib/options/resolve.js';
+import { resolveAuthKoaOptions as resolveOptions } from '../../lib/core/options.js';
 import { socialProvider } from '../../lib/providers/social.js';
 import type { ProviderDeps } from '../../lib/providers/core/contract.js';
 import { TokenService } from '../../lib/session/token-service.js';

@@ -136,7 +136,7 @@ const LAZY_MODULES = [
   // The features' routes load when the feature is created at start-up, their OpenAPI text with the document.
   'sessions/routes.js',
   'sessions/list.js',
-  'session/jwks-route.js',
+  'jwks/route.js',
   'sessions/openapi.js',
   'jwks/openapi.js',
   'mfa/service.js',

@@ -6,7 +6,7 @@
 import test from 'ava';
 import fc from 'fast-check';
 import { AuthError } from '../../lib/errors.js';
-import { resolveOptions } from '../../lib/options/resolve.js';
+import { resolveAuthKoaOptions as resolveOptions } from '../../lib/core/options.js';
 import { safeRedirect } from '../../lib/http/redirect.js';
 import { parseStoreUri } from '../../lib/avatar/stores/index.js';
 import { isAvatarId } from '../../lib/avatar/stores/types.js';

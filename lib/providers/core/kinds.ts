@@ -6,8 +6,6 @@ import type { AnyProviderModule } from './contract.js';
 export const providerKinds = new NameTable<AnyProviderModule>('provider kind', 'registerProvider()', {
   direct: () => import('../direct.js').then((m) => m.directProvider),
   verified: () => import('../verified.js').then((m) => m.verifiedProvider),
-  // Accounts are a feature (lib/accounts): its kind lives in its folder.
-  password: () => import('../../accounts/password/provider.js').then((m) => m.passwordProvider),
   social: () => import('../social.js').then((m) => m.socialProvider),
   oauth2: () => import('../oauth2.js').then((m) => m.oauth2Provider),
   oidc: () => import('../oidc.js').then((m) => m.oidcProvider),

@@ -24,14 +24,31 @@ const NAME = /^[A-Za-z0-9._~-]{1,64}$/;
 const RESERVED = new Set(['list', 'user', 'status', 'logout']);
 
 /** One entry, checked: a ready provider, or a kind with the options to create it with. */
-export type ProviderPlan = { at: string; provider: Provider } | { at: string; kind: string; options: ProviderOptions };
+export type ProviderPlan =
+  | { at: string; provider: Provider }
+  | { at: string; kind: string; options: ProviderOptions; load: KindLoader };
+
+/** Imports a kind's module. */
+export type KindLoader = () => Promise<AnyProviderModule>;
 
 function isProvider(entry: ProviderEntry): entry is Provider {
   return typeof (entry as Provider).login === 'function';
 }
 
-/** Checks every entry without loading any provider code; throws a TypeError naming `providers[i]`. */
-export function planProviders(entries: readonly ProviderEntry[]): ProviderPlan[] {
+/**
+ * Checks every entry without loading any provider code; throws a TypeError naming `providers[i]`. `featureKinds`
+ * are the kinds the built-in features bring (the accounts' `password`), beside the provider kinds' own table.
+ */
+export function planProviders(
+  entries: readonly ProviderEntry[],
+  featureKinds: Readonly<Record<string, KindLoader>> = {},
+): ProviderPlan[] {
+  const loaderOf = (kind: string): KindLoader | undefined =>
+    Object.hasOwn(featureKinds, kind)
+      ? featureKinds[kind]
+      : providerKinds.has(kind)
+        ? () => providerKinds.load(kind)
+        : undefined;
   const names = new Set<string>();
   return entries.map((entry, i) => {
     const at = `providers[${i}]`;
@@ -63,12 +80,12 @@ export function planProviders(entries: readonly ProviderEntry[]): ProviderPlan[]
       );
     }
     if (typeof kind !== 'string') throw new TypeError(`authKoa: ${at}.kind must be a string`);
-    if (!providerKinds.has(kind)) {
-      throw new TypeError(
-        `authKoa: ${at}.kind "${kind}" is not a known provider kind (known: ${providerKinds.names().join(', ')})`,
-      );
+    const load = loaderOf(kind);
+    if (!load) {
+      const known = [...providerKinds.names(), ...Object.keys(featureKinds)].join(', ');
+      throw new TypeError(`authKoa: ${at}.kind "${kind}" is not a known provider kind (known: ${known})`);
     }
-    return { at, kind, options: { ...options, kind } };
+    return { at, kind, options: { ...options, kind }, load };
   });
 }
 
@@ -83,7 +100,7 @@ export class ProviderRegistry {
    */
   async build(plans: readonly ProviderPlan[], deps: KindDeps): Promise<void> {
     const modules = await Promise.all(
-      plans.map((p) => ('kind' in p ? load(p.kind, p.at) : Promise.resolve(undefined))),
+      plans.map((p) => ('kind' in p ? load(p) : Promise.resolve(undefined))),
     );
     const created: Provider[] = [];
     try {
@@ -136,11 +153,11 @@ function named(err: unknown, at: string, kind: string): Error {
   return new TypeError(`authKoa: ${at} (${kind}): ${(err as Error)?.message ?? String(err)}`, { cause: err });
 }
 
-async function load(kind: string, at: string): Promise<AnyProviderModule> {
+async function load(plan: { at: string; kind: string; load: KindLoader }): Promise<AnyProviderModule> {
   try {
-    return await providerKinds.load(kind);
+    return await plan.load();
   } catch (err) {
-    throw named(err, at, kind);
+    throw named(err, plan.at, plan.kind);
   }
 }
 
