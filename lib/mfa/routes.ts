@@ -18,6 +18,7 @@ import type { SecondFactor } from '../providers/core/provider.js';
 import { answerLogin, type LoginConfig, type SessionStarter } from '../session/login.js';
 import type { TokenService } from '../session/token-service.js';
 import type { CredentialThrottle } from '../state/throttle.js';
+import { clientScript } from './client-script.js';
 import { enrollingOrFresh, loginOrSession, type Actor, type ActorParts } from './actor.js';
 import type { Factors } from './factors.js';
 import type { MfaConfig } from './options.js';
@@ -70,6 +71,9 @@ export function mountMfaRoutes(router: Router, p: MfaRouteParts): void {
   at('POST', '/mfa/passkey/options', passkeyOptions);
   at('POST', '/mfa/passkey', passkeyVerify);
   at('GET', '/mfa/page', page);
+  // The client bundle the page makes its requests with (its one copy of the client's code).
+  const script = clientScript();
+  at('GET', '/mfa/client.js', (ctx) => script(ctx));
   // Anything else under /mfa is not a provider named "mfa" (none may be): a plain 404.
   router.all(['/mfa/{*rest}'], () => {
     throw new AuthError('not_found', 'no such second-factor route');
