@@ -14,8 +14,10 @@
  * ```
  */
 import { accountCalls } from './client/accounts.js';
-import { mfaCalls, passkeyCalls, sessionCalls } from './client/features.js';
 import { linkCalls } from './client/links.js';
+import { mfaCalls } from './client/mfa.js';
+import { passkeyCalls } from './client/passkeys.js';
+import { sessionCalls } from './client/sessions.js';
 import { tokenCalls } from './client/tokens.js';
 import { expect, isUser, loginResult, type LoginResult } from './client/login.js';
 import { clientConfig, type AuthClientOptions } from './client/options.js';
@@ -24,7 +26,9 @@ import { Transport } from './client/transport.js';
 
 export type { AccountCallOptions, CheckEmail, ConfirmResult, SignupInput } from './client/accounts.js';
 export { AuthClientError, type ClientErrorCode } from './client/errors.js';
-export type { CallOptions, MfaStatus, PasskeyCallOptions } from './client/features.js';
+export type { CallOptions } from './client/call.js';
+export type { MfaStatus } from './client/mfa.js';
+export type { PasskeyCallOptions } from './client/passkeys.js';
 export type { TokenCallOptions } from './client/tokens.js';
 export type { LinkCallOptions, LinkStartOptions } from './client/links.js';
 export type { LoginResult } from './client/login.js';

@@ -62,12 +62,9 @@ export const ERROR_STATUS = {
   passkey_invalid: 401,
   passkey_unknown: 401,
   passkey_exists: 409,
-  // The second factor and step-up
+  // The second factor and step-up (the second factor's own codes are its feature's: lib/mfa/errors.ts)
   invalid_code: 403,
   reauth_required: 401,
-  enrollment_required: 403,
-  factor_not_enrolled: 409,
-  totp_not_pending: 409,
   // authkoa's own failures
   internal_error: 500,
   checker_failed: 500,

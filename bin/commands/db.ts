@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import { parsePostgresUri, type PostgresTarget } from '../../lib/postgres/uri.js';
-import { accountTable, allDdl, avatarTable, stateTable } from '../../lib/postgres/schema.js';
 import { loadWithPackage } from '../../lib/util/optional.js';
+import { allDdl, allTables } from './db-schema.js';
 
 /**
  * Reads `<uri>` in the action, not as a commander argument parser: commander would echo a rejected
@@ -34,7 +34,7 @@ async function migrate(t: PostgresTarget): Promise<void> {
   let db;
   try {
     db = await openPostgres(t, {}, '<uri>');
-    await ensureTables(db, [stateTable(t), avatarTable(t), accountTable(t)], allDdl(t), '<uri>');
+    await ensureTables(db, allTables(t), allDdl(t), '<uri>');
   } catch (err) {
     throw new Error(`cannot migrate ${t.redacted}: ${(err as Error).message.replace(/^authKoa: /, '')}`);
   } finally {
@@ -62,9 +62,8 @@ export function dbCommand(): Command {
         return;
       }
       await migrate(t);
-      process.stdout.write(
-        `authctl db migrate: ${stateTable(t)}, ${avatarTable(t)} and ${accountTable(t)} are ready in ${t.redacted}\n`,
-      );
+      const [state, avatars, accounts] = allTables(t);
+      process.stdout.write(`authctl db migrate: ${state}, ${avatars} and ${accounts} are ready in ${t.redacted}\n`);
     });
   return db;
 }

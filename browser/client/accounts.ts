@@ -5,7 +5,7 @@
  */
 import { AuthClientError } from './errors.js';
 import { loginResult, type LoginResult } from './login.js';
-import type { CallOptions } from './features.js';
+import type { CallOptions } from './call.js';
 import type { Transport } from './transport.js';
 
 /** Which password provider a call is for (its `name`; default `local`), and an abort signal. */

@@ -2,7 +2,7 @@ import { MongoServerError, ObjectId, type Collection, type MongoClient } from 'm
 import { rev } from '../state/types.js';
 import { sha1 } from '../user.js';
 import { connectMongo } from '../util/mongodb.js';
-import { parseMongoAccountsUri } from '../util/mongodb-uri.js';
+import { parseMongoAccountsUri } from './mongodb-uri.js';
 import {
   accountFields,
   checkAccount,

@@ -1,7 +1,7 @@
 import { openWithTables, type PostgresDb } from '../postgres/db.js';
 import type { PostgresOptions } from '../postgres/options.js';
-import { accountDdl, accountTable } from '../postgres/schema.js';
 import { rev } from '../state/types.js';
+import { accountDdl, accountTable } from './postgres-schema.js';
 import {
   accountFields,
   checkAccount,

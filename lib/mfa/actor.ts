@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
-import { AuthError } from '../errors.js';
 import { requireFresh, type SessionOf } from '../session/fresh.js';
+import { mfaError } from './errors.js';
 import type { PartialLogin, PartialLogins } from './partial.js';
 
 /** Who a second-factor route acts for: a login whose second step is pending, or a logged-in user. */
@@ -28,7 +28,7 @@ export async function loginOrSession(ctx: Context, parts: ActorParts, enrolling 
   const partial = parts.partials.read(ctx);
   if (partial) {
     if (partial.pending.enroll && !enrolling)
-      throw new AuthError('enrollment_required', 'set up a second factor to finish this login');
+      throw mfaError('enrollment_required', 'set up a second factor to finish this login');
     await parts.partials.unspent(partial);
     return { partial, userId: partial.pending.user.id };
   }

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { AuthError } from '../errors.js';
 import type { StateStore } from '../state/types.js';
 import { omit } from '../util/omit.js';
+import { mfaError } from './errors.js';
 import { hashRecoveryCode, newRecoveryCodes, normaliseRecoveryCode } from './recovery.js';
 import type { SealKeys } from './seal.js';
 import { UNCHANGED, updateFactors, type FactorStore, type UserFactors } from './store.js';
@@ -56,13 +57,13 @@ export class Factors {
   async confirmTotp(userId: string, code: string): Promise<string[] | false> {
     const pending = (await this.p.store.get(userId))?.factors.pendingTotp;
     if (!pending || pending.createdAt + PENDING_MS <= this.p.clock())
-      throw new AuthError('totp_not_pending', 'no authenticator set-up is waiting for a code: start it again');
+      throw mfaError('totp_not_pending', 'no authenticator set-up is waiting for a code: start it again');
     if (!(await this.matchAndSpend(userId, this.open(pending.secret, userId).plain, code))) return false;
     const codes = newRecoveryCodes();
     await updateFactors(this.p.store, userId, (cur) => {
       // Another set-up began meanwhile: this confirmation is for a key no longer pending.
       if (cur?.pendingTotp?.secret !== pending.secret)
-        throw new AuthError('totp_not_pending', 'the set-up was started again meanwhile: use the new key');
+        throw mfaError('totp_not_pending', 'the set-up was started again meanwhile: use the new key');
       const rest = omit(cur, 'pendingTotp');
       return {
         ...rest,
@@ -76,7 +77,7 @@ export class Factors {
   /** Checks a TOTP code of the user's active key; true once, for one code, in every process. */
   async checkTotp(userId: string, code: string): Promise<boolean> {
     const totp = (await this.p.store.get(userId))?.factors.totp;
-    if (!totp) throw new AuthError('factor_not_enrolled', 'two-step login with an authenticator app is not turned on');
+    if (!totp) throw mfaError('factor_not_enrolled', 'two-step login with an authenticator app is not turned on');
     const opened = this.open(totp.secret, userId);
     const ok = await this.matchAndSpend(userId, opened.plain, code);
     // Sealed under a previous secret: sealed again under the current one, so the old secret can go.
@@ -103,7 +104,7 @@ export class Factors {
   async regenerateRecoveryCodes(userId: string): Promise<string[]> {
     const codes = newRecoveryCodes();
     await updateFactors(this.p.store, userId, (cur) => {
-      if (!cur?.totp) throw new AuthError('factor_not_enrolled', 'recovery codes need two-step login turned on first');
+      if (!cur?.totp) throw mfaError('factor_not_enrolled', 'recovery codes need two-step login turned on first');
       return { ...cur, recoveryCodes: codes.map(hashRecoveryCode) };
     });
     return codes;

@@ -42,6 +42,10 @@ const TEXT = {
   passkeyOptions: ['A passkey challenge for the second step', "A WebAuthn challenge for the user's passkeys."],
   passkey: ['The second step with a passkey', 'The assertion answering the challenge: as `verify`, with a passkey.'],
   page: ['The second-step page', "The built-in page for this browser's pending login (or saying there is none)."],
+  client: [
+    "The second-step page's script",
+    'The `authkoa/client` script-tag bundle (`window.authkoaClient`) the built-in page makes its requests with.',
+  ],
 } satisfies Record<string, Text>;
 
 /**
@@ -53,6 +57,10 @@ const PASSED = { 200: json(ref('User'), 'the user'), 303: redirect };
 export function mfaPaths(prefix: string): Record<string, PathItem> {
   const mfa = (text: Text, security: Security, responses: Responses) => op(text, 'mfa', security, responses);
   const page = { 200: { description: 'HTML', content: { 'text/html': { schema: { type: 'string' } } } } };
+  const script = {
+    200: { description: 'JavaScript', content: { 'text/javascript': { schema: { type: 'string' } } } },
+    304: { description: 'not modified (`If-None-Match`)' },
+  };
   const due = { 200: json({ oneOf: [ref('MfaRequired'), ref('MfaFactors')] }, 'the second step due, or the factors') };
   const setUp = { 200: json(ref('TotpSetup'), 'the new key, not active until confirmed') };
   const confirmed = { 200: json(ref('TotpConfirmed'), 'the recovery codes; the user too when it finished a login') };
@@ -72,6 +80,7 @@ export function mfaPaths(prefix: string): Record<string, PathItem> {
     [`${prefix}/mfa/passkey/options`]: { post: mfa(TEXT.passkeyOptions, either, options) },
     [`${prefix}/mfa/passkey`]: { post: mfa(TEXT.passkey, either, PASSED) },
     [`${prefix}/mfa/page`]: { get: mfa(TEXT.page, [{}, { mfaPending: [] }], page) },
+    [`${prefix}/mfa/client.js`]: { get: mfa(TEXT.client, [{}], script) },
   };
 }
 

@@ -6,8 +6,9 @@ import { escapeHTML } from '../providers/oauth2-server/page.js';
  * The built-in second-step page: where a login that ended in a browser navigation (OAuth2 callbacks, the
  * dev server, an email link, a login with a permitted `from`) lands when a second factor is due. It asks
  * for a code from the authenticator app, a recovery code or a passkey, or walks a user that `mfa.required`
- * names through setting the app up; then it goes on to `next`. Its one inline script (nonce'd) posts JSON
- * to the MFA routes; the code forms also post without it, as plain forms.
+ * names through setting the app up; then it goes on to `next`. Its script (nonce'd) makes its requests with
+ * the `authkoa/client` bundle it loads from `<authRoutePath>/mfa/client.js` (client-script.ts); the code forms
+ * also post without them, as plain forms.
  */
 
 /** What the second-step page shows. */
@@ -43,9 +44,11 @@ export function sendMfaPage(ctx: Context, input: MfaPageInput): void {
     : input.enroll
       ? enrollSteps()
       : answerSteps(base, input.factors);
+  const authPath = input.authRoutePath.replace(/\/+$/, '');
   // A function, not a string, as the replacement: `$'` or `$&` in `next` must stay as they are.
   const script = input.pending
-    ? `<script nonce="${nonce}">${PAGE_SCRIPT.replace('__CONFIG__', () => scriptJSON({ base, next }))}</script>\n`
+    ? `<script nonce="${nonce}" src="${escapeHTML(base)}/client.js"></script>\n` +
+      `<script nonce="${nonce}">${PAGE_SCRIPT.replace('__CONFIG__', () => scriptJSON({ authPath, next }))}</script>\n`
     : '';
   ctx.body = `<!doctype html>
 <html lang="en">
@@ -68,7 +71,7 @@ ${script}</body>
 }
 
 /**
- * The page's policy: nothing but its own nonce'd script and style, requests to its own origin, the QR
+ * The page's policy: nothing but its own nonce'd scripts (the client bundle and its own) and style, requests to its own origin, the QR
  * code as a data: image. `form-action` also lists the origin of `next`: without the script the code
  * forms post plainly, and Chromium checks form-action along the redirect to `next` too.
  */
@@ -180,28 +183,19 @@ code,#code-list{font:1rem ui-monospace,monospace;word-break:break-all}#code-list
 .error{color:#a00;font-weight:bold;min-height:1.5em}`;
 
 /**
- * The page's script, `__CONFIG__` replaced by `{"base","next"}`. Posts JSON with `redirect: 'manual'`: a
- * login with a `from` answers 303, which a fetch sees as an opaque redirect, and that counts as passed;
- * the page then goes to `next` itself. The partial login's cookie goes along on its own (same origin,
- * HttpOnly); no XSRF token is needed before a session exists. WebAuthn's binary fields are base64url in
- * JSON: the browser's own conversions where it has them, else the same by hand.
+ * The page's script, `__CONFIG__` replaced by `{"authPath","next"}`: the steps, each a call of the client's
+ * `mfa` (browser/client/mfa.ts), then on to `next`. The client sends JSON and hands a redirect back unfollowed
+ * (a login with a `from` answers 303, which counts as passed); the partial login's cookie goes along on its own
+ * (same origin, HttpOnly). Without the bundle (not loaded) the script does nothing: the forms post plainly.
  */
 const PAGE_SCRIPT = `(function () {
 'use strict';
+if (typeof authkoaClient === 'undefined') return;
 var cfg = __CONFIG__;
+var mfa = authkoaClient.createAuthClient({ authPath: cfg.authPath }).mfa;
 function $(id) { return document.getElementById(id); }
 function say(text) { $('mfa-error').textContent = text; }
 function done() { location.assign(cfg.next); }
-function digits(v) { return String(v || '').replace(/\\s+/g, ''); }
-async function post(path, body) {
-  var res = await fetch(cfg.base + path, { method: 'POST', redirect: 'manual', credentials: 'same-origin',
-    headers: { 'content-type': 'application/json', accept: 'application/json' }, body: JSON.stringify(body || {}) });
-  if (res.type === 'opaqueredirect') return {};
-  var data = null;
-  try { data = await res.json(); } catch (e) { data = null; }
-  if (res.status !== 200) throw new Error(data && typeof data.error === 'string' ? data.error : 'HTTP ' + res.status);
-  return data || {};
-}
 async function attempt(box, run) {
   var buttons = box.querySelectorAll('button');
   buttons.forEach(function (b) { b.disabled = true; });
@@ -220,49 +214,17 @@ function onClick(id, run) {
   var button = $(id);
   if (button) button.addEventListener('click', function () { attempt(button.parentNode, run); });
 }
-function b64u(buf) {
-  var bytes = new Uint8Array(buf), s = '';
-  for (var i = 0; i < bytes.length; i++) s += String.fromCharCode(bytes[i]);
-  return btoa(s).replace(/\\+/g, '-').replace(/\\//g, '_').replace(/=+$/, '');
-}
-function unb64u(text) {
-  var t = text.replace(/=+$/, '').replace(/-/g, '+').replace(/_/g, '/');
-  var s = atob(t + '==='.slice((t.length + 3) % 4)), bytes = new Uint8Array(s.length);
-  for (var i = 0; i < s.length; i++) bytes[i] = s.charCodeAt(i);
-  return bytes.buffer;
-}
-function requestOptions(json) {
-  if (typeof PublicKeyCredential.parseRequestOptionsFromJSON === 'function') return \
-PublicKeyCredential.parseRequestOptionsFromJSON(json);
-  var o = Object.assign({}, json, { challenge: unb64u(json.challenge) });
-  if (json.allowCredentials) o.allowCredentials = json.allowCredentials.map(function (d) { return Object.assign({}, \
-d, { id: unb64u(d.id) }); });
-  return o;
-}
-function assertionJSON(c) {
-  if (typeof c.toJSON === 'function') return c.toJSON();
-  var r = c.response, response = { clientDataJSON: b64u(r.clientDataJSON), authenticatorData: \
-b64u(r.authenticatorData), signature: b64u(r.signature) };
-  if (r.userHandle) response.userHandle = b64u(r.userHandle);
-  var json = { id: c.id, rawId: b64u(c.rawId), type: c.type, response: response, clientExtensionResults: \
-c.getClientExtensionResults ? c.getClientExtensionResults() : {} };
-  if (c.authenticatorAttachment) json.authenticatorAttachment = c.authenticatorAttachment;
-  return json;
-}
-onSubmit('code-form', async function (f) { await post('/verify', { code: digits(f.get('code')) }); done(); });
-onSubmit('recovery-form', async function (f) { await post('/verify', { recoveryCode: \
-String(f.get('recoveryCode')).trim() }); done(); });
+onSubmit('code-form', async function (f) { await mfa.verify({ code: String(f.get('code') || '') }); done(); });
+onSubmit('recovery-form', async function (f) { await mfa.verify({ recoveryCode: String(f.get('recoveryCode') || \
+'') }); done(); });
 onClick('passkey', async function () {
   if (typeof PublicKeyCredential === 'undefined' || !navigator.credentials) throw new Error('This browser cannot use \
 passkeys here.');
-  var options = await post('/passkey/options');
-  var credential = await navigator.credentials.get({ publicKey: requestOptions(options) });
-  if (!credential) throw new Error('The browser returned no passkey.');
-  await post('/passkey', assertionJSON(credential));
+  await mfa.verifyWithPasskey();
   done();
 });
 onClick('setup', async function () {
-  var s = await post('/totp/setup');
+  var s = await mfa.setupTotp();
   $('qr').src = s.qr;
   $('secret').textContent = s.secret;
   $('setup-step').hidden = true;
@@ -270,7 +232,7 @@ onClick('setup', async function () {
   $('enroll-code').focus();
 });
 onSubmit('confirm-form', async function (f) {
-  var r = await post('/totp/confirm', { code: digits(f.get('code')) });
+  var r = await mfa.confirmTotp(String(f.get('code') || ''));
   $('code-list').replaceChildren.apply($('code-list'), r.recoveryCodes.map(function (code) {
     var li = document.createElement('li'); li.textContent = code; return li;
   }));

@@ -5,6 +5,7 @@
  * full login's (actor.ts, through Authenticator.loginSession): basic auth never manages a second factor.
  */
 import { clientOf, type EventSink } from '../events/bus.js';
+import { mfaError } from './errors.js';
 import type { MfaChangedEvent } from './events.js';
 import type Router from '@koa/router';
 import type { Context } from 'koa';
@@ -17,6 +18,7 @@ import type { SecondFactor } from '../providers/core/provider.js';
 import { answerLogin, type LoginConfig, type SessionStarter } from '../session/login.js';
 import type { TokenService } from '../session/token-service.js';
 import type { CredentialThrottle } from '../state/throttle.js';
+import { clientScript } from './client-script.js';
 import { enrollingOrFresh, loginOrSession, type Actor, type ActorParts } from './actor.js';
 import type { Factors } from './factors.js';
 import type { MfaConfig } from './options.js';
@@ -69,6 +71,9 @@ export function mountMfaRoutes(router: Router, p: MfaRouteParts): void {
   at('POST', '/mfa/passkey/options', passkeyOptions);
   at('POST', '/mfa/passkey', passkeyVerify);
   at('GET', '/mfa/page', page);
+  // The client bundle the page makes its requests with (its one copy of the client's code).
+  const script = clientScript();
+  at('GET', '/mfa/client.js', (ctx) => script(ctx));
   // Anything else under /mfa is not a provider named "mfa" (none may be): a plain 404.
   router.all(['/mfa/{*rest}'], () => {
     throw new AuthError('not_found', 'no such second-factor route');
@@ -161,7 +166,7 @@ async function confirm(ctx: Context, p: MfaRouteParts): Promise<void> {
 /** `DELETE /mfa/totp`: turns TOTP off (a fresh session only); its recovery codes go with it. */
 async function removeTotp(ctx: Context, p: MfaRouteParts): Promise<void> {
   const actor = await enrollingOrFresh(ctx, p, p.config.freshMs);
-  if (actor.partial) throw new AuthError('enrollment_required', 'set up a second factor to finish this login');
+  if (actor.partial) throw mfaError('enrollment_required', 'set up a second factor to finish this login');
   if (await p.factors.removeTotp(actor.userId)) {
     changed(ctx, p, actor, 'totp_disabled');
     await p.factorChanged(actor.userId, actor.session.claims.sid);
@@ -172,7 +177,7 @@ async function removeTotp(ctx: Context, p: MfaRouteParts): Promise<void> {
 /** `POST /mfa/recovery-codes`: ten new recovery codes replacing the old ones (a fresh session only). */
 async function regenerate(ctx: Context, p: MfaRouteParts): Promise<void> {
   const actor = await enrollingOrFresh(ctx, p, p.config.freshMs);
-  if (actor.partial) throw new AuthError('enrollment_required', 'set up a second factor to finish this login');
+  if (actor.partial) throw mfaError('enrollment_required', 'set up a second factor to finish this login');
   const recoveryCodes = await p.factors.regenerateRecoveryCodes(actor.userId);
   changed(ctx, p, actor, 'recovery_codes_generated');
   writeJSON(ctx, 200, { recoveryCodes });
@@ -197,7 +202,9 @@ async function verify(ctx: Context, p: MfaRouteParts): Promise<void> {
 /** `POST /mfa/passkey/options`: a challenge for the user's passkeys. */
 async function passkeyOptions(ctx: Context, p: MfaRouteParts): Promise<void> {
   const actor = await loginOrSession(ctx, p);
-  writeJSON(ctx, 200, await passkeyFactor(p, actor).options(ctx, actor.userId));
+  const options = await passkeyFactor(p, actor).options(ctx, actor.userId);
+  if (options === undefined) throw mfaError('factor_not_enrolled', 'this account has no passkey');
+  writeJSON(ctx, 200, options);
 }
 
 /** `POST /mfa/passkey`: the assertion answering that challenge, as the second step or a step-up. */
@@ -217,7 +224,7 @@ function passkeyFactor(p: MfaRouteParts, actor: Actor): SecondFactor {
     .secondFactors()
     .find(({ provider, factor }) => factor.factor === 'passkey' && provider !== actor.partial?.pending.provider);
   if (!found || (actor.partial && !actor.partial.pending.factors.includes('passkey')))
-    throw new AuthError('factor_not_enrolled', 'a passkey is not a second factor of this login');
+    throw mfaError('factor_not_enrolled', 'a passkey is not a second factor of this login');
   return found.factor;
 }
 

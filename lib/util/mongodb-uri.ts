@@ -1,7 +1,7 @@
 /**
- * MongoDB URIs as authkoa's two MongoDB backends read them (the GridFS avatar store and the state
- * store): each takes its own query parameters off the URI and hands the rest to the driver unchanged.
- * No driver code here, so the URIs can be read without loading it.
+ * MongoDB URIs as authkoa's MongoDB backends read them (the GridFS avatar store, the state store; the
+ * account store's own in lib/accounts/mongodb-uri.ts): each takes its own query parameters off the URI and
+ * hands the rest to the driver unchanged. No driver code here, so the URIs can be read without loading it.
  */
 
 /** A MongoDB URI with the backend's own query parameters taken out. */
@@ -14,7 +14,7 @@ interface SplitUri {
   uriDb: string;
 }
 
-function splitMongoUri(uri: string, ownParams: readonly string[]): SplitUri {
+export function splitMongoUri(uri: string, ownParams: readonly string[]): SplitUri {
   const q = uri.indexOf('?');
   const base = q < 0 ? uri : uri.slice(0, q);
   const params = new URLSearchParams(q < 0 ? '' : uri.slice(q + 1));
@@ -68,18 +68,5 @@ export function parseMongoStateUri(uri: string): MongoStateTarget {
     uri: target.uri,
     db: target.own.state_db || target.uriDb || 'authkoa',
     collection: target.own.state_coll || 'state',
-  };
-}
-
-/**
- * The account store's URI: `accounts_db` and `accounts_coll` (default `accounts`) split off. The database
- * is `accounts_db`, else the URI's own, else `authkoa`.
- */
-export function parseMongoAccountsUri(uri: string): MongoStateTarget {
-  const target = splitMongoUri(uri, ['accounts_db', 'accounts_coll']);
-  return {
-    uri: target.uri,
-    db: target.own.accounts_db || target.uriDb || 'authkoa',
-    collection: target.own.accounts_coll || 'accounts',
   };
 }

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import test, { type ExecutionContext } from 'ava';
 import ts from 'typescript';
 import * as authkoa from '../../lib/index.js';
-import { allDdl } from '../../lib/postgres/schema.js';
+import { allDdl } from '../../bin/commands/db-schema.js';
 import { startCheckedExample } from '../helpers/example.js';
 import {
   ROOT,

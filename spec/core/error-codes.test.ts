@@ -111,6 +111,16 @@ test('the list has no duplicates, matches the table, and holds every code lib/ t
   );
 });
 
+test("the second factor's own codes are in its table (lib/mfa/errors.ts), none in the core's, at the statuses clients get", (t) => {
+  t.deepEqual(
+    Object.keys(MFA_ERRORS).filter((c) => Object.hasOwn(ERROR_STATUS, c)),
+    [],
+  );
+  t.like(MFA_ERRORS, { enrollment_required: 403, factor_not_enrolled: 409, totp_not_pending: 409 });
+  for (const code of ['enrollment_required', 'factor_not_enrolled', 'totp_not_pending'])
+    t.throws(() => new AuthError(code as never, 'm'), { instanceOf: TypeError }, `${code} is not the core's`);
+});
+
 test("an AuthError's status is its code's, from the one table; a code outside it is a TypeError naming the argument", (t) => {
   for (const code of ERROR_CODES) {
     const err = new AuthError(code, 'm');

@@ -6,8 +6,12 @@
  */
 import test, { type ExecutionContext } from 'ava';
 import Koa from 'koa';
+import { readFile } from 'node:fs/promises';
+import { get } from 'node:http';
+import { join } from 'node:path';
 import type { MfaOptions } from '../../lib/mfa/options.js';
 import { sendMfaPage, type MfaPageInput } from '../../lib/mfa/page.js';
+import { ensureBrowserBundle } from '../helpers/browser.js';
 import { Client, serve } from '../helpers/http.js';
 import { devAuthorize, startLogin } from '../oauth2/fixtures.js';
 import { appCode, enrolledUser, enrollTotp, passwordLogin, startMfaApp, type MfaApp } from './fixtures.js';
@@ -24,8 +28,8 @@ function csp(res: Response): Map<string, string[]> {
   );
 }
 
-/** The `{"base","next"}` object the page's script starts from. */
-function scriptConfig(html: string): { base: string; next: string } {
+/** The `{"authPath","next"}` object the page's script starts from. */
+function scriptConfig(html: string): { authPath: string; next: string } {
   const m = /var cfg = (.*);\n/.exec(html);
   if (!m) throw new Error('no config in the page');
   return JSON.parse(m[1]!);
@@ -65,7 +69,8 @@ test('the page for a pending login: strict CSP with the script nonce, no-store, 
   t.deepEqual(policy.get('base-uri'), ["'none'"]);
   t.deepEqual(policy.get('form-action'), ["'self'"]);
   t.false(policy.has('sandbox'), "the auth routes' sandboxed default is replaced: the page must run its script");
-  t.is(count(html, /<script/g), 1, 'one script');
+  t.is(count(html, /<script/g), 2, "two scripts: the client bundle and the page's own");
+  t.true(html.includes(`<script nonce="${nonce}" src="/auth/mfa/client.js"></script>`), 'the bundle, same nonce');
   t.is(count(html, /<style nonce="/g), 1);
   t.true(html.includes(`<style nonce="${nonce}">`));
   // The code field: what phones and password managers fill from a text message or an authenticator.
@@ -75,7 +80,7 @@ test('the page for a pending login: strict CSP with the script nonce, no-store, 
   t.false(html.includes('id="passkey"'), 'no passkey button: alice has no passkey');
   t.false(html.includes('id="setup"'), 'nothing to set up');
   t.regex(html, /aria-live="assertive"/);
-  t.deepEqual(scriptConfig(html), { base: '/auth/mfa', next: '/' });
+  t.deepEqual(scriptConfig(html), { authPath: '/auth', next: '/' });
 
   const again = await c.fetch('/auth/mfa/page');
   t.not(/<script nonce="([^"]+)">/.exec(await again.text())?.[1], nonce, 'a new nonce per page');
@@ -98,7 +103,7 @@ test('without the script the code form still finishes the login: its action and 
   t.true(c.jar.has('JWT'));
 });
 
-test('a `from` with </script> and quotes (a dev login): the page goes where the redirect policy says, and its script stays one script', async (t) => {
+test('a `from` with </script> and quotes (a dev login): the page goes where the redirect policy says, and no script is broken out of', async (t) => {
   const app = await startMfaApp({ logger: { info() {}, warn() {}, error() {} } }, [{ kind: 'dev', port: 0 }]);
   t.teardown(() => app.close());
   const devLogin = async (c: Client, query = '') =>
@@ -116,8 +121,8 @@ test('a `from` with </script> and quotes (a dev login): the page goes where the 
   const res = await c.fetch(location.pathname + location.search);
   const html = await res.text();
   t.true(html.includes('id="code-form"'));
-  t.is(count(html, /<script/gi), 1);
-  t.is(count(html, /<\/script/gi), 1, 'only the real end of the script');
+  t.is(count(html, /<script/gi), 2);
+  t.is(count(html, /<\/script/gi), 2, "only the real ends of the bundle's and the page's scripts");
   t.is(
     scriptConfig(html).next,
     new URL(from, app.url).href,
@@ -153,8 +158,8 @@ async function rendered(t: ExecutionContext, input: Partial<MfaPageInput>): Prom
 test('sendMfaPage: a raw next with </script>, <!--, quotes, backslashes and line separators is embedded as JSON that parses back to it', async (t) => {
   const next = "https://app.example/x?\"'</script><script>alert(1)</script><!--\\u0022\u2028\u2029&amp;$'$&";
   const { res, html } = await rendered(t, { next });
-  t.is(count(html, /<script/gi), 1);
-  t.is(count(html, /<\/script/gi), 1);
+  t.is(count(html, /<script/gi), 2);
+  t.is(count(html, /<\/script/gi), 2);
   t.false(html.includes('<!--'));
   t.false(/[\u2028\u2029]/.test(html));
   t.is(scriptConfig(html).next, next, "the same string: `$'` and `$&` were not taken as replacement patterns");
@@ -218,4 +223,49 @@ test('a login that must set up a factor first (mfa.required): the set-up, no cod
   t.regex(html, /<div id="codes-step" hidden>/);
   t.false(html.includes('id="code-form"'));
   t.false(html.includes('id="recovery-form"'));
+});
+
+test("the page makes its requests with the client bundle it loads: no copy of the client's fetch, errors or WebAuthn JSON helpers", async (t) => {
+  const { html } = await rendered(t, { factors: ['totp', 'recovery', 'passkey'] });
+  t.true(html.includes('src="/auth/mfa/client.js"'));
+  const own = /<script nonce="[^"]+">([\s\S]*?)<\/script>/.exec(html)?.[1] ?? '';
+  t.true(own.includes('authkoaClient.createAuthClient('), "the page's script was found, and it makes the client");
+  for (const call of ['mfa.verify(', 'mfa.verifyWithPasskey(', 'mfa.setupTotp(', 'mfa.confirmTotp('])
+    t.true(own.includes(call), call);
+  // What browser/client/transport.ts and webauthn-json.ts do: the page must not do it again.
+  for (const copy of [
+    'fetch(',
+    'atob(',
+    'btoa(',
+    'Uint8Array',
+    'parseRequestOptionsFromJSON',
+    'clientDataJSON',
+    'toJSON',
+  ])
+    t.false(own.includes(copy), `the page's own script holds ${copy}`);
+});
+
+test('GET /auth/mfa/client.js: the built client bundle (window.authkoaClient) as JavaScript, revalidated by its ETag', async (t) => {
+  await ensureBrowserBundle();
+  const app = await startMfaApp();
+  t.teardown(() => app.close());
+  const res = await fetch(`${app.url}/auth/mfa/client.js`);
+  t.is(res.status, 200);
+  t.is(res.headers.get('content-type'), 'text/javascript; charset=utf-8');
+  t.is(res.headers.get('x-content-type-options'), 'nosniff');
+  t.is(res.headers.get('cache-control'), 'no-cache');
+  const body = await res.text();
+  t.is(body, await readFile(join(import.meta.dirname, '..', '..', 'dist', 'browser', 'client.global.js'), 'utf8'));
+  t.regex(body, /authkoaClient/);
+  const etag = res.headers.get('etag');
+  t.truthy(etag);
+  // node:http, not fetch: fetch adds `Cache-Control: no-cache` to a conditional request, which no cache answers 304.
+  const status = await new Promise<number | undefined>((resolve, reject) =>
+    get(`${app.url}/auth/mfa/client.js`, { headers: { 'if-none-match': etag! } }, (r) => {
+      r.resume();
+      resolve(r.statusCode);
+    }).on('error', reject),
+  );
+  t.is(status, 304);
+  t.is((await fetch(`${app.url}/auth/mfa/client.js`, { method: 'POST', headers: { origin: app.url } })).status, 405);
 });

@@ -7,6 +7,7 @@
 import test from 'ava';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { ERROR_CODES } from '../../lib/index.js';
+import { MFA_ERRORS } from '../../lib/mfa/errors.js';
 import { BENCH_KEYS } from '../../bench/keys.js';
 import { Client, startApp } from '../helpers/http.js';
 import { tempDir } from '../helpers/temp.js';
@@ -61,8 +62,14 @@ test('the document of a configuration validates as OpenAPI 3.1 and lists its cor
   // authkoa's codes, then those of the features configured: the second factor's.
   t.deepEqual((doc.components.schemas.Error as { properties: { code: { enum: string[] } } }).properties.code.enum, [
     ...ERROR_CODES,
+    ...Object.keys(MFA_ERRORS),
+  ]);
+  t.deepEqual(Object.keys(MFA_ERRORS), [
     'mfa_session_invalid',
     'mfa_session_expired',
+    'enrollment_required',
+    'factor_not_enrolled',
+    'totp_not_pending',
   ]);
   t.like(doc.components.securitySchemes, {
     jwtCookie: { in: 'cookie', name: 'JWT' },
@@ -82,6 +89,8 @@ test('the paths follow the options: no key set without signing, no second factor
   t.true((await new Validator().validate(doc as never)).valid);
   t.falsy(doc.paths['/auth/.well-known/jwks.json']);
   t.false(Object.keys(doc.paths).some((p) => p.startsWith('/auth/mfa')));
+  const codes = (doc.components.schemas.Error as { properties: { code: { enum: string[] } } }).properties.code.enum;
+  t.deepEqual(codes, [...ERROR_CODES], "no second factor's code without mfa: they are its own");
   t.falsy(doc.paths['/avatar/{id}']);
   t.falsy(doc.components.securitySchemes.basicAuth);
 });

@@ -156,6 +156,7 @@ const EXPECTED = [
   'POST /auth/mfa/passkey/options postMfaPasskeyOptions',
   'POST /auth/mfa/passkey postMfaPasskey',
   'GET /auth/mfa/page getMfaPage',
+  'GET /auth/mfa/client.js getMfaClientJs',
   'GET /auth/.well-known/ssf-configuration getWellKnownSsfConfiguration',
   'GET /auth/ssf/stream getSsfStream',
   'POST /auth/ssf/poll postSsfPoll',

@@ -1,7 +1,7 @@
 import { openWithTables, type PostgresDb } from '../../postgres/db.js';
 import type { PostgresOptions } from '../../postgres/options.js';
-import { avatarDdl, avatarTable } from '../../postgres/schema.js';
 import { sha1 } from '../../user.js';
+import { avatarDdl, avatarTable } from './postgres-schema.js';
 import {
   avatarId,
   isAvatarId,

@@ -69,7 +69,10 @@ export interface SecondFactor {
   readonly amr: string;
   /** How many credentials of this factor the user has (0: it is not offered). */
   count(userId: string): Promise<number>;
-  /** The challenge for the user's credentials, sent to the page as JSON. */
+  /**
+   * The challenge for the user's credentials, sent to the page as JSON; undefined when the user has none (the
+   * second factor then answers its own `factor_not_enrolled`).
+   */
   options(ctx: Context, userId: string): Promise<unknown>;
   /** Checks the answer in the request body for the user: resolves when it passes, else throws an AuthError. */
   verify(ctx: Context, userId: string): Promise<void>;

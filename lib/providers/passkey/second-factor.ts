@@ -1,5 +1,4 @@
 import * as webauthn from '@simplewebauthn/server';
-import { AuthError } from '../../errors.js';
 import type { SecondFactor } from '../core/provider.js';
 import { checkAssertion, readAssertion, type PasskeyParts } from './routes.js';
 
@@ -18,7 +17,7 @@ export function passkeySecondFactor(parts: PasskeyParts): SecondFactor {
     },
     async options(_ctx, userId) {
       const mine = await passkeys.listByUser(userId);
-      if (mine.length === 0) throw new AuthError('factor_not_enrolled', 'this account has no passkey');
+      if (mine.length === 0) return undefined;
       const options = await webauthn.generateAuthenticationOptions({
         rpID: config.rpID,
         userVerification: config.userVerification,

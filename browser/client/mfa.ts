@@ -1,90 +1,16 @@
 /**
- * The client's calls for what a configuration adds to the core routes: a passkey provider's routes, the
- * second factor (`mfa`) and the user's sessions per device. Each speaks the JSON of the route it names.
+ * The client's calls of the second factor's routes (`<authPath>/mfa/…`, the `mfa` option): the pending step or
+ * the factors, the authenticator app's set-up, the second step by code or passkey, removal, new recovery codes.
+ * Each speaks the JSON of the route it names.
  */
+import { isObject, type CallOptions } from './call.js';
 import { expect, isUser, loginResult, type LoginResult } from './login.js';
-import type {
-  MfaFactors,
-  Passkey,
-  PasskeyCreationOptions,
-  PasskeyRequestOptions,
-  RecoveryCodes,
-  Session,
-  TotpConfirmed,
-  TotpSetup,
-  User,
-} from './schema.js';
+import type { MfaFactors, PasskeyRequestOptions, RecoveryCodes, TotpConfirmed, TotpSetup, User } from './schema.js';
 import type { Transport } from './transport.js';
-import { checkDevice, type Mediation, type WebAuthnDevice } from './webauthn.js';
+import { checkDevice, type WebAuthnDevice } from './webauthn.js';
 
 /** What `mfa.status()` finds: a login waiting for its second step, or a session and its factors. */
 export type MfaStatus = Extract<LoginResult, { state: 'mfa_required' }> | { state: 'logged_in'; summary: MfaFactors };
-
-/** What every second-factor and session call may take: a signal that aborts its request. */
-export interface CallOptions {
-  signal?: AbortSignal;
-}
-
-/** Which passkey provider a call is for (its `name`; default `passkey`), and an abort signal. */
-export interface PasskeyCallOptions extends CallOptions {
-  provider?: string;
-}
-
-const isObject = (b: unknown) => !!b && typeof b === 'object' && !Array.isArray(b);
-
-export function passkeyCalls(t: Transport, authPath: string, device: WebAuthnDevice) {
-  const base = (o: PasskeyCallOptions = {}) => `${authPath}/${encodeURIComponent(o.provider ?? 'passkey')}`;
-  return {
-    /** Adds a passkey to the logged-in user's account: the options, the browser's prompt, the attestation. Resolves to its id. */
-    async register(o: PasskeyCallOptions = {}): Promise<{ id: string }> {
-      checkDevice(device);
-      const options = await t.request('POST', `${base(o)}/register/options`, { body: {}, signal: o.signal });
-      const credential = await device.create(
-        expect<PasskeyCreationOptions>(options, t.url(`${base(o)}/register/options`), isObject, 'creation options'),
-        o.signal,
-      );
-      const created = await t.request('POST', `${base(o)}/register`, { body: credential, signal: o.signal });
-      return expect(
-        created,
-        t.url(`${base(o)}/register`),
-        (b) => isObject(b) && typeof (b as { id?: unknown }).id === 'string',
-        'the new passkey id',
-      );
-    },
-    /** Logs in with a passkey; `site` is the audience, `mediation: 'conditional'` offers passkeys in the autofill. */
-    async login(o: PasskeyCallOptions & { site?: string; mediation?: Mediation } = {}): Promise<LoginResult> {
-      checkDevice(device);
-      const options = await t.request('POST', `${base(o)}/login/options`, {
-        body: o.site === undefined ? {} : { site: o.site },
-        signal: o.signal,
-      });
-      const assertion = await device.get(
-        expect<PasskeyRequestOptions>(options, t.url(`${base(o)}/login/options`), isObject, 'request options'),
-        o.signal,
-        o.mediation,
-      );
-      return loginResult(
-        await t.request('POST', `${base(o)}/login`, { body: assertion, signal: o.signal }),
-        t.url(`${base(o)}/login`),
-      );
-    },
-    /** The logged-in user's passkeys. */
-    async list(o: PasskeyCallOptions = {}): Promise<Passkey[]> {
-      return expect(
-        await t.request('GET', `${base(o)}/list`, { signal: o.signal }),
-        t.url(`${base(o)}/list`),
-        Array.isArray,
-        'a list',
-      );
-    },
-    /** Removes one of the logged-in user's passkeys (`not_found` for one that is not theirs). */
-    async remove(id: string, o: PasskeyCallOptions = {}): Promise<void> {
-      if (typeof id !== 'string' || id === '')
-        throw new TypeError('passkeys.remove(id): id must be a passkey id string (as passkeys.list() gives)');
-      await t.request('DELETE', `${base(o)}/${encodeURIComponent(id)}`, { signal: o.signal });
-    },
-  };
-}
 
 export function mfaCalls(t: Transport, authPath: string, device: WebAuthnDevice, user: () => Promise<User>) {
   const path = (p: string) => `${authPath}/mfa${p}`;
@@ -164,29 +90,4 @@ function verifyBody(answer: unknown): { code: string } | { recoveryCode: string 
   if (typeof a.code === 'string' && a.recoveryCode === undefined) return { code: a.code.replace(/\s+/g, '') };
   if (typeof a.recoveryCode === 'string' && a.code === undefined) return { recoveryCode: a.recoveryCode.trim() };
   throw new TypeError('mfa.verify(answer): answer must be { code: string } (from the app) or { recoveryCode: string }');
-}
-
-export function sessionCalls(t: Transport, authPath: string) {
-  const path = `${authPath}/sessions`;
-  return {
-    /** The user's sessions, newest first; this client's has `current: true`. */
-    async list(o: CallOptions = {}): Promise<Session[]> {
-      return expect(await t.request('GET', path, { signal: o.signal }), t.url(path), Array.isArray, 'a list');
-    },
-    /** Ends one session (`not_found` for a sid that is not the user's); ending this client's own logs it out. */
-    async end(sid: string, o: CallOptions = {}): Promise<void> {
-      if (typeof sid !== 'string' || sid === '')
-        throw new TypeError('sessions.end(sid): sid must be a session id string (as sessions.list() gives)');
-      await t.request('DELETE', `${path}/${encodeURIComponent(sid)}`, { signal: o.signal });
-    },
-    /** Ends every session of the user but this one. Resolves to the sid kept. */
-    async endOthers(o: CallOptions = {}): Promise<{ ended: 'others'; current: string }> {
-      return expect(
-        await t.request('POST', `${path}/revoke-others`, { signal: o.signal }),
-        t.url(`${path}/revoke-others`),
-        isObject,
-        'the sessions ended',
-      );
-    },
-  };
 }
