@@ -18,9 +18,8 @@ export const { avatarId, openStore, prune } =
   await load<typeof import('../lib/avatar/stores/index.js')>('avatar/stores/index.js');
 export const { safeEqual } = await load<typeof import('../lib/util/safe-equal.js')>('util/safe-equal.js');
 export const { readCookie } = await load<typeof import('../lib/session/transport.js')>('session/transport.js');
-export const { resolveAuthKoaOptions: resolveOptions } = await load<typeof import('../lib/core/options.js')>(
-  'core/options.js',
-);
+export const { resolveAuthKoaOptions: resolveOptions } =
+  await load<typeof import('../lib/core/options.js')>('core/options.js');
 export const { internalsOf } = await load<typeof import('../lib/instance.js')>('instance.js');
 export const { TokenService } =
   await load<typeof import('../lib/session/token-service.js')>('session/token-service.js');

@@ -7,12 +7,7 @@
  */
 export { authKoa } from './service.js';
 export type { AuthKoa, ProviderInfo } from './instance.js';
-export {
-  sessionsAdmin,
-  type SessionRecord,
-  type SessionsAdmin,
-  type SessionsAdminOptions,
-} from './sessions/admin.js';
+export { sessionsAdmin, type SessionRecord, type SessionsAdmin, type SessionsAdminOptions } from './sessions/admin.js';
 export type { KeyInput, PublicJwk, SigningAlg, SigningOptions } from './session/signing.js';
 export type {
   AuthKoaOptions,
@@ -69,6 +64,7 @@ export type {
   LoginIdentity,
   LoginStart,
 } from './features/contract.js';
+export { provide, serviceKey, type Provision, type ServiceKey } from './util/service-key.js';
 export {
   registerProvider,
   registerStateStore,

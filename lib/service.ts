@@ -11,6 +11,7 @@ import { createMiddleware } from './middleware.js';
 import { refusedOptions } from './options/refused.js';
 import type { ResolvedOptions } from './options/resolved.js';
 import type { AuthKoaOptions } from './options/types.js';
+import type { ServiceKey } from './util/service-key.js';
 import { providerDeps } from './core/provider-deps.js';
 import { planProviders } from './providers/core/resolve.js';
 import { Authenticator } from './session/authenticator.js';
@@ -36,7 +37,7 @@ export function authKoa(opts: AuthKoaOptions): AuthKoa {
     await login.factorChanged(me.user.id, me.claims.sid);
   };
   const sessionUser = async (ctx: Context) => (await login.session(ctx)).user;
-  const featureService = (name: string) => features.provided(name);
+  const featureService = <T>(key: ServiceKey<T>) => features.provided(key);
   const session = { sessionUser, loginSession: login.session, startSession: login.begin, factorChanged };
   const deps = providerDeps(o, { ...core, ...session, kindOf, gate, featureService });
   const startUp = startService(o, { ...core, plans, deps, features, events: events.bus });

@@ -2,6 +2,8 @@ import type { FeatureCapabilities } from '../features/capabilities.js';
 import type { FeatureModule } from '../features/contract.js';
 import type { Logger } from '../logger.js';
 import { MissingPackageError } from '../util/optional.js';
+import { provide } from '../util/service-key.js';
+import { ACCOUNTS_SERVICE } from './service-key.js';
 import { checkStoreOpens } from '../util/store-policy.js';
 import { ACCOUNT_ERRORS } from './errors.js';
 import { ACCOUNT_EVENTS } from './events.js';
@@ -72,7 +74,7 @@ export function accountsFeature(config: AccountsConfig, has: AccountsCapabilitie
         safeRedirect: has.safeRedirect,
       });
       return {
-        provides: service,
+        provides: [provide(ACCOUNTS_SERVICE, service)],
         admin: { ...service.admin, ...links.admin },
         routes: links.routes,
         openapi: async () => (await import('./links/openapi.js')).linksOpenAPI(),

@@ -2,7 +2,15 @@ import { isStateStore, type StateStore } from '../state/types.js';
 import { unknownOption } from '../util/options.js';
 import { isVolatileStateOption, requireDurable } from '../util/store-policy.js';
 import { isAccountStore } from './open.js';
+import type { PasswordProviderOptions } from './password/options.js';
 import type { AccountStore } from './store.js';
+
+// The `password` kind the accounts bring is typed as a built-in kind's entry: `{ kind: 'password', name, … }`.
+declare module '../providers/core/provider.js' {
+  interface ProviderKinds {
+    password: PasswordProviderOptions;
+  }
+}
 
 /** The `accounts` option: where the accounts of the `password` kind are kept (docs/accounts.md). */
 export interface AccountsOptions {

@@ -44,7 +44,7 @@ export interface AccountsServiceParts {
   recordedPrefix(first: string | undefined): Promise<string | undefined>;
 }
 
-/** What the `password` kind reaches through `featureService('accounts')`. */
+/** What the `password` kind reaches through `featureService(ACCOUNTS_SERVICE)`. */
 export interface AccountsService {
   readonly store: AccountStore;
   readonly clock: () => number;

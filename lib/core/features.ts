@@ -41,7 +41,10 @@ export const BUILT_IN_OPTIONS: readonly string[] = BUILT_IN_FEATURES.flatMap((f)
 export type FeatureOptions = Readonly<Record<string, unknown>>;
 
 /** Checks the options of the built-in features, in authKoa()'s one validation pass (a TypeError naming one). */
-export function readBuiltInOptions(o: Record<string, unknown>, so: Omit<BuiltInOptionsContext, 'isSet'>): FeatureOptions {
+export function readBuiltInOptions(
+  o: Record<string, unknown>,
+  so: Omit<BuiltInOptionsContext, 'isSet'>,
+): FeatureOptions {
   const context: BuiltInOptionsContext = { ...so, isSet: (option) => o[option] !== undefined };
   const read: Record<string, unknown> = {};
   for (const f of BUILT_IN_FEATURES) if (f.option && f.read) read[f.option] = f.read(o[f.option], context);
@@ -52,9 +55,8 @@ export function readBuiltInOptions(o: Record<string, unknown>, so: Omit<BuiltInO
 export const BUILT_IN_EVENTS: readonly string[] = BUILT_IN_FEATURES.flatMap((f) => [...(f.events ?? [])]);
 
 /** The provider kinds the built-in features bring (`password`), by kind name. */
-export const FEATURE_KINDS: Readonly<Record<string, () => Promise<AnyProviderModule>>> = Object.assign(
-  {},
-  ...BUILT_IN_FEATURES.map((f) => f.kinds ?? {}),
+export const FEATURE_KINDS: Readonly<Record<string, () => Promise<AnyProviderModule>>> = Object.fromEntries(
+  BUILT_IN_FEATURES.flatMap((f) => Object.entries(f.kinds ?? {})),
 );
 
 /** The instance's shortcuts to built-in features' admin APIs: `auth.mfa` is `auth.features.get('mfa')`. */

@@ -34,8 +34,8 @@ export interface DepsParts {
   startSession: SessionStarter;
   /** After a credential change of the request's user: their other sessions end (endOtherSessionsOnFactorChange). */
   factorChanged: (ctx: Context) => Promise<void>;
-  /** What a configured feature offers provider kinds (Feature.provides), by its name. */
-  featureService: (feature: string) => unknown;
+  /** What a configured feature offers provider kinds (Feature.provides), by its key. */
+  featureService: ProviderCapabilities['featureService'];
 }
 
 /** The login context and the capabilities of one instance, made of its core parts; never the secrets. */

@@ -5,6 +5,7 @@ import type { Claims } from '../session/claims.js';
 import type { FeatureCredential } from '../session/feature-credentials.js';
 import type { StateStore } from '../state/types.js';
 import type { User } from '../user.js';
+import type { Provision } from '../util/service-key.js';
 
 export type { RequestAuth } from '../user.js';
 export type { CredentialUser, FeatureCredential } from '../session/feature-credentials.js';
@@ -133,10 +134,11 @@ export interface Feature {
   /** What the application (and `authctl`) calls: `auth.features.get(name)`. */
   admin?: object;
   /**
-   * What it offers the provider kinds built on it (the accounts feature's store to the `password` kind), which
-   * reach it by the feature's name (ProviderCapabilities.featureService). Most features offer nothing.
+   * What it offers the provider kinds built on it (the accounts feature's store to the `password` kind), each under
+   * its typed key (`provide(key, service)`), which a kind asks for (ProviderCapabilities.featureService(key)). Most
+   * features offer nothing.
    */
-  provides?: unknown;
+  provides?: readonly Provision[];
   /** A credential it accepts on the application's routes besides the session (FeatureCredential). */
   credential?: FeatureCredential;
   /*

@@ -8,6 +8,7 @@ import type { Logger } from '../logger.js';
 import type { IdentifiedLogin } from '../session/login.js';
 import type { StateStore } from '../state/types.js';
 import type { User } from '../user.js';
+import type { ServiceKey } from '../util/service-key.js';
 import type { Feature, FeatureContext, FeatureModule, FullLogin } from './contract.js';
 import type { FeatureCredentials } from '../session/feature-credentials.js';
 import type { FeatureHooks } from './hooks.js';
@@ -172,9 +173,11 @@ export class FeatureSet {
     return this.#made.get(name)?.admin;
   }
 
-  /** What a configured feature offers provider kinds (Feature.provides); undefined when it is not configured. */
-  provided(name: string): unknown {
-    return this.#made.get(name)?.provides;
+  /** What a configured feature offers provider kinds under `key` (Feature.provides); undefined when none does. */
+  provided<T>(key: ServiceKey<T>): T | undefined {
+    for (const made of this.#made.values())
+      for (const p of made.provides ?? []) if (p.key === key) return p.service as T;
+    return undefined;
   }
 
   /** A provider named as a feature's prefix could never be reached: a start-up error naming both. */

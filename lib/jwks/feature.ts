@@ -10,7 +10,10 @@ export function jwksFeature(has: Pick<FeatureCapabilities, 'publicKeys'>): Featu
     name: 'jwks',
     prefix: '/.well-known',
     async create(_options, context) {
-      const [{ default: Router }, { mountJwksRoute }] = await Promise.all([import('@koa/router'), import('./route.js')]);
+      const [{ default: Router }, { mountJwksRoute }] = await Promise.all([
+        import('@koa/router'),
+        import('./route.js'),
+      ]);
       const router = new Router({ prefix: context.authRoutePath });
       mountJwksRoute(router, has.publicKeys);
       return {

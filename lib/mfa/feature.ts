@@ -39,7 +39,7 @@ export function mfaFeature(config: MfaConfig, has: MfaCapabilities): FeatureModu
       const mfa = createMfa(config, service, {
         ...{ connections: has.stores.connections, stores: has.stores.policy, tokens: has.tokens },
         ...{ state, events, secondFactors: () => has.providers.secondFactors() },
-        ...{ startSession: has.startSession, session: context.session, factorChanged: has.factorChanged },
+        ...{ startSession: has.startSession, session: (ctx) => context.session(ctx), factorChanged: has.factorChanged },
         throttle: mfaThrottle(state, has.throttle, clock, events),
       });
       return {

@@ -1,7 +1,7 @@
 import type { JSONWebKeySet } from 'jose';
 import { keyCache, verifyIdToken, type KeyCache } from './oauth2/id-token.js';
 import type { Provider, ProviderDeps, ProviderDepsWith, ProviderModule, ProviderOptions } from './core/contract.js';
-import { withBackChannel, type SessionEnder } from './oauth2/backchannel-logout.js';
+import { SESSION_ENDER, withBackChannel } from './oauth2/backchannel-logout.js';
 import { UpstreamSessions } from './oauth2/upstream-sessions.js';
 import { finishUser, rawFromMapped, text, type MappedUser, type RawUser } from './oauth2/mapping.js';
 import {
@@ -115,7 +115,8 @@ export const oidcProvider: ProviderModule<ProviderOptions, 'featureService'> = {
       ...{ name: config.name, cid: config.common.cid, keys, sessions: upstream, stateStore: deps.stateStore },
       ...{ clock: deps.clock, clockToleranceS: CLOCK_TOLERANCE_S, logger: deps.logger },
       issuer: discover,
-      sessionList: () => deps.featureService('sessions') as SessionEnder,
+      // The session list is always configured: without it a logout token could end nothing.
+      sessionList: () => deps.featureService(SESSION_ENDER) ?? missing(SESSION_ENDER.name),
     });
   },
 };
@@ -276,4 +277,9 @@ function standardClaims(c: Record<string, unknown>): RawUser {
 function toRaw(m: MappedUser): RawUser {
   if (!m || typeof m !== 'object') return { id: '' };
   return rawFromMapped(m);
+}
+
+/** A service the kind needs that no configured feature offers: the instance is broken, not the request. */
+function missing(what: string): never {
+  throw new Error(`oidc: ${what} is not configured`);
 }

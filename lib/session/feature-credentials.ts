@@ -28,7 +28,6 @@ export interface FeatureCredential {
   refused(what: string): AuthError;
 }
 
-
 /** A credential of a feature found in a request's Authorization header, with the value after its scheme. */
 export interface PresentedCredential {
   credential: FeatureCredential;

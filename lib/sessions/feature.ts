@@ -1,6 +1,8 @@
 import type { FeatureCapabilities } from '../features/capabilities.js';
 import type { Feature, FeatureModule } from '../features/contract.js';
 import type { Logger } from '../logger.js';
+import { SESSION_ENDER } from '../providers/oauth2/backchannel-logout.js';
+import { provide } from '../util/service-key.js';
 import { adminOf } from './admin.js';
 import type { SessionList } from './list.js';
 
@@ -30,7 +32,7 @@ export function sessionsFeature(has: SessionsCapabilities): FeatureModule {
       const list = sessionList(context.stateStore, config, has.coreEvents);
       const router = new Router({ prefix: context.authRoutePath });
       const origin = new URL(context.url).origin;
-      mountSessionRoutes(router, { list, session: context.session, tokens: has.tokens, origin });
+      mountSessionRoutes(router, { list, session: (ctx) => context.session(ctx), tokens: has.tokens, origin });
       return {
         routes: router.routes() as never,
         openapi: async () => ({
@@ -39,7 +41,12 @@ export function sessionsFeature(has: SessionsCapabilities): FeatureModule {
         }),
         admin: adminOf(() => list),
         // The oidc kind ends the sessions a back-channel logout names through it, as `auth.sessions.revoke` does.
-        provides: adminOf(() => list),
+        provides: [
+          provide(
+            SESSION_ENDER,
+            adminOf(() => list),
+          ),
+        ],
         ...listHooks(list, context.logger),
       };
     },

@@ -7,7 +7,8 @@ import { readSsfOptions, type SsfConfig } from './options.js';
 export const ssf = builtIn({
   name: 'ssf',
   option: 'ssf',
-  read: (input, context): SsfConfig | undefined => readSsfOptions(input, { ...context, signing: context.isSet('signing') }),
+  read: (input, context): SsfConfig | undefined =>
+    readSsfOptions(input, { ...context, signing: context.isSet('signing') }),
   events: SSF_EVENTS,
   needs: SSF_NEEDS,
   module: (config: SsfConfig, has) => ssfFeature(config, has),

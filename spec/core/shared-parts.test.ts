@@ -66,5 +66,5 @@ test('the check sees an import: the webhooks and the transmitter both import the
   t.true(foldersImportedBy('webhooks').has('outbox'));
   t.true(foldersImportedBy('ssf').has('outbox'));
   t.true(foldersImportedBy('avatar').has('http'));
-  t.true(reaches('features', ['webhooks']).length > 0, 'the feature table imports the webhooks');
+  t.true(reaches('core', ['webhooks']).length > 0, 'the feature table imports the webhooks');
 });

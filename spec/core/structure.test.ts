@@ -93,25 +93,15 @@ test('no file in lib/ is over 300 lines, and lib/ has at most 10 files at the to
 });
 
 /**
- * The built-in features, each with its folder: a feature is known outside its folder only by the files
- * the rule allows (issue #46: the feature table, the public types and entry), so adding or removing one
- * touches its folder and a line there, not the rest of lib/.
+ * The built-in features' folders, read from the feature table itself (core/features.ts imports each row from its
+ * folder's index.ts), so a built-in added there is guarded here without editing this test.
  */
-const FEATURE_FOLDERS = {
-  mfa: 'mfa',
-  sessions: 'sessions',
-  jwks: 'jwks',
-  accounts: 'accounts',
-  ssf: 'ssf',
-};
-const MAY_NAME_FEATURES = ['features/table.ts', 'index.ts', 'options/types.ts'];
-/**
- * A feature that brings a provider kind (accounts: `password`) is named by the kind table too, and its
- * kind's options by the typed provider entries, as a built-in kind's are.
- */
-const MAY_NAME_KINDS: Partial<Record<keyof typeof FEATURE_FOLDERS, string[]>> = {
-  accounts: ['providers/core/kinds.ts', 'providers/core/entries.ts'],
-};
+const TABLE = join(lib, 'core', 'features.ts');
+const FEATURE_FOLDERS = [
+  ...readFileSync(TABLE, 'utf8').matchAll(/^import \{ \w+ \} from '\.\.\/([\w-]+)\/index\.js';/gm),
+].map((m) => m[1]!);
+/** The files outside a feature's folder that may name it: the table, and the public types and entry. */
+const MAY_NAME_FEATURES = ['core/features.ts', 'index.ts', 'options/types.ts', 'instance.ts'];
 
 /** The files outside `folder` (relative to lib/) that import from it. */
 function importersOf(folder: string): string[] {
@@ -122,15 +112,65 @@ function importersOf(folder: string): string[] {
     .sort();
 }
 
+test('the feature folders are read from the table: one for each of its rows', async (t) => {
+  const { BUILT_IN_FEATURES } = await import('../../lib/core/features.js');
+  t.is(FEATURE_FOLDERS.length, BUILT_IN_FEATURES.length, FEATURE_FOLDERS.join(', '));
+  t.true(FEATURE_FOLDERS.includes('mfa') && FEATURE_FOLDERS.includes('sessions'), FEATURE_FOLDERS.join(', '));
+});
+
 test('each built-in feature is imported outside its folder only by the feature table and the public types', (t) => {
-  for (const [name, folder] of Object.entries(FEATURE_FOLDERS)) {
-    const allowed = [...MAY_NAME_FEATURES, ...(MAY_NAME_KINDS[name as keyof typeof FEATURE_FOLDERS] ?? [])];
-    const others = importersOf(folder).filter((f) => !allowed.includes(f));
-    t.deepEqual(others, [], `${name} (lib/${folder}/) is imported by ${others.join(', ')}`);
+  for (const folder of FEATURE_FOLDERS) {
+    const others = importersOf(folder).filter((f) => !MAY_NAME_FEATURES.includes(f));
+    t.deepEqual(others, [], `${folder} (lib/${folder}/) is imported by ${others.join(', ')}`);
   }
 });
 
 test('the feature rule sees an import: the table imports every feature folder', (t) => {
-  for (const folder of Object.values(FEATURE_FOLDERS))
-    t.true(importersOf(folder).includes('features/table.ts'), folder);
+  for (const folder of FEATURE_FOLDERS) t.true(importersOf(folder).includes('core/features.ts'), folder);
+});
+
+/** A file's room: its folder under lib/ (`accounts`), or the file itself at the top (`service.ts`). */
+const roomOf = (file: string) => relative(lib, file).split(/[\\/]/)[0]!;
+
+/** The imports between rooms that stand in a circle of rooms, as `from -> to` with the files that make them. */
+function upwardImports(graph: Map<string, string[]>): string[] {
+  const rooms = new Map<string, Set<string>>();
+  for (const [f, deps] of graph)
+    for (const d of deps)
+      if (roomOf(f) !== roomOf(d))
+        (rooms.get(roomOf(f)) ?? rooms.set(roomOf(f), new Set()).get(roomOf(f))!).add(roomOf(d));
+  const reaches = (from: string, to: string) => {
+    const seen = new Set([from]);
+    const todo = [from];
+    while (todo.length > 0)
+      for (const next of rooms.get(todo.pop()!) ?? []) {
+        if (next === to) return true;
+        if (!seen.has(next)) (seen.add(next), todo.push(next));
+      }
+    return false;
+  };
+  const found: string[] = [];
+  for (const [f, deps] of graph)
+    for (const d of deps)
+      if (roomOf(f) !== roomOf(d) && reaches(roomOf(d), roomOf(f)))
+        found.push(`${relative(lib, f)} -> ${relative(lib, d)}`);
+  return found;
+}
+
+test('no import runs back up: the folders of lib/ (and its top files) import each other in no circle', (t) => {
+  const files = sources();
+  t.deepEqual(upwardImports(new Map(files.map((f) => [f, imports(f)]))), []);
+});
+
+test('the upward check sees a circle of folders, and only then', (t) => {
+  const at = (n: string) => join(lib, n);
+  const layered = new Map([
+    [at('a/x.ts'), [at('b/y.ts')]],
+    [at('b/y.ts'), [at('c.ts')]],
+    [at('c.ts'), []],
+  ]);
+  t.deepEqual(upwardImports(layered), []);
+  layered.set(at('c.ts'), [at('a/z.ts')]);
+  layered.set(at('a/z.ts'), []);
+  t.deepEqual(upwardImports(layered), ['a/x.ts -> b/y.ts', 'b/y.ts -> c.ts', 'c.ts -> a/z.ts']);
 });

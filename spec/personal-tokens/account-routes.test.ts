@@ -17,6 +17,7 @@ const PUBLIC = new Set([
   'get /auth/logout',
   'post /auth/logout',
   'get /auth/mfa/page',
+  'get /auth/mfa/client.js',
   'post /auth/local/login',
   'get /auth/local/logout',
   'post /auth/local/logout',

@@ -1,6 +1,6 @@
 import type { Provider, ProviderModule, ProviderOptions } from '../../providers/core/contract.js';
 import { passwordLogin } from '../password-login.js';
-import type { AccountsService } from '../service.js';
+import { ACCOUNTS_SERVICE } from '../service-key.js';
 import { afterAnswer } from './after-answer.js';
 import { confirmRoute } from './confirm.js';
 import { passwordRouteDocs } from './docs.js';
@@ -22,7 +22,7 @@ export const passwordProvider: ProviderModule<ProviderOptions, PasswordNeed> = {
   options: PASSWORD_OPTIONS,
   async create(input, deps: PasswordDeps): Promise<Provider> {
     const config = parsePasswordOptions(input as unknown as PasswordProviderOptions);
-    const accounts = deps.featureService('accounts') as AccountsService | undefined;
+    const accounts = deps.featureService(ACCOUNTS_SERVICE);
     if (!accounts)
       throw new TypeError("needs the accounts option: authKoa({ accounts: { store: 'lmdb://./var/accounts' } })");
     await config.sender.ready?.();

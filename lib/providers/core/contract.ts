@@ -11,6 +11,7 @@ import type { Context } from 'koa';
 import type { Provider, ProviderOptions } from './provider.js';
 import type { AvatarProxy } from '../../avatar/types.js';
 import type { Logger } from '../../logger.js';
+import type { ServiceKey } from '../../util/service-key.js';
 import type { ConnectionShare } from '../../util/connections.js';
 import type { StorePolicy } from '../../util/store-policy.js';
 import type { CompletedLogin } from '../../session/login.js';
@@ -135,10 +136,10 @@ export interface ProviderCapabilities {
    */
   readonly stores: StorePolicy;
   /**
-   * What a configured feature offers the kinds built on it (Feature.provides), by the feature's name: the
-   * `password` kind asks for `accounts`. Undefined when that feature is not configured.
+   * What a configured feature offers the kinds built on it (Feature.provides), by its typed key: the `password` kind
+   * asks for the accounts' service, the `oidc` kind for the session list. Undefined when no configured feature does.
    */
-  featureService(this: void, feature: string): unknown;
+  featureService<T>(this: void, key: ServiceKey<T>): T | undefined;
 }
 
 /** The name of a capability a kind may ask for. */

@@ -11,7 +11,6 @@
 import type { AppleProviderOptions } from '../apple.js';
 import type { DevProviderOptions } from '../dev.js';
 import type { DirectProviderOptions } from '../direct.js';
-import type { PasswordProviderOptions } from '../../accounts/password/options.js';
 import type { OAuth2ProviderOptions } from '../oauth2.js';
 import type { OIDCProviderOptions } from '../oidc.js';
 import type { PasskeyProviderOptions } from '../passkey.js';
@@ -32,7 +31,6 @@ type ByKindOrName<O, K extends string, N extends string> = (O & { kind: K }) | (
 declare module './provider.js' {
   interface ProviderKinds {
     direct: DirectProviderOptions;
-    password: PasswordProviderOptions;
     verified: VerifiedProviderOptions;
     /**
      * `{ name: 'github', cid, csecret }`; under another name, a row is picked by `preset`: `{ kind: 'social', name:

@@ -25,8 +25,7 @@ const RESERVED = new Set(['list', 'user', 'status', 'logout']);
 
 /** One entry, checked: a ready provider, or a kind with the options to create it with. */
 export type ProviderPlan =
-  | { at: string; provider: Provider }
-  | { at: string; kind: string; options: ProviderOptions; load: KindLoader };
+  { at: string; provider: Provider } | { at: string; kind: string; options: ProviderOptions; load: KindLoader };
 
 /** Imports a kind's module. */
 export type KindLoader = () => Promise<AnyProviderModule>;
@@ -99,9 +98,7 @@ export class ProviderRegistry {
    * rethrown, its message naming the entry.
    */
   async build(plans: readonly ProviderPlan[], deps: KindDeps): Promise<void> {
-    const modules = await Promise.all(
-      plans.map((p) => ('kind' in p ? load(p) : Promise.resolve(undefined))),
-    );
+    const modules = await Promise.all(plans.map((p) => ('kind' in p ? load(p) : Promise.resolve(undefined))));
     const created: Provider[] = [];
     try {
       for (const [i, plan] of plans.entries()) {
