@@ -1,7 +1,8 @@
 import type { JSONWebKeySet } from 'jose';
 import { keyCache, verifyIdToken, type KeyCache } from './oauth2/id-token.js';
 import type { Provider, ProviderDeps, ProviderDepsWith, ProviderModule, ProviderOptions } from './core/contract.js';
-import { SESSION_ENDER, withBackChannel } from './oauth2/backchannel-logout.js';
+import { withBackChannel } from './oauth2/backchannel-logout.js';
+import { SESSION_ENDER } from './oauth2/session-ender.js';
 import { UpstreamSessions } from './oauth2/upstream-sessions.js';
 import { finishUser, rawFromMapped, text, type MappedUser, type RawUser } from './oauth2/mapping.js';
 import {

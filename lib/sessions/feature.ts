@@ -1,7 +1,7 @@
 import type { FeatureCapabilities } from '../features/capabilities.js';
 import type { Feature, FeatureModule } from '../features/contract.js';
 import type { Logger } from '../logger.js';
-import { SESSION_ENDER } from '../providers/oauth2/backchannel-logout.js';
+import { SESSION_ENDER } from '../providers/oauth2/session-ender.js';
 import { provide } from '../util/service-key.js';
 import { adminOf } from './admin.js';
 import type { SessionList } from './list.js';

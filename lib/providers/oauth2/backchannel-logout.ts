@@ -9,18 +9,13 @@ import type { StateStore } from '../../state/types.js';
  * What a back-channel logout needs of the sessions feature: its `revoke` (auth.sessions.revoke). Named here, by
  * its shape, so a provider kind depends on no feature's folder.
  */
-export interface SessionEnder {
-  revoke(userId: string, sid: string): Promise<boolean>;
-}
-
-/** The session list's service, which ends the sessions a logout token names (the `sessions` feature offers it). */
-export const SESSION_ENDER = serviceKey<SessionEnder>('the session list');
+export type { SessionEnder } from './session-ender.js';
 import type { Provider, RouteDocs } from '../core/provider.js';
 import { emptyTextDoc } from '../core/route-docs.js';
 import type { KeyCache } from './id-token.js';
 import { LogoutTokenError, verifyLogoutToken, type LogoutClaims } from './logout-token.js';
 import type { UpstreamSessions } from './upstream-sessions.js';
-import { serviceKey } from '../../util/service-key.js';
+import type { SessionEnder } from './session-ender.js';
 
 /**
  * OpenID Connect Back-Channel Logout 1.0, the relying party's side: `POST <authRoutePath>/<name>/backchannel-logout`
