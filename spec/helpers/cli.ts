@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+// @ts-expect-error: a plain .mjs script of the build, without type declarations
 import { filesUnder, staleReason } from '../../scripts/stamp.mjs';
 
 /** The repository root, the working folder of every authctl these helpers start. */
@@ -14,12 +15,12 @@ export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
  */
 async function authctlArgs(): Promise<string[]> {
   const dirs = ['lib', 'bin', 'example'];
-  const ts = (await Promise.all(dirs.map((d) => filesUnder(ROOT, d, ['.ts']))))
+  const ts = ((await Promise.all(dirs.map((d) => filesUnder(ROOT, d, ['.ts'])))) as string[][])
     .flat()
     .filter((f) => !f.endsWith('.d.ts'));
   const outputs = ts.map((f) => `dist/${f.slice(0, -3)}.js`);
   const inputs = [...ts, 'tsconfig.json', 'package-lock.json', 'tsconfig.build.json'];
-  const stale = await staleReason(ROOT, 'dist/.build/lib.json', inputs, outputs);
+  const stale = (await staleReason(ROOT, 'dist/.build/lib.json', inputs, outputs)) as string;
   return stale ? ['--import=tsx', 'bin/authctl.ts'] : ['dist/bin/authctl.js'];
 }
 const AUTHCTL = await authctlArgs();
