@@ -7,7 +7,8 @@
  * PostgreSQL refuses to run as root, and the tests run as root here and in CI: then initdb and the
  * server run as the `postgres` system user (the package creates it), which owns the temp folder.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import {
   chownSync,
@@ -17,6 +18,7 @@ import {
   readFileSync,
   readlinkSync,
   realpathSync,
+  renameSync,
   rmSync,
   writeFileSync,
 } from 'node:fs';
@@ -130,6 +132,41 @@ async function initdb(bin: string, root: string, as: RunAs, password?: string): 
   const [code] = (await once(proc, 'exit')) as [number | null];
   rmSync(pwfile, { force: true });
   if (code !== 0) throw new Error(`initdb failed (exit ${code}):\n${lastLines(out.text)}`);
+  return realpathSync(data); // as /proc/<pid>/cwd spells it
+}
+
+/**
+ * A new cluster's data directory in `root`: a copy of one made by initdb for this PostgreSQL build, run-as user
+ * and password, kept in the OS temp dir (authkoa-pg-template-<key>). initdb takes seconds on a loaded machine and
+ * writes the same cluster every time; a copy takes a fraction of one, in each of the two dozen files that start a
+ * server. Every server still gets a data directory of its own that no other has run in. Safe when several test
+ * processes ask at once: each runs initdb in its own folder and renames the result into place; the loser of the
+ * race throws its copy away.
+ */
+async function freshDataDir(bin: string, root: string, as: RunAs, password?: string): Promise<string> {
+  const version = spawnSync(join(bin, 'postgres'), ['--version'], { encoding: 'utf8' }).stdout;
+  const key = createHash('sha256')
+    .update(JSON.stringify([bin, version, USER, password ?? null, as.uid ?? null]))
+    .digest('hex')
+    .slice(0, 16);
+  const template = join(tmpdir(), `authkoa-pg-template-${key}`);
+  if (!existsSync(join(template, 'PG_VERSION'))) {
+    const work = mkdtempSync(join(tmpdir(), 'authkoa-pg-initdb-'));
+    try {
+      if (as.uid !== undefined) chownSync(work, as.uid, as.gid!);
+      const made = await initdb(bin, work, as, password);
+      try {
+        renameSync(made, template);
+      } catch (err) {
+        if (!existsSync(join(template, 'PG_VERSION'))) throw err; // not a lost race: a real failure
+      }
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+    }
+  }
+  const data = join(root, 'data');
+  // -a: the owner (the postgres user when we are root) and the 0700 mode PostgreSQL insists on stay as initdb left them.
+  execFileSync('cp', ['-a', template, data]);
   return realpathSync(data); // as /proc/<pid>/cwd spells it
 }
 
@@ -304,7 +341,7 @@ export async function startPostgres(
   };
 
   try {
-    cluster.dataDir = await initdb(cluster.bin, cluster.root, as, opts.password);
+    cluster.dataDir = await freshDataDir(cluster.bin, cluster.root, as, opts.password);
     if (opts.tls) requireTls(cluster, opts.tls);
     const deadline = Date.now() + START_DEADLINE_MS;
     for (let attempt = 0; port === 0 || !(await serve(deadline)); attempt++) {
