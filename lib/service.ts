@@ -23,7 +23,7 @@ import { startService } from './core/start-up.js';
  * Builds the authentication service. Options are validated here, once: a bad option throws a
  * TypeError naming it. The returned middleware answers `<authRoutePath>/*` and `<avatarRoutePath>/*`
  * and passes every other request on untouched, without token work. The composition root: the core parts
- * (core-parts.ts), the features in their loop (features/set.ts), the providers, the routes.
+ * (core/parts.ts), the features in their loop (features/set.ts), the providers, the routes.
  */
 export function authKoa(opts: AuthKoaOptions): AuthKoa {
   const { o, plans } = checkedOptions(opts);

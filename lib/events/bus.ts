@@ -73,7 +73,7 @@ export class AuthEventBus implements EventSink {
     this.#types = [...AUTH_EVENT_TYPES, ...featureTypes];
   }
 
-  /** Takes the event types of features known once the bus exists (the built-in ones, by features/table.ts). */
+  /** Takes the event types of features known once the bus exists (the built-in ones, by core/features.ts). */
   declare(types: readonly string[]): void {
     for (const type of types) if (!this.#types.includes(type)) this.#types.push(type);
   }

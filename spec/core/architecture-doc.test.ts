@@ -29,7 +29,9 @@ const rel = (p: string) => relative(LIB, p) + (p.endsWith('/') ? '/' : '');
 function expand(token: string): string[] {
   const m = /\{([^{}]*)\}/.exec(token);
   if (!m) return [token];
-  return m[1]!.split(',').flatMap((part) => expand(token.slice(0, m.index) + part + token.slice(m.index + m[0].length)));
+  return m[1]!
+    .split(',')
+    .flatMap((part) => expand(token.slice(0, m.index) + part + token.slice(m.index + m[0].length)));
 }
 
 /** A backticked token that names a file or folder of the repository (not a package subpath, a URL, a value). */
@@ -37,7 +39,8 @@ const PATHLIKE = /^[\w.\-/{},*]+$/;
 const isPath = (t: string) =>
   PATHLIKE.test(t) &&
   !t.startsWith('dist/') &&
-  !t.startsWith('.') && (/\.(ts|mjs|js|md)$/.test(t) || (t.endsWith('/') && t.length > 1));
+  !t.startsWith('.') &&
+  (/\.(ts|mjs|js|md)$/.test(t) || (t.endsWith('/') && t.length > 1));
 
 /** Files under a folder with a name, at any depth. */
 function named(dir: string, name: string): string[] {
@@ -57,7 +60,8 @@ function resolvePath(token: string, homes: string[], before: string | undefined)
   const plain = token.replace(/\/\*$/, '/').replace(/\*$/, '');
   const at = (base: string) => {
     const p = join(base, plain).replace(/\/$/, '');
-    if (existsSync(p) && (!plain.endsWith('/') || statSync(p).isDirectory())) return p + (plain.endsWith('/') ? '/' : '');
+    if (existsSync(p) && (!plain.endsWith('/') || statSync(p).isDirectory()))
+      return p + (plain.endsWith('/') ? '/' : '');
     return undefined;
   };
   const beside = before && (before.endsWith('/') ? before : dirname(before));
@@ -111,14 +115,8 @@ test('docs/architecture.md names every folder of lib/, every file at its top and
   const named = new Set(mentions().flatMap((m) => (m.found ? [m.found] : [])));
   const top = SOURCES.filter((f) => dirname(f) === LIB);
   t.true(top.length > 5 && FOLDERS.length > 20);
-  t.deepEqual(
-    [...FOLDERS, ...top].filter((p) => !named.has(p)).map(rel),
-    [],
-  );
-  t.deepEqual(
-    SOURCES.filter((f) => !named.has(f)).map(rel),
-    [],
-  );
+  t.deepEqual([...FOLDERS, ...top].filter((p) => !named.has(p)).map(rel), []);
+  t.deepEqual(SOURCES.filter((f) => !named.has(f)).map(rel), []);
 });
 
 // --- imports -------------------------------------------------------------------------------------------------
@@ -176,10 +174,7 @@ test("the layers of lib/ are as the document's table lists them, from the bottom
   const computed = layers(roomGraph());
   const documented = documentedLayers();
   t.true(documented.size > 20, 'the layer table was found');
-  t.deepEqual(
-    Object.fromEntries([...documented].sort()),
-    Object.fromEntries([...computed].sort()),
-  );
+  t.deepEqual(Object.fromEntries([...documented].sort()), Object.fromEntries([...computed].sort()));
   t.true(/^\| 0 \|/m.test(PROSE) && [...computed.values()].includes(0));
 });
 
@@ -306,16 +301,8 @@ test("a bare import loads the modules section 2's table lists, as many as it say
   t.true(loaded.has('service.ts') && !loaded.has('routes.ts'), 'the closure stops at dynamic imports');
   const { loads, later, rows } = documentedLoads();
   t.true(rows > 10, `${rows} rows`);
-  t.deepEqual(
-    [...loads].filter((f) => !loaded.has(f)).sort(),
-    [],
-    'listed as loaded, not loaded',
-  );
-  t.deepEqual(
-    [...loaded].filter((f) => !loads.has(f)).sort(),
-    [],
-    'loaded, not listed',
-  );
+  t.deepEqual([...loads].filter((f) => !loaded.has(f)).sort(), [], 'listed as loaded, not loaded');
+  t.deepEqual([...loaded].filter((f) => !loads.has(f)).sort(), [], 'loaded, not listed');
   t.deepEqual(
     later.filter((f) => loaded.has(f)),
     [],
