@@ -133,7 +133,6 @@ function imports(file: string, text = readFileSync(file, 'utf8')): string[] {
 
 /** A file's room: its folder at the top of lib/ (`accounts`), or the file itself (`service.ts`). */
 const roomOf = (file: string) => relative(LIB, file).split(/[\\/]/)[0]!;
-const isFile = (room: string) => room.endsWith('.ts');
 
 /** Room → the rooms it imports. */
 function roomGraph(): Map<string, Set<string>> {
