@@ -10,12 +10,11 @@ import {
 import type { AvatarProxy } from './avatar/types.js';
 import type { AuthMiddleware } from './middleware.js';
 import type { FeatureSet } from './features/set.js';
-import { INSTANCE_SHORTCUTS, type BuiltInAdmins } from './core/features.js';
+import { INSTANCE_JOINS, INSTANCE_SHORTCUTS, type BuiltInAdmins } from './core/features.js';
 import type { ResolvedOptions } from './options/resolved.js';
 import type { ProviderRegistry } from './providers/core/resolve.js';
 import type { TokenService } from './session/token-service.js';
 import type { Claims, RequestToken } from './session/claims.js';
-import type { PersonalTokensAdmin } from './personal-tokens/service.js';
 import type { PersonalTokenView } from './personal-tokens/views.js';
 
 /** A configured provider as the instance lists it: its name and the kind that made it. */
@@ -155,8 +154,7 @@ export function instanceApi(p: InstanceParts): Omit<AuthKoa, keyof Middleware> {
     tokens: {
       get: (ctx) => p.tokenService.get(ctx),
       create: (claims) => p.tokenService.create(claims),
-      list: (userId) => started(async () => personalTokens(p.features).list(userId)),
-      revoke: (userId, id) => started(async () => personalTokens(p.features).revoke(userId, id)),
+      ...(joined('tokens', p.features, started) as Pick<AuthKoa['tokens'], 'list' | 'revoke'>),
     },
     avatarProxy: {
       put: (user, options) => p.avatarProxy.put(user, options),
@@ -231,11 +229,24 @@ function openApiConfig(o: ResolvedOptions): OpenAPIConfig {
   };
 }
 
-/** The personal tokens' admin API; a TypeError when the `tokens` option is not set. */
-function personalTokens(features: FeatureSet): PersonalTokensAdmin {
-  const admin = features.admin('tokens') as PersonalTokensAdmin | undefined;
-  if (!admin) throw new TypeError('auth.tokens.list/revoke need the `tokens` option (personal access tokens)');
-  return admin;
+/**
+ * The methods built-ins add to the instance's member `member` (core/features.ts: `auth.tokens.list`), each call after
+ * start-up; a TypeError naming the option when the feature is off.
+ */
+function joined(member: string, features: FeatureSet, started: <T>(f: () => Promise<T>) => Promise<T>): object {
+  type Admin = Record<string, (...args: unknown[]) => Promise<unknown>>;
+  const methods = INSTANCE_JOINS.filter((j) => j.member === member).flatMap((j) =>
+    j.methods.map((method) => {
+      const call = (...args: unknown[]) =>
+        started(async () => {
+          const admin = features.admin(j.feature) as Admin | undefined;
+          if (!admin) throw new TypeError(`auth.${member}.${method} needs the \`${j.option}\` option`);
+          return admin[method](...args);
+        });
+      return [method, call] as const;
+    }),
+  );
+  return Object.fromEntries(methods);
 }
 
 /** The Koa middleware with the instance's tools on it, and its parts kept where only internalsOf() finds them. */

@@ -79,6 +79,14 @@ export interface BuiltInAdmins {
 export const INSTANCE_SHORTCUTS: ReadonlyArray<readonly [name: keyof BuiltInAdmins, methods: readonly string[]]> =
   BUILT_IN_FEATURES.flatMap((f) => (f.shortcut ? [[f.name as keyof BuiltInAdmins, f.shortcut] as const] : []));
 
+/** The admin methods built-ins add to the instance's own members (`auth.tokens.list`), with the option they need. */
+export const INSTANCE_JOINS: ReadonlyArray<{
+  feature: string;
+  option: string;
+  member: string;
+  methods: readonly string[];
+}> = BUILT_IN_FEATURES.flatMap((f) => (f.joins ? [{ feature: f.name, option: f.option ?? f.name, ...f.joins }] : []));
+
 /**
  * The features of one configuration, in the order their gates run: the application's (`features`), then the
  * built-in ones, each always on or turned on by its option, made with the capabilities it asked for. Checked as one

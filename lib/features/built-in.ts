@@ -20,6 +20,11 @@ export interface BuiltInFeature<C = unknown, N extends CapabilityName = Capabili
   readonly events?: readonly string[];
   /** The methods of its admin API the instance offers as `auth.<name>.<method>` (undefined when it is off). */
   readonly shortcut?: readonly string[];
+  /**
+   * Methods of its admin API the instance adds to one of its own members (`auth.tokens.list`, beside the core's
+   * `auth.tokens.get`): with the option off they reject with a TypeError naming it.
+   */
+  readonly joins?: { readonly member: string; readonly methods: readonly string[] };
   /** Provider kinds it brings (the accounts' `password`), each loaded when a configuration first uses it. */
   readonly kinds?: Readonly<Record<string, () => Promise<AnyProviderModule>>>;
   /** The capabilities it asks for, beyond the FeatureContext every feature gets. */

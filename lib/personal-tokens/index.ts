@@ -10,6 +10,7 @@ export const personalTokens = builtIn({
   read: (input, context): PersonalTokensConfig | undefined =>
     readTokensOptions(input, { ...context, accounts: context.isSet('accounts') }),
   events: TOKEN_EVENTS,
+  joins: { member: 'tokens', methods: ['list', 'revoke'] },
   needs: TOKENS_NEEDS,
   module: (config: PersonalTokensConfig, has) => personalTokensFeature(config, has),
 });
