@@ -57,6 +57,7 @@ const PUBLIC = new Set([
   'get /auth/.well-known/jwks.json',
   'get /avatar/{id}',
   'get /auth/mfa/page',
+  'get /auth/mfa/client.js',
 ]);
 
 /** The application's routes behind `fresh()`. */
