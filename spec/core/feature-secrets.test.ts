@@ -5,7 +5,7 @@
  * JSON.stringify.
  */
 import test from 'ava';
-import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { inspect } from 'node:util';
 import { featureCapabilities } from '../../lib/core/feature-capabilities.js';
@@ -14,6 +14,7 @@ import { coreParts, sessionParts } from '../../lib/core/parts.js';
 import type { CapabilityName } from '../../lib/features/capabilities.js';
 import { authKoa, type AuthKoaOptions, type FeatureContext, type FeatureModule } from '../../lib/index.js';
 import { memoryStateStore } from '../../lib/state/index.js';
+import { privateKeyPem } from '../helpers/private-key.js';
 import { tempDir } from '../helpers/temp.js';
 
 const SECRETS = {
@@ -28,18 +29,9 @@ const SECRETS = {
   receiver: 'ssf-receiver-bearer-0123456789abcdefghij',
 };
 
-function privateKey(): { pem: string; body: string } {
-  const pem = generateKeyPairSync('ed25519').privateKey.export({ format: 'pem', type: 'pkcs8' }) as string;
-  const body = pem
-    .split('\n')
-    .filter((l) => l && !l.startsWith('-----'))
-    .join('');
-  return { pem, body: body.slice(8, 40) };
-}
-
 /** The options with every secret set and every built-in on, and an application feature that keeps its context. */
 function everything(contexts: FeatureContext[], audit: string): { options: AuthKoaOptions; secrets: string[] } {
-  const signing = privateKey();
+  const signing = privateKeyPem();
   const spy: FeatureModule = {
     name: 'spy',
     create(_options, context) {

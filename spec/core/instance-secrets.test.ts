@@ -3,12 +3,12 @@
  * and symbol properties, getters run) reaches an option, a secret or a key of its configuration, before
  * or after start-up. The parts stay reachable to the package's own tests through internalsOf().
  */
-import { generateKeyPairSync } from 'node:crypto';
 import { inspect } from 'node:util';
 import test from 'ava';
 import { authKoa, type AuthKoa, type AuthKoaOptions } from '../../lib/index.js';
 import { internalsOf } from '../../lib/instance.js';
 import { memoryStateStore } from '../../lib/state/index.js';
+import { privateKeyPem } from '../helpers/private-key.js';
 
 const SECRETS = {
   secret: 'instance-secret-0123456789abcdef-static',
@@ -21,21 +21,10 @@ const SECRETS = {
   admin: 'admin-basic-password-77c1e0',
 };
 
-/** A private key as PKCS#8 PEM and the middle of its base64 body (what a printed key would show). */
-function key(type: 'ed25519' | 'ec'): { pem: string; body: string } {
-  const pair = type === 'ec' ? generateKeyPairSync('ec', { namedCurve: 'P-256' }) : generateKeyPairSync('ed25519');
-  const pem = pair.privateKey.export({ format: 'pem', type: 'pkcs8' }) as string;
-  const body = pem
-    .split('\n')
-    .filter((l) => l && !l.startsWith('-----'))
-    .join('');
-  return { pem, body: body.slice(8, 40) };
-}
-
 function richOptions(): { options: AuthKoaOptions; secrets: string[] } {
-  const signing = key('ed25519');
-  const previousKey = key('ed25519');
-  const apple = key('ec');
+  const signing = privateKeyPem();
+  const previousKey = privateKeyPem();
+  const apple = privateKeyPem('ec');
   const options: AuthKoaOptions = {
     secret: SECRETS.secret,
     previousSecrets: [SECRETS.previous],
