@@ -27,7 +27,12 @@ test.after.always(() => server?.destroy());
 
 const tag = () => randomBytes(5).toString('hex');
 /** A table prefix of its own for every store, so tests running at once never share rows. */
-const fresh = (more = '') => `${server.uri}?prefix=t${tag()}_${more}`;
+/**
+ * A store URI of a prefix of its own. The connection timeout is the suite's loaded-machine bound, as the other
+ * backends' tests use: twenty stores connecting at once to a server started moments before once took more than
+ * the default 5 s in a full run (the tests of a timeout set their own).
+ */
+const fresh = (more = '') => `${server.uri}?prefix=t${tag()}_&timeout=30000${more}`;
 
 /** A plain client for reading what the store wrote, closed with the test. */
 const raw = (t: ExecutionContext, uri = server.uri) => rawClient(t, uri);
@@ -52,9 +57,9 @@ test("prefix and schema keep apps apart on one database: the same key is a row i
   const schemaExists = async () =>
     (await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [schema])).rowCount === 1;
   t.false(await schemaExists());
-  const a = await open(t, `${server.uri}?prefix=a${id}_`);
-  const b = await open(t, `${server.uri}?prefix=b${id}_`);
-  const c = await open(t, `${server.uri}?schema=${schema}&prefix=a${id}_`);
+  const a = await open(t, `${server.uri}?prefix=a${id}_&timeout=30000`);
+  const b = await open(t, `${server.uri}?prefix=b${id}_&timeout=30000`);
+  const c = await open(t, `${server.uri}?schema=${schema}&prefix=a${id}_&timeout=30000`);
   t.true(await schemaExists(), '?schema= created the schema');
   const exp = Date.now() + 60_000;
   t.true(await a.create('ns', 'k', 'A', exp));
@@ -128,7 +133,7 @@ test('postgresql:// works as postgres://, directly and through openStateStore', 
 
 test('keys with backslashes and NUL, and their escaped look-alikes, are distinct rows that round-trip; a 512-character key works', async (t) => {
   const prefix = `t${tag()}_`;
-  const store = await open(t, `${server.uri}?prefix=${prefix}`);
+  const store = await open(t, `${server.uri}?prefix=${prefix}&timeout=30000`);
   const keys = [
     'a\\0',
     'a\u0000',
@@ -191,7 +196,7 @@ test('values round-trip exactly: unicode, NUL inside strings, nested arrays and 
 test('sweep() deletes exactly the expired rows, of this prefix only; every sweepEvery-th create sweeps by itself', async (t) => {
   const clock = manualClock(Date.now());
   const prefix = `t${tag()}_`;
-  const store = await open(t, `${server.uri}?prefix=${prefix}`, { clock, sweepEvery: 4 });
+  const store = await open(t, `${server.uri}?prefix=${prefix}&timeout=30000`, { clock, sweepEvery: 4 });
   const other = await open(t, fresh(), { clock });
   const client = await raw(t);
   const count = async () =>
