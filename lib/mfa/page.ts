@@ -71,7 +71,8 @@ ${script}</body>
 }
 
 /**
- * The page's policy: nothing but its own nonce'd scripts (the client bundle and its own) and style, requests to its own origin, the QR
+ * The page's policy: nothing but its own nonce'd scripts (the client bundle and its own) and style, requests to its
+ * own origin, the QR
  * code as a data: image. `form-action` also lists the origin of `next`: without the script the code
  * forms post plainly, and Chromium checks form-action along the redirect to `next` too.
  */

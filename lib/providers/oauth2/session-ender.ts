@@ -1,6 +1,8 @@
 import { serviceKey } from '../../util/service-key.js';
 
-/** What ends the sessions a back-channel logout token names: the session list's, which the `sessions` feature offers. */
+/**
+ * What ends the sessions a back-channel logout token names: the session list's, which the `sessions` feature offers.
+ */
 export interface SessionEnder {
   revoke(userId: string, sid: string): Promise<boolean>;
 }
