@@ -10,6 +10,7 @@ import { lmdbAccountStore } from '../../lib/accounts/lmdb-store.js';
 import { memoryAccountStore } from '../../lib/accounts/memory-store.js';
 import { openAccountStore } from '../../lib/accounts/open.js';
 import { normalizeEmail } from '../../lib/accounts/store.js';
+import { forkTarget } from '../helpers/source.js';
 import { tempDir } from '../helpers/temp.js';
 import { account, accountStoreContract } from './store-contract.js';
 
@@ -37,9 +38,12 @@ test('LMDB: accounts outlive the store that wrote them', async (t) => {
 
 test('LMDB: two processes racing sign-ups with one address on one environment: exactly one creates', async (t) => {
   const path = join(tempDir(t), 'accounts');
-  const racer = fileURLToPath(new URL('./fixtures/signup-racer.ts', import.meta.url));
+  const racer = forkTarget(fileURLToPath(new URL('./fixtures/signup-racer.ts', import.meta.url)));
   const children = Array.from({ length: 2 }, (_, i) =>
-    fork(racer, [path, String(i)], { execArgv: ['--import=tsx'], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] }),
+    fork(racer.modulePath, [path, String(i)], {
+      execArgv: racer.execArgv,
+      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    }),
   );
   t.teardown(() => children.forEach((child) => child.exitCode === null && child.kill('SIGKILL')));
   const next = (child: ChildProcess) =>

@@ -8,10 +8,10 @@ import test from 'ava';
 import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { pathToFileURL } from 'node:url';
 import Koa from 'koa';
 import { until } from '../helpers/until.js';
 import { serve } from '../helpers/http.js';
+import { importSource } from '../helpers/source.js';
 
 const root = join(import.meta.dirname, '..', '..');
 const lib = join(root, 'lib');
@@ -59,7 +59,7 @@ test('a new built-in is a folder and one table row: no other lib file changes, a
     ['hello/feature.ts', 'hello/index.ts'],
   );
 
-  const { authKoa } = (await import(pathToFileURL(join(copy, 'index.ts')).href)) as typeof import('../../lib/index.js');
+  const { authKoa } = await importSource<typeof import('../../lib/index.js')>(join(copy, 'index.ts'));
   const auth = authKoa({
     secret: 'a-test-secret-of-at-least-32-bytes!!',
     url: 'http://127.0.0.1:1',

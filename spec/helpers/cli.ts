@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { nodeArgs } from './source.js';
 // @ts-expect-error: a plain .mjs script of the build, without type declarations
 import { filesUnder, staleReason } from '../../scripts/stamp.mjs';
 
@@ -61,9 +62,12 @@ export function spawnCli(args: string[], env?: NodeJS.ProcessEnv): ChildProcess 
   });
 }
 
-/** Starts a TypeScript file (a test's child process) with `node --import=tsx` from the repository root; the caller stops it. */
+/**
+ * Starts a TypeScript file (a test's child process) from the repository root: its compiled twin when the test runs
+ * compiled, else under tsx (source.ts). The caller stops it.
+ */
 export function spawnTs(file: string, args: string[] = [], env?: NodeJS.ProcessEnv): ChildProcess {
-  return spawn(process.execPath, ['--import=tsx', file, ...args], {
+  return spawn(process.execPath, [...nodeArgs(file), ...args], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import test from 'ava';
 import { Client, startApp } from '../helpers/http.js';
+import { nodeArgs } from '../helpers/source.js';
 import { options, startLogin } from './fixtures.js';
 
 const ROOT = new URL('../../', import.meta.url);
@@ -13,7 +14,7 @@ const ROOT = new URL('../../', import.meta.url);
  * `stderrMatching()` waits for a line instead of assuming it arrived before stdout's.
  */
 async function startCli(t: any, args: string[], env: Record<string, string> = {}) {
-  const child = spawn(process.execPath, ['--import=tsx', 'bin/authctl.ts', 'dev-oauth', ...args], {
+  const child = spawn(process.execPath, [...nodeArgs('bin/authctl.ts'), 'dev-oauth', ...args], {
     cwd: ROOT,
     env: { ...process.env, NODE_ENV: 'development', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,7 +1,8 @@
 import test from 'ava';
+import { importSource } from '../helpers/source.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 
 /**
@@ -491,7 +492,7 @@ const declared = declaredNames([...new Set(entries.values())]);
 
 for (const [entry, file] of entries) {
   test(`${entry} (${file}) exports exactly the listed names`, async (t) => {
-    const mod = (await import(pathToFileURL(join(root, file)).href)) as Record<string, unknown>;
+    const mod = await importSource<Record<string, unknown>>(join(root, file));
     const runtime = Object.keys(mod).sort();
     const all = declared.get(file) ?? [];
     const types = all.filter((name) => !runtime.includes(name));

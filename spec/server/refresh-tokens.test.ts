@@ -5,6 +5,7 @@ import test, { type ExecutionContext } from 'ava';
 import * as oidc from 'openid-client';
 import { GrantBook, type Exchange } from '../../lib/providers/oauth2-server/grants.js';
 import { manualClock } from '../helpers/http.js';
+import { importSource } from '../helpers/source.js';
 import { tempDir } from '../helpers/temp.js';
 import { pkce } from './fixtures.js';
 import { relyingParty, rpSignIn, RP_REDIRECT, startProvider } from './openid-fixtures.js';
@@ -243,9 +244,7 @@ async function mutantGrantBook(t: ExecutionContext): Promise<typeof GrantBook> {
   // .mts: an ES module wherever it is written, with no package.json to say so.
   const file = join(tempDir(t, 'authkoa-mutant-'), 'grants.mts');
   writeFileSync(file, standalone);
-  const mutant = (await import(
-    pathToFileURL(file).href
-  )) as typeof import('../../lib/providers/oauth2-server/grants.js');
+  const mutant = await importSource<typeof import('../../lib/providers/oauth2-server/grants.js')>(file);
   t.not(mutant.GrantBook, GrantBook);
   return mutant.GrantBook;
 }

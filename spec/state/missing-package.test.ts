@@ -9,6 +9,7 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { ROOT } from '../helpers/cli.js';
+import { nodeArgs } from '../helpers/source.js';
 import { tempDir } from '../helpers/temp.js';
 
 const run = promisify(execFile);
@@ -21,7 +22,7 @@ async function readyWithout(
 ): Promise<{ started?: true; message?: string; stack?: string }> {
   const { stdout } = await run(
     process.execPath,
-    ['--import=tsx', `--import=${HIDE}`, 'spec/state/fixtures/ready-with.ts', JSON.stringify(stores)],
+    [`--import=${HIDE}`, ...nodeArgs('spec/state/fixtures/ready-with.ts'), JSON.stringify(stores)],
     { cwd: ROOT, env: { ...process.env, AUTHKOA_HIDE_PACKAGES: hidden }, timeout: 60_000 },
   );
   return JSON.parse(stdout.trim().split('\n').at(-1)!);

@@ -7,6 +7,7 @@ import { avatarId } from '../../lib/avatar/stores/index.js';
 import { FileStore } from '../../lib/avatar/stores/file.js';
 import { LmdbStore } from '../../lib/avatar/stores/lmdb.js';
 import { startMongo } from '../helpers/mongo.js';
+import { nodeArgs } from '../helpers/source.js';
 import { tempDir } from '../helpers/temp.js';
 
 const root = join(import.meta.dirname, '..', '..');
@@ -15,7 +16,7 @@ function authctl(...args: string[]): Promise<{ code: number; stdout: string; std
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      ['--import=tsx', join(root, 'bin', 'authctl.ts'), 'avatars', ...args],
+      [...nodeArgs(join(root, 'bin', 'authctl.ts')), 'avatars', ...args],
       { cwd: root, timeout: 60_000 },
       (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );
@@ -135,8 +136,7 @@ test('on a terminal, migrate draws a progress bar instead of lines', async (t) =
   const { dir, path } = await fileStoreWith(t, ['t1', 't2', 't3', 't4']);
   const cmd = [
     process.execPath,
-    '--import=tsx',
-    join(root, 'bin', 'authctl.ts'),
+    ...nodeArgs(join(root, 'bin', 'authctl.ts')),
     'avatars',
     'migrate',
     path,

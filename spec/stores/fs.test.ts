@@ -4,10 +4,12 @@ import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { avatarId, openStore } from '../../lib/avatar/stores/index.js';
 import { FileStore } from '../../lib/avatar/stores/file.js';
+import { forkTarget } from '../helpers/source.js';
 import { tempDir } from '../helpers/temp.js';
 import { storeContract } from './contract.js';
 
 const PREFIX = 'authkoa-fs-';
+const writer = forkTarget(join(import.meta.dirname, 'fixtures', 'crash-writer.ts'));
 
 storeContract(test, 'file store', async (t) => ({ store: new FileStore(tempDir(t, PREFIX)) }));
 
@@ -36,8 +38,8 @@ test('a crash between write and rename leaves no partial avatar and keeps the ol
   const store = new FileStore(dir);
   const id = await store.put('victim', Buffer.from('old avatar'));
   // The child writes a new avatar and is SIGKILLed after the temp file is synced, before the rename.
-  const child = fork(join(import.meta.dirname, 'fixtures', 'crash-writer.ts'), [dir, 'victim'], {
-    execArgv: ['--import=tsx'],
+  const child = fork(writer.modulePath, [dir, 'victim'], {
+    execArgv: writer.execArgv,
     stdio: 'ignore',
   });
   const signal = await new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, sig) => resolve(sig)));
@@ -52,8 +54,8 @@ test('a crash between write and rename leaves no partial avatar and keeps the ol
   for await (const e of store.list()) listed.push(e.id);
   t.deepEqual(listed, [id]);
   // A fresh, never-renamed avatar is simply absent.
-  const child2 = fork(join(import.meta.dirname, 'fixtures', 'crash-writer.ts'), [dir, 'newcomer'], {
-    execArgv: ['--import=tsx'],
+  const child2 = fork(writer.modulePath, [dir, 'newcomer'], {
+    execArgv: writer.execArgv,
     stdio: 'ignore',
   });
   await new Promise((resolve) => child2.on('exit', resolve));

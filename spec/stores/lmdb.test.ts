@@ -6,6 +6,7 @@ import { avatarId, openStore } from '../../lib/avatar/stores/index.js';
 import { LmdbStateStore } from '../../lib/state/lmdb.js';
 import { LmdbStore } from '../../lib/avatar/stores/lmdb.js';
 import { sha1 } from '../../lib/user.js';
+import { forkTarget } from '../helpers/source.js';
 import { tempDir } from '../helpers/temp.js';
 import { storeContract } from './contract.js';
 
@@ -55,9 +56,8 @@ test('two processes write and read one LMDB store at the same time', async (t) =
   const store = new LmdbStore(path);
   const n = 300;
   // The child writes child0..N while this process writes parent0..N; each then reads the other's.
-  const child = fork(join(import.meta.dirname, 'fixtures', 'lmdb-writer.ts'), [path, String(n)], {
-    execArgv: ['--import=tsx'],
-  });
+  const writer = forkTarget(join(import.meta.dirname, 'fixtures', 'lmdb-writer.ts'));
+  const child = fork(writer.modulePath, [path, String(n)], { execArgv: writer.execArgv });
   const childDone = new Promise<number>((resolve, reject) => {
     child.on('message', (m) => resolve((m as { sawParent: number }).sawParent));
     child.on('error', reject);

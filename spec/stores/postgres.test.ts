@@ -21,6 +21,7 @@ import { baseOptions } from '../core/fixtures.js';
 import { ROOT } from '../helpers/cli.js';
 import { Client, startApp } from '../helpers/http.js';
 import { startPostgres, type PostgresPeer } from '../helpers/postgres.js';
+import { nodeArgs } from '../helpers/source.js';
 import { tempDir } from '../helpers/temp.js';
 import { storeContract } from './contract.js';
 
@@ -83,7 +84,7 @@ function authctl(...args: string[]): Promise<{ code: number; stdout: string; std
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      ['--import=tsx', join(ROOT, 'bin', 'authctl.ts'), 'avatars', ...args],
+      [...nodeArgs(join(ROOT, 'bin', 'authctl.ts')), 'avatars', ...args],
       { cwd: ROOT, timeout: 60_000 },
       (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );

@@ -6,6 +6,7 @@ import { createStateStore, memoryStateStore, openStateStore } from '../../lib/st
 import { parseStateUri } from '../../lib/state/open.js';
 import { LmdbStateStore } from '../../lib/state/lmdb.js';
 import { MongoStateStore } from '../../lib/state/mongodb.js';
+import { forkTarget } from '../helpers/source.js';
 import { tempDir } from '../helpers/temp.js';
 import { stateStoreContract } from '../state/state-contract.js';
 import { limiterContract } from '../state/limiter-contract.js';
@@ -125,9 +126,9 @@ test('memory: a large map is swept every quarter of its size in creates, not eve
 
 test('LMDB: two processes racing markUsed and create on one environment: exactly one wins each', async (t) => {
   const path = join(tempDir(t), 'state');
-  const racer = fileURLToPath(new URL('./fixtures/state-racer.ts', import.meta.url));
+  const racer = forkTarget(fileURLToPath(new URL('./fixtures/state-racer.ts', import.meta.url)));
   const children = Array.from({ length: 4 }, () =>
-    fork(racer, [path], { execArgv: ['--import=tsx'], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] }),
+    fork(racer.modulePath, [path], { execArgv: racer.execArgv, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] }),
   );
   t.teardown(() => children.forEach((child) => child.exitCode === null && child.kill('SIGKILL')));
   // A child's next message; it reports twice: `ready` (tsx loaded, store open), then its results.
