@@ -85,6 +85,24 @@ test('a document is kept at most a day, whatever its headers say', async (t) => 
   t.is(server.count(path), 2, 'a day and a second: fetched again');
 });
 
+test('Expires less Date when there is no max-age; five minutes when there are no caching headers', async (t) => {
+  const date = new Date(Date.UTC(2025, 0, 1, 12)).toUTCString();
+  const expires = new Date(Date.UTC(2025, 0, 1, 12, 2)).toUTCString();
+  const { url: dated, path: datedPath } = serveDocument(undefined, { date, expires });
+  const { url: bare, path: barePath } = serveDocument();
+  const { directory, clock } = await setup(ON);
+  await Promise.all([directory.find(dated), directory.find(bare)]);
+  clock.advance(119_000);
+  await Promise.all([directory.find(dated), directory.find(bare)]);
+  t.deepEqual([server.count(datedPath), server.count(barePath)], [1, 1]);
+  clock.advance(2_000);
+  await Promise.all([directory.find(dated), directory.find(bare)]);
+  t.deepEqual([server.count(datedPath), server.count(barePath)], [2, 1], 'Expires passed at 2 min');
+  clock.advance(5 * 60_000 - 121_000 + 1_000);
+  await directory.find(bare);
+  t.is(server.count(barePath), 2, 'the heuristic five minutes passed');
+});
+
 test('Cache-Control no-store: every find fetches', async (t) => {
   const { url, path } = serveDocument(undefined, { 'cache-control': 'no-store' });
   const { directory } = await setup(ON);

@@ -5,6 +5,7 @@ export { MAX_DOCUMENT_BYTES } from './cimd.js';
 export { MAX_DOCUMENT_AGE_MS, HEURISTIC_AGE_MS } from './cache-headers.js';
 export type { RegistrationAnswer } from './registration.js';
 export type {
+  AuthorizationServerClientOptions,
   ClientConfig,
   ClientDirectory,
   ClientDirectoryDeps,

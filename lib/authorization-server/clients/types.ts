@@ -40,6 +40,23 @@ export interface RegistrationLimitOptions {
   lifetime?: Duration;
 }
 
+/** The members of the `authorizationServer` option that readClientOptions() reads (the rest are other parts'). */
+export interface AuthorizationServerClientOptions {
+  clients?: ClientOptions[];
+  /**
+   * Client ID Metadata Documents: an https client_id is fetched and used as the client's metadata. On by default;
+   * `{ timeout }` sets the fetch's time limit (default `5s`).
+   */
+  clientMetadataDocuments?: boolean | { timeout?: Duration };
+  /** Dynamic Client Registration (RFC 7591): off by default. */
+  registration?: 'open' | { initialAccessToken: string };
+  registrationLimits?: RegistrationLimitOptions;
+  /** Metadata documents may be fetched from private, loopback and link-local addresses. Default false. */
+  allowPrivate?: boolean;
+  /** Plain http redirect URIs on any host, not only loopback ones (development). Default false. */
+  allowHttpRedirects?: boolean;
+}
+
 /** A client as the endpoints see it, wherever it came from. Never holds a secret. */
 export interface OAuthClient {
   id: string;
