@@ -1,5 +1,5 @@
 import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
-import http, { type IncomingMessage } from 'node:http';
+import http, { type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import https from 'node:https';
 import { isIP, type Socket } from 'node:net';
 
@@ -8,8 +8,8 @@ import { isIP, type Socket } from 'node:net';
  * client's back-channel logout URI), under SSRF rules: http(s) only; the address checked when the socket resolves (a
  * custom `lookup`, so DNS rebinding between a check and the connect cannot slip through), again on the connected
  * socket, and for IP literals (which skip lookup) before connecting; a time limit and a byte cap on the answer.
- * `safePost` is the whole of a POST; the avatar's picture fetch (avatar/fetch.ts) builds its redirects and retries
- * on the same pieces.
+ * `safePost` is the whole of a POST, `safeGet` of a GET that follows no redirect (a client's metadata document); the
+ * avatar's picture fetch (avatar/fetch.ts) builds its redirects and retries on the same pieces.
  */
 
 /** Limits of one request. */
@@ -20,6 +20,14 @@ export interface RequestLimits {
   maxBytes: number;
   /** Which connected addresses are acceptable (see address-policy.ts). */
   allowed: (address: string) => boolean;
+}
+
+/**
+ * Trust anchors for https in place of the process's own (which include NODE_EXTRA_CA_CERTS): only tests set it,
+ * with a throwaway CA, since NODE_EXTRA_CA_CERTS is read once when the process starts.
+ */
+export interface TlsTrust {
+  ca?: string | string[];
 }
 
 /** Why a request was refused or failed; `reason` is short and safe to log (no URL, no token). */
@@ -79,8 +87,10 @@ export function guardedRequest(
   allowed: (address: string) => boolean,
   signal: AbortSignal,
   post?: { method: 'POST'; body: string },
+  tls?: TlsTrust,
 ): Promise<IncomingMessage> {
-  const mod = url.protocol === 'https:' ? https : http;
+  const secure = url.protocol === 'https:';
+  const mod = secure ? https : http;
   return new Promise((resolve, reject) => {
     const req = mod.request(url, {
       method: post ? 'POST' : 'GET',
@@ -88,6 +98,7 @@ export function guardedRequest(
       lookup: guardedLookup(allowed),
       headers,
       signal,
+      ...(secure && tls?.ca ? { ca: tls.ca } : {}),
     });
     const verify = (socket: Socket) => {
       const addr = socket.remoteAddress;
@@ -157,6 +168,44 @@ export async function safePost(
       if (!(err instanceof FetchError)) throw err;
     });
     return res.statusCode ?? 0;
+  } catch (err) {
+    throw requestError(err, signal);
+  }
+}
+
+/** What a GET answered: its status, its headers and its body, read whole up to the cap. */
+export interface FetchedResponse {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: Buffer;
+}
+
+/**
+ * GETs `url` under the rules above: no redirect followed (a 3xx is answered like any other status, for the caller to
+ * refuse), the body read up to `maxBytes` (over it: a FetchError, since a cut document is no document). `headers`
+ * go on top of a `user-agent: authkoa`. A transport failure, a timeout or a refused address rejects with a
+ * FetchError; `tls` replaces the process's trust anchors (tests).
+ */
+export async function safeGet(
+  url: string,
+  headers: Record<string, string>,
+  limits: RequestLimits,
+  tls?: TlsTrust,
+): Promise<FetchedResponse> {
+  const signal = AbortSignal.timeout(limits.timeoutMs);
+  try {
+    const target = parseTarget(url);
+    checkTarget(target, limits.allowed);
+    const res = await guardedRequest(
+      target,
+      { 'user-agent': 'authkoa', ...headers },
+      limits.allowed,
+      signal,
+      undefined,
+      tls,
+    );
+    const body = await readCapped(res, limits.maxBytes);
+    return { status: res.statusCode ?? 0, headers: res.headers, body };
   } catch (err) {
     throw requestError(err, signal);
   }
