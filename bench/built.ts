@@ -30,4 +30,5 @@ export const { statePersonalTokenStore } =
   await load<typeof import('../lib/personal-tokens/store.js')>('personal-tokens/store.js');
 export const { mintToken, tokenHash } =
   await load<typeof import('../lib/personal-tokens/format.js')>('personal-tokens/format.js');
+export const { protectedResource, verifier } = await load<typeof import('../lib/verify/index.js')>('verify/index.js');
 export type { AuthKoaOptions, User } from '../lib/index.js';

@@ -5,10 +5,22 @@
  * On a machine where HTTP throughput moves by ±20 % between seconds, this is how a cost of a few
  * microseconds against Koa's tens becomes visible.
  */
+import { createPrivateKey, createPublicKey } from 'node:crypto';
 import http from 'node:http';
 import net from 'node:net';
+import { calculateJwkThumbprint, SignJWT, type JWK } from 'jose';
 import Koa from 'koa';
-import { AUTH_EVENT_TYPES, authKoa, memoryStateStore, mintToken, statePersonalTokenStore, tokenHash } from './built.js';
+import {
+  AUTH_EVENT_TYPES,
+  authKoa,
+  memoryStateStore,
+  mintToken,
+  protectedResource,
+  statePersonalTokenStore,
+  tokenHash,
+  verifier,
+} from './built.js';
+import { BENCH_KEYS } from './keys.js';
 
 export interface MiddlewareCost {
   name: string;
@@ -22,6 +34,57 @@ const LOGIN_ROW = 'direct login (token, cookies, session list)';
 const REVOKED = 1000;
 const CHANNEL_OFF_ROW = 'auth: JWT cookie + XSRF header, revocation channel off (a store without broadcast)';
 const CHANNEL_LIVE_ROW = `auth: JWT cookie + XSRF header, revocation channel live (${REVOKED} revoked)`;
+const VERIFIER_ROW = 'verifier() of authkoa/verify: EdDSA session token (Bearer)';
+const RESOURCE_ROW = 'protectedResource() of authkoa/verify: EdDSA access token (Bearer)';
+
+/**
+ * The two middleware of `authkoa/verify`, each on a token of the same EdDSA key, held as a JWK set (no HTTP): a
+ * session token for verifier(), an RFC 9068 access token for protectedResource(). Neither caches a verified token, so
+ * both rows pay a signature check per request: what sets them apart is their own work around it.
+ */
+async function verifyRows(app: Koa): Promise<Array<[string, () => Koa.Context, Koa.Middleware]>> {
+  const privateKey = createPrivateKey(BENCH_KEYS.EdDSA);
+  const publicJwk = createPublicKey(privateKey).export({ format: 'jwk' }) as JWK;
+  const kid = await calculateJwkThumbprint(publicJwk);
+  const jwks = { keys: [{ ...publicJwk, kid, alg: 'EdDSA', use: 'sig' }] };
+  const now = Math.floor(Date.now() / 1000);
+  const sign = (claims: object, typ: string) =>
+    new SignJWT({ iat: now, exp: now + 3600, jti: 'f'.repeat(40), ...claims })
+      .setProtectedHeader({ alg: 'EdDSA', kid, typ })
+      .sign(privateKey);
+  const session = await sign(
+    {
+      iss: 'authkoa',
+      aud: 'api',
+      user: { name: 'bench user', id: 'bench_0123456789abcdef0123456789abcdef01234567', picture: '' },
+    },
+    'JWT',
+  );
+  const resource = 'https://api.example/mcp';
+  const access = await sign(
+    {
+      iss: 'https://app.example',
+      aud: resource,
+      sub: 'bench_0123456789abcdef0123456789abcdef01234567',
+      client_id: 'bench-agent',
+      scope: 'tools:read tools:write',
+      sid: 'grant-0123456789abcdef',
+    },
+    'at+jwt',
+  );
+  return [
+    [
+      VERIFIER_ROW,
+      request(app, '/mcp/tools', { authorization: `Bearer ${session}` }),
+      verifier({ jwks, audiences: ['api'] }),
+    ],
+    [
+      RESOURCE_ROW,
+      request(app, '/mcp/tools', { authorization: `Bearer ${access}` }),
+      protectedResource({ resource, authorizationServers: ['https://app.example'], jwks }),
+    ],
+  ];
+}
 
 /**
  * Builds a fresh context per call, with header names and values decoded from bytes each time as node's
@@ -244,13 +307,16 @@ export async function middlewareBench(ms = 1500, rounds = 3, only?: RegExp): Pro
     // A whole login, as the HTTP row's: the throttle's reservations, the token, the cookies and the user's
     // session list, which one user logging in again and again keeps at its cap (each login ends the oldest).
     [LOGIN_ROW, post(app, '/auth/bench/login', '{"user":"u","passwd":"pw"}'), auth],
+    ...(await verifyRows(app)),
   ];
   const rows = variants.filter(([name]) => !only || only.test(name));
   for (const [name, make, mw] of rows) {
     const ctx = make();
     await mw(ctx, async () => {});
-    if (name.startsWith('auth') && !ctx.state.user)
+    if ((name.startsWith('auth') || name === VERIFIER_ROW) && !ctx.state.user)
       throw new Error(`${name}: the request was not authenticated (${String(ctx.body)})`);
+    if (name === RESOURCE_ROW && ctx.state.auth?.method !== 'oauth')
+      throw new Error(`${name}: the access token was not taken (${String(ctx.body)})`);
     if (name === LOGIN_ROW && ctx.status !== 200)
       throw new Error(`${name}: answered ${ctx.status} (${JSON.stringify(ctx.body)})`);
     if (name === CHANNEL_LIVE_ROW) {

@@ -54,36 +54,40 @@ export interface EventsConfig {
 const NAMES = ['poll', 'push', 'credential', 'audience', 'interval', 'timeout', 'tokenLifetime'];
 export const EVENT_TYPES: readonly VerifierEventType[] = ['signal', 'unavailable', 'restored'];
 
-/** Checks `events` (TypeErrors naming `verifier: events.<field>`); undefined when it is not given. */
-export function checkEvents(input: unknown, audiences: string[] | undefined): EventsConfig | undefined {
+/** Checks `events` (TypeErrors naming `<caller>: events.<field>`, verifier by default); undefined when not given. */
+export function checkEvents(
+  input: unknown,
+  audiences: string[] | undefined,
+  caller = 'verifier',
+): EventsConfig | undefined {
   if (input === undefined) return undefined;
   if (typeof input !== 'object' || input === null || Array.isArray(input))
     throw new TypeError(
-      "verifier: events must be { poll: '<url>', credential } or { push: '/ssf/events', credential }",
+      `${caller}: events must be { poll: '<url>', credential } or { push: '/ssf/events', credential }`,
     );
   for (const k of Object.keys(input))
-    if (!NAMES.includes(k)) throw new TypeError(`verifier: unknown option "events.${k}" (known: ${NAMES.join(', ')})`);
+    if (!NAMES.includes(k)) throw new TypeError(`${caller}: unknown option "events.${k}" (known: ${NAMES.join(', ')})`);
   const o = input as Partial<VerifierEventsOptions>;
   if ((o.poll === undefined) === (o.push === undefined))
-    throw new TypeError('verifier: events needs one of poll (the app’s poll URL) or push (a path of this service)');
+    throw new TypeError(`${caller}: events needs one of poll (the app’s poll URL) or push (a path of this service)`);
   const poll = o.poll === undefined ? undefined : String(o.poll);
   if (poll !== undefined && !/^https?:$/.test(URL.canParse(poll) ? new URL(poll).protocol : ''))
-    throw new TypeError(`verifier: events.poll must be an http(s) URL (got ${JSON.stringify(poll)})`);
+    throw new TypeError(`${caller}: events.poll must be an http(s) URL (got ${JSON.stringify(poll)})`);
   if (o.push !== undefined && (typeof o.push !== 'string' || !/^\/[^?#\s]*$/.test(o.push)))
-    throw new TypeError("verifier: events.push must be a path of this service such as '/ssf/events'");
+    throw new TypeError(`${caller}: events.push must be a path of this service such as '/ssf/events'`);
   if (typeof o.credential !== 'string' || o.credential.length < 32)
-    throw new TypeError("verifier: events.credential must be the receiver's credential (32 characters or more)");
+    throw new TypeError(`${caller}: events.credential must be the receiver's credential (32 characters or more)`);
   const audience = o.audience ?? (audiences?.length === 1 ? audiences[0] : undefined);
   if (typeof audience !== 'string' || audience === '')
-    throw new TypeError("verifier: events.audience must be this service's receiver id in the app's ssf.receivers");
+    throw new TypeError(`${caller}: events.audience must be this service's receiver id in the app's ssf.receivers`);
   return {
     poll: poll === undefined ? undefined : new URL(poll).href,
     push: o.push,
     credential: o.credential,
     audience,
-    intervalMs: parseDuration(o.interval ?? '2s', 'verifier: events.interval'),
-    timeoutMs: parseDuration(o.timeout ?? '5s', 'verifier: events.timeout'),
-    lifetimeMs: parseDuration(o.tokenLifetime ?? '15m', 'verifier: events.tokenLifetime'),
+    intervalMs: parseDuration(o.interval ?? '2s', `${caller}: events.interval`),
+    timeoutMs: parseDuration(o.timeout ?? '5s', `${caller}: events.timeout`),
+    lifetimeMs: parseDuration(o.tokenLifetime ?? '15m', `${caller}: events.tokenLifetime`),
   };
 }
 
@@ -101,7 +105,7 @@ export interface Signals {
 /** Makes and starts the receiver (a poller's first poll at once). */
 export function startSignals(
   c: EventsConfig,
-  p: { issuer: string; clock: () => number; keys: (kid: string) => Promise<VerifyKey | undefined> },
+  p: { issuers: readonly string[]; clock: () => number; keys: (kid: string) => Promise<VerifyKey | undefined> },
   logger: VerifierLogger,
 ): Signals {
   const listeners = new Map<VerifierEventType, Set<(e: never) => void>>();
@@ -147,5 +151,28 @@ export function startSignals(
       listeners.get(type)?.delete(listener);
     },
     close: async () => poller?.stop(),
+  };
+}
+
+/** What a verifier's or a protected resource's `events` shows: a poll now (tests, a health check), and its state. */
+export interface ReceiverView {
+  /** One poll now, after the one under way: true when the app said more wait (false for a pushed receiver). */
+  poll(): Promise<boolean>;
+  /** The revocations held. */
+  readonly revoked: number;
+  /** Whether the app answers polls (always true for a pushed receiver). */
+  readonly reachable: boolean;
+}
+
+/** The view of a started receiver. */
+export function receiverView(s: Signals): ReceiverView {
+  return {
+    poll: () => (s.poller ? s.poller.poll() : Promise.resolve(false)),
+    get revoked() {
+      return s.receiver.revoked.size;
+    },
+    get reachable() {
+      return s.poller?.reachable ?? true;
+    },
   };
 }

@@ -10,8 +10,10 @@
  *
  * With `events`, it is also a Shared Signals receiver of the app (docs/verify.md#revocation-from-the-app): a revoked
  * session's tokens are refused from the moment the app's Security Event Token arrives.
+ *
+ * An API the app's authorization server grants access to takes OAuth access tokens instead, with protectedResource()
+ * (protected-resource.ts): `app.use(protectedResource({ resource, authorizationServers: [issuer] }))`.
  */
-import type { webcrypto } from 'node:crypto';
 import type { Context, Middleware, Next } from 'koa';
 import { AuthError } from '../errors.js';
 import { userOf, type Claims } from '../session/claims.js';
@@ -22,16 +24,24 @@ import type { User } from '../user.js';
 import { parseDuration, type Duration } from '../util/duration.js';
 import {
   checkEvents,
+  receiverView,
   startSignals,
   type EventsConfig,
-  type Signals,
+  type ReceiverView,
   type VerifierEventsOptions,
   type VerifierEventType,
   type VerifierListener,
   type VerifierLogger,
 } from './events.js';
-import { keysOf, RemoteKeySet } from './key-set.js';
+import { jwksOf, keySource, type JwksOption } from './key-set.js';
 
+export {
+  protectedResource,
+  type ProtectedResource,
+  type ProtectedResourceAuth,
+  type ProtectedResourceEventsOptions,
+  type ProtectedResourceOptions,
+} from './protected-resource.js';
 export type {
   VerifierEvent,
   VerifierEventsOptions,
@@ -43,7 +53,7 @@ export type {
 /** Options of verifier(). */
 export interface VerifierOptions {
   /** The app's key set: its URL (`<url>/auth/.well-known/jwks.json`), or a JWK set object held locally. */
-  jwks: string | URL | { keys: webcrypto.JsonWebKey[] };
+  jwks: JwksOption;
   /** The app's `issuer` option. Default `authkoa`. */
   issuer?: string;
   /** The audiences accepted (case-insensitive); undefined accepts any. */
@@ -91,7 +101,7 @@ export interface Verifier extends Middleware {
   on<T extends VerifierEventType>(type: T, listener: VerifierListener<T>): void;
   off<T extends VerifierEventType>(type: T, listener: VerifierListener<T>): void;
   /** The receiver's state: a poll now (tests, a health check), revocations held, whether the app is reachable. */
-  readonly events: { poll(): Promise<boolean>; readonly revoked: number; readonly reachable: boolean } | undefined;
+  readonly events: ReceiverView | undefined;
   /** Stops polling the app (the timer never keeps the process alive either). */
   close(): Promise<void>;
 }
@@ -102,8 +112,8 @@ export interface Verifier extends Middleware {
  */
 export function verifier(opts: VerifierOptions): Verifier {
   const o = checkOptions(opts);
-  const keys = keySource(o);
-  const signals = o.events && startSignals(o.events, { issuer: o.issuer, clock: o.clock, keys }, o.logger);
+  const keys = keySource(o.jwks, o);
+  const signals = o.events && startSignals(o.events, { issuers: [o.issuer], clock: o.clock, keys }, o.logger);
 
   async function verify(token: string): Promise<VerifiedClaims> {
     // Another framework may hand over a missing header as it is (undefined, an array of repeated headers).
@@ -156,7 +166,7 @@ export function verifier(opts: VerifierOptions): Verifier {
   middleware.on = signals ? (type, listener) => signals.on(type, listener) : none;
   middleware.off = signals ? (type, listener) => signals.off(type, listener) : () => {};
   middleware.close = async () => signals?.close();
-  Object.defineProperty(middleware, 'events', { value: signals && eventsView(signals) });
+  Object.defineProperty(middleware, 'events', { value: signals && receiverView(signals) });
   return middleware;
 }
 
@@ -175,33 +185,6 @@ interface CheckedOptions {
   clock: () => number;
   events: EventsConfig | undefined;
   logger: VerifierLogger;
-}
-
-/** Verifier.events. */
-function eventsView(s: Signals): NonNullable<Verifier['events']> {
-  return {
-    poll: () => (s.poller ? s.poller.poll() : Promise.resolve(false)),
-    get revoked() {
-      return s.receiver.revoked.size;
-    },
-    get reachable() {
-      return s.poller?.reachable ?? true;
-    },
-  };
-}
-
-/** Where keys come from: a held set, or the remote set with its cache (one per verifier, never shared). */
-function keySource(o: CheckedOptions): (kid: string) => Promise<VerifyKey | undefined> {
-  const { jwks } = o;
-  if (jwks instanceof Map) return (kid) => Promise.resolve(jwks.get(kid));
-  const remote = new RemoteKeySet({
-    url: jwks,
-    maxAgeMs: o.maxAgeMs,
-    cooldownMs: o.cooldownMs,
-    timeoutMs: o.timeoutMs,
-    clock: o.clock,
-  });
-  return (kid) => remote.key(kid);
 }
 
 const OPTION_NAMES = [
@@ -239,7 +222,7 @@ function checkOptions(opts: VerifierOptions): CheckedOptions {
   if (opts.logger !== undefined && typeof opts.logger?.warn !== 'function')
     throw new TypeError('verifier: logger must have a warn(message) method');
   return {
-    jwks: jwksOf(opts.jwks),
+    jwks: jwksOf(opts.jwks, 'verifier'),
     issuer: issuer ?? 'authkoa',
     audiences: audiences?.map((a) => a.toLowerCase()),
     header: (headerName ?? 'X-JWT').toLowerCase(),
@@ -250,25 +233,6 @@ function checkOptions(opts: VerifierOptions): CheckedOptions {
     events: checkEvents(opts.events, audiences),
     logger: opts.logger ?? { warn: (m) => console.error(m) },
   };
-}
-
-/** The `jwks` option: an http(s) URL, or a set given as an object with at least one usable key. */
-function jwksOf(jwks: unknown): string | Map<string, VerifyKey> {
-  if (typeof jwks === 'string' || jwks instanceof URL) {
-    const url = URL.canParse(String(jwks)) ? new URL(String(jwks)) : undefined;
-    if (url?.protocol !== 'https:' && url?.protocol !== 'http:')
-      throw new TypeError(`verifier: jwks must be an http(s) URL or a JWK set (got ${JSON.stringify(String(jwks))})`);
-    return url.href;
-  }
-  if (!jwks || typeof jwks !== 'object' || !Array.isArray((jwks as { keys?: unknown }).keys))
-    throw new TypeError('verifier: jwks must be the URL of the key set or a JWK set { keys }');
-  const held = keysOf(jwks);
-  if (held.size === 0)
-    throw new TypeError(
-      'verifier: jwks holds no usable key (public Ed25519, P-256 or RSA keys of 2048 bits or more, each with its ' +
-        'RFC 7638 thumbprint as kid)',
-    );
-  return held;
 }
 
 /** The `kid` of a token header (checked fully by keyForHeader). */

@@ -1,4 +1,4 @@
-import { createPublicKey } from 'node:crypto';
+import { createPublicKey, type webcrypto } from 'node:crypto';
 import { AuthError } from '../errors.js';
 import { request } from '../http/client.js';
 import { algOf, thumbprint } from '../session/signing.js';
@@ -99,4 +99,37 @@ export function keysOf(doc: unknown): Map<string, VerifyKey> {
     }
   }
   return keys;
+}
+
+/** A `jwks` option: the key set's URL, or a JWK set held locally. */
+export type JwksOption = string | URL | { keys: webcrypto.JsonWebKey[] };
+
+/** A `jwks` option checked: the URL's href, or the usable keys of a set given as an object (at least one). */
+export function jwksOf(jwks: unknown, caller: string): string | Map<string, VerifyKey> {
+  if (typeof jwks === 'string' || jwks instanceof URL) {
+    const url = URL.canParse(String(jwks)) ? new URL(String(jwks)) : undefined;
+    if (url?.protocol !== 'https:' && url?.protocol !== 'http:')
+      throw new TypeError(`${caller}: jwks must be an http(s) URL or a JWK set (got ${JSON.stringify(String(jwks))})`);
+    return url.href;
+  }
+  if (!jwks || typeof jwks !== 'object' || !Array.isArray((jwks as { keys?: unknown }).keys))
+    throw new TypeError(`${caller}: jwks must be the URL of the key set or a JWK set { keys }`);
+  const held = keysOf(jwks);
+  if (held.size === 0)
+    throw new TypeError(
+      `${caller}: jwks holds no usable key (public Ed25519, P-256 or RSA keys of 2048 bits or more, each with its ` +
+        'RFC 7638 thumbprint as kid)',
+    );
+  return held;
+}
+
+/** Where keys come from: a held set, or a remote set with its cache (one per caller, never shared). */
+export function keySource(
+  jwks: string | Map<string, VerifyKey>,
+  c: Omit<KeySetConfig, 'url'>,
+): (kid: string) => Promise<VerifyKey | undefined> {
+  if (jwks instanceof Map) return (kid) => Promise.resolve(jwks.get(kid));
+  const { maxAgeMs, cooldownMs, timeoutMs, clock } = c;
+  const remote = new RemoteKeySet({ url: jwks, maxAgeMs, cooldownMs, timeoutMs, clock });
+  return (kid) => remote.key(kid);
 }

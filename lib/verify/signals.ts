@@ -37,7 +37,8 @@ export interface SignalEvents {
 
 /** What the receiver is made of (the verifier's checked options and its key source). */
 export interface ReceiverParts {
-  issuer: string;
+  /** The SETs' `iss` accepted: the app's `issuer` option (verifier), or those a protected resource accepts. */
+  issuers: readonly string[];
   audience: string;
   credential: string;
   lifetimeMs: number;
@@ -117,7 +118,8 @@ export class SignalReceiver {
     }
     if (!verifyJwsSignature(parts, key)) throw new SetError('invalid_key', 'the signature is invalid');
     const claims = decodePayload(parts.payloadB64);
-    if (claims.iss !== this.p.issuer) throw new SetError('invalid_issuer', `iss is not ${this.p.issuer}`);
+    if (typeof claims.iss !== 'string' || !this.p.issuers.includes(claims.iss))
+      throw new SetError('invalid_issuer', `iss is not ${this.p.issuers.join(' or ')}`);
     const aud = Array.isArray(claims.aud) ? (claims.aud as unknown[]) : [claims.aud];
     if (!aud.includes(this.p.audience)) throw new SetError('invalid_audience', `aud is not ${this.p.audience}`);
     const bad =

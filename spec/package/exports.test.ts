@@ -315,9 +315,13 @@ const EXPECTED: Record<string, EntryNames> = {
     types: ['PostgresStateStoreOptions'],
   },
   './verify': {
-    runtime: ['AuthError', 'ERROR_STATUS', 'VerifyError', 'verifier'],
+    runtime: ['AuthError', 'ERROR_STATUS', 'VerifyError', 'protectedResource', 'verifier'],
     types: [
       'ErrorCode',
+      'ProtectedResource',
+      'ProtectedResourceAuth',
+      'ProtectedResourceEventsOptions',
+      'ProtectedResourceOptions',
       'VerifiedClaims',
       'Verifier',
       'VerifierEvent',
