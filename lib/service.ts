@@ -74,7 +74,8 @@ export function authKoa(opts: AuthKoaOptions): AuthKoa {
   const mount = features.mount.bind(features);
   const routing = import('./routes.js').then((m) => m.authRoute(o, routeParts, endToken, mount));
   const settled = (ctx: Context) => events.bus.settled(ctx);
-  const entry = { routing, avatarProxy: core.avatarProxy, waitForStart, pending: core.pending, settled };
+  const site = { names: features.siteDocuments(), serve: (ctx: Context, name: string) => features.site(ctx, name) };
+  const entry = { routing, avatarProxy: core.avatarProxy, waitForStart, pending: core.pending, settled, site };
   const service = requestHandler(o, entry);
   const close = async () => {
     await startUp.settled; // a failed start has already closed what it had started

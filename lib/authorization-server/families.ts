@@ -1,7 +1,7 @@
 import type { StateEntry, StateStore } from '../state/types.js';
 import { inBatches, NS, newFamilyId, newSecret, sha256, subset, union, updateEntry } from './grant-entries.js';
 import type { GrantIndex } from './grant-index.js';
-import type { Family, GrantError, GrantStore, RevokeReason } from './grant-types.js';
+import type { Family, GrantError, GrantStore, RevokeReason, RevokedFamily } from './grant-types.js';
 
 /**
  * Grant families and their refresh tokens in the state store. A family lives while a token of it may (its entry's
@@ -28,7 +28,7 @@ export interface FamilyBookOptions {
   clock: () => number;
   refreshTTLMs: number;
   index: GrantIndex;
-  onRevoked: (ids: string[], reason: RevokeReason) => Promise<void>;
+  onRevoked: (ids: string[], reason: RevokeReason, families: RevokedFamily[]) => Promise<void>;
 }
 
 type RefreshResult = Awaited<ReturnType<GrantStore['refresh']>>;
@@ -77,7 +77,8 @@ export function familyBook(o: FamilyBookOptions) {
     const gone = found.filter((f): f is StoredFamily => f !== undefined);
     if (indexed) for (const f of gone) await index.dropFamilies(f.userId, [f.id]);
     const told = reason === 'code_replay' || reason === 'refresh_reuse' ? ids : gone.map((f) => f.id);
-    if (told.length > 0) await o.onRevoked(told, reason);
+    const whose = gone.map((f) => ({ id: f.id, userId: f.userId, clientId: f.clientId }));
+    if (told.length > 0) await o.onRevoked(told, reason, whose);
     return gone.map((f) => f.id);
   }
 

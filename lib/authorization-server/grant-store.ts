@@ -4,7 +4,7 @@ import { consentBook } from './consents.js';
 import { familyBook, type FamilyBook } from './families.js';
 import { inBatches, union } from './grant-entries.js';
 import { grantIndex, type Dropped, type GrantIndex } from './grant-index.js';
-import type { GrantStore, GrantStoreOptions, GrantSummary, RevokeReason } from './grant-types.js';
+import type { GrantStore, GrantStoreOptions, GrantSummary, RevokeReason, RevokedFamily } from './grant-types.js';
 
 export type {
   CodeGrant,
@@ -77,8 +77,8 @@ async function listGrants(index: GrantIndex, families: FamilyBook, userId: strin
 export function grantStore(state: StateStore, options: GrantStoreOptions): GrantStore {
   const o = readOptions(state, options);
   const { clock } = o;
-  const onRevoked = async (ids: string[], reason: RevokeReason) => {
-    await o.onRevoked(ids, reason);
+  const onRevoked = async (ids: string[], reason: RevokeReason, whose: RevokedFamily[]) => {
+    await o.onRevoked(ids, reason, whose);
   };
   // The index and the families need each other (the index drops families over its caps, a family is indexed when
   // it starts): the index is given functions that reach the families once both exist.

@@ -48,6 +48,13 @@ export interface GrantSummary {
   lastUsed: number;
 }
 
+/** A family that was live when revoked (onRevoked): whose tokens a resource server must now refuse. */
+export interface RevokedFamily {
+  id: string;
+  userId: string;
+  clientId: string;
+}
+
 /** Why the store revoked families (onRevoked): on its own, or because a caller asked. */
 export type RevokeReason =
   /** An authorization code presented again after it was redeemed. */
@@ -74,7 +81,7 @@ export interface GrantStoreOptions {
    * caps, or a caller's revoke…() call): the one place to tell the revocation channel. Awaited; what it throws is
    * what the call that revoked rejects with, so it should not throw.
    */
-  onRevoked?: (familyIds: string[], reason: RevokeReason) => void | Promise<void>;
+  onRevoked?: (familyIds: string[], reason: RevokeReason, families: RevokedFamily[]) => void | Promise<void>;
 }
 
 /** An OAuth error as the token endpoint answers it (status 400). */

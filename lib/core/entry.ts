@@ -18,7 +18,18 @@ export interface EntryParts {
    * answers once it is done.
    */
   settled: (ctx: Context) => Promise<unknown> | undefined;
+  /** The features' site-root documents (`/.well-known/<name>`), when any serves one. */
+  site?: SiteDocuments;
 }
+
+/** The site-root `.well-known` documents of the features (FeatureSet.siteDocuments and .site). */
+export interface SiteDocuments {
+  readonly names: readonly string[];
+  /** Answers the request for document `name`; false when its feature passed it on. */
+  serve(ctx: Context, name: string): Promise<boolean>;
+}
+
+const WELL_KNOWN = '/.well-known/';
 
 /** The options the entry reads. */
 export interface EntryConfig {
@@ -30,6 +41,7 @@ export interface EntryConfig {
 /** The service's own middleware: the auth routes and the avatar route, every other request passed on. */
 export function requestHandler(o: EntryConfig, parts: EntryParts): Middleware {
   const { routing, avatarProxy, waitForStart, pending, settled } = parts;
+  const site = parts.site?.names.length ? parts.site : undefined;
   let authRoute: AuthRoute | undefined;
   routing.then((r) => (authRoute = r)).catch(() => undefined); // a failure reaches `ready` and the requests
   const authPrefix = o.authRoutePath;
@@ -43,7 +55,13 @@ export function requestHandler(o: EntryConfig, parts: EntryParts): Middleware {
     // Most requests are for neither route: when the raw URL (origin form) starts with neither prefix, its
     // path cannot either, and Koa's URL parsing is spared.
     const url = ctx.req.url ?? '';
-    if (url.charCodeAt(0) === 47 /* / */ && !url.startsWith(authPrefix) && !url.startsWith(avatarPrefix)) return next();
+    if (
+      url.charCodeAt(0) === 47 /* / */ &&
+      !url.startsWith(authPrefix) &&
+      !url.startsWith(avatarPrefix) &&
+      !(site && url.startsWith(WELL_KNOWN))
+    )
+      return next();
     const path = ctx.path;
     if (under(path, authPrefix)) {
       const waiting = waitForStart();
@@ -52,8 +70,27 @@ export function requestHandler(o: EntryConfig, parts: EntryParts): Middleware {
       return guarded(ctx, logger, () => Promise.all([waiting, routing]).then(([, r]) => r(ctx)), settled);
     }
     if (under(path, avatarPrefix)) return guarded(ctx, logger, () => avatarProxy.handle(ctx));
+    if (site && path.startsWith(WELL_KNOWN)) {
+      const name = path.slice(WELL_KNOWN.length).split('/', 1)[0];
+      if (site.names.includes(name)) return siteDocument(ctx, next, name, { site, logger, waitForStart });
+    }
     return next();
   };
+}
+
+/** A site-root document: its feature's answer once started, or the application's when the feature passes it on. */
+async function siteDocument(
+  ctx: Context,
+  next: Next,
+  name: string,
+  p: { site: SiteDocuments; logger: Logger; waitForStart: () => Promise<void> | undefined },
+): Promise<void> {
+  let answered = true;
+  await guarded(ctx, p.logger, async () => {
+    await p.waitForStart();
+    answered = await p.site.serve(ctx, name);
+  });
+  if (!answered) await next();
 }
 
 async function guarded(

@@ -37,6 +37,7 @@ export function featureCapabilities(
     tokens: () => tokens,
     startSession: () => login.begin,
     navigationSession: () => login.navigationSession,
+    cookieSession: () => login.cookieSession,
     presentedToken: () => (ctx) => tokens.presented(ctx),
     throttle: () => core.throttle,
     providers: () => ({

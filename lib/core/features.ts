@@ -1,4 +1,5 @@
 import { accounts } from '../accounts/index.js';
+import { authorizationServer } from '../authorization-server/index.js';
 import type { AccountsAdminAPI } from '../accounts/service.js';
 import { checkFeatureSet } from '../features/plan.js';
 import type { AnyBuiltIn, BuiltInOptionsContext } from '../features/built-in.js';
@@ -20,7 +21,7 @@ import { webhooks } from '../webhooks/index.js';
  * describes (features/built-in.ts). The one place outside a feature's folder that names it, besides the public
  * types; every list of built-ins below is a loop over these rows.
  */
-const BUILT_INS = [sessions, jwks, accounts, personalTokens, mfa, webhooks, ssf] as const;
+const BUILT_INS = [sessions, jwks, accounts, personalTokens, mfa, webhooks, ssf, authorizationServer] as const;
 
 /** The authKoa() options that turn a built-in on, each once; the compiler keeps them equal to the public type's. */
 type TableOptions = NonNullable<(typeof BUILT_INS)[number]['option']>;

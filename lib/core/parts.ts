@@ -110,6 +110,8 @@ export interface SessionParts {
   session: (ctx: Context) => Promise<SessionOf>;
   /** The same for a top-level GET navigation from this site, without the XSRF header (navigationSession). */
   navigationSession: (ctx: Context) => Promise<SessionOf>;
+  /** The same from the session cookie alone, whatever the request's site (cookieSession). */
+  cookieSession: (ctx: Context) => Promise<SessionOf>;
   /** After a credential change of `userId`: their other sessions end (endOtherSessionsOnFactorChange). */
   factorChanged: (userId: string, keep: string | undefined) => Promise<void>;
   /**
@@ -144,6 +146,8 @@ export function sessionParts(o: ResolvedOptions, core: CoreParts): SessionParts 
     },
     session: (ctx) => (users ? users.loginSession(ctx) : Promise.reject(new Error('not ready'))),
     navigationSession: (ctx) => (users ? users.navigationSession(ctx) : Promise.reject(new Error('not ready'))),
+    cookieSession: (ctx) =>
+      users ? users.navigationSession(ctx, undefined, true) : Promise.reject(new Error('not ready')),
     factorChanged: (userId, keep) => (o.endOtherSessionsOnFactorChange ? endSessions(userId, keep) : Promise.resolve()),
     endSessions,
     authenticate: (made) => void (users = made),

@@ -44,6 +44,11 @@ export interface FeatureCapabilities {
   readonly startSession: SessionStarter;
   /** The request's full login for a top-level GET navigation from this site, without the XSRF header. */
   readonly navigationSession: (ctx: Context) => Promise<SessionOf>;
+  /**
+   * The request's full login from the session cookie alone, from any site, without the XSRF header: only for routes
+   * that defend themselves (the authorization server's authorization request and consent form).
+   */
+  readonly cookieSession: (ctx: Context) => Promise<SessionOf>;
   /** The claims of the token the request presents, checked by signature only, or undefined. */
   readonly presentedToken: (ctx: Context) => Promise<Claims | undefined>;
   /** The instance's failed-login throttle of a scope (the passwords' policy); undefined when off. */

@@ -120,6 +120,12 @@ export interface Feature {
    * `next()` for a 404 `not_found`. A POST or DELETE from another site is refused before it gets here.
    */
   routes?: Middleware;
+  /**
+   * Requests for its site documents (FeatureModule.siteWellKnown): `GET /.well-known/<name>` at the site root, or
+   * with a path after the name (RFC 8414 §3.1: an issuer with a path). Answer them, or call `next()` to pass the
+   * request on to the application.
+   */
+  siteRoutes?: Middleware;
   /** What a login's start means to it (LoginStart): most features leave it. */
   loginStarts?: LoginStart;
   /** Who a login is, before the gates (LoginIdentity): most features leave it. */
@@ -194,6 +200,19 @@ export interface FeatureModule<O extends object = object> {
    * set that owns that folder: each name is one feature's, and its requests go to the feature's `routes`.
    */
   readonly wellKnown?: readonly string[];
+  /**
+   * Documents it serves at the site root, `/.well-known/<name>` (RFC 8615), by name (`['oauth-authorization-server']`):
+   * each name is one feature's, and its requests go to the feature's `siteRoutes`. Standards that clients discover
+   * from a bare host name need them (OAuth 2.0 Authorization Server Metadata); everything else stays under
+   * `authRoutePath`.
+   */
+  readonly siteWellKnown?: readonly string[];
+  /**
+   * Paths under its prefix (`['/oauth2/token']`) that take requests from any site: endpoints other sites' code calls
+   * with credentials of its own (an OAuth token endpoint), which never act on the browser's cookies. Every other
+   * POST or DELETE from another site is refused before the feature's routes.
+   */
+  readonly anySite?: readonly string[];
   /** The options as given, checked against `optionNames`. */
   readonly options?: O;
   /** Every option key the feature takes. */

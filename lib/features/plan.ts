@@ -43,6 +43,9 @@ export function checkModule(entry: unknown, at: string): FeatureModule {
   const docs = m.wellKnown;
   if (docs !== undefined && (!Array.isArray(docs) || !docs.every((d) => typeof d === 'string' && WELL_KNOWN.test(d))))
     throw new TypeError(`${where}: wellKnown must list document names such as "ssf-configuration"`);
+  const site = m.siteWellKnown;
+  if (site !== undefined && (!Array.isArray(site) || !site.every((d) => typeof d === 'string' && WELL_KNOWN.test(d))))
+    throw new TypeError(`${where}: siteWellKnown must list document names such as "oauth-authorization-server"`);
   if (m.options !== undefined) {
     if (typeof m.options !== 'object' || m.options === null) throw new TypeError(`${where}: options must be an object`);
     // A misspelled option would leave its default in place without a word, as for authKoa's own.
@@ -82,6 +85,12 @@ export function checkFeatureSet(features: readonly FeatureModule[]): void {
           `authKoa: features: features "${other.name}" and "${f.name}" both serve <authRoutePath>/.well-known/${doc}`,
         );
       documents.set(doc, f);
+    }
+    for (const doc of f.siteWellKnown ?? []) {
+      const other = documents.get(`/${doc}`);
+      if (other)
+        throw new TypeError(`authKoa: features: features "${other.name}" and "${f.name}" both serve /.well-known/${doc}`);
+      documents.set(`/${doc}`, f);
     }
     const twin = names.get(f.name);
     if (twin) throw new TypeError(`authKoa: features: two features are named "${f.name}"`);

@@ -130,6 +130,27 @@ export class FeatureSet {
     }
   }
 
+  /** The names of every feature's site documents (FeatureModule.siteWellKnown), for the service's entry. */
+  siteDocuments(): string[] {
+    return this.#modules.flatMap((m) => [...(m.siteWellKnown ?? [])]);
+  }
+
+  /**
+   * Hands a site-root `/.well-known/<name>[/…]` request to the feature that serves `<name>`; resolves false when none
+   * does or it passed the request on (the application answers it).
+   */
+  async site(ctx: Context, name: string): Promise<boolean> {
+    const m = this.#modules.find((f) => f.siteWellKnown?.includes(name));
+    const routes = m && this.#made.get(m.name)?.siteRoutes;
+    if (!routes) return false;
+    let passed = false;
+    await routes(ctx, () => {
+      passed = true;
+      return Promise.resolve();
+    });
+    return !passed;
+  }
+
   /** A feature's routes as the auth router calls them: the cross-site rule first; what they leave is a 404. */
   #handler(m: FeatureModule): (ctx: Context, next: Next) => Promise<void> {
     return async (ctx: Context, next: Next) => {
@@ -138,7 +159,8 @@ export class FeatureSet {
         await next();
         return;
       }
-      if (ctx.method !== 'GET' && ctx.method !== 'HEAD' && crossSite(ctx, this.#parts.origin)) {
+      const open = m.anySite?.some((p) => ctx.path === `${this.#parts.authRoutePath}${m.prefix ?? ''}${p}`);
+      if (ctx.method !== 'GET' && ctx.method !== 'HEAD' && !open && crossSite(ctx, this.#parts.origin)) {
         throw new AuthError('origin_mismatch', 'the request must come from this site');
       }
       // Past the feature's own routes: a 404, not the provider routes that a second segment would reach.

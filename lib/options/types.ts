@@ -23,6 +23,7 @@ import type { AccountsOptions } from '../accounts/options.js';
 import type { PersonalTokensOptions } from '../personal-tokens/options.js';
 import type { WebhookEndpointOptions } from '../webhooks/options.js';
 import type { SsfOptions } from '../ssf/options.js';
+import type { AuthorizationServerOptions } from '../authorization-server/options.js';
 import type { SigningOptions } from '../session/signing.js';
 
 export type { Duration } from '../util/duration.js';
@@ -258,4 +259,11 @@ export interface BuiltInFeatureOptions {
    * durable `stateStore` until delivered or acknowledged. Needs `signing`. Off by default.
    */
   ssf?: SsfOptions;
+  /**
+   * The app as an OAuth 2.1 authorization server for its APIs and for other apps and AI agents
+   * (docs/authorization-server.md): `{ resources, clients }` at least. Its issuer is `url`; users sign in with the
+   * app's own logins; codes, refresh tokens and consents live in the durable `stateStore`. Needs `signing`. Off by
+   * default.
+   */
+  authorizationServer?: AuthorizationServerOptions;
 }

@@ -61,6 +61,10 @@ export function signalOf(e: AuthEvent): Signal | undefined {
       return credential(e.time, e.userId, { credential_type: 'fido2-platform', change_type: 'delete' }, 'user');
     case 'token_revoked':
       return credential(e.time, e.userId, { credential_type: PERSONAL_TOKEN, change_type: 'revoke' }, by(e.by));
+    case 'grant_revoked':
+      // A grant of the authorization server: its access tokens carry the family as `sid`, so its end is that
+      // session's end at every receiver.
+      return { ...base, event: 'session-revoked', userId: e.userId, sid: e.sid, claims: { initiating_entity: e.reason === 'revoked' ? 'user' : 'system' } };
     default:
       return undefined;
   }

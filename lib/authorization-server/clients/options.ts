@@ -24,6 +24,16 @@ const GRANT_TYPES: readonly GrantType[] = ['authorization_code', 'refresh_token'
 const DEFAULT_DOCUMENT_TIMEOUT = '5s';
 const MAX_CLIENTS = 10_000;
 
+/** The members of the `authorizationServer` option this module reads. */
+export const CLIENT_OPTION_KEYS = [
+  'clients',
+  'clientMetadataDocuments',
+  'registration',
+  'registrationLimits',
+  'allowPrivate',
+  'allowHttpRedirects',
+];
+
 /** Reads and checks `clients`, `clientMetadataDocuments`, `registration`, `allowPrivate`, `allowHttpRedirects`. */
 export function readClientOptions(input: unknown, path = 'authorizationServer'): ClientConfig {
   if (input === undefined || input === true) input = {};

@@ -26,7 +26,15 @@ export function respond(
   to: { redirectURI: string; mode: ResponseMode },
   params: Record<string, string | undefined>,
 ): void {
-  const all = { ...params, iss: srv.o.signer ? srv.base : undefined };
+  sendAuthorizationResponse(ctx, to, { ...params, iss: srv.o.signer ? srv.base : undefined });
+}
+
+/** Sends `params` (undefined ones left out) to the redirect URI in the mode asked: both authorization servers' way. */
+export function sendAuthorizationResponse(
+  ctx: Context,
+  to: { redirectURI: string; mode: ResponseMode },
+  all: Record<string, string | undefined>,
+): void {
   if (to.mode === 'query') return redirect(ctx, to.redirectURI, all);
   const fields = Object.entries(all)
     .filter((e): e is [string, string] => e[1] !== undefined)

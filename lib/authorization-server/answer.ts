@@ -1,0 +1,48 @@
+import type { Context } from 'koa';
+import { sendAuthorizationResponse } from '../providers/oauth2-server/respond.js';
+import type { SessionOf } from '../session/fresh.js';
+import type { ServerParts } from './parts.js';
+import type { AuthorizationRequest } from './request.js';
+
+/** The two ends of an authorization request that passed its checks: a code, or an error, sent to the client. */
+
+/** A one-use code for the request, sent to the client. */
+export async function issueCode(
+  p: ServerParts,
+  ctx: Context,
+  request: AuthorizationRequest,
+  session: SessionOf,
+): Promise<void> {
+  const { claims, user } = session;
+  const code = await p.grants.issueCode({
+    clientId: request.clientId,
+    redirectURI: request.redirectURI,
+    redirectURIOmitted: request.redirectURIOmitted,
+    challenge: request.challenge,
+    scopes: request.scopes,
+    resources: request.resources,
+    userId: user.id,
+    authTime: typeof claims.auth_time === 'number' ? claims.auth_time : Math.floor(p.clock() / 1000),
+    ...(request.nonce !== undefined ? { nonce: request.nonce } : {}),
+    ...(typeof claims.sid === 'string' ? { sid: claims.sid } : {}),
+  });
+  const to = { redirectURI: request.redirectURI, mode: request.responseMode };
+  sendAuthorizationResponse(ctx, to, { code, state: request.state, iss: p.places.issuer });
+}
+
+/** An error sent back to the client. */
+export function refuse(
+  p: ServerParts,
+  ctx: Context,
+  request: AuthorizationRequest,
+  error: string,
+  description: string,
+): void {
+  const to = { redirectURI: request.redirectURI, mode: request.responseMode };
+  sendAuthorizationResponse(ctx, to, {
+    error,
+    error_description: description,
+    state: request.state,
+    iss: p.places.issuer,
+  });
+}

@@ -1,0 +1,30 @@
+import type { Context } from 'koa';
+import { json, readFormParams } from '../providers/oauth2-server/http.js';
+import { ownAccessToken } from './own-token.js';
+import type { ServerParts } from './parts.js';
+
+/**
+ * `POST <authRoutePath>/oauth2/revoke` (RFC 7009): a client revokes its own refresh or access token, and with it
+ * the whole grant family (RFC 7009 §2.1 allows it, and a leaked token's siblings are as suspect). The answer is 200
+ * whatever the token was, so the endpoint tells nothing about tokens it did not issue to this client.
+ */
+export async function revokeEndpoint(p: ServerParts, ctx: Context): Promise<void> {
+  ctx.set('Cache-Control', 'no-store');
+  const params = await readFormParams(ctx, 16 * 1024);
+  const form = Object.fromEntries([...params.keys()].map((k) => [k, params.get(k) ?? undefined]));
+  const who = await p.clients.authenticate({ authorization: ctx.get('authorization') || undefined, form });
+  if ('error' in who) {
+    ctx.set('WWW-Authenticate', 'Basic realm="revoke"');
+    return json(ctx, 401, { error: who.error, error_description: who.description });
+  }
+  const token = form.token;
+  if (!token) return json(ctx, 400, { error: 'invalid_request', error_description: 'token is missing' });
+  const clientId = who.client.id;
+  // What it revokes is told as `grant_revoked` by the store's listener (server.ts).
+  if (!(await p.grants.revokeRefresh(token, clientId))) {
+    const claims = ownAccessToken(token, p.keySet(), p.places.issuer);
+    if (claims?.client_id === clientId) await p.grants.revokeFamily(claims.sid);
+  }
+  ctx.status = 200;
+  ctx.body = '';
+}
