@@ -26,9 +26,7 @@ export function endpointsOf(authBase: string): Record<string, string> {
   return {
     authorization_endpoint: at('authorize'),
     token_endpoint: at('token'),
-    introspection_endpoint: at('introspect'),
     revocation_endpoint: at('revoke'),
-    userinfo_endpoint: at('userinfo'),
     jwks_uri: `${authBase}/.well-known/jwks.json`,
   };
 }
@@ -46,7 +44,6 @@ export function serverMetadata(config: AuthorizationServerConfig, p: ServerPlace
     grant_types_supported: ['authorization_code', 'refresh_token', 'client_credentials'],
     code_challenge_methods_supported: ['S256'],
     token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
-    introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
     revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
     scopes_supported: [...scopes],
     subject_types_supported: ['public'],

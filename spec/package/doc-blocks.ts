@@ -87,6 +87,14 @@ function isMarkedAsYours(name: string, comments: string): boolean {
   return comments.split('\n').some((c) => named.test(c) && /\byours?\b|\babove\b/i.test(c));
 }
 
+/** The package a module specifier names: `@scope/name` or `name`, without the path inside it. */
+function packageOf(specifier: string): string {
+  return specifier
+    .split('/')
+    .slice(0, specifier.startsWith('@') ? 2 : 1)
+    .join('/');
+}
+
 /** What a block is compiled as, and how many lines come before its own first line. */
 export interface CompiledBlock {
   text: string;
@@ -166,6 +174,9 @@ export function blockProblems(
     const quoted = /'([^']+)'/.exec(d.message)?.[1] ?? '';
     if (UNDEFINED.has(d.code) && isMarkedAsYours(quoted, commentsOf(block.code))) continue;
     if (d.code === MISSING_MODULE && quoted.startsWith('./')) continue;
+    // A package the block says is the reader's own install (`// @modelcontextprotocol/sdk: yours, npm install …`):
+    // the consumer's install has only what getting-started.md installs.
+    if (d.code === MISSING_MODULE && isMarkedAsYours(packageOf(quoted), commentsOf(block.code))) continue;
     if (block.lang !== 'ts' && !UNDEFINED.has(d.code)) continue;
     const line = block.line + 1 + d.line - sources[d.block]!.before;
     problems.push(`${block.file}:${line}: TS${d.code} ${d.message}`);
