@@ -58,24 +58,28 @@ export interface GrantIndex {
   dropUser(userId: string): Promise<IndexedClient[]>;
 }
 
+/** Writes the user's index through `change` (clients in, clients out; the same array: nothing to write). */
+async function updateIndex(
+  state: StateStore,
+  clock: () => number,
+  userId: string,
+  until: number,
+  change: (clients: IndexedClient[]) => IndexedClient[],
+): Promise<void> {
+  await updateEntry<UserIndex>(state, NS.user, sha256(userId), clock, (live) => {
+    const before = live?.value.clients ?? [];
+    const clients = change(before);
+    const expiresAt = Math.max(live?.expiresAt ?? 0, until);
+    if (clients === before && expiresAt === live?.expiresAt) return undefined;
+    if (clients.length === 0) return live ? null : undefined;
+    return { value: { clients }, expiresAt };
+  });
+}
+
 export function grantIndex(state: StateStore, o: GrantIndexOptions): GrantIndex {
   const { clock } = o;
-  /** Writes the user's index through `change` (clients in, clients out; the same array: nothing to write). */
-  async function update(
-    userId: string,
-    until: number,
-    change: (clients: IndexedClient[]) => IndexedClient[],
-  ): Promise<void> {
-    await updateEntry<UserIndex>(state, NS.user, sha256(userId), clock, (live) => {
-      const before = live?.value.clients ?? [];
-      const clients = change(before);
-      const expiresAt = Math.max(live?.expiresAt ?? 0, until);
-      if (clients === before && expiresAt === live?.expiresAt) return undefined;
-      if (clients.length === 0) return live ? null : undefined;
-      return { value: { clients }, expiresAt };
-    });
-  }
-
+  const update = (userId: string, until: number, change: (clients: IndexedClient[]) => IndexedClient[]) =>
+    updateIndex(state, clock, userId, until, change);
   /** Adds to the client's line (a family, a consent) with both caps applied; dead families leave first. */
   async function add(userId: string, clientId: string, until: number, family?: IndexedFamily): Promise<void> {
     const mine = (await index.read(userId)).find((c) => c.clientId === clientId);

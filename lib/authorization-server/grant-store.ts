@@ -109,15 +109,15 @@ export function grantStore(state: StateStore, options: GrantStoreOptions): Grant
       if (!started) throw new Error('authorization server: a new family was revoked as it started');
       return started;
     },
-    issueRefresh: families.issueRefresh,
-    refresh: families.refresh,
+    issueRefresh: (family) => families.issueRefresh(family),
+    refresh: (token, ask) => families.refresh(token, ask),
     async revokeFamily(id) {
       if (typeof id === 'string' && id !== '') await families.revoke([id], 'revoked');
     },
     async isRevoked(id) {
       return (await families.live(id)) === undefined;
     },
-    revokeRefresh: families.revokeRefresh,
+    revokeRefresh: (token, clientId) => families.revokeRefresh(token, clientId),
     listGrants: (userId) => listGrants(index, families, userId),
     async revokeGrant(userId, clientId) {
       const client = await index.dropClient(userId, clientId);
@@ -133,6 +133,6 @@ export function grantStore(state: StateStore, options: GrantStoreOptions): Grant
     },
     hasConsent: consents.has,
     rememberConsent: consents.remember,
-    touch: families.touch,
+    touch: (id) => families.touch(id),
   };
 }
