@@ -155,6 +155,17 @@ export function startSignals(
 }
 
 /** What a verifier's or a protected resource's `events` shows: a poll now (tests, a health check), and its state. */
+/** What verifier() and protectedResource() both offer of their receiver: its events, its state, its end. */
+export interface ReceiverHandle {
+  /** Hears the receiver's events (`signal`, `unavailable`, `restored`); one without `events` has none. */
+  on<T extends VerifierEventType>(type: T, listener: VerifierListener<T>): void;
+  off<T extends VerifierEventType>(type: T, listener: VerifierListener<T>): void;
+  /** The receiver's state: a poll now (tests, a health check), revocations held, whether the app is reachable. */
+  readonly events: ReceiverView | undefined;
+  /** Stops polling the app (the timer never keeps the process alive either). */
+  close(): Promise<void>;
+}
+
 export interface ReceiverView {
   /** One poll now, after the one under way: true when the app said more wait (false for a pushed receiver). */
   poll(): Promise<boolean>;

@@ -27,10 +27,8 @@ import {
   receiverView,
   startSignals,
   type EventsConfig,
-  type ReceiverView,
+  type ReceiverHandle,
   type VerifierEventsOptions,
-  type VerifierEventType,
-  type VerifierListener,
   type VerifierLogger,
 } from './events.js';
 import { jwksOf, keySource, type JwksOption } from './key-set.js';
@@ -94,16 +92,9 @@ export type VerifyError = AuthError;
 export type VerifiedClaims = Claims & { user: User; aud: string };
 
 /** The middleware, with `verify` for other frameworks. */
-export interface Verifier extends Middleware {
+export interface Verifier extends Middleware, ReceiverHandle {
   /** The claims of a valid session token; rejects with an AuthError. */
   verify(token: string): Promise<VerifiedClaims>;
-  /** Hears the receiver's events (`signal`, `unavailable`, `restored`); a verifier without `events` has none. */
-  on<T extends VerifierEventType>(type: T, listener: VerifierListener<T>): void;
-  off<T extends VerifierEventType>(type: T, listener: VerifierListener<T>): void;
-  /** The receiver's state: a poll now (tests, a health check), revocations held, whether the app is reachable. */
-  readonly events: ReceiverView | undefined;
-  /** Stops polling the app (the timer never keeps the process alive either). */
-  close(): Promise<void>;
 }
 
 /**

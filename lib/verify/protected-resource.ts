@@ -2,14 +2,7 @@ import type { Context, Middleware, Next } from 'koa';
 import { AuthError } from '../errors.js';
 import type { VerifyKey } from '../session/jws.js';
 import { checkAccessToken, type AccessTokenRules, type ProtectedResourceAuth } from './access-token.js';
-import {
-  receiverView,
-  startSignals,
-  type ReceiverView,
-  type Signals,
-  type VerifierEventType,
-  type VerifierListener,
-} from './events.js';
+import { receiverView, startSignals, type ReceiverHandle, type Signals } from './events.js';
 import { IssuerKeys } from './issuer-keys.js';
 import { keySource } from './key-set.js';
 import {
@@ -30,7 +23,7 @@ export type { ProtectedResourceEventsOptions, ProtectedResourceOptions } from '.
  */
 
 /** The middleware, with `.scope()` for a route and `verify` for other frameworks. */
-export interface ProtectedResource extends Middleware {
+export interface ProtectedResource extends Middleware, ReceiverHandle {
   /**
    * A middleware for a route, after this one, requiring every scope named: 403 `insufficient_scope` otherwise, with
    * the scopes in the challenge. On a route without this middleware before it, it checks the token itself.
@@ -41,13 +34,6 @@ export interface ProtectedResource extends Middleware {
   /** The RFC 9728 metadata document this middleware serves, and its absolute URL (the challenges name it). */
   readonly metadata: Readonly<Record<string, unknown>>;
   readonly metadataUrl: string;
-  /** The receiver's events (`signal`, `unavailable`, `restored`), as verifier()'s; none without `events`. */
-  on<T extends VerifierEventType>(type: T, listener: VerifierListener<T>): void;
-  off<T extends VerifierEventType>(type: T, listener: VerifierListener<T>): void;
-  /** The receiver's state, as verifier()'s. */
-  readonly events: ReceiverView | undefined;
-  /** Stops polling the app. */
-  close(): Promise<void>;
 }
 
 /**
