@@ -20,8 +20,8 @@ import type {
 } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { readBody } from '../../lib/http/body.js';
 import { protectedResource, type ProtectedResourceAuth } from '../../lib/verify/index.js';
-import { signUpAndConfirm } from '../accounts/rig.js';
-import type { Client } from '../helpers/http.js';
+import { appCode, enrolTotp, login, PASSWORD, signUpAndConfirm } from '../accounts/rig.js';
+import { Client } from '../helpers/http.js';
 import { REDIRECT, serverRig, userAnswers } from './app-rig.js';
 
 /** An MCP server (one tool: who the token says is calling) in a Koa app, its middleware set once the port is known. */
@@ -162,4 +162,33 @@ test('a token the MCP client got for one MCP server is refused at another', asyn
   });
   t.is(res.status, 401);
   t.regex(res.headers.get('www-authenticate') ?? '', /error="invalid_token"/);
+});
+
+test('with a second factor on, the MCP client is sent to log in until the user has passed both steps, then gets its token', async (t) => {
+  const mcp = await mcpApp(t);
+  const r = await serverRig(
+    t,
+    { resources: { [mcp.url]: { scopes: ['notes:read'] } }, clients: [{ id: 'agent', redirectURIs: [REDIRECT] }] },
+    { mfa: true },
+  );
+  mcp.protect(protectedResource({ resource: mcp.url, authorizationServers: [r.app.url], clock: r.clock }));
+  await signUpAndConfirm(r, 'ann@example.com');
+  const otpauthUrl = await enrolTotp(r);
+  // A new browser: the password alone is half a login.
+  const browser = new Client(r.app.url);
+  t.like(await (await login(browser, 'ann@example.com', PASSWORD)).json(), { mfa_required: true });
+  const halfway = new AgentProvider(browser, { client_id: 'agent' });
+  const refused = await t.throwsAsync(connect(mcp.url, halfway));
+  t.regex(String(refused?.message), /no code: .*\/auth\/oauth2\/login\?from=/, 'sent to the login page');
+  r.clock.advance(30_000);
+  const second = await browser.fetch('/auth/mfa/verify', {
+    method: 'POST',
+    json: { code: appCode(otpauthUrl, r.clock()) },
+  });
+  t.is(second.status, 200);
+  const provider = new AgentProvider(browser, { client_id: 'agent' });
+  const client = await connect(mcp.url, provider);
+  t.teardown(() => client.close());
+  const result = (await client.callTool({ name: 'whoami', arguments: {} })) as { content: Array<{ text: string }> };
+  t.regex(result.content[0]!.text, /acct_/);
 });
