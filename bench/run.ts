@@ -27,6 +27,7 @@ import { middlewareBench, type MiddlewareCost } from './middleware.js';
 import { passwordBench, passwordReport, type PasswordBench } from './password.js';
 import { authkoaShare, type CpuProfile } from './profile.js';
 import { scaleBench, type ScaleResult } from './scale.js';
+import { tokenEndpointBench, tokenReport } from './token-endpoint.js';
 import { median, medianInterval } from './stats.js';
 import { stateBench, stateReport, type StateRow } from './state.js';
 import { algorithmBench, verifyBench, type MicroResult } from './verify.js';
@@ -788,8 +789,12 @@ process.stderr.write('middleware cost, in-process…\n');
 const costs = await middlewareBench(quick ? 300 : 1500, quick ? 1 : 3);
 process.stderr.write('password logins, default scrypt…\n');
 const password = await passwordBench(quick ? 5 : 20);
+process.stderr.write("the authorization server's token endpoint…\n");
+const tokens = await tokenEndpointBench(quick ? 200 : 2000);
 const scale = flag('--skip-scale') ? [] : await scaleBench(quick ? [1000] : [10_000, 100_000]);
-const text = report(httpRows, costs, micro, byAlg, scale, about, imp, state, password);
+const text = [report(httpRows, costs, micro, byAlg, scale, about, imp, state, password), tokenReport(tokens)].join(
+  '\n\n',
+);
 process.stdout.write(text + '\n');
 if (flag('--write') && (only !== undefined || earlier))
   process.stderr.write(`${earlier ? '--against' : '--only'}: a partial run, docs/performance.md left as it was\n`);
