@@ -19,6 +19,7 @@ import { mfaCalls } from './client/mfa.js';
 import { passkeyCalls } from './client/passkeys.js';
 import { sessionCalls } from './client/sessions.js';
 import { tokenCalls } from './client/tokens.js';
+import { grantCalls } from './client/grants.js';
 import { expect, isUser, loginResult, type LoginResult } from './client/login.js';
 import { clientConfig, type AuthClientOptions } from './client/options.js';
 import type { ProviderList, Status, User } from './client/schema.js';
@@ -30,11 +31,13 @@ export type { CallOptions } from './client/call.js';
 export type { MfaStatus } from './client/mfa.js';
 export type { PasskeyCallOptions } from './client/passkeys.js';
 export type { TokenCallOptions } from './client/tokens.js';
+export type { GrantCallOptions } from './client/grants.js';
 export type { LinkCallOptions, LinkStartOptions } from './client/links.js';
 export type { LoginResult } from './client/login.js';
 export type { AuthClientOptions } from './client/options.js';
 export type {
   AccountLink,
+  ConnectedApp,
   ErrorBody,
   ErrorCode,
   KeySet,
@@ -152,6 +155,8 @@ export function createAuthClient(options: AuthClientOptions = {}) {
     accounts: accountCalls(t, auth),
     /** The user's personal access tokens (the server's `tokens` option): create, list, revoke. */
     tokens: tokenCalls(t, auth),
+    /** The apps and agents the user allowed (the server's `authorizationServer` option): list, disconnect. */
+    grants: grantCalls(t, auth),
     /** The identities linked to the session's account (the server's `accounts` option): list, start, unlink. */
     links: linkCalls(t, auth),
   };

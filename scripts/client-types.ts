@@ -7,6 +7,7 @@
 import { writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { ACCOUNT_ERRORS } from '../lib/accounts/errors.js';
+import { serverOpenAPI } from '../lib/authorization-server/openapi.js';
 import { linksOpenAPI } from '../lib/accounts/links/openapi.js';
 import { MFA_ERRORS } from '../lib/mfa/errors.js';
 import { MFA_SCHEMAS } from '../lib/mfa/schemas.js';
@@ -25,7 +26,7 @@ const HEADER = `/**
 
 /**
  * The text of browser/client/schema.ts for the current component schemas: the core ones and those of the
- * built-in accounts, personal tokens and second factor, whose routes the client calls (their bodies, their error
+ * built-in accounts, personal tokens, second factor and authorization server (the connected apps), whose routes the client calls (their bodies, their error
  * codes in `ErrorCode`, in the order a configuration with all three lists them).
  */
 export function clientSchemaSource(): string {
@@ -44,7 +45,11 @@ export function clientSchemaSource(): string {
     },
     [],
     {
-      ...{ paths: {}, schemas: { ...linksOpenAPI().schemas, ...tokenSchemas, ...MFA_SCHEMAS }, securitySchemes: {} },
+      ...{
+        paths: {},
+        schemas: { ...linksOpenAPI().schemas, ...tokenSchemas, ...MFA_SCHEMAS, ...serverOpenAPI().schemas },
+        securitySchemes: {},
+      },
       errors: { ...ACCOUNT_ERRORS, ...TOKEN_ERRORS, ...MFA_ERRORS },
       tags: {},
       credentialSchemes: [],

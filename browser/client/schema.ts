@@ -81,6 +81,32 @@ export interface RecoveryCodes {
   recoveryCodes: string[];
 }
 
+export interface OAuthError {
+  error: string;
+  error_description?: string;
+  [key: string]: unknown;
+}
+
+export interface OAuthTokens {
+  /** a JWT, `typ` at+jwt (RFC 9068) */
+  access_token: string;
+  token_type: "Bearer";
+  expires_in: number;
+  scope: string;
+  refresh_token?: string;
+  [key: string]: unknown;
+}
+
+export interface ConnectedApp {
+  clientId: string;
+  clientName: string;
+  scopes: string[];
+  resources: string[];
+  firstUsed: string;
+  lastUsed: string;
+  [key: string]: unknown;
+}
+
 /** Every error authkoa answers: a message for people and a code for programs. */
 export interface ErrorBody {
   error: string;

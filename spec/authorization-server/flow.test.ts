@@ -1,7 +1,8 @@
 import test from 'ava';
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import * as oauth from 'oauth4webapi';
-import { signUpAndConfirm } from '../accounts/rig.js';
+import { createAuthClient } from '../../browser/client.js';
+import { PASSWORD, signUpAndConfirm } from '../accounts/rig.js';
 import { Client } from '../helpers/http.js';
 import { authorizationURL, insecure, OTHER_RESOURCE, REDIRECT, RESOURCE, serverRig, userAnswers } from './app-rig.js';
 
@@ -231,4 +232,28 @@ test('a session JWT is not an access token and an access token is not a session'
       currentDate: new Date(r.clock()),
     }),
   );
+});
+
+test('connected apps: authkoa/client lists the app the user allowed and disconnects it; its refresh token is then refused', async (t) => {
+  const r = await serverRig(t);
+  await signUpAndConfirm(r, 'ann@example.com');
+  const { url, state, verifier } = await authorizationURL(r.as, { client_id: 'agent', resource: RESOURCE });
+  const params = oauth.validateAuthResponse(r.as, agent, await userAnswers(r.client, url), state);
+  const tokens = await oauth.processAuthorizationCodeResponse(
+    r.as,
+    agent,
+    await oauth.authorizationCodeGrantRequest(r.as, agent, oauth.None(), params, REDIRECT, verifier, insecure),
+  );
+  const auth = createAuthClient({ baseURL: r.app.url });
+  t.like(await auth.login('local', { user: 'ann@example.com', passwd: PASSWORD }), { state: 'logged_in' });
+  const apps = await auth.grants.list();
+  t.is(apps.length, 1);
+  t.like(apps[0], { clientId: 'agent', clientName: 'Agent', resources: [RESOURCE] });
+  await auth.grants.revoke('agent');
+  t.deepEqual(await auth.grants.list(), []);
+  const refused = await oauth.refreshTokenGrantRequest(r.as, agent, oauth.None(), tokens.refresh_token!, insecure);
+  t.is(refused.status, 400);
+  await t.throwsAsync(auth.grants.revoke('agent'), { message: /no such grant/ });
+  // Without the XSRF header (another site's page): refused.
+  t.is((await r.client.fetch('/auth/oauth2/grants')).status, 401);
 });
