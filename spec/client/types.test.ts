@@ -5,6 +5,7 @@
  * is tested in cookies.test.ts.
  */
 import test from 'ava';
+import { pemKey } from '../server/openid-fixtures.js';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -35,6 +36,8 @@ test("the generated types are those of a running app's auth.openapi() components
     accounts: { store: 'memory://' },
     tokens: true,
     mfa: { store: 'memory://' },
+    signing: { alg: 'ES256', key: pemKey('ES256') },
+    authorizationServer: {},
   });
   t.teardown(() => app.close());
   const doc = (await app.auth.openapi()) as unknown as {
