@@ -64,7 +64,13 @@ export function signalOf(e: AuthEvent): Signal | undefined {
     case 'grant_revoked':
       // A grant of the authorization server: its access tokens carry the family as `sid`, so its end is that
       // session's end at every receiver.
-      return { ...base, event: 'session-revoked', userId: e.userId, sid: e.sid, claims: { initiating_entity: e.reason === 'revoked' ? 'user' : 'system' } };
+      return {
+        ...base,
+        event: 'session-revoked',
+        userId: e.userId,
+        sid: e.sid,
+        claims: { initiating_entity: e.reason === 'revoked' ? 'user' : 'system' },
+      };
     default:
       return undefined;
   }
