@@ -13,6 +13,7 @@ import { keysCommand } from './commands/keys.js';
 import { dbCommand } from './commands/db.js';
 import { openapiCommand } from './commands/openapi.js';
 import { mfaCommand } from './commands/mfa.js';
+import { oauthCommand } from './commands/oauth.js';
 import { secretCommand } from './commands/secret.js';
 import { passkeysCommand } from './commands/passkeys.js';
 import { sessionsCommand } from './commands/sessions.js';
@@ -36,7 +37,7 @@ function packageVersion(): string {
 
 const program = new Command('authctl')
   .description(
-    'chores around authkoa: secrets, signing keys, database tables, the OpenAPI description, avatar stores, sessions, accounts, personal tokens, passkeys, second factors, the dev OAuth2 server, the Telegram poller, the demo app',
+    'chores around authkoa: secrets, signing keys, database tables, the OpenAPI description, avatar stores, sessions, accounts, personal tokens, passkeys, second factors, OAuth clients and grants, the dev OAuth2 server, the Telegram poller, the demo app',
   )
   .version(packageVersion(), '-V, --version')
   .showHelpAfterError('(run authctl --help for usage)')
@@ -81,6 +82,7 @@ program.addCommand(accountsCommand());
 program.addCommand(tokensCommand());
 program.addCommand(passkeysCommand());
 program.addCommand(mfaCommand());
+program.addCommand(oauthCommand());
 program.addCommand(dbCommand());
 program.addCommand(openapiCommand());
 program.addCommand(auditCommand());

@@ -93,6 +93,9 @@ export type { FactorStore, UserFactors } from './mfa/store.js';
 // The second factor's admin API, as `auth.mfa` and `authctl mfa` use it over a store; its events' types.
 export { mfaAdmin, type FactorStatus, type MfaAdmin, type RemovedFactors } from './mfa/admin.js';
 export type { MfaChangedEvent, MfaFailedEvent } from './mfa/events.js';
+// The OAuth 2.1 authorization server's admin API (`auth.authorizationServer`, `authctl oauth`) and what it answers.
+export type { AuthorizationServerAdmin, ConnectedApp } from './authorization-server/admin.js';
+export type { OAuthClient } from './authorization-server/clients/types.js';
 // Accounts (the `accounts` option and the `password` kind): the store contract an application's own users table
 // implements, the admin API (`auth.accounts`), the options and the events' types. See docs/accounts.md.
 export type { Account, AccountStore, AccountUpdate, StoredAccount } from './accounts/store.js';

@@ -194,17 +194,26 @@ export function instanceApi(p: InstanceParts): Omit<AuthKoa, keyof Middleware> {
  * call after start-up; undefined for a feature the options leave off.
  */
 function builtInAdmins(features: FeatureSet, started: <T>(f: () => Promise<T>) => Promise<T>): BuiltInAdmins {
-  type Admin = Record<string, (...args: unknown[]) => Promise<unknown>>;
-  const shortcut = (name: string, methods: readonly string[]) => {
-    const call =
-      (method: string) =>
-      (...args: unknown[]) =>
-        started(() => (features.admin(name) as Admin)[method](...args));
-    return Object.fromEntries(methods.map((m) => [m, call(m)]));
+  type Admin = Record<string, unknown>;
+  const shortcut = (feature: string, methods: readonly string[]) => {
+    const api: Admin = {};
+    for (const method of methods) {
+      // `clients.list`: the method `list` of the admin's member `clients`, offered as the shortcut's `clients.list`.
+      const path = method.split('.');
+      const name = path.pop()!;
+      let into = api;
+      for (const step of path) into = (into[step] ??= {}) as Admin;
+      into[name] = (...args: unknown[]) =>
+        started(async () => {
+          const owner = path.reduce((o, step) => o[step] as Admin, features.admin(feature) as Admin);
+          return (owner[name] as (...a: unknown[]) => Promise<unknown>).apply(owner, args);
+        });
+    }
+    return api;
   };
-  const entries = INSTANCE_SHORTCUTS.map(([name, methods]) => [
-    name,
-    features.names().includes(name) ? shortcut(name, methods) : undefined,
+  const entries = INSTANCE_SHORTCUTS.map(({ member, feature, methods }) => [
+    member,
+    features.names().includes(feature) ? shortcut(feature, methods) : undefined,
   ]);
   return Object.fromEntries(entries) as BuiltInAdmins;
 }

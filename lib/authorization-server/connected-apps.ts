@@ -1,5 +1,6 @@
 import type { Context } from 'koa';
 import { AuthError } from '../errors.js';
+import { listConnectedApps } from './admin.js';
 import type { ServerParts } from './parts.js';
 
 /**
@@ -13,21 +14,7 @@ export async function connectedApps(p: ServerParts, ctx: Context, rest: string):
   const me = await p.fullSession(ctx);
   if (rest === '') {
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD') throw new AuthError('method_not_allowed', 'GET only');
-    const grants = await p.grants.listGrants(me.user.id);
-    const named = await Promise.all(
-      grants.map(async (g) => {
-        const client = await p.clients.find(g.clientId).catch(() => undefined);
-        const name = client && !('error' in client) ? (client.name ?? client.id) : g.clientId;
-        return {
-          clientId: g.clientId,
-          clientName: name,
-          scopes: g.scopes,
-          resources: g.resources,
-          firstUsed: new Date(g.firstUsed).toISOString(),
-          lastUsed: new Date(g.lastUsed).toISOString(),
-        };
-      }),
-    );
+    const named = await listConnectedApps(p.grants, p.clients, me.user.id);
     ctx.status = 200;
     ctx.type = 'application/json';
     ctx.body = JSON.stringify(named);

@@ -19,6 +19,8 @@ export const NS = {
   user: 'as-user',
   /** sha256([user id, client id]) → what the user allowed the client. */
   consent: 'as-consent',
+  /** sha256(client id) → the users holding a grant of the client (revokeClient(); client-index.ts). */
+  client: 'as-client-users',
 } as const;
 
 /** Tries of a compare-and-set before giving up: only a storm of writers on one entry loses this often. */

@@ -1,4 +1,5 @@
 import { isStateStore, type StateStore } from '../state/types.js';
+import { clientIndex } from './client-index.js';
 import { codeBook } from './codes.js';
 import { consentBook } from './consents.js';
 import { familyBook, type FamilyBook } from './families.js';
@@ -18,10 +19,11 @@ export type {
 
 /**
  * The authorization server's grants in the state store: codes, grant families with their rotating refresh tokens,
- * consents, and each user's index of them. Nothing is held in the process, so every process on one store acts as
- * one server (a code issued by one is redeemed at another) and a restart loses nothing; every change several
- * processes may make at once is a compare-and-set. Codes and refresh tokens are kept under their SHA-256 only.
- * This file checks the options and puts the parts together: codes.ts, families.ts, consents.ts, grant-index.ts.
+ * consents, each user's index of them and each client's index of its users. Nothing is held in the process, so
+ * every process on one store acts as one server (a code issued by one is redeemed at another) and a restart loses
+ * nothing; every change several processes may make at once is a compare-and-set. Codes and refresh tokens are kept
+ * under their SHA-256 only. This file checks the options and puts the parts together: codes.ts, families.ts,
+ * consents.ts, grant-index.ts, client-index.ts.
  */
 
 const DAY_MS = 86_400_000;
@@ -37,8 +39,9 @@ function readOptions(state: StateStore, o: GrantStoreOptions): Required<GrantSto
     return v;
   };
   if (typeof o.clock !== 'function') throw new TypeError('grantStore() requires clock as a function');
-  if (o.onRevoked !== undefined && typeof o.onRevoked !== 'function')
-    throw new TypeError('grantStore() requires onRevoked as a function');
+  for (const name of ['onRevoked', 'indexClient'] as const)
+    if (o[name] !== undefined && typeof o[name] !== 'function')
+      throw new TypeError(`grantStore() requires ${name} as a function`);
   return {
     codeTTLMs: positive('codeTTLMs'),
     refreshTTLMs: positive('refreshTTLMs'),
@@ -46,6 +49,8 @@ function readOptions(state: StateStore, o: GrantStoreOptions): Required<GrantSto
     consentTTLMs: positive('consentTTLMs', 365 * DAY_MS),
     maxFamiliesPerClient: positive('maxFamiliesPerClient', 20),
     maxClientsPerUser: positive('maxClientsPerUser', 200),
+    indexClient: o.indexClient ?? (() => true),
+    maxUsersPerClient: positive('maxUsersPerClient', 1000),
     onRevoked: o.onRevoked ?? (() => {}),
   };
 }
@@ -74,6 +79,27 @@ async function listGrants(index: GrantIndex, families: FamilyBook, userId: strin
   return summaries.sort((a, b) => b.lastUsed - a.lastUsed);
 }
 
+/**
+ * The users' index with each addition indexed under its client first (`byClient`): a crash between leaves a user
+ * under a client that has nothing of theirs, never a family revokeClient() cannot find.
+ */
+function indexedByClient(
+  users: GrantIndex,
+  byClient: (userId: string, clientId: string, until: number) => Promise<void>,
+): GrantIndex {
+  return {
+    ...users,
+    async addFamily(userId, clientId, family, until) {
+      await byClient(userId, clientId, until);
+      await users.addFamily(userId, clientId, family, until);
+    },
+    async addConsent(userId, clientId, until) {
+      await byClient(userId, clientId, until);
+      await users.addConsent(userId, clientId, until);
+    },
+  };
+}
+
 export function grantStore(state: StateStore, options: GrantStoreOptions): GrantStore {
   const o = readOptions(state, options);
   const { clock } = o;
@@ -82,16 +108,27 @@ export function grantStore(state: StateStore, options: GrantStoreOptions): Grant
   };
   // The index and the families need each other (the index drops families over its caps, a family is indexed when
   // it starts): the index is given functions that reach the families once both exist.
-  const index = grantIndex(state, {
+  const userIndex = grantIndex(state, {
     clock,
     maxFamiliesPerClient: o.maxFamiliesPerClient,
     maxClientsPerUser: o.maxClientsPerUser,
     alive: (ids) => families.alive(ids),
     dropped: (userId, what) => dropOverCap(userId, what),
   });
+  const clientUsers = clientIndex(state, clock, o.maxUsersPerClient);
+  const index = indexedByClient(userIndex, async (userId, clientId, until) => {
+    if (o.indexClient(clientId)) await clientUsers.add(clientId, userId, until);
+  });
   const families = familyBook({ state, clock, refreshTTLMs: o.refreshTTLMs, index, onRevoked });
   const codes = codeBook({ state, clock, codeTTLMs: o.codeTTLMs, families });
   const consents = consentBook({ state, clock, consentTTLMs: o.consentTTLMs, index });
+
+  async function revokeGrant(userId: string, clientId: string): Promise<string[]> {
+    const client = await index.dropClient(userId, clientId);
+    await consents.forget(userId, clientId);
+    const ids = client?.families.map((f) => f.id) ?? [];
+    return families.revoke(ids, 'revoked', false);
+  }
 
   async function dropOverCap(userId: string, what: Dropped): Promise<void> {
     await families.revoke(what.families, 'evicted', false);
@@ -119,17 +156,22 @@ export function grantStore(state: StateStore, options: GrantStoreOptions): Grant
     },
     revokeRefresh: (token, clientId) => families.revokeRefresh(token, clientId),
     listGrants: (userId) => listGrants(index, families, userId),
-    async revokeGrant(userId, clientId) {
-      const client = await index.dropClient(userId, clientId);
-      await consents.forget(userId, clientId);
-      const ids = client?.families.map((f) => f.id) ?? [];
-      return families.revoke(ids, 'revoked', false);
-    },
+    revokeGrant,
     async revokeUser(userId) {
       const clients = await index.dropUser(userId);
       for (const c of clients) if (c.consent) await consents.forget(userId, c.clientId);
       const ids = clients.flatMap((c) => c.families.map((f) => f.id));
       return families.revoke(ids, 'revoked', false);
+    },
+    async revokeClient(clientId) {
+      if (typeof clientId !== 'string' || clientId === '') return [];
+      const users = await clientUsers.read(clientId);
+      const ids: string[] = [];
+      // One user at a time: each revokeGrant() already reads and writes its families in batches.
+      for (const userId of users) ids.push(...(await revokeGrant(userId, clientId)));
+      // Only the users handled: one indexed meanwhile (a token request in flight) keeps its line for the next call.
+      await clientUsers.drop(clientId, users);
+      return ids;
     },
     hasConsent: consents.has,
     rememberConsent: consents.remember,

@@ -63,7 +63,7 @@ export type RevokeReason =
   | 'refresh_reuse'
   /** Dropped as the oldest over maxFamiliesPerClient or maxClientsPerUser. */
   | 'evicted'
-  /** revokeFamily(), revokeRefresh(), revokeGrant() or revokeUser(). */
+  /** revokeFamily(), revokeRefresh(), revokeGrant(), revokeUser() or revokeClient(). */
   | 'revoked';
 
 export interface GrantStoreOptions {
@@ -76,6 +76,13 @@ export interface GrantStoreOptions {
   maxFamiliesPerClient?: number;
   /** Clients kept per user; a new one past it revokes the least recently granted one. Default 200. */
   maxClientsPerUser?: number;
+  /**
+   * Which clients have an index of their users, so revokeClient() finds their families (client-index.ts). Default:
+   * every client. The server indexes the clients it registered, the ones an operator can remove.
+   */
+  indexClient?: (clientId: string) => boolean;
+  /** Users kept in one client's index; past it the line that ends first goes. Default 1000. */
+  maxUsersPerClient?: number;
   /**
    * Told of every family revoked, whatever decided it (a replayed code, a reused refresh token, one dropped over the
    * caps, or a caller's revoke…() call): the one place to tell the revocation channel. Awaited; what it throws is
@@ -138,6 +145,11 @@ export interface GrantStore {
   revokeGrant(userId: string, clientId: string): Promise<string[]>;
   /** Every family of a user (account deleted / password reset), consents too: resolves the ids revoked. */
   revokeUser(userId: string): Promise<string[]>;
+  /**
+   * Every family of a client, whoever's, and its users' consents to it (the client was removed): resolves the ids
+   * revoked. Reaches the users of its index (`indexClient`, `maxUsersPerClient`).
+   */
+  revokeClient(clientId: string): Promise<string[]>;
   /** Consent remembered per user, client, scopes and resources: true when `scopes`/`resources` ⊆ what was allowed. */
   hasConsent(userId: string, clientId: string, scopes: string[], resources: string[]): Promise<boolean>;
   rememberConsent(userId: string, clientId: string, scopes: string[], resources: string[]): Promise<void>;

@@ -11,6 +11,8 @@ export const authorizationServer = builtIn({
   read: (input, context): AuthorizationServerConfig | undefined =>
     readAuthorizationServerOptions(input, { ...context, signing: context.isSet('signing') }),
   events: SERVER_EVENTS,
+  shortcut: ['clients.list', 'clients.revoke', 'grants.list', 'grants.revoke'],
+  shortcutMember: 'authorizationServer',
   needs: SERVER_NEEDS,
   module: (config: AuthorizationServerConfig, has) => authorizationServerFeature(config, has),
 });

@@ -1,5 +1,6 @@
 import type { Feature, FeatureContext } from '../features/contract.js';
-import { clientDirectory } from './clients/index.js';
+import { serverAdmin } from './admin.js';
+import { clientDirectory, isRegisteredClientId } from './clients/index.js';
 import { grantStore } from './grant-store.js';
 import type { AuthorizationServerConfig } from './options.js';
 import type { ServerCapabilities, ServerParts } from './parts.js';
@@ -7,8 +8,8 @@ import { serverRoutes, siteRoutes } from './routes.js';
 
 /**
  * The server of one configuration, made when the feature is created at start-up: its grants and clients over the
- * service's state store, its places (the issuer is `url`), and the routes that serve them. A deleted or recovered
- * account's grants end with it.
+ * service's state store, its places (the issuer is `url`), the routes that serve them, and its admin API
+ * (`auth.authorizationServer`). A deleted or recovered account's grants end with it.
  */
 export function startServer(
   config: AuthorizationServerConfig,
@@ -21,6 +22,8 @@ export function startServer(
     codeTTLMs: config.codeTTLMs,
     refreshTTLMs: config.refreshTokenTTLMs,
     clock: context.clock,
+    // Only the clients an operator can remove need their users indexed (client-index.ts): the registered ones.
+    indexClient: (clientId) => isRegisteredClientId(clientId) && !config.clientConfig.clients.has(clientId),
     // Every family that ends, whoever ended it (a client, the user, an operator, a replayed code, a reused refresh
     // token): its access tokens carry it as `sid`, so the event reaches resource servers as a session's end does.
     onRevoked: (_ids, reason, families) => {
@@ -60,6 +63,7 @@ export function startServer(
     routes: serverRoutes(parts, `${context.authRoutePath}/oauth2`),
     siteRoutes: siteRoutes(parts),
     openapi: async () => (await import('./openapi.js')).serverOpenAPI(),
+    admin: serverAdmin(grants, clients),
     userDeleted: revokeUser,
     credentialsRevoked: revokeUser,
   };

@@ -1,6 +1,7 @@
 import { accounts } from '../accounts/index.js';
 import { authorizationServer } from '../authorization-server/index.js';
 import type { AccountsAdminAPI } from '../accounts/service.js';
+import type { AuthorizationServerAdmin } from '../authorization-server/admin.js';
 import { checkFeatureSet } from '../features/plan.js';
 import type { AnyBuiltIn, BuiltInOptionsContext } from '../features/built-in.js';
 import type { CapabilityName, FeatureCapabilities } from '../features/capabilities.js';
@@ -74,11 +75,27 @@ export interface BuiltInAdmins {
    * over (as `authctl accounts`). Undefined when `accounts` is not set. See docs/accounts.md.
    */
   readonly accounts: AccountsAdminAPI | undefined;
+  /**
+   * The OAuth 2.1 authorization server (the `authorizationServer` option), for the application's own admin pages:
+   * its clients listed and a registered one removed with its grants; a user's connected apps listed and one revoked
+   * (as `authctl oauth`). Undefined when `authorizationServer` is not set.
+   */
+  readonly authorizationServer: AuthorizationServerAdmin | undefined;
 }
 
-/** Each shortcut's methods, by the feature of its name: the instance calls them once start-up is done. */
-export const INSTANCE_SHORTCUTS: ReadonlyArray<readonly [name: keyof BuiltInAdmins, methods: readonly string[]]> =
-  BUILT_IN_FEATURES.flatMap((f) => (f.shortcut ? [[f.name as keyof BuiltInAdmins, f.shortcut] as const] : []));
+/**
+ * Each shortcut: the instance's member, the feature whose admin API it calls and the methods it offers (a dotted one
+ * is a member's method). The instance calls them once start-up is done.
+ */
+export const INSTANCE_SHORTCUTS: ReadonlyArray<{
+  member: keyof BuiltInAdmins;
+  feature: string;
+  methods: readonly string[];
+}> = BUILT_IN_FEATURES.flatMap((f) =>
+  f.shortcut
+    ? [{ member: (f.shortcutMember ?? f.name) as keyof BuiltInAdmins, feature: f.name, methods: f.shortcut }]
+    : [],
+);
 
 /** The admin methods built-ins add to the instance's own members (`auth.tokens.list`), with the option they need. */
 export const INSTANCE_JOINS: ReadonlyArray<{

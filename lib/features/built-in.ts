@@ -10,7 +10,7 @@ import type { FeatureModule } from './contract.js';
  * configured set) is a loop over it: adding a built-in is a folder and a line there.
  */
 export interface BuiltInFeature<C = unknown, N extends CapabilityName = CapabilityName, O extends string = never> {
-  /** Its feature name (`auth.features.get(name)`); also the shortcut's, `auth.<name>`, when it has one. */
+  /** Its feature name (`auth.features.get(name)`); also the shortcut's, `auth.<name>`, unless `shortcutMember`. */
   readonly name: string;
   /** The authKoa() option that turns it on; without one it is always on (the session list, the key set). */
   readonly option?: O;
@@ -18,8 +18,16 @@ export interface BuiltInFeature<C = unknown, N extends CapabilityName = Capabili
   readonly read?: (input: unknown, context: BuiltInOptionsContext) => C | undefined;
   /** Its event types: `auth.on()` takes them whether or not the option is set. */
   readonly events?: readonly string[];
-  /** The methods of its admin API the instance offers as `auth.<name>.<method>` (undefined when it is off). */
+  /**
+   * The methods of its admin API the instance offers as `auth.<name>.<method>` (undefined when it is off); a dotted
+   * one is a method of one of its members (`clients.list`: `auth.<name>.clients.list`).
+   */
   readonly shortcut?: readonly string[];
+  /**
+   * The shortcut's member of the instance when it is not the feature's name, which is lowercase: `authorizationServer`
+   * for `authorization-server`.
+   */
+  readonly shortcutMember?: string;
   /**
    * Methods of its admin API the instance adds to one of its own members (`auth.tokens.list`, beside the core's
    * `auth.tokens.get`): with the option off they reject with a TypeError naming it.

@@ -4,6 +4,7 @@
  * authorization (the logged-in user's client follows the request to the consent page and answers it).
  */
 import type { ExecutionContext } from 'ava';
+import { decodeJwt } from 'jose';
 import * as oauth from 'oauth4webapi';
 import type { AuthorizationServerOptions } from '../../lib/authorization-server/options.js';
 import { accountsRig, formOf, type AccountsRig } from '../accounts/rig.js';
@@ -17,13 +18,13 @@ export const REDIRECT = 'http://127.0.0.1:4999/callback';
 export async function serverRig(
   t: ExecutionContext,
   server: Partial<AuthorizationServerOptions> = {},
-  o: { mfa?: boolean } = {},
+  o: { mfa?: boolean; stateStore?: string } = {},
 ): Promise<AccountsRig & { as: oauth.AuthorizationServer }> {
   const rig = await accountsRig(t, {
     mfa: o.mfa,
     service: {
       signing: { alg: 'ES256', key: pemKey('ES256') },
-      stateStore: 'memory://',
+      stateStore: o.stateStore ?? 'memory://',
       allowVolatileStores: true,
       authorizationServer: {
         resources: {
@@ -75,3 +76,45 @@ export async function userAnswers(browser: Client, url: URL, decision: 'allow' |
 }
 
 export const insecure = { [oauth.allowInsecureRequests]: true } as const;
+
+/**
+ * The code flow of a public `client` in `browser`'s session, as oauth4webapi runs it: the refresh token (a client
+ * not of the options gets one when `scope` has offline_access), and the user and grant family the access token names.
+ */
+export async function codeFlow(
+  r: { as: oauth.AuthorizationServer },
+  browser: Client,
+  client: oauth.Client,
+  scope = 'notes:read',
+): Promise<{ refreshToken: string; userId: string; sid: string }> {
+  const { url, state, verifier } = await authorizationURL(r.as, {
+    client_id: client.client_id,
+    scope,
+    resource: RESOURCE,
+  });
+  const params = oauth.validateAuthResponse(r.as, client, await userAnswers(browser, url), state);
+  const tokens = await oauth.processAuthorizationCodeResponse(
+    r.as,
+    client,
+    await oauth.authorizationCodeGrantRequest(r.as, client, oauth.None(), params, REDIRECT, verifier, insecure),
+  );
+  if (!tokens.refresh_token) throw new Error(`no refresh token for ${client.client_id} with scope ${scope}`);
+  const claims = decodeJwt(tokens.access_token);
+  return { refreshToken: tokens.refresh_token, userId: String(claims.sub), sid: String(claims.sid) };
+}
+
+/** A public client registered through the registration endpoint (RFC 7591) by oauth4webapi. */
+export async function registerClient(r: { as: oauth.AuthorizationServer }, metadata: Partial<oauth.Client> = {}) {
+  return oauth.processDynamicClientRegistrationResponse(
+    await oauth.dynamicClientRegistrationRequest(
+      r.as,
+      {
+        redirect_uris: [REDIRECT],
+        grant_types: ['authorization_code', 'refresh_token'],
+        token_endpoint_auth_method: 'none',
+        ...metadata,
+      },
+      insecure,
+    ),
+  );
+}

@@ -79,6 +79,7 @@ test('JSON.stringify and util.inspect of an instance show no secret or private k
     // What it carries is the public API, nothing more (no options, no token service, no registry).
     const api = [
       'accounts',
+      'authorizationServer',
       'avatarProxy',
       'close',
       'eventTypes',

@@ -1,7 +1,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { hitIn } from '../../state/limiter.js';
 import { checkMetadata, type ClientMetadata } from './metadata.js';
-import type { RegisteredClients, StoredClient } from './registry.js';
+import { newRegisteredClientId, type RegisteredClients, type StoredClient } from './registry.js';
 import type { ClientConfig, ClientDirectoryDeps, OAuthClient } from './types.js';
 
 /**
@@ -68,7 +68,7 @@ export function registrationEndpoint(
     const secret = confidential ? randomBytes(32).toString('base64url') : undefined;
     const issuedAt = deps.clock();
     const client: OAuthClient = {
-      id: randomBytes(16).toString('base64url'),
+      id: newRegisteredClientId(),
       ...(metadata.name !== undefined && { name: metadata.name }),
       redirectURIs: metadata.redirectURIs,
       grantTypes: metadata.grantTypes,

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { StateStore } from '../../state/types.js';
 import { copyClient } from './copy.js';
 import type { ApplicationType, AuthMethod } from './metadata.js';
@@ -15,6 +16,16 @@ export const INDEX_NS = 'as-client-index';
 const INDEX_KEY = 'registered';
 /** Lost races before a write of the index gives up (a conflict every time means a flood). */
 const TRIES = 16;
+
+/** A registered client's id: 128 random bits, base64url, so it never matches another's nor is guessed. */
+export function newRegisteredClientId(): string {
+  return randomBytes(16).toString('base64url');
+}
+
+/** Whether `id` has the form of a registered client's id (a client of the options may have it too). */
+export function isRegisteredClientId(id: string): boolean {
+  return typeof id === 'string' && /^[A-Za-z0-9_-]{22}$/.test(id);
+}
 
 /** A registered client as stored: never its secret, only the secret's SHA-256 (a random 256-bit secret needs no more). */
 export interface StoredClient {
