@@ -25,12 +25,15 @@ import { parseStateUri } from '../../lib/state/open.js';
 import { sharedState } from '../../lib/state/shared.js';
 import { BROADCAST_KINDS } from '../../lib/state/shared-broadcast.js';
 import type { StateStore } from '../../lib/state/types.js';
+import { STRICT_STORES } from '../../lib/util/store-policy.js';
 import { spawnTs, waitForLine } from '../helpers/cli.js';
 import { startPostgres, type PostgresPeer } from '../helpers/postgres.js';
 import { startRedis, type RedisPeer } from '../helpers/redis.js';
 import { tempDir } from '../helpers/temp.js';
 import { until } from '../helpers/until.js';
 
+/** Start-up's bound for a store, as a loaded machine needs it: a fresh PostgreSQL connection took over 3 s once. */
+const LOADED = { ...STRICT_STORES, checkTimeoutMs: 30_000 };
 const PROCESS = fileURLToPath(new URL('./fixtures/broadcast-process.ts', import.meta.url));
 const KEEP_MS = 60_000;
 
@@ -243,7 +246,9 @@ test('every kind BROADCAST_KINDS names opens from its URI with a broadcast, whic
   };
   t.deepEqual([...BROADCAST_KINDS].sort(), Object.keys(uris).sort());
   for (const [kind, uri] of Object.entries(uris)) {
-    const [a, b] = [0, 1].map(() => sharedState(parseStateUri(uri), { clock: Date.now, option: 'stateStore' }));
+    const [a, b] = [0, 1].map(() =>
+      sharedState(parseStateUri(uri), { clock: Date.now, option: 'stateStore', policy: LOADED }),
+    );
     t.teardown(() => Promise.all([a.close(), b.close()]).then(() => {}));
     await Promise.all([a.start(), b.start()]);
     // The memory store is one per service: its broadcast reaches that service's own followers only.
@@ -265,7 +270,9 @@ test("the service's broadcast hands what its process publishes to that process's
     postgres: `${postgres.uri}?prefix=t${tag()}_&timeout=30000`,
   };
   for (const [kind, uri] of Object.entries(uris)) {
-    const [a, b] = [0, 1].map(() => sharedState(parseStateUri(uri), { clock: Date.now, option: 'stateStore' }));
+    const [a, b] = [0, 1].map(() =>
+      sharedState(parseStateUri(uri), { clock: Date.now, option: 'stateStore', policy: LOADED }),
+    );
     t.teardown(() => Promise.all([a.close(), b.close()]).then(() => {}));
     await Promise.all([a.start(), b.start()]);
     const name = topic();
