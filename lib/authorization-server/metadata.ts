@@ -1,10 +1,12 @@
+import { CLAIMS_SUPPORTED } from '../providers/oauth2-server/claims.js';
 import type { AuthorizationServerConfig } from './options.js';
 
 /**
  * The server's metadata (RFC 8414), served at the site root as `/.well-known/oauth-authorization-server` and
  * `/.well-known/openid-configuration`, each followed by the issuer's path when `url` has one (RFC 8414 §3.1).
  * Everything a client needs to find the endpoints, and what it may ask for: S256 PKCE only, the grant types, the
- * scopes of every resource, and client ids that are metadata document URLs.
+ * scopes of every resource, client ids that are metadata document URLs, and OpenID Connect Discovery's members (the
+ * userinfo endpoint, the id_token's algorithm, the claims).
  */
 
 /** Where the endpoints are: the issuer (`url`) and the auth routes' base. */
@@ -26,6 +28,7 @@ export function endpointsOf(authBase: string): Record<string, string> {
   return {
     authorization_endpoint: at('authorize'),
     token_endpoint: at('token'),
+    userinfo_endpoint: at('userinfo'),
     revocation_endpoint: at('revoke'),
     jwks_uri: `${authBase}/.well-known/jwks.json`,
   };
@@ -47,7 +50,12 @@ export function serverMetadata(config: AuthorizationServerConfig, p: ServerPlace
     revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
     scopes_supported: [...scopes],
     subject_types_supported: ['public'],
+    // The `signing` key's algorithm alone: id_tokens are signed with it, checked with the one key set the app has.
     id_token_signing_alg_values_supported: [p.alg],
+    claims_supported: CLAIMS_SUPPORTED,
+    claims_parameter_supported: true,
+    request_parameter_supported: false,
+    request_uri_parameter_supported: false,
     authorization_response_iss_parameter_supported: true,
     client_id_metadata_document_supported: p.metadataDocuments,
   };

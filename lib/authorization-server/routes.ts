@@ -10,10 +10,11 @@ import { isIssuerDocument, serverMetadata } from './metadata.js';
 import type { ServerParts } from './parts.js';
 import { revokeEndpoint } from './revoke.js';
 import { tokenEndpoint } from './token.js';
+import { userInfoEndpoint } from './userinfo.js';
 
 /**
- * The server's routes under `<authRoutePath>/oauth2/`, and its metadata at the site root. The token, revocation and
- * registration endpoints are called by other sites' code with credentials of their own (FeatureModule.anySite), and
+ * The server's routes under `<authRoutePath>/oauth2/`, and its metadata at the site root. The token, revocation,
+ * registration and userinfo endpoints are called by other sites' code with credentials of their own (FeatureModule.anySite), and
  * answer browsers of any origin (CORS, no cookies); the authorization request and the consent form act on the
  * user's session and are the app's own pages.
  */
@@ -23,7 +24,7 @@ export function serverRoutes(p: ServerParts, base: string): Middleware {
     const path = ctx.path.slice(base.length);
     if (ANY_SITE.includes(`/oauth2${path}`)) {
       ctx.set('Access-Control-Allow-Origin', '*');
-      if (ctx.method === 'OPTIONS') return preflight(ctx);
+      if (ctx.method === 'OPTIONS') return preflight(ctx, path === '/userinfo' ? 'GET, POST' : 'POST');
     }
     switch (path) {
       case '/authorize':
@@ -38,6 +39,8 @@ export function serverRoutes(p: ServerParts, base: string): Middleware {
         return post(ctx, () => revokeEndpoint(p, ctx));
       case '/register':
         return post(ctx, () => register(p, ctx));
+      case '/userinfo':
+        return userInfoEndpoint(p, ctx);
       case '/login':
         return loginPage(p, ctx);
       default:
@@ -83,8 +86,8 @@ async function post(ctx: Context, handle: () => Promise<void>): Promise<void> {
 }
 
 /** A browser's CORS preflight for the endpoints other sites call: any origin, no credentials. */
-function preflight(ctx: Context): void {
-  ctx.set('Access-Control-Allow-Methods', 'POST, OPTIONS');
+function preflight(ctx: Context, methods: string): void {
+  ctx.set('Access-Control-Allow-Methods', `${methods}, OPTIONS`);
   ctx.set('Access-Control-Allow-Headers', 'Authorization, Content-Type');
   ctx.set('Access-Control-Max-Age', '600');
   ctx.status = 204;
