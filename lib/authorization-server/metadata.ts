@@ -1,5 +1,6 @@
 import { CLAIMS_SUPPORTED } from '../providers/oauth2-server/claims.js';
 import type { AuthorizationServerConfig } from './options.js';
+import { OPENID_SCOPES } from './request.js';
 
 /**
  * The server's metadata (RFC 8414), served at the site root as `/.well-known/oauth-authorization-server` and
@@ -36,7 +37,7 @@ export function endpointsOf(authBase: string): Record<string, string> {
 
 /** The metadata document. */
 export function serverMetadata(config: AuthorizationServerConfig, p: ServerPlaces): Record<string, unknown> {
-  const scopes = new Set(['openid', 'profile', 'email', 'offline_access']);
+  const scopes = new Set(OPENID_SCOPES);
   for (const r of config.resources.values()) for (const s of r.scopes) scopes.add(s);
   return {
     issuer: p.issuer,

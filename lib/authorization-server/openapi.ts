@@ -16,6 +16,10 @@ const TEXT = {
       '`state` and `iss` (RFC 9207). An unknown client or redirect URI is answered here (400), never redirected. ' +
       'OpenID: `prompt`, `max_age`, `login_hint`, `id_token_hint`, `claims`, `response_mode=form_post`.',
   ],
+  authorizePost: [
+    'An authorization request sent as a form',
+    'OpenID Connect Core §3.1.2.1: a 303 to the same request as a GET, every parameter kept.',
+  ],
   consent: ['The consent form', "The user's Allow or Deny of the page's request: a redirect to the client."],
   token: [
     'The token endpoint',
@@ -68,6 +72,13 @@ export function serverOpenAPI(): FeatureOpenAPI {
   });
   const paths: Record<string, PathItem> = {
     '/oauth2/authorize': {
+      post: op(
+        TEXT.authorizePost,
+        tag,
+        PUBLIC,
+        { 303: redirect, ...oauthErrors(400) },
+        { requestBody: form({ client_id: STRING }, ['client_id']) },
+      ),
       get: op(
         TEXT.authorize,
         tag,

@@ -8,3 +8,9 @@ export const ANY_SITE = ['/oauth2/token', '/oauth2/revoke', '/oauth2/register', 
 
 /** RFC 8414's metadata, and OpenID Connect Discovery's for OpenID clients, at the site root. */
 export const SITE_DOCUMENTS = ['oauth-authorization-server', 'openid-configuration'];
+
+/**
+ * The authorization endpoint's POST (OpenID Connect Core §3.1.2.1): another site's form sends the browser there, and
+ * it only turns the form into the same request as a GET (routes.ts), reading no cookie; the GET acts as ever.
+ */
+export const FORM_POSTED = ['/oauth2/authorize'];

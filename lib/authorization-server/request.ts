@@ -49,7 +49,7 @@ export type CheckedRequest =
     };
 
 /** The scopes of OpenID Connect and of refresh tokens: any client may ask for them, with or without a resource. */
-export const OPENID_SCOPES = ['openid', 'profile', 'email', 'offline_access'];
+export const OPENID_SCOPES = ['openid', 'profile', 'email', 'address', 'phone', 'offline_access'];
 const CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
 /** Parameters a request may carry once at most (RFC 6749 §3.1); `resource` may repeat (RFC 8707 §2). */
 const SINGLE = ['response_type', 'client_id', 'redirect_uri', 'scope', 'state', 'code_challenge', 'nonce', 'prompt'];

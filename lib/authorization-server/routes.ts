@@ -1,6 +1,7 @@
 import type { Context, Middleware, Next } from 'koa';
 import { AuthError } from '../errors.js';
 import { readJSON } from '../http/body.js';
+import { readFormParams } from '../providers/oauth2-server/http.js';
 import { authorize } from './authorize.js';
 import { connectedApps } from './connected-apps.js';
 import { decide } from './consent.js';
@@ -28,8 +29,9 @@ export function serverRoutes(p: ServerParts, base: string): Middleware {
     }
     switch (path) {
       case '/authorize':
+        if (ctx.method === 'POST') return postedRequest(p, ctx);
         if (ctx.method !== 'GET' && ctx.method !== 'HEAD')
-          throw new AuthError('method_not_allowed', 'the authorization request is a GET (RFC 6749 §3.1)');
+          throw new AuthError('method_not_allowed', 'the authorization request is a GET or a POST');
         return authorize(p, ctx);
       case '/consent':
         return post(ctx, () => decide(p, ctx));
@@ -78,6 +80,22 @@ async function register(p: ServerParts, ctx: Context): Promise<void> {
   ctx.status = answer.status;
   ctx.type = 'application/json';
   ctx.body = JSON.stringify(answer.body);
+}
+
+/**
+ * An authorization request sent as a form (OpenID Connect Core §3.1.2.1): the same request as a GET, every value kept
+ * (a repeated one is refused there as in a query), so one code path reads and checks it.
+ */
+async function postedRequest(p: ServerParts, ctx: Context): Promise<void> {
+  const posted = await readFormParams(ctx, 16 * 1024);
+  if (!posted.has('client_id')) {
+    ctx.status = 400;
+    ctx.type = 'application/json';
+    ctx.body = JSON.stringify({ error: 'invalid_request', error_description: 'a form of the request, with client_id' });
+    return;
+  }
+  ctx.status = 303;
+  ctx.redirect(`${p.places.authBase}/oauth2/authorize?${posted}`);
 }
 
 async function post(ctx: Context, handle: () => Promise<void>): Promise<void> {

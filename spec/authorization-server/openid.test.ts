@@ -200,11 +200,14 @@ test('userinfo: only a live, unexpired access token of this server with openid a
     fetch(userinfo, { ...init, headers: { authorization: `Bearer ${token}`, ...init.headers } });
   const { tokens } = await codeFlow(r, r.client, { scope: 'openid email' });
   t.is((await ask(tokens.access_token)).status, 200);
+  // From another site's page (a single-page relying party): no cookie counts here, so no site is refused.
   const posted = await fetch(userinfo, {
     method: 'POST',
+    headers: { origin: 'https://rp.example' },
     body: new URLSearchParams({ access_token: tokens.access_token }),
   });
   t.is(posted.status, 200);
+  t.is(posted.headers.get('access-control-allow-origin'), '*');
   const both = await ask(tokens.access_token, { method: 'POST', body: new URLSearchParams({ access_token: 'x' }) });
   t.is(both.status, 400);
   const none = await fetch(userinfo);
@@ -261,4 +264,31 @@ test('an id_token is no session: the app refuses it as a token', async (t) => {
   const preflight = await fetch(`${r.app.url}/auth/oauth2/userinfo`, { method: 'OPTIONS' });
   t.is(preflight.status, 204);
   t.regex(preflight.headers.get('access-control-allow-methods') ?? '', /GET, POST/);
+});
+
+test('the request as a form is the same request as a GET; request objects, a bad max_age or claims are refused', async (t) => {
+  const r = await openIDRig(t);
+  await signUpAndConfirm(r, 'ann@example.com');
+  const config = await relyingParty(r);
+  const { url, checks } = await openIDRequest(config);
+  // From the client's site, as its form would post it: turned into the GET, which then acts as ever.
+  const posted = await r.client.fetch(url.origin + url.pathname, {
+    method: 'POST',
+    headers: { origin: 'https://rp.example' },
+    form: Object.fromEntries(url.searchParams),
+  });
+  t.is(posted.status, 303);
+  const get = new URL(posted.headers.get('location')!);
+  t.is(get.href, url.href);
+  const tokens = await oidc.authorizationCodeGrant(config, await answered(r.client, get), checks);
+  t.truthy(tokens.id_token);
+  const refusal = async (params: Record<string, string>) =>
+    errorOf(r.client, (await openIDRequest(config, params)).url);
+  t.is(await refusal({ request: 'e30.e30.', response_type: 'code' }), 'request_not_supported');
+  t.is(await refusal({ request_uri: 'https://rp.example/r', response_type: 'code' }), 'request_uri_not_supported');
+  t.is(await refusal({ max_age: '-1' }), 'invalid_request');
+  t.is(await refusal({ claims: '["name"]' }), 'invalid_request');
+  const noType = await openIDRequest(config);
+  noType.url.searchParams.delete('response_type');
+  t.is(await errorOf(r.client, noType.url), 'invalid_request');
 });
