@@ -22,7 +22,7 @@ export async function authorize(p: ServerParts, ctx: Context): Promise<void> {
     const error = { error: checked.redirected, error_description: checked.description, state: checked.state };
     return sendAuthorizationResponse(ctx, checked.to, { ...error, iss: p.places.issuer });
   }
-  const { ok: request, client } = checked;
+  const { ok: request, client, params } = checked;
   const hinted = request.idTokenHint === undefined ? undefined : hintedSubject(p, request.idTokenHint);
   if (hinted === null)
     return refuse(p, ctx, request, 'invalid_request', 'id_token_hint is not an id_token of this server');
@@ -35,7 +35,7 @@ export async function authorize(p: ServerParts, ctx: Context): Promise<void> {
   if (needed || !session) {
     // prompt=none: the client asked that nothing be shown, so it is told instead (OpenID Connect Core §3.1.2.6).
     if (request.prompt.includes('none')) return refuse(p, ctx, request, 'login_required', needed);
-    return toLogin(p, ctx, request);
+    return toLogin(p, ctx, request, params);
   }
   const consented =
     client.trusted ||
@@ -67,12 +67,17 @@ function loginNeeded(
 /**
  * The login page, told to come back to this request once the user is in (every factor), and given `login_hint`. The
  * way back no longer asks for a new login (`prompt=login`, `max_age`): the login just made is that one, and a login
- * page that sends a logged-in user straight back cannot loop — the id_token's `auth_time` then tells the client.
+ * page that sends a logged-in user straight back cannot loop — the id_token's `auth_time` then tells the client. A
+ * request object comes back as the parameters it held.
  */
-function toLogin(p: ServerParts, ctx: Context, request: AuthorizationRequest): void {
+function toLogin(p: ServerParts, ctx: Context, request: AuthorizationRequest, params: URLSearchParams): void {
   let back = `${p.places.issuer}${ctx.originalUrl}`;
-  if (request.prompt.includes('login') || request.maxAge !== undefined) {
-    const query = new URLSearchParams(ctx.querystring);
+  if (
+    request.prompt.includes('login') ||
+    request.maxAge !== undefined ||
+    new URLSearchParams(ctx.querystring).has('request')
+  ) {
+    const query = new URLSearchParams(params);
     const prompt = request.prompt.filter((v) => v !== 'login');
     if (prompt.length) query.set('prompt', prompt.join(' '));
     else query.delete('prompt');

@@ -1,5 +1,6 @@
 import { parseClaimsRequest, STANDARD_CLAIMS, type ClaimsRequest } from '../providers/oauth2-server/claims.js';
 import { openIDProblem } from '../providers/oauth2-server/request.js';
+import { withRequestObject } from '../providers/oauth2-server/request-object.js';
 import type { OAuthClient } from './clients/index.js';
 import type { ServerParts } from './parts.js';
 
@@ -37,7 +38,8 @@ export interface AuthorizationRequest {
 
 /** The outcome of the checks. */
 export type CheckedRequest =
-  | { ok: AuthorizationRequest; client: OAuthClient }
+  /** `params`: the request's parameters, an unsigned request object's merged over the query's. */
+  | { ok: AuthorizationRequest; client: OAuthClient; params: URLSearchParams }
   /** Shown, not redirected: the client or its redirect URI is not known good. */
   | { shown: string; description: string }
   /** Sent back to the client's redirect URI. */
@@ -57,9 +59,12 @@ const SINGLE = ['response_type', 'client_id', 'redirect_uri', 'scope', 'state', 
 const OPENID_SINGLE = ['max_age', 'login_hint', 'id_token_hint', 'claims', 'request', 'request_uri'];
 
 /** Checks the query of an authorization request. */
-export async function checkRequest(p: ServerParts, query: URLSearchParams): Promise<CheckedRequest> {
+export async function checkRequest(p: ServerParts, sent: URLSearchParams): Promise<CheckedRequest> {
   for (const name of [...SINGLE, ...OPENID_SINGLE, 'code_challenge_method', 'response_mode'])
-    if (query.getAll(name).length > 1) return { shown: 'invalid_request', description: `${name} is repeated` };
+    if (sent.getAll(name).length > 1) return { shown: 'invalid_request', description: `${name} is repeated` };
+  // A broken request object cannot say where to answer: the query's client and redirect URI are checked for that.
+  const object = mergedRequestObject(sent);
+  const query = typeof object === 'string' ? sent : object;
   const clientId = query.get('client_id');
   if (!clientId) return { shown: 'invalid_request', description: 'client_id is missing' };
   const found = await p.clients.find(clientId);
@@ -86,8 +91,8 @@ export async function checkRequest(p: ServerParts, query: URLSearchParams): Prom
   const type = query.get('response_type');
   if (type === null) return refuse('invalid_request', 'response_type is required');
   if (type !== 'code') return refuse('unsupported_response_type', 'response_type must be code');
-  // OpenID Connect Core §6: a request object the server does not take is refused as such, never silently ignored.
-  if (query.has('request')) return refuse('request_not_supported', 'request objects are not supported');
+  if (typeof object === 'string') return refuse('invalid_request_object', object);
+  // OpenID Connect Core §6: what the server does not take is refused as such, never silently ignored.
   if (query.has('request_uri')) return refuse('request_uri_not_supported', 'request_uri is not supported');
   if (!client.grantTypes.includes('authorization_code'))
     return refuse('unauthorized_client', 'the client may not use the authorization code grant');
@@ -112,7 +117,23 @@ export async function checkRequest(p: ServerParts, query: URLSearchParams): Prom
     responseMode: to.mode,
     ...openID,
   };
-  return { ok, client };
+  return { ok, client, params: query };
+}
+
+/**
+ * The query with an unsigned request object's parameters merged over it (OpenID Connect Core §6.1, read as the local
+ * server reads it: request-object.ts); a string saying what is wrong with the object.
+ */
+function mergedRequestObject(query: URLSearchParams): URLSearchParams | string {
+  const request = query.get('request');
+  if (request === null) return query;
+  const named = ['client_id', 'response_type'].filter((k) => query.has(k)).map((k) => [k, query.get(k)!]);
+  const object = withRequestObject(Object.fromEntries([...named, ['request', request]]));
+  if (typeof object === 'string') return object;
+  const merged = new URLSearchParams(query);
+  merged.delete('request');
+  for (const [k, v] of Object.entries(object)) merged.set(k, v);
+  return merged;
 }
 
 type OpenIDParams = Pick<AuthorizationRequest, 'nonce' | 'prompt' | 'maxAge' | 'loginHint' | 'idTokenHint' | 'claims'>;

@@ -266,7 +266,7 @@ test('an id_token is no session: the app refuses it as a token', async (t) => {
   t.regex(preflight.headers.get('access-control-allow-methods') ?? '', /GET, POST/);
 });
 
-test('the request as a form is the same request as a GET; request objects, a bad max_age or claims are refused', async (t) => {
+test('the request as a form is the same request as a GET, an unsigned request object its parameters; a signed one, request_uri, a bad max_age or claims are refused', async (t) => {
   const r = await openIDRig(t);
   await signUpAndConfirm(r, 'ann@example.com');
   const config = await relyingParty(r);
@@ -284,7 +284,21 @@ test('the request as a form is the same request as a GET; request objects, a bad
   t.truthy(tokens.id_token);
   const refusal = async (params: Record<string, string>) =>
     errorOf(r.client, (await openIDRequest(config, params)).url);
-  t.is(await refusal({ request: 'e30.e30.', response_type: 'code' }), 'request_not_supported');
+  // An unsigned request object (alg none) is taken as the local server takes it: its parameters win.
+  const b64 = (v: object) => Buffer.from(JSON.stringify(v)).toString('base64url');
+  const inObject = await openIDRequest(config);
+  const object = { state: 'object-state', nonce: 'object-nonce', scope: 'openid email' };
+  inObject.url.searchParams.set('request', `${b64({ alg: 'none' })}.${b64(object)}.`);
+  const fromObject = await oidc.authorizationCodeGrant(config, await answered(r.client, inObject.url), {
+    ...inObject.checks,
+    expectedState: object.state,
+    expectedNonce: object.nonce,
+  });
+  t.is(fromObject.claims()!.email, 'ann@example.com');
+  t.is(
+    await refusal({ request: `${b64({ alg: 'ES256' })}.${b64(object)}.`, response_type: 'code' }),
+    'invalid_request_object',
+  );
   t.is(await refusal({ request_uri: 'https://rp.example/r', response_type: 'code' }), 'request_uri_not_supported');
   t.is(await refusal({ max_age: '-1' }), 'invalid_request');
   t.is(await refusal({ claims: '["name"]' }), 'invalid_request');
