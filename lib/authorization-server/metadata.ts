@@ -1,6 +1,5 @@
 import { CLAIMS_SUPPORTED } from '../providers/oauth2-server/claims.js';
 import type { AuthorizationServerConfig } from './options.js';
-import { OPENID_SCOPES } from './request.js';
 
 /**
  * The server's metadata (RFC 8414), served at the site root as `/.well-known/oauth-authorization-server` and
@@ -9,6 +8,9 @@ import { OPENID_SCOPES } from './request.js';
  * scopes of every resource, client ids that are metadata document URLs, and OpenID Connect Discovery's members (the
  * userinfo endpoint, the id_token's algorithm, the claims).
  */
+
+/** The scopes of OpenID Connect and of refresh tokens: any client may ask for them, with or without a resource. */
+export const OPENID_SCOPES = ['openid', 'profile', 'email', 'address', 'phone', 'offline_access'];
 
 /** Where the endpoints are: the issuer (`url`) and the auth routes' base. */
 export interface ServerPlaces {

@@ -2,6 +2,7 @@ import { parseClaimsRequest, STANDARD_CLAIMS, type ClaimsRequest } from '../prov
 import { openIDProblem } from '../providers/oauth2-server/request.js';
 import { withRequestObject } from '../providers/oauth2-server/request-object.js';
 import type { OAuthClient } from './clients/index.js';
+import { OPENID_SCOPES } from './metadata.js';
 import type { ServerParts } from './parts.js';
 
 /**
@@ -50,8 +51,6 @@ export type CheckedRequest =
       state?: string;
     };
 
-/** The scopes of OpenID Connect and of refresh tokens: any client may ask for them, with or without a resource. */
-export const OPENID_SCOPES = ['openid', 'profile', 'email', 'address', 'phone', 'offline_access'];
 const CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
 /** Parameters a request may carry once at most (RFC 6749 §3.1); `resource` may repeat (RFC 8707 §2). */
 const SINGLE = ['response_type', 'client_id', 'redirect_uri', 'scope', 'state', 'code_challenge', 'nonce', 'prompt'];
@@ -127,8 +126,9 @@ export async function checkRequest(p: ServerParts, sent: URLSearchParams): Promi
 function mergedRequestObject(query: URLSearchParams): URLSearchParams | string {
   const request = query.get('request');
   if (request === null) return query;
-  const named = ['client_id', 'response_type'].filter((k) => query.has(k)).map((k) => [k, query.get(k)!]);
-  const object = withRequestObject(Object.fromEntries([...named, ['request', request]]));
+  const sent: Record<string, string> = { request };
+  for (const k of ['client_id', 'response_type']) if (query.has(k)) sent[k] = query.get(k)!;
+  const object = withRequestObject(sent);
   if (typeof object === 'string') return object;
   const merged = new URLSearchParams(query);
   merged.delete('request');

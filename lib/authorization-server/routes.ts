@@ -15,9 +15,9 @@ import { userInfoEndpoint } from './userinfo.js';
 
 /**
  * The server's routes under `<authRoutePath>/oauth2/`, and its metadata at the site root. The token, revocation,
- * registration and userinfo endpoints are called by other sites' code with credentials of their own (FeatureModule.anySite), and
- * answer browsers of any origin (CORS, no cookies); the authorization request and the consent form act on the
- * user's session and are the app's own pages.
+ * registration and userinfo endpoints are called by other sites' code with credentials of their own
+ * (FeatureModule.anySite), and answer browsers of any origin (CORS, no cookies); the authorization request and the
+ * consent form act on the user's session and are the app's own pages.
  */
 
 export function serverRoutes(p: ServerParts, base: string): Middleware {

@@ -89,7 +89,9 @@ export function checkFeatureSet(features: readonly FeatureModule[]): void {
     for (const doc of f.siteWellKnown ?? []) {
       const other = documents.get(`/${doc}`);
       if (other)
-        throw new TypeError(`authKoa: features: features "${other.name}" and "${f.name}" both serve /.well-known/${doc}`);
+        throw new TypeError(
+          `authKoa: features: features "${other.name}" and "${f.name}" both serve /.well-known/${doc}`,
+        );
       documents.set(`/${doc}`, f);
     }
     const twin = names.get(f.name);

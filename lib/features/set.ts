@@ -159,7 +159,7 @@ export class FeatureSet {
         await next();
         return;
       }
-      // anySite's paths start with the prefix (`/oauth2/token` of the prefix `/oauth2`): under authRoutePath as they are.
+      // anySite's paths start with the prefix (`/oauth2/token` of `/oauth2`): under authRoutePath as they are.
       const open = m.anySite?.some((p) => ctx.path === `${this.#parts.authRoutePath}${p}`);
       if (ctx.method !== 'GET' && ctx.method !== 'HEAD' && !open && crossSite(ctx, this.#parts.origin)) {
         throw new AuthError('origin_mismatch', 'the request must come from this site');

@@ -266,7 +266,7 @@ test('an id_token is no session: the app refuses it as a token', async (t) => {
   t.regex(preflight.headers.get('access-control-allow-methods') ?? '', /GET, POST/);
 });
 
-test('the request as a form is the same request as a GET, an unsigned request object its parameters; a signed one, request_uri, a bad max_age or claims are refused', async (t) => {
+test('a POSTed request is its GET, an unsigned request object its parameters; a signed one, request_uri, a bad max_age or claims refused', async (t) => {
   const r = await openIDRig(t);
   await signUpAndConfirm(r, 'ann@example.com');
   const config = await relyingParty(r);
