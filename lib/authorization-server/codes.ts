@@ -101,7 +101,7 @@ export function codeBook(o: CodeBookOptions) {
       const openID = {
         ...(profile && { profile }),
         ...(claims && { claims }),
-        ...(sid !== undefined && { sessionId: sid }),
+        ...(typeof sid === 'string' && { sessionId: sid }),
       };
       const started = await families.start({ userId, clientId, scopes, resources, authTime, ...openID }, family);
       return started ? { grant, family: started } : unknown;

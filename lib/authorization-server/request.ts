@@ -109,7 +109,8 @@ export async function checkRequest(p: ServerParts, sent: URLSearchParams): Promi
     clientId,
     redirectURI,
     redirectURIOmitted: asked === undefined,
-    state,
+    // Absent members are left out, not undefined: a request kept in a MongoDB store would come back with nulls.
+    ...(state !== undefined && { state }),
     challenge,
     scopes,
     resources,
