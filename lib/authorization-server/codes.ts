@@ -42,6 +42,10 @@ export function checkCodeGrant(g: CodeGrant): void {
   if (!strings(g.resources)) throw new TypeError('issueCode() requires grant.resources as an array of strings');
   if (typeof g.authTime !== 'number' || !Number.isFinite(g.authTime))
     throw new TypeError('issueCode() requires grant.authTime in seconds');
+  if (g.profile !== undefined && (typeof g.profile !== 'object' || g.profile === null))
+    throw new TypeError('issueCode() requires grant.profile as an object of claims');
+  if (g.claims !== undefined && !(strings(g.claims?.userinfo) && strings(g.claims?.id_token)))
+    throw new TypeError('issueCode() requires grant.claims as { userinfo, id_token } lists of claim names');
 }
 
 /** Why the token request does not match the code's grant, in the order checked; undefined when it does. */
@@ -93,8 +97,13 @@ export function codeBook(o: CodeBookOptions) {
       const spent: CodeEntry = { state: 'spent', family };
       if (!(await state.replace(NS.code, key, cur.rev, spent, now + REPLAY_MEMORY * codeTTLMs))) continue;
       if (refused || family === null) return refused ?? unknown;
-      const { clientId, userId, scopes, resources, authTime } = grant;
-      const started = await families.start({ userId, clientId, scopes, resources, authTime }, family);
+      const { clientId, userId, scopes, resources, authTime, profile, claims, sid } = grant;
+      const openID = {
+        ...(profile && { profile }),
+        ...(claims && { claims }),
+        ...(typeof sid === 'string' && { sessionId: sid }),
+      };
+      const started = await families.start({ userId, clientId, scopes, resources, authTime, ...openID }, family);
       return started ? { grant, family: started } : unknown;
     }
     return unknown;

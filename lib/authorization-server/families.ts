@@ -35,14 +35,17 @@ type RefreshResult = Awaited<ReturnType<GrantStore['refresh']>>;
 
 const TOUCH_EVERY_MS = 60_000;
 
-const view = ({ id, userId, clientId, scopes, resources, authTime, createdAt }: Family): Family => ({
-  id,
-  userId,
-  clientId,
-  scopes,
-  resources,
-  ...(authTime !== undefined && { authTime }),
-  createdAt,
+const view = (f: Family): Family => ({
+  id: f.id,
+  userId: f.userId,
+  clientId: f.clientId,
+  scopes: f.scopes,
+  resources: f.resources,
+  ...(f.authTime !== undefined && { authTime: f.authTime }),
+  createdAt: f.createdAt,
+  ...(f.profile !== undefined && { profile: f.profile }),
+  ...(f.claims !== undefined && { claims: f.claims }),
+  ...(f.sessionId !== undefined && { sessionId: f.sessionId }),
 });
 
 const fail = <E extends string>(error: E, description: string): GrantError<E> => ({ error, description });
@@ -74,6 +77,12 @@ export class FamilyBook {
     ]);
     const now = this.#clock();
     return cur && cur.expiresAt > now && !(mark && mark.expiresAt > now) ? cur : undefined;
+  }
+
+  /** The family's view while it is live. */
+  async get(id: string): Promise<Family | undefined> {
+    const cur = await this.live(id);
+    return cur && view(cur.value);
   }
 
   /**

@@ -1,6 +1,6 @@
 import type { FeatureModule } from '../features/contract.js';
 import { SERVER_EVENTS } from './events.js';
-import { ANY_SITE, SITE_DOCUMENTS } from './places.js';
+import { ANY_SITE, FORM_POSTED, SITE_DOCUMENTS } from './places.js';
 import type { ServerCapabilities } from './parts.js';
 import type { AuthorizationServerConfig } from './options.js';
 
@@ -15,7 +15,7 @@ export function authorizationServerFeature(config: AuthorizationServerConfig, ha
     name: 'authorization-server',
     prefix: '/oauth2',
     siteWellKnown: SITE_DOCUMENTS,
-    anySite: ANY_SITE,
+    anySite: [...ANY_SITE, ...FORM_POSTED],
     events: SERVER_EVENTS,
     async create(_options, context) {
       const { startServer } = await import('./server.js');

@@ -154,6 +154,7 @@ export function grantStore(state: StateStore, options: GrantStoreOptions): Grant
     async isRevoked(id) {
       return (await families.live(id)) === undefined;
     },
+    family: (id) => families.get(id),
     revokeRefresh: (token, clientId) => families.revokeRefresh(token, clientId),
     listGrants: (userId) => listGrants(index, families, userId),
     revokeGrant,

@@ -1,10 +1,29 @@
+import type { ClaimsRequest, StandardClaims } from '../providers/oauth2-server/claims.js';
+
 /**
  * What the authorization server's grant store keeps and answers (grant-store.ts builds it; the endpoints call it).
  * Types only, apart from the store's files so they can all name them without importing each other in a circle.
  */
 
+/**
+ * What an OpenID grant keeps of its user: the standard claims (`name`, `picture`, `email`, `email_verified`, …) taken
+ * from their session when they authorized, only those the grant's scopes and `claims` parameter may let out, so its
+ * id_tokens and userinfo answer alike for the grant's whole life without a store of users to read.
+ */
+export type GrantProfile = StandardClaims;
+
+/** What OpenID adds to a grant that has the `openid` scope; every member optional. */
+export interface OpenIDGrant {
+  /** The user's claims the grant may let out. */
+  profile?: GrantProfile;
+  /** The standard claims the `claims` request parameter named, per place (OpenID Connect Core §5.5). */
+  claims?: ClaimsRequest;
+  /** The user's app session the authorization happened in: the id_tokens' `sid`. */
+  sessionId?: string;
+}
+
 /** What an authorization code stands for until it is redeemed. */
-export interface CodeGrant {
+export interface CodeGrant extends Omit<OpenIDGrant, 'sessionId'> {
   clientId: string;
   redirectURI: string;
   /**
@@ -26,7 +45,7 @@ export interface CodeGrant {
 }
 
 /** Every token issued from one grant: revoked together, refreshed together. */
-export interface Family {
+export interface Family extends OpenIDGrant {
   /** The grant family id: access tokens carry it as `sid`, so a revocation reaches resource servers. */
   id: string;
   /** For client_credentials: the client id. */
@@ -137,6 +156,8 @@ export interface GrantStore {
   revokeFamily(id: string): Promise<void>;
   /** True once the family is revoked, and for one unknown or expired (no token of it can be live). */
   isRevoked(id: string): Promise<boolean>;
+  /** The family while it is live (what the userinfo endpoint reads); undefined once revoked, unknown or expired. */
+  family(id: string): Promise<Family | undefined>;
   /** Revokes the refresh token given (RFC 7009): its family. Resolves whether one was found. */
   revokeRefresh(token: string, clientId: string): Promise<boolean>;
   /** The user's connected apps: one summary per client (union of its live families), newest lastUsed first. */

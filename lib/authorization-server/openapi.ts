@@ -13,15 +13,27 @@ const TEXT = {
     'PKCE (S256) for every client, `resource` (RFC 8707) for the API the token is for. Without a full login the ' +
       'browser is sent to the login page, `from` this request; then the consent page (HTML), unless the user ' +
       'allowed this client these scopes before or the client is trusted; then a redirect to the client with `code`, ' +
-      '`state` and `iss` (RFC 9207). An unknown client or redirect URI is answered here (400), never redirected.',
+      '`state` and `iss` (RFC 9207). An unknown client or redirect URI is answered here (400), never redirected. ' +
+      'OpenID: `prompt`, `max_age`, `login_hint`, `id_token_hint`, `claims`, `response_mode=form_post`.',
+  ],
+  authorizePost: [
+    'An authorization request sent as a form',
+    'OpenID Connect Core §3.1.2.1: a 303 to the same request as a GET, every parameter kept.',
   ],
   consent: ['The consent form', "The user's Allow or Deny of the page's request: a redirect to the client."],
   token: [
     'The token endpoint',
     'Grants `authorization_code` (with `code_verifier`), `refresh_token` (rotated at each use) and ' +
-      '`client_credentials`. Access tokens are JWTs (RFC 9068) for the resource asked.',
+      '`client_credentials`. Access tokens are JWTs (RFC 9068) for the resource asked; a user’s grant with ' +
+      '`openid` comes with an `id_token`.',
   ],
   revoke: ['Revokes a token (RFC 7009)', "A client's refresh or access token, and its grant with it. 200 always."],
+  userinfo: [
+    'The user’s claims (OpenID Connect)',
+    'For an access token of this server issued with `openid` and no `resource`, in the Authorization header or ' +
+      '(POST) the form body: `sub` and the claims its scopes and `claims` parameter ask for. 401 for a token that ' +
+      'is not a live one of this server, 403 `insufficient_scope` without `openid`.',
+  ],
   register: ['Dynamic client registration (RFC 7591)', 'When `registration` is on: the client metadata checked.'],
   login: ['The login page', 'The providers that log in by a redirect, each coming back to the request (`from`).'],
   grants: [
@@ -48,13 +60,25 @@ export function serverOpenAPI(): FeatureOpenAPI {
   const query = (name: string, required = false) => ({ name, in: 'query', required, schema: STRING });
   const authorizeParams = ['response_type', 'client_id', 'redirect_uri', 'scope', 'state', 'code_challenge']
     .map((n) => query(n, n === 'client_id'))
-    .concat(['code_challenge_method', 'resource', 'nonce', 'prompt', 'response_mode'].map((n) => query(n)));
+    .concat(['code_challenge_method', 'resource', 'nonce', 'prompt', 'response_mode'].map((n) => query(n)))
+    .concat(['max_age', 'login_hint', 'id_token_hint', 'claims'].map((n) => query(n)));
+  const userinfoAnswers = {
+    200: json(ref('UserInfo'), 'the user’s claims'),
+    ...oauthErrors(400, 401, 403),
+  };
   const clientEndpoint = (text: Text, body: ReturnType<typeof form>, ok: Record<string, unknown>): PathItem => ({
     post: op(text, tag, PUBLIC, { ...ok, ...oauthErrors(400, 401) }, { requestBody: body }),
     options: op(TEXT.preflight, tag, PUBLIC, { 204: empty('allowed') }),
   });
   const paths: Record<string, PathItem> = {
     '/oauth2/authorize': {
+      post: op(
+        TEXT.authorizePost,
+        tag,
+        PUBLIC,
+        { 303: redirect, ...oauthErrors(400) },
+        { requestBody: form({ client_id: STRING }, ['client_id']) },
+      ),
       get: op(
         TEXT.authorize,
         tag,
@@ -86,6 +110,16 @@ export function serverOpenAPI(): FeatureOpenAPI {
     '/oauth2/revoke': clientEndpoint(TEXT.revoke, form({ token: STRING, token_type_hint: STRING }, ['token']), {
       200: empty('revoked, or nothing to revoke'),
     }),
+    '/oauth2/userinfo': {
+      get: op(TEXT.userinfo, tag, PUBLIC, userinfoAnswers),
+      post: op(TEXT.userinfo, tag, PUBLIC, userinfoAnswers, {
+        requestBody: {
+          required: false,
+          content: { [FORM]: { schema: { type: 'object', properties: { access_token: STRING } } } },
+        },
+      }),
+      options: op(TEXT.preflight, tag, PUBLIC, { 204: empty('allowed') }),
+    },
     '/oauth2/register': {
       post: op(
         TEXT.register,
@@ -96,7 +130,9 @@ export function serverOpenAPI(): FeatureOpenAPI {
       ),
       options: op(TEXT.preflight, tag, PUBLIC, { 204: empty('allowed') }),
     },
-    '/oauth2/login': { get: op(TEXT.login, tag, PUBLIC, { 200: HTML }, { parameters: [query('from')] }) },
+    '/oauth2/login': {
+      get: op(TEXT.login, tag, PUBLIC, { 200: HTML }, { parameters: [query('from'), query('login_hint')] }),
+    },
     '/oauth2/grants': {
       get: op(TEXT.grants, tag, SESSION, { 200: json({ type: 'array', items: ref('ConnectedApp') }, 'newest first') }),
     },
@@ -130,7 +166,14 @@ const SCHEMAS = {
       expires_in: { type: 'integer' },
       scope: STRING,
       refresh_token: STRING,
+      id_token: { ...STRING, description: 'with `openid`: an id_token (OpenID Connect Core §2)' },
     },
+  },
+  UserInfo: {
+    type: 'object',
+    required: ['sub'],
+    properties: { sub: STRING },
+    additionalProperties: true,
   },
   ConnectedApp: {
     type: 'object',

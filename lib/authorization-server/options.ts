@@ -1,3 +1,5 @@
+import type { ClaimsFunction } from '../providers/oauth2-server/claims.js';
+import type { User } from '../user.js';
 import { parseDuration, type Duration } from '../util/duration.js';
 import { unknownOption } from '../util/options.js';
 import { isVolatileStateOption, requireDurable } from '../util/store-policy.js';
@@ -32,6 +34,13 @@ export interface AuthorizationServerOptions extends AuthorizationServerClientOpt
   accessTokenTTL?: Duration;
   /** How long a refresh token lives unused (each use issues a new one). Default `30d`. */
   refreshTokenTTL?: Duration;
+  /**
+   * The standard claims (OpenID Connect Core §5.1) of a user who authorizes an OpenID client, from their session's
+   * user: only those the request's scopes and `claims` parameter ask for are kept with the grant, for its id_tokens
+   * and userinfo. Default: `name`, `preferred_username` (the id), `picture` and `email` of the session's user; give
+   * it to add `email_verified: true` where the app knows the address is the user's, or any other standard claim.
+   */
+  claims?: ClaimsFunction<User>;
 }
 
 /** The option, checked: durations in ms, resources as a map. */
@@ -43,6 +52,7 @@ export interface AuthorizationServerConfig {
   readonly codeTTLMs: number;
   readonly accessTokenTTLMs: number;
   readonly refreshTokenTTLMs: number;
+  readonly claims: ClaimsFunction<User> | undefined;
 }
 
 /** What the reader needs from the options read before it. */
@@ -53,7 +63,15 @@ export interface AuthorizationServerOptionsContext {
   signing: boolean;
 }
 
-const KEYS = ['resources', 'loginPage', 'codeTTL', 'accessTokenTTL', 'refreshTokenTTL', ...CLIENT_OPTION_KEYS];
+const KEYS = [
+  'resources',
+  'loginPage',
+  'codeTTL',
+  'accessTokenTTL',
+  'refreshTokenTTL',
+  'claims',
+  ...CLIENT_OPTION_KEYS,
+];
 const AT = 'authKoa: authorizationServer';
 /** RFC 6749 §A.4: a scope token is printable ASCII without space, `"` or `\`. */
 const SCOPE_TOKEN = /^[\x21\x23-\x5B\x5D-\x7E]+$/;
@@ -77,6 +95,8 @@ export function readAuthorizationServerOptions(
   );
   if (o.loginPage !== undefined && (typeof o.loginPage !== 'string' || !/^(\/|https?:\/\/)/.test(o.loginPage)))
     throw new TypeError(`${AT}.loginPage must be a path (/login) or an http(s) URL`);
+  if (o.claims !== undefined && typeof o.claims !== 'function')
+    throw new TypeError(`${AT}.claims must be a function (user, { scopes, client }) returning standard claims`);
   return {
     resources: readResources(o.resources),
     clientConfig: readClientOptions(o),
@@ -84,6 +104,7 @@ export function readAuthorizationServerOptions(
     codeTTLMs: duration(o.codeTTL, '1m', 'codeTTL'),
     accessTokenTTLMs: duration(o.accessTokenTTL, '10m', 'accessTokenTTL'),
     refreshTokenTTLMs: duration(o.refreshTokenTTL, '30d', 'refreshTokenTTL'),
+    claims: o.claims,
   };
 }
 

@@ -1,8 +1,11 @@
 import type { Context } from 'koa';
 import type { FeatureCapabilities } from '../features/capabilities.js';
+import type { ClaimsFunction } from '../providers/oauth2-server/claims.js';
+import type { IdTokenKeys } from '../providers/oauth2-server/id-token.js';
 import type { SessionOf } from '../session/fresh.js';
 import type { PublicJwk } from '../session/signing.js';
 import type { StateStore } from '../state/types.js';
+import type { User } from '../user.js';
 import type { AccessTokenIssuer } from './access-token.js';
 import type { ClientDirectory } from './clients/index.js';
 import type { GrantStore } from './grant-store.js';
@@ -19,6 +22,10 @@ export interface ServerParts {
   readonly clock: () => number;
   /** The access tokens' signer, issuer, lifetime and clock. */
   readonly accessTokens: AccessTokenIssuer;
+  /** The keys id_tokens are signed with and `id_token_hint`s checked against: the `signing` key's (id-token.ts). */
+  readonly ids: IdTokenKeys;
+  /** A user's standard claims, from the session's user (the `claims` option, or the default). */
+  readonly claims: ClaimsFunction<User>;
   /**
    * The request's full login from its session cookie alone: the authorization request is a navigation from the
    * client's site (no XSRF header can come with it) that changes nothing by itself, and the consent form carries

@@ -25,6 +25,7 @@ export async function revokeEndpoint(p: ServerParts, ctx: Context): Promise<void
     const claims = ownAccessToken(token, p.keySet(), p.places.issuer);
     if (claims?.client_id === clientId) await p.grants.revokeFamily(claims.sid);
   }
+  // 200 with no body (RFC 7009 §2.2): an empty string would go out as text/plain, and a null body alone as a 204.
+  ctx.body = null;
   ctx.status = 200;
-  ctx.body = '';
 }

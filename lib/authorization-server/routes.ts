@@ -1,6 +1,7 @@
 import type { Context, Middleware, Next } from 'koa';
 import { AuthError } from '../errors.js';
 import { readJSON } from '../http/body.js';
+import { readFormParams } from '../providers/oauth2-server/http.js';
 import { authorize } from './authorize.js';
 import { connectedApps } from './connected-apps.js';
 import { decide } from './consent.js';
@@ -10,12 +11,13 @@ import { isIssuerDocument, serverMetadata } from './metadata.js';
 import type { ServerParts } from './parts.js';
 import { revokeEndpoint } from './revoke.js';
 import { tokenEndpoint } from './token.js';
+import { userInfoEndpoint } from './userinfo.js';
 
 /**
- * The server's routes under `<authRoutePath>/oauth2/`, and its metadata at the site root. The token, revocation and
- * registration endpoints are called by other sites' code with credentials of their own (FeatureModule.anySite), and
- * answer browsers of any origin (CORS, no cookies); the authorization request and the consent form act on the
- * user's session and are the app's own pages.
+ * The server's routes under `<authRoutePath>/oauth2/`, and its metadata at the site root. The token, revocation,
+ * registration and userinfo endpoints are called by other sites' code with credentials of their own
+ * (FeatureModule.anySite), and answer browsers of any origin (CORS, no cookies); the authorization request and the
+ * consent form act on the user's session and are the app's own pages.
  */
 
 export function serverRoutes(p: ServerParts, base: string): Middleware {
@@ -23,12 +25,13 @@ export function serverRoutes(p: ServerParts, base: string): Middleware {
     const path = ctx.path.slice(base.length);
     if (ANY_SITE.includes(`/oauth2${path}`)) {
       ctx.set('Access-Control-Allow-Origin', '*');
-      if (ctx.method === 'OPTIONS') return preflight(ctx);
+      if (ctx.method === 'OPTIONS') return preflight(ctx, path === '/userinfo' ? 'GET, POST' : 'POST');
     }
     switch (path) {
       case '/authorize':
+        if (ctx.method === 'POST') return postedRequest(p, ctx);
         if (ctx.method !== 'GET' && ctx.method !== 'HEAD')
-          throw new AuthError('method_not_allowed', 'the authorization request is a GET (RFC 6749 §3.1)');
+          throw new AuthError('method_not_allowed', 'the authorization request is a GET or a POST');
         return authorize(p, ctx);
       case '/consent':
         return post(ctx, () => decide(p, ctx));
@@ -38,6 +41,8 @@ export function serverRoutes(p: ServerParts, base: string): Middleware {
         return post(ctx, () => revokeEndpoint(p, ctx));
       case '/register':
         return post(ctx, () => register(p, ctx));
+      case '/userinfo':
+        return userInfoEndpoint(p, ctx);
       case '/login':
         return loginPage(p, ctx);
       default:
@@ -77,14 +82,30 @@ async function register(p: ServerParts, ctx: Context): Promise<void> {
   ctx.body = JSON.stringify(answer.body);
 }
 
+/**
+ * An authorization request sent as a form (OpenID Connect Core §3.1.2.1): the same request as a GET, every value kept
+ * (a repeated one is refused there as in a query), so one code path reads and checks it.
+ */
+async function postedRequest(p: ServerParts, ctx: Context): Promise<void> {
+  const posted = await readFormParams(ctx, 16 * 1024);
+  if (!posted.has('client_id')) {
+    ctx.status = 400;
+    ctx.type = 'application/json';
+    ctx.body = JSON.stringify({ error: 'invalid_request', error_description: 'a form of the request, with client_id' });
+    return;
+  }
+  ctx.status = 303;
+  ctx.redirect(`${p.places.authBase}/oauth2/authorize?${posted}`);
+}
+
 async function post(ctx: Context, handle: () => Promise<void>): Promise<void> {
   if (ctx.method !== 'POST') throw new AuthError('method_not_allowed', 'POST only');
   await handle();
 }
 
 /** A browser's CORS preflight for the endpoints other sites call: any origin, no credentials. */
-function preflight(ctx: Context): void {
-  ctx.set('Access-Control-Allow-Methods', 'POST, OPTIONS');
+function preflight(ctx: Context, methods: string): void {
+  ctx.set('Access-Control-Allow-Methods', `${methods}, OPTIONS`);
   ctx.set('Access-Control-Allow-Headers', 'Authorization, Content-Type');
   ctx.set('Access-Control-Max-Age', '600');
   ctx.status = 204;

@@ -1,4 +1,6 @@
 import type { Feature, FeatureContext } from '../features/contract.js';
+import { defaultClaims } from '../providers/oauth2-server/claims.js';
+import { IdTokenKeys } from '../providers/oauth2-server/id-token.js';
 import { serverAdmin } from './admin.js';
 import { clientDirectory, isRegisteredClientId } from './clients/index.js';
 import { grantStore } from './grant-store.js';
@@ -51,6 +53,9 @@ export function startServer(
     state: context.stateStore,
     clock: context.clock,
     accessTokens: { signer, issuer: context.url, ttlMs: config.accessTokenTTLMs, clock: context.clock },
+    // The `signing` key alone: the app publishes one key set, and an RSA key made here would differ per process.
+    ids: new IdTokenKeys([signer]),
+    claims: config.claims ?? defaultClaims(),
     session: (ctx) => has.cookieSession(ctx),
     fullSession: (ctx) => context.session(ctx),
     loginPage: config.loginPage ?? `${authBase}/oauth2/login`,

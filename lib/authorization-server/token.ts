@@ -1,6 +1,7 @@
 import type { Context } from 'koa';
 import { json, readFormParams } from '../providers/oauth2-server/http.js';
 import { issueAccessToken } from './access-token.js';
+import { issueIdToken } from './id-token.js';
 import type { OAuthClient } from './clients/index.js';
 import type { Family } from './grant-store.js';
 import type { ServerParts } from './parts.js';
@@ -37,6 +38,9 @@ export async function tokenEndpoint(p: ServerParts, ctx: Context): Promise<void>
   if ('error' in outcome) return tokenError(ctx, outcome);
   const { family, refreshToken, resources, scopes } = outcome;
   const access = await issueAccessToken(p.accessTokens, { ...family, resources, scopes });
+  // A user's grant with `openid`, by its code or a refresh (OpenID Connect Core §12.2), comes with an id_token.
+  const openID = scopes.includes('openid') && grantType !== 'client_credentials';
+  const idToken = openID ? await issueIdToken(p, { ...family, scopes }, access.token, outcome.nonce) : undefined;
   p.emit('token_issued', { clientId: client.id, userId: family.userId, grantType, scopes, resources }, ctx);
   json(ctx, 200, {
     access_token: access.token,
@@ -44,11 +48,16 @@ export async function tokenEndpoint(p: ServerParts, ctx: Context): Promise<void>
     expires_in: access.expiresIn,
     scope: scopes.join(' '),
     ...(refreshToken ? { refresh_token: refreshToken } : {}),
+    ...(idToken ? { id_token: idToken } : {}),
   });
 }
 
-/** What a grant gives: the family, the token's scopes and resources, and a refresh token when one is due. */
-type Granted = { family: Family; scopes: string[]; resources: string[]; refreshToken?: string } | TokenError;
+/**
+ * What a grant gives: the family, the token's scopes and resources, a refresh token when one is due, and the
+ * authorization request's nonce for a code's id_token.
+ */
+type Granted =
+  { family: Family; scopes: string[]; resources: string[]; refreshToken?: string; nonce?: string } | TokenError;
 type Grant = (p: ServerParts, client: OAuthClient, params: URLSearchParams) => Promise<Granted>;
 
 const GRANTS: Record<string, Grant> = {
@@ -64,14 +73,14 @@ async function codeGrant(p: ServerParts, client: OAuthClient, params: URLSearchP
     verifier: params.get('code_verifier') ?? undefined,
   });
   if ('error' in redeemed) return { error: redeemed.error, description: redeemed.description };
-  const { family } = redeemed;
+  const { family, grant } = redeemed;
   const resources = narrowed(family.resources, params.getAll('resource'));
   if (typeof resources === 'string') return { error: 'invalid_target', description: resources };
   const refresh =
     client.grantTypes.includes('refresh_token') &&
     (family.scopes.includes('offline_access') || client.source === 'options');
   const refreshToken = refresh ? await p.grants.issueRefresh(family) : undefined;
-  return { family, scopes: family.scopes, resources, refreshToken };
+  return { family, scopes: family.scopes, resources, refreshToken, nonce: grant.nonce };
 }
 
 async function refreshGrant(p: ServerParts, client: OAuthClient, params: URLSearchParams): Promise<Granted> {

@@ -208,9 +208,9 @@ export interface FeatureModule<O extends object = object> {
    */
   readonly siteWellKnown?: readonly string[];
   /**
-   * Paths under its prefix (`['/oauth2/token']`) that take requests from any site: endpoints other sites' code calls
-   * with credentials of its own (an OAuth token endpoint), which never act on the browser's cookies. Every other
-   * POST or DELETE from another site is refused before the feature's routes.
+   * Paths under its prefix, the prefix included (`['/oauth2/token']` of `/oauth2`), that take requests from any
+   * site: endpoints other sites' code calls with credentials of its own (an OAuth token endpoint), which never act on
+   * the browser's cookies. Every other POST or DELETE from another site is refused before the feature's routes.
    */
   readonly anySite?: readonly string[];
   /** The options as given, checked against `optionNames`. */

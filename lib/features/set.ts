@@ -159,7 +159,8 @@ export class FeatureSet {
         await next();
         return;
       }
-      const open = m.anySite?.some((p) => ctx.path === `${this.#parts.authRoutePath}${m.prefix ?? ''}${p}`);
+      // anySite's paths start with the prefix (`/oauth2/token` of `/oauth2`): under authRoutePath as they are.
+      const open = m.anySite?.some((p) => ctx.path === `${this.#parts.authRoutePath}${p}`);
       if (ctx.method !== 'GET' && ctx.method !== 'HEAD' && !open && crossSite(ctx, this.#parts.origin)) {
         throw new AuthError('origin_mismatch', 'the request must come from this site');
       }

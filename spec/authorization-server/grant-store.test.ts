@@ -227,6 +227,22 @@ for (const [label, open] of everyBackend(test)) {
     t.deepEqual(await r.store.listGrants('alice'), [], 'revoked families leave the list');
   });
 
+  test(`${label}: an OpenID grant's profile, claims request and app session go from its code to its family and refreshes`, async (t) => {
+    const r = await rig(t, open);
+    const profile = { name: 'Alice', email: 'alice@example.com', email_verified: true };
+    const claims = { userinfo: ['phone_number'], id_token: [] };
+    const { family, refreshToken } = await authorized(r, { profile, claims });
+    t.like(family, { profile, claims, sessionId: 'session-1' });
+    t.like(await r.store.family(family.id), { profile, claims, sessionId: 'session-1', authTime: NOW / 1000 });
+    const refreshed = await r.store.refresh(refreshToken, { clientId: 'app', scopes: ['openid'] });
+    if ('error' in refreshed) return t.fail(refreshed.description);
+    t.like(refreshed.family, { profile, claims, sessionId: 'session-1', scopes: ['openid'] });
+    await r.store.revokeFamily(family.id);
+    t.is(await r.store.family(family.id), undefined, 'a revoked family is none');
+    const plain = await authorized(r, { scopes: ['read'], sid: undefined });
+    t.false('profile' in plain.family || 'claims' in plain.family || 'sessionId' in plain.family);
+  });
+
   test(`${label}: a client_credentials family lives ttlMs, without a code`, async (t) => {
     const r = await rig(t, open);
     const f = await r.store.startFamily({

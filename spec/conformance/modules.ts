@@ -46,6 +46,8 @@ interface Flow {
   rp: RelyingParty;
   state: string;
   nonce?: string;
+  /** The PKCE verifier added for a provider that requires PKCE. */
+  verifier?: string;
 }
 
 interface Done extends Flow {
@@ -69,7 +71,8 @@ function suiteRequest(run: Run, rp: RelyingParty): Record<string, string> {
 /** Sends the suite's authorization request (client, redirect URI, scope openid, state, nonce, code) with `o.params`. */
 async function authorize(run: Run, o: FlowOptions = {}): Promise<Flow> {
   const rp = await run.rp(o.client);
-  const params: Record<string, string | undefined> = { ...suiteRequest(run, rp), ...o.params };
+  const pkce = run.provider.pkce && o.params?.code_challenge === undefined ? pkcePair() : undefined;
+  const params: Record<string, string | undefined> = { ...suiteRequest(run, rp), ...pkce?.params, ...o.params };
   const defined = Object.entries(params).filter((e): e is [string, string] => e[1] !== undefined);
   let url = rp.authorizationURL(Object.fromEntries(defined));
   // A library may add what the module leaves out on purpose (openid-client adds response_type=code).
@@ -80,7 +83,17 @@ async function authorize(run: Run, o: FlowOptions = {}): Promise<Flow> {
   }
   const browser = o.browser ?? new Browser(run.provider.issuer);
   const arrival = await browser.authorize(url, o.method);
-  return { arrival, rp, state: params.state!, nonce: params.nonce };
+  return { arrival, rp, state: params.state!, nonce: params.nonce, verifier: pkce?.verifier };
+}
+
+/**
+ * A PKCE verifier and its S256 challenge, for a provider that requires PKCE of every client: the one thing the
+ * modules send beyond the suite's requests (the Basic OP plan sends none, as OAuth 2.0 let confidential clients).
+ */
+function pkcePair(): { verifier: string; params: Record<string, string> } {
+  const verifier = randomBytes(32).toString('base64url');
+  const challenge = createHash('sha256').update(verifier).digest('base64url');
+  return { verifier, params: { code_challenge: challenge, code_challenge_method: 'S256' } };
 }
 
 /** A flow that must succeed: the answer comes back in the run's response mode, the code is redeemed, the id_token checked. */
@@ -93,7 +106,7 @@ async function login(run: Run, o: FlowOptions = {}): Promise<Done> {
   const tokens = await flow.rp.redeem(flow.arrival, {
     state: flow.state,
     nonce: flow.nonce,
-    verifier: o.verifier,
+    verifier: o.verifier ?? flow.verifier,
     maxAge: o.maxAge,
   });
   const id = await checkIdToken(t, tokens, {
@@ -197,9 +210,12 @@ function codeReuse(wait: number): Module {
   };
 }
 
-/** An unsigned request object carrying the whole request; the query repeats the four parameters §6.1 requires. */
-function requestObject(run: Run, rp: RelyingParty, redirectInQuery: string): URL {
-  const claims = suiteRequest(run, rp);
+/**
+ * An unsigned request object carrying the whole request (with PKCE for a provider that requires it); the query repeats
+ * the four parameters §6.1 requires.
+ */
+function requestObject(run: Run, rp: RelyingParty, redirectInQuery: string, pkce?: Record<string, string>): URL {
+  const claims = { ...suiteRequest(run, rp), ...pkce };
   const jwt = `${Buffer.from('{"alg":"none"}').toString('base64url')}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}.`;
   return rp.authorizationURL({
     request: jwt,
@@ -334,18 +350,9 @@ export const BASIC_MODULES: Record<string, Module> = {
     return { post: 'ok' };
   },
   // Supported (alg none): the object's state and nonce come back, as the suite's pass requires.
-  'oidcc-unsigned-request-object-supported-correctly-or-rejected-as-unsupported': async (run) => {
-    const rp = await run.rp();
-    const url = requestObject(run, rp, REDIRECT);
-    const arrival = await new Browser(run.provider.issuer).authorize(url);
-    return requestObjectOutcome(run, rp, url, arrival);
-  },
-  'oidcc-ensure-request-object-with-redirect-uri': async (run) => {
-    const rp = await run.rp();
-    const url = requestObject(run, rp, `${REDIRECT}_invalid`);
-    const arrival = await new Browser(run.provider.issuer).authorize(url);
-    return requestObjectOutcome(run, rp, url, arrival);
-  },
+  'oidcc-unsigned-request-object-supported-correctly-or-rejected-as-unsupported': (run) =>
+    requestObjectFlow(run, REDIRECT),
+  'oidcc-ensure-request-object-with-redirect-uri': (run) => requestObjectFlow(run, `${REDIRECT}_invalid`),
   'oidcc-claims-essential': async (run) => {
     const done = await login(run, { params: { claims: JSON.stringify({ userinfo: { name: { essential: true } } }) } });
     const info = await done.rp.userinfo(done.tokens.access_token, done.id.sub as string, 'GET');
@@ -386,8 +393,23 @@ export const BASIC_MODULES: Record<string, Module> = {
   },
 };
 
+/** A request object's flow, the query's redirect URI `redirectInQuery`. */
+async function requestObjectFlow(run: Run, redirectInQuery: string): Promise<Outcome> {
+  const rp = await run.rp();
+  const pkce = run.provider.pkce ? pkcePair() : undefined;
+  const url = requestObject(run, rp, redirectInQuery, pkce?.params);
+  const arrival = await new Browser(run.provider.issuer).authorize(url);
+  return requestObjectOutcome(run, rp, url, arrival, pkce?.verifier);
+}
+
 /** A request object's flow: processed (state, nonce and redirect URI from the object) and redeemed. */
-async function requestObjectOutcome(run: Run, rp: RelyingParty, url: URL, arrival: Arrival): Promise<Outcome> {
+async function requestObjectOutcome(
+  run: Run,
+  rp: RelyingParty,
+  url: URL,
+  arrival: Arrival,
+  verifier?: string,
+): Promise<Outcome> {
   const error = arrival.params.get('error');
   if (error === 'request_not_supported') return { requestObject: 'refused as unsupported', via: arrival.via };
   // The query's redirect URI is not registered: an error page passes too (the suite asks for a screenshot).
@@ -397,7 +419,7 @@ async function requestObjectOutcome(run: Run, rp: RelyingParty, url: URL, arriva
   run.t.is(arrival.via, run.mode, `the answer comes back by ${run.mode}: ${arrival.page ?? arrival.params}`);
   run.t.is(error, null);
   run.t.is(arrival.params.get('state'), object.state, "the object's state comes back");
-  const tokens = await rp.redeem(arrival, { state: object.state, nonce: object.nonce });
+  const tokens = await rp.redeem(arrival, { state: object.state, nonce: object.nonce, verifier });
   await checkIdToken(run.t, tokens, {
     issuer: run.provider.issuer,
     clientId: rp.client.id,

@@ -9,19 +9,28 @@ import { relyingParty, RELYING_PARTIES, type RelyingParty, type RelyingPartyKind
  * Registers a certification plan's modules as tests: each module against our provider, once with
  * openid-client and once with oauth4webapi, each run on a provider of its own (its own clock).
  */
-export function certificationPlan(mode: Run['mode']): void {
+export function certificationPlan(mode: Run['mode'], under: PlanProvider = LOCAL_SERVER): void {
   for (const [name, module] of Object.entries(BASIC_MODULES))
     for (const kind of RELYING_PARTIES)
       // One module at a time: 72 providers at once, each with its servers, ran out of time to connect on a loaded machine.
-      test.serial(`${name} passes with ${kind}`, async (t) => {
+      test.serial(`${name} passes with ${kind}${under.label}`, async (t) => {
         const clock = manualClock();
-        const provider = await authkoaProvider(clock);
+        const provider = await under.start(clock);
         t.teardown(() => provider.close());
         const outcome = await module(await runOf(t, provider, { mode, kind, now: clock }));
         const chosen = CHOSEN[name];
         if (chosen) t.like(outcome, chosen, 'the outcome we chose where the suite accepts several');
       });
 }
+
+/** Which of our providers a plan runs against: how to start it, and what its tests' titles add. */
+export interface PlanProvider {
+  start(clock: ReturnType<typeof manualClock>): Promise<ProviderUnderTest>;
+  label: string;
+}
+
+/** The local server (`kind: 'server'`'s), standalone. */
+export const LOCAL_SERVER: PlanProvider = { start: authkoaProvider, label: '' };
 
 /** Where a module passes with several outcomes: the one this provider gives (docs/providers-server.md, Conformance). */
 const CHOSEN: Record<string, Record<string, unknown>> = {

@@ -39,15 +39,21 @@ export const ALICE = {
 };
 
 export interface ProviderUnderTest {
-  name: 'authkoa' | 'oidc-provider';
+  /** Ours (the local server, or the in-app authorization server), or the certified one beside it. */
+  name: 'authkoa' | 'authkoa-in-app' | 'oidc-provider';
   issuer: string;
+  /** Every client must send PKCE (OAuth 2.1, the in-app server): the modules add an S256 challenge to each request. */
+  pkce?: boolean;
   /** Moves the provider's clock (ours: its injected clock; oidc-provider's: the one `Date.now` this process reads). */
   advance(ms: number): void;
   close(): Promise<void>;
 }
 
 /** One RSA key for every provider this process starts: making one costs more than a module's whole flow. */
-const RSA_KEY = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ format: 'pem', type: 'pkcs8' });
+export const RSA_KEY = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({
+  format: 'pem',
+  type: 'pkcs8',
+}) as string;
 
 /** Ours: a standalone local server with signing keys, its clock injected. */
 export async function authkoaProvider(
@@ -65,7 +71,7 @@ export async function authkoaProvider(
       refreshTokens: true,
     })),
     signing: { alg: 'EdDSA', key: pemKey() },
-    rsaKey: RSA_KEY as string,
+    rsaKey: RSA_KEY,
     claims: () => ALICE,
     throttle: false,
     clock,

@@ -37,9 +37,12 @@ export interface StandardClaims {
   phone_number_verified?: boolean;
 }
 
-/** Gives a user's standard claims; the server keeps only those the request's scopes and `claims` ask for. */
-export type ClaimsFunction = (
-  user: ServerUser,
+/**
+ * Gives a user's standard claims; the server keeps only those the request's scopes and `claims` ask for. `U` is who
+ * signs in: the local server's checker's user, or the app's own `User` at the in-app authorization server.
+ */
+export type ClaimsFunction<U extends ServerUser = ServerUser> = (
+  user: U,
   request: { scopes: string[]; client: string },
 ) => StandardClaims | Promise<StandardClaims>;
 
@@ -69,6 +72,12 @@ export const SCOPE_CLAIMS: Readonly<Record<string, readonly (keyof StandardClaim
 /** Every claim the provider may give: discovery's `claims_supported` lists these and the id_token's own. */
 export const STANDARD_CLAIMS: readonly string[] = Object.values(SCOPE_CLAIMS).flat();
 
+/** What discovery's `claims_supported` lists: an id_token's own claims, then every standard claim. */
+export const CLAIMS_SUPPORTED: readonly string[] = [
+  ...['sub', 'iss', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'at_hash', 'sid'],
+  ...STANDARD_CLAIMS,
+];
+
 /** The claims a `claims` request parameter names, per place (Core §5.5); values and `essential` are hints. */
 export interface ClaimsRequest {
   userinfo: string[];
@@ -96,14 +105,21 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/** The default `claims`: the checker's profile, a missing name or picture filled with the id and its identicon. */
-export function defaultClaims(base: string): ClaimsFunction {
-  return (u) => ({
-    name: u.name || u.id,
-    preferred_username: u.id,
-    picture: u.picture || `${base}/avatar?user=${encodeURIComponent(u.id)}`,
-    ...(u.email ? { email: u.email } : {}),
-  });
+/**
+ * The default `claims`: the user's profile, a missing name filled with the id. A missing picture is the identicon of
+ * the local server at `base`; without `base` (the in-app server, whose users' pictures are the app's avatar links
+ * already) it is left out.
+ */
+export function defaultClaims(base?: string): ClaimsFunction {
+  return (u) => {
+    const picture = u.picture || (base === undefined ? undefined : `${base}/avatar?user=${encodeURIComponent(u.id)}`);
+    return {
+      name: u.name || u.id,
+      preferred_username: u.id,
+      ...(picture ? { picture } : {}),
+      ...(u.email ? { email: u.email } : {}),
+    };
+  };
 }
 
 /** The claims allowed at one place: those of the granted scopes and those the `claims` parameter names there. */

@@ -68,6 +68,44 @@ export class IdTokenKeys {
   }
 }
 
+/** What an id_token states (OpenID Connect Core §2), whichever server issues it. */
+export interface IdTokenFacts {
+  issuer: string;
+  /** The user (`sub`). */
+  subject: string;
+  /** The client (`aud`). */
+  audience: string;
+  /** Now and the lifetime, in seconds. */
+  nowS: number;
+  lifetimeS: number;
+  /** When the user logged in, seconds. */
+  authTime: number;
+  /** The user's login session (`sid`), when known. */
+  sid?: string;
+  /** The authorization request's nonce: a code's id_token carries it, a refresh's does not. */
+  nonce?: string;
+  /** The access token issued beside it, for `at_hash`. */
+  accessToken: string;
+  /** The user's claims the grant lets out (pickClaims). */
+  userClaims: Record<string, unknown>;
+}
+
+/** Signs an id_token with the key of `alg`: the user's claims first, the token's own over them. */
+export function signIdToken(keys: IdTokenKeys, alg: string, f: IdTokenFacts): Promise<string> {
+  return keys.sign(alg, {
+    ...f.userClaims,
+    iss: f.issuer,
+    sub: f.subject,
+    aud: f.audience,
+    exp: f.nowS + f.lifetimeS,
+    iat: f.nowS,
+    auth_time: f.authTime,
+    ...(f.sid !== undefined ? { sid: f.sid } : {}),
+    ...(f.nonce !== undefined ? { nonce: f.nonce } : {}),
+    at_hash: atHash(f.accessToken, alg),
+  });
+}
+
 /** `at_hash` (Core §3.1.3.6): the left half of the access token's hash, by the id_token's algorithm. */
 export function atHash(accessToken: string, alg: string): string {
   // Ed25519 signs over SHA-512, and so its at_hash is SHA-512's left half.

@@ -1,12 +1,11 @@
 import type { Context } from 'koa';
-import { pickClaims, scopesOf, SCOPE_CLAIMS, STANDARD_CLAIMS } from './claims.js';
+import { CLAIMS_SUPPORTED, pickClaims, scopesOf, SCOPE_CLAIMS } from './claims.js';
 import type { Grant } from './grants.js';
-import { firstValues, json } from './http.js';
-import { atHash, type IdTokenKeys } from './id-token.js';
-import { MAX_FORM } from './listener.js';
+import { json } from './http.js';
+import { signIdToken, type IdTokenKeys } from './id-token.js';
 import { endSession } from './logout.js';
+import { answerUserInfo } from './userinfo.js';
 import type { LocalServer, ServerUser } from './options.js';
-import { readBody } from '../../http/body.js';
 
 /**
  * The local server as an OpenID provider, once it has a signer (the service's signing keys): the
@@ -16,7 +15,6 @@ import { readBody } from '../../http/body.js';
 
 /** The scopes the server knows; others are kept in the grant and answered with nothing. */
 const SCOPES = ['openid', ...Object.keys(SCOPE_CLAIMS), 'offline_access'];
-const ID_TOKEN_CLAIMS = ['sub', 'iss', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'at_hash', 'sid'];
 /** How long relying parties may keep the discovery document and key set (as the service's JWKS). */
 const PUBLIC_MAX_AGE_S = 300;
 
@@ -69,19 +67,19 @@ export async function idToken(
   accessToken: string,
   refreshed: boolean,
 ): Promise<string> {
-  const iat = Math.floor(srv.o.clock() / 1000);
+  const nowS = Math.floor(srv.o.clock() / 1000);
   const alg = srv.o.clients.get(grant.clientId)?.idTokenSignedResponseAlg ?? 'RS256';
-  return ids.sign(alg, {
-    ...(await userClaims(srv, grant, grant.claims?.id_token ?? [])),
-    iss: srv.base,
-    sub: grant.user.id,
-    aud: grant.clientId,
-    exp: iat + Math.floor(srv.o.tokenTTL / 1000),
-    iat,
-    auth_time: grant.authTime ?? iat,
-    ...(grant.sid !== undefined ? { sid: grant.sid } : {}),
-    ...(grant.nonce !== undefined && !refreshed ? { nonce: grant.nonce } : {}),
-    at_hash: atHash(accessToken, alg),
+  return signIdToken(ids, alg, {
+    issuer: srv.base,
+    subject: grant.user.id,
+    audience: grant.clientId,
+    nowS,
+    lifetimeS: Math.floor(srv.o.tokenTTL / 1000),
+    authTime: grant.authTime ?? nowS,
+    sid: grant.sid,
+    nonce: refreshed ? undefined : grant.nonce,
+    accessToken,
+    userClaims: await userClaims(srv, grant, grant.claims?.id_token ?? []),
   });
 }
 
@@ -102,7 +100,7 @@ function discovery(srv: LocalServer, ids: IdTokenKeys): Record<string, unknown> 
     scopes_supported: SCOPES,
     token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
     code_challenge_methods_supported: ['S256'],
-    claims_supported: [...ID_TOKEN_CLAIMS, ...STANDARD_CLAIMS],
+    claims_supported: CLAIMS_SUPPORTED,
     claims_parameter_supported: true,
     request_parameter_supported: true,
     request_object_signing_alg_values_supported: ['none'],
@@ -115,42 +113,14 @@ function discovery(srv: LocalServer, ids: IdTokenKeys): Record<string, unknown> 
   };
 }
 
-/**
- * The userinfo endpoint (OpenID Connect Core §5.3), GET or POST, its access token in the Authorization
- * header or (POST) the form body (RFC 6750 §2.2), never both: `sub` and the claims the token's scopes and
- * `claims` parameter ask for. A token issued without `openid` is refused (403 insufficient_scope).
- */
-async function userInfo(srv: LocalServer, ctx: Context): Promise<void> {
-  if (ctx.method !== 'GET' && ctx.method !== 'POST')
-    return json(ctx, 405, { error: 'invalid_request', error_description: 'GET or POST only' });
-  const token = await presentedToken(ctx);
-  if (token === null)
-    return json(ctx, 400, { error: 'invalid_request', error_description: 'send the access token one way only' });
-  if (token === undefined) {
-    // No credentials at all: the challenge carries no error code (RFC 6750 §3.1).
-    ctx.set('WWW-Authenticate', 'Bearer');
-    return json(ctx, 401, { error: 'invalid_token', error_description: 'an access token is required' });
-  }
-  const grant = srv.grants.accessGrant(token);
-  if (!grant) {
-    ctx.set('WWW-Authenticate', 'Bearer error="invalid_token"');
-    return json(ctx, 401, { error: 'invalid_token' });
-  }
-  if (!hasOpenIDScope(grant.scope)) {
-    ctx.set('WWW-Authenticate', 'Bearer error="insufficient_scope", scope="openid"');
-    return json(ctx, 403, { error: 'insufficient_scope' });
-  }
-  json(ctx, 200, { ...(await userClaims(srv, grant, grant.claims?.userinfo ?? [])), sub: grant.user.id });
-}
-
-/** The access token of a userinfo request: header or form body; null when both carry one. */
-async function presentedToken(ctx: Context): Promise<string | undefined | null> {
-  const header = /^Bearer\s+(\S+)$/i.exec(ctx.get('authorization'))?.[1];
-  const type = (ctx.get('content-type').split(';')[0] ?? '').trim().toLowerCase();
-  if (ctx.method !== 'POST' || type !== 'application/x-www-form-urlencoded') return header;
-  const body = firstValues(new URLSearchParams((await readBody(ctx.req, MAX_FORM)).toString('utf8'))).access_token;
-  if (body !== undefined && header !== undefined) return null;
-  return header ?? body;
+/** The userinfo endpoint (userinfo.ts) over the server's access tokens, kept in memory. */
+function userInfo(srv: LocalServer, ctx: Context): Promise<void> {
+  return answerUserInfo(ctx, (token) => {
+    const grant = srv.grants.accessGrant(token);
+    if (!grant) return undefined;
+    const claims = () => userClaims(srv, grant, grant.claims?.userinfo ?? []);
+    return { scopes: scopesOf(grant.scope), sub: grant.user.id, claims };
+  });
 }
 
 /** The user's claims the grant's scopes and the `claims` parameter (`named`, at this place) let out. */

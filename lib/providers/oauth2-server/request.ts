@@ -91,7 +91,14 @@ function problemOf(q: Record<string, string>, openID: boolean): [string, string]
   if (q.response_type !== 'code') return ['unsupported_response_type', 'only response_type=code is supported'];
   // Request objects by reference are not supported (request-object.ts): refused as such, never silently ignored.
   if (q.request_uri !== undefined) return ['request_uri_not_supported', 'request_uri is not supported'];
-  if (!openID) return undefined;
+  return openID ? openIDProblem(q) : undefined;
+}
+
+/**
+ * The first thing wrong with an authorization request's OpenID parameters (`prompt`, `max_age`) as an OAuth2 error:
+ * both OpenID providers' rule, the local server's and the in-app authorization server's.
+ */
+export function openIDProblem(q: { prompt?: string; max_age?: string }): [string, string] | undefined {
   const prompt = (q.prompt ?? '').split(' ').filter(Boolean);
   if (prompt.includes('none') && prompt.length > 1)
     return ['invalid_request', 'prompt=none cannot be combined with other values'];
