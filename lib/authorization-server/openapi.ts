@@ -55,22 +55,23 @@ const form = (properties: Record<string, unknown>, required: string[]) => ({
 const oauthErrors = (...statuses: number[]) =>
   Object.fromEntries(statuses.map((s) => [s, json(ref('OAuthError'), 'an OAuth error (RFC 6749 §5.2)')]));
 
+const TAG = 'oauth2';
+const query = (name: string, required = false) => ({ name, in: 'query', required, schema: STRING });
+const AUTHORIZE_PARAMS = ['response_type', 'client_id', 'redirect_uri', 'scope', 'state', 'code_challenge']
+  .map((n) => query(n, n === 'client_id'))
+  .concat(['code_challenge_method', 'resource', 'nonce', 'prompt', 'response_mode'].map((n) => query(n)))
+  .concat(['max_age', 'login_hint', 'id_token_hint', 'claims'].map((n) => query(n)));
+
 export function serverOpenAPI(): FeatureOpenAPI {
-  const tag = 'oauth2';
-  const query = (name: string, required = false) => ({ name, in: 'query', required, schema: STRING });
-  const authorizeParams = ['response_type', 'client_id', 'redirect_uri', 'scope', 'state', 'code_challenge']
-    .map((n) => query(n, n === 'client_id'))
-    .concat(['code_challenge_method', 'resource', 'nonce', 'prompt', 'response_mode'].map((n) => query(n)))
-    .concat(['max_age', 'login_hint', 'id_token_hint', 'claims'].map((n) => query(n)));
-  const userinfoAnswers = {
-    200: json(ref('UserInfo'), 'the user’s claims'),
-    ...oauthErrors(400, 401, 403),
-  };
-  const clientEndpoint = (text: Text, body: ReturnType<typeof form>, ok: Record<string, unknown>): PathItem => ({
-    post: op(text, tag, PUBLIC, { ...ok, ...oauthErrors(400, 401) }, { requestBody: body }),
-    options: op(TEXT.preflight, tag, PUBLIC, { 204: empty('allowed') }),
-  });
-  const paths: Record<string, PathItem> = {
+  const paths = { ...userPaths(), ...clientPaths() };
+  return { paths, schemas: SCHEMAS, tags: { oauth2: 'The app as an OAuth 2.1 authorization server' } };
+}
+
+/** The routes the user's browser reaches: the authorization request, consent, the login page, connected apps. */
+function userPaths(): Record<string, PathItem> {
+  const tag = TAG;
+  const authorizeParams = AUTHORIZE_PARAMS;
+  return {
     '/oauth2/authorize': {
       post: op(
         TEXT.authorizePost,
@@ -100,6 +101,38 @@ export function serverOpenAPI(): FeatureOpenAPI {
         },
       ),
     },
+    '/oauth2/login': {
+      get: op(TEXT.login, tag, PUBLIC, { 200: HTML }, { parameters: [query('from'), query('login_hint')] }),
+    },
+    '/oauth2/grants': {
+      get: op(TEXT.grants, tag, SESSION, { 200: json({ type: 'array', items: ref('ConnectedApp') }, 'newest first') }),
+    },
+    '/oauth2/grants/{clientId}': {
+      delete: op(
+        TEXT.revokeGrant,
+        tag,
+        SESSION,
+        { 204: empty('revoked') },
+        {
+          parameters: [{ name: 'clientId', in: 'path', required: true, schema: STRING }],
+        },
+      ),
+    },
+  };
+}
+
+/** The routes other sites' code calls with credentials of its own (CORS, no cookies). */
+function clientPaths(): Record<string, PathItem> {
+  const tag = TAG;
+  const userinfoAnswers = {
+    200: json(ref('UserInfo'), 'the user’s claims'),
+    ...oauthErrors(400, 401, 403),
+  };
+  const clientEndpoint = (text: Text, body: ReturnType<typeof form>, ok: Record<string, unknown>): PathItem => ({
+    post: op(text, tag, PUBLIC, { ...ok, ...oauthErrors(400, 401) }, { requestBody: body }),
+    options: op(TEXT.preflight, tag, PUBLIC, { 204: empty('allowed') }),
+  });
+  return {
     '/oauth2/token': clientEndpoint(
       TEXT.token,
       form({ grant_type: STRING, code: STRING, code_verifier: STRING, refresh_token: STRING, resource: STRING }, [
@@ -130,25 +163,7 @@ export function serverOpenAPI(): FeatureOpenAPI {
       ),
       options: op(TEXT.preflight, tag, PUBLIC, { 204: empty('allowed') }),
     },
-    '/oauth2/login': {
-      get: op(TEXT.login, tag, PUBLIC, { 200: HTML }, { parameters: [query('from'), query('login_hint')] }),
-    },
-    '/oauth2/grants': {
-      get: op(TEXT.grants, tag, SESSION, { 200: json({ type: 'array', items: ref('ConnectedApp') }, 'newest first') }),
-    },
-    '/oauth2/grants/{clientId}': {
-      delete: op(
-        TEXT.revokeGrant,
-        tag,
-        SESSION,
-        { 204: empty('revoked') },
-        {
-          parameters: [{ name: 'clientId', in: 'path', required: true, schema: STRING }],
-        },
-      ),
-    },
   };
-  return { paths, schemas: SCHEMAS, tags: { oauth2: 'The app as an OAuth 2.1 authorization server' } };
 }
 
 const SCHEMAS = {
