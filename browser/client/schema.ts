@@ -94,6 +94,13 @@ export interface OAuthTokens {
   expires_in: number;
   scope: string;
   refresh_token?: string;
+  /** with `openid`: an id_token (OpenID Connect Core §2) */
+  id_token?: string;
+  [key: string]: unknown;
+}
+
+export interface UserInfo {
+  sub: string;
   [key: string]: unknown;
 }
 
