@@ -9,6 +9,9 @@ import type { ServerParts } from './parts.js';
  * to `from` once they are in.
  */
 
+/** What the page says when no provider logs in by a redirect. */
+const NO_LINKS = 'Log in to the application first, then go back to the app that sent you here.';
+
 /** The kinds whose login starts with a GET the browser follows. */
 const REDIRECT_KINDS = new Set(['oauth2', 'social', 'oidc', 'apple', 'dev', 'server']);
 
@@ -23,7 +26,8 @@ export function loginPage(p: ServerParts, ctx: Context): void {
     .providers()
     .filter((pr) => REDIRECT_KINDS.has(pr.kind ?? ''))
     .map((pr) => {
-      const href = `${p.places.authBase}/${encodeURIComponent(pr.name)}/login${back ? `?from=${encodeURIComponent(back)}` : ''}`;
+      const query = back ? `?from=${encodeURIComponent(back)}` : '';
+      const href = `${p.places.authBase}/${encodeURIComponent(pr.name)}/login${query}`;
       return `<li><a href="${escapeHTML(href)}">${escapeHTML(pr.name)}</a></li>`;
     });
   ctx.status = 200;
@@ -35,7 +39,7 @@ export function loginPage(p: ServerParts, ctx: Context): void {
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Log in</title></head>
 <body><main><h1>Log in to continue</h1>
-${links.length ? `<ul>${links.join('')}</ul>` : '<p>Log in to the application first, then go back to the app that sent you here.</p>'}
+${links.length ? `<ul>${links.join('')}</ul>` : `<p>${NO_LINKS}</p>`}
 </main></body></html>
 `;
 }

@@ -1,5 +1,6 @@
 import type { Context } from 'koa';
-import { json, readFormParams } from '../providers/oauth2-server/http.js';
+import { json } from '../providers/oauth2-server/http.js';
+import { clientRequest } from './client-request.js';
 import { ownAccessToken } from './own-token.js';
 import type { ServerParts } from './parts.js';
 
@@ -9,17 +10,11 @@ import type { ServerParts } from './parts.js';
  * whatever the token was, so the endpoint tells nothing about tokens it did not issue to this client.
  */
 export async function revokeEndpoint(p: ServerParts, ctx: Context): Promise<void> {
-  ctx.set('Cache-Control', 'no-store');
-  const params = await readFormParams(ctx, 16 * 1024);
-  const form = Object.fromEntries([...params.keys()].map((k) => [k, params.get(k) ?? undefined]));
-  const who = await p.clients.authenticate({ authorization: ctx.get('authorization') || undefined, form });
-  if ('error' in who) {
-    ctx.set('WWW-Authenticate', 'Basic realm="revoke"');
-    return json(ctx, 401, { error: who.error, error_description: who.description });
-  }
-  const token = form.token;
+  const request = await clientRequest(p, ctx, 'revoke');
+  if (!request) return;
+  const token = request.form.token;
   if (!token) return json(ctx, 400, { error: 'invalid_request', error_description: 'token is missing' });
-  const clientId = who.client.id;
+  const clientId = request.client.id;
   // What it revokes is told as `grant_revoked` by the store's listener (server.ts).
   if (!(await p.grants.revokeRefresh(token, clientId))) {
     const claims = ownAccessToken(token, p.keySet(), p.places.issuer);

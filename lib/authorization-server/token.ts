@@ -1,5 +1,6 @@
 import type { Context } from 'koa';
-import { json, readFormParams } from '../providers/oauth2-server/http.js';
+import { json } from '../providers/oauth2-server/http.js';
+import { clientRequest } from './client-request.js';
 import { issueAccessToken } from './access-token.js';
 import { issueIdToken } from './id-token.js';
 import type { OAuthClient } from './clients/index.js';
@@ -13,22 +14,16 @@ import { checkResources, scopesOf } from './request.js';
  * RFC 6749 §5.2's, 401 for a client that failed to authenticate.
  */
 
-const FORM_LIMIT = 16 * 1024;
-
 /** An OAuth error of the token endpoint. */
 interface TokenError {
   error: string;
   description: string;
-  status?: number;
 }
 
 export async function tokenEndpoint(p: ServerParts, ctx: Context): Promise<void> {
-  ctx.set('Cache-Control', 'no-store');
-  const params = await readFormParams(ctx, FORM_LIMIT);
-  const form = Object.fromEntries([...params.keys()].map((k) => [k, params.get(k) ?? undefined]));
-  const who = await p.clients.authenticate({ authorization: ctx.get('authorization') || undefined, form });
-  if ('error' in who) return tokenError(ctx, { error: who.error, description: who.description, status: 401 });
-  const { client } = who;
+  const request = await clientRequest(p, ctx, 'token');
+  if (!request) return;
+  const { params, form, client } = request;
   const grantType = form.grant_type ?? '';
   const grant = Object.hasOwn(GRANTS, grantType) ? GRANTS[grantType] : undefined;
   if (!grant) return tokenError(ctx, { error: 'unsupported_grant_type', description: `grant_type ${grantType}` });
@@ -123,6 +118,5 @@ function narrowed(granted: string[], asked: string[]): string[] | string {
 }
 
 function tokenError(ctx: Context, e: TokenError): void {
-  if (e.status === 401) ctx.set('WWW-Authenticate', 'Basic realm="token"');
-  json(ctx, e.status ?? 400, { error: e.error, error_description: e.description });
+  json(ctx, 400, { error: e.error, error_description: e.description });
 }

@@ -128,7 +128,8 @@ export class Authenticator {
    * loginSession() for a top-level GET navigation, which cannot carry the XSRF header: the browser's
    * `Sec-Fetch-Site` (`same-origin`, or `none` for an address typed or bookmarked) stands in for it. A request
    * from another site, or from a browser that sends no such header, still needs the header. `anySite`: the cookie
-   * alone, whatever the method and site, for routes that defend themselves (the authorization server's `cookieSession`).
+   * alone, whatever the method and site, for routes that defend themselves (the authorization server's
+   * `cookieSession`).
    */
   navigationSession(ctx: Context, what?: string, anySite = false): Promise<SessionOf> {
     const site = ctx.req.headers['sec-fetch-site'];

@@ -49,7 +49,10 @@ function refuse(description: string): never {
   throw new MetadataError('invalid_client_metadata', description);
 }
 
-/** `body` checked as client metadata under `rules`; a ClientError (`invalid_client_metadata`, `invalid_redirect_uri`). */
+/**
+ * `body` checked as client metadata under `rules`; else a ClientError (`invalid_client_metadata`,
+ * `invalid_redirect_uri`).
+ */
 export function checkMetadata(body: unknown, rules: MetadataRules): ClientMetadata | ClientError {
   try {
     return readMetadata(body, rules);

@@ -27,7 +27,10 @@ export function isRegisteredClientId(id: string): boolean {
   return typeof id === 'string' && /^[A-Za-z0-9_-]{22}$/.test(id);
 }
 
-/** A registered client as stored: never its secret, only the secret's SHA-256 (a random 256-bit secret needs no more). */
+/**
+ * A registered client as stored: never its secret, only the secret's SHA-256 (a random 256-bit secret needs no
+ * more).
+ */
 export interface StoredClient {
   client: OAuthClient;
   secretHash?: string;

@@ -18,7 +18,10 @@ export interface ClientOptions {
    * client that has no `authorization_code` grant.
    */
   redirectURIs: string[];
-  /** Default `['authorization_code', 'refresh_token']`; `client_credentials` only when listed, and only with a secret. */
+  /**
+   * Default `['authorization_code', 'refresh_token']`; `client_credentials` only when listed, and only with a
+   * secret.
+   */
   grantTypes?: GrantType[];
   /** The scopes it may ask for; default any configured scope. */
   scopes?: string[];
@@ -64,7 +67,10 @@ export interface OAuthClient {
   /** For a CIMD client: its document's host name, shown first on the consent page. */
   host?: string;
   redirectURIs: string[];
-  /** Default ['authorization_code', 'refresh_token'] (+ client_credentials only when listed, and only with a secret). */
+  /**
+   * Default ['authorization_code', 'refresh_token'] (+ client_credentials only when listed, and only with a
+   * secret).
+   */
   grantTypes: string[];
   /** undefined = any configured scope. */
   scopes?: string[];
